@@ -1,0 +1,118 @@
+// The catalogue: ONE table of every lesson variant. Menus, the command line,
+// the tests and the benchmarks are all generated from `catalogue()`.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kernels/kernel_args.hpp"
+#include "trace/event.hpp"
+
+namespace ts {
+
+enum class Family : uint8_t { Matmul, Stencil };
+
+// The parameters a user sets. Which of them a variant reads is in
+// Variant::uses; the others are ignored.
+struct Params {
+  int m = 0, k = 0, n = 0;  // matmul: C (m x n) = A (m x k) x B (k x n); square kernels use n
+  int tile = 0;             // tile width (matmul) -- a compile-time size, one of kTileWidths
+  int length = 0;           // stencil: number of elements
+  int radius = 0;           // stencil: neighbours on each side
+  int block = 0;            // threads per block (naive matmul: block side; stencil: block size)
+  bool operator==(const Params&) const = default;
+};
+
+enum ParamBits : uint32_t {
+  kUsesM = 1u << 0,
+  kUsesK = 1u << 1,
+  kUsesN = 1u << 2,
+  kUsesTile = 1u << 3,
+  kUsesLength = 1u << 4,
+  kUsesRadius = 1u << 5,
+  kUsesBlock = 1u << 6,
+};
+
+// Tile widths the kernels are instantiated for (shared arrays need a
+// compile-time size). 32 x 32 = 1024 threads is the most a block may have.
+inline constexpr int kTileWidths[] = {2, 4, 8, 16, 32};
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+  uint64_t count() const { return uint64_t(x) * y * z; }
+  bool operator==(const Dim3&) const = default;
+};
+
+struct LaunchGeometry {
+  Dim3 grid, block;
+  uint32_t dynamic_shared_bytes = 0;  // extern __shared__
+  uint32_t static_shared_bytes = 0;   // __shared__ arrays of fixed size
+};
+
+// What the hardware (or the simulator's model) allows; checked before launch.
+struct DeviceLimits {
+  int max_threads_per_block = 1024;
+  int max_shared_per_block = 48 * 1024;  // without opt-in
+  uint64_t global_memory_bytes = 8ull << 30;
+};
+
+// Closed-form event counts of one traced run with all barriers on.
+struct ExpectedCounts {
+  uint64_t global_loads = 0, global_stores = 0;
+  uint64_t shared_loads = 0, shared_stores = 0;
+  uint64_t barrier_arrivals = 0;  // per barrier event kind (arrive == leave)
+};
+
+// One barrier of a kernel: its number (1-based, order in the source) and line.
+struct BarrierInfo {
+  int id;
+  int line;
+  const char* purpose;  // "tiles complete before anyone reads them"
+};
+
+// One named array of a lesson (input or output), with its shape for display.
+struct BufferShape {
+  Buffer id;
+  int rows, cols;  // a 1D array is 1 x count
+  bool is_output;
+};
+
+struct Variant {
+  const char* id;           // stable name for the CLI and files: "matmul.tiled_square"
+  const char* title;        // "Tiled, square, with bounds checks"
+  const char* summary;      // one sentence for menus
+  Family family;
+  const char* source_file;  // path of the kernel header relative to the repository root
+  const char* function;     // the kernel's function name in that header
+  uint32_t uses;            // ParamBits
+  Params defaults;          // small enough to follow by eye
+  std::vector<BarrierInfo> barriers;
+  const char* narration_key;  // assets/narration/<key>.json
+};
+
+// Every variant, in menu order.
+std::span<const Variant> catalogue();
+// nullptr when the id is unknown.
+const Variant* find_variant(const std::string& id);
+// All ids, comma-separated, for usage messages.
+std::string variant_ids();
+
+// Empty when the parameters can run; otherwise a message that names the limit
+// that was hit and what is allowed ("tile 64: a block of 64 x 64 = 4096 threads
+// exceeds the 1024 threads per block this device allows; use 2, 4, 8, 16 or 32").
+std::optional<std::string> validate(const Variant& v, const Params& p, const DeviceLimits& lim);
+// Only the barrier numbers the variant has: bit (id - 1) of `mask`.
+std::optional<std::string> validate_barrier_mask(const Variant& v, uint32_t mask);
+inline uint32_t all_barriers(const Variant& v) { return (1u << v.barriers.size()) - 1u; }
+
+LaunchGeometry geometry(const Variant& v, const Params& p);
+ExpectedCounts expected_counts(const Variant& v, const Params& p);
+// The arrays of the lesson and their shapes (A, B, C or In, Out).
+std::vector<BufferShape> buffer_shapes(const Variant& v, const Params& p);
+// Shared arrays per block (tileA/tileB or the stencil's array), for the grid view.
+std::vector<BufferShape> shared_shapes(const Variant& v, const Params& p);
+
+}  // namespace ts

@@ -1,0 +1,47 @@
+// Lets one kernel header compile twice: by nvcc for the GPU, and by the host
+// compiler for the CPU simulator. On the host, the CUDA built-ins name the
+// state of the simulated thread that is running now (sim/fiber_block.hpp).
+#pragma once
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+
+#define TS_HD __host__ __device__ __forceinline__
+#define TS_DEVICE __device__ __forceinline__
+#define TS_ON_DEVICE 1
+// Dynamically sized shared memory, sized at launch: `extern __shared__`.
+#define TS_EXTERN_SHARED(T, name) extern __shared__ T name[]
+
+#else  // host compiler: the simulator
+
+#define TS_HD inline
+#define TS_DEVICE inline
+#define TS_ON_DEVICE 0
+
+namespace ts::sim {
+struct Uint3 {
+  unsigned x = 0, y = 0, z = 0;
+};
+// Built-ins of the simulated thread that runs now; set by the scheduler on
+// every switch. Defined in sim/fiber_block.cpp.
+struct ThreadBuiltins {
+  Uint3 thread_idx, block_idx, block_dim, grid_dim;
+};
+extern thread_local const ThreadBuiltins* current_builtins;
+// The block's dynamically sized shared memory (the launch's shared bytes).
+extern thread_local void* current_dynamic_shared;
+}  // namespace ts::sim
+
+#define TS_EXTERN_SHARED(T, name) T* const name = static_cast<T*>(::ts::sim::current_dynamic_shared)
+
+#define threadIdx (::ts::sim::current_builtins->thread_idx)
+#define blockIdx (::ts::sim::current_builtins->block_idx)
+#define blockDim (::ts::sim::current_builtins->block_dim)
+#define gridDim (::ts::sim::current_builtins->grid_dim)
+// The simulator runs one block at a time on one OS thread, its threads as
+// fibers of that OS thread: a static thread_local array is exactly one
+// block's shared memory. Shared memory is not initialised, on the GPU either.
+#define __shared__ static thread_local
+
+#endif

@@ -1,0 +1,49 @@
+// Tiled matrix multiply: each block loads a TILE x TILE tile of A and of B
+// into shared memory, multiplies them, and moves on along the shared dimension.
+// Every element of A and B is read from global memory n / TILE times instead
+// of n times.
+#pragma once
+
+#include "kernels/access.hpp"
+#include "kernels/kernel_args.hpp"
+
+namespace ts::kernels {
+
+// Square n x n matrices, any n. Tiles that hang over the edge are padded with
+// zeros, and threads outside C still load and still reach both barriers: a
+// thread that skipped a barrier would leave its block waiting forever.
+template <int TILE, class Rec>
+TS_DEVICE void matmul_tiled_square(Rec& rec, const KernelArgs& args) {
+  const int n = args.n;
+  GlobalArray<const float, Rec> A(rec, args.a, args.a_count, Buffer::A);  // (n, n)
+  GlobalArray<const float, Rec> B(rec, args.b, args.b_count, Buffer::B);  // (n, n)
+  GlobalArray<float, Rec> C(rec, args.c, args.c_count, Buffer::C);        // (n, n)
+
+  __shared__ float tileA_mem[TILE][TILE];
+  __shared__ float tileB_mem[TILE][TILE];
+  SharedTile<float, TILE, TILE, Rec> tileA(rec, tileA_mem, Buffer::TileA);
+  SharedTile<float, TILE, TILE, Rec> tileB(rec, tileB_mem, Buffer::TileB);
+
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int row = blockIdx.y * TILE + ty;  // the row of C this thread computes
+  const int col = blockIdx.x * TILE + tx;  // the column of C this thread computes
+
+  float sum = 0.0f;
+  for (int t = 0; t < (n + TILE - 1) / TILE; ++t) {
+    const int a_col = t * TILE + tx;
+    const int b_row = t * TILE + ty;
+    // Each thread loads one element of each tile; outside the matrix, a zero.
+    tileA[ty][tx] = (row < n && a_col < n) ? float(A[row * n + a_col]) : 0.0f;
+    tileB[ty][tx] = (b_row < n && col < n) ? float(B[b_row * n + col]) : 0.0f;
+    SYNCTHREADS(1);  // both tiles complete before anyone reads them
+
+    for (int kk = 0; kk < TILE; ++kk) {
+      sum += tileA[ty][kk] * tileB[kk][tx];
+      DELAY_POINT(kk == TILE / 2);
+    }
+    SYNCTHREADS(2);  // everyone done with these tiles before the next ones overwrite them
+  }
+  if (row < n && col < n) C[row * n + col] = sum;
+}
+
+}  // namespace ts::kernels
