@@ -1,0 +1,163 @@
+// Everything the window shows, in explicit structs (no function statics): the
+// lesson being edited, the run in flight, the current trace and its replay,
+// the selection, marks other panels put on the grid, and presentation.
+//
+// How a panel uses it (see app/view.hpp for registering one):
+//
+//   Read the current trace and result:
+//     if (!s.has_trace()) { ImGui::TextDisabled("No trace yet"); return; }
+//     const ts::Trace& t = s.trace();            // config, events, buffers
+//     const ts::Replay& r = *s.replay;          // cell states at the position
+//     const ts::Verdict& v = s.result.verdict;
+//     Both stay valid for the whole frame; a new run replaces them between
+//     frames (keep the shared_ptr s.result.trace if you cache derived data,
+//     and compare it to detect a new trace).
+//
+//   Move the replay position:
+//     s.request_jump_to_event(i);   // show the state right after trace event i
+//     s.request_position(p);        // p events applied in the current order
+//     s.replay_ui.playing = false;  // stop playback if you jump
+//     Requests are applied by the app at the start of the next frame.
+//
+//   Highlight cells on the grid (and the shared-memory grid):
+//     std::vector<CellMark> marks = {{ts::Buffer::TileA, block, element,
+//                                      MarkStyle::Write, "t5 wrote 3.0"}};
+//     s.set_marks("races", std::move(marks));  // replaces this owner's marks
+//     s.clear_marks("races");
+//     Marks persist until their owner replaces or clears them; the grid draws
+//     them as outlines in the style's colour, the label shows in the tooltip.
+//
+//   Select a block or thread (the grid and timeline follow it):
+//     s.selection.block = b; s.selection.thread = t;
+//
+//   Show a message: s.banner.show(Banner::Error, "what happened and what to do");
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <future>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/backend.hpp"
+#include "trace/replay.hpp"
+
+namespace ts::app {
+
+// A run of the engine in the background, so the window stays responsive.
+struct RunJob {
+  std::future<RunResult> future;
+  std::string what;  // "matmul.tiled_square n=10 tile=4"
+  std::chrono::steady_clock::time_point started;
+  bool active() const { return future.valid(); }
+};
+
+// What the current trace came from: a run here, or a file.
+struct CurrentResult {
+  std::shared_ptr<const Trace> trace;  // null until the first run or file
+  Verdict verdict;
+  std::string backend_note;         // "GPU: ..." or "CPU simulator: no CUDA device"
+  std::vector<std::string> faults;  // simulator: out-of-range accesses
+  std::string source;               // "run" or the trace file's path
+  uint64_t generation = 0;          // bumps with every new trace: compare to refresh caches
+};
+
+struct ReplayUi {
+  bool playing = false;
+  double speed = 200;                                   // events per second
+  double carry = 0;                                     // fractional events owed by the play clock
+  std::optional<uint64_t> position_request;             // applied at the start of the next frame
+  std::optional<uint32_t> event_request;                // trace event index to show as just applied
+  ReplayOrder order_request = ReplayOrder::AsRecorded;  // the order the user picked
+};
+
+struct HoverCell {
+  bool valid = false;
+  Buffer buffer = Buffer::None;
+  uint32_t block = 0;  // for shared arrays
+  uint32_t element = 0;
+};
+
+struct Selection {
+  uint32_t block = 0;  // the block whose shared memory and warps are shown
+  int thread = -1;     // followed thread in that block, -1 for none
+  HoverCell hover;     // the cell under the mouse this frame
+};
+
+enum class MarkStyle : uint8_t { Write, Read, Hazard, Wrong, Info };
+
+struct CellMark {
+  Buffer buffer = Buffer::None;
+  uint32_t block = 0;  // for shared arrays; ignored for global ones
+  uint32_t element = 0;
+  MarkStyle style = MarkStyle::Info;
+  std::string label;  // shown in the cell's tooltip
+};
+
+struct Banner {
+  enum Kind : uint8_t { Info, Warning, Error };
+  Kind kind = Info;
+  std::string text;
+  double shown_at = 0;  // glfwGetTime() when shown; info banners fade after a while
+  void show(Kind k, std::string t) {
+    kind = k;
+    text = std::move(t);
+    shown_at = -1;  // stamped by the app on the next frame
+  }
+  void clear() { text.clear(); }
+};
+
+enum class Theme : uint8_t { Dark, Light };
+
+struct Presentation {
+  Theme theme = Theme::Dark;
+  float font_size = 18.0f;     // in points before the monitor's content scale
+  float content_scale = 1.0f;  // HiDPI: from glfwGetWindowContentScale
+  bool font_rebuild = true;    // set after font_size changes: the atlas is rebuilt between frames
+  bool fullscreen = false;
+  bool show_values = true;  // values in cells when they fit
+  bool heatmap = false;     // global-load heatmap instead of state colours
+  bool show_barrier_lines = true;
+  std::string font_note;  // "DejaVu Sans" or why the default font is used
+};
+
+// The layout of the fixed panels, as fractions of the window; persisted in imgui.ini.
+struct Layout {
+  float left = 0.22f;    // width of the left column
+  float right = 0.27f;   // width of the right column
+  float bottom = 0.24f;  // height of the timeline strip
+};
+
+struct AppState {
+  // The lesson as edited in the Lesson panel; Run sends a copy to the engine.
+  RunRequest request;
+  std::string param_error;  // validate()'s reason; Run is disabled while set
+
+  RunJob job;
+  CurrentResult result;
+  std::unique_ptr<Replay> replay;  // over result.trace; null when there is none
+  ReplayUi replay_ui;
+  Selection selection;
+  std::map<std::string, std::vector<CellMark>> marks;  // owner -> its marks
+  Banner banner;
+  Presentation present;
+  Layout layout;
+
+  bool run_requested = false;      // a panel asks for request to run
+  std::string open_trace_request;  // a path to load, set by the file dialog or a drop
+  bool file_dialog_open = false;
+  bool quit_requested = false;
+
+  bool has_trace() const { return replay != nullptr; }
+  const Trace& trace() const { return replay->trace(); }
+
+  void request_position(uint64_t p) { replay_ui.position_request = p; }
+  void request_jump_to_event(uint32_t trace_index) { replay_ui.event_request = trace_index; }
+  void set_marks(const std::string& owner, std::vector<CellMark> m) { marks[owner] = std::move(m); }
+  void clear_marks(const std::string& owner) { marks.erase(owner); }
+};
+
+}  // namespace ts::app

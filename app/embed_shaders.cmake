@@ -1,0 +1,11 @@
+# Turns each shaders/<name>.glsl into `inline constexpr const char* k<name>` in one header.
+set(content "// Generated from shaders/*.glsl by app/embed_shaders.cmake: do not edit.\n#pragma once\nnamespace ts::app::shaders {\n")
+foreach(src ${SOURCES})
+  get_filename_component(name ${src} NAME_WE)
+  string(MAKE_C_IDENTIFIER ${name} ident)
+  file(READ ${src} text)
+  string(APPEND content "inline constexpr const char* k_${ident} = R\"tsglsl(${text})tsglsl\";\n")
+endforeach()
+string(APPEND content "}  // namespace ts::app::shaders\n")
+file(WRITE ${OUT}.tmp "${content}")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

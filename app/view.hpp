@@ -1,0 +1,72 @@
+// A panel of the window. Each view is one class in one file (app/view_*.cpp)
+// and registers itself, so adding a panel needs no edit anywhere else:
+//
+//   // app/view_races.cpp
+//   #include "app/view.hpp"
+//   namespace ts::app {
+//   class RacesView final : public View {
+//    public:
+//     const char* name() const override { return "Races"; }
+//     Slot slot() const override { return Slot::Right; }
+//     int order() const override { return 40; }
+//     void draw(AppState& s) override { ... }   // ImGui calls, no Begin/End
+//    private:
+//     // the panel's own state lives here, not in function statics
+//   };
+//   TS_REGISTER_VIEW(RacesView);
+//   }  // namespace ts::app
+//
+// The window has no docking (Dear ImGui 1.86), so it lays out fixed slots that
+// follow the window size: a left column, the centre, a right column and a
+// bottom strip. Views that share a slot become tabs of it, sorted by order().
+// draw() is called inside the slot's window (or tab) every frame the view is
+// visible: it must not call ImGui::Begin/End for its own window. See
+// app/app_state.hpp for reading the trace, moving the replay and marking cells.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "app/app_state.hpp"
+
+namespace ts::app {
+
+enum class Slot : uint8_t {
+  Left,        // the lesson: parameters, barriers, run
+  Center,      // the grid
+  Right,       // narration, source, memory, races, performance (tabs)
+  RightLower,  // second right pane: source
+  Bottom,      // the timeline and transport
+  LeftLower,   // verdict
+};
+
+class View {
+ public:
+  virtual ~View() = default;
+  virtual const char* name() const = 0;  // tab and window title
+  virtual Slot slot() const = 0;
+  virtual int order() const { return 100; }  // smaller first within a slot
+  virtual void draw(AppState& s) = 0;
+  // Called once per frame before any draw(), for views that keep caches.
+  virtual void update(AppState&) {}
+};
+
+using ViewFactory = std::function<std::unique_ptr<View>()>;
+
+// The registry: filled by static registrars before main() runs.
+std::vector<ViewFactory>& view_factories();
+// One instance of every registered view, sorted by slot then order.
+std::vector<std::unique_ptr<View>> make_views();
+
+struct ViewRegistrar {
+  explicit ViewRegistrar(ViewFactory f) { view_factories().push_back(std::move(f)); }
+};
+
+}  // namespace ts::app
+
+#define TS_REGISTER_VIEW_CAT2(a, b) a##b
+#define TS_REGISTER_VIEW_CAT(a, b) TS_REGISTER_VIEW_CAT2(a, b)
+#define TS_REGISTER_VIEW(Class)                               \
+  static const ::ts::app::ViewRegistrar TS_REGISTER_VIEW_CAT( \
+      ts_view_registrar_, __LINE__)([] { return std::unique_ptr<::ts::app::View>(new Class()); })
