@@ -1,4 +1,5 @@
 // TileScope window: placeholder main until the app lands.
+#define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 #include <glad/gl.h>
 #include <imgui.h>
