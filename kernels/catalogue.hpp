@@ -63,7 +63,11 @@ struct DeviceLimits {
 struct ExpectedCounts {
   uint64_t global_loads = 0, global_stores = 0;
   uint64_t shared_loads = 0, shared_stores = 0;
-  uint64_t barrier_arrivals = 0;  // per barrier event kind (arrive == leave)
+  uint64_t barrier_arrivals = 0;  // BarrierArrive events over all barriers (as many BarrierLeave)
+  // Every event of the run: loads, stores, arrivals and departures.
+  uint64_t total() const {
+    return global_loads + global_stores + shared_loads + shared_stores + 2 * barrier_arrivals;
+  }
 };
 
 // One barrier of a kernel: its number (1-based, order in the source) and line.
@@ -81,9 +85,9 @@ struct BufferShape {
 };
 
 struct Variant {
-  const char* id;           // stable name for the CLI and files: "matmul.tiled_square"
-  const char* title;        // "Tiled, square, with bounds checks"
-  const char* summary;      // one sentence for menus
+  const char* id;       // stable name for the CLI and files: "matmul.tiled_square"
+  const char* title;    // "Tiled, square, with bounds checks"
+  const char* summary;  // one sentence for menus
   Family family;
   const char* source_file;  // path of the kernel header relative to the repository root
   const char* function;     // the kernel's function name in that header
@@ -104,9 +108,14 @@ std::string variant_ids();
 // that was hit and what is allowed ("tile 64: a block of 64 x 64 = 4096 threads
 // exceeds the 1024 threads per block this device allows; use 2, 4, 8, 16 or 32").
 std::optional<std::string> validate(const Variant& v, const Params& p, const DeviceLimits& lim);
-// Only the barrier numbers the variant has: bit (id - 1) of `mask`.
+// Only the barrier numbers the variant has: bit (id - 1) of `mask`. Bits
+// beyond the variant's barriers may be all set (~0u = keep all) or all clear.
 std::optional<std::string> validate_barrier_mask(const Variant& v, uint32_t mask);
-inline uint32_t all_barriers(const Variant& v) { return (1u << v.barriers.size()) - 1u; }
+// A barrier number the user named (to remove or keep): 1 .. barriers.size().
+std::optional<std::string> validate_barrier_id(const Variant& v, int id);
+inline uint32_t all_barriers(const Variant& v) {
+  return (1u << v.barriers.size()) - 1u;
+}
 
 LaunchGeometry geometry(const Variant& v, const Params& p);
 ExpectedCounts expected_counts(const Variant& v, const Params& p);
@@ -114,5 +123,20 @@ ExpectedCounts expected_counts(const Variant& v, const Params& p);
 std::vector<BufferShape> buffer_shapes(const Variant& v, const Params& p);
 // Shared arrays per block (tileA/tileB or the stencil's array), for the grid view.
 std::vector<BufferShape> shared_shapes(const Variant& v, const Params& p);
+
+// The kernel's sizes and array extents for these parameters (pointers left
+// null): what both backends pass to the kernel body.
+KernelArgs kernel_args(const Variant& v, const Params& p);
+// Elements to allocate for one of the lesson's arrays: rows * cols, or more
+// where a kernel reads and writes past the end by design (matmul.tiled_exact
+// on a size that is not a multiple of the tile), so that those accesses stay
+// inside the allocation. Both backends allocate this much.
+uint64_t allocation_elements(const Variant& v, const Params& p, Buffer b);
+// A traced run's events would not fit into `capacity` events: the message
+// (how many are needed, in events and bytes, and what to do). Callers that
+// prefer a truncated trace may ignore it.
+std::optional<std::string> validate_trace(const Variant& v, const Params& p, uint64_t capacity);
+// "n=10 tile=4", only the parameters the variant uses.
+std::string describe(const Variant& v, const Params& p);
 
 }  // namespace ts
