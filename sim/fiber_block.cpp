@@ -1,0 +1,292 @@
+#include "sim/fiber_block.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TS_FIBER_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(TS_FIBER_ASAN)
+#define TS_FIBER_ASAN 1
+#endif
+#if defined(TS_FIBER_ASAN)
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+namespace ts::sim {
+
+// Declared in kernels/cuda_compat.hpp: what `threadIdx`, `blockIdx`, ... and
+// `extern __shared__` name while a simulated thread runs.
+thread_local const ThreadBuiltins* current_builtins = nullptr;
+thread_local void* current_dynamic_shared = nullptr;
+
+namespace {
+
+thread_local FiberBlock* tl_active = nullptr;
+
+uint64_t splitmix64(uint64_t& state) {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+std::string dim_string(const Uint3& d) {
+  std::string s = "(";
+  s += std::to_string(d.x);
+  s += ", ";
+  s += std::to_string(d.y);
+  s += ", ";
+  s += std::to_string(d.z);
+  s += ")";
+  return s;
+}
+
+}  // namespace
+
+FiberBlock* FiberBlock::active() {
+  return tl_active;
+}
+
+FiberBlock::FiberBlock(size_t stack_bytes) : stack_bytes_(stack_bytes) {
+  std::memset(&scheduler_ctx_, 0, sizeof scheduler_ctx_);  // no stack of its own (see run_block)
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  stack_bytes_ = (stack_bytes_ + page - 1) / page * page;
+  map_bytes_ = stack_bytes_ + page;  // plus a guard page below each stack
+}
+
+FiberBlock::~FiberBlock() {
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  for (int i = 0; i < stacks_; ++i)
+    munmap(fibers_[i].stack - page, map_bytes_);
+}
+
+bool FiberBlock::ensure_stacks(int threads) {
+  if (int(fibers_.size()) < threads) fibers_.resize(threads);
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  for (; stacks_ < threads; ++stacks_) {
+    void* base =
+        mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED) return false;
+    // A stack overflow hits the guard page (a clean crash) instead of the next stack.
+    mprotect(base, page, PROT_NONE);
+    fibers_[stacks_].stack = static_cast<char*>(base) + page;
+  }
+  return true;
+}
+
+void FiberBlock::trampoline() {
+  FiberBlock* self = tl_active;
+#if defined(TS_FIBER_ASAN)
+  __sanitizer_finish_switch_fiber(nullptr, &self->sched_stack_bottom_, &self->sched_stack_size_);
+#endif
+  const int t = self->current_;
+  try {
+    self->entry_(self->user_, t);
+  } catch (const std::exception& e) {
+    if (self->error_.empty()) self->error_ = std::string("simulated thread failed: ") + e.what();
+  } catch (...) {
+    if (self->error_.empty()) self->error_ = "simulated thread failed with an unknown exception";
+  }
+  Fiber& f = self->fibers_[t];
+  f.state = State::Exited;
+  ++self->exited_;
+  --self->runnable_in_warp_[t / kWarpSize];
+  self->switch_to_scheduler(true);
+  std::abort();  // an exited fiber is never resumed
+}
+
+void FiberBlock::resume(int thread) {
+  Fiber& f = fibers_[thread];
+  current_ = thread;
+  current_builtins = &f.builtins;
+  current_dynamic_shared = dynamic_shared_;
+#if defined(TS_FIBER_ASAN)
+  void* fake = nullptr;
+  __sanitizer_start_switch_fiber(&fake, f.stack, stack_bytes_);
+#endif
+  swapcontext(&scheduler_ctx_, &f.ctx);
+#if defined(TS_FIBER_ASAN)
+  __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+#endif
+  current_ = -1;
+}
+
+void FiberBlock::switch_to_scheduler(bool exiting) {
+  Fiber& f = fibers_[current_];
+#if defined(TS_FIBER_ASAN)
+  __sanitizer_start_switch_fiber(exiting ? nullptr : &f.asan_fake_stack, sched_stack_bottom_,
+                                 sched_stack_size_);
+#else
+  (void)exiting;
+#endif
+  swapcontext(&f.ctx, &scheduler_ctx_);
+#if defined(TS_FIBER_ASAN)
+  __sanitizer_finish_switch_fiber(f.asan_fake_stack, &sched_stack_bottom_, &sched_stack_size_);
+#endif
+}
+
+void FiberBlock::step() {
+  switch_to_scheduler(false);
+}
+
+void FiberBlock::barrier_wait() {
+  Fiber& f = fibers_[current_];
+  f.state = State::AtBarrier;
+  ++at_barrier_;
+  --runnable_in_warp_[current_ / kWarpSize];
+  switch_to_scheduler(false);  // resumed by the scheduler only after the release
+}
+
+void FiberBlock::step_warp(int warp) {
+  ++clock_;
+  const int first = warp * kWarpSize, last = std::min(first + kWarpSize, threads_);
+  for (int t = first; t < last; ++t)
+    if (fibers_[t].state == State::Runnable) resume(t);
+}
+
+void FiberBlock::release_barrier() {
+  for (int t = 0; t < threads_; ++t) {
+    if (fibers_[t].state != State::AtBarrier) continue;
+    fibers_[t].state = State::Runnable;
+    ++runnable_in_warp_[t / kWarpSize];
+  }
+  at_barrier_ = 0;
+  // Skewed warps fall behind again in every phase between barriers.
+  if (schedule_.kind == ScheduleKind::WarpSkew)
+    for (int w = 0; w < warps_; ++w)
+      if (w < 32 && (schedule_.skew_warps >> w & 1u) && runnable_in_warp_[w] > 0)
+        delay_[w] = std::max(0, schedule_.skew_steps);
+}
+
+std::string FiberBlock::run_block(const Dim3& grid, const Dim3& block, const Dim3& block_idx,
+                                  void* dynamic_shared, const Schedule& schedule, Entry entry,
+                                  void* user) {
+  const uint64_t count = block.count();
+  if (count == 0 || count > 1024)
+    return "block of " + std::to_string(count) + " threads cannot be simulated";
+  threads_ = int(count);
+  warps_ = (threads_ + kWarpSize - 1) / kWarpSize;
+  if (!ensure_stacks(threads_))
+    return "out of memory for " + std::to_string(threads_) + " thread stacks of " +
+           std::to_string(stack_bytes_ / 1024) + " KiB";
+
+  schedule_ = schedule;
+  entry_ = entry;
+  user_ = user;
+  dynamic_shared_ = dynamic_shared;
+  error_.clear();
+  exited_ = 0;
+  at_barrier_ = 0;
+  runnable_in_warp_.assign(warps_, 0);
+  delay_.assign(warps_, 0);
+
+  for (int t = 0; t < threads_; ++t) {
+    Fiber& f = fibers_[t];
+    const uint32_t x = uint32_t(t) % block.x, y = uint32_t(t) / block.x % block.y,
+                   z = uint32_t(t) / (block.x * block.y);
+    f.builtins.thread_idx = {x, y, z};
+    f.builtins.block_idx = {block_idx.x, block_idx.y, block_idx.z};
+    f.builtins.block_dim = {block.x, block.y, block.z};
+    f.builtins.grid_dim = {grid.x, grid.y, grid.z};
+    f.state = State::Runnable;
+    f.asan_fake_stack = nullptr;
+#if defined(TS_FIBER_ASAN)
+    // A thread abandoned mid-run (deadlock) may have left its frames poisoned.
+    ASAN_UNPOISON_MEMORY_REGION(f.stack, stack_bytes_);
+#endif
+    getcontext(&f.ctx);
+    f.ctx.uc_stack.ss_sp = f.stack;
+    f.ctx.uc_stack.ss_size = stack_bytes_;
+    f.ctx.uc_link = nullptr;
+    makecontext(&f.ctx, &FiberBlock::trampoline, 0);
+#if defined(TS_FIBER_ASAN)
+    // ASan's swapcontext interceptor clears the shadow of the target's
+    // uc_stack on every switch: slow, and it would unpoison the redzones of a
+    // live fiber. The stack was unpoisoned above, the switch annotations do
+    // the rest, and only makecontext reads uc_stack.
+    f.ctx.uc_stack.ss_sp = nullptr;
+    f.ctx.uc_stack.ss_size = 0;
+#endif
+    ++runnable_in_warp_[t / kWarpSize];
+  }
+  if (schedule.kind == ScheduleKind::WarpSkew)
+    for (int w = 0; w < warps_ && w < 32; ++w)
+      if (schedule.skew_warps >> w & 1u) delay_[w] = std::max(0, schedule.skew_steps);
+
+  // Each block gets its own random stream, so a block's schedule does not
+  // depend on how many steps the blocks before it took.
+  const uint64_t linear_block =
+      block_idx.x + uint64_t(block_idx.y) * grid.x + uint64_t(block_idx.z) * grid.x * grid.y;
+  uint64_t rng = schedule.seed ^ (linear_block * 0xD1B54A32D192ED03ull);
+  std::vector<int> candidates;
+  candidates.reserve(warps_);
+
+  FiberBlock* const outer = tl_active;
+  tl_active = this;
+  std::string result;
+  auto maybe_release = [&] {
+    if (at_barrier_ > 0 && at_barrier_ + exited_ == threads_) release_barrier();
+  };
+
+  while (exited_ < threads_ && error_.empty()) {
+    bool progressed = false, pending = false;
+    if (schedule.kind == ScheduleKind::Random) {
+      candidates.clear();
+      for (int w = 0; w < warps_; ++w)
+        if (runnable_in_warp_[w] > 0) candidates.push_back(w);
+      if (!candidates.empty()) {
+        const uint64_t r = splitmix64(rng);
+        const auto pick = size_t((static_cast<unsigned __int128>(r) * candidates.size()) >> 64);
+        step_warp(candidates[pick]);
+        progressed = true;
+        maybe_release();
+      }
+    } else {  // Lockstep, WarpSkew: one round of warps in order
+      for (int w = 0; w < warps_ && error_.empty(); ++w) {
+        if (delay_[w] > 0) {
+          --delay_[w];
+          pending = true;
+          continue;
+        }
+        if (runnable_in_warp_[w] == 0) continue;
+        step_warp(w);
+        progressed = true;
+        maybe_release();
+      }
+    }
+    if (progressed || !error_.empty()) continue;
+    if (pending) {
+      // Nobody else can move: skip the rounds the delayed warps would sit out.
+      int64_t m = INT64_MAX;
+      for (int64_t d : delay_)
+        if (d > 0) m = std::min(m, d);
+      for (int64_t& d : delay_)
+        if (d > 0) d -= m;
+      continue;
+    }
+    if (at_barrier_ > 0 && at_barrier_ + exited_ == threads_) {
+      release_barrier();
+      continue;
+    }
+    // No thread can move and the barrier cannot open (a safety net: with
+    // exited threads not counted, the model itself cannot get here).
+    result = "deadlock in block " + dim_string({block_idx.x, block_idx.y, block_idx.z}) + ": " +
+             std::to_string(at_barrier_) + " threads wait at a barrier, " +
+             std::to_string(exited_) + " have exited, and no thread can move";
+    break;
+  }
+  tl_active = outer;
+  if (result.empty() && !error_.empty()) result = error_;
+  return result;
+}
+
+}  // namespace ts::sim
