@@ -1,0 +1,80 @@
+// run(): checks the request, picks the backend (the GPU when there is a usable
+// one, else the CPU simulator, saying why in one line) and runs it.
+#include "kernels/backend.hpp"
+
+#include <exception>
+#include <new>
+
+namespace ts {
+namespace {
+
+RunResult refuse(std::string message) {
+  RunResult r;
+  r.error = std::move(message);
+  return r;
+}
+
+RunResult run_checked(const RunRequest& req) {
+  const Variant* v = find_variant(req.variant);
+  if (!v)
+    return refuse("unknown variant '" + req.variant + "'; the catalogue has: " + variant_ids());
+  if (auto e = validate_barrier_mask(*v, req.barrier_mask)) return refuse(*e);
+  if (req.skew_ns < 0 || req.skew_ns > 1'000'000)
+    return refuse("skew " + std::to_string(req.skew_ns) +
+                  " ns: the warp stall must be from 0 to 1000000 ns (1 ms)");
+
+  const CudaStatus& gpu = cuda_status();
+  bool use_gpu = false;
+  std::string note;
+  switch (req.backend) {
+    case BackendChoice::Cuda:
+      if (!gpu.usable)
+        return refuse("the CUDA backend is not available: " + gpu.reason +
+                      "; choose the simulator (or auto)");
+      use_gpu = true;
+      break;
+    case BackendChoice::Sim:
+      note = "CPU simulator (chosen)";
+      break;
+    case BackendChoice::Auto:
+      use_gpu = gpu.usable;
+      if (!use_gpu) note = "CPU simulator: " + gpu.reason;
+      break;
+  }
+
+  // Parameters against the limits of the machine that will run them.
+  const DeviceLimits lim = use_gpu ? gpu.limits() : simulator_model().limits();
+  if (auto e = validate(*v, req.params, lim)) return refuse(*e);
+  if (req.traced) {
+    // The recording buffer itself must fit: 40 bytes per event.
+    const uint64_t bytes = req.trace_capacity * sizeof(Event);
+    if (req.trace_capacity > (uint64_t(1) << 40) / sizeof(Event) ||
+        bytes > lim.global_memory_bytes / 2)
+      return refuse("a trace capacity of " + std::to_string(req.trace_capacity) + " events (" +
+                    std::to_string(bytes >> 20) + " MiB) is more than half of the " +
+                    std::to_string(lim.global_memory_bytes >> 20) +
+                    " MiB of memory; ask for fewer events");
+  }
+
+  RunResult r = use_gpu ? run_cuda(req) : run_simulator(req);
+  if (!use_gpu)
+    r.backend_note = note;
+  else if (r.backend_note.empty())
+    r.backend_note = "GPU: " + gpu.device_name;
+  return r;
+}
+
+}  // namespace
+
+RunResult run(const RunRequest& req) {
+  try {
+    return run_checked(req);
+  } catch (const std::bad_alloc&) {
+    return refuse("out of host memory while running " + req.variant +
+                  "; use smaller sizes or a smaller trace capacity");
+  } catch (const std::exception& e) {
+    return refuse(std::string("internal error while running ") + req.variant + ": " + e.what());
+  }
+}
+
+}  // namespace ts

@@ -1,0 +1,405 @@
+// The CUDA backend: runs a catalogue variant on the GPU, traced (every access
+// recorded) or untraced (what gets timed), and probes the device once.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "kernels/backend.hpp"
+#include "kernels/dispatch.hpp"
+#include "kernels/recorders.cuh"
+
+namespace ts {
+
+// One thread of the kernel body, with the recorder passed by value.
+template <class Body, class Rec>
+__global__ void launch_body(Rec rec, KernelArgs args) {
+  Body::run(rec, args);
+}
+
+namespace {
+
+std::string version_text(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+// A CUDA error as a sentence: what failed, CUDA's words, and what to do.
+std::string cuda_error_text(const char* what, cudaError_t e) {
+  std::string s =
+      std::string(what) + " failed: " + cudaGetErrorString(e) + " (" + cudaGetErrorName(e) + ")";
+  switch (e) {
+    case cudaErrorMemoryAllocation:
+      return s + "; the GPU is out of memory: use smaller sizes or a smaller trace capacity";
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorIllegalInstruction:
+      return s + "; the GPU context is lost: restart TileScope to use the GPU again";
+    case cudaErrorNoKernelImageForDevice:
+    case cudaErrorInvalidDeviceFunction:
+      return s + "; rebuild with this GPU's architecture in -DTS_CUDA_ARCHITECTURES";
+    case cudaErrorLaunchOutOfResources:
+      return s +
+             "; the block needs more registers or shared memory than the GPU has: use a "
+             "smaller tile or block";
+    default:
+      return s;
+  }
+}
+
+// Device memory that frees itself.
+struct DeviceBuffer {
+  void* ptr = nullptr;
+  size_t bytes = 0;
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() {
+    if (ptr) cudaFree(ptr);
+  }
+  cudaError_t allocate(size_t n) {
+    bytes = std::max<size_t>(n, 4);
+    return cudaMalloc(&ptr, bytes);
+  }
+};
+
+struct EventPair {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  ~EventPair() {
+    if (start) cudaEventDestroy(start);
+    if (stop) cudaEventDestroy(stop);
+  }
+};
+
+// Launches the variant's body with recorder `rec`. Returns the launch error.
+template <class Rec>
+cudaError_t launch(const Variant& v, const Params& p, const LaunchGeometry& g, const Rec& rec,
+                   const KernelArgs& args) {
+  cudaError_t err = cudaErrorInvalidValue;
+  const bool found = visit_kernel(v.id, p.tile, [&](auto body) {
+    using Body = decltype(body);
+    auto* kernel = &launch_body<Body, Rec>;
+    if (g.dynamic_shared_bytes > 48 * 1024) {
+      // More than 48 KB of dynamic shared memory needs an opt-in per kernel.
+      err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 int(g.dynamic_shared_bytes));
+      if (err != cudaSuccess) return;
+    }
+    const dim3 grid(g.grid.x, g.grid.y, g.grid.z), block(g.block.x, g.block.y, g.block.z);
+    kernel<<<grid, block, g.dynamic_shared_bytes>>>(rec, args);
+    err = cudaGetLastError();
+  });
+  return found ? err : cudaErrorInvalidDeviceFunction;
+}
+
+CudaStatus probe() {
+  CudaStatus s;
+  cudaDriverGetVersion(&s.driver_version);
+  cudaRuntimeGetVersion(&s.runtime_version);
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    if (e == cudaErrorInsufficientDriver)
+      s.reason = "CUDA driver too old for this build (driver " + version_text(s.driver_version) +
+                 ", runtime " + version_text(s.runtime_version) + "): update the NVIDIA driver";
+    else if (e == cudaErrorNoDevice || count == 0 || s.driver_version == 0)
+      s.reason = "no CUDA device";
+    else
+      s.reason = std::string("CUDA is not usable: ") + cudaGetErrorString(e);
+    cudaGetLastError();
+    return s;
+  }
+  cudaDeviceProp prop{};
+  if (cudaError_t pe = cudaGetDeviceProperties(&prop, 0); pe != cudaSuccess) {
+    s.reason = cuda_error_text("reading the GPU's properties", pe);
+    cudaGetLastError();
+    return s;
+  }
+  s.device_name = prop.name;
+  s.cc_major = prop.major;
+  s.cc_minor = prop.minor;
+  s.sm_count = prop.multiProcessorCount;
+  s.warp_size = prop.warpSize;
+  s.max_threads_per_block = prop.maxThreadsPerBlock;
+  s.shared_per_block = int(prop.sharedMemPerBlock);
+  s.shared_per_block_optin = int(prop.sharedMemPerBlockOptin);
+  s.shared_per_sm = int(prop.sharedMemPerMultiprocessor);
+  s.registers_per_block = prop.regsPerBlock;
+  s.registers_per_sm = prop.regsPerMultiprocessor;
+  s.l2_bytes = prop.l2CacheSize;
+  s.global_memory_bytes = prop.totalGlobalMem;
+  s.memory_bus_bits = prop.memoryBusWidth;
+  // CUDA 13 removed clockRate and memoryClockRate from cudaDeviceProp.
+  cudaDeviceGetAttribute(&s.clock_khz, cudaDevAttrClockRate, 0);
+  cudaDeviceGetAttribute(&s.memory_clock_khz, cudaDevAttrMemoryClockRate, 0);
+
+  // Is there machine code (or PTX) in this build for this GPU?
+  cudaFuncAttributes attr{};
+  const cudaError_t fe = cudaFuncGetAttributes(&attr, &launch_body<StencilNaive, PlainRec>);
+  if (fe != cudaSuccess) {
+    s.reason = "this build has no kernels for " + s.device_name + " (compute capability " +
+               std::to_string(s.cc_major) + "." + std::to_string(s.cc_minor) +
+               "): rebuild with -DTS_CUDA_ARCHITECTURES=" + std::to_string(s.cc_major) +
+               std::to_string(s.cc_minor);
+    cudaGetLastError();
+    return s;
+  }
+  s.usable = true;
+  return s;
+}
+
+BufferData to_buffer(const BufferShape& shape, std::vector<float> values) {
+  BufferData b;
+  b.id = shape.id;
+  b.rows = shape.rows;
+  b.cols = shape.cols;
+  b.is_output = shape.is_output;
+  b.values = std::move(values);
+  return b;
+}
+
+// "thread (3, 1) of block (2, 0) read A[130], outside its 100 elements (line 37)"
+std::string fault_text(const Event& e, const LaunchGeometry& g, const Trace& t) {
+  const uint32_t tx = e.thread % g.block.x, ty = e.thread / g.block.x;
+  const uint32_t bx = e.block % g.grid.x, by = e.block / g.grid.x;
+  uint64_t count = 0;
+  if (const BufferData* b = t.buffer(e.buffer)) count = b->values.size();
+  std::string s = "thread (" + std::to_string(tx) + ", " + std::to_string(ty) + ") of block (" +
+                  std::to_string(bx) + ", " + std::to_string(by) + ") " +
+                  (is_load(e.kind) ? "read " : "wrote ") + to_string(e.buffer) + "[" +
+                  std::to_string(int32_t(e.element)) + "]";
+  if (count) s += ", outside its " + std::to_string(count) + " elements";
+  return s + " (line " + std::to_string(e.line) + ")";
+}
+
+}  // namespace
+
+const CudaStatus& cuda_status() {
+  static CudaStatus status;
+  static std::once_flag once;
+  std::call_once(once, [] { status = probe(); });
+  return status;
+}
+
+RunResult run_cuda(const RunRequest& req) {
+  RunResult r;
+  const CudaStatus& st = cuda_status();
+  if (!st.usable) {
+    r.error = "the GPU cannot be used: " + st.reason + "; run on the CPU simulator instead";
+    return r;
+  }
+  const Variant* v = find_variant(req.variant);
+  if (!v) {
+    r.error = "unknown variant '" + req.variant + "'; the catalogue has: " + variant_ids();
+    return r;
+  }
+  const Params& p = req.params;
+  if (auto e = validate(*v, p, st.limits())) {
+    r.error = *e;
+    return r;
+  }
+  if (auto e = validate_barrier_mask(*v, req.barrier_mask)) {
+    r.error = *e;
+    return r;
+  }
+  r.backend_note = "GPU: " + st.device_name;
+
+  // A CUDA failure leaves this function through `fail`: the message, and the
+  // non-sticky error state cleared so that the next run can try again.
+  const auto fail = [&](const char* what, cudaError_t e) {
+    r.ok = false;
+    r.error = cuda_error_text(what, e);
+    cudaGetLastError();
+    return r;
+  };
+
+  const std::vector<BufferData> inputs = make_inputs(*v, p, req.inputs, req.input_seed);
+  const std::vector<BufferShape> shapes = buffer_shapes(*v, p);
+  const LaunchGeometry g = geometry(*v, p);
+  KernelArgs args = kernel_args(*v, p);
+
+  // The lesson's arrays, with the padding allocation_elements asks for;
+  // everything starts at zero, then the inputs are copied in.
+  std::vector<DeviceBuffer> dev(shapes.size());
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const size_t bytes = allocation_elements(*v, p, shapes[i].id) * sizeof(float);
+    if (cudaError_t e = dev[i].allocate(bytes); e != cudaSuccess)
+      return fail("allocating the lesson's arrays on the GPU", e);
+    if (cudaError_t e = cudaMemset(dev[i].ptr, 0, dev[i].bytes); e != cudaSuccess)
+      return fail("clearing the lesson's arrays", e);
+    for (const BufferData& in : inputs)
+      if (in.id == shapes[i].id) {
+        if (cudaError_t e = cudaMemcpy(dev[i].ptr, in.values.data(),
+                                       in.values.size() * sizeof(float), cudaMemcpyHostToDevice);
+            e != cudaSuccess)
+          return fail("copying the inputs to the GPU", e);
+      }
+    float* ptr = static_cast<float*>(dev[i].ptr);
+    switch (shapes[i].id) {
+      case Buffer::A:
+        args.a = ptr;
+        break;
+      case Buffer::B:
+        args.b = ptr;
+        break;
+      case Buffer::C:
+        args.c = ptr;
+        break;
+      case Buffer::In:
+        args.in = ptr;
+        break;
+      case Buffer::Out:
+        args.out = ptr;
+        break;
+      default:
+        break;
+    }
+  }
+
+  EventPair timing;
+  if (cudaError_t e = cudaEventCreate(&timing.start); e != cudaSuccess)
+    return fail("creating CUDA events", e);
+  if (cudaError_t e = cudaEventCreate(&timing.stop); e != cudaSuccess)
+    return fail("creating CUDA events", e);
+
+  // Trace buffer: no larger than the run needs (the closed-form count with
+  // every barrier; removing barriers only removes events), and never larger
+  // than the caller's capacity.
+  const uint64_t expected = expected_counts(*v, p).total();
+  uint64_t capacity = req.traced ? std::min<uint64_t>(req.trace_capacity, expected + 1024) : 0;
+  DeviceBuffer events, cursor;
+  unsigned long long produced = 0;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (req.traced) {
+      if (events.ptr) {
+        cudaFree(events.ptr);
+        events.ptr = nullptr;
+      }
+      if (capacity > 0) {
+        if (cudaError_t e = events.allocate(capacity * sizeof(Event)); e != cudaSuccess)
+          return fail("allocating the trace buffer", e);
+        // 0xFF everywhere: EventKind::Empty marks a slot nobody wrote.
+        if (cudaError_t e = cudaMemset(events.ptr, 0xFF, capacity * sizeof(Event));
+            e != cudaSuccess)
+          return fail("clearing the trace buffer", e);
+      }
+      if (!cursor.ptr)
+        if (cudaError_t e = cursor.allocate(sizeof(unsigned long long)); e != cudaSuccess)
+          return fail("allocating the trace cursor", e);
+      if (cudaError_t e = cudaMemset(cursor.ptr, 0, sizeof(unsigned long long)); e != cudaSuccess)
+        return fail("clearing the trace cursor", e);
+    }
+    // The outputs start at zero on every attempt.
+    for (size_t i = 0; i < shapes.size(); ++i)
+      if (shapes[i].is_output)
+        if (cudaError_t e = cudaMemset(dev[i].ptr, 0, dev[i].bytes); e != cudaSuccess)
+          return fail("clearing the outputs", e);
+
+    cudaEventRecord(timing.start);
+    cudaError_t launch_err;
+    if (req.traced) {
+      DeviceTraceRec rec;
+      rec.events = static_cast<Event*>(events.ptr);
+      rec.cursor = static_cast<unsigned long long*>(cursor.ptr);
+      rec.capacity = capacity;
+      rec.barrier_mask = req.barrier_mask;
+      rec.skew_ns = req.skew_ns;
+      rec.skew_warps = req.skew_warps;
+      launch_err = launch(*v, p, g, rec, args);
+    } else if (req.skew_ns > 0) {
+      SkewRec rec;
+      rec.barrier_mask = req.barrier_mask;
+      rec.skew_ns = req.skew_ns;
+      rec.skew_warps = req.skew_warps;
+      launch_err = launch(*v, p, g, rec, args);
+    } else {
+      PlainRec rec;
+      rec.barrier_mask = req.barrier_mask;
+      launch_err = launch(*v, p, g, rec, args);
+    }
+    if (launch_err != cudaSuccess) return fail("launching the kernel", launch_err);
+    cudaEventRecord(timing.stop);
+    if (cudaError_t e = cudaEventSynchronize(timing.stop); e != cudaSuccess)
+      return fail("running the kernel", e);
+    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return fail("running the kernel", e);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, timing.start, timing.stop);
+    r.kernel_ms = ms;
+
+    if (!req.traced) break;
+    if (cudaError_t e = cudaMemcpy(&produced, cursor.ptr, sizeof produced, cudaMemcpyDeviceToHost);
+        e != cudaSuccess)
+      return fail("reading the trace cursor", e);
+    // More events than the closed form said (should not happen): run again
+    // with the caller's full capacity rather than report a truncation that a
+    // bigger buffer would have avoided.
+    if (produced <= capacity || capacity >= req.trace_capacity) break;
+    capacity = std::min<uint64_t>(req.trace_capacity, produced);
+  }
+
+  Trace& t = r.trace;
+  t.config.variant = v->id;
+  t.config.params = p;
+  t.config.barrier_mask = req.barrier_mask;
+  t.config.geometry = g;
+  t.config.backend = BackendKind::Cuda;
+  t.config.device_name = st.device_name;
+  t.config.skew_ns = req.skew_ns;
+  t.config.skew_warps = req.skew_ns > 0 ? req.skew_warps : 0;
+  t.config.input_seed = req.input_seed;
+  t.capacity = capacity;
+
+  if (req.traced) {
+    const uint64_t kept = std::min<uint64_t>(produced, capacity);
+    t.events.resize(kept);
+    if (kept)
+      if (cudaError_t e =
+              cudaMemcpy(t.events.data(), events.ptr, kept * sizeof(Event), cudaMemcpyDeviceToHost);
+          e != cudaSuccess)
+        return fail("copying the trace to the host", e);
+    // Every reserved slot below the capacity was written; drop any that
+    // were not (kind Empty) and keep slot order, which is each thread's order.
+    t.events.erase(std::remove_if(t.events.begin(), t.events.end(),
+                                  [](const Event& e) { return e.kind == EventKind::Empty; }),
+                   t.events.end());
+    t.events_dropped = produced - kept;
+  }
+
+  BufferData output;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    std::vector<float> values;
+    if (shapes[i].is_output) {
+      values.resize(size_t(shapes[i].rows) * size_t(shapes[i].cols));
+      if (cudaError_t e = cudaMemcpy(values.data(), dev[i].ptr, values.size() * sizeof(float),
+                                     cudaMemcpyDeviceToHost);
+          e != cudaSuccess)
+        return fail("copying the output to the host", e);
+      output = to_buffer(shapes[i], values);
+      t.buffers.push_back(output);
+    } else {
+      for (const BufferData& in : inputs)
+        if (in.id == shapes[i].id) t.buffers.push_back(in);
+    }
+  }
+
+  // Out-of-range accesses (matmul.tiled_exact on a size that is not a
+  // multiple of its tile), described like the simulator describes them.
+  constexpr size_t kMaxFaults = 20;
+  size_t faults = 0;
+  for (const Event& e : t.events) {
+    if (!(e.flags & kFlagOutOfRange)) continue;
+    if (faults++ < kMaxFaults) r.faults.push_back(fault_text(e, g, t));
+  }
+  if (faults > kMaxFaults)
+    r.faults.push_back("... and " + std::to_string(faults - kMaxFaults) +
+                       " more out-of-range accesses");
+
+  r.verdict = check_output(*v, p, output, reference_output(*v, p, inputs));
+  r.ok = true;
+  return r;
+}
+
+}  // namespace ts

@@ -1,0 +1,153 @@
+// The device recorders: what an access costs on the GPU (see kernels/access.hpp).
+//   PlainRec        a plain load or store; removed barriers are skipped. The
+//                   instantiation that is timed.
+//   SkewRec         PlainRec plus the race lab's stall: chosen warps sleep at
+//                   DELAY_POINT, for untraced race runs.
+//   DeviceTraceRec  also records every access and barrier as an Event.
+#pragma once
+
+#include <cooperative_groups.h>
+
+#include <cstdint>
+
+#include "kernels/access.hpp"
+#include "trace/event.hpp"
+
+namespace ts {
+
+namespace detail {
+// Linear ids, as the Event record stores them.
+__device__ __forceinline__ uint32_t linear_block() {
+  return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+}
+__device__ __forceinline__ uint32_t linear_thread() {
+  return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+__device__ __forceinline__ uint32_t smid() {
+  uint32_t id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+}
+__device__ __forceinline__ uint64_t globaltimer() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+// The race lab's stall: warps whose bit is set sleep here.
+__device__ __forceinline__ void skew(bool here, int skew_ns, uint32_t skew_warps) {
+  if (here && skew_ns > 0 && ((skew_warps >> ((linear_thread() / 32u) & 31u)) & 1u))
+    __nanosleep(unsigned(skew_ns));
+}
+}  // namespace detail
+
+struct PlainRec {
+  uint32_t barrier_mask = ~0u;
+
+  template <class T>
+  __device__ __forceinline__ T load(Space, const T* base, int index, int, Buffer, uint16_t) {
+    return base[index];
+  }
+  template <class T>
+  __device__ __forceinline__ void store(Space, T* base, int index, int, Buffer, T value, uint16_t) {
+    base[index] = value;
+  }
+  // The mask is the same for every thread, so the branch is uniform and a
+  // kept barrier is reached by the whole block.
+  __device__ __forceinline__ void syncthreads(int id, int) {
+    if ((barrier_mask >> (id - 1)) & 1u) __syncthreads();
+  }
+  __device__ __forceinline__ void delay_point(bool) {}
+};
+
+struct SkewRec : PlainRec {
+  int skew_ns = 0;
+  uint32_t skew_warps = 0;
+  __device__ __forceinline__ void delay_point(bool here) {
+    detail::skew(here, skew_ns, skew_warps);
+  }
+};
+
+// Records every access into `events`. Slots are reserved per group of
+// threads that execute the access together (usually a whole warp): one
+// atomicAdd by the group's leader for the group's size, each lane then takes
+// base + its rank. A thread's later accesses get later slots, so each thread's
+// events are in program order in slot order. `cursor` counts every event the
+// run produced; slots at or past `capacity` are not written, and the host
+// reports cursor - capacity as dropped.
+struct DeviceTraceRec {
+  Event* events = nullptr;
+  unsigned long long* cursor = nullptr;
+  unsigned long long capacity = 0;
+  uint32_t barrier_mask = ~0u;
+  int skew_ns = 0;
+  uint32_t skew_warps = 0;
+
+  template <class T>
+  __device__ __forceinline__ T load(Space s, const T* base, int index, int count, Buffer buf,
+                                    uint16_t line) {
+    // Out-of-range reads happen by design only in matmul.tiled_exact, whose
+    // arrays are allocated large enough to hold them; here they are flagged.
+    const T v = base[index];
+    record(s == Space::Global ? EventKind::GlobalLoad : EventKind::SharedLoad, buf, index, float(v),
+           line, flags(index, count), 0);
+    return v;
+  }
+  template <class T>
+  __device__ __forceinline__ void store(Space s, T* base, int index, int count, Buffer buf, T value,
+                                        uint16_t line) {
+    base[index] = value;
+    record(s == Space::Global ? EventKind::GlobalStore : EventKind::SharedStore, buf, index,
+           float(value), line, flags(index, count), 0);
+  }
+  // A removed barrier leaves no events: the trace shows what ran.
+  __device__ __forceinline__ void syncthreads(int id, int line) {
+    if (!((barrier_mask >> (id - 1)) & 1u)) return;
+    record(EventKind::BarrierArrive, Buffer::None, 0, 0.0f, uint16_t(line), 0, uint8_t(id));
+    __syncthreads();
+    record(EventKind::BarrierLeave, Buffer::None, 0, 0.0f, uint16_t(line), 0, uint8_t(id));
+  }
+  __device__ __forceinline__ void delay_point(bool here) {
+    detail::skew(here, skew_ns, skew_warps);
+  }
+
+ private:
+  static __device__ __forceinline__ uint8_t flags(int index, int count) {
+    return (index < 0 || index >= count) ? uint8_t(kFlagOutOfRange) : uint8_t(0);
+  }
+
+  __device__ __forceinline__ void record(EventKind kind, Buffer buf, int element, float value,
+                                         uint16_t line, uint8_t fl, uint8_t barrier) {
+    namespace cg = cooperative_groups;
+    const cg::coalesced_group group = cg::coalesced_threads();
+    unsigned long long base = 0;
+    if (group.thread_rank() == 0) base = atomicAdd(cursor, (unsigned long long)group.size());
+    base = group.shfl(base, 0);
+    const unsigned long long slot = base + group.thread_rank();
+    if (slot >= capacity) return;
+
+    const uint32_t thread = detail::linear_thread();
+    // The record is packed; its fields sit at their natural alignment inside
+    // a 40-byte slot, so it is written as five 8-byte words (little-endian,
+    // in the field order of trace/event.hpp).
+    uint64_t* w = reinterpret_cast<uint64_t*>(events + slot);
+    w[0] = uint64_t(clock64());
+    w[1] = detail::globaltimer();
+    w[2] = uint64_t(detail::linear_block()) | (uint64_t(uint32_t(element)) << 32);
+    w[3] = uint64_t(__float_as_uint(value)) | (uint64_t(thread & 0xFFFFu) << 32) |
+           (uint64_t(line) << 48);
+    w[4] = uint64_t((thread / 32u) & 0xFFFFu) | (uint64_t(detail::smid() & 0xFFFFu) << 16) |
+           (uint64_t(uint8_t(kind)) << 32) | (uint64_t(uint8_t(buf)) << 40) | (uint64_t(fl) << 48) |
+           (uint64_t(barrier) << 56);
+  }
+};
+
+// The word layout above depends on these offsets.
+static_assert(offsetof(Event, clock) == 0 && offsetof(Event, globaltimer) == 8 &&
+              offsetof(Event, block) == 16 && offsetof(Event, element) == 20 &&
+              offsetof(Event, value) == 24 && offsetof(Event, thread) == 28 &&
+              offsetof(Event, line) == 30 && offsetof(Event, warp) == 32 &&
+              offsetof(Event, sm) == 34 && offsetof(Event, kind) == 36 &&
+              offsetof(Event, buffer) == 37 && offsetof(Event, flags) == 38 &&
+              offsetof(Event, barrier) == 39);
+
+}  // namespace ts
