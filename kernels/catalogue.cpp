@@ -11,9 +11,8 @@
 namespace ts {
 namespace {
 
-// Matrix indices are 32-bit ints in the kernels: keep every extent well inside.
+// Matrix indices are 32-bit ints in the kernels: 32768^2 = 2^30 stays well inside.
 constexpr int kMaxMatrixSide = 32768;
-constexpr int64_t kMaxMatrixElements = (int64_t(1) << 30);
 constexpr int kMaxLength = 1 << 28;
 constexpr int kMaxStencilRadius = 1024;
 
@@ -149,12 +148,15 @@ uint64_t ceil_div(uint64_t a, uint64_t b) {
   return (a + b - 1) / b;
 }
 
-std::string tile_list() {
+// "2, 4, 8, 16 or 32": the compiled tile widths whose blocks fit `max_threads`.
+std::string tile_list(int max_threads = 1 << 30) {
+  std::vector<int> ok;
+  for (int t : kTileWidths)
+    if (t * t <= max_threads) ok.push_back(t);
   std::string s;
-  const int count = int(std::size(kTileWidths));
-  for (int i = 0; i < count; ++i) {
-    if (i) s += i + 1 == count ? " or " : ", ";
-    s += std::to_string(kTileWidths[i]);
+  for (size_t i = 0; i < ok.size(); ++i) {
+    if (i) s += i + 1 == ok.size() ? " or " : ", ";
+    s += std::to_string(ok[i]);
   }
   return s;
 }
@@ -193,8 +195,7 @@ std::optional<std::string> check_tile(const Params& p, const DeviceLimits& lim) 
     return "tile " + std::to_string(t) + ": a block of " + std::to_string(t) + " x " +
            std::to_string(t) + " = " + std::to_string(int64_t(t) * t) + " threads exceeds the " +
            std::to_string(lim.max_threads_per_block) +
-           " threads per block this device allows; use " + tile_list() + " (at most " +
-           std::to_string(lim.max_threads_per_block) + " threads)";
+           " threads per block this device allows; use " + tile_list(lim.max_threads_per_block);
   for (int w : kTileWidths)
     if (w == t) return std::nullopt;
   return "tile " + std::to_string(t) + ": the kernels are compiled for tile widths " + tile_list() +
@@ -254,12 +255,6 @@ std::optional<std::string> validate(const Variant& v, const Params& p, const Dev
     }
     if (auto e = check_side("n", p.n)) return e;
     const Mkn s = mkn(v, p);
-    for (int64_t e : {s.m * s.k, s.k * s.n, s.m * s.n})
-      if (e > kMaxMatrixElements)
-        return "matrices of " + std::to_string(s.m) + " x " + std::to_string(s.k) + " times " +
-               std::to_string(s.k) + " x " + std::to_string(s.n) + " have more than " +
-               std::to_string(kMaxMatrixElements) +
-               " elements; the kernels index with 32-bit ints: use smaller sizes";
 
     if (is(v, "matmul.naive_one_block")) {
       if (s.n * s.n > lim.max_threads_per_block) {
