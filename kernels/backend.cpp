@@ -34,8 +34,7 @@ RunResult run_checked(const RunRequest& req) {
       use_gpu = true;
       break;
     case BackendChoice::Sim:
-      note = "CPU simulator (chosen)";
-      break;
+      break;  // the simulator's own note names its schedule
     case BackendChoice::Auto:
       use_gpu = gpu.usable;
       if (!use_gpu) note = "CPU simulator: " + gpu.reason;
@@ -57,10 +56,10 @@ RunResult run_checked(const RunRequest& req) {
   }
 
   RunResult r = use_gpu ? run_cuda(req) : run_simulator(req);
-  if (!use_gpu)
-    r.backend_note = note;
+  if (!note.empty())
+    r.backend_note = note;  // Auto fell back: say why
   else if (r.backend_note.empty())
-    r.backend_note = "GPU: " + gpu.device_name;
+    r.backend_note = use_gpu ? "GPU: " + gpu.device_name : std::string("CPU simulator");
   return r;
 }
 

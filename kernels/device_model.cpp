@@ -16,7 +16,9 @@ DeviceLimits CudaStatus::limits() const {
 
 CudaStatus simulator_model() {
   // A modest classroom GPU's figures (an Ampere laptop part), so that a lesson
-  // that runs on the simulator also runs on most GPUs. Not a measurement.
+  // that runs on the simulator also runs on most GPUs. Not a measurement. The
+  // limits are DeviceLimits' defaults (48 KB of shared memory per block, no
+  // opt-in), which the simulator checks.
   CudaStatus s;
   s.usable = false;
   s.reason = "CPU simulator: a model of a GPU, not a measurement";
@@ -27,12 +29,12 @@ CudaStatus simulator_model() {
   s.warp_size = 32;
   s.max_threads_per_block = 1024;
   s.shared_per_block = 48 * 1024;
-  s.shared_per_block_optin = 99 * 1024;
+  s.shared_per_block_optin = 48 * 1024;
   s.shared_per_sm = 100 * 1024;
   s.registers_per_block = 64 * 1024;
   s.registers_per_sm = 64 * 1024;
   s.l2_bytes = 0;
-  s.global_memory_bytes = 2ull << 30;
+  s.global_memory_bytes = DeviceLimits{}.global_memory_bytes;
   return s;
 }
 
