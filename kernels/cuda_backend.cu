@@ -37,7 +37,7 @@ std::string cuda_error_text(const char* what, cudaError_t e) {
     case cudaErrorLaunchFailure:
     case cudaErrorMisalignedAddress:
     case cudaErrorIllegalInstruction:
-      return s + "; the GPU context is lost: restart TileScope to use the GPU again";
+      return s + "; the kernel touched memory it must not (a bug in the kernel)";
     case cudaErrorNoKernelImageForDevice:
     case cudaErrorInvalidDeviceFunction:
       return s + "; rebuild with this GPU's architecture in -DTS_CUDA_ARCHITECTURES";
@@ -102,13 +102,15 @@ CudaStatus probe() {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
-    if (e == cudaErrorInsufficientDriver)
+    if (s.driver_version == 0)
+      s.reason = "no CUDA device (no NVIDIA driver is installed)";
+    else if (e == cudaErrorInsufficientDriver)
       s.reason = "CUDA driver too old for this build (driver " + version_text(s.driver_version) +
                  ", runtime " + version_text(s.runtime_version) + "): update the NVIDIA driver";
-    else if (e == cudaErrorNoDevice || count == 0 || s.driver_version == 0)
+    else if (e == cudaErrorNoDevice || e == cudaSuccess)
       s.reason = "no CUDA device";
     else
-      s.reason = std::string("CUDA is not usable: ") + cudaGetErrorString(e);
+      s.reason = std::string("no usable CUDA device: ") + cudaGetErrorString(e);
     cudaGetLastError();
     return s;
   }
@@ -184,8 +186,14 @@ const CudaStatus& cuda_status() {
   return status;
 }
 
-RunResult run_cuda(const RunRequest& req) {
+namespace {
+
+// The run itself; `lost` is set when a CUDA error left the context unusable
+// (a sticky error), so that the caller resets the device once every buffer
+// of the run has been freed.
+RunResult run_on_device(const RunRequest& req, bool& lost) {
   RunResult r;
+  cudaGetLastError();  // a stale error of an earlier call must not fail this run
   const CudaStatus& st = cuda_status();
   if (!st.usable) {
     r.error = "the GPU cannot be used: " + st.reason + "; run on the CPU simulator instead";
@@ -213,6 +221,8 @@ RunResult run_cuda(const RunRequest& req) {
     r.ok = false;
     r.error = cuda_error_text(what, e);
     cudaGetLastError();
+    // A sticky error fails every later call too, synchronisation included.
+    lost = cudaDeviceSynchronize() != cudaSuccess;
     return r;
   };
 
@@ -399,6 +409,22 @@ RunResult run_cuda(const RunRequest& req) {
 
   r.verdict = check_output(*v, p, output, reference_output(*v, p, inputs));
   r.ok = true;
+  return r;
+}
+
+}  // namespace
+
+RunResult run_cuda(const RunRequest& req) {
+  bool lost = false;
+  RunResult r = run_on_device(req, lost);
+  if (lost) {
+    // Every buffer of the run is freed by now; a reset gives the process a
+    // fresh context, so the next run can use the GPU again.
+    const cudaError_t e = cudaDeviceReset();
+    cudaGetLastError();
+    r.error += e == cudaSuccess ? "; the GPU was reset: run again"
+                                : "; resetting the GPU failed too: restart TileScope";
+  }
   return r;
 }
 
