@@ -21,6 +21,44 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
+#if TS_SIM_ASM_SWITCH
+// void ts_sim_switch(void** save_sp, void* load_sp): saves the callee-saved
+// registers, the x87 control word and MXCSR on the current stack, stores the
+// stack pointer in *save_sp, loads load_sp and restores the same from there.
+// A new stack is laid out by run_block so that the first switch "returns"
+// into FiberBlock::trampoline.
+extern "C" void ts_sim_switch(void** save_sp, void* load_sp);
+asm(R"(
+  .text
+  .globl ts_sim_switch
+  .type ts_sim_switch, @function
+ts_sim_switch:
+  endbr64
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  subq $16, %rsp
+  stmxcsr 8(%rsp)
+  fnstcw (%rsp)
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  fldcw (%rsp)
+  ldmxcsr 8(%rsp)
+  addq $16, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size ts_sim_switch, .-ts_sim_switch
+)");
+#endif
+
 namespace ts::sim {
 
 // Declared in kernels/cuda_compat.hpp: what `threadIdx`, `blockIdx`, ... and
@@ -57,7 +95,9 @@ FiberBlock* FiberBlock::active() {
 }
 
 FiberBlock::FiberBlock(size_t stack_bytes) : stack_bytes_(stack_bytes) {
+#if !TS_SIM_ASM_SWITCH
   std::memset(&scheduler_ctx_, 0, sizeof scheduler_ctx_);  // no stack of its own (see run_block)
+#endif
   const size_t page = size_t(sysconf(_SC_PAGESIZE));
   stack_bytes_ = (stack_bytes_ + page - 1) / page * page;
   map_bytes_ = stack_bytes_ + page;  // plus a guard page below each stack
@@ -106,6 +146,7 @@ void FiberBlock::trampoline() {
 
 void FiberBlock::resume(int thread) {
   Fiber& f = fibers_[thread];
+  ++thread_steps_;
   current_ = thread;
   current_builtins = &f.builtins;
   current_dynamic_shared = dynamic_shared_;
@@ -113,7 +154,11 @@ void FiberBlock::resume(int thread) {
   void* fake = nullptr;
   __sanitizer_start_switch_fiber(&fake, f.stack, stack_bytes_);
 #endif
+#if TS_SIM_ASM_SWITCH
+  ts_sim_switch(&scheduler_sp_, f.sp);
+#else
   swapcontext(&scheduler_ctx_, &f.ctx);
+#endif
 #if defined(TS_FIBER_ASAN)
   __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
 #endif
@@ -128,7 +173,11 @@ void FiberBlock::switch_to_scheduler(bool exiting) {
 #else
   (void)exiting;
 #endif
+#if TS_SIM_ASM_SWITCH
+  ts_sim_switch(&f.sp, scheduler_sp_);
+#else
   swapcontext(&f.ctx, &scheduler_ctx_);
+#endif
 #if defined(TS_FIBER_ASAN)
   __sanitizer_finish_switch_fiber(f.asan_fake_stack, &sched_stack_bottom_, &sched_stack_size_);
 #endif
@@ -151,6 +200,9 @@ void FiberBlock::step_warp(int warp) {
   const int first = warp * kWarpSize, last = std::min(first + kWarpSize, threads_);
   for (int t = first; t < last; ++t)
     if (fibers_[t].state == State::Runnable) resume(t);
+  if (step_limit_ && thread_steps_ > step_limit_ && error_.empty())
+    error_ = "the kernel did not finish within " + std::to_string(step_limit_) +
+             " thread steps (several times what it should need): it looks stuck";
 }
 
 void FiberBlock::release_barrier() {
@@ -203,6 +255,23 @@ std::string FiberBlock::run_block(const Dim3& grid, const Dim3& block, const Dim
     // A thread abandoned mid-run (deadlock) may have left its frames poisoned.
     ASAN_UNPOISON_MEMORY_REGION(f.stack, stack_bytes_);
 #endif
+#if TS_SIM_ASM_SWITCH
+    {
+      // What ts_sim_switch pops, from the new stack pointer up: x87 control
+      // word, MXCSR, r15, r14, r13, r12, rbx, rbp, then the address it
+      // returns to (the trampoline) and a null return address for the
+      // trampoline itself (which never returns), keeping the ABI's alignment.
+      auto top = reinterpret_cast<uintptr_t>(f.stack + stack_bytes_) & ~uintptr_t(15);
+      auto* slot = reinterpret_cast<uint64_t*>(top);
+      slot[-1] = 0;
+      slot[-2] = reinterpret_cast<uint64_t>(&FiberBlock::trampoline);
+      for (int i = 3; i <= 8; ++i)
+        slot[-i] = 0;
+      slot[-9] = 0x1F80;   // MXCSR: default rounding, all exceptions masked
+      slot[-10] = 0x037F;  // x87 control word: the default
+      f.sp = &slot[-10];
+    }
+#else
     getcontext(&f.ctx);
     f.ctx.uc_stack.ss_sp = f.stack;
     f.ctx.uc_stack.ss_size = stack_bytes_;
@@ -215,6 +284,7 @@ std::string FiberBlock::run_block(const Dim3& grid, const Dim3& block, const Dim
     // the rest, and only makecontext reads uc_stack.
     f.ctx.uc_stack.ss_sp = nullptr;
     f.ctx.uc_stack.ss_size = 0;
+#endif
 #endif
     ++runnable_in_warp_[t / kWarpSize];
   }

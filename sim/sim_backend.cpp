@@ -27,7 +27,7 @@ RunResult simulate_variant(const RunRequest& req) {
     return res;
   }
   const Params& p = req.params;
-  const DeviceLimits limits{};  // the simulator models a device with the default limits
+  const DeviceLimits limits = simulator_model().limits();
   if (auto err = validate(*v, p, limits)) {
     res.error = *err;
     return res;
@@ -105,6 +105,9 @@ RunResult simulate_variant(const RunRequest& req) {
   opt.traced = req.traced;
   opt.capacity = req.trace_capacity;
   opt.reserve = steps;
+  // The closed form counts every step with all barriers; a kernel that takes
+  // far more is stuck (spinning on memory no one writes), not slow.
+  opt.max_steps = 4 * steps + (1u << 20);
   sim::SimResult sr;
   const bool found = visit_kernel(
       v->id, p.tile, [&](auto body) { sr = sim::simulate<decltype(body)>(geo, args, opt); });

@@ -77,6 +77,7 @@ void run_launch(const LaunchGeometry& geo, const KernelArgs& args, const SimOpti
       (geo.dynamic_shared_bytes + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t));
   LaunchContext ctx{&sink, &args, fn};
   FiberBlock fiber;
+  fiber.set_step_limit(opt.max_steps);
   const Dim3 grid = geo.grid;
   for (uint32_t z = 0; z < grid.z && out.error.empty(); ++z)
     for (uint32_t y = 0; y < grid.y && out.error.empty(); ++y)

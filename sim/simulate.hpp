@@ -24,6 +24,7 @@ struct SimOptions {
   uint32_t barrier_mask = ~0u;   // bit (id - 1) set = barrier id is kept
   bool traced = true;            // false: run the kernel, store no events
   uint64_t capacity = 8u << 20;  // events
+  uint64_t max_steps = 0;        // thread steps before the run is stopped as stuck (0: no limit)
   uint64_t reserve = 0;          // events to reserve up front (an estimate; capped by capacity)
 };
 

@@ -272,5 +272,84 @@ TEST(SimCore, UntracedRunsTheKernelWithoutEvents) {
   EXPECT_EQ(m.wrong_cells(), 0);
 }
 
+// Spins on a value that nobody writes: without a step limit, a hang.
+struct Spin {
+  template <class Rec>
+  static void run(Rec& rec, const KernelArgs& args) {
+    GlobalArray<const float, Rec> in(rec, args.in, args.in_count, Buffer::In);
+    while (float(in[0]) == 0.0f) {
+    }
+  }
+};
+
+TEST(SimCore, AStuckKernelIsStoppedWithAMessage) {
+  std::vector<float> in(1, 0.0f);
+  KernelArgs args;
+  args.in = in.data();
+  args.in_count = 1;
+  LaunchGeometry geo;
+  geo.block = {64, 1, 1};
+  sim::SimOptions opt;
+  opt.max_steps = 10000;
+  sim::SimResult r = sim::simulate<Spin>(geo, args, opt);
+  EXPECT_NE(r.error.find("stuck"), std::string::npos) << r.error;
+}
+
+// Odd threads exit early; the even ones meet at a barrier, which must open
+// without them (exited threads do not count), then store their thread id.
+struct EarlyExit {
+  template <class Rec>
+  static void run(Rec& rec, const KernelArgs& args) {
+    GlobalArray<float, Rec> out(rec, args.out, args.out_count, Buffer::Out);
+    const int t =
+        int(threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y);
+    if (t % 2) return;
+    SYNCTHREADS(1);
+    out[t] = float(t);
+  }
+};
+
+TEST(SimCore, ExitedThreadsDoNotHoldABarrier) {
+  std::vector<float> out(64, -1.0f);
+  KernelArgs args;
+  args.out = out.data();
+  args.out_count = 64;
+  LaunchGeometry geo;
+  geo.block = {4, 4, 4};  // 3D: linear id = x + y * 4 + z * 16, two warps
+  sim::SimResult r = sim::simulate<EarlyExit>(geo, args, {});
+  ASSERT_EQ(r.error, "");
+  for (int t = 0; t < 64; ++t)
+    EXPECT_EQ(out[t], t % 2 ? -1.0f : float(t)) << t;
+  int arrive = 0, leave = 0;
+  for (const Event& e : r.events) {
+    arrive += e.kind == EventKind::BarrierArrive;
+    leave += e.kind == EventKind::BarrierLeave;
+    if (e.kind == EventKind::GlobalStore) {
+      EXPECT_EQ(e.element, e.thread);
+      EXPECT_EQ(e.warp, e.thread / 32);
+      EXPECT_EQ(e.value, float(e.thread));
+    }
+  }
+  EXPECT_EQ(arrive, 32);
+  EXPECT_EQ(leave, 32);
+}
+
+// A barrier removed by the mask records nothing and waits for no one.
+TEST(SimCore, RemovedBarrierRecordsNothing) {
+  std::vector<float> out(64, -1.0f);
+  KernelArgs args;
+  args.out = out.data();
+  args.out_count = 64;
+  LaunchGeometry geo;
+  geo.block = {64, 1, 1};
+  sim::SimOptions opt;
+  opt.barrier_mask = ~1u;
+  sim::SimResult r = sim::simulate<EarlyExit>(geo, args, opt);
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(r.events.size(), 32u);
+  for (const Event& e : r.events)
+    EXPECT_EQ(e.kind, EventKind::GlobalStore);
+}
+
 }  // namespace
 }  // namespace ts
