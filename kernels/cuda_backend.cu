@@ -275,32 +275,43 @@ RunResult run_on_device(const RunRequest& req, bool& lost) {
   if (cudaError_t e = cudaEventCreate(&timing.stop); e != cudaSuccess)
     return fail("creating CUDA events", e);
 
-  // Trace buffer: no larger than the run needs (the closed-form count with
-  // every barrier; removing barriers only removes events), and never larger
-  // than the caller's capacity.
+  // Trace buffer, in slots: the events the caller allows, but no more than
+  // the run needs (the closed-form count with every barrier; removing
+  // barriers only removes events), plus the slots threads reserve and leave
+  // unused at the end of their last chunk.
   const uint64_t expected = expected_counts(*v, p).total();
-  uint64_t capacity = req.traced ? std::min<uint64_t>(req.trace_capacity, expected + 1024) : 0;
-  DeviceBuffer events, cursor;
-  unsigned long long produced = 0;
+  const uint64_t threads = g.grid.count() * g.block.count();
+  // A chunk of about one thread's events (at most kMaxChunk): few
+  // reservations, and little left unused.
+  const unsigned chunk = unsigned(
+      std::clamp<uint64_t>((expected + threads - 1) / threads, 1, DeviceTraceRec::kMaxChunk));
+  // Each thread leaves fewer than `chunk` slots unused, so with this slack
+  // every event up to the capacity finds a slot. A run that will be
+  // truncated anyway gets a bounded slack.
+  uint64_t slack = threads * chunk;
+  if (expected > req.trace_capacity)
+    slack = std::min<uint64_t>(slack, req.trace_capacity + (uint64_t(1) << 20));
+  uint64_t wanted = std::min<uint64_t>(req.trace_capacity, expected);
+  uint64_t slots = 0;
+  DeviceBuffer events, counters;  // counters: [0] slots reserved, [1] events dropped
+  unsigned long long counts[2] = {0, 0};
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (req.traced) {
+      slots = wanted + slack;
       if (events.ptr) {
         cudaFree(events.ptr);
         events.ptr = nullptr;
       }
-      if (capacity > 0) {
-        if (cudaError_t e = events.allocate(capacity * sizeof(Event)); e != cudaSuccess)
-          return fail("allocating the trace buffer", e);
-        // 0xFF everywhere: EventKind::Empty marks a slot nobody wrote.
-        if (cudaError_t e = cudaMemset(events.ptr, 0xFF, capacity * sizeof(Event));
-            e != cudaSuccess)
-          return fail("clearing the trace buffer", e);
-      }
-      if (!cursor.ptr)
-        if (cudaError_t e = cursor.allocate(sizeof(unsigned long long)); e != cudaSuccess)
-          return fail("allocating the trace cursor", e);
-      if (cudaError_t e = cudaMemset(cursor.ptr, 0, sizeof(unsigned long long)); e != cudaSuccess)
-        return fail("clearing the trace cursor", e);
+      if (cudaError_t e = events.allocate(slots * sizeof(Event)); e != cudaSuccess)
+        return fail("allocating the trace buffer", e);
+      // 0xFF everywhere: EventKind::Empty marks a slot nobody wrote.
+      if (cudaError_t e = cudaMemset(events.ptr, 0xFF, slots * sizeof(Event)); e != cudaSuccess)
+        return fail("clearing the trace buffer", e);
+      if (!counters.ptr)
+        if (cudaError_t e = counters.allocate(sizeof counts); e != cudaSuccess)
+          return fail("allocating the trace counters", e);
+      if (cudaError_t e = cudaMemset(counters.ptr, 0, sizeof counts); e != cudaSuccess)
+        return fail("clearing the trace counters", e);
     }
     // The outputs start at zero on every attempt.
     for (size_t i = 0; i < shapes.size(); ++i)
@@ -313,8 +324,10 @@ RunResult run_on_device(const RunRequest& req, bool& lost) {
     if (req.traced) {
       DeviceTraceRec rec;
       rec.events = static_cast<Event*>(events.ptr);
-      rec.cursor = static_cast<unsigned long long*>(cursor.ptr);
-      rec.capacity = capacity;
+      rec.cursor = static_cast<unsigned long long*>(counters.ptr);
+      rec.dropped = rec.cursor + 1;
+      rec.capacity = slots;
+      rec.chunk = chunk;
       rec.barrier_mask = req.barrier_mask;
       rec.skew_ns = req.skew_ns;
       rec.skew_warps = req.skew_warps;
@@ -340,16 +353,15 @@ RunResult run_on_device(const RunRequest& req, bool& lost) {
     r.kernel_ms = ms;
 
     if (!req.traced) break;
-    if (cudaError_t e = cudaMemcpy(&produced, cursor.ptr, sizeof produced, cudaMemcpyDeviceToHost);
+    if (cudaError_t e = cudaMemcpy(counts, counters.ptr, sizeof counts, cudaMemcpyDeviceToHost);
         e != cudaSuccess)
-      return fail("reading the trace cursor", e);
+      return fail("reading the trace counters", e);
     // More events than the closed form said (should not happen): run again
     // with the caller's full capacity rather than report a truncation that a
     // bigger buffer would have avoided.
-    if (produced <= capacity || capacity >= req.trace_capacity) break;
-    capacity = std::min<uint64_t>(req.trace_capacity, produced);
+    if (counts[1] == 0 || wanted >= req.trace_capacity) break;
+    wanted = req.trace_capacity;
   }
-
   Trace& t = r.trace;
   t.config.variant = v->id;
   t.config.params = p;
@@ -360,22 +372,26 @@ RunResult run_on_device(const RunRequest& req, bool& lost) {
   t.config.skew_ns = req.skew_ns;
   t.config.skew_warps = req.skew_ns > 0 ? req.skew_warps : 0;
   t.config.input_seed = req.input_seed;
-  t.capacity = capacity;
+  t.capacity = req.traced ? req.trace_capacity : 0;
 
   if (req.traced) {
-    const uint64_t kept = std::min<uint64_t>(produced, capacity);
-    t.events.resize(kept);
-    if (kept)
+    const uint64_t used = std::min<uint64_t>(counts[0], slots);
+    t.events.resize(used);
+    if (used)
       if (cudaError_t e =
-              cudaMemcpy(t.events.data(), events.ptr, kept * sizeof(Event), cudaMemcpyDeviceToHost);
+              cudaMemcpy(t.events.data(), events.ptr, used * sizeof(Event), cudaMemcpyDeviceToHost);
           e != cudaSuccess)
         return fail("copying the trace to the host", e);
-    // Every reserved slot below the capacity was written; drop any that
-    // were not (kind Empty) and keep slot order, which is each thread's order.
+    // Drop the reserved but unused slots (kind Empty), keeping slot order,
+    // which is each thread's program order.
     t.events.erase(std::remove_if(t.events.begin(), t.events.end(),
                                   [](const Event& e) { return e.kind == EventKind::Empty; }),
                    t.events.end());
-    t.events_dropped = produced - kept;
+    const uint64_t needed = t.events.size() + counts[1];
+    // The slack may have held more than the caller allowed: keep the first
+    // `trace_capacity` in slot order (for each thread, a prefix of its events).
+    if (t.events.size() > req.trace_capacity) t.events.resize(req.trace_capacity);
+    t.events_dropped = needed - t.events.size();
   }
 
   BufferData output;

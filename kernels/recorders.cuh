@@ -67,17 +67,24 @@ struct SkewRec : PlainRec {
   }
 };
 
-// Records every access into `events`. Slots are reserved per group of
-// threads that execute the access together (usually a whole warp): one
-// atomicAdd by the group's leader for the group's size, each lane then takes
-// base + its rank. A thread's later accesses get later slots, so each thread's
-// events are in program order in slot order. `cursor` counts every event the
-// run produced; slots at or past `capacity` are not written, and the host
-// reports cursor - capacity as dropped.
+// Records every access into `events`. Slots are reserved in chunks, not one
+// global atomic per event: the threads that run out of slots together
+// (usually a whole warp) reserve kChunk slots each with ONE atomicAdd by their
+// leader (kChunk = `chunk`, about one thread's events, at most 32), interleaved so that lane r's
+// j-th event goes to base + j * group_size + r: a warp's events of one access are neighbours in
+// memory (coalesced writes), and each thread's later events get later slots,
+// so slot order is each thread's program order. Slots a thread reserved but
+// did not use stay Empty (the buffer is cleared to 0xFF); the host drops them.
+// Slots at or past `capacity` are not written: those events are counted in
+// `dropped`, so that the host can say how many a complete trace needs.
 struct DeviceTraceRec {
+  static constexpr unsigned kMaxChunk = 32;
+
   Event* events = nullptr;
-  unsigned long long* cursor = nullptr;
-  unsigned long long capacity = 0;
+  unsigned long long* cursor = nullptr;   // slots reserved so far
+  unsigned long long* dropped = nullptr;  // events that found no slot below capacity
+  unsigned long long capacity = 0;        // slots in `events`
+  unsigned chunk = kMaxChunk;             // slots a thread reserves at a time
   uint32_t barrier_mask = ~0u;
   int skew_ns = 0;
   uint32_t skew_warps = 0;
@@ -111,6 +118,11 @@ struct DeviceTraceRec {
   }
 
  private:
+  // This thread's current chunk: its next slot, the distance between its
+  // slots, and how many slots of the chunk are left.
+  unsigned long long next_ = 0;
+  unsigned stride_ = 0, left_ = 0;
+
   static __device__ __forceinline__ uint8_t flags(int index, int count) {
     return (index < 0 || index >= count) ? uint8_t(kFlagOutOfRange) : uint8_t(0);
   }
@@ -118,12 +130,24 @@ struct DeviceTraceRec {
   __device__ __forceinline__ void record(EventKind kind, Buffer buf, int element, float value,
                                          uint16_t line, uint8_t fl, uint8_t barrier) {
     namespace cg = cooperative_groups;
-    const cg::coalesced_group group = cg::coalesced_threads();
-    unsigned long long base = 0;
-    if (group.thread_rank() == 0) base = atomicAdd(cursor, (unsigned long long)group.size());
-    base = group.shfl(base, 0);
-    const unsigned long long slot = base + group.thread_rank();
-    if (slot >= capacity) return;
+    if (left_ == 0) {
+      const cg::coalesced_group group = cg::coalesced_threads();
+      unsigned long long base = 0;
+      if (group.thread_rank() == 0)
+        base = atomicAdd(cursor, (unsigned long long)group.size() * chunk);
+      base = group.shfl(base, 0);
+      next_ = base + group.thread_rank();
+      stride_ = group.size();
+      left_ = chunk;
+    }
+    const unsigned long long slot = next_;
+    next_ += stride_;
+    --left_;
+    if (slot >= capacity) {
+      const cg::coalesced_group group = cg::coalesced_threads();
+      if (group.thread_rank() == 0) atomicAdd(dropped, (unsigned long long)group.size());
+      return;
+    }
 
     const uint32_t thread = detail::linear_thread();
     // The record is packed; its fields sit at their natural alignment inside
