@@ -47,9 +47,20 @@
 
 namespace ts::app {
 
+// What a background job (a run, or loading a trace file) hands back: the trace
+// with its replay model already built, so the window never waits.
+struct JobOutput {
+  bool ok = false;
+  std::string error;
+  RunResult result;                 // trace moved out into `trace`
+  std::shared_ptr<const Trace> trace;
+  std::unique_ptr<Replay> replay;
+  std::string source;               // "run" or the file's path
+};
+
 // A run of the engine in the background, so the window stays responsive.
 struct RunJob {
-  std::future<RunResult> future;
+  std::future<std::unique_ptr<JobOutput>> future;
   std::string what;  // "matmul.tiled_square n=10 tile=4"
   std::chrono::steady_clock::time_point started;
   bool active() const { return future.valid(); }
@@ -121,6 +132,8 @@ struct Presentation {
   bool show_values = true;  // values in cells when they fit
   bool heatmap = false;     // global-load heatmap instead of state colours
   bool show_barrier_lines = true;
+  void* mono_font = nullptr;  // ImFont* for source code (nullptr: the default font)
+  void* big_font = nullptr;   // ImFont* for headings
   std::string font_note;  // "DejaVu Sans" or why the default font is used
 };
 
@@ -129,6 +142,17 @@ struct Layout {
   float left = 0.22f;    // width of the left column
   float right = 0.27f;   // width of the right column
   float bottom = 0.24f;  // height of the timeline strip
+};
+
+// Where the grid drew an array this frame (screen pixels), for hit tests and
+// for the scripted mode's cell map.
+struct DrawnArray {
+  Buffer id = Buffer::None;
+  bool shared = false;
+  uint32_t block = 0;
+  int rows = 0, cols = 0;       // cells drawn (may include padding beyond the array)
+  int data_rows = 0, data_cols = 0;  // the array's own extent
+  float x = 0, y = 0, cell_w = 0, cell_h = 0;
 };
 
 struct AppState {
@@ -145,6 +169,8 @@ struct AppState {
   Banner banner;
   Presentation present;
   Layout layout;
+
+  std::vector<DrawnArray> drawn;  // filled by the grid each frame
 
   bool run_requested = false;      // a panel asks for request to run
   std::string open_trace_request;  // a path to load, set by the file dialog or a drop

@@ -95,11 +95,18 @@ void Replay::build_arrays() {
     if (array_of_[int(id)] < 0 && seen[int(id)] > 0)
       add(id, 1, int(seen[int(id)]), false, id == Buffer::C || id == Buffer::Out);
 
-  // Shared arrays: square tiles of the tile width, or one row.
+  // Shared arrays: as the catalogue shapes them, else square tiles of the tile
+  // width or one row (a trace of a variant this build does not know).
+  if (const Variant* v = find_variant(t.config.variant)) {
+    for (const BufferShape& s : shared_shapes(*v, t.config.params))
+      if (s.rows > 0 && s.cols > 0 && array_of_[int(s.id)] < 0 &&
+          uint64_t(s.rows) * uint64_t(s.cols) >= seen[int(s.id)])
+        add(s.id, s.rows, s.cols, true, false);
+  }
   const int tile = t.config.params.tile;
   for (Buffer id : {Buffer::TileA, Buffer::TileB, Buffer::StencilShared}) {
     const uint32_t n = seen[int(id)];
-    if (n == 0) continue;
+    if (n == 0 || array_of_[int(id)] >= 0) continue;
     if (tile > 0 && n <= uint32_t(tile * tile) && n > uint32_t(tile))
       add(id, tile, tile, true, false);
     else

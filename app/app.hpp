@@ -1,0 +1,82 @@
+// The window's frame loop: jobs in the background, requests from panels, the
+// fixed slot layout, shortcuts, fonts and themes. main.cpp drives it.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/app_state.hpp"
+#include "app/file_dialog.hpp"
+#include "app/view.hpp"
+
+struct GLFWwindow;
+
+namespace ts::app {
+
+// Command-line options (interactive and scripted).
+struct Options {
+  std::string lesson;             // catalogue id; empty: the default lesson
+  Params params;                  // overrides of the lesson's defaults (0 = default)
+  std::string barriers;           // "all", "none" or a list "1,2"
+  std::string backend = "auto";   // auto, cuda, sim
+  std::string schedule = "lockstep";  // lockstep, skew, random
+  uint64_t seed = 1;
+  std::string order = "lockstep";     // recorded, lockstep
+  std::string position;               // event index, 'end', 'phase:N', 'barrier:N'
+  int select_block = -1;
+  std::string trace_file;             // open this trace instead of running
+  std::string screenshot;             // write a PNG of the window
+  std::string cells_json;             // and where the cells were
+  int width = 1600, height = 900;
+  bool exit_after = false;
+  int frames = 0;                     // render N frames and print frames per second
+  float font_size = 0;                // 0: default
+  std::string theme = "dark";
+  bool heatmap = false;
+  bool scripted() const { return !screenshot.empty() || exit_after || frames > 0; }
+};
+
+class App {
+ public:
+  App(GLFWwindow* window, Options opt);
+  ~App();
+
+  // One frame: poll jobs, apply requests, draw every view, render. Returns
+  // false when the app should close.
+  bool frame();
+  bool needs_continuous_redraw() const;
+
+  // Scripted mode: run (or load) synchronously, then place the replay.
+  bool prepare_scripted(std::string* error);
+  bool write_screenshot(const std::string& png, const std::string& json, std::string* error);
+
+  AppState& state() { return state_; }
+
+ private:
+  void start_run();
+  void start_load(const std::string& path);
+  void poll_job(bool wait);
+  void install(std::unique_ptr<JobOutput> out);
+  void apply_requests(double dt);
+  void handle_shortcuts();
+  void apply_theme();
+  void rebuild_fonts();
+  void draw_menu();
+  void draw_banner(float y, float w);
+  void draw_slots(float top);
+  bool apply_position_spec(const std::string& spec, std::string* error);
+
+  GLFWwindow* window_;
+  Options opt_;
+  AppState state_;
+  std::vector<std::unique_ptr<View>> views_;
+  FileDialog dialog_;
+  double last_time_ = 0;
+  int windowed_[4] = {100, 100, 1600, 900};
+  Theme applied_theme_ = Theme::Dark;
+  float applied_scale_ = 0;
+};
+
+}  // namespace ts::app
