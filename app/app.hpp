@@ -33,7 +33,7 @@ struct Options {
   bool exit_after = false;
   int frames = 0;                     // render N frames and print frames per second
   float font_size = 0;                // 0: default
-  std::string theme = "dark";
+  std::string theme;  // dark, light; empty: as last time (imgui.ini)
   bool heatmap = false;
   bool scripted() const { return !screenshot.empty() || exit_after || frames > 0; }
 };

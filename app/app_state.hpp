@@ -134,13 +134,16 @@ struct Presentation {
   bool show_barrier_lines = true;
   void* mono_font = nullptr;  // ImFont* for source code (nullptr: the default font)
   void* big_font = nullptr;   // ImFont* for headings
+  bool font_pinned = false;   // set on the command line: imgui.ini does not override it
+  bool theme_pinned = false;
+  bool have_symbols = false;  // the font has arrows and shapes (DejaVu)
   std::string font_note;  // "DejaVu Sans" or why the default font is used
 };
 
 // The layout of the fixed panels, as fractions of the window; persisted in imgui.ini.
 struct Layout {
   float left = 0.22f;    // width of the left column
-  float right = 0.27f;   // width of the right column
+  float right = 0.29f;   // width of the right column
   float bottom = 0.24f;  // height of the timeline strip
 };
 

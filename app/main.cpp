@@ -1,44 +1,190 @@
-// TileScope window: placeholder main until the app lands.
+// TileScope: the window. Interactive by default; with --screenshot, --frames
+// or --exit it renders the real window from command-line settings and exits
+// (the screenshot test and the README's pictures use that).
+//
+//   tilescope                                   the default lesson
+//   tilescope trace.tstrace                     replay a trace recorded elsewhere
+//   tilescope --lesson matmul.tiled_square --n 10 --tile 4 --position barrier:1 \
+//             --screenshot out.png --size 1600x900 --exit
+#include <glad/gl.h>
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
-#include <glad/gl.h>
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
 
+#include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdio>
+#include <string>
 
-#include "app/shaders_embedded.hpp"
-#include "app/view.hpp"
+#include "app/app.hpp"
 
-int main() {
+namespace {
+
+// Files dropped on the window: the first trace file is opened.
+ts::app::App* g_app_for_drop = nullptr;  // set while the window lives; GLFW callbacks take no user data here
+void on_drop(GLFWwindow*, int count, const char** paths) {
+  if (g_app_for_drop && count > 0) g_app_for_drop->state().open_trace_request = paths[0];
+}
+void on_glfw_error(int code, const char* what) {
+  std::fprintf(stderr, "tilescope: GLFW error %d: %s\n", code, what);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ts::app::Options opt;
+  CLI::App cli{"TileScope: CUDA shared memory, made visible"};
+  std::string size = "1600x900";
+  std::string position;
+  cli.add_option("trace", opt.trace_file, "a .tstrace file to replay (recorded anywhere)");
+  cli.add_option("--lesson", opt.lesson, "catalogue id, e.g. matmul.tiled_square");
+  cli.add_option("--m", opt.params.m, "rows of A and C (rectangular multiply)");
+  cli.add_option("--k", opt.params.k, "columns of A, rows of B");
+  cli.add_option("--n", opt.params.n, "matrix size (square) or columns of B and C");
+  cli.add_option("--tile", opt.params.tile, "tile width: 2, 4, 8, 16 or 32");
+  cli.add_option("--length", opt.params.length, "stencil: number of elements");
+  cli.add_option("--radius", opt.params.radius, "stencil: neighbours on each side");
+  cli.add_option("--block", opt.params.block, "threads per block (naive matmul: block side)");
+  cli.add_option("--barriers", opt.barriers, "barriers kept: all, none or a list like 1,2")
+      ->default_val("all");
+  cli.add_option("--backend", opt.backend, "auto, cuda or sim")->check(CLI::IsMember({"auto", "cuda", "sim"}));
+  cli.add_option("--schedule", opt.schedule, "simulator schedule: lockstep, skew or random")
+      ->check(CLI::IsMember({"lockstep", "skew", "random"}));
+  cli.add_option("--seed", opt.seed, "seed of the random schedule");
+  cli.add_option("--order", opt.order, "replay order: lockstep or recorded")
+      ->check(CLI::IsMember({"lockstep", "recorded"}));
+  cli.add_option("--position", opt.position, "event index, start, end, phase:N or barrier:N");
+  cli.add_option("--select-block", opt.select_block, "the block whose shared memory is shown");
+  cli.add_option("--screenshot", opt.screenshot, "write a PNG of the window");
+  cli.add_option("--cells-json", opt.cells_json, "write where each array's cells are (with --screenshot)");
+  cli.add_option("--size", size, "window size WIDTHxHEIGHT");
+  cli.add_flag("--exit", opt.exit_after, "exit after the screenshot (scripted mode)");
+  cli.add_option("--frames", opt.frames, "render N frames while playing and print frames per second");
+  cli.add_option("--font-size", opt.font_size, "text size in points (Ctrl +/- in the window)");
+  cli.add_option("--theme", opt.theme, "dark or light")->check(CLI::IsMember({"dark", "light"}));
+  cli.add_flag("--heatmap", opt.heatmap, "show the global-load heatmap");
+  CLI11_PARSE(cli, argc, argv);
+  if (std::sscanf(size.c_str(), "%dx%d", &opt.width, &opt.height) != 2 || opt.width < 200 ||
+      opt.height < 150 || opt.width > 8192 || opt.height > 8192) {
+    std::fprintf(stderr, "tilescope: --size %s: use WIDTHxHEIGHT between 200x150 and 8192x8192\n",
+                 size.c_str());
+    return 2;
+  }
+
+  glfwSetErrorCallback(on_glfw_error);
   if (!glfwInit()) {
-    std::fprintf(stderr, "tilescope: cannot open a window (no display?)\n");
+    std::fprintf(stderr,
+                 "tilescope: cannot open a window (no display?). The command line, tilescope-cli, "
+                 "runs the lessons without one.\n");
     return 1;
   }
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-  GLFWwindow* w = glfwCreateWindow(1280, 720, "TileScope", nullptr, nullptr);
-  if (!w) return 1;
-  glfwMakeContextCurrent(w);
-  gladLoadGL(glfwGetProcAddress);
-  ImGui::CreateContext();
-  ImGui_ImplGlfw_InitForOpenGL(w, true);
-  ImGui_ImplOpenGL3_Init("#version 330 core");
-  auto views = ts::app::make_views();
-  ts::app::AppState state;
-  while (!glfwWindowShouldClose(w)) {
-    glfwWaitEvents();
-    ImGui_ImplOpenGL3_NewFrame();
-    ImGui_ImplGlfw_NewFrame();
-    ImGui::NewFrame();
-    for (auto& v : views)
-      v->draw(state);
-    ImGui::Render();
-    glClear(GL_COLOR_BUFFER_BIT);
-    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    glfwSwapBuffers(w);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+  if (opt.scripted()) glfwWindowHint(GLFW_RESIZABLE, GLFW_FALSE);
+  GLFWwindow* window = glfwCreateWindow(opt.width, opt.height, "TileScope", nullptr, nullptr);
+  if (!window) {
+    std::fprintf(stderr, "tilescope: cannot create an OpenGL 3.3 core window\n");
+    glfwTerminate();
+    return 1;
   }
-  return 0;
+  glfwMakeContextCurrent(window);
+  if (!gladLoadGL(glfwGetProcAddress)) {
+    std::fprintf(stderr, "tilescope: cannot load OpenGL 3.3 functions\n");
+    return 1;
+  }
+  // Scripted runs draw as fast as they can; interactive ones follow the display.
+  glfwSwapInterval(opt.scripted() ? 0 : 1);
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = opt.scripted() ? nullptr : "imgui.ini";
+  io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+  io.ConfigFlags &= ~ImGuiConfigFlags_NavEnableKeyboard;  // arrows drive the replay, not focus
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 330 core");
+
+  int rc = 0;
+  {
+    ts::app::App app(window, opt);
+    g_app_for_drop = &app;
+    glfwSetDropCallback(window, on_drop);
+
+    if (opt.scripted()) {
+      std::string err;
+      if (!app.prepare_scripted(&err)) {
+        std::fprintf(stderr, "tilescope: %s\n", err.c_str());
+        rc = 1;
+      } else {
+        // A few frames so that fonts, layout and auto-sized items settle.
+        for (int i = 0; i < 4; ++i) {
+          glfwPollEvents();
+          app.frame();
+          if (i < 3) glfwSwapBuffers(window);
+        }
+        if (!opt.screenshot.empty()) {
+          if (!app.write_screenshot(opt.screenshot, opt.cells_json, &err)) {
+            std::fprintf(stderr, "tilescope: %s\n", err.c_str());
+            rc = 1;
+          } else {
+            std::printf("wrote %s\n", opt.screenshot.c_str());
+          }
+        }
+        glfwSwapBuffers(window);
+        if (opt.frames > 0) {
+          // Frames per second while the replay plays (the cells change every frame).
+          auto& s = app.state();
+          s.request_position(0);
+          s.replay_ui.playing = true;
+          s.replay_ui.speed = std::max(1000.0, double(s.replay->size()) / 5.0);
+          const auto t0 = std::chrono::steady_clock::now();
+          for (int i = 0; i < opt.frames; ++i) {
+            glfwPollEvents();
+            if (!s.replay_ui.playing) s.replay_ui.playing = true, s.request_position(0);
+            app.frame();
+            glfwSwapBuffers(window);
+          }
+          glFinish();
+          const double sec =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          std::printf("%d frames at %dx%d in %.2f s: %.1f frames per second (%s)\n", opt.frames,
+                      opt.width, opt.height, sec, opt.frames / sec,
+                      reinterpret_cast<const char*>(glGetString(GL_RENDERER)));
+        }
+      }
+      if (!opt.exit_after && rc == 0) {
+        while (!glfwWindowShouldClose(window) && app.frame()) {
+          glfwSwapBuffers(window);
+          glfwWaitEventsTimeout(app.needs_continuous_redraw() ? 0.0 : 1.0);
+        }
+      }
+    } else {
+      // Idle when nothing moves: wait for input; redraw continuously only while
+      // playing or while a run is in flight.
+      int settle = 2;
+      while (!glfwWindowShouldClose(window)) {
+        if (app.needs_continuous_redraw() || settle > 0) {
+          glfwPollEvents();
+          --settle;
+        } else {
+          glfwWaitEventsTimeout(1.0);
+          settle = 2;  // ImGui needs a frame or two after an input to settle
+        }
+        if (!app.frame()) break;
+        glfwSwapBuffers(window);
+      }
+    }
+    g_app_for_drop = nullptr;
+  }
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window);
+  glfwTerminate();
+  return rc;
 }

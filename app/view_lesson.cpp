@@ -1,0 +1,167 @@
+// Lesson: pick a catalogue variant, set its parameters (with the limits
+// shown), switch each __syncthreads() on or off, choose the backend, run.
+// Invalid parameters are refused here, with validate()'s reason, before anything runs.
+#include <imgui.h>
+
+#include <string>
+
+#include "app/palette.hpp"
+#include "app/view.hpp"
+
+namespace ts::app {
+
+class LessonView final : public View {
+ public:
+  const char* name() const override { return "Lesson"; }
+  Slot slot() const override { return Slot::Left; }
+  int order() const override { return 0; }
+
+  void draw(AppState& s) override {
+    RunRequest& req = s.request;
+    const Variant* v = find_variant(req.variant);
+    ImGui::PushItemWidth(-1);
+    if (ImGui::BeginCombo("##lesson", v ? v->title : "choose a lesson")) {
+      Family last = Family::Stencil;
+      bool first = true;
+      for (const Variant& c : catalogue()) {
+        if (first || c.family != last) {
+          ImGui::TextDisabled(c.family == Family::Matmul ? "Matrix multiply" : "1D stencil");
+          last = c.family;
+          first = false;
+        }
+        if (ImGui::Selectable(c.title, v == &c)) {
+          req.variant = c.id;
+          req.params = c.defaults;
+          req.barrier_mask = all_barriers(c);
+          s.run_requested = true;  // a new lesson shows at once
+        }
+      }
+      ImGui::EndCombo();
+    }
+    ImGui::PopItemWidth();
+    if (!v) {
+      ImGui::TextWrapped("Choose a lesson.");
+      return;
+    }
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("%s", v->summary);
+    ImGui::PopTextWrapPos();
+    // Run sits on top so that it is always in view; it is refused while the parameters are invalid.
+    const bool can_run = s.param_error.empty() && !s.job.active();
+    if (!can_run) ImGui::BeginDisabled();
+    ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.0f, 0.62f, 0.45f, 0.85f));
+    if (ImGui::Button(s.job.active() ? "Running..." : "Run  (F5)", ImVec2(-1, ImGui::GetFrameHeight() * 1.3f)))
+      s.run_requested = true;
+    ImGui::PopStyleColor();
+    if (!can_run) ImGui::EndDisabled();
+    ImGui::Separator();
+
+    // Parameters the variant reads, with their limits.
+    const CudaStatus& gpu = cuda_status();
+    const bool use_gpu = req.backend != BackendChoice::Sim && gpu.usable;
+    const DeviceLimits lim = use_gpu ? gpu.limits() : simulator_model().limits();
+    Params& p = req.params;
+    bool changed = false;
+    const float w = ImGui::GetFontSize() * 7;
+    auto int_param = [&](const char* label, int* value, uint32_t bit, const char* hint) {
+      if (!(v->uses & bit)) return;
+      ImGui::SetNextItemWidth(w);
+      changed |= ImGui::InputInt(label, value, 1, 4);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", hint);
+    };
+    int_param("m (rows of A, C)", &p.m, kUsesM, "rows of A and C");
+    int_param("k (shared dimension)", &p.k, kUsesK, "columns of A, rows of B");
+    int_param(v->uses & kUsesM ? "n (columns of B, C)" : "n (matrix size)", &p.n, kUsesN,
+              "the matrices are n x n (rectangular: B and C have n columns)");
+    if (v->uses & kUsesTile) {
+      ImGui::SetNextItemWidth(w);
+      const std::string cur = std::to_string(p.tile);
+      if (ImGui::BeginCombo("tile width", cur.c_str())) {
+        for (int t : kTileWidths) {
+          const std::string lbl = std::to_string(t) + " x " + std::to_string(t) + "  (" +
+                                  std::to_string(t * t) + " threads)";
+          if (ImGui::Selectable(lbl.c_str(), t == p.tile)) {
+            p.tile = t;
+            changed = true;
+          }
+        }
+        ImGui::EndCombo();
+      }
+    }
+    int_param("length", &p.length, kUsesLength, "number of elements of the stencil's arrays");
+    int_param("radius R", &p.radius, kUsesRadius, "neighbours on each side: 2R + 1 inputs per output");
+    int_param(v->family == Family::Matmul ? "block side" : "block size", &p.block, kUsesBlock,
+              v->family == Family::Matmul ? "threads per block: side x side"
+                                          : "threads per block");
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("limits: %d threads per block, %d KiB shared memory per block",
+                        lim.max_threads_per_block, lim.max_shared_per_block / 1024);
+    ImGui::PopTextWrapPos();
+    if (auto err = validate(*v, p, lim))
+      s.param_error = *err;
+    else
+      s.param_error.clear();
+    if (!s.param_error.empty()) {
+      ImGui::PushTextWrapPos(0);
+      ImGui::TextColored(ImVec4(0.9f, 0.45f, 0.1f, 1), "Cannot run: %s", s.param_error.c_str());
+      ImGui::PopTextWrapPos();
+    }
+
+    // One checkbox per barrier, named by its line.
+    if (!v->barriers.empty()) {
+      ImGui::Separator();
+      ImGui::TextUnformatted("Barriers (__syncthreads)");
+      for (const BarrierInfo& b : v->barriers) {
+        bool on = (req.barrier_mask >> (b.id - 1)) & 1u;
+        const std::string lbl = "barrier " + std::to_string(b.id) + ", line " + std::to_string(b.line);
+        if (ImGui::Checkbox(lbl.c_str(), &on)) {
+          req.barrier_mask = on ? (req.barrier_mask | (1u << (b.id - 1)))
+                                : (req.barrier_mask & ~(1u << (b.id - 1)));
+          changed = true;
+        }
+        ImGui::PushTextWrapPos(0);
+        ImGui::Indent();
+        ImGui::TextDisabled("%s", b.purpose);
+        ImGui::Unindent();
+        ImGui::PopTextWrapPos();
+      }
+    } else {
+      ImGui::TextDisabled("This kernel has no barriers.");
+    }
+
+    // Backend and, for the simulator, its schedule.
+    ImGui::Separator();
+    int be = int(req.backend);
+    ImGui::SetNextItemWidth(w * 1.4f);
+    if (ImGui::Combo("backend", &be, "auto\0GPU (CUDA)\0CPU simulator\0")) {
+      req.backend = BackendChoice(be);
+      changed = true;
+    }
+    ImGui::PushTextWrapPos(0);
+    if (gpu.usable) {
+      ImGui::TextDisabled("GPU: %s", gpu.device_name.c_str());
+    } else {
+      ImGui::TextDisabled("no GPU: the CPU simulator runs the same kernels");
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", gpu.reason.c_str());
+    }
+    ImGui::PopTextWrapPos();
+    if (!use_gpu) {
+      int sk = int(req.schedule.kind);
+      ImGui::SetNextItemWidth(w * 1.4f);
+      if (ImGui::Combo("schedule", &sk, "lockstep\0warp skew\0random\0")) {
+        req.schedule.kind = ScheduleKind(sk);
+        changed = true;
+      }
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("How the simulator interleaves warps. Warp skew lets odd warps fall\n"
+                          "behind: with a barrier removed, that is when the race bites.");
+    }
+    (void)changed;
+
+    if (ImGui::Button("Open a trace file...", ImVec2(-1, 0))) s.file_dialog_open = true;
+  }
+};
+
+TS_REGISTER_VIEW(LessonView);
+
+}  // namespace ts::app
