@@ -7,8 +7,8 @@
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
 #include <imgui_internal.h>  // settings handler for our layout in imgui.ini
-#include <nlohmann/json.hpp>
 #include <stb/stb_image_write.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -85,9 +85,9 @@ std::unique_ptr<JobOutput> load_job(std::string path) {
       return out;
     }
     out->result.verdict = verdict_for(*t);
-    out->result.backend_note = std::string("trace file recorded on ") +
-                               (t->config.device_name.empty() ? to_string(t->config.backend)
-                                                              : t->config.device_name);
+    out->result.backend_note =
+        std::string("trace file recorded on ") +
+        (t->config.device_name.empty() ? to_string(t->config.backend) : t->config.device_name);
     out->trace = std::make_shared<const Trace>(std::move(*t));
     out->replay = std::make_unique<Replay>(out->trace);
     out->ok = true;
@@ -98,7 +98,9 @@ std::unique_ptr<JobOutput> load_job(std::string path) {
 }
 
 // imgui.ini: our layout and presentation under [TileScope][Layout].
-void* settings_open(ImGuiContext*, ImGuiSettingsHandler* h, const char*) { return h->UserData; }
+void* settings_open(ImGuiContext*, ImGuiSettingsHandler* h, const char*) {
+  return h->UserData;
+}
 void settings_read(ImGuiContext*, ImGuiSettingsHandler*, void* entry, const char* line) {
   auto* s = static_cast<AppState*>(entry);
   float f = 0;
@@ -135,7 +137,8 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
   s.present.theme_pinned = !opt_.theme.empty() || opt_.scripted();
   if (opt_.scripted()) s.present.font_pinned = true;
   s.present.heatmap = opt_.heatmap;
-  s.replay_ui.order_request = opt_.order == "recorded" ? ReplayOrder::AsRecorded : ReplayOrder::Lockstep;
+  s.replay_ui.order_request =
+      opt_.order == "recorded" ? ReplayOrder::AsRecorded : ReplayOrder::Lockstep;
 
   ImGuiSettingsHandler h;
   h.TypeName = "TileScope";
@@ -347,7 +350,8 @@ void App::handle_shortcuts() {
   if (pressed(GLFW_KEY_F11, false)) s.present.fullscreen = !s.present.fullscreen;
   if (pressed(GLFW_KEY_F5, false)) s.run_requested = true;
   if (io.WantTextInput || ctrl) return;
-  if (pressed(GLFW_KEY_T, false)) s.present.theme = s.present.theme == Theme::Dark ? Theme::Light : Theme::Dark;
+  if (pressed(GLFW_KEY_T, false))
+    s.present.theme = s.present.theme == Theme::Dark ? Theme::Light : Theme::Dark;
   if (pressed(GLFW_KEY_H, false)) s.present.heatmap = !s.present.heatmap;
   if (!s.replay) return;
   Replay& r = *s.replay;
@@ -418,8 +422,8 @@ void App::rebuild_fonts() {
   ImGuiIO& io = ImGui::GetIO();
   io.Fonts->Clear();
   const float px = std::round(s.present.font_size * s.present.content_scale);
-  static const ImWchar ranges[] = {0x0020, 0x00FF, 0x2010, 0x2027, 0x2190, 0x21FF,
-                                   0x2200, 0x22FF, 0x25A0, 0x25FF, 0x23E9, 0x23FA, 0};
+  static const ImWchar ranges[] = {0x0020, 0x00FF, 0x2010, 0x2027, 0x2190, 0x21FF, 0x2200,
+                                   0x22FF, 0x25A0, 0x25FF, 0x23E9, 0x23FA, 0};
   const std::string sans = find_font("DejaVuSans.ttf");
   const std::string mono = find_font("DejaVuSansMono.ttf");
   const std::string bold = find_font("DejaVuSans-Bold.ttf");
@@ -429,17 +433,18 @@ void App::rebuild_fonts() {
     ImFontConfig cfg;
     cfg.SizePixels = px;
     main_font = io.Fonts->AddFontDefault(&cfg);
-    s.present.font_note = "DejaVu Sans not found (install fonts-dejavu-core): using Dear ImGui's built-in font";
+    s.present.font_note =
+        "DejaVu Sans not found (install fonts-dejavu-core): using Dear ImGui's built-in font";
     s.present.have_symbols = false;
   } else {
     s.present.font_note = "DejaVu Sans";
     s.present.have_symbols = true;
   }
-  ImFont* mono_font = mono.empty() ? nullptr
-                                   : io.Fonts->AddFontFromFileTTF(mono.c_str(), px, nullptr, ranges);
+  ImFont* mono_font =
+      mono.empty() ? nullptr : io.Fonts->AddFontFromFileTTF(mono.c_str(), px, nullptr, ranges);
   ImFont* big_font = bold.empty() ? nullptr
-                                  : io.Fonts->AddFontFromFileTTF(bold.c_str(), std::round(px * 1.25f),
-                                                                 nullptr, ranges);
+                                  : io.Fonts->AddFontFromFileTTF(
+                                        bold.c_str(), std::round(px * 1.25f), nullptr, ranges);
   s.present.mono_font = mono_font;
   s.present.big_font = big_font;
   io.FontDefault = main_font;
@@ -467,7 +472,8 @@ void App::draw_menu() {
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("View")) {
-    if (ImGui::MenuItem("Dark theme", "T", s.present.theme == Theme::Dark)) s.present.theme = Theme::Dark;
+    if (ImGui::MenuItem("Dark theme", "T", s.present.theme == Theme::Dark))
+      s.present.theme = Theme::Dark;
     if (ImGui::MenuItem("Light theme (projectors)", "T", s.present.theme == Theme::Light))
       s.present.theme = Theme::Light;
     if (ImGui::MenuItem("Larger text", "Ctrl +")) {
@@ -505,9 +511,9 @@ void App::draw_menu() {
   }
   // Status on the right of the menu bar: what is running, where.
   const std::string status =
-      s.job.active() ? "running " + s.job.what + "..."
-                     : (s.result.backend_note.empty() ? std::string("no trace yet")
-                                                      : s.result.backend_note);
+      s.job.active()
+          ? "running " + s.job.what + "..."
+          : (s.result.backend_note.empty() ? std::string("no trace yet") : s.result.backend_note);
   const float w = ImGui::CalcTextSize(status.c_str()).x;
   ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 20, ImGui::GetWindowWidth() - w - 20));
   ImGui::TextDisabled("%s", status.c_str());
@@ -550,7 +556,8 @@ void App::draw_slots(float top) {
   if (W < 320 || H < 200) {
     ImGui::SetNextWindowPos(ImVec2(0, top));
     ImGui::SetNextWindowSize(ImVec2(std::max(W, 1.0f), std::max(H, 1.0f)));
-    ImGui::Begin("##small", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoSavedSettings);
+    ImGui::Begin("##small", nullptr,
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoSavedSettings);
     ImGui::TextWrapped("The window is too small to show the lesson. Make it larger.");
     ImGui::End();
     return;
@@ -564,12 +571,18 @@ void App::draw_slots(float top) {
   const float right_split = std::round((H - B) * 0.5f);
   auto rect = [&](Slot slot) -> Rect {
     switch (slot) {
-      case Slot::Left: return {0, top, L, left_split};
-      case Slot::LeftLower: return {0, top + left_split, L, H - left_split};
-      case Slot::Center: return {L, top, W - L - R, H - B};
-      case Slot::Right: return {W - R, top, R, right_split};
-      case Slot::RightLower: return {W - R, top + right_split, R, H - B - right_split};
-      case Slot::Bottom: return {L, top + H - B, W - L, B};
+      case Slot::Left:
+        return {0, top, L, left_split};
+      case Slot::LeftLower:
+        return {0, top + left_split, L, H - left_split};
+      case Slot::Center:
+        return {L, top, W - L - R, H - B};
+      case Slot::Right:
+        return {W - R, top, R, right_split};
+      case Slot::RightLower:
+        return {W - R, top + right_split, R, H - B - right_split};
+      case Slot::Bottom:
+        return {L, top + H - B, W - L, B};
     }
     return {0, 0, 0, 0};
   };
@@ -580,7 +593,8 @@ void App::draw_slots(float top) {
   for (size_t i = 0; i < views_.size();) {
     const Slot slot = views_[i]->slot();
     size_t j = i;
-    while (j < views_.size() && views_[j]->slot() == slot) ++j;
+    while (j < views_.size() && views_[j]->slot() == slot)
+      ++j;
     const Rect r = rect(slot);
     ImGui::SetNextWindowPos(ImVec2(r.x, r.y));
     ImGui::SetNextWindowSize(ImVec2(std::max(r.w, 1.0f), std::max(r.h, 1.0f)));
@@ -629,7 +643,8 @@ bool App::frame() {
       else
         s.present.fullscreen = false;
     } else {
-      glfwSetWindowMonitor(window_, nullptr, windowed_[0], windowed_[1], windowed_[2], windowed_[3], 0);
+      glfwSetWindowMonitor(window_, nullptr, windowed_[0], windowed_[1], windowed_[2], windowed_[3],
+                           0);
     }
   }
   rebuild_fonts();
@@ -641,7 +656,8 @@ bool App::frame() {
   ImGui::NewFrame();
   handle_shortcuts();
   apply_requests(dt);
-  for (auto& v : views_) v->update(s);
+  for (auto& v : views_)
+    v->update(s);
 
   draw_menu();
   const float top = ImGui::GetFrameHeight();
@@ -672,10 +688,12 @@ bool App::apply_position_spec(const std::string& spec, std::string* error) {
       pos = r.size();
     } else if (spec.rfind("phase:", 0) == 0) {
       const int n = std::stoi(spec.substr(6));
-      for (int i = 0; i < n; ++i) pos = r.phase_step(pos, true, s.selection.block);
+      for (int i = 0; i < n; ++i)
+        pos = r.phase_step(pos, true, s.selection.block);
     } else if (spec.rfind("barrier:", 0) == 0) {
       const int n = std::stoi(spec.substr(8));
-      for (int i = 0; i < n; ++i) pos = r.barrier_step(pos, true, s.selection.block);
+      for (int i = 0; i < n; ++i)
+        pos = r.barrier_step(pos, true, s.selection.block);
     } else {
       pos = std::stoull(spec);
     }
@@ -737,11 +755,16 @@ bool App::write_screenshot(const std::string& png, const std::string& json, std:
   nlohmann::json j;
   j["width"] = fw;
   j["height"] = fh;
-  j["palette"] = {{"loaded", rgb(pal.loaded)},   {"padded", rgb(pal.padded)},
-                  {"hatch", rgb(pal.hatch)},     {"written", rgb(pal.written)},
-                  {"shared_loaded", rgb(pal.shared_loaded)}, {"halo", rgb(pal.halo)},
-                  {"wrong", rgb(pal.wrong)},     {"touched", rgb(pal.touched)},
-                  {"cell", rgb(pal.cell)},       {"background", rgb(pal.background)}};
+  j["palette"] = {{"loaded", rgb(pal.loaded)},
+                  {"padded", rgb(pal.padded)},
+                  {"hatch", rgb(pal.hatch)},
+                  {"written", rgb(pal.written)},
+                  {"shared_loaded", rgb(pal.shared_loaded)},
+                  {"halo", rgb(pal.halo)},
+                  {"wrong", rgb(pal.wrong)},
+                  {"touched", rgb(pal.touched)},
+                  {"cell", rgb(pal.cell)},
+                  {"background", rgb(pal.background)}};
   j["position"] = s.replay ? s.replay->position() : 0;
   j["events"] = s.replay ? s.replay->size() : 0;
   j["selected_block"] = s.selection.block;
@@ -767,8 +790,8 @@ bool App::write_screenshot(const std::string& png, const std::string& json, std:
     for (uint64_t p = r.position(); p > 0; --p) {
       const Event& e = r.trace().events[r.event_at(p)];
       if (e.kind == EventKind::GlobalStore) {
-        j["last_store"] = {{"buffer", to_string(e.buffer)}, {"element", e.element},
-                           {"value", e.value}};
+        j["last_store"] = {
+            {"buffer", to_string(e.buffer)}, {"element", e.element}, {"value", e.value}};
         break;
       }
     }

@@ -17,23 +17,23 @@ namespace ts::app {
 
 // Command-line options (interactive and scripted).
 struct Options {
-  std::string lesson;             // catalogue id; empty: the default lesson
-  Params params;                  // overrides of the lesson's defaults (0 = default)
-  std::string barriers;           // "all", "none" or a list "1,2"
-  std::string backend = "auto";   // auto, cuda, sim
+  std::string lesson;                 // catalogue id; empty: the default lesson
+  Params params;                      // overrides of the lesson's defaults (0 = default)
+  std::string barriers;               // "all", "none" or a list "1,2"
+  std::string backend = "auto";       // auto, cuda, sim
   std::string schedule = "lockstep";  // lockstep, skew, random
   uint64_t seed = 1;
-  std::string order = "lockstep";     // recorded, lockstep
-  std::string position;               // event index, 'end', 'phase:N', 'barrier:N'
+  std::string order = "lockstep";  // recorded, lockstep
+  std::string position;            // event index, 'end', 'phase:N', 'barrier:N'
   int select_block = -1;
-  std::string trace_file;             // open this trace instead of running
-  std::string screenshot;             // write a PNG of the window
-  std::string cells_json;             // and where the cells were
+  std::string trace_file;  // open this trace instead of running
+  std::string screenshot;  // write a PNG of the window
+  std::string cells_json;  // and where the cells were
   int width = 1600, height = 900;
   bool exit_after = false;
-  int frames = 0;                     // render N frames and print frames per second
-  float font_size = 0;                // 0: default
-  std::string theme;  // dark, light; empty: as last time (imgui.ini)
+  int frames = 0;       // render N frames and print frames per second
+  float font_size = 0;  // 0: default
+  std::string theme;    // dark, light; empty: as last time (imgui.ini)
   bool heatmap = false;
   bool scripted() const { return !screenshot.empty() || exit_after || frames > 0; }
 };

@@ -52,10 +52,10 @@ namespace ts::app {
 struct JobOutput {
   bool ok = false;
   std::string error;
-  RunResult result;                 // trace moved out into `trace`
+  RunResult result;  // trace moved out into `trace`
   std::shared_ptr<const Trace> trace;
   std::unique_ptr<Replay> replay;
-  std::string source;               // "run" or the file's path
+  std::string source;  // "run" or the file's path
 };
 
 // A run of the engine in the background, so the window stays responsive.
@@ -137,7 +137,7 @@ struct Presentation {
   bool font_pinned = false;   // set on the command line: imgui.ini does not override it
   bool theme_pinned = false;
   bool have_symbols = false;  // the font has arrows and shapes (DejaVu)
-  std::string font_note;  // "DejaVu Sans" or why the default font is used
+  std::string font_note;      // "DejaVu Sans" or why the default font is used
 };
 
 // The layout of the fixed panels, as fractions of the window; persisted in imgui.ini.
@@ -153,7 +153,7 @@ struct DrawnArray {
   Buffer id = Buffer::None;
   bool shared = false;
   uint32_t block = 0;
-  int rows = 0, cols = 0;       // cells drawn (may include padding beyond the array)
+  int rows = 0, cols = 0;            // cells drawn (may include padding beyond the array)
   int data_rows = 0, data_cols = 0;  // the array's own extent
   float x = 0, y = 0, cell_w = 0, cell_h = 0;
 };

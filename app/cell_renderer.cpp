@@ -17,8 +17,8 @@ unsigned compile(unsigned kind, const char* src, std::string* error) {
   if (!ok) {
     char log[2048];
     glGetShaderInfoLog(s, sizeof log, nullptr, log);
-    if (error) *error = std::string(kind == GL_VERTEX_SHADER ? "vertex" : "fragment") +
-                        " shader: " + log;
+    if (error)
+      *error = std::string(kind == GL_VERTEX_SHADER ? "vertex" : "fragment") + " shader: " + log;
     glDeleteShader(s);
     return 0;
   }

@@ -17,9 +17,9 @@ namespace ts::app {
 
 struct CellImage {
   int cols = 0, rows = 0;
-  int tile_w = 0, tile_h = 0;      // tile boundary every tile_w columns / tile_h rows (0: none)
-  std::vector<uint32_t> fill;      // RGBA8 per cell (A: flags, bit 0 = hatched)
-  std::vector<uint32_t> outline;   // RGBA8 per cell (A = 0: no outline)
+  int tile_w = 0, tile_h = 0;     // tile boundary every tile_w columns / tile_h rows (0: none)
+  std::vector<uint32_t> fill;     // RGBA8 per cell (A: flags, bit 0 = hatched)
+  std::vector<uint32_t> outline;  // RGBA8 per cell (A = 0: no outline)
   void resize(int c, int r) {
     cols = c;
     rows = r;
@@ -27,9 +27,9 @@ struct CellImage {
     outline.assign(size_t(c) * size_t(r), 0);
   }
   void set(int col, int row, Rgb rgb, bool hatched = false) {
-    fill[size_t(row) * size_t(cols) + size_t(col)] =
-        uint32_t(rgb.r) | (uint32_t(rgb.g) << 8) | (uint32_t(rgb.b) << 16) |
-        (uint32_t(hatched ? 1 : 0) << 24);
+    fill[size_t(row) * size_t(cols) + size_t(col)] = uint32_t(rgb.r) | (uint32_t(rgb.g) << 8) |
+                                                     (uint32_t(rgb.b) << 16) |
+                                                     (uint32_t(hatched ? 1 : 0) << 24);
   }
   void set_outline(int col, int row, Rgb rgb) {
     outline[size_t(row) * size_t(cols) + size_t(col)] = rgb.abgr(255);

@@ -49,7 +49,8 @@ bool FileDialog::draw(std::string* chosen) {
   const ImVec2 ds = ImGui::GetIO().DisplaySize;
   ImGui::SetNextWindowSize(ImVec2(std::min(ds.x * 0.9f, 900.0f), std::min(ds.y * 0.8f, 640.0f)),
                            ImGuiCond_Appearing);
-  ImGui::SetNextWindowPos(ImVec2(ds.x * 0.5f, ds.y * 0.5f), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowPos(ImVec2(ds.x * 0.5f, ds.y * 0.5f), ImGuiCond_Appearing,
+                          ImVec2(0.5f, 0.5f));
   bool picked = false;
   bool keep = true;
   if (ImGui::BeginPopupModal("Open a trace file", &keep)) {
@@ -67,8 +68,7 @@ bool FileDialog::draw(std::string* chosen) {
     for (const auto& e : entries_) {
       std::error_code ec;
       const bool is_dir = e.is_directory(ec);
-      const std::string label =
-          (is_dir ? "[dir]  " : "       ") + e.path().filename().string();
+      const std::string label = (is_dir ? "[dir]  " : "       ") + e.path().filename().string();
       if (ImGui::Selectable(label.c_str(), false, ImGuiSelectableFlags_AllowDoubleClick)) {
         if (is_dir) {
           go_into = e.path();
@@ -84,7 +84,8 @@ bool FileDialog::draw(std::string* chosen) {
       list();
     }
     ImGui::SetNextItemWidth(-ImGui::CalcTextSize("Open  Cancel").x - 40);
-    if (ImGui::InputText("##path", path_buf_, sizeof path_buf_, ImGuiInputTextFlags_EnterReturnsTrue))
+    if (ImGui::InputText("##path", path_buf_, sizeof path_buf_,
+                         ImGuiInputTextFlags_EnterReturnsTrue))
       picked = true;
     ImGui::SameLine();
     if (ImGui::Button("Open")) picked = true;

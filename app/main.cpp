@@ -23,7 +23,8 @@
 namespace {
 
 // Files dropped on the window: the first trace file is opened.
-ts::app::App* g_app_for_drop = nullptr;  // set while the window lives; GLFW callbacks take no user data here
+ts::app::App* g_app_for_drop =
+    nullptr;  // set while the window lives; GLFW callbacks take no user data here
 void on_drop(GLFWwindow*, int count, const char** paths) {
   if (g_app_for_drop && count > 0) g_app_for_drop->state().open_trace_request = paths[0];
 }
@@ -49,7 +50,8 @@ int main(int argc, char** argv) {
   cli.add_option("--block", opt.params.block, "threads per block (naive matmul: block side)");
   cli.add_option("--barriers", opt.barriers, "barriers kept: all, none or a list like 1,2")
       ->default_val("all");
-  cli.add_option("--backend", opt.backend, "auto, cuda or sim")->check(CLI::IsMember({"auto", "cuda", "sim"}));
+  cli.add_option("--backend", opt.backend, "auto, cuda or sim")
+      ->check(CLI::IsMember({"auto", "cuda", "sim"}));
   cli.add_option("--schedule", opt.schedule, "simulator schedule: lockstep, skew or random")
       ->check(CLI::IsMember({"lockstep", "skew", "random"}));
   cli.add_option("--seed", opt.seed, "seed of the random schedule");
@@ -58,10 +60,12 @@ int main(int argc, char** argv) {
   cli.add_option("--position", opt.position, "event index, start, end, phase:N or barrier:N");
   cli.add_option("--select-block", opt.select_block, "the block whose shared memory is shown");
   cli.add_option("--screenshot", opt.screenshot, "write a PNG of the window");
-  cli.add_option("--cells-json", opt.cells_json, "write where each array's cells are (with --screenshot)");
+  cli.add_option("--cells-json", opt.cells_json,
+                 "write where each array's cells are (with --screenshot)");
   cli.add_option("--size", size, "window size WIDTHxHEIGHT");
   cli.add_flag("--exit", opt.exit_after, "exit after the screenshot (scripted mode)");
-  cli.add_option("--frames", opt.frames, "render N frames while playing and print frames per second");
+  cli.add_option("--frames", opt.frames,
+                 "render N frames while playing and print frames per second");
   cli.add_option("--font-size", opt.font_size, "text size in points (Ctrl +/- in the window)");
   cli.add_option("--theme", opt.theme, "dark or light")->check(CLI::IsMember({"dark", "light"}));
   cli.add_flag("--heatmap", opt.heatmap, "show the global-load heatmap");

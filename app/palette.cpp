@@ -67,8 +67,8 @@ const Palette& palette(Theme t) {
 
 Rgb heat(float f) {
   // A few stops of a viridis-like ramp: dark blue, teal, green, yellow.
-  static const Rgb stops[] = {{48, 18, 90}, {40, 90, 140}, {30, 150, 135}, {110, 200, 80},
-                              {250, 230, 35}};
+  static const Rgb stops[] = {
+      {48, 18, 90}, {40, 90, 140}, {30, 150, 135}, {110, 200, 80}, {250, 230, 35}};
   f = std::clamp(f, 0.0f, 1.0f) * 4.0f;
   const int i = std::min(3, int(f));
   const float u = f - float(i);

@@ -55,6 +55,8 @@ const Palette& palette(Theme t);
 Rgb heat(float f);
 // Text colour that reads on `fill`.
 Rgb text_on(const Palette& p, Rgb fill);
-inline float to_f(uint8_t c) { return float(c) / 255.0f; }
+inline float to_f(uint8_t c) {
+  return float(c) / 255.0f;
+}
 
 }  // namespace ts::app

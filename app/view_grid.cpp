@@ -28,11 +28,16 @@ std::string format_value(float v) {
 
 Rgb mark_colour(MarkStyle m) {
   switch (m) {
-    case MarkStyle::Write: return okabe_ito::kBlue;
-    case MarkStyle::Read: return okabe_ito::kSkyBlue;
-    case MarkStyle::Hazard: return okabe_ito::kVermillion;
-    case MarkStyle::Wrong: return okabe_ito::kVermillion;
-    case MarkStyle::Info: return okabe_ito::kYellow;
+    case MarkStyle::Write:
+      return okabe_ito::kBlue;
+    case MarkStyle::Read:
+      return okabe_ito::kSkyBlue;
+    case MarkStyle::Hazard:
+      return okabe_ito::kVermillion;
+    case MarkStyle::Wrong:
+      return okabe_ito::kVermillion;
+    case MarkStyle::Info:
+      return okabe_ito::kYellow;
   }
   return okabe_ito::kYellow;
 }
@@ -71,7 +76,9 @@ class GridView final : public View {
     }
     renderer_.begin_frame();
     if (!s.has_trace()) {
-      ImGui::TextDisabled(s.job.active() ? "Running the lesson..." : "No trace yet: press Run in the Lesson panel, or open a trace file.");
+      ImGui::TextDisabled(
+          s.job.active() ? "Running the lesson..."
+                         : "No trace yet: press Run in the Lesson panel, or open a trace file.");
       return;
     }
     const Replay& r = *s.replay;
@@ -89,7 +96,8 @@ class GridView final : public View {
     resident(s, r);
 
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    for (Placed& p : placed) draw_array(s, r, t, pal, dl, p);
+    for (Placed& p : placed)
+      draw_array(s, r, t, pal, dl, p);
     selection_overlay(s, t, pal, dl, placed);
     ImGui::Dummy(avail);
   }
@@ -114,10 +122,14 @@ class GridView final : public View {
       ImGui::SameLine();
       if (ImGui::SmallButton("unfollow")) s.selection.thread = -1;
     }
-    ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 10, ImGui::GetWindowWidth() - ImGui::GetFontSize() * 15));
+  }
+
+  void toggles(AppState& s) {
+    const float need = ImGui::CalcTextSize("values  heatmap").x + ImGui::GetFrameHeight() * 2 + 30;
+    if (ImGui::GetContentRegionAvail().x < need) ImGui::NewLine();
     ImGui::Checkbox("values", &s.present.show_values);
     ImGui::SameLine();
-    ImGui::Checkbox("heatmap", &s.present.heatmap);
+    ImGui::Checkbox("heatmap (H)", &s.present.heatmap);
   }
 
   // Starts a new legend line when the next chip would not fit.
@@ -162,11 +174,13 @@ class GridView final : public View {
       const float h = ImGui::GetTextLineHeight();
       const ImVec2 p = ImGui::GetCursorScreenPos();
       for (int i = 0; i < 40; ++i)
-        ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x + i * 4, p.y), ImVec2(p.x + i * 4 + 4, p.y + h),
-                                                  heat(float(i) / 39).abgr());
+        ImGui::GetWindowDrawList()->AddRectFilled(
+            ImVec2(p.x + i * 4, p.y), ImVec2(p.x + i * 4 + 4, p.y + h), heat(float(i) / 39).abgr());
       ImGui::Dummy(ImVec2(160, h));
       ImGui::SameLine();
       ImGui::Text("1 .. %u (the most read so far)", heat_max_);
+      ImGui::SameLine(0, 20);
+      toggles(s);
       return;
     }
     const bool stencil = s.has_trace() && s.replay->array(Buffer::In) != nullptr;
@@ -177,7 +191,7 @@ class GridView final : public View {
     chip(pal.written, "written");
     chip(pal.wrong, "wrong / stale");
     outline_chip(pal.touched, "last instruction");
-    ImGui::NewLine();
+    toggles(s);
   }
 
   std::vector<Placed> layout(AppState& s, const Replay& r, const Trace& t, ImVec2 origin,
@@ -207,7 +221,8 @@ class GridView final : public View {
       Placed A = make(Buffer::A, false, "A"), B = make(Buffer::B, false, "B"),
              C = make(Buffer::C, false, "C = A x B");
       for (Placed* p : {&A, &B, &C}) {
-        if (tile > 0 && !t.config.variant.empty() && t.config.variant.find("tiled") != std::string::npos) {
+        if (tile > 0 && !t.config.variant.empty() &&
+            t.config.variant.find("tiled") != std::string::npos) {
           p->rows = padded(p->data_rows);
           p->cols = padded(p->data_cols);
           p->tile = tile;
@@ -221,8 +236,7 @@ class GridView final : public View {
       const float wgaps = gap * (has_shared ? 2.5f : 1.0f);
       const float hcells = float(B.rows + C.rows);
       float cell = std::min((avail.x - wgaps - 4) / wcells, (avail.y - 2 * label_h - gap) / hcells);
-      if (has_shared && sh > 0)
-        cell = std::min(cell, (avail.y - 2 * label_h - gap) / float(sh));
+      if (has_shared && sh > 0) cell = std::min(cell, (avail.y - 2 * label_h - gap) / float(sh));
       cell = std::clamp(std::floor(cell), 2.0f, 72.0f);
       const float used_w = cell * wcells + wgaps;
       const float x0 = origin.x + std::max(0.0f, (avail.x - used_w) * 0.5f);
@@ -275,7 +289,8 @@ class GridView final : public View {
       Out.pos = ImVec2(x_in, y);
       out.push_back(Out);
     }
-    for (const Placed& p : out) {
+    for (Placed& p : out) {
+      p.pos = ImVec2(std::floor(p.pos.x), std::floor(p.pos.y));  // whole pixels: crisp lines
       DrawnArray d;
       d.id = p.id;
       d.shared = p.shared;
@@ -309,7 +324,8 @@ class GridView final : public View {
     heat_max_ = 1;
     for (const ReplayArray& a : r.arrays())
       if (!a.shared && !a.is_output)
-        for (uint32_t e = 0; e < a.count(); ++e) heat_max_ = std::max(heat_max_, r.cell(a.id, 0, e)->reads);
+        for (uint32_t e = 0; e < a.count(); ++e)
+          heat_max_ = std::max(heat_max_, r.cell(a.id, 0, e)->reads);
   }
 
   bool is_wrong(const AppState& s, Buffer id, uint32_t e) const {
@@ -323,12 +339,17 @@ class GridView final : public View {
     char title[96];
     if (p.shared) {
       const uint32_t gx = std::max(1u, t.config.geometry.grid.x);
-      std::snprintf(title, sizeof title, "%s  of block (%u, %u)", p.title.c_str(), p.block % gx, p.block / gx);
+      std::snprintf(title, sizeof title, "%s  of block (%u, %u)", p.title.c_str(), p.block % gx,
+                    p.block / gx);
     } else {
-      std::snprintf(title, sizeof title, "%s  (%d x %d)", p.title.c_str(), p.data_rows, p.data_cols);
+      std::snprintf(title, sizeof title, "%s  (%d x %d)", p.title.c_str(), p.data_rows,
+                    p.data_cols);
     }
-    if (p.wrap) std::snprintf(title, sizeof title, "%s  (%d elements, one block per row)", p.title.c_str(), p.data_cols);
-    dl->AddText(ImVec2(p.pos.x, p.pos.y - ImGui::GetTextLineHeightWithSpacing()), pal.text.abgr(), title);
+    if (p.wrap)
+      std::snprintf(title, sizeof title, "%s  (%d elements, one block per row)", p.title.c_str(),
+                    p.data_cols);
+    dl->AddText(ImVec2(p.pos.x, p.pos.y - ImGui::GetTextLineHeightWithSpacing()), pal.text.abgr(),
+                title);
 
     img_.resize(p.cols, p.rows);
     img_.tile_w = img_.tile_h = p.tile;
@@ -358,16 +379,19 @@ class GridView final : public View {
           else if (c->flags & kCellPadded)
             fill = pal.padded;
           else if (c->flags & kCellLoaded)
-            fill = (p.id == Buffer::StencilShared && (col < radius || col >= p.data_cols - radius)) ? pal.halo
-                                                                                                 : pal.shared_loaded;
+            fill = (p.id == Buffer::StencilShared && (col < radius || col >= p.data_cols - radius))
+                       ? pal.halo
+                       : pal.shared_loaded;
           else if (c->flags & kCellWritten)
             fill = pal.written;
           else
             fill = pal.shared_empty;
           img_.set(col, row, fill, (c->flags & kCellPadded) != 0);
         } else if (a && a->is_output) {
-          if (c->flags & kCellWritten) fill = (is_wrong(s, p.id, uint32_t(e)) ? pal.wrong : pal.written);
-          else if (at_end && is_wrong(s, p.id, uint32_t(e))) fill = pal.wrong;
+          if (c->flags & kCellWritten)
+            fill = (is_wrong(s, p.id, uint32_t(e)) ? pal.wrong : pal.written);
+          else if (at_end && is_wrong(s, p.id, uint32_t(e)))
+            fill = pal.wrong;
           img_.set(col, row, fill);
         } else {
           const uint64_t key = (uint64_t(p.id) << 32) | uint32_t(e);
@@ -400,8 +424,10 @@ class GridView final : public View {
       const float fs = std::min(ImGui::GetFontSize(), std::floor(p.cell * 0.5f));
       for (int row = 0; row < p.rows; ++row)
         for (int col = 0; col < p.cols; ++col) {
-          int64_t e = p.wrap ? int64_t(row) * p.wrap + col
-                             : (row < p.data_rows && col < p.data_cols ? int64_t(row) * p.data_cols + col : -1);
+          int64_t e =
+              p.wrap ? int64_t(row) * p.wrap + col
+                     : (row < p.data_rows && col < p.data_cols ? int64_t(row) * p.data_cols + col
+                                                               : -1);
           if (e < 0 || e >= int64_t(p.data_rows) * p.data_cols) continue;
           const CellState* c = r.cell(p.id, p.block, uint32_t(e));
           if (!c) continue;
@@ -439,8 +465,9 @@ class GridView final : public View {
     const int col = int(std::floor((m.x - p.pos.x) / p.cell));
     const int row = int(std::floor((m.y - p.pos.y) / p.cell));
     if (col < 0 || row < 0 || col >= p.cols || row >= p.rows) return;
-    int64_t e = p.wrap ? int64_t(row) * p.wrap + col
-                       : (row < p.data_rows && col < p.data_cols ? int64_t(row) * p.data_cols + col : -1);
+    int64_t e =
+        p.wrap ? int64_t(row) * p.wrap + col
+               : (row < p.data_rows && col < p.data_cols ? int64_t(row) * p.data_cols + col : -1);
     ImGui::BeginTooltip();
     if (e < 0 || e >= int64_t(p.data_rows) * p.data_cols) {
       ImGui::TextUnformatted("Outside the array: a tile hanging over the edge.");
@@ -466,8 +493,10 @@ class GridView final : public View {
       } else {
         ImGui::TextDisabled("not touched yet");
       }
-      if (!p.shared && !(a && a->is_output)) ImGui::Text("read from global memory %u times so far", c->reads);
-      if (c->flags & kCellPadded) ImGui::TextUnformatted("padding: a zero for an element outside the matrix");
+      if (!p.shared && !(a && a->is_output))
+        ImGui::Text("read from global memory %u times so far", c->reads);
+      if (c->flags & kCellPadded)
+        ImGui::TextUnformatted("padding: a zero for an element outside the matrix");
       if ((c->flags & kCellLoaded) && p.shared && c->src >= 0)
         ImGui::Text("copied from %s[%d]", to_string(c->src_buffer), c->src);
       if (c->flags & kCellStale)
@@ -514,8 +543,9 @@ class GridView final : public View {
       if (p.shared || !(p.id == Buffer::C || p.id == Buffer::Out)) continue;
       if (p.wrap) {
         const float y = p.pos.y + float(b) * p.cell;
-        dl->AddRect(ImVec2(p.pos.x - 2, y - 2), ImVec2(p.pos.x + p.cols * p.cell + 2, y + p.cell + 2),
-                    pal.selected.abgr(), 0, 0, 2.5f);
+        dl->AddRect(ImVec2(p.pos.x - 2, y - 2),
+                    ImVec2(p.pos.x + p.cols * p.cell + 2, y + p.cell + 2), pal.selected.abgr(), 0,
+                    0, 2.5f);
       } else {
         const float x = p.pos.x + float((b % gx) * bx) * p.cell;
         const float y = p.pos.y + float((b / gx) * by) * p.cell;
@@ -525,7 +555,8 @@ class GridView final : public View {
         if (s.selection.thread >= 0) {
           const float tx = x + float(uint32_t(s.selection.thread) % bx) * p.cell;
           const float ty = y + float(uint32_t(s.selection.thread) / bx) * p.cell;
-          dl->AddRect(ImVec2(tx, ty), ImVec2(tx + p.cell, ty + p.cell), pal.selected.abgr(), 0, 0, 3.0f);
+          dl->AddRect(ImVec2(tx, ty), ImVec2(tx + p.cell, ty + p.cell), pal.selected.abgr(), 0, 0,
+                      3.0f);
         }
       }
     }

@@ -50,7 +50,8 @@ class LessonView final : public View {
     const bool can_run = s.param_error.empty() && !s.job.active();
     if (!can_run) ImGui::BeginDisabled();
     ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.0f, 0.62f, 0.45f, 0.85f));
-    if (ImGui::Button(s.job.active() ? "Running..." : "Run  (F5)", ImVec2(-1, ImGui::GetFrameHeight() * 1.3f)))
+    if (ImGui::Button(s.job.active() ? "Running..." : "Run  (F5)",
+                      ImVec2(-1, ImGui::GetFrameHeight() * 1.3f)))
       s.run_requested = true;
     ImGui::PopStyleColor();
     if (!can_run) ImGui::EndDisabled();
@@ -89,10 +90,10 @@ class LessonView final : public View {
       }
     }
     int_param("length", &p.length, kUsesLength, "number of elements of the stencil's arrays");
-    int_param("radius R", &p.radius, kUsesRadius, "neighbours on each side: 2R + 1 inputs per output");
+    int_param("radius R", &p.radius, kUsesRadius,
+              "neighbours on each side: 2R + 1 inputs per output");
     int_param(v->family == Family::Matmul ? "block side" : "block size", &p.block, kUsesBlock,
-              v->family == Family::Matmul ? "threads per block: side x side"
-                                          : "threads per block");
+              v->family == Family::Matmul ? "threads per block: side x side" : "threads per block");
     ImGui::PushTextWrapPos(0);
     ImGui::TextDisabled("limits: %d threads per block, %d KiB shared memory per block",
                         lim.max_threads_per_block, lim.max_shared_per_block / 1024);
@@ -113,7 +114,8 @@ class LessonView final : public View {
       ImGui::TextUnformatted("Barriers (__syncthreads)");
       for (const BarrierInfo& b : v->barriers) {
         bool on = (req.barrier_mask >> (b.id - 1)) & 1u;
-        const std::string lbl = "barrier " + std::to_string(b.id) + ", line " + std::to_string(b.line);
+        const std::string lbl =
+            "barrier " + std::to_string(b.id) + ", line " + std::to_string(b.line);
         if (ImGui::Checkbox(lbl.c_str(), &on)) {
           req.barrier_mask = on ? (req.barrier_mask | (1u << (b.id - 1)))
                                 : (req.barrier_mask & ~(1u << (b.id - 1)));
@@ -153,8 +155,9 @@ class LessonView final : public View {
         changed = true;
       }
       if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("How the simulator interleaves warps. Warp skew lets odd warps fall\n"
-                          "behind: with a barrier removed, that is when the race bites.");
+        ImGui::SetTooltip(
+            "How the simulator interleaves warps. Warp skew lets odd warps fall\n"
+            "behind: with a barrier removed, that is when the race bites.");
     }
     (void)changed;
 

@@ -29,16 +29,19 @@ class MemoryView final : public View {
     const CudaStatus d = gpu.usable ? gpu : simulator_model();
     ImGui::PushTextWrapPos(0);
     if (gpu.usable)
-      ImGui::Text("%s (compute capability %d.%d), %d SMs", d.device_name.c_str(), d.cc_major, d.cc_minor, d.sm_count);
+      ImGui::Text("%s (compute capability %d.%d), %d SMs", d.device_name.c_str(), d.cc_major,
+                  d.cc_minor, d.sm_count);
     else
-      ImGui::Text("No GPU in use (%s): the figures are the CPU simulator's model of one.", gpu.reason.c_str());
+      ImGui::Text("No GPU in use (%s): the figures are the CPU simulator's model of one.",
+                  gpu.reason.c_str());
     ImGui::PopTextWrapPos();
     const Variant* v = find_variant(s.has_trace() ? s.trace().config.variant : s.request.variant);
-    const LaunchGeometry g = s.has_trace() ? s.trace().config.geometry
-                                           : (v ? geometry(*v, s.request.params) : LaunchGeometry{});
+    const LaunchGeometry g = s.has_trace()
+                                 ? s.trace().config.geometry
+                                 : (v ? geometry(*v, s.request.params) : LaunchGeometry{});
     const uint32_t shared = g.static_shared_bytes + g.dynamic_shared_bytes;
-    const ImGuiTableFlags tf = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp |
-                               ImGuiTableFlags_ScrollY;
+    const ImGuiTableFlags tf = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
+                               ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_ScrollY;
     if (ImGui::BeginTable("##mem", 4, tf)) {
       ImGui::TableSetupScrollFreeze(0, 1);
       ImGui::TableSetupColumn("space", 0, 0.8f);
@@ -58,20 +61,26 @@ class MemoryView final : public View {
         ImGui::TextWrapped("%s", d.c_str());
       };
       row("registers", "in the SM, private to one thread (sum, row, col)", "the thread",
-          std::to_string(d.registers_per_sm) + " per SM, " + std::to_string(d.registers_per_block) + " per block");
-      row("local", "device memory (cached), private to one thread: what spills from registers", "the thread",
-          "none in these kernels");
-      row("shared", "on the SM, shared by the threads of one block (tileA, tileB, the halo array)", "the block",
-          "this launch: " + std::to_string(shared) + " bytes per block; device: " + kib(d.shared_per_block) +
-              " per block (" + kib(d.shared_per_block_optin) + " opt-in), " + kib(d.shared_per_sm) + " per SM");
-      row("global", "device memory (HBM/GDDR) behind the L2, seen by every thread of every block (A, B, C)",
+          std::to_string(d.registers_per_sm) + " per SM, " + std::to_string(d.registers_per_block) +
+              " per block");
+      row("local", "device memory (cached), private to one thread: what spills from registers",
+          "the thread", "none in these kernels");
+      row("shared", "on the SM, shared by the threads of one block (tileA, tileB, the halo array)",
+          "the block",
+          "this launch: " + std::to_string(shared) +
+              " bytes per block; device: " + kib(d.shared_per_block) + " per block (" +
+              kib(d.shared_per_block_optin) + " opt-in), " + kib(d.shared_per_sm) + " per SM");
+      row("global",
+          "device memory (HBM/GDDR) behind the L2, seen by every thread of every block (A, B, C)",
           "the program", kib((long long)d.global_memory_bytes) + ", L2 " + kib(d.l2_bytes));
       row("constant", "device memory with a broadcast cache, read-only for kernels", "the program",
           "64 KiB; not used here");
       ImGui::EndTable();
     }
-    ImGui::TextDisabled("warp size %d, at most %d threads per block; this launch: %u x %u blocks of %u x %u threads",
-                        d.warp_size, d.max_threads_per_block, g.grid.x, g.grid.y, g.block.x, g.block.y);
+    ImGui::TextDisabled(
+        "warp size %d, at most %d threads per block; this launch: %u x %u blocks of %u x %u "
+        "threads",
+        d.warp_size, d.max_threads_per_block, g.grid.x, g.grid.y, g.block.x, g.block.y);
   }
 };
 

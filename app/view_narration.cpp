@@ -39,7 +39,8 @@ class NarrationView final : public View {
     ImGui::PushTextWrapPos(0);
     const auto& moments = doc_.contains("moments") ? doc_["moments"] : nlohmann::json::object();
     std::string text;
-    if (moments.contains(moment) && moments[moment].is_string()) text = moments[moment].get<std::string>();
+    if (moments.contains(moment) && moments[moment].is_string())
+      text = moments[moment].get<std::string>();
     if (text.empty() && moments.contains("start") && moments["start"].is_string())
       text = moments["start"].get<std::string>();
     ImGui::Spacing();
@@ -71,13 +72,19 @@ class NarrationView final : public View {
     if (r.position() >= r.size()) return "end";
     const Event* e = r.last_event();
     switch (e->kind) {
-      case EventKind::GlobalLoad: return "load";
-      case EventKind::SharedStore: return "store_shared";
-      case EventKind::SharedLoad: return "compute";
-      case EventKind::GlobalStore: return "store";
+      case EventKind::GlobalLoad:
+        return "load";
+      case EventKind::SharedStore:
+        return "store_shared";
+      case EventKind::SharedLoad:
+        return "compute";
+      case EventKind::GlobalStore:
+        return "store";
       case EventKind::BarrierArrive:
-      case EventKind::BarrierLeave: return "barrier" + std::to_string(e->barrier);
-      default: return "start";
+      case EventKind::BarrierLeave:
+        return "barrier" + std::to_string(e->barrier);
+      default:
+        return "start";
     }
   }
 
@@ -88,7 +95,8 @@ class NarrationView final : public View {
     doc_ = nlohmann::json::object();
     namespace fs = std::filesystem;
     const std::string file = std::string("assets/narration/") + v->narration_key + ".json";
-    for (const fs::path& p : {fs::path(TS_SOURCE_DIR) / file, fs::path("share/tilescope") / file, fs::path(file)}) {
+    for (const fs::path& p :
+         {fs::path(TS_SOURCE_DIR) / file, fs::path("share/tilescope") / file, fs::path(file)}) {
       std::ifstream f(p);
       if (!f) continue;
       try {

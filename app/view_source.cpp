@@ -34,8 +34,6 @@ class SourceView final : public View {
     const Event* e = s.has_trace() ? s.replay->last_event() : nullptr;
     const int current = e ? int(e->line) : -1;
     ImGui::TextDisabled("%s  -  %s()", v->source_file, v->function);
-    ImGui::SameLine();
-    ImGui::Checkbox("barrier marks", &s.present.show_barrier_lines);
     const Palette& pal = palette(s.present.theme);
     ImGui::BeginChild("##code", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
     if (s.present.mono_font) ImGui::PushFont(static_cast<ImFont*>(s.present.mono_font));
@@ -48,8 +46,9 @@ class SourceView final : public View {
       for (const BarrierInfo& b : v->barriers)
         if (b.line == line) bar = &b;
       if (line == current) {
-        ImGui::GetWindowDrawList()->AddRectFilled(p, ImVec2(p.x + ImGui::GetContentRegionAvail().x + 2000, p.y + lh),
-                                                  okabe_ito::kSkyBlue.abgr(90));
+        ImGui::GetWindowDrawList()->AddRectFilled(
+            p, ImVec2(p.x + ImGui::GetContentRegionAvail().x + 2000, p.y + lh),
+            okabe_ito::kSkyBlue.abgr(90));
         if (line != scrolled_to_) {
           ImGui::SetScrollHereY(0.4f);
           scrolled_to_ = line;
@@ -57,18 +56,20 @@ class SourceView final : public View {
       }
       char num[16];
       std::snprintf(num, sizeof num, "%4d ", line);
-      ImGui::TextColored(ImVec4(to_f(pal.text_dim.r), to_f(pal.text_dim.g), to_f(pal.text_dim.b), 1), "%s", num);
+      ImGui::TextColored(
+          ImVec4(to_f(pal.text_dim.r), to_f(pal.text_dim.g), to_f(pal.text_dim.b), 1), "%s", num);
       ImGui::SameLine(0, 0);
       if (bar && s.present.show_barrier_lines) {
         const bool on = (mask >> (bar->id - 1)) & 1u;
         const Rgb c = on ? okabe_ito::kGreen : okabe_ito::kVermillion;
-        ImGui::TextColored(ImVec4(to_f(c.r), to_f(c.g), to_f(c.b), 1), "%s", on ? "[on] " : "[OFF]");
+        ImGui::TextColored(ImVec4(to_f(c.r), to_f(c.g), to_f(c.b), 1), "%s",
+                           on ? "[on] " : "[OFF]");
         ImGui::SameLine(0, 4);
         if (!on) {
           ImGui::TextDisabled("%s", lines_[size_t(i)].c_str());
           const ImVec2 q = ImGui::GetItemRectMin(), q2 = ImGui::GetItemRectMax();
-          ImGui::GetWindowDrawList()->AddLine(ImVec2(q.x, (q.y + q2.y) * 0.5f), ImVec2(q2.x, (q.y + q2.y) * 0.5f),
-                                              c.abgr(), 1.5f);
+          ImGui::GetWindowDrawList()->AddLine(ImVec2(q.x, (q.y + q2.y) * 0.5f),
+                                              ImVec2(q2.x, (q.y + q2.y) * 0.5f), c.abgr(), 1.5f);
           continue;
         }
       }
@@ -87,12 +88,14 @@ class SourceView final : public View {
     scrolled_to_ = -1;
     namespace fs = std::filesystem;
     const fs::path candidates[] = {fs::path(TS_SOURCE_DIR) / v->source_file,
-                                   fs::path("share/tilescope") / v->source_file, fs::path(v->source_file)};
+                                   fs::path("share/tilescope") / v->source_file,
+                                   fs::path(v->source_file)};
     for (const fs::path& p : candidates) {
       std::ifstream f(p);
       if (!f) continue;
       std::string line;
-      while (std::getline(f, line)) lines_.push_back(line);
+      while (std::getline(f, line))
+        lines_.push_back(line);
       break;
     }
     if (lines_.empty()) {
@@ -105,10 +108,13 @@ class SourceView final : public View {
     last_ = int(lines_.size()) - 1;
     const std::string sig = std::string(v->function) + "(";
     for (int i = 0; i < int(lines_.size()); ++i)
-      if (lines_[size_t(i)].find(sig) != std::string::npos && lines_[size_t(i)].find("TS_DEVICE") != std::string::npos) {
+      if (lines_[size_t(i)].find(sig) != std::string::npos &&
+          lines_[size_t(i)].find("TS_DEVICE") != std::string::npos) {
         first_ = i;
-        while (first_ > 0 && lines_[size_t(first_) - 1].rfind("template", 0) == 0) --first_;
-        while (first_ > 0 && lines_[size_t(first_) - 1].rfind("//", 0) == 0) --first_;
+        while (first_ > 0 && lines_[size_t(first_) - 1].rfind("template", 0) == 0)
+          --first_;
+        while (first_ > 0 && lines_[size_t(first_) - 1].rfind("//", 0) == 0)
+          --first_;
         for (int j = i; j < int(lines_.size()); ++j)
           if (lines_[size_t(j)] == "}") {
             last_ = j;

@@ -48,11 +48,15 @@ class TimelineView final : public View {
     order_ = r.order();
     block_ = s.selection.block;
     lanes_.clear();
+    lo_ = ~0ull;
+    hi_ = 0;
     const auto& ev = r.trace().events;
     for (uint64_t p = 1; p <= r.size(); ++p) {
       const uint32_t i = r.event_at(p);
       const Event& e = ev[i];
       if (e.block != block_) continue;
+      lo_ = std::min(lo_, p - 1);
+      hi_ = std::max(hi_, p);
       if (e.warp >= lanes_.size()) lanes_.resize(size_t(e.warp) + 1);
       Lane& l = lanes_[e.warp];
       const int ph = r.phase_of(i);
@@ -60,7 +64,8 @@ class TimelineView final : public View {
       Segment& sg = l.phases[size_t(ph)];
       sg.start = std::min(sg.start, p);
       sg.end = std::max(sg.end, p);
-      if (e.kind == EventKind::BarrierArrive && (l.arrive.size() < size_t(ph) + 1)) l.arrive.push_back(p);
+      if (e.kind == EventKind::BarrierArrive && (l.arrive.size() < size_t(ph) + 1))
+        l.arrive.push_back(p);
       if (e.kind == EventKind::BarrierLeave && (l.leave.size() < size_t(ph))) l.leave.push_back(p);
       if (e.kind == EventKind::GlobalStore && (l.stores.empty() || l.stores.back() + 1 < p))
         l.stores.push_back(p);
@@ -86,9 +91,11 @@ class TimelineView final : public View {
       go(r.phase_step(pos, false, blk));
     if (button(sym ? "\u25C0 barrier" : "< barrier", "previous barrier (Shift+B)"))
       go(r.barrier_step(pos, false, blk));
-    if (button(sym ? "\u25C0 warp" : "< warp", "one warp instruction back (Left)")) go(r.warp_step(pos, false));
+    if (button(sym ? "\u25C0 warp" : "< warp", "one warp instruction back (Left)"))
+      go(r.warp_step(pos, false));
     if (button(sym ? "\u25C1##ev" : "<##ev", "one event back (Shift+Left)")) go(pos ? pos - 1 : 0);
-    const char* play = s.replay_ui.playing ? (sym ? "\u275A\u275A pause" : "pause") : (sym ? "\u25B6 play" : "play");
+    const char* play = s.replay_ui.playing ? (sym ? "\u275A\u275A pause" : "pause")
+                                           : (sym ? "\u25B6 play" : "play");
     ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.0f, 0.62f, 0.45f, 0.85f));
     if (ImGui::Button(play, ImVec2(ImGui::GetFontSize() * 5.5f, 0))) {
       if (!s.replay_ui.playing && pos >= r.size()) s.request_position(0);
@@ -97,9 +104,12 @@ class TimelineView final : public View {
     ImGui::PopStyleColor();
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("play / pause (Space)");
     ImGui::SameLine();
-    if (button(sym ? "\u25B7##ev" : ">##ev", "one event forward (Shift+Right)")) go(std::min(r.size(), pos + 1));
-    if (button(sym ? "warp \u25B6" : "warp >", "one warp instruction (Right)")) go(r.warp_step(pos, true));
-    if (button(sym ? "barrier \u25B6" : "barrier >", "next barrier: all threads of the block arrived (B)"))
+    if (button(sym ? "\u25B7##ev" : ">##ev", "one event forward (Shift+Right)"))
+      go(std::min(r.size(), pos + 1));
+    if (button(sym ? "warp \u25B6" : "warp >", "one warp instruction (Right)"))
+      go(r.warp_step(pos, true));
+    if (button(sym ? "barrier \u25B6" : "barrier >",
+               "next barrier: all threads of the block arrived (B)"))
       go(r.barrier_step(pos, true, blk));
     if (button(sym ? "phase \u25B6\u25B6" : "phase >>", "next barrier phase of the block (Down)"))
       go(r.phase_step(pos, true, blk));
@@ -107,7 +117,8 @@ class TimelineView final : public View {
 
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
     float speed = float(s.replay_ui.speed);
-    if (ImGui::SliderFloat("##speed", &speed, 1.0f, 100000.0f, "%.0f events/s", ImGuiSliderFlags_Logarithmic))
+    if (ImGui::SliderFloat("##speed", &speed, 1.0f, 100000.0f, "%.0f events/s",
+                           ImGuiSliderFlags_Logarithmic))
       s.replay_ui.speed = speed;
     ImGui::SameLine();
     int order = s.replay_ui.order_request == ReplayOrder::Lockstep ? 1 : 0;
@@ -115,22 +126,25 @@ class TimelineView final : public View {
     if (ImGui::Combo("##order", &order, "as recorded\0lockstep\0"))
       s.replay_ui.order_request = order ? ReplayOrder::Lockstep : ReplayOrder::AsRecorded;
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("As recorded: the order the GPU's timestamps (or the simulator) give;\n"
-                        "warps drift apart. Lockstep: the idealised order, phase by phase.\n"
-                        "Switching keeps the current event.");
+      ImGui::SetTooltip(
+          "As recorded: the order the GPU's timestamps (or the simulator) give;\n"
+          "warps drift apart. Lockstep: the idealised order, phase by phase.\n"
+          "Switching keeps the current event.");
 
     // Position line: where we are, in words.
     const Event* e = r.last_event();
     char where[256];
     if (e) {
       const uint32_t bx = std::max(1u, r.trace().config.geometry.block.x);
-      std::snprintf(where, sizeof where, "step %llu of %llu   phase %d   last: %s %s  block %u thread (%u, %u)  line %u",
+      std::snprintf(where, sizeof where,
+                    "step %llu of %llu   phase %d   last: %s %s  block %u thread (%u, %u)  line %u",
                     (unsigned long long)r.position(), (unsigned long long)r.size(),
                     r.current_phase(s.selection.block), to_string(e->kind),
                     e->buffer == Buffer::None ? "" : to_string(e->buffer), e->block, e->thread % bx,
                     e->thread / bx, e->line);
     } else {
-      std::snprintf(where, sizeof where, "step 0 of %llu: nothing has run yet", (unsigned long long)r.size());
+      std::snprintf(where, sizeof where, "step 0 of %llu: nothing has run yet",
+                    (unsigned long long)r.size());
     }
     ImGui::TextUnformatted(where);
   }
@@ -144,30 +158,39 @@ class TimelineView final : public View {
     const size_t n = std::max<size_t>(lanes_.size(), 1);
     const float lane_h = std::clamp((avail.y - 6) / float(n), 3.0f, ImGui::GetFontSize() * 1.4f);
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    const double total = double(r.size());
-    auto X = [&](uint64_t p) { return x0 + float(double(p) / total) * (x1 - x0); };
+    // The selected block's span of the trace (all of it in lockstep order; in
+    // recorded order blocks may run one after another).
+    const uint64_t lo = lo_ <= hi_ ? lo_ : 0, hi = lo_ < hi_ ? hi_ : r.size();
+    const double total = double(std::max<uint64_t>(1, hi - lo));
+    auto X = [&](uint64_t p) {
+      const double f = (double(std::clamp(p, lo, hi)) - double(lo)) / total;
+      return x0 + float(f) * (x1 - x0);
+    };
     for (size_t w = 0; w < lanes_.size(); ++w) {
       const Lane& l = lanes_[w];
       const float y = o.y + float(w) * lane_h;
       if (lane_h >= ImGui::GetFontSize() * 0.9f) {
         char lbl[16];
         std::snprintf(lbl, sizeof lbl, "warp %zu", w);
-        dl->AddText(ImVec2(o.x, y + (lane_h - ImGui::GetFontSize()) * 0.5f), pal.text_dim.abgr(), lbl);
+        dl->AddText(ImVec2(o.x, y + (lane_h - ImGui::GetFontSize()) * 0.5f), pal.text_dim.abgr(),
+                    lbl);
       }
       for (size_t ph = 0; ph < l.phases.size(); ++ph) {
         const Segment& sg = l.phases[ph];
         if (sg.start > sg.end) continue;
         const Rgb c = ph % 2 ? pal.phase_b : pal.phase_a;
-        dl->AddRectFilled(ImVec2(X(sg.start - 1), y + 2), ImVec2(std::max(X(sg.end), X(sg.start - 1) + 2), y + lane_h - 2),
+        dl->AddRectFilled(ImVec2(X(sg.start - 1), y + 2),
+                          ImVec2(std::max(X(sg.end), X(sg.start - 1) + 2), y + lane_h - 2),
                           c.abgr(220));
       }
       for (uint64_t p : l.arrive)
-        dl->AddTriangleFilled(ImVec2(X(p) - 4, y + 1), ImVec2(X(p) + 4, y + 1), ImVec2(X(p), y + lane_h * 0.5f),
-                              pal.barrier.abgr());
+        dl->AddTriangleFilled(ImVec2(X(p) - 4, y + 1), ImVec2(X(p) + 4, y + 1),
+                              ImVec2(X(p), y + lane_h * 0.5f), pal.barrier.abgr());
       for (uint64_t p : l.leave)
         dl->AddLine(ImVec2(X(p), y + 1), ImVec2(X(p), y + lane_h - 1), pal.barrier.abgr(), 2);
       for (uint64_t p : l.stores)
-        dl->AddCircleFilled(ImVec2(X(p), y + lane_h * 0.5f), std::min(4.0f, lane_h * 0.3f), pal.written.abgr());
+        dl->AddCircleFilled(ImVec2(X(p), y + lane_h * 0.5f), std::min(4.0f, lane_h * 0.3f),
+                            pal.written.abgr());
     }
     // The position line and scrubbing.
     const float ly1 = o.y + float(n) * lane_h;
@@ -177,18 +200,20 @@ class TimelineView final : public View {
     if (ImGui::IsItemActive()) {
       const float f = std::clamp((ImGui::GetMousePos().x - x0) / (x1 - x0), 0.0f, 1.0f);
       s.replay_ui.playing = false;
-      s.request_position(uint64_t(std::llround(f * total)));
+      s.request_position(lo + uint64_t(std::llround(f * total)));
     }
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("Block %u: one lane per warp, bars = barrier phases,\n"
-                        "triangles = threads arrive at a barrier, lines = they leave,\n"
-                        "dots = results written. Click or drag to move.",
-                        s.selection.block);
+      ImGui::SetTooltip(
+          "Block %u: one lane per warp, bars = barrier phases,\n"
+          "triangles = threads arrive at a barrier, lines = they leave,\n"
+          "dots = results written. Click or drag to move.",
+          s.selection.block);
   }
 
   uint64_t gen_ = ~0ull;
   ReplayOrder order_ = ReplayOrder::AsRecorded;
   uint32_t block_ = ~0u;
+  uint64_t lo_ = 0, hi_ = 0;
   std::vector<Lane> lanes_;
 };
 

@@ -57,8 +57,9 @@ class VerdictView final : public View {
           if (off & (1u << (b.id - 1))) which += (which.empty() ? "" : ", ") + std::to_string(b.id);
         ImGui::Text("Barrier %s removed.", which.c_str());
         if (v.correct)
-          ImGui::TextDisabled("The output happened to be right this time: the race is still there "
-                              "(see the stale reads, and try the warp-skew schedule).");
+          ImGui::TextDisabled(
+              "The output happened to be right this time: the race is still there "
+              "(see the stale reads, and try the warp-skew schedule).");
       }
     }
     if (s.replay->stale_read_count())
@@ -81,10 +82,12 @@ class VerdictView final : public View {
         const uint32_t e = v.wrong_cells[i];
         const int cols = out ? std::max(1, out->cols) : 1;
         char lbl[96];
-        std::snprintf(lbl, sizeof lbl, "%s[%d][%d] = %g", out && out->id == Buffer::Out ? "Out" : "C",
-                      int(e) / cols, int(e) % cols, out && e < out->values.size() ? double(out->values[e]) : 0.0);
+        std::snprintf(lbl, sizeof lbl, "%s[%d][%d] = %g",
+                      out && out->id == Buffer::Out ? "Out" : "C", int(e) / cols, int(e) % cols,
+                      out && e < out->values.size() ? double(out->values[e]) : 0.0);
         if (ImGui::Selectable(lbl)) {
-          const uint32_t bx = std::max(1u, t.config.geometry.block.x), by = std::max(1u, t.config.geometry.block.y);
+          const uint32_t bx = std::max(1u, t.config.geometry.block.x),
+                         by = std::max(1u, t.config.geometry.block.y);
           const uint32_t gx = std::max(1u, t.config.geometry.grid.x);
           const uint32_t r = e / uint32_t(cols), c = e % uint32_t(cols);
           s.selection.block = (r / by) * gx + c / bx;

@@ -1,0 +1,231 @@
+// Scripted screenshots of the real window, checked pixel by pixel: the tile
+// being loaded has its highlight colour, padding is hatched, the output cell
+// written last shows its (correct) value. Runs tilescope under xvfb-run.
+#include <gtest/gtest.h>
+#include <stb/stb_image.h>
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "kernels/reference.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using Rgb = std::array<int, 3>;
+
+struct Shot {
+  int rc = -1;
+  int w = 0, h = 0;
+  std::vector<unsigned char> px;
+  nlohmann::json cells;
+  Rgb at(int x, int y) const {
+    const size_t i = (size_t(y) * size_t(w) + size_t(x)) * 3;
+    return {px[i], px[i + 1], px[i + 2]};
+  }
+};
+
+fs::path out_dir() {
+  fs::path d = fs::temp_directory_path() / ("ts_app_tests_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+int run_app(const std::string& args, const fs::path& log) {
+  const std::string cmd = std::string(TS_XVFB_RUN) + " -a -s \"-screen 0 1920x1080x24\" " +
+                          TS_TILESCOPE_EXE + " " + args + " > " + log.string() + " 2>&1";
+  const int st = std::system(cmd.c_str());
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+Shot take(const std::string& name, const std::string& args) {
+  const fs::path d = out_dir();
+  const fs::path png = d / (name + ".png"), json = d / (name + ".json");
+  Shot s;
+  s.rc = run_app(args + " --size 1600x900 --theme dark --screenshot " + png.string() +
+                     " --cells-json " + json.string() + " --exit",
+                 d / (name + ".log"));
+  if (s.rc != 0) return s;
+  int n = 0;
+  unsigned char* data = stbi_load(png.string().c_str(), &s.w, &s.h, &n, 3);
+  if (data) {
+    s.px.assign(data, data + size_t(s.w) * size_t(s.h) * 3);
+    stbi_image_free(data);
+  }
+  std::ifstream f(json);
+  s.cells = nlohmann::json::parse(f);
+  return s;
+}
+
+const nlohmann::json* array(const Shot& s, const std::string& buffer, bool shared) {
+  for (const auto& a : s.cells["arrays"])
+    if (a["buffer"] == buffer && a["shared"] == shared) return &a;
+  return nullptr;
+}
+
+Rgb palette(const Shot& s, const char* key) {
+  const auto& c = s.cells["palette"][key];
+  return {c[0].get<int>(), c[1].get<int>(), c[2].get<int>()};
+}
+
+bool near(Rgb a, Rgb b, int tol = 6) {
+  return std::abs(a[0] - b[0]) <= tol && std::abs(a[1] - b[1]) <= tol &&
+         std::abs(a[2] - b[2]) <= tol;
+}
+
+// A pixel inside cell (row, col), centred and a fifth of the way down: clear
+// of grid and tile lines, of outlines and of the value printed in the middle.
+Rgb cell_pixel(const Shot& s, const nlohmann::json& a, int row, int col) {
+  const double x = a["x"].get<double>() + (col + 0.5) * a["cell_w"].get<double>();
+  const double y = a["y"].get<double>() + (row + 0.2) * a["cell_h"].get<double>();
+  return s.at(int(std::lround(x)), int(std::lround(y)));
+}
+
+TEST(AppScreenshot, LoadedTileHighlightedAndPaddingHatched) {
+  // Block (2, 2) of a 10 x 10 multiply with 4 x 4 tiles, all threads at the
+  // first barrier: its tile of A is rows 8..11, columns 0..3; rows 10 and 11
+  // do not exist, so half of its tileA is zero padding.
+  const Shot s = take("loaded",
+                      "--lesson matmul.tiled_square --n 10 --tile 4 --backend sim "
+                      "--order lockstep --select-block 8 --position barrier:1");
+  ASSERT_EQ(s.rc, 0) << "tilescope failed; see its log in " << out_dir();
+  ASSERT_GT(s.w, 0);
+  const nlohmann::json* A = array(s, "A", false);
+  const nlohmann::json* tileA = array(s, "tileA", true);
+  ASSERT_NE(A, nullptr);
+  ASSERT_NE(tileA, nullptr);
+  EXPECT_EQ((*tileA)["block"], 8);
+  EXPECT_GE((*A)["cell_w"].get<double>(), 10.0) << "cells too small to read";
+  const Rgb loaded = palette(s, "loaded"), cell = palette(s, "cell");
+  // The selected block's tile of A: loaded colour.
+  for (int r : {8, 9})
+    for (int c : {0, 1, 2, 3}) {
+      const Rgb p = cell_pixel(s, *A, r, c);
+      EXPECT_TRUE(near(p, loaded))
+          << "A[" << r << "][" << c << "] is " << p[0] << "," << p[1] << "," << p[2];
+    }
+  // A cell of A that no block of the grid holds now (columns 4.. are the next tile): not
+  // highlighted.
+  const Rgb other = cell_pixel(s, *A, 9, 6);
+  EXPECT_FALSE(near(other, loaded));
+  // Padding: tileA rows 2 and 3 are hatched padding; rows 0 and 1 hold loaded values.
+  const Rgb padded = palette(s, "padded");
+  for (int c = 0; c < 4; ++c) {
+    EXPECT_TRUE(near(cell_pixel(s, *tileA, 0, c), loaded)) << "tileA[0][" << c << "]";
+    int pad = 0, hatch = 0, total = 0;
+    const double cw = (*tileA)["cell_w"].get<double>(), ch = (*tileA)["cell_h"].get<double>();
+    const int x0 = int((*tileA)["x"].get<double>() + c * cw),
+              y0 = int((*tileA)["y"].get<double>() + 3 * ch);
+    for (int y = y0 + 3; y < y0 + int(ch) - 3; ++y)
+      for (int x = x0 + 3; x < x0 + int(cw) - 3; ++x) {
+        const Rgb p = s.at(x, y);
+        ++total;
+        if (near(p, padded, 10))
+          ++pad;
+        else if (!near(p, cell, 10) && !near(p, loaded, 10))
+          ++hatch;
+      }
+    EXPECT_GT(pad, total / 4) << "tileA[3][" << c << "] should show the padding colour";
+    EXPECT_GT(hatch, total / 10) << "tileA[3][" << c << "] should be hatched";
+  }
+  // The matrix's own padding (row 10 of A is outside the 10 x 10 matrix).
+  int pad = 0;
+  for (int c = 0; c < 12; ++c)
+    pad += near(cell_pixel(s, *A, 10, c), padded, 10) ? 1 : 0;
+  EXPECT_GT(pad, 0);
+}
+
+TEST(AppScreenshot, LastWrittenOutputCellShowsItsValue) {
+  const Shot s = take("end",
+                      "--lesson matmul.tiled_square --n 10 --tile 4 --backend sim "
+                      "--order lockstep --position end");
+  ASSERT_EQ(s.rc, 0);
+  ASSERT_TRUE(s.cells.contains("last_store"));
+  const auto& ls = s.cells["last_store"];
+  EXPECT_EQ(ls["buffer"], "C");
+  const uint32_t e = ls["element"].get<uint32_t>();
+  // The value the replay shows is the correct one: compute it independently.
+  const ts::Variant* v = ts::find_variant("matmul.tiled_square");
+  ASSERT_NE(v, nullptr);
+  ts::Params p = v->defaults;
+  p.n = 10;
+  p.tile = 4;
+  const auto inputs = ts::make_inputs(*v, p, ts::InputKind::SmallIntegers, 1);
+  const ts::BufferData want = ts::reference_output(*v, p, inputs);
+  ASSERT_LT(e, want.values.size());
+  EXPECT_FLOAT_EQ(ls["value"].get<float>(), want.values[e]);
+
+  const nlohmann::json* C = array(s, "C", false);
+  ASSERT_NE(C, nullptr);
+  const int cols = (*C)["data_cols"].get<int>();
+  const int row = int(e) / cols, col = int(e) % cols;
+  const Rgb written = palette(s, "written");
+  // The cell is filled with the written colour (behind its outline, inside)...
+  const double cw = (*C)["cell_w"].get<double>(), ch = (*C)["cell_h"].get<double>();
+  const int x0 = int((*C)["x"].get<double>() + col * cw),
+            y0 = int((*C)["y"].get<double>() + row * ch);
+  int fill = 0, text = 0, total = 0;
+  for (int y = y0 + 4; y < y0 + int(ch) - 4; ++y)
+    for (int x = x0 + 4; x < x0 + int(cw) - 4; ++x) {
+      const Rgb q = s.at(x, y);
+      ++total;
+      if (near(q, written, 12)) ++fill;
+      // Text is drawn dark or light on the green: far from it in brightness.
+      else if (std::abs((q[0] + q[1] + q[2]) - (written[0] + written[1] + written[2])) > 150)
+        ++text;
+    }
+  EXPECT_GT(fill, total / 3) << "C[" << row << "][" << col << "] is not filled as written";
+  EXPECT_GT(text, 4) << "C[" << row << "][" << col << "] shows no value";
+  // And an unwritten region does not exist at the end: every data cell of C is written.
+  for (int r = 0; r < 10; r += 3)
+    for (int c = 0; c < 10; c += 3)
+      EXPECT_TRUE(near(cell_pixel(s, *C, r, c), written, 12)) << r << "," << c;
+}
+
+TEST(AppScreenshot, StencilHaloCellsHaveTheirOwnColour) {
+  const Shot s = take("stencil",
+                      "--lesson stencil.shared --backend sim --order lockstep "
+                      "--select-block 1 --position barrier:1");
+  ASSERT_EQ(s.rc, 0);
+  const nlohmann::json* sh = array(s, "StencilShared", true);
+  if (!sh) sh = array(s, "shared", true);
+  ASSERT_NE(sh, nullptr) << s.cells.dump();
+  const int radius = 2;  // the lesson's default
+  const int n = (*sh)["data_cols"].get<int>();
+  const Rgb halo = palette(s, "halo"), loaded = palette(s, "shared_loaded");
+  for (int c = 0; c < radius; ++c) {
+    EXPECT_TRUE(near(cell_pixel(s, *sh, 0, c), halo)) << "left halo " << c;
+    EXPECT_TRUE(near(cell_pixel(s, *sh, 0, n - 1 - c), halo)) << "right halo " << c;
+  }
+  EXPECT_TRUE(near(cell_pixel(s, *sh, 0, radius + 1), loaded));
+}
+
+TEST(AppScreenshot, BadInputGivesAMessageNotACrash) {
+  const fs::path d = out_dir();
+  const fs::path bad = d / "corrupt.tstrace";
+  {
+    std::ofstream f(bad, std::ios::binary);
+    f << "TSTRACE this is not a trace";
+  }
+  const int rc = run_app(bad.string() + " --screenshot " + (d / "bad.png").string() + " --exit",
+                         d / "bad.log");
+  EXPECT_EQ(rc, 1);  // a clean refusal, not a signal
+  std::ifstream log(d / "bad.log");
+  const std::string text((std::istreambuf_iterator<char>(log)), {});
+  EXPECT_NE(text.find("Cannot open"), std::string::npos) << text;
+  // Parameters out of range are refused with validate()'s reason.
+  const int rc2 = run_app("--lesson matmul.tiled_square --tile 64 --screenshot " +
+                              (d / "bad2.png").string() + " --exit",
+                          d / "bad2.log");
+  EXPECT_EQ(rc2, 1);
+  std::ifstream log2(d / "bad2.log");
+  const std::string text2((std::istreambuf_iterator<char>(log2)), {});
+  EXPECT_NE(text2.find("tile"), std::string::npos) << text2;
+}
+
+}  // namespace
