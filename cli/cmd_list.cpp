@@ -1,0 +1,94 @@
+// `tilescope-cli list`: the catalogue, one variant per line.
+#include <algorithm>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.hpp"
+#include "kernels/catalogue.hpp"
+
+namespace ts::cli {
+namespace {
+
+std::string params_of(const Variant& v) {
+  const Params& p = v.defaults;
+  std::string s;
+  auto add = [&](uint32_t bit, const char* name, int value) {
+    if (!(v.uses & bit)) return;
+    if (!s.empty()) s += ' ';
+    s += std::string("--") + name + " " + std::to_string(value);
+  };
+  add(kUsesM, "m", p.m);
+  add(kUsesK, "k", p.k);
+  add(kUsesN, "n", p.n);
+  add(kUsesTile, "tile", p.tile);
+  add(kUsesLength, "length", p.length);
+  add(kUsesRadius, "radius", p.radius);
+  add(kUsesBlock, "block", p.block);
+  return s;
+}
+
+std::string barriers_of(const Variant& v) {
+  if (v.barriers.empty()) return "none";
+  std::string s;
+  for (const auto& b : v.barriers)
+    s += (s.empty() ? "" : ", ") + std::to_string(b.id) + " (line " + std::to_string(b.line) + ")";
+  return s;
+}
+
+int list(bool json) {
+  const auto cat = catalogue();
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const Variant& v : cat) {
+      nlohmann::json bars = nlohmann::json::array();
+      for (const auto& b : v.barriers)
+        bars.push_back({{"id", b.id}, {"line", b.line}, {"purpose", b.purpose}});
+      const Params& p = v.defaults;
+      nlohmann::json params = nlohmann::json::object();
+      if (v.uses & kUsesM) params["m"] = p.m;
+      if (v.uses & kUsesK) params["k"] = p.k;
+      if (v.uses & kUsesN) params["n"] = p.n;
+      if (v.uses & kUsesTile) params["tile"] = p.tile;
+      if (v.uses & kUsesLength) params["length"] = p.length;
+      if (v.uses & kUsesRadius) params["radius"] = p.radius;
+      if (v.uses & kUsesBlock) params["block"] = p.block;
+      out.push_back({{"id", v.id},
+                     {"title", v.title},
+                     {"summary", v.summary},
+                     {"family", v.family == Family::Matmul ? "matmul" : "stencil"},
+                     {"source", v.source_file},
+                     {"function", v.function},
+                     {"defaults", params},
+                     {"barriers", bars}});
+    }
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  size_t wid = 2, wtitle = 5, wparams = 20;
+  for (const Variant& v : cat) {
+    wid = std::max(wid, std::string(v.id).size());
+    wtitle = std::max(wtitle, std::string(v.title).size());
+    wparams = std::max(wparams, params_of(v).size());
+  }
+  auto pad = [](std::string s, size_t w) { return s.append(w > s.size() ? w - s.size() : 0, ' '); };
+  std::cout << pad("ID", wid) << "  " << pad("TITLE", wtitle) << "  "
+            << pad("PARAMETERS (defaults)", wparams) << "  BARRIERS\n";
+  for (const Variant& v : cat)
+    std::cout << pad(v.id, wid) << "  " << pad(v.title, wtitle) << "  "
+              << pad(params_of(v), wparams) << "  " << barriers_of(v) << "\n";
+  std::cout << "\n"
+            << cat.size()
+            << " variants. Run one: tilescope-cli run <ID> [parameters] [--no-barrier N]\n";
+  return 0;
+}
+
+TS_CLI_COMMAND(list_command, "list",
+               "List the catalogue: every lesson variant, its parameters and barriers",
+               [](CLI::App& sub) -> std::function<int()> {
+                 auto json = std::make_shared<bool>(false);
+                 sub.add_flag("--json", *json, "Print the catalogue as JSON");
+                 return [json] { return list(*json); };
+               });
+
+}  // namespace
+}  // namespace ts::cli

@@ -1,0 +1,57 @@
+// tilescope-cli: TileScope's lessons without a window. Every subcommand
+// registers itself (cli/command.hpp); this file only parses and dispatches.
+//   tilescope-cli list
+//   tilescope-cli run matmul.tiled_square --n 17 --tile 4 --no-barrier 2 -o t.tstrace
+//   tilescope-cli inspect t.tstrace
+//   tilescope-cli export t.tstrace -o t.json      (open in https://ui.perfetto.dev)
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include "cli/command.hpp"
+#include "cli/report.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "tilescope-cli: run TileScope's CUDA shared-memory lessons headless, record "
+      "their traces and inspect or export them."};
+  app.require_subcommand(1);
+  app.footer(
+      "Exit codes: 0 done (a run with wrong output is still done), 1 could not do it (run "
+      "failed, file unreadable or corrupt), 2 usage error, 3 `run --check` and the output was "
+      "wrong.");
+  auto& all = ts::cli::commands();
+  // Registration order across files is unspecified: show the core commands first.
+  const std::string order[] = {"list", "run", "inspect", "export"};
+  auto rank = [&](const ts::cli::Command& c) {
+    auto it = std::find(std::begin(order), std::end(order), c.name);
+    return std::make_pair(int(it - std::begin(order)), c.name);
+  };
+  std::sort(all.begin(), all.end(),
+            [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
+
+  std::vector<std::pair<CLI::App*, std::function<int()>>> actions;
+  for (auto& c : all) {
+    CLI::App* sub = app.add_subcommand(c.name, c.help);
+    actions.emplace_back(sub, c.setup(*sub));
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help prints and succeeds; every other parse error is a usage error.
+    const int rc = app.exit(e);
+    return rc == 0 ? ts::cli::kExitOk : ts::cli::kExitUsage;
+  }
+  for (auto& [sub, action] : actions) {
+    if (!sub->parsed()) continue;
+    try {
+      return action();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "tilescope-cli %s: internal error: %s\n", sub->get_name().c_str(),
+                   e.what());
+      return ts::cli::kExitFailed;
+    }
+  }
+  return ts::cli::kExitUsage;
+}

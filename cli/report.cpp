@@ -1,0 +1,237 @@
+// The summary of a trace, shared by `run` and `inspect`.
+#include "cli/report.hpp"
+
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+namespace ts::cli {
+
+int usage_error(const std::string& cmd, const std::string& msg) {
+  std::fprintf(stderr, "tilescope-cli %s: error: %s\n", cmd.c_str(), msg.c_str());
+  return kExitUsage;
+}
+
+int failure(const std::string& cmd, const std::string& msg, bool json) {
+  if (json) std::cout << nlohmann::json{{"ok", false}, {"error", msg}}.dump(2) << "\n";
+  std::fprintf(stderr, "tilescope-cli %s: %s\n", cmd.c_str(), msg.c_str());
+  return kExitFailed;
+}
+
+std::string barrier_summary(const Trace& t) {
+  const Variant* v = find_variant(t.config.variant);
+  if (!v)
+    return "mask 0x" + [&] {
+      std::ostringstream s;
+      s << std::hex << t.config.barrier_mask;
+      return s.str();
+    }();
+  if (v->barriers.empty()) return "none";
+  std::string s;
+  for (const auto& b : v->barriers) {
+    if (!s.empty()) s += ", ";
+    s += std::to_string(b.id) + " (line " + std::to_string(b.line) + ") " +
+         ((t.config.barrier_mask >> (b.id - 1)) & 1 ? "on" : "OFF");
+  }
+  return s;
+}
+
+std::string params_summary(const Trace& t) {
+  const Params& p = t.config.params;
+  const Variant* v = find_variant(t.config.variant);
+  const uint32_t uses = v ? v->uses : 0x7f;
+  std::string s;
+  auto add = [&](uint32_t bit, const char* name, int value) {
+    if (!(uses & bit)) return;
+    if (!s.empty()) s += ' ';
+    s += std::string(name) + "=" + std::to_string(value);
+  };
+  add(kUsesM, "m", p.m);
+  add(kUsesK, "k", p.k);
+  add(kUsesN, "n", p.n);
+  add(kUsesTile, "tile", p.tile);
+  add(kUsesLength, "length", p.length);
+  add(kUsesRadius, "radius", p.radius);
+  add(kUsesBlock, "block", p.block);
+  return s;
+}
+
+std::optional<Verdict> verdict_of(const Trace& t) {
+  const Variant* v = find_variant(t.config.variant);
+  if (!v) return std::nullopt;
+  std::vector<BufferData> inputs;
+  const BufferData* out = nullptr;
+  for (const auto& b : t.buffers) {
+    if (b.is_output)
+      out = &b;
+    else
+      inputs.push_back(b);
+  }
+  if (!out || inputs.empty()) return std::nullopt;
+  // The shapes must be the ones the variant expects for these parameters.
+  const auto shapes = buffer_shapes(*v, t.config.params);
+  for (const auto& s : shapes) {
+    const BufferData* b = t.buffer(s.id);
+    if (!b || b->rows != s.rows || b->cols != s.cols ||
+        b->values.size() != size_t(s.rows) * size_t(s.cols))
+      return std::nullopt;
+  }
+  const BufferData want = reference_output(*v, t.config.params, inputs);
+  return check_output(*v, t.config.params, *out, want);
+}
+
+namespace {
+
+std::string schedule_summary(const Trace& t) {
+  const RunConfig& c = t.config;
+  if (c.backend == BackendKind::Cuda)
+    return c.skew_ns ? "GPU, skew " + std::to_string(c.skew_ns) + " ns" : "GPU";
+  std::string s = to_string(c.schedule.kind);
+  if (c.schedule.kind == ScheduleKind::WarpSkew) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, " (warps 0x%x by %d steps)", c.schedule.skew_warps,
+                  c.schedule.skew_steps);
+    s += buf;
+  } else if (c.schedule.kind == ScheduleKind::Random) {
+    s += " (seed " + std::to_string(c.schedule.seed) + ")";
+  }
+  return s;
+}
+
+std::string fixed(double v, int digits = 2) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << v;
+  return s.str();
+}
+
+}  // namespace
+
+void print_summary(std::ostream& out, const Trace& t, const Counters& c,
+                   const std::optional<Verdict>& verdict) {
+  const RunConfig& cfg = t.config;
+  const Variant* v = find_variant(cfg.variant);
+  const auto& g = cfg.geometry;
+  out << "variant:  " << cfg.variant;
+  if (v) out << " (" << v->title << ")";
+  out << "\nparams:   " << params_summary(t) << "\nbarriers: " << barrier_summary(t)
+      << "\ndevice:   " << cfg.device_name << " [" << to_string(cfg.backend) << "], schedule "
+      << schedule_summary(t) << "\nlaunch:   grid " << g.grid.x << " x " << g.grid.y
+      << " blocks of " << g.block.x << " x " << g.block.y << " threads";
+  if (g.static_shared_bytes) out << ", " << g.static_shared_bytes << " B shared";
+  if (g.dynamic_shared_bytes) out << ", " << g.dynamic_shared_bytes << " B dynamic shared";
+  out << "\n";
+  if (verdict) {
+    out << "verdict:  " << (verdict->checked ? (verdict->correct ? "" : "WRONG: ") : "")
+        << verdict->summary() << "\n";
+  }
+  out << "events:   " << t.events.size() << " recorded";
+  if (t.capacity) out << " (capacity " << t.capacity << ")";
+  out << "\n";
+  out << "  global loads   " << std::setw(10) << c.global_loads();
+  std::string per;
+  for (const auto& e : c.global_loads_per_element)
+    per += std::string(per.empty() ? "" : ", ") + to_string(e.buffer) + " " +
+           std::to_string(c.loads[int(e.buffer)]);
+  if (!per.empty()) out << "   (" << per << ")";
+  out << "\n  global stores  " << std::setw(10) << c.global_stores() << "\n  shared stores  "
+      << std::setw(10) << c.shared_stores() << "\n  shared loads   " << std::setw(10)
+      << c.shared_loads() << "\n  barrier waits  " << std::setw(10) << c.barrier_arrivals()
+      << "   (thread arrivals)\n";
+  if (c.out_of_range) out << "  out of range   " << std::setw(10) << c.out_of_range << "\n";
+  out << "  bytes: global " << c.global_bytes_read << " read, " << c.global_bytes_written
+      << " written; shared " << c.shared_bytes_read << " read, " << c.shared_bytes_written
+      << " written\n";
+  for (const auto& e : c.global_loads_per_element)
+    out << "  global loads per element of " << to_string(e.buffer) << " (" << e.rows << " x "
+        << e.cols << "): min " << e.min << ", max " << e.max << ", mean " << fixed(e.mean) << "\n";
+  if (c.output_elements) {
+    out << "  global loads per output element: " << fixed(c.global_loads_per_output);
+    if (const auto x = expected_for(t); x && !t.truncated())
+      out << " (closed form: " << fixed(x->global_loads_per_output) << ")";
+    out << "\n";
+  }
+  if (t.truncated())
+    out << "TRUNCATED: the trace holds " << t.events.size() << " of " << t.events_needed()
+        << " events (" << t.events_dropped << " dropped); run again with --capacity "
+        << t.events_needed() << " or more to record all of them\n";
+}
+
+nlohmann::json summary_json(const Trace& t, const Counters& c,
+                            const std::optional<Verdict>& verdict) {
+  using nlohmann::json;
+  const RunConfig& cfg = t.config;
+  const Params& p = cfg.params;
+  json j;
+  j["variant"] = cfg.variant;
+  j["params"] = {{"m", p.m},           {"k", p.k},           {"n", p.n},        {"tile", p.tile},
+                 {"length", p.length}, {"radius", p.radius}, {"block", p.block}};
+  json kept = json::array();
+  if (const Variant* v = find_variant(cfg.variant))
+    for (const auto& b : v->barriers)
+      if ((cfg.barrier_mask >> (b.id - 1)) & 1) kept.push_back(b.id);
+  j["barriers_kept"] = kept;
+  j["barrier_mask"] = cfg.barrier_mask;
+  j["backend"] = to_string(cfg.backend);
+  j["device"] = cfg.device_name;
+  j["schedule"] = {{"kind", to_string(cfg.schedule.kind)},
+                   {"skew_warps", cfg.schedule.skew_warps},
+                   {"skew_steps", cfg.schedule.skew_steps},
+                   {"seed", cfg.schedule.seed}};
+  j["skew_ns"] = cfg.skew_ns;
+  j["input_seed"] = cfg.input_seed;
+  const auto& g = cfg.geometry;
+  j["grid"] = {g.grid.x, g.grid.y, g.grid.z};
+  j["block"] = {g.block.x, g.block.y, g.block.z};
+  if (verdict) {
+    json wrong = json::array();
+    for (size_t i = 0; i < verdict->wrong_cells.size() && i < 1000; ++i)
+      wrong.push_back(verdict->wrong_cells[i]);
+    j["verdict"] = {{"checked", verdict->checked},
+                    {"correct", verdict->correct},
+                    {"max_abs_error", verdict->max_abs_error},
+                    {"max_rel_error", verdict->max_rel_error},
+                    {"tolerance", verdict->tolerance},
+                    {"wrong_count", verdict->wrong_cells.size()},
+                    {"wrong_cells", wrong},
+                    {"summary", verdict->summary()}};
+  }
+  json counts = {{"global_loads", c.global_loads()},
+                 {"global_stores", c.global_stores()},
+                 {"shared_loads", c.shared_loads()},
+                 {"shared_stores", c.shared_stores()},
+                 {"barrier_arrivals", c.barrier_arrivals()},
+                 {"out_of_range", c.out_of_range},
+                 {"global_bytes_read", c.global_bytes_read},
+                 {"global_bytes_written", c.global_bytes_written},
+                 {"shared_bytes_read", c.shared_bytes_read},
+                 {"shared_bytes_written", c.shared_bytes_written},
+                 {"output_elements", c.output_elements},
+                 {"global_loads_per_output", c.global_loads_per_output}};
+  json per_buffer = json::object();
+  for (int b = 1; b < kBufferCount; ++b)
+    if (c.loads[b] || c.stores[b])
+      per_buffer[to_string(Buffer(b))] = {{"loads", c.loads[b]}, {"stores", c.stores[b]}};
+  counts["per_buffer"] = per_buffer;
+  json heat = json::object();
+  for (const auto& e : c.global_loads_per_element)
+    heat[to_string(e.buffer)] = {
+        {"rows", e.rows}, {"cols", e.cols}, {"min", e.min}, {"max", e.max}, {"mean", e.mean}};
+  counts["global_loads_per_element"] = heat;
+  if (const auto x = expected_for(t))
+    counts["expected"] = {{"global_loads", x->counts.global_loads},
+                          {"global_stores", x->counts.global_stores},
+                          {"shared_loads", x->counts.shared_loads},
+                          {"shared_stores", x->counts.shared_stores},
+                          {"barrier_arrivals", x->counts.barrier_arrivals},
+                          {"global_loads_per_output", x->global_loads_per_output}};
+  j["counters"] = counts;
+  j["events"] = {{"recorded", t.events.size()},
+                 {"dropped", t.events_dropped},
+                 {"needed", t.events_needed()},
+                 {"capacity", t.capacity},
+                 {"truncated", t.truncated()}};
+  return j;
+}
+
+}  // namespace ts::cli

@@ -1,0 +1,43 @@
+// What `run` and `inspect` print about a trace: the same summary, as text
+// for people and as JSON for scripts.
+#pragma once
+
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "kernels/reference.hpp"
+#include "trace/counters.hpp"
+#include "trace/trace.hpp"
+
+namespace ts::cli {
+
+// Exit codes of every command (also in `tilescope-cli --help`).
+enum ExitCode : int {
+  kExitOk = 0,           // done (a run that produced wrong output is still done: that is a lesson)
+  kExitFailed = 1,       // could not do it: the run failed, a file could not be read or written
+  kExitUsage = 2,        // usage error: unknown option, variant or barrier, parameters out of range
+  kExitWrongOutput = 3,  // `run --check` only: the run finished but its output was wrong
+};
+
+// Prints "tilescope-cli <cmd>: error: <msg>" to stderr and returns kExitUsage.
+int usage_error(const std::string& cmd, const std::string& msg);
+// Same for a failure (kExitFailed); with `json`, also prints {"ok": false, "error": ...} to stdout.
+int failure(const std::string& cmd, const std::string& msg, bool json);
+
+// "1 (line 30) on, 2 (line 36) off", or "none".
+std::string barrier_summary(const Trace& t);
+std::string params_summary(const Trace& t);
+
+void print_summary(std::ostream& out, const Trace& t, const Counters& c,
+                   const std::optional<Verdict>& verdict);
+nlohmann::json summary_json(const Trace& t, const Counters& c,
+                            const std::optional<Verdict>& verdict);
+
+// The verdict of a trace's output against the CPU reference, computed from
+// the inputs and output the trace carries; nullopt when the variant is not in
+// this build's catalogue or the trace lacks them.
+std::optional<Verdict> verdict_of(const Trace& t);
+
+}  // namespace ts::cli
