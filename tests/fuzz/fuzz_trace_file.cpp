@@ -1,7 +1,8 @@
 // libFuzzer target for the trace file loader: any bytes must give a Trace or
 // a message, never a crash, a hang or a huge allocation.
 //   cmake --preset fuzz && cmake --build --preset fuzz
-//   build/fuzz/tests/fuzz/fuzz_trace_file -max_total_time=600 tests/fuzz/corpus
+//   mkdir -p /tmp/fuzz && build/fuzz/tests/fuzz/fuzz_trace_file -max_total_time=600 \
+//       /tmp/fuzz tests/fuzz/corpus     (new inputs go to the first folder)
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -9,6 +10,11 @@
 #include <string>
 #include <vector>
 
+#include <sstream>
+
+#include "trace/chrome_export.hpp"
+#include "trace/counters.hpp"
+#include "trace/decode.hpp"
 #include "trace/trace_file.hpp"
 
 namespace {
@@ -20,6 +26,15 @@ void check(const uint8_t* data, size_t size) {
     // What loaded must save to the same bytes (the format has one encoding).
     const auto again = ts::serialize_trace(*t);
     if (again.size() != size || !std::equal(again.begin(), again.end(), data)) __builtin_trap();
+    // Whatever loads, the consumers of a loaded trace must take too.
+    const ts::DecodedTrace d = ts::decode(*t);
+    const ts::Counters c = ts::count_accesses(*t);
+    uint64_t in_blocks = 0;
+    for (const auto& b : d.blocks)
+      in_blocks += b.events;
+    if (in_blocks != t->events.size() || c.per_kind[0] > t->events.size()) __builtin_trap();
+    std::ostringstream json;
+    ts::write_chrome_trace(*t, json);
   } else if (error.empty()) {
     __builtin_trap();  // a refusal must say why
   }
