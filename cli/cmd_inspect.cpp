@@ -34,7 +34,7 @@ int inspect(const InspectOptions& o) {
     j["blocks_recorded"] = d.blocks.size();
     j["phases_per_block"] = d.max_phases;
     j["unbalanced_blocks"] = unbalanced;
-    std::cout << j.dump(2) << "\n";
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return kExitOk;
   }
   std::cout << "file:     " << o.file << " (format v" << kTraceFormatVersion << ")\n";

@@ -183,7 +183,7 @@ int run_command(const RunOptions& o) {
     j["kernel_ms"] = r.kernel_ms;
     if (!o.out.empty()) j["trace_file"] = saved ? nlohmann::json(o.out) : nlohmann::json();
     if (!saved_error.empty()) j["trace_file_error"] = saved_error;
-    std::cout << j.dump(2) << "\n";
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     std::cout << "backend:  " << r.backend_note << "\n";
     print_summary(std::cout, r.trace, c, r.verdict);

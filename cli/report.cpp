@@ -14,7 +14,10 @@ int usage_error(const std::string& cmd, const std::string& msg) {
 }
 
 int failure(const std::string& cmd, const std::string& msg, bool json) {
-  if (json) std::cout << nlohmann::json{{"ok", false}, {"error", msg}}.dump(2) << "\n";
+  if (json)
+    std::cout << nlohmann::json{{"ok", false}, {"error", msg}}.dump(
+                     2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
   std::fprintf(stderr, "tilescope-cli %s: %s\n", cmd.c_str(), msg.c_str());
   return kExitFailed;
 }

@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "test_trace_fixtures.hpp"
@@ -115,6 +115,14 @@ TEST(ChromeExport, WithoutAccessesOnlyPhasesAndBarriers) {
   const auto j = exported(t, &st, opt);
   EXPECT_EQ(count_ph(j, "i"), 0);
   EXPECT_EQ(count_ph(j, "X"), 80);
+}
+
+TEST(ChromeExport, NamesThatAreNotUtf8AreReplacedNotThrown) {
+  Trace t = tiled_matmul_trace(2, 2);
+  t.config.variant = "mat\x8f\x8a";
+  t.config.device_name = "\xff";
+  const auto j = exported(t, nullptr);
+  EXPECT_TRUE(j["otherData"]["variant"].get<std::string>().starts_with("mat"));
 }
 
 TEST(ChromeExport, EmptyTraceAndFileErrors) {

@@ -250,6 +250,22 @@ TEST(TraceFile, RefusesAbsurdBufferDimensions) {
   EXPECT_NE(err.find("buffers section needs 40000000000 bytes"), std::string::npos) << err;
 }
 
+// Found by the fuzzer: names are exported as JSON, so they must be text.
+TEST(TraceFile, RefusesNamesThatAreNotText) {
+  for (const std::string bad : {std::string("mat\x8f\x8a"), std::string("a\nb"),
+                                std::string("\xc3"), std::string("\xed\xa0\x80")}) {
+    Trace t = tiled_matmul_trace(2, 2);
+    t.config.variant = bad;
+    std::string err;
+    EXPECT_FALSE(parse(serialize_trace(t), &err));
+    EXPECT_NE(err.find("the variant id is not UTF-8 text"), std::string::npos) << err;
+  }
+  Trace t = tiled_matmul_trace(2, 2);
+  t.config.device_name = "GPU \xc3\xa9t\xc3\xa9 \xf0\x9f\x9a\x80";  // UTF-8 is fine
+  std::string err;
+  EXPECT_TRUE(parse(serialize_trace(t), &err)) << err;
+}
+
 TEST(TraceFile, LoadReportsMissingFilesAndDirectories) {
   std::string err;
   EXPECT_FALSE(load_trace("/nonexistent/dir/x.tstrace", &err));

@@ -16,8 +16,9 @@ namespace ts {
 
 namespace {
 
+// Names from an in-memory trace need not be valid UTF-8: replace bad bytes, never throw.
 std::string quoted(const std::string& s) {
-  return nlohmann::json(s).dump();
+  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string num(double v) {

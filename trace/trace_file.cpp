@@ -20,6 +20,40 @@ constexpr int32_t kMaxParam = 1 << 28;  // far beyond anything a traced run uses
 constexpr uint32_t kMaxBufferSide = 1u << 28;
 constexpr uint32_t kMaxDynamicShared = 16u << 20;
 
+// Valid UTF-8 without control characters.
+bool is_text(const std::string& s) {
+  for (size_t i = 0; i < s.size();) {
+    const auto c = uint8_t(s[i]);
+    if (c < 0x20 || c == 0x7f) return false;
+    int more = 0;
+    uint32_t cp = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xE0) == 0xC0) {
+      more = 1, cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      more = 2, cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      more = 3, cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + size_t(more) >= s.size()) return false;  // the sequence is cut off
+    for (int k = 1; k <= more; ++k) {
+      const auto cc = uint8_t(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    // Overlong forms, surrogates and code points beyond Unicode.
+    if ((more == 1 && cp < 0x80) || (more == 2 && cp < 0x800) || (more == 3 && cp < 0x10000) ||
+        (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+      return false;
+    i += size_t(more) + 1;
+  }
+  return true;
+}
+
 class Writer {
  public:
   std::vector<uint8_t> bytes;
@@ -76,6 +110,8 @@ class Reader {
     if (!need(n, what)) return {};
     std::string s(reinterpret_cast<const char*>(bytes_.data() + pos_), n);
     pos_ += n;
+    // Names are shown and exported as JSON: they must be text.
+    if (!is_text(s)) fail("the " + std::string(what) + " is not UTF-8 text");
     return s;
   }
   // Checks that `n` bytes remain for `what` (a description for the message).
