@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 #include <tuple>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace ts {
@@ -77,19 +79,47 @@ std::string HazardReport::verdict() const {
 
 namespace {
 
-// One shared access, keyed so that sorting puts each (block, interval, buffer,
-// element) together, in recorded order.
+// One shared access: `cell` identifies (block, barrier interval, buffer,
+// element), so that accesses that may race share a cell; sorting by cell, and
+// within a cell by recorded order, puts each set of candidates together.
 struct Access {
-  uint64_t group_hi;  // block << 32 | interval
-  uint64_t group_lo;  // buffer << 32 | element
-  uint64_t order;     // clock: comparable within a block (one SM on the GPU; a global step in the
-                      // simulator)
+  uint64_t cell;
+  uint64_t clock;     // recorded order: comparable within a block (one SM on the GPU; a global
+                      // step in the simulator)
   uint32_t index;     // event index: program order, and the tie-break
-  bool operator<(const Access& o) const {
-    return std::tie(group_hi, group_lo, order, index) <
-           std::tie(o.group_hi, o.group_lo, o.order, o.index);
-  }
+  uint32_t interval;  // barrier interval (fills the padding)
 };
+
+int bit_width(uint64_t v) {
+  int b = 0;
+  while (v) {
+    ++b;
+    v >>= 1;
+  }
+  return b;
+}
+
+// Stable LSD radix sort by the low `bits` bits of `cell`.
+void radix_sort_by_cell(std::vector<Access>& a, int bits) {
+  constexpr int kDigit = 11;
+  std::vector<Access> tmp(a.size());
+  std::vector<uint32_t> count(size_t(1) << kDigit);
+  for (int shift = 0; shift < bits; shift += kDigit) {
+    std::fill(count.begin(), count.end(), 0);
+    const uint64_t mask = (uint64_t(1) << kDigit) - 1;
+    for (const Access& x : a)
+      ++count[(x.cell >> shift) & mask];
+    uint32_t sum = 0;
+    for (auto& c : count) {
+      const uint32_t n = c;
+      c = sum;
+      sum += n;
+    }
+    for (const Access& x : a)
+      tmp[count[(x.cell >> shift) & mask]++] = x;
+    a.swap(tmp);
+  }
+}
 
 HazardAccess side(const Trace& t, uint32_t index) {
   const Event& e = t.events[index];
@@ -112,6 +142,7 @@ struct GroupKey {
     return std::tie(kind, severity, buffer, first_line, second_line) <
            std::tie(o.kind, o.severity, o.buffer, o.first_line, o.second_line);
   }
+  bool operator==(const GroupKey& o) const = default;
 };
 
 struct GroupAcc {
@@ -119,6 +150,7 @@ struct GroupAcc {
   std::vector<Hazard> kept;
   std::unordered_set<uint64_t> elements;
   std::unordered_set<uint32_t> blocks;
+  uint64_t last_cell = UINT64_MAX;
 };
 
 }  // namespace
@@ -139,22 +171,66 @@ HazardReport analyze_hazards(const Trace& trace, const HazardOptions& opt) {
   const uint64_t threads = uint64_t(max_thread) + 1;
   std::vector<uint32_t> interval((uint64_t(max_block) + 1) * threads, 0);
 
-  std::vector<Access> acc;
-  acc.reserve(ev.size() / 2);
+  // Each shared access with its barrier interval, in trace order.
+  struct Raw {
+    uint32_t index, interval;
+  };
+  std::vector<Raw> raw;
+  raw.reserve(ev.size() / 2);
+  uint32_t max_interval = 0, max_element = 0;
   for (uint32_t i = 0; i < ev.size(); ++i) {
     const Event& e = ev[i];
     if (e.kind == EventKind::BarrierLeave) {
       ++interval[e.block * threads + e.thread];
     } else if (is_shared(e.kind) && !(e.flags & kFlagOutOfRange)) {
       const uint32_t iv = interval[e.block * threads + e.thread];
-      acc.push_back(
-          {uint64_t(e.block) << 32 | iv, uint64_t(e.buffer) << 32 | e.element, e.clock, i});
+      raw.push_back({i, iv});
+      max_interval = std::max(max_interval, iv);
+      max_element = std::max(max_element, e.element);
     }
   }
-  report.shared_accesses = acc.size();
-  std::sort(acc.begin(), acc.end());
+  report.shared_accesses = raw.size();
+
+  // Cell keys: packed into 64 bits when they fit (always, at lesson sizes),
+  // otherwise numbered through a hash map.
+  const int b_el = bit_width(max_element), b_buf = 4, b_iv = bit_width(max_interval),
+            b_blk = bit_width(max_block);
+  const int bits = b_el + b_buf + b_iv + b_blk;
+  std::vector<Access> acc(raw.size());
+  if (bits <= 64) {
+    for (size_t j = 0; j < raw.size(); ++j) {
+      const Event& e = ev[raw[j].index];
+      const uint64_t cell =
+          ((uint64_t(e.block) << b_iv | raw[j].interval) << b_buf | uint64_t(e.buffer)) << b_el |
+          e.element;
+      acc[j] = {cell, e.clock, raw[j].index, raw[j].interval};
+    }
+  } else {
+    std::unordered_map<std::string, uint64_t> ids;
+    for (size_t j = 0; j < raw.size(); ++j) {
+      const Event& e = ev[raw[j].index];
+      std::string k(reinterpret_cast<const char*>(&e.block), 4);
+      k.append(reinterpret_cast<const char*>(&raw[j].interval), 4);
+      k.append(reinterpret_cast<const char*>(&e.buffer), 1);
+      k.append(reinterpret_cast<const char*>(&e.element), 4);
+      const uint64_t id = ids.emplace(std::move(k), ids.size()).first->second;
+      acc[j] = {id, e.clock, raw[j].index, raw[j].interval};
+    }
+  }
+  raw = {};
+  // Recorded order first (the simulator's trace is in it already; a GPU
+  // trace is in slot order), then a stable sort by cell keeps it per cell.
+  auto by_clock = [](const Access& x, const Access& y) {
+    return x.clock != y.clock ? x.clock < y.clock : x.index < y.index;
+  };
+  if (!std::is_sorted(acc.begin(), acc.end(), by_clock))
+    std::sort(acc.begin(), acc.end(), by_clock);
+  radix_sort_by_cell(acc, bits <= 64 ? bits : bit_width(acc.empty() ? 0 : acc.size()));
 
   std::map<GroupKey, GroupAcc> groups;
+  GroupAcc* last_group = nullptr;
+  GroupKey last_key{};
+  uint64_t cell_serial = 0;  // which cell the replay below is in
   auto add = [&](HazardKind kind, uint32_t first, uint32_t second, uint32_t iv) {
     const Event& a = ev[first];
     const Event& b = ev[second];
@@ -166,7 +242,12 @@ HazardReport analyze_hazards(const Trace& trace, const HazardOptions& opt) {
     h.element = a.element;
     h.interval = iv;
     GroupKey key{kind, h.severity, a.buffer, a.line, b.line};
-    GroupAcc& g = groups[key];
+    // Most hazards of a cell fall into the group of the one before.
+    if (!last_group || !(last_key == key)) {
+      last_group = &groups[key];
+      last_key = key;
+    }
+    GroupAcc& g = *last_group;
     if (g.group.count == 0) {
       g.group.kind = kind;
       g.group.severity = h.severity;
@@ -175,8 +256,11 @@ HazardReport analyze_hazards(const Trace& trace, const HazardOptions& opt) {
       g.group.second_line = b.line;
     }
     ++g.group.count;
-    g.elements.insert(uint64_t(a.block) << 32 | a.element);
-    g.blocks.insert(a.block);
+    if (g.last_cell != cell_serial) {  // count each cell once per group
+      g.last_cell = cell_serial;
+      g.elements.insert(uint64_t(a.block) << 32 | a.element);
+      g.blocks.insert(a.block);
+    }
     if (g.kept.size() < opt.detail_per_group) {
       h.first = side(trace, first);
       h.second = side(trace, second);
@@ -201,10 +285,14 @@ HazardReport analyze_hazards(const Trace& trace, const HazardOptions& opt) {
   std::vector<Reader> readers;
   for (size_t begin = 0; begin < acc.size();) {
     size_t end = begin + 1;
-    while (end < acc.size() && acc[end].group_hi == acc[begin].group_hi &&
-           acc[end].group_lo == acc[begin].group_lo)
+    while (end < acc.size() && acc[end].cell == acc[begin].cell)
       ++end;
-    const uint32_t iv = uint32_t(acc[begin].group_hi);
+    ++cell_serial;
+    if (end - begin < 2) {
+      begin = end;
+      continue;
+    }
+    const uint32_t iv = acc[begin].interval;
     bool have_write = false;
     uint32_t last_write = 0;
     readers.clear();
