@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -163,6 +164,26 @@ BufferData to_buffer(const BufferShape& shape, std::vector<float> values) {
   return b;
 }
 
+// The device buffer's field-major blocks (kernels/recorders.cuh) back into
+// Event records, in slot order, without the slots nobody wrote (Empty):
+// slot order is each thread's program order.
+void unpack_trace_blocks(const std::vector<uint64_t>& words, std::vector<Event>& out) {
+  const size_t blocks = words.size() / (kSlotBlock * kEventWords);
+  out.clear();
+  out.reserve(blocks * kSlotBlock);
+  for (size_t b = 0; b < blocks; ++b) {
+    const uint64_t* block = words.data() + b * kSlotBlock * kEventWords;
+    for (unsigned lane = 0; lane < kSlotBlock; ++lane) {
+      uint64_t w[kEventWords];
+      for (unsigned f = 0; f < kEventWords; ++f)
+        w[f] = block[f * kSlotBlock + lane];
+      Event e;
+      std::memcpy(&e, w, sizeof e);
+      if (e.kind != EventKind::Empty) out.push_back(e);
+    }
+  }
+}
+
 // "thread (3, 1) of block (2, 0) read A[130], outside its 100 elements (line 37)"
 std::string fault_text(const Event& e, const LaunchGeometry& g, const Trace& t) {
   const uint32_t tx = e.thread % g.block.x, ty = e.thread / g.block.x;
@@ -285,10 +306,11 @@ RunResult run_on_device(const RunRequest& req, bool& lost) {
   // reservations, and little left unused.
   const unsigned chunk = unsigned(
       std::clamp<uint64_t>((expected + threads - 1) / threads, 1, DeviceTraceRec::kMaxChunk));
-  // Each thread leaves fewer than `chunk` slots unused, so with this slack
-  // every event up to the capacity finds a slot. A run that will be
-  // truncated anyway gets a bounded slack.
-  uint64_t slack = threads * chunk;
+  // Each thread leaves fewer than `chunk` slots unused, and a reservation
+  // rounds up to whole blocks: with this slack every event up to the
+  // capacity finds a slot. A run that will be truncated anyway gets a
+  // bounded slack.
+  uint64_t slack = threads * (chunk + kSlotBlock);
   if (expected > req.trace_capacity)
     slack = std::min<uint64_t>(slack, req.trace_capacity + (uint64_t(1) << 20));
   uint64_t wanted = std::min<uint64_t>(req.trace_capacity, expected);
@@ -297,7 +319,7 @@ RunResult run_on_device(const RunRequest& req, bool& lost) {
   unsigned long long counts[2] = {0, 0};
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (req.traced) {
-      slots = wanted + slack;
+      slots = (wanted + slack + kSlotBlock - 1) / kSlotBlock * kSlotBlock;
       if (events.ptr) {
         cudaFree(events.ptr);
         events.ptr = nullptr;
@@ -323,7 +345,7 @@ RunResult run_on_device(const RunRequest& req, bool& lost) {
     cudaError_t launch_err;
     if (req.traced) {
       DeviceTraceRec rec;
-      rec.events = static_cast<Event*>(events.ptr);
+      rec.events = static_cast<uint64_t*>(events.ptr);
       rec.cursor = static_cast<unsigned long long*>(counters.ptr);
       rec.dropped = rec.cursor + 1;
       rec.capacity = slots;
@@ -376,17 +398,14 @@ RunResult run_on_device(const RunRequest& req, bool& lost) {
 
   if (req.traced) {
     const uint64_t used = std::min<uint64_t>(counts[0], slots);
-    t.events.resize(used);
-    if (used)
-      if (cudaError_t e =
-              cudaMemcpy(t.events.data(), events.ptr, used * sizeof(Event), cudaMemcpyDeviceToHost);
+    const uint64_t blocks = (used + kSlotBlock - 1) / kSlotBlock;
+    std::vector<uint64_t> words(blocks * kSlotBlock * kEventWords);
+    if (!words.empty())
+      if (cudaError_t e = cudaMemcpy(words.data(), events.ptr, words.size() * sizeof(uint64_t),
+                                     cudaMemcpyDeviceToHost);
           e != cudaSuccess)
         return fail("copying the trace to the host", e);
-    // Drop the reserved but unused slots (kind Empty), keeping slot order,
-    // which is each thread's program order.
-    t.events.erase(std::remove_if(t.events.begin(), t.events.end(),
-                                  [](const Event& e) { return e.kind == EventKind::Empty; }),
-                   t.events.end());
+    unpack_trace_blocks(words, t.events);
     const uint64_t needed = t.events.size() + counts[1];
     // The slack may have held more than the caller allowed: keep the first
     // `trace_capacity` in slot order (for each thread, a prefix of its events).

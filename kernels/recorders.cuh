@@ -69,21 +69,33 @@ struct SkewRec : PlainRec {
 
 // Records every access into `events`. Slots are reserved in chunks, not one
 // global atomic per event: the threads that run out of slots together
-// (usually a whole warp) reserve kChunk slots each with ONE atomicAdd by their
-// leader (kChunk = `chunk`, about one thread's events, at most 32), interleaved so that lane r's
-// j-th event goes to base + j * group_size + r: a warp's events of one access are neighbours in
-// memory (coalesced writes), and each thread's later events get later slots,
-// so slot order is each thread's program order. Slots a thread reserved but
-// did not use stay Empty (the buffer is cleared to 0xFF); the host drops them.
-// Slots at or past `capacity` are not written: those events are counted in
-// `dropped`, so that the host can say how many a complete trace needs.
+// (usually a whole warp) reserve `chunk` slots each (about one thread's
+// events, at most 32) with ONE atomicAdd by their leader, interleaved so that
+// lane r's j-th event goes to base + j * group_size + r: the events of one
+// access by a warp are neighbours, and each thread's later events get later
+// slots, so slot order is each thread's program order. Slots a thread
+// reserved but did not use stay Empty (the buffer is cleared to 0xFF); the
+// host drops them. Slots at or past `capacity` are not written: those events
+// are counted in `dropped`, so that the host can say how many a complete
+// trace needs.
+//
+// Layout: the buffer is blocks of kSlotBlock slots, each stored field-major
+// (word f of the block's 32 events, then word f + 1, ...), so that a warp's
+// stores of one word are 32 consecutive 8-byte words: whole sectors, fully
+// coalesced. Writing the 40-byte records one after another made every store
+// touch 40 partial sectors and the traced kernel 5x slower. The host turns
+// blocks back into Event records (unpack_trace_blocks in cuda_backend.cu).
+inline constexpr unsigned kSlotBlock = 32;
+inline constexpr unsigned kEventWords = sizeof(Event) / 8;  // 5
+static_assert(sizeof(Event) == kEventWords * 8);
+
 struct DeviceTraceRec {
   static constexpr unsigned kMaxChunk = 32;
 
-  Event* events = nullptr;
+  uint64_t* events = nullptr;             // capacity / kSlotBlock blocks of kSlotBlock slots
   unsigned long long* cursor = nullptr;   // slots reserved so far
   unsigned long long* dropped = nullptr;  // events that found no slot below capacity
-  unsigned long long capacity = 0;        // slots in `events`
+  unsigned long long capacity = 0;        // slots in `events`, a multiple of kSlotBlock
   unsigned chunk = kMaxChunk;             // slots a thread reserves at a time
   uint32_t barrier_mask = ~0u;
   int skew_ns = 0;
@@ -133,8 +145,10 @@ struct DeviceTraceRec {
     if (left_ == 0) {
       const cg::coalesced_group group = cg::coalesced_threads();
       unsigned long long base = 0;
-      if (group.thread_rank() == 0)
-        base = atomicAdd(cursor, (unsigned long long)group.size() * chunk);
+      // Rounded up to whole blocks, so that every reservation starts a block.
+      const unsigned long long want =
+          ((unsigned long long)group.size() * chunk + kSlotBlock - 1) / kSlotBlock * kSlotBlock;
+      if (group.thread_rank() == 0) base = atomicAdd(cursor, want);
       base = group.shfl(base, 0);
       next_ = base + group.thread_rank();
       stride_ = group.size();
@@ -150,18 +164,18 @@ struct DeviceTraceRec {
     }
 
     const uint32_t thread = detail::linear_thread();
-    // The record is packed; its fields sit at their natural alignment inside
-    // a 40-byte slot, so it is written as five 8-byte words (little-endian,
-    // in the field order of trace/event.hpp).
-    uint64_t* w = reinterpret_cast<uint64_t*>(events + slot);
-    w[0] = uint64_t(clock64());
-    w[1] = detail::globaltimer();
-    w[2] = uint64_t(detail::linear_block()) | (uint64_t(uint32_t(element)) << 32);
-    w[3] = uint64_t(__float_as_uint(value)) | (uint64_t(thread & 0xFFFFu) << 32) |
-           (uint64_t(line) << 48);
-    w[4] = uint64_t((thread / 32u) & 0xFFFFu) | (uint64_t(detail::smid() & 0xFFFFu) << 16) |
-           (uint64_t(uint8_t(kind)) << 32) | (uint64_t(uint8_t(buf)) << 40) | (uint64_t(fl) << 48) |
-           (uint64_t(barrier) << 56);
+    // The record's five 8-byte words (little-endian, in the field order of
+    // trace/event.hpp), each into its row of the slot's block.
+    uint64_t* w = events + (slot / kSlotBlock) * (kSlotBlock * kEventWords) + slot % kSlotBlock;
+    w[0 * kSlotBlock] = uint64_t(clock64());
+    w[1 * kSlotBlock] = detail::globaltimer();
+    w[2 * kSlotBlock] = uint64_t(detail::linear_block()) | (uint64_t(uint32_t(element)) << 32);
+    w[3 * kSlotBlock] = uint64_t(__float_as_uint(value)) | (uint64_t(thread & 0xFFFFu) << 32) |
+                        (uint64_t(line) << 48);
+    w[4 * kSlotBlock] = uint64_t((thread / 32u) & 0xFFFFu) |
+                        (uint64_t(detail::smid() & 0xFFFFu) << 16) |
+                        (uint64_t(uint8_t(kind)) << 32) | (uint64_t(uint8_t(buf)) << 40) |
+                        (uint64_t(fl) << 48) | (uint64_t(barrier) << 56);
   }
 };
 
