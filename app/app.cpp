@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -391,7 +392,9 @@ void App::apply_theme() {
   }
   auto c = [](Rgb rgb, float a = 1.0f) { return ImVec4(to_f(rgb.r), to_f(rgb.g), to_f(rgb.b), a); };
   st.Colors[ImGuiCol_WindowBg] = c(p.background);
-  st.Colors[ImGuiCol_ChildBg] = c(p.background);
+  // Transparent children and slot windows: the clear colour is the background, so
+  // a software renderer (llvmpipe) does not fill the screen three times a frame.
+  st.Colors[ImGuiCol_ChildBg] = c(p.background, 0.0f);
   st.Colors[ImGuiCol_Text] = c(p.text);
   st.Colors[ImGuiCol_TextDisabled] = c(p.text_dim);
   const Rgb accent = okabe_ito::kBlue;
@@ -567,7 +570,7 @@ void App::draw_slots(float top) {
   struct Rect {
     float x, y, w, h;
   };
-  const float left_split = std::round(H * 0.72f);
+  const float left_split = std::round(H * 0.74f);
   const float right_split = std::round((H - B) * 0.5f);
   auto rect = [&](Slot slot) -> Rect {
     switch (slot) {
@@ -589,7 +592,7 @@ void App::draw_slots(float top) {
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize |
                                  ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse |
                                  ImGuiWindowFlags_NoBringToFrontOnFocus |
-                                 ImGuiWindowFlags_NoSavedSettings;
+                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBackground;
   for (size_t i = 0; i < views_.size();) {
     const Slot slot = views_[i]->slot();
     size_t j = i;
@@ -653,6 +656,8 @@ bool App::frame() {
 
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
+  // Scripted pictures show no tooltip from wherever the X server's pointer is.
+  if (opt_.scripted()) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
   ImGui::NewFrame();
   handle_shortcuts();
   apply_requests(dt);
@@ -690,6 +695,17 @@ bool App::apply_position_spec(const std::string& spec, std::string* error) {
       const int n = std::stoi(spec.substr(6));
       for (int i = 0; i < n; ++i)
         pos = r.phase_step(pos, true, s.selection.block);
+    } else if (spec == "stale") {
+      // The first read that saw an unsynchronised value (a race that bit).
+      pos = r.size();
+      for (uint64_t p = 1; p <= r.size(); ++p)
+        if (r.is_stale_read(r.event_at(p))) {
+          pos = p;
+          const Event& e = r.trace().events[r.event_at(p)];
+          s.selection.block = e.block;
+          s.selection.thread = e.thread;
+          break;
+        }
     } else if (spec.rfind("barrier:", 0) == 0) {
       const int n = std::stoi(spec.substr(8));
       for (int i = 0; i < n; ++i)
@@ -698,7 +714,8 @@ bool App::apply_position_spec(const std::string& spec, std::string* error) {
       pos = std::stoull(spec);
     }
   } catch (const std::exception&) {
-    *error = "--position '" + spec + "': use an event index, start, end, phase:N or barrier:N";
+    *error =
+        "--position '" + spec + "': use an event index, start, end, phase:N, barrier:N or stale";
     return false;
   }
   r.seek(pos);

@@ -57,7 +57,8 @@ int main(int argc, char** argv) {
   cli.add_option("--seed", opt.seed, "seed of the random schedule");
   cli.add_option("--order", opt.order, "replay order: lockstep or recorded")
       ->check(CLI::IsMember({"lockstep", "recorded"}));
-  cli.add_option("--position", opt.position, "event index, start, end, phase:N or barrier:N");
+  cli.add_option("--position", opt.position,
+                 "event index, start, end, phase:N, barrier:N or stale (the first stale read)");
   cli.add_option("--select-block", opt.select_block, "the block whose shared memory is shown");
   cli.add_option("--screenshot", opt.screenshot, "write a PNG of the window");
   cli.add_option("--cells-json", opt.cells_json,

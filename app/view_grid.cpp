@@ -185,7 +185,7 @@ class GridView final : public View {
     }
     const bool stencil = s.has_trace() && s.replay->array(Buffer::In) != nullptr;
     chip(pal.loaded, stencil ? "in shared memory" : "tile in shared memory");
-    chip(pal.loaded_other, "other blocks' tiles");
+    chip(pal.loaded_other, stencil ? "in other blocks' shared memory" : "other blocks' tiles");
     if (stencil) chip(pal.halo, "halo");
     chip(pal.padded, "padding", true);
     chip(pal.written, "written");

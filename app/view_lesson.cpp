@@ -160,8 +160,6 @@ class LessonView final : public View {
             "behind: with a barrier removed, that is when the race bites.");
     }
     (void)changed;
-
-    if (ImGui::Button("Open a trace file...", ImVec2(-1, 0))) s.file_dialog_open = true;
   }
 };
 

@@ -1,14 +1,17 @@
 // Replay jump time: how long seek() to any position takes on a 64 x 64 tiled
 // multiply with tile 16 (about 330,000 events), in both orders. Target: < 16 ms,
-// one frame at 60 Hz. Uses the simulator when it is there, else the hand-built
-// trace of the tests.
-//   ./build/default/bench/bench_replay [n] [tile]
+// one frame at 60 Hz. The trace comes from the CPU simulator (the same one the
+// app replays); `--fixture` uses the hand-built trace of the tests instead.
+//   ./build/default/bench/bench_replay [n] [tile] [--fixture]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 
+#include <cstring>
+
+#include "kernels/backend.hpp"
 #include "tests/test_trace_fixtures.hpp"
 #include "trace/replay.hpp"
 
@@ -20,12 +23,28 @@ int main(int argc, char** argv) {
     return 2;
   }
   using clk = std::chrono::steady_clock;
-  auto trace = std::make_shared<const ts::Trace>(ts::testing::tiled_matmul_trace(n, tile));
+  const bool fixture = argc > 3 && std::strcmp(argv[3], "--fixture") == 0;
+  std::shared_ptr<const ts::Trace> trace;
+  if (fixture) {
+    trace = std::make_shared<const ts::Trace>(ts::testing::tiled_matmul_trace(n, tile));
+  } else {
+    ts::RunRequest req;
+    req.variant = "matmul.tiled_square";
+    req.params.n = req.params.m = req.params.k = n;
+    req.params.tile = tile;
+    req.backend = ts::BackendChoice::Sim;
+    ts::RunResult res = ts::run_simulator(req);
+    if (!res.ok) {
+      std::fprintf(stderr, "simulator run failed: %s\n", res.error.c_str());
+      return 1;
+    }
+    trace = std::make_shared<const ts::Trace>(std::move(res.trace));
+  }
   const auto t0 = clk::now();
   ts::Replay r(trace);
   const double build_ms = std::chrono::duration<double, std::milli>(clk::now() - t0).count();
-  std::printf("trace: %dx%d tile %d, %zu events; replay model built in %.1f ms\n", n, n, tile,
-              trace->events.size(), build_ms);
+  std::printf("trace (%s): %dx%d tile %d, %zu events; replay model built in %.1f ms\n",
+              fixture ? "hand-built" : "simulator", n, n, tile, trace->events.size(), build_ms);
 
   std::mt19937_64 rng(42);
   for (ts::ReplayOrder o : {ts::ReplayOrder::AsRecorded, ts::ReplayOrder::Lockstep}) {
