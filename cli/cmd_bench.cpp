@@ -1,0 +1,172 @@
+// `tilescope-cli bench`: the performance panel's sweep, headless (the GPU
+// machine has no display). Prints a table; writes JSON and CSV on request.
+//
+//   tilescope-cli bench --kernels matmul.naive_grid,matmul.tiled_square
+//                       --sizes 1024,2048,4096 --tiles 16,32 --json perf.json --csv perf.csv
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "cli/command.hpp"
+#include "kernels/perf.hpp"
+
+namespace ts::cli {
+namespace {
+
+struct BenchOptions {
+  std::vector<std::string> kernels;
+  std::vector<int> sizes, lengths, tiles;
+  int reps = 10, warmup = 2, radius = 3, block = 256;
+  double max_seconds = 2.0;
+  bool no_flush = false, no_cublas = false, no_copy = false, quiet = false;
+  std::string json, csv, compare;
+};
+
+// Ctrl-C cancels the sweep; what was measured is still printed and written.
+std::atomic<SweepControl*> g_control{nullptr};
+extern "C" void on_sigint(int) {
+  if (SweepControl* c = g_control.load()) c->cancel = true;
+}
+
+void print_comparison(const PerfReport& before, const PerfReport& now) {
+  std::printf("\nCompared with %s (%s, %s):\n", before.created.c_str(),
+              before.device.name.empty() ? "no GPU" : before.device.name.c_str(),
+              before.host.c_str());
+  std::printf("%-30s %4s %9s %12s %12s %9s\n", "kernel", "tile", "size", "ms before", "ms now",
+              "speedup");
+  for (const auto& c : compare_reports(before, now)) {
+    auto ms = [](double v) {
+      char b[32];
+      if (v > 0)
+        std::snprintf(b, sizeof b, "%.4f", v);
+      else
+        std::snprintf(b, sizeof b, "-");
+      return std::string(b);
+    };
+    std::printf("%-30s %4s %9d %12s %12s %9s\n", c.kernel.c_str(),
+                c.tile ? std::to_string(c.tile).c_str() : "-", c.size, ms(c.ms_before).c_str(),
+                ms(c.ms_now).c_str(), c.speedup > 0 ? (ms(c.speedup) + "x").c_str() : "-");
+  }
+}
+
+int run_bench(const BenchOptions& o) {
+  PerfConfig c;
+  c.kernels = o.kernels;
+  c.matmul_sizes = o.sizes;
+  c.stencil_lengths = o.lengths;
+  c.tiles = o.tiles;
+  c.reps = o.reps;
+  c.warmup = o.warmup;
+  c.stencil_radius = o.radius;
+  c.stencil_block = o.block;
+  c.max_seconds_per_point = o.max_seconds;
+  c.flush_l2 = !o.no_flush;
+  c.with_cublas = !o.no_cublas;
+  c.with_copy = !o.no_copy;
+  // Only the families asked for: sizes without lengths means "no stencils".
+  if (c.kernels.empty()) {
+    if (!o.sizes.empty() && o.lengths.empty()) c.kernels = {"matmul"};
+    if (o.sizes.empty() && !o.lengths.empty()) c.kernels = {"stencil"};
+  }
+  if (auto err = validate_perf_config(c)) {
+    std::cerr << "bench: " << *err << "\n";
+    return 2;
+  }
+  std::optional<PerfReport> before;
+  if (!o.compare.empty()) {
+    std::string err;
+    before = load_report(o.compare, &err);
+    if (!before) {
+      std::cerr << "bench: --compare: " << err << "\n";
+      return 2;
+    }
+  }
+
+  auto control = std::make_unique<SweepControl>();
+  control->on_result = [&](const PerfResult& x) {
+    if (o.quiet) return;
+    char line[256];
+    if (x.ms_median > 0)
+      std::snprintf(line, sizeof line, "[%d/%d] %s size %d: %s, median %.4f ms",
+                    control->done.load(), control->total.load(), x.label().c_str(), x.size,
+                    to_string(x.status), x.ms_median);
+    else
+      std::snprintf(line, sizeof line, "[%d/%d] %s size %d: %s", control->done.load(),
+                    control->total.load(), x.label().c_str(), x.size, to_string(x.status));
+    std::cerr << line << "\n";
+  };
+  g_control = control.get();
+  auto old = std::signal(SIGINT, on_sigint);
+  PerfReport r = run_perf_sweep(c, control.get());
+  std::signal(SIGINT, old);
+  g_control = nullptr;
+
+  std::cout << format_table(r);
+  if (before) print_comparison(*before, r);
+  int rc = 0;
+  std::string err;
+  if (!o.json.empty()) {
+    if (save_report(r, o.json, &err))
+      std::cerr << "wrote " << o.json << "\n";
+    else {
+      std::cerr << "bench: " << err << "\n";
+      rc = 1;
+    }
+  }
+  if (!o.csv.empty()) {
+    if (write_text_file(o.csv, to_csv(r), &err))
+      std::cerr << "wrote " << o.csv << "\n";
+    else {
+      std::cerr << "bench: " << err << "\n";
+      rc = 1;
+    }
+  }
+  if (!r.device.usable) {
+    std::cerr << "bench: no timings: " << r.device.reason
+              << ". Timings need an NVIDIA GPU; `tilescope-cli run` shows access counts from the "
+                 "simulator.\n";
+    return 3;
+  }
+  if (!r.error.empty()) {
+    std::cerr << "bench: " << r.error << "\n";
+    return 1;
+  }
+  return rc;
+}
+
+TS_CLI_COMMAND(
+    bench_command, "bench",
+    "Time the untraced kernels against cuBLAS, copy bandwidth and the FP32 peak (needs a GPU)",
+    [](CLI::App& sub) -> std::function<int()> {
+      auto o = std::make_shared<BenchOptions>();
+      sub.add_option("--kernels", o->kernels,
+                     "Kernels: catalogue ids, 'matmul', 'stencil', a prefix ending in *, or 'all' "
+                     "(default: all)")
+          ->delimiter(',');
+      sub.add_option("--sizes", o->sizes, "Matrix sizes n (default 128,256,...,4096)")
+          ->delimiter(',');
+      sub.add_option("--lengths", o->lengths, "Stencil lengths (default 2^16, 2^18, ..., 2^26)")
+          ->delimiter(',');
+      sub.add_option("--tiles", o->tiles, "Tile widths (default 8,16,32)")->delimiter(',');
+      sub.add_option("--reps", o->reps, "Timed launches per point (median counts)")
+          ->capture_default_str();
+      sub.add_option("--warmup", o->warmup, "Untimed launches first")->capture_default_str();
+      sub.add_option("--radius", o->radius, "Stencil radius")->capture_default_str();
+      sub.add_option("--block", o->block, "Stencil threads per block")->capture_default_str();
+      sub.add_option("--max-seconds", o->max_seconds,
+                     "Fewer reps (at least 3) where a point would take longer than this")
+          ->capture_default_str();
+      sub.add_flag("--no-flush", o->no_flush, "Do not flush the L2 before each timed launch");
+      sub.add_flag("--no-cublas", o->no_cublas, "Do not time cuBLAS (it still checks big outputs)");
+      sub.add_flag("--no-copy", o->no_copy, "Do not measure the copy bandwidth");
+      sub.add_flag("--quiet", o->quiet, "No progress lines on stderr");
+      sub.add_option("--json", o->json, "Write the report as JSON (loadable by the app)");
+      sub.add_option("--csv", o->csv, "Write the results as CSV");
+      sub.add_option("--compare", o->compare, "An earlier report (JSON) to compare with");
+      return [o] { return run_bench(*o); };
+    });
+
+}  // namespace
+}  // namespace ts::cli
