@@ -1,0 +1,788 @@
+// Performance: honest timings of the untraced kernels against cuBLAS, the
+// measured copy bandwidth and the FP32 peak (kernels/perf.hpp does the work;
+// this file only draws). The sweep runs in a background thread with a
+// progress bar and Cancel; results can be saved, loaded, compared with an
+// earlier run and exported. Plots are drawn with ImDrawList (no ImPlot on
+// Debian). Without a GPU the panel says so and shows access counts from
+// simulator traces, which need none.
+#include <imgui.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <future>
+#include <string>
+#include <vector>
+
+#include "app/view.hpp"
+#include "kernels/backend.hpp"
+#include "kernels/perf.hpp"
+
+namespace ts::app {
+
+namespace {
+
+// Okabe-Ito: tells apart for colour-blind viewers, on dark and light themes.
+// Yellow comes last: it reads poorly on the light theme.
+constexpr ImU32 kSeriesColours[] = {IM_COL32(230, 159, 0, 255),  IM_COL32(86, 180, 233, 255),
+                                    IM_COL32(0, 158, 115, 255),  IM_COL32(0, 114, 178, 255),
+                                    IM_COL32(213, 94, 0, 255),   IM_COL32(204, 121, 167, 255),
+                                    IM_COL32(240, 228, 66, 255), IM_COL32(160, 160, 160, 255)};
+ImU32 series_colour(size_t i) {
+  return kSeriesColours[i % (sizeof kSeriesColours / sizeof(ImU32))];
+}
+
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+std::string si(double v) {  // 1234 -> "1.23k", 51000 -> "51k"
+  const double a = std::fabs(v);
+  if (a >= 1e9) return fmt("%.3gG", v / 1e9);
+  if (a >= 1e6) return fmt("%.3gM", v / 1e6);
+  if (a >= 1e3) return fmt("%.3gk", v / 1e3);
+  return fmt("%.3g", v);
+}
+std::string size_label(double v) {  // 4096 as is; powers of two as 2^k from 64k on
+  const double l = std::log2(v);
+  if (v >= 65536 && std::fabs(l - std::round(l)) < 1e-9) return "2^" + std::to_string(int(l));
+  if (v < 65536 && v == std::floor(v)) return std::to_string(int64_t(v));
+  return si(v);
+}
+
+// One row of the access-count table: a variant run traced at a small size.
+struct CountRow {
+  std::string kernel, params, backend, error;
+  AccessCounts counts;
+  bool correct = false;
+};
+
+std::vector<CountRow> compute_counts() {
+  std::vector<CountRow> rows;
+  for (const Variant& v : catalogue()) {
+    CountRow row;
+    row.kernel = v.id;
+    RunRequest req;
+    req.variant = v.id;
+    Params p = v.defaults;
+    if (v.family == Family::Matmul) {
+      const bool one_block = std::string(v.id) == "matmul.naive_one_block";
+      p.m = p.k = p.n = one_block ? 32 : 64;  // one block holds at most 32 x 32 threads
+      p.tile = 16;
+      p.block = 16;
+      row.params = "n=" + std::to_string(p.n) + ((v.uses & kUsesTile) ? " T=16" : "") +
+                   ((v.uses & kUsesBlock) ? " block 16x16" : "");
+    } else {
+      p.length = 4096;
+      p.radius = 3;
+      p.block = 256;
+      row.params = "length 4096, R=3, block 256";
+    }
+    req.params = p;
+    req.backend = BackendChoice::Auto;  // the GPU's own trace where there is one
+    const RunResult r = run(req);
+    if (!r.ok) {
+      row.error = r.error;
+    } else {
+      row.counts = perf_access_counts(r.trace);
+      row.correct = r.verdict.correct;
+      row.backend = r.trace.config.backend == BackendKind::Cuda ? "GPU" : "simulator";
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+// A plot area: data space <-> screen, log or linear on each axis.
+struct Axes {
+  ImVec2 lo, hi;  // screen rectangle of the data area
+  double x0, x1, y0, y1;
+  bool log_x, log_y;
+  double tx(double x) const {
+    const double a = log_x ? std::log10(x) : x, b0 = log_x ? std::log10(x0) : x0,
+                 b1 = log_x ? std::log10(x1) : x1;
+    return lo.x + (a - b0) / (b1 - b0) * (hi.x - lo.x);
+  }
+  double ty(double y) const {
+    const double a = log_y ? std::log10(y) : y, b0 = log_y ? std::log10(y0) : y0,
+                 b1 = log_y ? std::log10(y1) : y1;
+    return hi.y - (a - b0) / (b1 - b0) * (hi.y - lo.y);
+  }
+  ImVec2 at(double x, double y) const { return ImVec2(float(tx(x)), float(ty(y))); }
+};
+
+// Decade ticks for a log axis, round steps for a linear one.
+std::vector<double> ticks(double a, double b, bool log) {
+  std::vector<double> t;
+  // Degenerate ranges (nothing measured yet, a window resized to a sliver) get no ticks.
+  if (!(b > a) || !std::isfinite(a) || !std::isfinite(b) || (log && !(a > 0))) return t;
+  if (log) {
+    for (double d = std::pow(10.0, std::floor(std::log10(a))); d <= b * 1.0001; d *= 10)
+      if (d >= a * 0.9999) t.push_back(d);
+    return t;
+  }
+  const double step0 = (b - a) / 5;
+  const double mag = std::pow(10.0, std::floor(std::log10(step0)));
+  const double step = step0 / mag < 2 ? 2 * mag : step0 / mag < 5 ? 5 * mag : 10 * mag;
+  for (double v = std::ceil(a / step) * step; v <= b * 1.0001 && t.size() < 50; v += step)
+    t.push_back(v);
+  return t;
+}
+
+// Frame, grid and tick labels; returns the axes.
+Axes frame(ImDrawList* dl, ImVec2 origin, ImVec2 size, double x0, double x1, double y0, double y1,
+           bool log_x, bool log_y, const char* title, const char* xlabel, const char* ylabel,
+           const std::vector<double>& xticks, bool x_is_size = true) {
+  const float lh = ImGui::GetTextLineHeight();
+  Axes ax{ImVec2(origin.x + 4.5f * lh, origin.y + 1.6f * lh),
+          ImVec2(origin.x + size.x - 0.8f * lh, origin.y + size.y - 2.6f * lh),
+          x0,
+          x1,
+          y0,
+          y1,
+          log_x,
+          log_y};
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+  const ImU32 grid = ImGui::GetColorU32(ImGuiCol_TableBorderLight);
+  const ImU32 border = ImGui::GetColorU32(ImGuiCol_Border);
+  dl->AddText(ImVec2(origin.x + std::max(4.5f * lh, ImGui::CalcTextSize(ylabel).x + lh), origin.y),
+              text, title);
+  dl->AddRect(ax.lo, ax.hi, border);
+  for (double t : ticks(y0, y1, log_y)) {
+    const float y = float(ax.ty(t));
+    dl->AddLine(ImVec2(ax.lo.x, y), ImVec2(ax.hi.x, y), grid);
+    const std::string s = si(t);
+    dl->AddText(ImVec2(ax.lo.x - ImGui::CalcTextSize(s.c_str()).x - 4, y - lh / 2), text,
+                s.c_str());
+  }
+  for (double t : xticks) {
+    const float x = float(ax.tx(t));
+    dl->AddLine(ImVec2(x, ax.lo.y), ImVec2(x, ax.hi.y), grid);
+    const std::string s = x_is_size ? size_label(t) : (t < 1 ? fmt("%g", t) : si(t));
+    const float w = ImGui::CalcTextSize(s.c_str()).x;
+    dl->AddText(ImVec2(x - w / 2, ax.hi.y + 2), text, s.c_str());
+  }
+  const float xw = ImGui::CalcTextSize(xlabel).x;
+  dl->AddText(ImVec2((ax.lo.x + ax.hi.x - xw) / 2, ax.hi.y + lh + 4), text, xlabel);
+  dl->AddText(origin, ImGui::GetColorU32(ImGuiCol_TextDisabled), ylabel);
+  return ax;
+}
+
+}  // namespace
+
+class PerformanceView final : public View {
+ public:
+  const char* name() const override { return "Performance"; }
+  Slot slot() const override { return Slot::Right; }
+  int order() const override { return 50; }
+
+  void update(AppState&) override {
+    if (auto r = sweep_.take()) {
+      message_ = r->cancelled ? "Sweep cancelled: the results measured before the cancel are kept."
+                              : (r->error.empty() ? "Sweep finished." : r->error);
+      report_ = std::move(*r);
+    }
+    if (counts_job_.valid() &&
+        counts_job_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+      counts_ = counts_job_.get();
+  }
+
+  void draw(AppState& s) override {
+    init_once();
+    const CudaStatus& gpu = cuda_status();
+    ImGui::PushTextWrapPos(0);
+    if (gpu.usable) {
+      ImGui::Text("GPU: %s (sm_%d%d, %d SMs). Untraced kernels, timed with CUDA events.",
+                  gpu.device_name.c_str(), gpu.cc_major, gpu.cc_minor, gpu.sm_count);
+    } else {
+      ImGui::TextColored(ImVec4(0.95f, 0.65f, 0.2f, 1),
+                         "No CUDA device: timings need an NVIDIA GPU. Access counts below come "
+                         "from the simulator.");
+      ImGui::TextDisabled(
+          "(%s) A report saved on a GPU machine (tilescope-cli bench --json) can "
+          "still be loaded and plotted here.",
+          gpu.reason.c_str());
+    }
+    ImGui::PopTextWrapPos();
+
+    draw_controls(gpu.usable);
+    draw_files();
+    if (!message_.empty()) ImGui::TextWrapped("%s", message_.c_str());
+
+    // While the sweep runs, its rows so far; afterwards, the report.
+    PerfReport live;
+    const PerfReport* shown = nullptr;
+    if (sweep_.running()) {
+      live.results = sweep_.partial();
+      derive_metrics(live);
+      shown = &live;
+    } else if (report_) {
+      shown = &*report_;
+    }
+    if (shown && !shown->results.empty()) {
+      if (ImGui::CollapsingHeader("Results", ImGuiTreeNodeFlags_DefaultOpen)) {
+        draw_device(*shown);
+        draw_results(*shown);
+      }
+      if (ImGui::CollapsingHeader("Plots", ImGuiTreeNodeFlags_DefaultOpen)) draw_plots(*shown);
+      if (ImGui::CollapsingHeader("Kernels: registers, shared memory, occupancy"))
+        draw_attributes(*shown);
+    } else if (shown && !shown->error.empty()) {
+      ImGui::TextWrapped("%s", shown->error.c_str());
+    }
+    if (before_ && report_ &&
+        ImGui::CollapsingHeader("Comparison with an earlier run", ImGuiTreeNodeFlags_DefaultOpen))
+      draw_comparison();
+    if (ImGui::CollapsingHeader("Access counts (from traces, no GPU needed)",
+                                gpu.usable ? 0 : ImGuiTreeNodeFlags_DefaultOpen))
+      draw_counts(s);
+  }
+
+ private:
+  void init_once() {
+    if (initialised_) return;
+    initialised_ = true;
+    for (const Variant& v : catalogue()) {
+      // The lesson-only naive one-block kernel cannot run past 32 x 32: off by default.
+      kernel_on_.push_back(std::string(v.id) != "matmul.naive_one_block");
+    }
+    for (int n = 128; n <= 4096; n *= 2)
+      sizes_.push_back({n, true});
+    for (int e = 16; e <= 26; e += 2)
+      lengths_.push_back({1 << e, true});
+    for (int t : kTileWidths)
+      tiles_.push_back({t, t >= 8});
+    // A report saved under the default name (by this panel, or by `tilescope-cli bench
+    // --json tilescope_perf.json` on a GPU machine) is shown at start.
+    std::string err;
+    if (std::ifstream(path_).good()) {
+      if (auto r = load_report(path_, &err)) {
+        report_ = std::move(*r);
+        derive_metrics(*report_);
+        message_ = std::string("Loaded ") + path_ + " (" +
+                   (report_->device.name.empty() ? "no GPU" : report_->device.name) + ", " +
+                   report_->created + ").";
+      } else {
+        message_ = err;
+      }
+    }
+  }
+
+  void draw_controls(bool gpu) {
+    if (!ImGui::CollapsingHeader("Sweep", gpu ? ImGuiTreeNodeFlags_DefaultOpen : 0)) return;
+    const auto cat = catalogue();
+    ImGui::TextDisabled("Kernels");
+    for (size_t i = 0; i < cat.size(); ++i) {
+      bool on = kernel_on_[i];
+      if (i % 2) ImGui::SameLine(ImGui::GetContentRegionAvail().x * 0.5f);
+      if (ImGui::Checkbox(cat[i].id, &on)) kernel_on_[i] = on;
+    }
+    auto flags = [](const char* label, std::vector<std::pair<int, bool>>& v, bool pow2_label) {
+      ImGui::TextDisabled("%s", label);
+      for (size_t i = 0; i < v.size(); ++i) {
+        ImGui::SameLine();
+        std::string l = pow2_label ? size_label(v[i].first) : std::to_string(v[i].first);
+        l += "##" + std::string(label) + std::to_string(i);
+        ImGui::Checkbox(l.c_str(), &v[i].second);
+      }
+    };
+    flags("matmul n", sizes_, false);
+    flags("stencil length", lengths_, true);
+    flags("tiles", tiles_, false);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+    ImGui::SliderInt("reps", &reps_, 3, 50);
+    ImGui::SameLine();
+    ImGui::Checkbox("flush L2 before each launch", &flush_);
+
+    const bool running = sweep_.running();
+    ImGui::BeginDisabled(!gpu || running);
+    if (ImGui::Button("Run sweep")) start_sweep();
+    ImGui::EndDisabled();
+    if (!gpu && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+      ImGui::SetTooltip("Timings need an NVIDIA GPU; this machine has none.");
+    if (running) {
+      ImGui::SameLine();
+      if (ImGui::Button("Cancel")) sweep_.cancel();
+      ImGui::SameLine();
+      const std::string cur = sweep_.current();
+      ImGui::ProgressBar(sweep_.progress(), ImVec2(-1, 0), cur.c_str());
+    }
+  }
+
+  void start_sweep() {
+    PerfConfig c;
+    const auto cat = catalogue();
+    for (size_t i = 0; i < cat.size(); ++i)
+      if (kernel_on_[i]) c.kernels.push_back(cat[i].id);
+    for (auto& [n, on] : sizes_)
+      if (on) c.matmul_sizes.push_back(n);
+    for (auto& [n, on] : lengths_)
+      if (on) c.stencil_lengths.push_back(n);
+    for (auto& [t, on] : tiles_)
+      if (on) c.tiles.push_back(t);
+    c.reps = reps_;
+    c.flush_l2 = flush_;
+    if (c.kernels.empty() || c.tiles.empty()) {
+      message_ = "Choose at least one kernel and one tile width.";
+      return;
+    }
+    // An empty list means "the defaults": say none explicitly by leaving that family out.
+    if (c.matmul_sizes.empty() || c.stencil_lengths.empty()) {
+      std::vector<std::string> keep;
+      for (const auto& k : c.kernels) {
+        const Variant* v = find_variant(k);
+        const bool mm = v && v->family == Family::Matmul;
+        if ((mm && !c.matmul_sizes.empty()) || (!mm && !c.stencil_lengths.empty()))
+          keep.push_back(k);
+      }
+      c.kernels = keep;
+      if (c.matmul_sizes.empty()) c.matmul_sizes = {128};  // unused: no matmul kernel left
+      if (c.stencil_lengths.empty()) c.stencil_lengths = {1 << 16};
+      if (keep.empty()) {
+        message_ = "Choose at least one size for the kernels selected.";
+        return;
+      }
+    }
+    if (auto err = validate_perf_config(c)) {
+      message_ = *err;
+      return;
+    }
+    message_.clear();
+    sweep_.start(c);
+  }
+
+  void draw_files() {
+    ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 0.5f);
+    ImGui::InputText("##perfpath", path_, sizeof path_);
+    std::string err;
+    const std::string path = path_;
+    auto base = [&] {
+      const auto dot = path.rfind('.');
+      return dot == std::string::npos ? path : path.substr(0, dot);
+    };
+    ImGui::BeginDisabled(!report_ || sweep_.running());
+    if (ImGui::Button("Save")) {
+      message_ = save_report(*report_, path, &err) ? "Saved " + path : err;
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Export CSV")) {
+      const std::string p = base() + ".csv";
+      message_ = write_text_file(p, to_csv(*report_), &err) ? "Wrote " + p : err;
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Export JSON")) {
+      message_ = save_report(*report_, path, &err) ? "Wrote " + path : err;
+    }
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::BeginDisabled(sweep_.running());
+    if (ImGui::Button("Load")) {
+      if (auto r = load_report(path, &err)) {
+        report_ = std::move(*r);
+        derive_metrics(*report_);
+        message_ = "Loaded " + path + " (" + report_->device.name + ", " + report_->created + ")";
+      } else {
+        message_ = err;  // the last good result stays on screen
+      }
+    }
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::BeginDisabled(!report_);
+    if (ImGui::Button("Compare with...")) {
+      if (auto r = load_report(path, &err)) {
+        before_ = std::move(*r);
+        derive_metrics(*before_);
+        message_ = "Comparing with " + path;
+      } else {
+        message_ = err;
+      }
+    }
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+      ImGui::SetTooltip("Loads the report at the path above as the earlier run.");
+  }
+
+  void draw_device(const PerfReport& r) {
+    const PerfDevice& d = r.device;
+    ImGui::PushTextWrapPos(0);
+    if (d.usable)
+      ImGui::TextDisabled(
+          "%s%s: FP32 peak %.1f TFLOP/s (%d SMs x %d cores x 2 x %.0f MHz); copy %.0f GB/s "
+          "(read + write); cuBLAS %s. %s",
+          d.name.c_str(), r.host.empty() ? "" : (" on " + r.host).c_str(), d.fp32_peak_gflops / 1e3,
+          d.sm_count, d.fp32_cores_per_sm, d.clock_khz / 1e3, d.copy_gbps, d.cublas_math.c_str(),
+          r.created.c_str());
+    if (r.cancelled) ImGui::TextColored(ImVec4(0.95f, 0.65f, 0.2f, 1), "Cancelled part-way.");
+    for (const auto& n : r.notes)
+      ImGui::TextDisabled("%s", n.c_str());
+    ImGui::PopTextWrapPos();
+  }
+
+  void draw_results(const PerfReport& r) {
+    const ImGuiTableFlags tf = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
+                               ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX |
+                               ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Resizable;
+    const float h = std::min(ImGui::GetTextLineHeightWithSpacing() * (r.results.size() + 2.5f),
+                             ImGui::GetTextLineHeightWithSpacing() * 16);
+    if (!ImGui::BeginTable("##perf", 11, tf, ImVec2(0, h))) return;
+    ImGui::TableSetupScrollFreeze(1, 1);
+    for (const char* c : {"kernel", "size", "ms (median)", "min..max", "GFLOP/s", "GB/s",
+                          "% cuBLAS", "% copy BW", "% FP32 peak", "flop/B", "check"})
+      ImGui::TableSetupColumn(c);
+    ImGui::TableHeadersRow();
+    for (const auto& x : r.results) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(x.label().c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(size_label(x.size).c_str());
+      ImGui::TableNextColumn();
+      if (x.ms_median > 0) {
+        ImGui::Text("%.4f", x.ms_median);
+        if (x.status == PerfStatus::Wrong) {
+          // Shown, struck out, never counted.
+          const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+          ImGui::GetWindowDrawList()->AddLine(ImVec2(a.x, (a.y + b.y) / 2),
+                                              ImVec2(b.x, (a.y + b.y) / 2),
+                                              IM_COL32(230, 60, 60, 255), 1.5f);
+        }
+      } else {
+        ImGui::TextDisabled("-");
+      }
+      ImGui::TableNextColumn();
+      if (x.ms_median > 0) ImGui::TextDisabled("%.4f..%.4f (%d)", x.ms_min, x.ms_max, x.reps);
+      auto cell = [](double v, const char* f) {
+        ImGui::TableNextColumn();
+        if (v > 0)
+          ImGui::Text(f, v);
+        else
+          ImGui::TextDisabled("-");
+      };
+      cell(x.flops > 0 ? x.gflops : 0, "%.1f");
+      cell(x.gbps, "%.1f");
+      cell(x.pct_cublas, "%.1f");
+      cell(x.pct_copy, "%.1f");
+      cell(x.pct_peak, "%.1f");
+      cell(x.intensity, "%.2f");
+      ImGui::TableNextColumn();
+      const ImVec4 col = x.status == PerfStatus::Ok        ? ImVec4(0.3f, 0.75f, 0.4f, 1)
+                         : x.status == PerfStatus::Skipped ? ImVec4(0.6f, 0.6f, 0.6f, 1)
+                                                           : ImVec4(0.9f, 0.3f, 0.3f, 1);
+      ImGui::TextColored(col, "%s", to_string(x.status));
+      if (ImGui::IsItemHovered() && !x.message.empty())
+        ImGui::SetTooltip(
+            "%s%s%s", x.message.c_str(),
+            x.checked_against.empty() ? "" : "\nchecked against: ", x.checked_against.c_str());
+    }
+    ImGui::EndTable();
+  }
+
+  void draw_attributes(const PerfReport& r) {
+    const ImGuiTableFlags tf =
+        ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
+    if (!ImGui::BeginTable("##attrs", 6, tf)) return;
+    for (const char* c :
+         {"kernel", "registers", "shared/block", "threads/block", "blocks/SM", "occupancy"})
+      ImGui::TableSetupColumn(c);
+    ImGui::TableHeadersRow();
+    std::vector<std::string> seen;
+    for (const auto& x : r.results) {
+      if (!x.attrs.known) continue;
+      const std::string l = x.label();
+      if (std::find(seen.begin(), seen.end(), l) != seen.end()) continue;
+      seen.push_back(l);
+      const auto& a = x.attrs;
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(l.c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%d%s", a.registers, a.local_bytes ? " (spills)" : "");
+      ImGui::TableNextColumn();
+      ImGui::Text("%d B", a.static_shared_bytes + a.dynamic_shared_bytes);
+      ImGui::TableNextColumn();
+      ImGui::Text("%d", a.threads_per_block);
+      ImGui::TableNextColumn();
+      ImGui::Text("%d", a.max_blocks_per_sm);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.0f %%", 100 * a.occupancy);
+    }
+    ImGui::EndTable();
+    ImGui::TextDisabled("Theoretical occupancy: cudaOccupancyMaxActiveBlocksPerMultiprocessor.");
+  }
+
+  void draw_plots(const PerfReport& r) {
+    ImGui::Checkbox("log y", &log_y_);
+    ImGui::SameLine();
+    ImGui::RadioButton("multiply", &plot_family_, 0);
+    ImGui::SameLine();
+    ImGui::RadioButton("stencil", &plot_family_, 1);
+    const float w = std::max(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 10);
+    const float ph = std::max(ImGui::GetFontSize() * 14, w * 0.55f);
+    draw_throughput(r, plot_family_ == 0 ? Family::Matmul : Family::Stencil, ImVec2(w, ph));
+    draw_roofline(r, ImVec2(w, ph));
+  }
+
+  void draw_legend(ImDrawList* dl, const Axes& ax, const std::vector<std::string>& labels,
+                   const std::vector<ImU32>& colours) {
+    const float lh = ImGui::GetTextLineHeight();
+    ImVec2 p(ax.lo.x + 6, ax.lo.y + 4);
+    const ImU32 bg = ImGui::GetColorU32(ImGuiCol_WindowBg, 0.8f);
+    float wmax = 0;
+    for (const auto& l : labels)
+      wmax = std::max(wmax, ImGui::CalcTextSize(l.c_str()).x);
+    dl->AddRectFilled(p, ImVec2(p.x + wmax + lh * 1.6f, p.y + lh * labels.size() + 4), bg);
+    for (size_t i = 0; i < labels.size(); ++i) {
+      const float y = p.y + 2 + lh * i;
+      dl->AddRectFilled(ImVec2(p.x + 3, y + lh * 0.3f), ImVec2(p.x + lh * 0.9f, y + lh * 0.7f),
+                        colours[i]);
+      dl->AddText(ImVec2(p.x + lh * 1.2f, y), ImGui::GetColorU32(ImGuiCol_Text), labels[i].c_str());
+    }
+  }
+
+  void draw_throughput(const PerfReport& r, Family f, ImVec2 size) {
+    const auto series = throughput_series(r, f);
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("##throughput", size);
+    if (series.empty()) {
+      ImGui::GetWindowDrawList()->AddText(origin, ImGui::GetColorU32(ImGuiCol_TextDisabled),
+                                          "No counted results to plot for this family yet.");
+      return;
+    }
+    double x0 = 1e300, x1 = 0, y0 = 1e300, y1 = 0;
+    std::vector<double> xt;
+    for (const auto& s : series)
+      for (const auto& [x, y] : s.points) {
+        x0 = std::min(x0, x);
+        x1 = std::max(x1, x);
+        y0 = std::min(y0, y);
+        y1 = std::max(y1, y);
+        if (std::find(xt.begin(), xt.end(), x) == xt.end()) xt.push_back(x);
+      }
+    if (x1 <= x0) {
+      x0 /= 1.5;
+      x1 *= 1.5;
+    }
+    y1 *= 1.1;
+    y0 = log_y_ ? y0 / 1.5 : 0;
+    std::sort(xt.begin(), xt.end());
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const bool mm = f == Family::Matmul;
+    const Axes ax =
+        frame(dl, origin, size, x0 / 1.15, x1 * 1.15, y0, y1, true, log_y_,
+              mm ? "GFLOP/s against n (log n)" : "GB/s against length (log length)",
+              mm ? "n (n x n x n multiply)" : "elements", mm ? "GFLOP/s" : "GB/s (compulsory)", xt);
+    dl->PushClipRect(ax.lo, ax.hi, true);
+    std::vector<std::string> labels;
+    std::vector<ImU32> colours;
+    std::string hover;
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    for (size_t i = 0; i < series.size(); ++i) {
+      const auto& s = series[i];
+      const ImU32 c = s.reference ? ImGui::GetColorU32(ImGuiCol_Text) : series_colour(i);
+      labels.push_back(s.label);
+      colours.push_back(c);
+      for (size_t k = 0; k < s.points.size(); ++k) {
+        const ImVec2 p = ax.at(s.points[k].first, s.points[k].second);
+        if (k)
+          dl->AddLine(ax.at(s.points[k - 1].first, s.points[k - 1].second), p, c,
+                      s.reference ? 1.5f : 2.0f);
+        dl->AddCircleFilled(p, 3.5f, c);
+        if (std::hypot(mouse.x - p.x, mouse.y - p.y) < 6)
+          hover = s.label + " at " + size_label(s.points[k].first) + ": " +
+                  fmt("%.1f", s.points[k].second) + (mm ? " GFLOP/s" : " GB/s");
+      }
+    }
+    dl->PopClipRect();
+    draw_legend(dl, ax, labels, colours);
+    if (!hover.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", hover.c_str());
+  }
+
+  void draw_roofline(const PerfReport& r, ImVec2 size) {
+    const auto pts = roofline_points(r);
+    const PerfDevice& d = r.device;
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("##roofline", size);
+    if (pts.empty() || d.fp32_peak_gflops <= 0 || d.copy_gbps <= 0) {
+      ImGui::GetWindowDrawList()->AddText(
+          origin, ImGui::GetColorU32(ImGuiCol_TextDisabled),
+          "Roofline: needs counted results and the measured ceilings (a GPU run).");
+      return;
+    }
+    double x0 = 0.1, x1 = 10, y0 = 1e300, y1 = d.fp32_peak_gflops * 2;
+    const double ridge = d.fp32_peak_gflops / d.copy_gbps;
+    x1 = std::max(x1, ridge * 4);
+    for (const auto& p : pts) {
+      x0 = std::min(x0, p.intensity / 2);
+      x1 = std::max(x1, p.intensity * 2);
+      y0 = std::min(y0, p.gflops / 2);
+    }
+    y0 = std::min(y0, d.copy_gbps * x0);
+    x0 = std::pow(10.0, std::floor(std::log10(x0)));
+    x1 = std::pow(10.0, std::ceil(std::log10(x1)));
+    y0 = std::pow(10.0, std::floor(std::log10(y0)));
+    y1 = std::pow(10.0, std::ceil(std::log10(y1)));
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const Axes ax =
+        frame(dl, origin, size, x0, x1, y0, y1, true, true,
+              "Roofline (log-log): measured copy bandwidth and FP32 peak",
+              "arithmetic intensity (flop per compulsory byte)", "GFLOP/s", ticks(x0, x1, true));
+    dl->PushClipRect(ax.lo, ax.hi, true);
+    const ImU32 roof = ImGui::GetColorU32(ImGuiCol_Text);
+    dl->AddLine(ax.at(x0, d.copy_gbps * x0), ax.at(ridge, d.fp32_peak_gflops), roof, 2);
+    dl->AddLine(ax.at(ridge, d.fp32_peak_gflops), ax.at(x1, d.fp32_peak_gflops), roof, 2);
+    const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    dl->AddText(ImVec2(float(ax.tx(ridge)) + 4, float(ax.ty(d.fp32_peak_gflops)) + 2), dim,
+                ("FP32 peak " + si(d.fp32_peak_gflops) + " GFLOP/s").c_str());
+    dl->AddText(ImVec2(float(ax.tx(x0)) + 4, float(ax.ty(d.copy_gbps * x0 * 3)) - 4), dim,
+                ("copy " + si(d.copy_gbps) + " GB/s").c_str());
+    std::string hover;
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    for (size_t i = 0; i < pts.size(); ++i) {
+      const auto& p = pts[i];
+      const ImVec2 s = ax.at(p.intensity, p.gflops);
+      const ImU32 c = p.reference ? roof : series_colour(i);
+      dl->AddCircleFilled(s, 4.5f, c);
+      // Labels alternate above and below, so neighbours overlap less.
+      const float dy = (i % 2) ? 4.0f : -ImGui::GetTextLineHeight() - 4;
+      dl->AddText(ImVec2(s.x + 6, s.y + dy), c, p.label.c_str());
+      if (std::hypot(mouse.x - s.x, mouse.y - s.y) < 7)
+        hover = p.label + " (n = " + size_label(p.size) + "): " + fmt("%.2f", p.intensity) +
+                " flop/B, " + fmt("%.1f", p.gflops) + " GFLOP/s, " +
+                fmt("%.1f", 100 * p.gflops / roofline_ceiling(d, p.intensity)) +
+                " % of the roof there";
+    }
+    dl->PopClipRect();
+    if (!hover.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", hover.c_str());
+  }
+
+  void draw_comparison() {
+    ImGui::TextDisabled("earlier: %s on %s (%s); now: %s on %s (%s)", before_->device.name.c_str(),
+                        before_->host.c_str(), before_->created.c_str(),
+                        report_->device.name.c_str(), report_->host.c_str(),
+                        report_->created.c_str());
+    const ImGuiTableFlags tf = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
+                               ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY;
+    const auto rows = compare_reports(*before_, *report_);
+    const float h = std::min(ImGui::GetTextLineHeightWithSpacing() * (rows.size() + 2.5f),
+                             ImGui::GetTextLineHeightWithSpacing() * 14);
+    if (!ImGui::BeginTable("##cmp", 5, tf, ImVec2(0, h))) return;
+    for (const char* c : {"kernel", "size", "ms earlier", "ms now", "speed-up"})
+      ImGui::TableSetupColumn(c);
+    ImGui::TableHeadersRow();
+    for (const auto& c : rows) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::Text("%s%s", c.kernel.c_str(), c.tile ? (" T" + std::to_string(c.tile)).c_str() : "");
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(size_label(c.size).c_str());
+      ImGui::TableNextColumn();
+      c.ms_before > 0 ? ImGui::Text("%.4f", c.ms_before) : ImGui::TextDisabled("-");
+      ImGui::TableNextColumn();
+      c.ms_now > 0 ? ImGui::Text("%.4f", c.ms_now) : ImGui::TextDisabled("-");
+      ImGui::TableNextColumn();
+      if (c.speedup > 0)
+        ImGui::TextColored(
+            c.speedup >= 1 ? ImVec4(0.3f, 0.75f, 0.4f, 1) : ImVec4(0.9f, 0.4f, 0.3f, 1), "%.2fx",
+            c.speedup);
+      else
+        ImGui::TextDisabled("-");
+    }
+    ImGui::EndTable();
+  }
+
+  void draw_counts(AppState& s) {
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled(
+        "Global loads per output element, measured in a trace, against the textbook: 2N for the "
+        "naive multiply, 2N/T tiled; 2R+1 for the naive stencil, 1 + 2R/B with a shared halo.");
+    ImGui::PopTextWrapPos();
+    // The current lesson's trace, whatever backend recorded it.
+    if (s.has_trace()) {
+      if (current_generation_ != s.result.generation) {
+        current_generation_ = s.result.generation;
+        current_ = perf_access_counts(s.trace());
+      }
+      const AccessCounts& c = current_;
+      ImGui::Text("This trace (%s): %.2f global loads per output; theory %s%s", c.kernel.c_str(),
+                  c.loads_per_output, c.theory_formula.c_str(),
+                  c.truncated ? " (trace truncated: counts are lower bounds)" : "");
+      ImGui::Text("shared loads %llu, shared stores %llu, bytes moved %s (compulsory %s)",
+                  (unsigned long long)c.shared_loads, (unsigned long long)c.shared_stores,
+                  si(double(c.bytes_moved)).c_str(), si(c.compulsory_bytes).c_str());
+    }
+    const bool busy = counts_job_.valid();
+    ImGui::BeginDisabled(busy);
+    if (ImGui::Button(counts_.empty() ? "Count every kernel" : "Count again"))
+      counts_job_ = std::async(std::launch::async, compute_counts);
+    ImGui::EndDisabled();
+    if (busy) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("running every kernel traced...");
+    }
+    if (counts_.empty()) return;
+    const ImGuiTableFlags tf = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
+                               ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX;
+    if (!ImGui::BeginTable("##counts", 8, tf)) return;
+    for (const char* c : {"kernel", "parameters", "loads/output", "theory", "shared loads",
+                          "shared stores", "bytes moved / compulsory", "from"})
+      ImGui::TableSetupColumn(c);
+    ImGui::TableHeadersRow();
+    for (const auto& r : counts_) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(r.kernel.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(r.params.c_str());
+      if (!r.error.empty()) {
+        ImGui::TableNextColumn();
+        ImGui::TextDisabled("not run");
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.error.c_str());
+        continue;
+      }
+      const AccessCounts& c = r.counts;
+      ImGui::TableNextColumn();
+      const bool match = std::fabs(c.loads_per_output - c.theory_per_output) <
+                         1e-9 * std::max(1.0, c.theory_per_output);
+      ImGui::TextColored(match ? ImVec4(0.3f, 0.75f, 0.4f, 1) : ImVec4(0.95f, 0.65f, 0.2f, 1),
+                         "%.3g", c.loads_per_output);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(c.theory_formula.c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%llu", (unsigned long long)c.shared_loads);
+      ImGui::TableNextColumn();
+      ImGui::Text("%llu", (unsigned long long)c.shared_stores);
+      ImGui::TableNextColumn();
+      ImGui::Text("%s / %s (%.1fx)", si(double(c.bytes_moved)).c_str(),
+                  si(c.compulsory_bytes).c_str(),
+                  c.compulsory_bytes > 0 ? double(c.bytes_moved) / c.compulsory_bytes : 0.0);
+      ImGui::TableNextColumn();
+      ImGui::Text("%s%s", r.backend.c_str(), r.correct ? "" : " (wrong output)");
+    }
+    ImGui::EndTable();
+  }
+
+  bool initialised_ = false;
+  std::vector<bool> kernel_on_;
+  std::vector<std::pair<int, bool>> sizes_, lengths_, tiles_;
+  int reps_ = 10;
+  bool flush_ = true;
+  bool log_y_ = false;
+  int plot_family_ = 0;
+  char path_[512] = "tilescope_perf.json";
+  std::string message_;
+
+  BackgroundSweep sweep_;
+  std::optional<PerfReport> report_, before_;
+
+  std::future<std::vector<CountRow>> counts_job_;
+  std::vector<CountRow> counts_;
+  uint64_t current_generation_ = ~0ull;
+  AccessCounts current_;
+};
+
+TS_REGISTER_VIEW(PerformanceView);
+
+}  // namespace ts::app
