@@ -127,7 +127,7 @@ int run_bench(const BenchOptions& o) {
     std::cerr << "bench: no timings: " << r.device.reason
               << ". Timings need an NVIDIA GPU; `tilescope-cli run` shows access counts from the "
                  "simulator.\n";
-    return 3;
+    return 1;  // could not do it (the CLI's exit codes: cli/main.cpp)
   }
   if (!r.error.empty()) {
     std::cerr << "bench: " << r.error << "\n";
