@@ -197,12 +197,11 @@ class RacesView final : public View {
         const HazardGroup& g = hz.groups[gi];
         ImGui::PushID(int(gi));
         ImGui::PushStyleColor(ImGuiCol_Text, severity_colour(g.severity));
-        const bool open =
-            ImGui::TreeNodeEx("group", ImGuiTreeNodeFlags_SpanAvailWidth,
-                              "%s %s %s: line %u -> line %u  (%llu, %llu cells)",
-                              g.severity == HazardSeverity::Error ? "Error" : "Warning",
-                              to_string(g.kind), to_string(g.buffer), g.first_line, g.second_line,
-                              (unsigned long long)g.count, (unsigned long long)g.elements);
+        const bool open = ImGui::TreeNodeEx(
+            "group", ImGuiTreeNodeFlags_SpanAvailWidth, "%s %s %s %u->%u: %llu (%llu cells)",
+            g.severity == HazardSeverity::Error ? "Error" : "Warning", to_string(g.kind),
+            to_string(g.buffer), g.first_line, g.second_line, (unsigned long long)g.count,
+            (unsigned long long)g.elements);
         ImGui::PopStyleColor();
         if (open) {
           for (uint32_t i : g.detail) {

@@ -17,6 +17,8 @@
 #include <sstream>
 
 #include "cli/command.hpp"
+#include "cli/report.hpp"
+#include "cli/run_options.hpp"
 #include "kernels/backend.hpp"
 #include "kernels/race_runs.hpp"
 #include "trace/hazards.hpp"
@@ -26,20 +28,8 @@ namespace ts::cli {
 namespace {
 
 struct RacesOptions {
-  std::string variant;
-  Params params;
-  bool set_m = false, set_k = false, set_n = false, set_tile = false, set_length = false,
-       set_radius = false, set_block = false;
-  std::string barriers = "all";
+  LessonOptions lesson;
   int runs = 10;
-  int skew_ns = 0;
-  std::string skew_warps = "0xAAAAAAAA";
-  std::string backend = "auto";
-  std::string schedule = "lockstep";
-  int skew_steps = 64;
-  uint64_t seed = 1;
-  uint64_t input_seed = 1;
-  uint64_t capacity = 8u << 20;
   bool detail = false;
   int detail_limit = 50;
   bool json = false;
@@ -47,32 +37,6 @@ struct RacesOptions {
   bool no_stale = false;
   bool cases = false;
 };
-
-// "all", "none", or a list of barrier numbers to keep: "1,2" / "2".
-std::optional<std::string> parse_barriers(const std::string& text, const Variant& v,
-                                          uint32_t& mask) {
-  if (text == "all") {
-    mask = all_barriers(v);
-    return std::nullopt;
-  }
-  mask = 0;
-  if (text == "none" || text.empty()) return std::nullopt;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    char* end = nullptr;
-    const long id = std::strtol(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || id < 1 || id > long(v.barriers.size())) {
-      std::string allowed =
-          v.barriers.empty() ? std::string("it has no barriers: use --barriers none")
-                             : "use 1.." + std::to_string(v.barriers.size()) + ", 'all' or 'none'";
-      return "--barriers '" + text + "': '" + item + "' is not a barrier of " + v.id + "; " +
-             allowed;
-    }
-    mask |= 1u << (id - 1);
-  }
-  return validate_barrier_mask(v, mask);
-}
 
 std::string barrier_text(const Variant& v, uint32_t mask) {
   if (v.barriers.empty()) return "no barriers";
@@ -136,75 +100,18 @@ int run_races(const RacesOptions& o) {
       std::cout << v.id << " " << v.barriers.size() << "\n";
     return 0;
   }
-  if (o.variant.empty()) {
-    std::cerr << "error: races needs a variant; known: " << variant_ids() << "\n";
-    return 2;
-  }
-  const Variant* v = find_variant(o.variant);
-  if (!v) {
-    std::cerr << "error: unknown variant '" << o.variant << "'; known: " << variant_ids() << "\n";
-    return 2;
-  }
+  const char* cmd = "races";
+  if (o.lesson.variant.empty())
+    return usage_error(cmd, "which variant? the catalogue has: " + variant_ids());
   RunRequest req;
-  req.variant = v->id;
-  req.params = v->defaults;
-  if (o.set_m) req.params.m = o.params.m;
-  if (o.set_k) req.params.k = o.params.k;
-  if (o.set_n) req.params.n = o.params.n;
-  if (o.set_tile) req.params.tile = o.params.tile;
-  if (o.set_length) req.params.length = o.params.length;
-  if (o.set_radius) req.params.radius = o.params.radius;
-  if (o.set_block) req.params.block = o.params.block;
-  if (auto err = parse_barriers(o.barriers, *v, req.barrier_mask)) {
-    std::cerr << "error: " << *err << "\n";
-    return 2;
-  }
-  if (o.backend == "auto")
-    req.backend = BackendChoice::Auto;
-  else if (o.backend == "cuda" || o.backend == "gpu")
-    req.backend = BackendChoice::Cuda;
-  else if (o.backend == "sim" || o.backend == "simulator")
-    req.backend = BackendChoice::Sim;
-  else {
-    std::cerr << "error: --backend '" << o.backend << "': use auto, cuda or sim\n";
-    return 2;
-  }
-  if (o.schedule == "lockstep")
-    req.schedule.kind = ScheduleKind::Lockstep;
-  else if (o.schedule == "skew" || o.schedule == "warp-skew")
-    req.schedule.kind = ScheduleKind::WarpSkew;
-  else if (o.schedule == "random")
-    req.schedule.kind = ScheduleKind::Random;
-  else {
-    std::cerr << "error: --schedule '" << o.schedule << "': use lockstep, skew or random\n";
-    return 2;
-  }
-  try {
-    req.skew_warps = uint32_t(std::stoul(o.skew_warps, nullptr, 0));
-  } catch (...) {
-    std::cerr << "error: --skew-warps '" << o.skew_warps
-              << "': a 32-bit mask of warps, e.g. 0xAAAAAAAA (the odd warps)\n";
-    return 2;
-  }
-  if (o.skew_steps < 0 || o.skew_steps > 1000000) {
-    std::cerr << "error: --skew-steps " << o.skew_steps << ": use 0 to 1000000\n";
-    return 2;
-  }
-  req.schedule.skew_warps = req.skew_warps;
-  req.schedule.skew_steps = o.skew_steps;
-  req.schedule.seed = o.seed;
-  req.skew_ns = o.skew_ns;
-  req.input_seed = o.input_seed;
-  req.trace_capacity = o.capacity;
+  if (auto err = o.lesson.to_request(cmd, req)) return usage_error(cmd, *err);
+  const Variant* v = find_variant(req.variant);
 
   // For compute-sanitizer racecheck: exactly one untraced launch, nothing else.
   if (o.launch_only) {
     req.traced = false;
     RunResult r = run(req);
-    if (!r.ok) {
-      std::cerr << "error: " << r.error << "\n";
-      return 1;
-    }
+    if (!r.ok) return failure(cmd, r.error, false);
     std::cout << v->id << " " << params_text(*v, req.params) << ", "
               << barrier_text(*v, req.barrier_mask) << ": " << r.verdict.summary() << "\n";
     return 0;
@@ -214,20 +121,14 @@ int run_races(const RacesOptions& o) {
   rr.base = req;
   rr.runs = o.runs;
   rr.check_hazards = false;  // the traced run below does it
-  if (auto err = validate_race_runs(rr)) {
-    std::cerr << "error: " << *err << "\n";
-    return 2;
-  }
+  if (auto err = validate_race_runs(rr)) return usage_error(cmd, *err);
 
   // One traced run: hazards, stale reads, wrong cells.
   RunRequest traced = req;
   traced.traced = true;
   traced.skew_ns = 0;
   RunResult t = run(traced);
-  if (!t.ok) {
-    std::cerr << "error: " << t.error << "\n";
-    return 1;
-  }
+  if (!t.ok) return failure(cmd, t.error, o.json);
   HazardOptions hopt;
   hopt.detail_per_group = uint32_t(std::max(1, o.detail_limit));
   const HazardReport hz = analyze_hazards(t.trace, hopt);
@@ -444,31 +345,8 @@ TS_CLI_COMMAND(
     "Find shared-memory races (racecheck's model), stale reads, and how often they bite",
     [](CLI::App& sub) -> std::function<int()> {
       auto o = std::make_shared<RacesOptions>();
-      sub.add_option("variant", o->variant, "Catalogue id (see `list`)");
-      auto param = [&](const char* name, int& field, bool& set, const char* help) {
-        sub.add_option(name, field, help)->each([&set](const std::string&) { set = true; });
-      };
-      param("--m", o->params.m, o->set_m, "Rows of A and C");
-      param("--k", o->params.k, o->set_k, "Columns of A, rows of B");
-      param("-n,--n", o->params.n, o->set_n, "Size (square) or columns of B and C");
-      param("-t,--tile", o->params.tile, o->set_tile, "Tile width: 2, 4, 8, 16 or 32");
-      param("--length", o->params.length, o->set_length, "Stencil: number of elements");
-      param("--radius", o->params.radius, o->set_radius, "Stencil: neighbours on each side");
-      param("--block", o->params.block, o->set_block, "Threads per block (side for naive matmul)");
-      sub.add_option("-b,--barriers", o->barriers,
-                     "Barriers to keep: all (default), none, or numbers like 1,2");
+      o->lesson.add_to(sub, /*variant_required=*/false);
       sub.add_option("-r,--runs", o->runs, "Untraced repeated runs (1..10000)");
-      sub.add_option("--skew-ns", o->skew_ns,
-                     "GPU: the skewed warps sleep this long at the kernel's delay point");
-      sub.add_option("--skew-warps", o->skew_warps,
-                     "Warps to skew, a 32-bit mask (default 0xAAAAAAAA: odd warps)");
-      sub.add_option("--backend", o->backend, "auto (default), cuda or sim");
-      sub.add_option("--schedule", o->schedule,
-                     "Simulator traced run: lockstep (default), skew or random");
-      sub.add_option("--skew-steps", o->skew_steps, "Simulator skew: steps behind");
-      sub.add_option("--seed", o->seed, "Simulator random schedule seed");
-      sub.add_option("--input-seed", o->input_seed, "Seed of the input matrices");
-      sub.add_option("--capacity", o->capacity, "Trace capacity in events");
       sub.add_flag("--detail", o->detail, "Every hazard, racecheck's hazard mode");
       sub.add_option("--detail-limit", o->detail_limit, "Hazards kept per group (default 50)");
       sub.add_flag("--json", o->json, "Machine-readable output");
