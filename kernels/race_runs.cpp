@@ -74,17 +74,26 @@ std::optional<std::string> validate_race_runs(const RaceRunsRequest& req) {
 RunHistogram make_histogram(const std::vector<uint32_t>& wrong, int bins) {
   RunHistogram h;
   bins = std::max(2, bins);
-  const uint32_t max = wrong.empty() ? 0 : *std::max_element(wrong.begin(), wrong.end());
+  // Bin 0: the runs that came out right; the others split the range of wrong
+  // counts that occurred (lo..hi), so that runs all wrong by about as much
+  // do not vanish into one bar at the far right of an empty axis.
+  uint32_t lo = UINT32_MAX, hi = 0;
+  for (uint32_t w : wrong)
+    if (w > 0) {
+      lo = std::min(lo, w);
+      hi = std::max(hi, w);
+    }
   h.counts.push_back(0);
   h.lower.push_back(0);
   h.upper.push_back(0);
-  if (max > 0) {
-    const uint32_t ranges = std::min<uint32_t>(uint32_t(bins - 1), max);
-    const uint32_t width = (max + ranges - 1) / ranges;
-    for (uint32_t lo = 1; lo <= max; lo += width) {
+  if (hi > 0) {
+    const uint32_t span = hi - lo + 1;
+    const uint32_t ranges = std::min<uint32_t>(uint32_t(bins - 1), span);
+    const uint32_t width = (span + ranges - 1) / ranges;
+    for (uint64_t b = lo; b <= hi; b += width) {
       h.counts.push_back(0);
-      h.lower.push_back(lo);
-      h.upper.push_back(std::min(max, lo + width - 1));
+      h.lower.push_back(uint32_t(b));
+      h.upper.push_back(uint32_t(std::min<uint64_t>(hi, b + width - 1)));
     }
   }
   for (uint32_t w : wrong) {

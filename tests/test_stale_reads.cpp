@@ -179,6 +179,17 @@ TEST(RaceRuns, HistogramBins) {
   EXPECT_EQ(h.counts[2], 0u);
   EXPECT_EQ(h.counts[3], 1u);
   EXPECT_EQ(h.upper.back(), 10u);
+  // All wrong by the same amount: one bar for that amount, not an empty axis.
+  RunHistogram same = make_histogram({504, 504, 0}, 10);
+  ASSERT_EQ(same.counts.size(), 2u);
+  EXPECT_EQ(same.counts[0], 1u);
+  EXPECT_EQ(same.lower[1], 504u);
+  EXPECT_EQ(same.upper[1], 504u);
+  EXPECT_EQ(same.counts[1], 2u);
+  RunHistogram spread = make_histogram({100, 190}, 10);  // 9 bins of 10 over 100..190
+  EXPECT_EQ(spread.lower[1], 100u);
+  EXPECT_EQ(spread.upper.back(), 190u);
+  EXPECT_EQ(spread.counts[1] + spread.counts.back(), 2u);
   RunHistogram none = make_histogram({0, 0, 0});
   ASSERT_EQ(none.counts.size(), 1u);
   EXPECT_EQ(none.counts[0], 3u);
