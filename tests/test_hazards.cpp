@@ -2,6 +2,11 @@
 // variant and every subset of its barriers on simulator traces.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <utility>
 
@@ -444,6 +449,95 @@ TEST(HazardsCatalogue, TiledBarrierTwoGuardsNothingWithOneTile) {
   const HazardReport r =
       analyze_hazards(sim_trace("matmul.tiled_square", Params{.n = 8, .tile = 8}, 0x1u, {}));
   EXPECT_TRUE(r.empty()) << r.verdict();
+}
+
+// ---------------------------------------------------------------------------
+// `tilescope-cli races`, run as a user runs it (the built binary).
+
+struct CliResult {
+  int code = -1;
+  std::string out;
+};
+
+CliResult races_cli(const std::string& args, bool with_stderr) {
+  CliResult r;
+#ifdef TS_CLI_PATH
+  const std::string cmd =
+      std::string("'") + TS_CLI_PATH + "' races " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
+    r.out.append(buf.data(), n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+#else
+  (void)args;
+  (void)with_stderr;
+#endif
+  return r;
+}
+
+#ifdef TS_CLI_PATH
+#define REQUIRE_CLI()
+#else
+#define REQUIRE_CLI() GTEST_SKIP() << "tilescope-cli is not built"
+#endif
+
+TEST(RacesCli, JsonVerdictAndRuns) {
+  REQUIRE_CLI();
+  const CliResult r = races_cli(
+      "matmul.tiled_square --n 32 --tile 8 --no-barrier 2 --backend sim --runs 2 --json", false);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["hazards"]["verdict"], "error WAR; warning WAR");
+  EXPECT_EQ(j["barrier_mask"], 1);
+  EXPECT_EQ(j["runs"]["done"], 2);
+  EXPECT_EQ(j["stale_reads"]["stale"], 0) << "lockstep: the race is there but did not bite";
+  EXPECT_EQ(std::string(j["runs"]["state"]).rfind("race present", 0), 0u);
+}
+
+TEST(RacesCli, TextReportGroupsAndDetail) {
+  REQUIRE_CLI();
+  const CliResult r = races_cli(
+      "stencil.shared --length 128 --radius 3 --block 64 --barriers none --backend sim "
+      "--schedule skew --runs 1 --detail --detail-limit 1",
+      true);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("ERROR   RAW (read-after-write) shared"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Detail"), std::string::npos);
+  EXPECT_NE(r.out.find("Stale reads"), std::string::npos);
+  EXPECT_NE(r.out.find("race present"), std::string::npos);
+}
+
+TEST(RacesCli, AllBarriersNoRace) {
+  REQUIRE_CLI();
+  const CliResult r = races_cli("matmul.tiled_rect --barriers 1,2 --backend sim --runs 2", true);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("no race found; output right in all 2 runs"), std::string::npos) << r.out;
+}
+
+TEST(RacesCli, BadInputIsAUsageError) {
+  REQUIRE_CLI();
+  for (const char* args : {"matmul.tiled_square --runs 0", "matmul.tiled_square --runs 10001",
+                           "matmul.tiled_square --barriers 3", "no.such.kernel", ""}) {
+    const CliResult r = races_cli(args, true);
+    EXPECT_EQ(r.code, 2) << args << ": " << r.out;
+    EXPECT_NE(r.out.find("error:"), std::string::npos) << args << ": " << r.out;
+  }
+  EXPECT_NE(races_cli("matmul.tiled_square --runs 0", true).out.find("1 to 10000"),
+            std::string::npos);
+}
+
+TEST(RacesCli, CasesListTheCatalogue) {
+  REQUIRE_CLI();
+  const CliResult r = races_cli("--cases", false);
+  ASSERT_EQ(r.code, 0);
+  for (const Variant& v : catalogue())
+    EXPECT_NE(r.out.find(std::string(v.id) + " " + std::to_string(v.barriers.size()) + "\n"),
+              std::string::npos)
+        << v.id;
 }
 
 }  // namespace
