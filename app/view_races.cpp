@@ -82,6 +82,7 @@ class RacesView final : public View {
     if (s.result.trace && s.result.generation != requested_generation_) {
       requested_generation_ = s.result.generation;
       selected_ = -1;
+      group_open_.clear();
       s.clear_marks("races");
       analysis_job_ = std::async(std::launch::async, analyse, s.result.generation, s.result.trace,
                                  s.request.inputs);
@@ -192,7 +193,16 @@ class RacesView final : public View {
           (unsigned long long)hz.warnings, (unsigned long long)hz.by_kind[0],
           (unsigned long long)hz.by_kind[1], (unsigned long long)hz.by_kind[2]);
       ImGui::Checkbox("Mark hazard cells during replay", &mark_all_);
-      ImGui::BeginChild("hazard-list", ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 12), true);
+      // As tall as its rows, at most 12 lines or 40 % of the panel.
+      const float line = ImGui::GetTextLineHeightWithSpacing();
+      float rows = float(hz.groups.size()) + 0.5f;
+      group_open_.resize(hz.groups.size(), 0);  // as the tree was last frame
+      for (size_t gi = 0; gi < hz.groups.size(); ++gi)
+        if (group_open_[gi]) rows += float(hz.groups[gi].detail.size()) + 1;
+      const float height = std::clamp(
+          rows * line, 2 * line,
+          std::max(4 * line, std::min(12 * line, ImGui::GetContentRegionAvail().y * 0.4f)));
+      ImGui::BeginChild("hazard-list", ImVec2(0, height), true);
       for (size_t gi = 0; gi < hz.groups.size(); ++gi) {
         const HazardGroup& g = hz.groups[gi];
         ImGui::PushID(int(gi));
@@ -203,6 +213,7 @@ class RacesView final : public View {
             to_string(g.buffer), g.first_line, g.second_line, (unsigned long long)g.count,
             (unsigned long long)g.elements);
         ImGui::PopStyleColor();
+        group_open_[gi] = open;
         if (open) {
           for (uint32_t i : g.detail) {
             const Hazard& h = hz.hazards[i];
@@ -347,7 +358,8 @@ class RacesView final : public View {
   uint64_t requested_generation_ = UINT64_MAX;
   std::future<Analysis> analysis_job_;
   std::unique_ptr<Analysis> analysis_;
-  int selected_ = -1;  // index into analysis_->hazards.hazards
+  int selected_ = -1;             // index into analysis_->hazards.hazards
+  std::vector<char> group_open_;  // which groups of the list are expanded
   bool mark_all_ = true;
   uint64_t marked_position_ = UINT64_MAX;
   int marked_selected_ = -2;
