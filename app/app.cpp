@@ -523,14 +523,14 @@ void App::draw_menu() {
   ImGui::EndMainMenuBar();
 }
 
-void App::draw_banner(float y, float w) {
+float App::draw_banner(float y, float w) {
   AppState& s = state_;
-  if (s.banner.text.empty()) return;
+  if (s.banner.text.empty()) return 0;
   const double now = glfwGetTime();
   if (s.banner.shown_at < 0) s.banner.shown_at = now;
   if (s.banner.kind == Banner::Info && now - s.banner.shown_at > 6.0) {
     s.banner.clear();
-    return;
+    return 0;
   }
   const Rgb col = s.banner.kind == Banner::Error     ? okabe_ito::kVermillion
                   : s.banner.kind == Banner::Warning ? okabe_ito::kOrange
@@ -548,8 +548,11 @@ void App::draw_banner(float y, float w) {
   ImGui::PopTextWrapPos();
   ImGui::SameLine(w - ImGui::GetFontSize() * 3);
   if (ImGui::SmallButton("Close")) s.banner.clear();
+  // Its height this frame (auto-sized windows settle on the next one).
+  const float h = std::max(ImGui::GetWindowHeight(), ImGui::GetFrameHeightWithSpacing());
   ImGui::End();
   ImGui::PopStyleColor(2);
+  return h;
 }
 
 void App::draw_slots(float top) {
@@ -666,8 +669,8 @@ bool App::frame() {
 
   draw_menu();
   const float top = ImGui::GetFrameHeight();
-  draw_slots(top);
-  draw_banner(top, ImGui::GetIO().DisplaySize.x);
+  const float banner_h = draw_banner(top, ImGui::GetIO().DisplaySize.x);
+  draw_slots(top + banner_h);
   std::string chosen;
   if (dialog_.draw(&chosen)) s.open_trace_request = chosen;
 

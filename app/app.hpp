@@ -64,7 +64,7 @@ class App {
   void apply_theme();
   void rebuild_fonts();
   void draw_menu();
-  void draw_banner(float y, float w);
+  float draw_banner(float y, float w);  // returns its height
   void draw_slots(float top);
   bool apply_position_spec(const std::string& spec, std::string* error);
 

@@ -237,8 +237,13 @@ class GridView final : public View {
       const float hcells = float(B.rows + C.rows);
       float cell = std::min((avail.x - wgaps - 4) / wcells, (avail.y - 2 * label_h - gap) / hcells);
       if (has_shared && sh > 0) cell = std::min(cell, (avail.y - 2 * label_h - gap) / float(sh));
+      // The shared column is at least as wide as its titles.
+      const float title_w = has_shared ? ImGui::CalcTextSize("tileA of block (00, 00)").x : 0.0f;
+      if (has_shared && cell * sw < title_w)
+        cell = std::min(cell, (avail.x - wgaps - 4 - title_w) / float(A.cols + C.cols));
       cell = std::clamp(std::floor(cell), 2.0f, 72.0f);
-      const float used_w = cell * wcells + wgaps;
+      const float used_w = cell * float(A.cols + C.cols) +
+                           (has_shared ? std::max(cell * sw, title_w) : 0.0f) + wgaps;
       const float x0 = origin.x + std::max(0.0f, (avail.x - used_w) * 0.5f);
       const float y0 = origin.y + label_h;
       A.cell = B.cell = C.cell = TA.cell = TB.cell = cell;
@@ -339,7 +344,7 @@ class GridView final : public View {
     char title[96];
     if (p.shared) {
       const uint32_t gx = std::max(1u, t.config.geometry.grid.x);
-      std::snprintf(title, sizeof title, "%s  of block (%u, %u)", p.title.c_str(), p.block % gx,
+      std::snprintf(title, sizeof title, "%s of block (%u, %u)", p.title.c_str(), p.block % gx,
                     p.block / gx);
     } else {
       std::snprintf(title, sizeof title, "%s  (%d x %d)", p.title.c_str(), p.data_rows,
