@@ -41,16 +41,17 @@ if [[ ! -x "$SANITIZER" ]]; then
   exit 1
 fi
 
-# Parameters per variant: blocks of two or more warps and two or more tiles,
-# so that every barrier guards something; small, so racecheck stays quick.
-params_for() {
+# Parameters per variant: blocks of two warps and two or more tiles, so that
+# every barrier guards something; small, so racecheck stays quick.
+params_for() {  # the sizes tests/test_hazards.cpp checks on the simulator
   case "$1" in
-    matmul.naive_one_block) echo "--n 32" ;;
-    matmul.naive_grid) echo "--n 32 --block 16" ;;
-    matmul.row_shared | matmul.row_col_shared) echo "--n 32 --tile 16" ;;
-    matmul.tiled_exact | matmul.tiled_square) echo "--n 32 --tile 16" ;;
-    matmul.tiled_rect) echo "--m 24 --k 40 --n 20 --tile 16" ;;
-    stencil.*) echo "--length 256 --radius 3 --block 128" ;;
+    matmul.naive_one_block) echo "--n 6" ;;
+    matmul.naive_grid) echo "--n 10 --block 4" ;;
+    matmul.row_shared | matmul.row_col_shared) echo "--n 16 --tile 8" ;;
+    matmul.tiled_exact) echo "--n 32 --tile 8" ;;
+    matmul.tiled_square) echo "--n 32 --tile 8" ;;
+    matmul.tiled_rect) echo "--m 16 --k 24 --n 32 --tile 8" ;;
+    stencil.*) echo "--length 128 --radius 3 --block 64" ;;
     *) echo "" ;;  # the catalogue's defaults
   esac
 }
@@ -94,6 +95,9 @@ our_verdict() {  # json file -> hazards.verdict, or the error
 import json, sys
 try:
     j = json.load(open(sys.argv[1]))
+    if "hazards" not in j:
+        print("FAILED: " + str(j.get("error", "no hazards in the output"))[:40])
+        sys.exit(0)
     v = j["hazards"]["verdict"]
     if j["hazards"].get("trace_truncated"):
         v += " (TRUNCATED)"
@@ -137,18 +141,18 @@ while read -r variant nbar; do
     tag="${tag//,/_}"
 
     # shellcheck disable=SC2086
-    timeout 120 "$SANITIZER" --tool racecheck --racecheck-report all --print-limit 0 \
+    timeout 120 "$SANITIZER" --tool racecheck --racecheck-report all --print-limit 20000 \
       "$CLI" races "$id" $p --backend cuda --barriers "$kept" --launch-only \
       >"$LOGDIR/$tag.racecheck.log" 2>&1
     rc_verdict="$(racecheck_verdict "$LOGDIR/$tag.racecheck.log")"
 
     # shellcheck disable=SC2086
     timeout 120 "$CLI" races "$id" $p --backend cuda --barriers "$kept" --json --runs 1 --no-stale \
-      >"$LOGDIR/$tag.gpu.json" 2>&1
+      >"$LOGDIR/$tag.gpu.json" 2>"$LOGDIR/$tag.gpu.err"
     gpu="$(our_verdict "$LOGDIR/$tag.gpu.json")"
     # shellcheck disable=SC2086
     timeout 120 "$CLI" races "$id" $p --backend sim --barriers "$kept" --json --runs 1 --no-stale \
-      >"$LOGDIR/$tag.sim.json" 2>&1
+      >"$LOGDIR/$tag.sim.json" 2>"$LOGDIR/$tag.sim.err"
     sim="$(our_verdict "$LOGDIR/$tag.sim.json")"
 
     agree="no"
