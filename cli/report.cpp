@@ -150,7 +150,9 @@ void print_summary(std::ostream& out, const Trace& t, const Counters& c,
         << e.cols << "): min " << e.min << ", max " << e.max << ", mean " << fixed(e.mean) << "\n";
   if (c.output_elements) {
     out << "  global loads per output element: " << fixed(c.global_loads_per_output);
-    if (const auto x = expected_for(t); x && !t.truncated())
+    if (t.truncated())
+      out << " (partial: the trace is truncated)";
+    else if (const auto x = expected_for(t))
       out << " (closed form: " << fixed(x->global_loads_per_output) << ")";
     out << "\n";
   }

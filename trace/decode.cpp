@@ -16,23 +16,37 @@ DecodedTrace decode(const Trace& t) {
   const auto& ev = t.events;
   d.event_interval.assign(ev.size(), 0);
 
-  // Blocks present, ascending; an event's block is found by binary search.
+  // Blocks present, ascending. An event's block slot comes from a dense table
+  // when the grid is of a sane size, else from a binary search.
   std::vector<uint32_t> ids;
-  ids.reserve(64);
   for (const Event& e : ev)
     if (ids.empty() || ids.back() != e.block) ids.push_back(e.block);
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  auto slot_of = [&](uint32_t block) {
+  const uint32_t max_block = ids.empty() ? 0 : ids.back();
+  std::vector<uint32_t> dense;
+  if (max_block < (1u << 22)) {
+    dense.assign(size_t(max_block) + 1, 0);
+    for (size_t s = 0; s < ids.size(); ++s)
+      dense[ids[s]] = uint32_t(s);
+  }
+  auto slot_of = [&](uint32_t block) -> size_t {
+    if (!dense.empty()) return dense[block];
     return size_t(std::lower_bound(ids.begin(), ids.end(), block) - ids.begin());
   };
 
-  // Threads per block: the launch's, or more if the events say so (a trace
-  // built by hand need not carry its geometry).
-  std::vector<uint32_t> max_thread(ids.size(), 0);
-  for (const Event& e : ev) {
-    auto& m = max_thread[slot_of(e.block)];
-    m = std::max<uint32_t>(m, uint32_t(e.thread) + 1);
+  // Events per (block, thread), to size every stream once. Threads per block:
+  // the launch's, or more if the events say so (a hand-built trace need not
+  // carry its geometry).
+  std::vector<std::vector<uint32_t>> per_thread(ids.size());
+  std::vector<uint32_t> slot(ev.size());
+  for (size_t i = 0; i < ev.size(); ++i) {
+    const Event& e = ev[i];
+    const size_t s = slot_of(e.block);
+    slot[i] = uint32_t(s);
+    auto& counts = per_thread[s];
+    if (counts.size() <= e.thread) counts.resize(size_t(e.thread) + 1, 0);
+    ++counts[e.thread];
   }
   const uint32_t launch_threads =
       uint32_t(std::min<uint64_t>(t.config.geometry.block.count(), 65536));
@@ -40,16 +54,16 @@ DecodedTrace decode(const Trace& t) {
   for (size_t s = 0; s < ids.size(); ++s) {
     BlockStreams& b = d.blocks[s];
     b.block = ids[s];
-    b.threads = std::max(launch_threads, max_thread[s]);
+    b.threads = std::max<uint32_t>(launch_threads, uint32_t(per_thread[s].size()));
     b.thread_events.resize(b.threads);
+    for (size_t th = 0; th < per_thread[s].size(); ++th)
+      b.thread_events[th].reserve(per_thread[s][th]);
   }
 
   // Streams. Trace::events holds each thread's events in its program order,
   // so a stable split by (block, thread) keeps it.
-  for (uint32_t i = 0; i < ev.size(); ++i) {
-    const Event& e = ev[i];
-    d.blocks[slot_of(e.block)].thread_events[e.thread].push_back(i);
-  }
+  for (uint32_t i = 0; i < ev.size(); ++i)
+    d.blocks[slot[i]].thread_events[ev[i].thread].push_back(i);
 
   // Barrier instances and intervals, one thread at a time.
   for (BlockStreams& b : d.blocks) {
