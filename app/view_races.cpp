@@ -153,7 +153,10 @@ class RacesView final : public View {
   }
 
   void choose(AppState& s, int index, bool to_first) {
+    // Event indices belong to the analysed trace: never jump in another one.
+    if (!current(s) || index < 0 || size_t(index) >= analysis_->hazards.hazards.size()) return;
     const Hazard& h = analysis_->hazards.hazards[index];
+    if (h.second.event >= s.trace().events.size()) return;
     selected_ = index;
     const HazardAccess& a = to_first ? h.first : h.second;
     s.replay_ui.playing = false;
