@@ -7,7 +7,7 @@
 // recorder decides what an access costs:
 //   - PlainRec (kernels/recorders.cuh): a plain load or store, nothing else;
 //     this is the instantiation the performance panel times.
-//   - DeviceTraceRec (trace/device_recorder.cuh): also appends an Event to the
+//   - DeviceTraceRec (kernels/recorders.cuh): also appends an Event to the
 //     device trace buffer.
 //   - sim::SimRec (sim/sim_recorder.hpp): records, and yields to the
 //     simulator's scheduler so that warps advance in lockstep between accesses.
