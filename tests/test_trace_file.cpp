@@ -254,16 +254,44 @@ TEST(TraceFile, RefusesAbsurdBufferDimensions) {
 TEST(TraceFile, RefusesNamesThatAreNotText) {
   for (const std::string bad : {std::string("mat\x8f\x8a"), std::string("a\nb"),
                                 std::string("\xc3"), std::string("\xed\xa0\x80")}) {
+    // A crafted file with such a name is refused...
+    const std::string good = "matmul.tiled_square";
+    std::vector<uint8_t> bytes = serialize_trace(tiled_matmul_trace(2, 2));
+    const size_t at = 24;  // header (20) + length (4)
+    ASSERT_EQ(std::string(bytes.begin() + at, bytes.begin() + at + good.size()), good);
+    const uint32_t len = uint32_t(bad.size());
+    std::memcpy(bytes.data() + 20, &len, 4);
+    bytes.erase(bytes.begin() + at, bytes.begin() + at + good.size());
+    bytes.insert(bytes.begin() + at, bad.begin(), bad.end());
+    const uint64_t size = bytes.size();
+    std::memcpy(bytes.data() + 12, &size, 8);
+    reseal(bytes);
+    std::string err;
+    EXPECT_FALSE(parse(bytes, &err));
+    EXPECT_NE(err.find("the variant id is not UTF-8 text"), std::string::npos) << err;
+    // ... and saving one writes '?' for the bad bytes, so that the file loads.
     Trace t = tiled_matmul_trace(2, 2);
     t.config.variant = bad;
-    std::string err;
-    EXPECT_FALSE(parse(serialize_trace(t), &err));
-    EXPECT_NE(err.find("the variant id is not UTF-8 text"), std::string::npos) << err;
+    auto back = parse(serialize_trace(t), &err);
+    ASSERT_TRUE(back) << err;
+    EXPECT_NE(back->config.variant.find('?'), std::string::npos);
   }
   Trace t = tiled_matmul_trace(2, 2);
   t.config.device_name = "GPU \xc3\xa9t\xc3\xa9 \xf0\x9f\x9a\x80";  // UTF-8 is fine
   std::string err;
   EXPECT_TRUE(parse(serialize_trace(t), &err)) << err;
+}
+
+TEST(TraceFile, OverlongNamesAreCutAtAWholeCharacter) {
+  Trace t = tiled_matmul_trace(2, 2);
+  t.config.device_name.clear();
+  for (int i = 0; i < 3000; ++i)
+    t.config.device_name += "\xc3\xa9";  // 6000 bytes
+  std::string err;
+  auto back = parse(serialize_trace(t), &err);
+  ASSERT_TRUE(back) << err;
+  EXPECT_EQ(back->config.device_name.size(), 4096u);
+  EXPECT_EQ(back->config.device_name, t.config.device_name.substr(0, 4096));
 }
 
 TEST(TraceFile, LoadReportsMissingFilesAndDirectories) {

@@ -21,37 +21,56 @@ constexpr uint32_t kMaxBufferSide = 1u << 28;
 constexpr uint32_t kMaxDynamicShared = 16u << 20;
 
 // Valid UTF-8 without control characters.
-bool is_text(const std::string& s) {
-  for (size_t i = 0; i < s.size();) {
-    const auto c = uint8_t(s[i]);
-    if (c < 0x20 || c == 0x7f) return false;
-    int more = 0;
-    uint32_t cp = 0;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if ((c & 0xE0) == 0xC0) {
-      more = 1, cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      more = 2, cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      more = 3, cp = c & 0x07;
-    } else {
-      return false;
-    }
-    if (i + size_t(more) >= s.size()) return false;  // the sequence is cut off
-    for (int k = 1; k <= more; ++k) {
-      const auto cc = uint8_t(s[i + k]);
-      if ((cc & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (cc & 0x3F);
-    }
-    // Overlong forms, surrogates and code points beyond Unicode.
-    if ((more == 1 && cp < 0x80) || (more == 2 && cp < 0x800) || (more == 3 && cp < 0x10000) ||
-        (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
-      return false;
-    i += size_t(more) + 1;
+// Length of the valid UTF-8 character (no control character) at s[i], or 0.
+size_t text_char(const std::string& s, size_t i) {
+  const auto c = uint8_t(s[i]);
+  if (c < 0x20 || c == 0x7f) return 0;
+  if (c < 0x80) return 1;
+  int more = 0;
+  uint32_t cp = 0;
+  if ((c & 0xE0) == 0xC0) {
+    more = 1, cp = c & 0x1F;
+  } else if ((c & 0xF0) == 0xE0) {
+    more = 2, cp = c & 0x0F;
+  } else if ((c & 0xF8) == 0xF0) {
+    more = 3, cp = c & 0x07;
+  } else {
+    return 0;
   }
+  if (i + size_t(more) >= s.size()) return 0;  // the sequence is cut off
+  for (int k = 1; k <= more; ++k) {
+    const auto cc = uint8_t(s[i + k]);
+    if ((cc & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (cc & 0x3F);
+  }
+  // Overlong forms, surrogates and code points beyond Unicode.
+  if ((more == 1 && cp < 0x80) || (more == 2 && cp < 0x800) || (more == 3 && cp < 0x10000) ||
+      (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+    return 0;
+  return size_t(more) + 1;
+}
+
+bool is_text(const std::string& s) {
+  for (size_t i = 0, n; i < s.size(); i += n)
+    if ((n = text_char(s, i)) == 0) return false;
   return true;
+}
+
+// What the file stores for a name: at most kMaxStringBytes of whole
+// characters, anything that is not text replaced by '?', so a save always loads.
+std::string as_text(const std::string& s) {
+  std::string out;
+  for (size_t i = 0, n; i < s.size(); i += n) {
+    n = text_char(s, i);
+    if (out.size() + std::max<size_t>(n, 1) > kMaxStringBytes) break;
+    if (n == 0) {
+      out += '?';
+      n = 1;
+    } else {
+      out.append(s, i, n);
+    }
+  }
+  return out;
 }
 
 class Writer {
@@ -71,10 +90,9 @@ class Writer {
     std::memcpy(bytes.data() + at, p, n);
   }
   void put_str(const std::string& s) {
-    // Longer strings are cut to what the loader accepts, so a save always loads.
-    const uint32_t n = uint32_t(std::min<size_t>(s.size(), kMaxStringBytes));
-    put(n);
-    put_bytes(s.data(), n);
+    const std::string text = as_text(s);
+    put(uint32_t(text.size()));
+    put_bytes(text.data(), text.size());
   }
 };
 
