@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/backend.hpp"
 #include "kernels/dispatch.hpp"
 #include "kernels/perf.hpp"
 #include "kernels/reference.hpp"
@@ -143,6 +144,12 @@ class Harness {
 
   // Probes the device; false (with report.device.reason) when there is none.
   bool open(PerfDevice& d) {
+    // The engine's probe tells "no driver" from "driver too old" from "no device".
+    if (const CudaStatus& st = cuda_status(); !st.usable) {
+      d.usable = false;
+      d.reason = st.reason;
+      return false;
+    }
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
@@ -445,12 +452,13 @@ struct Sweep {
     x.compulsory_bytes = compulsory_bytes(v.family, p);
     x.checked_against = checked_against;
     const LaunchGeometry g = geometry(v, p);
+    // The shared-memory opt-in first: the occupancy query depends on it.
+    cudaError_t e = h.prepare<Body>(g);
     x.attrs = h.attributes<Body>(g);
     const std::string label = std::string(v.id) + (tile ? " T" + std::to_string(tile) : "") +
                               " n=" + std::to_string(size);
     if (ctl) ctl->set_current(label);
 
-    cudaError_t e = h.prepare<Body>(g);
     if (e == cudaSuccess) {
       // NaN everywhere first, so that a cell the kernel never writes is wrong.
       cudaMemset(out_dev, 0xFF, out_count * sizeof(float));
