@@ -185,6 +185,7 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
                                                         : ScheduleKind::Lockstep;
   s.request.schedule.seed = opt_.seed;
   if (opt_.select_block >= 0) s.selection.block = uint32_t(opt_.select_block);
+  s.select_tab = opt_.tab;
   if (!opt_.lesson.empty() && !find_variant(opt_.lesson))
     s.banner.show(Banner::Error, "Unknown lesson '" + opt_.lesson + "'. Lessons: " + variant_ids());
 
@@ -609,7 +610,10 @@ void App::draw_slots(float top) {
     if (ImGui::Begin(id, nullptr, flags)) {
       if (ImGui::BeginTabBar(id)) {
         for (size_t k = i; k < j; ++k) {
-          if (ImGui::BeginTabItem(views_[k]->name())) {
+          const bool pick = !s.select_tab.empty() && s.select_tab == views_[k]->name();
+          if (pick) s.select_tab.clear();
+          if (ImGui::BeginTabItem(views_[k]->name(), nullptr,
+                                  pick ? ImGuiTabItemFlags_SetSelected : 0)) {
             ImGui::BeginChild(views_[k]->name(), ImVec2(0, 0), false);
             views_[k]->draw(s);
             ImGui::EndChild();

@@ -26,6 +26,7 @@ struct Options {
   std::string order = "lockstep";  // recorded, lockstep
   std::string position;            // event index, 'end', 'phase:N', 'barrier:N'
   int select_block = -1;
+  std::string tab;         // bring this panel to the front (e.g. Memory)
   std::string trace_file;  // open this trace instead of running
   std::string screenshot;  // write a PNG of the window
   std::string cells_json;  // and where the cells were

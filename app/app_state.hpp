@@ -175,6 +175,7 @@ struct AppState {
 
   std::vector<DrawnArray> drawn;  // filled by the grid each frame
 
+  std::string select_tab;          // a view name (View::name) to bring to the front of its slot
   bool run_requested = false;      // a panel asks for request to run
   std::string open_trace_request;  // a path to load, set by the file dialog or a drop
   bool file_dialog_open = false;

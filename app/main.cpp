@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
   cli.add_option("--position", opt.position,
                  "event index, start, end, phase:N, barrier:N or stale (the first stale read)");
   cli.add_option("--select-block", opt.select_block, "the block whose shared memory is shown");
+  cli.add_option("--tab", opt.tab, "bring this panel to the front of its column, e.g. Memory");
   cli.add_option("--screenshot", opt.screenshot, "write a PNG of the window");
   cli.add_option("--cells-json", opt.cells_json,
                  "write where each array's cells are (with --screenshot)");

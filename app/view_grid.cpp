@@ -178,7 +178,7 @@ class GridView final : public View {
             ImVec2(p.x + i * 4, p.y), ImVec2(p.x + i * 4 + 4, p.y + h), heat(float(i) / 39).abgr());
       ImGui::Dummy(ImVec2(160, h));
       ImGui::SameLine();
-      ImGui::Text("1 .. %u (the most read so far)", heat_max_);
+      ImGui::Text("1 .. %u (the reads if nothing were shared)", heat_max_);
       ImGui::SameLine(0, 20);
       toggles(s);
       return;
@@ -326,7 +326,15 @@ class GridView final : public View {
           (b == s.selection.block ? res_sel_ : res_other_).insert(key);
         }
     }
+    // One scale for every lesson: how often an element would be read if nothing
+    // were shared (n for a multiply, 2R + 1 for a stencil), so that naive and
+    // tiled can be compared picture to picture.
+    const Trace& t = r.trace();
     heat_max_ = 1;
+    if (const ReplayArray* c = r.array(Buffer::C))
+      heat_max_ = uint32_t(std::max(c->rows, c->cols));
+    else
+      heat_max_ = uint32_t(2 * std::max(0, t.config.params.radius) + 1);
     for (const ReplayArray& a : r.arrays())
       if (!a.shared && !a.is_output)
         for (uint32_t e = 0; e < a.count(); ++e)
@@ -424,7 +432,7 @@ class GridView final : public View {
     renderer_.draw(dl, p.pos, p1, img_, pal);
 
     // Values, when they fit.
-    if (s.present.show_values && !heatmap && p.cell >= 14) {
+    if (s.present.show_values && p.cell >= 14) {
       ImFont* font = ImGui::GetFont();
       const float fs = std::min(ImGui::GetFontSize(), std::floor(p.cell * 0.5f));
       for (int row = 0; row < p.rows; ++row)
@@ -438,7 +446,9 @@ class GridView final : public View {
           if (!c) continue;
           const ReplayArray* a = r.array(p.id);
           if ((p.shared || (a && a->is_output)) && !(c->flags & kCellWritten)) continue;
-          const std::string v = format_value(c->value);
+          // The heatmap prints how often each input element was loaded.
+          const bool count = heatmap && !p.shared && !(a && a->is_output);
+          const std::string v = count ? std::to_string(c->reads) : format_value(c->value);
           const ImVec2 ts = font->CalcTextSizeA(fs, FLT_MAX, 0, v.c_str());
           if (ts.x > p.cell - 3) continue;
           const uint32_t px = img_.fill[size_t(row) * size_t(p.cols) + size_t(col)];
