@@ -79,9 +79,9 @@ echo "textbook (bench/textbook_sgemm.cu):"
 regs "$ROOT/bench/textbook_sgemm.cu" | c++filt
 rm -rf "$TMP"
 
-stage "the panel's default sweep: every kernel, matmul 128..4096, stencil 2^16..2^26 (capped at 100 s)"
+stage "the panel's default sweep: every kernel, matmul 128..4096, stencil 2^16..2^26 (capped at ${PERF_SWEEP_SECONDS:-100} s)"
 # SIGINT cancels the sweep: what was measured by then is still printed and saved.
-timeout -s INT 100 "$CLI" bench --warmup 1 --max-seconds 0.3 --json "$RES/sweep.json" --csv "$RES/sweep.csv" \
+timeout -s INT "${PERF_SWEEP_SECONDS:-100}" "$CLI" bench --warmup 1 --max-seconds 0.3 --json "$RES/sweep.json" --csv "$RES/sweep.csv" \
   2> "$RES/sweep.log"
 echo "(full sweep exit code $?; JSON/CSV in $RES; load sweep.json in the app's Performance panel)"
 
