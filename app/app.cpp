@@ -26,6 +26,7 @@ namespace ts::app {
 namespace {
 
 constexpr float kMinFont = 10.0f, kMaxFont = 40.0f;
+constexpr float kMinSide = 0.12f, kMaxSide = 0.5f;  // a side column's share of the width
 
 const char* kFontDirs[] = {"/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/TTF",
                            "/usr/share/fonts/dejavu", "/usr/local/share/fonts"};
@@ -106,9 +107,13 @@ void settings_read(ImGuiContext*, ImGuiSettingsHandler*, void* entry, const char
   auto* s = static_cast<AppState*>(entry);
   float f = 0;
   int i = 0;
-  if (std::sscanf(line, "Left=%f", &f) == 1) s->layout.left = std::clamp(f, 0.12f, 0.45f);
-  if (std::sscanf(line, "Right=%f", &f) == 1) s->layout.right = std::clamp(f, 0.12f, 0.45f);
+  if (std::sscanf(line, "Left=%f", &f) == 1) s->layout.left = std::clamp(f, kMinSide, kMaxSide);
+  if (std::sscanf(line, "Right=%f", &f) == 1) s->layout.right = std::clamp(f, kMinSide, kMaxSide);
   if (std::sscanf(line, "Bottom=%f", &f) == 1) s->layout.bottom = std::clamp(f, 0.12f, 0.5f);
+  if (std::sscanf(line, "LeftTop=%f", &f) == 1) s->layout.left_top = std::clamp(f, 0.2f, 0.9f);
+  if (std::sscanf(line, "RightTop=%f", &f) == 1) s->layout.right_top = std::clamp(f, 0.15f, 0.9f);
+  if (std::sscanf(line, "RightTopRaces=%f", &f) == 1)
+    s->layout.right_top_races = std::clamp(f, 0.15f, 0.9f);
   if (std::sscanf(line, "FontSize=%f", &f) == 1 && !s->present.font_pinned) {
     s->present.font_size = std::clamp(f, kMinFont, kMaxFont);
     s->present.font_rebuild = true;
@@ -121,6 +126,8 @@ void settings_write(ImGuiContext*, ImGuiSettingsHandler* h, ImGuiTextBuffer* buf
   buf->appendf("[%s][Layout]\n", h->TypeName);
   buf->appendf("Left=%.3f\nRight=%.3f\nBottom=%.3f\n", s->layout.left, s->layout.right,
                s->layout.bottom);
+  buf->appendf("LeftTop=%.3f\nRightTop=%.3f\nRightTopRaces=%.3f\n", s->layout.left_top,
+               s->layout.right_top, s->layout.right_top_races);
   buf->appendf("FontSize=%.1f\nTheme=%d\n\n", s->present.font_size,
                s->present.theme == Theme::Light ? 1 : 0);
 }
@@ -186,6 +193,7 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
   s.request.schedule.seed = opt_.seed;
   if (opt_.select_block >= 0) s.selection.block = uint32_t(opt_.select_block);
   s.select_tab = opt_.tab;
+  s.select_hazard = opt_.hazard;
   if (!opt_.lesson.empty() && !find_variant(opt_.lesson))
     s.banner.show(Banner::Error, "Unknown lesson '" + opt_.lesson + "'. Lessons: " + variant_ids());
 
@@ -326,7 +334,7 @@ void App::apply_requests(double dt) {
 }
 
 bool App::needs_continuous_redraw() const {
-  return state_.replay_ui.playing || state_.job.active() ||
+  return state_.replay_ui.playing || state_.job.active() || state_.busy ||
          (!state_.banner.text.empty() && state_.banner.kind == Banner::Info);
 }
 
@@ -449,7 +457,11 @@ void App::rebuild_fonts() {
   ImFont* big_font = bold.empty() ? nullptr
                                   : io.Fonts->AddFontFromFileTTF(
                                         bold.c_str(), std::round(px * 1.25f), nullptr, ranges);
+  ImFont* mono_small = mono.empty() ? nullptr
+                                    : io.Fonts->AddFontFromFileTTF(
+                                          mono.c_str(), std::round(px * 0.88f), nullptr, ranges);
   s.present.mono_font = mono_font;
+  s.present.mono_small_font = mono_small;
   s.present.big_font = big_font;
   io.FontDefault = main_font;
   io.Fonts->Build();
@@ -556,6 +568,39 @@ float App::draw_banner(float y, float w) {
   return h;
 }
 
+void App::splitter(const char* id, ImVec2 pos, ImVec2 size, bool vertical,
+                   const std::function<void(ImVec2)>& drag, const std::function<void()>& reset) {
+  ImGui::SetNextWindowPos(pos);
+  ImGui::SetNextWindowSize(size);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowMinSize, ImVec2(1, 1));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 0);
+  ImGui::Begin(id, nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoBackground |
+                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                   ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove);
+  ImGui::InvisibleButton("##drag", size);
+  const bool hot = ImGui::IsItemHovered() || ImGui::IsItemActive();
+  if (hot) {
+    ImGui::SetMouseCursor(vertical ? ImGuiMouseCursor_ResizeEW : ImGuiMouseCursor_ResizeNS);
+    const ImVec2 a =
+        vertical ? ImVec2(pos.x + size.x * 0.5f, pos.y) : ImVec2(pos.x, pos.y + size.y * 0.5f);
+    const ImVec2 b = vertical ? ImVec2(a.x, pos.y + size.y) : ImVec2(pos.x + size.x, a.y);
+    ImGui::GetWindowDrawList()->AddLine(a, b, ImGui::GetColorU32(ImGuiCol_SeparatorActive), 3.0f);
+  }
+  if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0.0f)) {
+    drag(ImGui::GetIO().MousePos);
+    ImGui::MarkIniSettingsDirty();
+  }
+  if (ImGui::IsItemHovered() && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
+    reset();
+    ImGui::MarkIniSettingsDirty();
+  }
+  if (hot && !ImGui::IsItemActive()) ImGui::SetTooltip("Drag to resize; double-click: default");
+  ImGui::End();
+  ImGui::PopStyleVar(3);
+}
+
 void App::draw_slots(float top) {
   AppState& s = state_;
   const ImVec2 ds = ImGui::GetIO().DisplaySize;
@@ -569,13 +614,25 @@ void App::draw_slots(float top) {
     ImGui::End();
     return;
   }
-  const float L = std::round(W * s.layout.left), R = std::round(W * s.layout.right);
-  const float B = std::round(H * s.layout.bottom);
+  Layout& lay = s.layout;
+  // The centre keeps at least a fifth of the width whatever the side columns ask.
+  if (lay.left + lay.right > 0.8f) lay.right = 0.8f - lay.left;
+  const float L = std::round(W * lay.left), R = std::round(W * lay.right);
+  const float B = std::round(H * lay.bottom);
   struct Rect {
     float x, y, w, h;
   };
-  const float left_split = std::round(H * 0.74f);
-  const float right_split = std::round((H - B) * 0.5f);
+  // The race list needs height, and its marks need the grid beside it: the
+  // right column's upper pane grows while Races is in front.
+  const bool races_front = front_[int(Slot::Right)] == "Races";
+  // A wide view in front of the centre (Performance) takes the right column's place too.
+  bool wide_center = false;
+  for (const auto& v : views_)
+    if (v->slot() == Slot::Center && v->wide() && front_[int(Slot::Center)] == v->name())
+      wide_center = true;
+  float& right_frac = races_front ? lay.right_top_races : lay.right_top;
+  const float left_split = std::round(H * lay.left_top);
+  const float right_split = std::round((H - B) * right_frac);
   auto rect = [&](Slot slot) -> Rect {
     switch (slot) {
       case Slot::Left:
@@ -583,7 +640,7 @@ void App::draw_slots(float top) {
       case Slot::LeftLower:
         return {0, top + left_split, L, H - left_split};
       case Slot::Center:
-        return {L, top, W - L - R, H - B};
+        return {L, top, wide_center ? W - L : W - L - R, H - B};
       case Slot::Right:
         return {W - R, top, R, right_split};
       case Slot::RightLower:
@@ -602,6 +659,10 @@ void App::draw_slots(float top) {
     size_t j = i;
     while (j < views_.size() && views_[j]->slot() == slot)
       ++j;
+    if (wide_center && (slot == Slot::Right || slot == Slot::RightLower)) {
+      i = j;
+      continue;
+    }
     const Rect r = rect(slot);
     ImGui::SetNextWindowPos(ImVec2(r.x, r.y));
     ImGui::SetNextWindowSize(ImVec2(std::max(r.w, 1.0f), std::max(r.h, 1.0f)));
@@ -614,6 +675,7 @@ void App::draw_slots(float top) {
           if (pick) s.select_tab.clear();
           if (ImGui::BeginTabItem(views_[k]->name(), nullptr,
                                   pick ? ImGuiTabItemFlags_SetSelected : 0)) {
+            front_[int(slot)] = views_[k]->name();
             ImGui::BeginChild(views_[k]->name(), ImVec2(0, 0), false);
             views_[k]->draw(s);
             ImGui::EndChild();
@@ -626,6 +688,36 @@ void App::draw_slots(float top) {
     ImGui::End();
     i = j;
   }
+
+  // The borders between slots drag the layout's fractions (after the slots, so on top).
+  const float t = std::max(4.0f, std::round(ImGui::GetFontSize() * 0.3f));
+  const Layout def;
+  splitter(
+      "##split_left", ImVec2(L - t / 2, top), ImVec2(t, H), true,
+      [&](ImVec2 m) {
+        lay.left = std::clamp(m.x / W, kMinSide, std::min(kMaxSide, 0.8f - lay.right));
+      },
+      [&] { lay.left = def.left; });
+  if (!wide_center)
+    splitter(
+        "##split_right", ImVec2(W - R - t / 2, top), ImVec2(t, H - B), true,
+        [&](ImVec2 m) {
+          lay.right = std::clamp((W - m.x) / W, kMinSide, std::min(kMaxSide, 0.8f - lay.left));
+        },
+        [&] { lay.right = def.right; });
+  splitter(
+      "##split_bottom", ImVec2(L, top + H - B - t / 2), ImVec2(W - L, t), false,
+      [&](ImVec2 m) { lay.bottom = std::clamp((top + H - m.y) / H, 0.12f, 0.5f); },
+      [&] { lay.bottom = def.bottom; });
+  splitter(
+      "##split_left_top", ImVec2(0, top + left_split - t / 2), ImVec2(L, t), false,
+      [&](ImVec2 m) { lay.left_top = std::clamp((m.y - top) / H, 0.2f, 0.9f); },
+      [&] { lay.left_top = def.left_top; });
+  if (!wide_center)
+    splitter(
+        "##split_right_top", ImVec2(W - R, top + right_split - t / 2), ImVec2(R, t), false,
+        [&](ImVec2 m) { right_frac = std::clamp((m.y - top) / (H - B), 0.15f, 0.9f); },
+        [&] { right_frac = races_front ? def.right_top_races : def.right_top; });
 }
 
 bool App::frame() {
@@ -668,6 +760,8 @@ bool App::frame() {
   ImGui::NewFrame();
   handle_shortcuts();
   apply_requests(dt);
+  s.busy = false;   // views with work in flight set it again in update() or draw()
+  s.drawn.clear();  // the grid refills it when its tab is in front
   for (auto& v : views_)
     v->update(s);
 

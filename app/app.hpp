@@ -2,10 +2,13 @@
 // fixed slot layout, shortcuts, fonts and themes. main.cpp drives it.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <imgui.h>
 
 #include "app/app_state.hpp"
 #include "app/file_dialog.hpp"
@@ -36,6 +39,7 @@ struct Options {
   float font_size = 0;  // 0: default
   std::string theme;    // dark, light; empty: as last time (imgui.ini)
   bool heatmap = false;
+  int hazard = -1;  // scripted: choose this hazard (0 = the first listed) in the race panel
   bool scripted() const { return !screenshot.empty() || exit_after || frames > 0; }
 };
 
@@ -67,6 +71,9 @@ class App {
   void draw_menu();
   float draw_banner(float y, float w);  // returns its height
   void draw_slots(float top);
+  // A draggable border between slots: drag(mouse) updates the layout, reset() on double-click.
+  void splitter(const char* id, ImVec2 pos, ImVec2 size, bool vertical,
+                const std::function<void(ImVec2)>& drag, const std::function<void()>& reset);
   bool apply_position_spec(const std::string& spec, std::string* error);
 
   GLFWwindow* window_;
@@ -78,6 +85,7 @@ class App {
   int windowed_[4] = {100, 100, 1600, 900};
   Theme applied_theme_ = Theme::Dark;
   float applied_scale_ = 0;
+  std::string front_[6];  // per slot: the tab in front last frame
 };
 
 }  // namespace ts::app

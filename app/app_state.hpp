@@ -132,19 +132,24 @@ struct Presentation {
   bool show_values = true;  // values in cells when they fit
   bool heatmap = false;     // global-load heatmap instead of state colours
   bool show_barrier_lines = true;
-  void* mono_font = nullptr;  // ImFont* for source code (nullptr: the default font)
-  void* big_font = nullptr;   // ImFont* for headings
-  bool font_pinned = false;   // set on the command line: imgui.ini does not override it
+  void* mono_font = nullptr;        // ImFont* for source code (nullptr: the default font)
+  void* mono_small_font = nullptr;  // the same a little smaller: the source pane is narrow
+  void* big_font = nullptr;         // ImFont* for headings
+  bool font_pinned = false;         // set on the command line: imgui.ini does not override it
   bool theme_pinned = false;
   bool have_symbols = false;  // the font has arrows and shapes (DejaVu)
   std::string font_note;      // "DejaVu Sans" or why the default font is used
 };
 
-// The layout of the fixed panels, as fractions of the window; persisted in imgui.ini.
+// The layout of the fixed panels, as fractions of the window; persisted in
+// imgui.ini. The borders between slots are splitters that drag these.
 struct Layout {
-  float left = 0.22f;    // width of the left column
-  float right = 0.29f;   // width of the right column
-  float bottom = 0.24f;  // height of the timeline strip
+  float left = 0.21f;             // width of the left column
+  float right = 0.33f;            // width of the right column
+  float bottom = 0.24f;           // height of the timeline strip
+  float left_top = 0.74f;         // the lesson's share of the left column (verdict below)
+  float right_top = 0.45f;        // the right column's upper tabs' share (source below)
+  float right_top_races = 0.72f;  // the same while Races is in front: its list needs room
 };
 
 // Where the grid drew an array this frame (screen pixels), for hit tests and
@@ -180,6 +185,16 @@ struct AppState {
   std::string open_trace_request;  // a path to load, set by the file dialog or a drop
   bool file_dialog_open = false;
   bool quit_requested = false;
+
+  // Set by a view (in update() or draw()) while it has background work in
+  // flight (a sweep, repeated runs, an analysis); cleared by the app at the
+  // start of every frame. The window then redraws continuously so progress
+  // bars move, instead of waiting for input.
+  bool busy = false;
+  void mark_busy() { busy = true; }
+
+  // Scripted mode: choose this hazard in the race panel once its analysis is in (-1: none).
+  int select_hazard = -1;
 
   bool has_trace() const { return replay != nullptr; }
   const Trace& trace() const { return replay->trace(); }

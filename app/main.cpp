@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <thread>
 
 #include "app/app.hpp"
 
@@ -71,6 +72,8 @@ int main(int argc, char** argv) {
   cli.add_option("--font-size", opt.font_size, "text size in points (Ctrl +/- in the window)");
   cli.add_option("--theme", opt.theme, "dark or light")->check(CLI::IsMember({"dark", "light"}));
   cli.add_flag("--heatmap", opt.heatmap, "show the global-load heatmap");
+  cli.add_option("--hazard", opt.hazard,
+                 "choose this hazard in the race panel (0 = the first), as a click would");
   CLI11_PARSE(cli, argc, argv);
   if (std::sscanf(size.c_str(), "%dx%d", &opt.width, &opt.height) != 2 || opt.width < 200 ||
       opt.height < 150 || opt.width > 8192 || opt.height > 8192) {
@@ -127,7 +130,16 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "tilescope: %s\n", err.c_str());
         rc = 1;
       } else {
-        // A few frames so that fonts, layout and auto-sized items settle.
+        // Frames until the panels' background work (the race analysis) is in,
+        // then a few more so that fonts, layout and auto-sized items settle.
+        const auto settle_from = std::chrono::steady_clock::now();
+        do {
+          glfwPollEvents();
+          app.frame();
+          glfwSwapBuffers(window);
+          if (app.state().busy) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        } while (app.state().busy &&
+                 std::chrono::steady_clock::now() - settle_from < std::chrono::seconds(60));
         for (int i = 0; i < 4; ++i) {
           glfwPollEvents();
           app.frame();

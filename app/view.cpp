@@ -1,6 +1,8 @@
 // The registry of views (see app/view.hpp).
 #include "app/view.hpp"
 
+#include <imgui.h>
+
 #include <algorithm>
 
 namespace ts::app {
@@ -20,6 +22,32 @@ std::vector<std::unique_ptr<View>> make_views() {
     return a->order() < b->order();
   });
   return views;
+}
+
+void text_wrapped_at_spaces(const std::string& text) {
+  const float width = std::max(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 4);
+  const char* base = text.data();
+  size_t start = 0;
+  while (start < text.size()) {
+    // The longest run of whole words from `start` that fits.
+    size_t fit = std::string::npos, from = start;
+    while (true) {
+      const size_t sp = text.find(' ', from);
+      const size_t end = sp == std::string::npos ? text.size() : sp;
+      if (ImGui::CalcTextSize(base + start, base + end).x > width) break;
+      fit = end;
+      if (sp == std::string::npos) break;
+      from = sp + 1;
+    }
+    if (fit == std::string::npos) {  // one word wider than the panel: it gets its own line
+      fit = text.find(' ', start);
+      if (fit == std::string::npos) fit = text.size();
+    }
+    ImGui::TextUnformatted(base + start, base + fit);
+    start = fit;
+    while (start < text.size() && text[start] == ' ')
+      ++start;
+  }
 }
 
 }  // namespace ts::app

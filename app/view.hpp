@@ -26,6 +26,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "app/app_state.hpp"
@@ -47,6 +48,9 @@ class View {
   virtual const char* name() const = 0;  // tab and window title
   virtual Slot slot() const = 0;
   virtual int order() const { return 100; }  // smaller first within a slot
+  // A centre view that needs the width: while it is in front, the centre slot
+  // also takes the right column's place (Performance: plots and a wide table).
+  virtual bool wide() const { return false; }
   virtual void draw(AppState& s) = 0;
   // Called once per frame before any draw(), for views that keep caches.
   virtual void update(AppState&) {}
@@ -58,6 +62,10 @@ using ViewFactory = std::function<std::unique_ptr<View>()>;
 std::vector<ViewFactory>& view_factories();
 // One instance of every registered view, sorted by slot then order.
 std::vector<std::unique_ptr<View>> make_views();
+
+// Wrapped text that breaks only at spaces (ImGui's own wrap also breaks after
+// '.', which splits numbers such as 0.000397 across lines).
+void text_wrapped_at_spaces(const std::string& text);
 
 struct ViewRegistrar {
   explicit ViewRegistrar(ViewFactory f) { view_factories().push_back(std::move(f)); }

@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <future>
@@ -26,10 +28,11 @@ namespace {
 
 // Okabe-Ito: tells apart for colour-blind viewers, on dark and light themes.
 // Yellow comes last: it reads poorly on the light theme.
-constexpr ImU32 kSeriesColours[] = {IM_COL32(230, 159, 0, 255),  IM_COL32(86, 180, 233, 255),
-                                    IM_COL32(0, 158, 115, 255),  IM_COL32(0, 114, 178, 255),
-                                    IM_COL32(213, 94, 0, 255),   IM_COL32(204, 121, 167, 255),
-                                    IM_COL32(240, 228, 66, 255), IM_COL32(160, 160, 160, 255)};
+// Dark blue after the brighter ones: it reads poorly on the dark theme.
+constexpr ImU32 kSeriesColours[] = {IM_COL32(230, 159, 0, 255),   IM_COL32(86, 180, 233, 255),
+                                    IM_COL32(0, 158, 115, 255),   IM_COL32(213, 94, 0, 255),
+                                    IM_COL32(204, 121, 167, 255), IM_COL32(0, 114, 178, 255),
+                                    IM_COL32(240, 228, 66, 255),  IM_COL32(160, 160, 160, 255)};
 ImU32 series_colour(size_t i) {
   return kSeriesColours[i % (sizeof kSeriesColours / sizeof(ImU32))];
 }
@@ -176,14 +179,18 @@ Axes frame(ImDrawList* dl, ImVec2 origin, ImVec2 size, double x0, double x1, dou
 class PerformanceView final : public View {
  public:
   const char* name() const override { return "Performance"; }
-  Slot slot() const override { return Slot::Right; }
+  // Beside the grid in the large centre slot: its plots and tables need the room.
+  Slot slot() const override { return Slot::Center; }
   int order() const override { return 50; }
+  bool wide() const override { return true; }
 
-  void update(AppState&) override {
+  void update(AppState& s) override {
+    if (sweep_.running() || counts_job_.valid()) s.mark_busy();
     if (auto r = sweep_.take()) {
       message_ = r->cancelled ? "Sweep cancelled: the results measured before the cancel are kept."
                               : (r->error.empty() ? "Sweep finished." : r->error);
       report_ = std::move(*r);
+      report_source_ = "this session's sweep";
     }
     if (counts_job_.valid() &&
         counts_job_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
@@ -194,9 +201,29 @@ class PerformanceView final : public View {
     init_once();
     const CudaStatus& gpu = cuda_status();
     ImGui::PushTextWrapPos(0);
+    if (report_ && !sweep_.running()) {
+      // Where the numbers on screen come from, first: an audience asks.
+      const PerfDevice& d = report_->device;
+      ImGui::PushFont(static_cast<ImFont*>(s.present.big_font));
+      ImGui::Text("Measured on %s%s", d.name.empty() ? "no GPU" : d.name.c_str(),
+                  d.usable ? (" (sm_" + std::to_string(d.cc_major) + std::to_string(d.cc_minor) +
+                              ", " + std::to_string(d.sm_count) + " SMs)")
+                                 .c_str()
+                           : "");
+      ImGui::PopFont();
+      ImGui::TextDisabled("Data: %s%s, recorded %s%s%s.", report_source_.c_str(),
+                          report_source_ == "this session's sweep" ? "" : " (a saved report)",
+                          report_->created.c_str(), report_->host.empty() ? "" : " on host ",
+                          report_->host.c_str());
+    }
     if (gpu.usable) {
-      ImGui::Text("GPU: %s (sm_%d%d, %d SMs). Untraced kernels, timed with CUDA events.",
+      ImGui::Text("GPU here: %s (sm_%d%d, %d SMs). Untraced kernels, timed with CUDA events.",
                   gpu.device_name.c_str(), gpu.cc_major, gpu.cc_minor, gpu.sm_count);
+    } else if (report_) {
+      ImGui::TextDisabled(
+          "This machine has no CUDA device: the report can be read and plotted here, not "
+          "re-measured.");
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", gpu.reason.c_str());
     } else {
       ImGui::TextColored(ImVec4(0.95f, 0.65f, 0.2f, 1),
                          "No CUDA device: timings need an NVIDIA GPU. Access counts below come "
@@ -208,9 +235,14 @@ class PerformanceView final : public View {
     }
     ImGui::PopTextWrapPos();
 
-    draw_controls(gpu.usable);
-    draw_files();
-    if (!message_.empty()) ImGui::TextWrapped("%s", message_.c_str());
+    // Controls first where a sweep can run or nothing is shown yet; below the
+    // plots when a saved report is being read on a machine without a GPU.
+    const bool controls_first = gpu.usable || !report_;
+    if (controls_first) {
+      draw_controls(gpu.usable);
+      draw_files();
+      if (!message_.empty()) ImGui::TextWrapped("%s", message_.c_str());
+    }
 
     // While the sweep runs, its rows so far; afterwards, the report.
     PerfReport live;
@@ -223,11 +255,11 @@ class PerformanceView final : public View {
       shown = &*report_;
     }
     if (shown && !shown->results.empty()) {
+      if (ImGui::CollapsingHeader("Plots", ImGuiTreeNodeFlags_DefaultOpen)) draw_plots(*shown);
       if (ImGui::CollapsingHeader("Results", ImGuiTreeNodeFlags_DefaultOpen)) {
         draw_device(*shown);
         draw_results(*shown);
       }
-      if (ImGui::CollapsingHeader("Plots", ImGuiTreeNodeFlags_DefaultOpen)) draw_plots(*shown);
       if (ImGui::CollapsingHeader("Kernels: registers, shared memory, occupancy"))
         draw_attributes(*shown);
     } else if (shown && !shown->error.empty()) {
@@ -236,6 +268,12 @@ class PerformanceView final : public View {
     if (before_ && report_ &&
         ImGui::CollapsingHeader("Comparison with an earlier run", ImGuiTreeNodeFlags_DefaultOpen))
       draw_comparison();
+    if (!controls_first) {
+      ImGui::Separator();
+      draw_files();
+      if (!message_.empty()) ImGui::TextWrapped("%s", message_.c_str());
+      draw_controls(gpu.usable);
+    }
     if (ImGui::CollapsingHeader("Access counts (from traces, no GPU needed)",
                                 gpu.usable ? 0 : ImGuiTreeNodeFlags_DefaultOpen))
       draw_counts(s);
@@ -262,9 +300,7 @@ class PerformanceView final : public View {
       if (auto r = load_report(path_, &err)) {
         report_ = std::move(*r);
         derive_metrics(*report_);
-        message_ = std::string("Loaded ") + path_ + " (" +
-                   (report_->device.name.empty() ? "no GPU" : report_->device.name) + ", " +
-                   report_->created + ").";
+        report_source_ = path_;  // the header says where it came from
       } else {
         message_ = err;
       }
@@ -383,6 +419,7 @@ class PerformanceView final : public View {
       if (auto r = load_report(path, &err)) {
         report_ = std::move(*r);
         derive_metrics(*report_);
+        report_source_ = path;
         message_ = "Loaded " + path + " (" + report_->device.name + ", " + report_->created + ")";
       } else {
         message_ = err;  // the last good result stays on screen
@@ -519,21 +556,38 @@ class PerformanceView final : public View {
     ImGui::RadioButton("multiply", &plot_family_, 0);
     ImGui::SameLine();
     ImGui::RadioButton("stencil", &plot_family_, 1);
-    const float w = std::max(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 10);
-    const float ph = std::max(ImGui::GetFontSize() * 14, w * 0.55f);
+    const float avail = std::max(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 10);
+    // Side by side where the slot is wide enough (the centre), stacked otherwise.
+    const bool side = avail >= ImGui::GetFontSize() * 32;
+    const float gap = ImGui::GetStyle().ItemSpacing.x;
+    const float w = side ? (avail - gap) / 2 : avail;
+    const float ph = std::clamp(w * 0.62f, ImGui::GetFontSize() * 14, ImGui::GetFontSize() * 26);
     draw_throughput(r, plot_family_ == 0 ? Family::Matmul : Family::Stencil, ImVec2(w, ph));
+    if (side) ImGui::SameLine(0, gap);
     draw_roofline(r, ImVec2(w, ph));
   }
 
+  // The legend goes in the corner of the data area that covers the fewest points.
   void draw_legend(ImDrawList* dl, const Axes& ax, const std::vector<std::string>& labels,
-                   const std::vector<ImU32>& colours) {
+                   const std::vector<ImU32>& colours, const std::vector<ImVec2>& points = {}) {
     const float lh = ImGui::GetTextLineHeight();
-    ImVec2 p(ax.lo.x + 6, ax.lo.y + 4);
-    const ImU32 bg = ImGui::GetColorU32(ImGuiCol_WindowBg, 0.8f);
+    const ImU32 bg = ImGui::GetColorU32(ImGuiCol_WindowBg, 0.85f);
     float wmax = 0;
     for (const auto& l : labels)
       wmax = std::max(wmax, ImGui::CalcTextSize(l.c_str()).x);
-    dl->AddRectFilled(p, ImVec2(p.x + wmax + lh * 1.6f, p.y + lh * labels.size() + 4), bg);
+    const ImVec2 box(wmax + lh * 1.6f, lh * labels.size() + 4);
+    ImVec2 p(ax.lo.x + 6, ax.lo.y + 4);
+    int best = INT32_MAX;
+    for (int corner = 0; corner < 4; ++corner) {
+      const ImVec2 c(corner % 2 ? ax.hi.x - 6 - box.x : ax.lo.x + 6,
+                     corner / 2 ? ax.hi.y - 4 - box.y : ax.lo.y + 4);
+      int covered = 0;
+      for (const ImVec2& q : points)
+        covered +=
+            q.x >= c.x - 4 && q.x <= c.x + box.x + 4 && q.y >= c.y - 4 && q.y <= c.y + box.y + 4;
+      if (covered < best) best = covered, p = c;
+    }
+    dl->AddRectFilled(p, ImVec2(p.x + box.x, p.y + box.y), bg);
     for (size_t i = 0; i < labels.size(); ++i) {
       const float y = p.y + 2 + lh * i;
       dl->AddRectFilled(ImVec2(p.x + 3, y + lh * 0.3f), ImVec2(p.x + lh * 0.9f, y + lh * 0.7f),
@@ -565,8 +619,17 @@ class PerformanceView final : public View {
       x0 /= 1.5;
       x1 *= 1.5;
     }
-    y1 *= 1.1;
     y0 = log_y_ ? y0 / 1.5 : 0;
+    // Headroom above the data for the legend, so that it covers no line.
+    {
+      const float lh = ImGui::GetTextLineHeight();
+      const double frac = std::min(
+          0.6, (lh * double(series.size()) + 14) / std::max(1.0, double(size.y - 4.2f * lh)));
+      if (log_y_)
+        y1 = y0 * std::pow(y1 * 1.1 / y0, 1 / (1 - frac));
+      else
+        y1 = y1 * 1.05 / (1 - frac);
+    }
     std::sort(xt.begin(), xt.end());
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const bool mm = f == Family::Matmul;
@@ -577,15 +640,22 @@ class PerformanceView final : public View {
     dl->PushClipRect(ax.lo, ax.hi, true);
     std::vector<std::string> labels;
     std::vector<ImU32> colours;
+    std::vector<ImVec2> plotted;
     std::string hover;
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     for (size_t i = 0; i < series.size(); ++i) {
       const auto& s = series[i];
-      const ImU32 c = s.reference ? ImGui::GetColorU32(ImGuiCol_Text) : series_colour(i);
+      const ImU32 c = s.reference ? ImGui::GetColorU32(ImGuiCol_Text) : colour_of(s.label);
       labels.push_back(s.label);
       colours.push_back(c);
       for (size_t k = 0; k < s.points.size(); ++k) {
         const ImVec2 p = ax.at(s.points[k].first, s.points[k].second);
+        plotted.push_back(p);
+        if (k) {  // the lines count as covered too
+          const ImVec2 q = ax.at(s.points[k - 1].first, s.points[k - 1].second);
+          for (int m = 1; m < 8; ++m)
+            plotted.push_back(ImVec2(q.x + (p.x - q.x) * m / 8, q.y + (p.y - q.y) * m / 8));
+        }
         if (k)
           dl->AddLine(ax.at(s.points[k - 1].first, s.points[k - 1].second), p, c,
                       s.reference ? 1.5f : 2.0f);
@@ -596,7 +666,7 @@ class PerformanceView final : public View {
       }
     }
     dl->PopClipRect();
-    draw_legend(dl, ax, labels, colours);
+    draw_legend(dl, ax, labels, colours, plotted);
     if (!hover.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", hover.c_str());
   }
 
@@ -634,20 +704,55 @@ class PerformanceView final : public View {
     dl->AddLine(ax.at(x0, d.copy_gbps * x0), ax.at(ridge, d.fp32_peak_gflops), roof, 2);
     dl->AddLine(ax.at(ridge, d.fp32_peak_gflops), ax.at(x1, d.fp32_peak_gflops), roof, 2);
     const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-    dl->AddText(ImVec2(float(ax.tx(ridge)) + 4, float(ax.ty(d.fp32_peak_gflops)) + 2), dim,
-                ("FP32 peak " + si(d.fp32_peak_gflops) + " GFLOP/s").c_str());
+    dl->AddText(ImVec2(float(ax.tx(ridge)) + 4,
+                       float(ax.ty(d.fp32_peak_gflops)) - ImGui::GetTextLineHeight() - 2),
+                dim, ("FP32 peak " + si(d.fp32_peak_gflops) + " GFLOP/s").c_str());
     dl->AddText(ImVec2(float(ax.tx(x0)) + 4, float(ax.ty(d.copy_gbps * x0 * 3)) - 4), dim,
                 ("copy " + si(d.copy_gbps) + " GB/s").c_str());
     std::string hover;
     const ImVec2 mouse = ImGui::GetIO().MousePos;
+    // Labels beside their points (left of them in the right half), pushed apart
+    // vertically so that none overlaps another, with a leader line when moved.
+    struct Label {
+      ImVec2 at, point;
+      float y;
+      bool left;
+      ImU32 colour;
+      const std::string* text;
+    };
+    std::vector<Label> placed;
+    const float lh = ImGui::GetTextLineHeight();
+    const float mid_x = (ax.lo.x + ax.hi.x) / 2;
+    for (const auto& p : pts) {
+      const ImVec2 s = ax.at(p.intensity, p.gflops);
+      placed.push_back(
+          {s, s, s.y - lh / 2, s.x > mid_x, p.reference ? roof : colour_of(p.label), &p.label});
+    }
+    for (int side = 0; side < 2; ++side) {
+      std::vector<Label*> col;
+      for (auto& l : placed)
+        if (l.left == bool(side)) col.push_back(&l);
+      std::sort(col.begin(), col.end(), [](const Label* a, const Label* b) { return a->y < b->y; });
+      for (size_t k = 1; k < col.size(); ++k)
+        col[k]->y = std::max(col[k]->y, col[k - 1]->y + lh);
+      // Keep the column inside the plot: shift it up if it ran off the bottom.
+      if (!col.empty() && col.back()->y + lh > ax.hi.y) {
+        const float up = col.back()->y + lh - ax.hi.y;
+        for (auto* l : col)
+          l->y -= up;
+      }
+    }
+    for (const auto& l : placed) {
+      dl->AddCircleFilled(l.point, 4.5f, l.colour);
+      const float w = ImGui::CalcTextSize(l.text->c_str()).x;
+      const float x = l.left ? l.point.x - 14 - w : l.point.x + 14;
+      if (std::fabs(l.y + lh / 2 - l.point.y) > 2)
+        dl->AddLine(l.point, ImVec2(l.left ? x + w + 2 : x - 2, l.y + lh / 2), l.colour, 1.0f);
+      dl->AddText(ImVec2(x, l.y), l.colour, l.text->c_str());
+    }
     for (size_t i = 0; i < pts.size(); ++i) {
       const auto& p = pts[i];
       const ImVec2 s = ax.at(p.intensity, p.gflops);
-      const ImU32 c = p.reference ? roof : series_colour(i);
-      dl->AddCircleFilled(s, 4.5f, c);
-      // Labels alternate above and below, so neighbours overlap less.
-      const float dy = (i % 2) ? 4.0f : -ImGui::GetTextLineHeight() - 4;
-      dl->AddText(ImVec2(s.x + 6, s.y + dy), c, p.label.c_str());
       if (std::hypot(mouse.x - s.x, mouse.y - s.y) < 7)
         hover = p.label + " (n = " + size_label(p.size) + "): " + fmt("%.2f", p.intensity) +
                 " flop/B, " + fmt("%.1f", p.gflops) + " GFLOP/s, " +
@@ -764,6 +869,14 @@ class PerformanceView final : public View {
     ImGui::EndTable();
   }
 
+  // One colour per kernel label in every plot, in the order first seen.
+  ImU32 colour_of(const std::string& label) {
+    auto it = std::find(colour_order_.begin(), colour_order_.end(), label);
+    if (it == colour_order_.end()) it = colour_order_.insert(colour_order_.end(), label);
+    return series_colour(size_t(it - colour_order_.begin()));
+  }
+  std::vector<std::string> colour_order_;
+
   bool initialised_ = false;
   std::vector<bool> kernel_on_;
   std::vector<std::pair<int, bool>> sizes_, lengths_, tiles_;
@@ -776,6 +889,7 @@ class PerformanceView final : public View {
 
   BackgroundSweep sweep_;
   std::optional<PerfReport> report_, before_;
+  std::string report_source_;  // the file the report was loaded from, or this session's sweep
 
   std::future<std::vector<CountRow>> counts_job_;
   std::vector<CountRow> counts_;

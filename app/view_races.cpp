@@ -92,6 +92,21 @@ class RacesView final : public View {
       analysis_ = std::make_unique<Analysis>(analysis_job_.get());
       marked_position_ = UINT64_MAX;
     }
+    // A hazard asked for on the command line, once the analysis is in.
+    if (s.select_hazard >= 0 && current(s)) {
+      const int n = int(analysis_->hazards.hazards.size());
+      if (n > 0) {
+        const int want = std::min(s.select_hazard, n - 1);
+        // Open its group so that the chosen row shows in the list.
+        const auto& groups = analysis_->hazards.groups;
+        group_open_.assign(groups.size(), 0);
+        for (size_t gi = 0; gi < groups.size(); ++gi)
+          for (uint32_t i : groups[gi].detail)
+            if (int(i) == want) group_open_[gi] = 1, force_open_ = int(gi);
+        choose(s, want, false);
+      }
+      s.select_hazard = -1;
+    }
     if (runs_job_.valid() &&
         runs_job_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
       RaceRunsResult r = runs_job_.get();
@@ -104,6 +119,7 @@ class RacesView final : public View {
       }
     }
     update_marks(s);
+    if (analysis_job_.valid() || runs_job_.valid()) s.mark_busy();
   }
 
   void draw(AppState& s) override {
@@ -204,12 +220,13 @@ class RacesView final : public View {
         if (group_open_[gi]) rows += float(hz.groups[gi].detail.size()) + 1;
       const float height = std::clamp(
           rows * line, 2 * line,
-          std::max(4 * line, std::min(12 * line, ImGui::GetContentRegionAvail().y * 0.4f)));
+          std::max(4 * line, std::min(12 * line, ImGui::GetContentRegionAvail().y * 0.3f)));
       ImGui::BeginChild("hazard-list", ImVec2(0, height), true);
       for (size_t gi = 0; gi < hz.groups.size(); ++gi) {
         const HazardGroup& g = hz.groups[gi];
         ImGui::PushID(int(gi));
         ImGui::PushStyleColor(ImGuiCol_Text, severity_colour(g.severity));
+        if (force_open_ == int(gi)) ImGui::SetNextItemOpen(true);
         const bool open = ImGui::TreeNodeEx(
             "group", ImGuiTreeNodeFlags_SpanAvailWidth, "%s %s %s %u->%u: %llu (%llu cells)",
             g.severity == HazardSeverity::Error ? "Error" : "Warning", to_string(g.kind),
@@ -234,20 +251,31 @@ class RacesView final : public View {
         ImGui::PopID();
       }
       ImGui::EndChild();
+      force_open_ = -1;
     }
 
     if (selected_ >= 0 && size_t(selected_) < hz.hazards.size()) {
       const Hazard& h = hz.hazards[selected_];
-      ImGui::TextColored(
-          severity_colour(h.severity), "%s %s (%s) on %s, block %u, barrier interval %u",
-          h.severity == HazardSeverity::Error ? "Error" : "Warning", to_string(h.kind),
-          long_name(h.kind), cell_name(t, h.buffer, h.element).c_str(), h.block, h.interval);
-      ImGui::BulletText("first:  %s", access_text(h.first).c_str());
-      ImGui::BulletText("second: %s", access_text(h.second).c_str());
-      if (ImGui::SmallButton("Show first access")) choose(s, selected_, true);
+      ImGui::PushStyleColor(ImGuiCol_Text, severity_colour(h.severity));
+      ImGui::TextWrapped("%s %s (%s) on %s, block %u, barrier interval %u",
+                         h.severity == HazardSeverity::Error ? "Error" : "Warning",
+                         to_string(h.kind), long_name(h.kind),
+                         cell_name(t, h.buffer, h.element).c_str(), h.block, h.interval);
+      ImGui::PopStyleColor();
+      // Each access with a button that jumps the replay to it.
+      if (ImGui::SmallButton("show##first")) choose(s, selected_, true);
       ImGui::SameLine();
-      if (ImGui::SmallButton("Show second access")) choose(s, selected_, false);
-      ImGui::TextWrapped("%s", explanation(h.kind));
+      ImGui::TextWrapped("first: %s", access_text(h.first).c_str());
+      if (ImGui::SmallButton("show##second")) choose(s, selected_, false);
+      ImGui::SameLine();
+      ImGui::TextWrapped("second: %s", access_text(h.second).c_str());
+      // The definition folds away so that what the race did stays on screen.
+      char head[64];
+      std::snprintf(head, sizeof head, "What is %s?##explain", long_name(h.kind));
+      if (ImGui::TreeNode(head)) {
+        ImGui::TextWrapped("%s", explanation(h.kind));
+        ImGui::TreePop();
+      }
       if (h.severity == HazardSeverity::Warning)
         ImGui::TextWrapped(
             "Both threads are in one warp, so racecheck calls this a warning: it "
@@ -262,18 +290,29 @@ class RacesView final : public View {
 
     ImGui::Separator();
     ImGui::TextUnformatted("What happened in this run");
-    if (a.stale.compared)
-      ImGui::BulletText("%llu of %llu loads saw another value than the synchronised program",
-                        (unsigned long long)a.stale.stale,
-                        (unsigned long long)a.stale.loads_compared);
-    else
-      ImGui::BulletText("Stale reads not checked: %s", a.stale.error.c_str());
+    // Bullets that wrap (BulletText does not): the column is narrow.
+    auto bullet = [](const std::string& text) {
+      ImGui::Bullet();
+      ImGui::TextWrapped("%s", text.c_str());
+    };
+    char buf[256];
+    if (a.stale.compared) {
+      std::snprintf(buf, sizeof buf,
+                    "%llu of %llu loads saw another value than the synchronised program",
+                    (unsigned long long)a.stale.stale, (unsigned long long)a.stale.loads_compared);
+      bullet(buf);
+    } else {
+      bullet("Stale reads not checked: " + a.stale.error);
+    }
     if (a.damage.checked) {
       if (a.damage.wrong.empty())
-        ImGui::BulletText("Output correct (%llu cells)", (unsigned long long)a.damage.cells);
+        std::snprintf(buf, sizeof buf, "Output correct (%llu cells)",
+                      (unsigned long long)a.damage.cells);
       else
-        ImGui::BulletText("%zu of %llu output cells wrong, max error %g", a.damage.wrong.size(),
-                          (unsigned long long)a.damage.cells, a.damage.max_abs_error);
+        std::snprintf(buf, sizeof buf, "%zu of %llu output cells wrong, max error %g",
+                      a.damage.wrong.size(), (unsigned long long)a.damage.cells,
+                      a.damage.max_abs_error);
+      bullet(buf);
     }
     if (!hz.empty() && a.damage.checked && a.damage.wrong.empty())
       ImGui::TextWrapped("Race present, output happened to be right this time.");
@@ -363,6 +402,7 @@ class RacesView final : public View {
   std::unique_ptr<Analysis> analysis_;
   int selected_ = -1;             // index into analysis_->hazards.hazards
   std::vector<char> group_open_;  // which groups of the list are expanded
+  int force_open_ = -1;           // a group to open on the next draw (a hazard chosen by script)
   bool mark_all_ = true;
   uint64_t marked_position_ = UINT64_MAX;
   int marked_selected_ = -2;

@@ -3,9 +3,12 @@
 // current event highlighted, each barrier line marked on or off.
 #include <imgui.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "app/palette.hpp"
 #include "app/view.hpp"
@@ -34,52 +37,104 @@ class SourceView final : public View {
     const Event* e = s.has_trace() ? s.replay->last_event() : nullptr;
     const int current = e ? int(e->line) : -1;
     ImGui::TextDisabled("%s  -  %s()", v->source_file, v->function);
+    ImGui::SameLine(std::max(ImGui::GetCursorPosX() + ImGui::GetFontSize(),
+                             ImGui::GetWindowContentRegionMax().x - ImGui::GetFontSize() * 4.2f));
+    ImGui::Checkbox("wrap", &wrap_);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Long lines continue on the next row");
     const Palette& pal = palette(s.present.theme);
-    ImGui::BeginChild("##code", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
-    if (s.present.mono_font) ImGui::PushFont(static_cast<ImFont*>(s.present.mono_font));
-    const float lh = ImGui::GetTextLineHeight();
-    // Show the kernel's function, not the whole header: from its line to the next blank-brace end.
+    ImGui::BeginChild("##code", ImVec2(0, 0), false,
+                      wrap_ ? 0 : ImGuiWindowFlags_HorizontalScrollbar);
+    ImFont* mono = static_cast<ImFont*>(s.present.mono_small_font ? s.present.mono_small_font
+                                                                  : s.present.mono_font);
+    if (mono) ImGui::PushFont(mono);
+    // A pane resized (a splitter, another tab in front above) centres the current line again.
+    const ImVec2 pane = ImGui::GetWindowSize();
+    if (pane.x != pane_.x || pane.y != pane_.y) scrolled_to_ = -1;
+    pane_ = pane;
+    const float cw = ImGui::CalcTextSize("M").x;
+    // Soft wrap: long lines (trailing comments) continue on the next row under
+    // their own indent, so that nothing is cut off in a narrow column.
+    const int gutter = 4 + (s.present.show_barrier_lines && !v->barriers.empty() ? 6 : 0);
+    const int width_chars =
+        wrap_ ? std::max(24, int(ImGui::GetContentRegionAvail().x / cw) - gutter) : 1 << 20;
+    const ImVec4 dim(to_f(pal.text_dim.r), to_f(pal.text_dim.g), to_f(pal.text_dim.b), 1);
     for (int i = first_; i <= last_ && i < int(lines_.size()); ++i) {
       const int line = i + 1;
-      const ImVec2 p = ImGui::GetCursorScreenPos();
       const BarrierInfo* bar = nullptr;
       for (const BarrierInfo& b : v->barriers)
         if (b.line == line) bar = &b;
+      const std::vector<std::string> rows = wrap(lines_[size_t(i)], width_chars);
+      const ImVec2 p = ImGui::GetCursorScreenPos();
       if (line == current) {
         ImGui::GetWindowDrawList()->AddRectFilled(
-            p, ImVec2(p.x + ImGui::GetContentRegionAvail().x + 2000, p.y + lh),
+            p,
+            ImVec2(p.x + ImGui::GetContentRegionAvail().x + (wrap_ ? 0 : 2000),
+                   p.y + ImGui::GetTextLineHeightWithSpacing() * float(rows.size()) -
+                       ImGui::GetStyle().ItemSpacing.y),
             okabe_ito::kSkyBlue.abgr(90));
         if (line != scrolled_to_) {
           ImGui::SetScrollHereY(0.4f);
           scrolled_to_ = line;
         }
       }
-      char num[16];
-      std::snprintf(num, sizeof num, "%4d ", line);
-      ImGui::TextColored(
-          ImVec4(to_f(pal.text_dim.r), to_f(pal.text_dim.g), to_f(pal.text_dim.b), 1), "%s", num);
-      ImGui::SameLine(0, 0);
-      if (bar && s.present.show_barrier_lines) {
-        const bool on = (mask >> (bar->id - 1)) & 1u;
-        const Rgb c = on ? okabe_ito::kGreen : okabe_ito::kVermillion;
-        ImGui::TextColored(ImVec4(to_f(c.r), to_f(c.g), to_f(c.b), 1), "%s",
-                           on ? "[on] " : "[OFF]");
-        ImGui::SameLine(0, 4);
-        if (!on) {
-          ImGui::TextDisabled("%s", lines_[size_t(i)].c_str());
+      const bool off = bar && s.present.show_barrier_lines && !((mask >> (bar->id - 1)) & 1u);
+      for (size_t r = 0; r < rows.size(); ++r) {
+        char num[16];
+        std::snprintf(num, sizeof num, r == 0 ? "%3d " : "    ", line);
+        ImGui::TextColored(dim, "%s", num);
+        ImGui::SameLine(0, 0);
+        if (s.present.show_barrier_lines && !v->barriers.empty()) {
+          if (bar && r == 0) {
+            const Rgb c = off ? okabe_ito::kVermillion : okabe_ito::kGreen;
+            ImGui::TextColored(ImVec4(to_f(c.r), to_f(c.g), to_f(c.b), 1), "%s",
+                               off ? "[OFF]" : "[on] ");
+          } else {
+            ImGui::TextUnformatted("     ");
+          }
+          ImGui::SameLine(0, cw);
+        }
+        if (off) {
+          ImGui::TextDisabled("%s", rows[r].c_str());
           const ImVec2 q = ImGui::GetItemRectMin(), q2 = ImGui::GetItemRectMax();
           ImGui::GetWindowDrawList()->AddLine(ImVec2(q.x, (q.y + q2.y) * 0.5f),
-                                              ImVec2(q2.x, (q.y + q2.y) * 0.5f), c.abgr(), 1.5f);
-          continue;
+                                              ImVec2(q2.x, (q.y + q2.y) * 0.5f),
+                                              okabe_ito::kVermillion.abgr(), 1.5f);
+        } else {
+          ImGui::TextUnformatted(rows[r].c_str());
         }
       }
-      ImGui::TextUnformatted(lines_[size_t(i)].c_str());
     }
-    if (s.present.mono_font) ImGui::PopFont();
+    if (mono) ImGui::PopFont();
     ImGui::EndChild();
   }
 
  private:
+  // A line cut at spaces into rows of at most `width` characters; rows after
+  // the first keep the line's indent plus four.
+  static std::vector<std::string> wrap(const std::string& text, int width) {
+    std::vector<std::string> rows;
+    if (int(text.size()) <= width) return {text};
+    const size_t indent = std::min(text.find_first_not_of(' '), text.size());
+    const std::string pad(std::min<size_t>(indent + 4, size_t(width / 2)), ' ');
+    std::string rest = text;
+    bool first = true;
+    while (true) {
+      const std::string lead = first ? "" : pad;
+      const size_t room = size_t(std::max(8, width - int(lead.size())));
+      if (rest.size() <= room) {
+        rows.push_back(lead + rest);
+        break;
+      }
+      size_t cut = rest.rfind(' ', room);
+      if (cut == std::string::npos || cut <= (first ? indent : 0) + 4) cut = room;
+      rows.push_back(lead + rest.substr(0, cut));
+      rest = rest.substr(cut);
+      rest.erase(0, std::min(rest.find_first_not_of(' '), rest.size()));
+      first = false;
+    }
+    return rows;
+  }
+
   void load(const Variant* v) {
     if (v == loaded_) return;
     loaded_ = v;
@@ -128,6 +183,8 @@ class SourceView final : public View {
   std::vector<std::string> lines_;
   std::string error_;
   int first_ = 0, last_ = 0, scrolled_to_ = -1;
+  bool wrap_ = true;
+  ImVec2 pane_{0, 0};
 };
 
 TS_REGISTER_VIEW(SourceView);

@@ -47,7 +47,7 @@ class VerdictView final : public View {
       ImGui::TextColored(ImVec4(0.84f, 0.37f, 0.0f, 1), "Wrong output");
     if (big) ImGui::PopFont();
     ImGui::PushTextWrapPos(0);
-    if (v.checked) ImGui::TextUnformatted(v.summary().c_str());
+    if (v.checked) text_wrapped_at_spaces(v.summary());
     const Variant* var = find_variant(t.config.variant);
     if (var && !var->barriers.empty()) {
       const uint32_t off = all_barriers(*var) & ~t.config.barrier_mask;
