@@ -144,7 +144,7 @@ struct Presentation {
 // The layout of the fixed panels, as fractions of the window; persisted in
 // imgui.ini. The borders between slots are splitters that drag these.
 struct Layout {
-  float left = 0.21f;             // width of the left column
+  float left = 0.22f;             // width of the left column
   float right = 0.33f;            // width of the right column
   float bottom = 0.24f;           // height of the timeline strip
   float left_top = 0.74f;         // the lesson's share of the left column (verdict below)

@@ -178,7 +178,15 @@ class GridView final : public View {
             ImVec2(p.x + i * 4, p.y), ImVec2(p.x + i * 4 + 4, p.y + h), heat(float(i) / 39).abgr());
       ImGui::Dummy(ImVec2(160, h));
       ImGui::SameLine();
-      ImGui::Text("1 .. %u (the reads if nothing were shared)", heat_max_);
+      ImGui::Text("1 .. %u", heat_max_);
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%u: the reads of each element if nothing were shared", heat_max_);
+      ImGui::SameLine();
+      // The explanation on this line where it fits, else on the next.
+      char note[96];
+      std::snprintf(note, sizeof note, "(%u = the reads if nothing were shared)", heat_max_);
+      if (ImGui::CalcTextSize(note).x > ImGui::GetContentRegionAvail().x) ImGui::NewLine();
+      ImGui::TextDisabled("%s", note);
       ImGui::SameLine(0, 20);
       toggles(s);
       return;

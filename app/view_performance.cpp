@@ -882,7 +882,7 @@ class PerformanceView final : public View {
   std::vector<std::pair<int, bool>> sizes_, lengths_, tiles_;
   int reps_ = 10;
   bool flush_ = true;
-  bool log_y_ = false;
+  bool log_y_ = true;  // naive and tiled kernels apart under cuBLAS
   int plot_family_ = 0;
   char path_[512] = "tilescope_perf.json";
   std::string message_;
