@@ -886,6 +886,25 @@ bool App::write_screenshot(const std::string& png, const std::string& json, std:
   j["position"] = s.replay ? s.replay->position() : 0;
   j["events"] = s.replay ? s.replay->size() : 0;
   j["selected_block"] = s.selection.block;
+  j["selected_thread"] = s.selection.thread;
+  // The event just applied, and every panel's marks on the grid: what a
+  // chosen hazard (--hazard) put on screen.
+  if (s.replay && s.replay->last_event()) {
+    const Event& e = *s.replay->last_event();
+    j["last_event"] = {{"kind", to_string(e.kind)}, {"buffer", to_string(e.buffer)},
+                       {"element", e.element},      {"block", e.block},
+                       {"thread", e.thread},        {"line", e.line}};
+  }
+  nlohmann::json marks = nlohmann::json::array();
+  for (const auto& [owner, list] : s.marks)
+    for (const CellMark& m : list)
+      marks.push_back({{"owner", owner},
+                       {"buffer", to_string(m.buffer)},
+                       {"block", m.block},
+                       {"element", m.element},
+                       {"style", int(m.style)},
+                       {"label", m.label}});
+  j["marks"] = marks;
   j["variant"] = s.request.variant;
   nlohmann::json arrays = nlohmann::json::array();
   for (const DrawnArray& a : s.drawn) {

@@ -228,4 +228,42 @@ TEST(AppScreenshot, BadInputGivesAMessageNotACrash) {
   EXPECT_NE(text2.find("tile"), std::string::npos) << text2;
 }
 
+TEST(AppScreenshot, ChosenHazardJumpsToItsSecondAccessAndMarksTheCell) {
+  // Barrier 2 removed, warps skewed: hazards between warps. --hazard 0 does
+  // what a click on the first listed hazard does.
+  const Shot s = take("hazard",
+                      "--lesson matmul.tiled_square --n 12 --tile 8 --barriers 1 --backend sim "
+                      "--schedule skew --tab Races --hazard 0");
+  ASSERT_EQ(s.rc, 0) << "tilescope failed; see its log in " << out_dir();
+  // The race panel's marks: the hazard cell as written and as read.
+  const nlohmann::json* write = nullptr;
+  const nlohmann::json* read = nullptr;
+  for (const auto& m : s.cells["marks"]) {
+    if (m["owner"] != "races") continue;
+    if (m["style"] == 0) write = &m;  // MarkStyle::Write
+    if (m["style"] == 1) read = &m;   // MarkStyle::Read
+  }
+  ASSERT_NE(write, nullptr) << s.cells["marks"].dump();
+  ASSERT_NE(read, nullptr) << s.cells["marks"].dump();
+  EXPECT_EQ((*write)["element"], (*read)["element"]);
+  EXPECT_EQ((*write)["buffer"], (*read)["buffer"]);
+  const std::string buf = (*read)["buffer"];
+  EXPECT_TRUE(buf == "tileA" || buf == "tileB") << buf;
+  // The replay stands right after the second access: a shared load of that
+  // cell by the followed thread, in the block whose shared memory is shown.
+  ASSERT_TRUE(s.cells.contains("last_event"));
+  const auto& e = s.cells["last_event"];
+  EXPECT_EQ(e["buffer"], (*read)["buffer"]);
+  EXPECT_EQ(e["element"], (*read)["element"]);
+  EXPECT_EQ(e["block"], (*read)["block"]);
+  EXPECT_EQ(e["thread"], s.cells["selected_thread"]);
+  EXPECT_EQ(e["block"], s.cells["selected_block"]);
+  // Between warps (an error, not a within-warp warning): the reader is not in warp 0 of the writer.
+  EXPECT_NE(e["thread"].get<int>() / 32, 0) << "expected the first hazard to cross warps";
+  // The shared array of that block is on screen for the marks to be seen.
+  const nlohmann::json* tile = array(s, buf, true);
+  ASSERT_NE(tile, nullptr);
+  EXPECT_EQ((*tile)["block"], e["block"]);
+}
+
 }  // namespace
