@@ -438,6 +438,20 @@ class GridView final : public View {
       }
     const ImVec2 p1(p.pos.x + p.cols * p.cell, p.pos.y + p.rows * p.cell);
     renderer_.draw(dl, p.pos, p1, img_, pal);
+    // A chosen access (a hazard's write and read) also gets a thick ring around
+    // its cell: a one-pixel outline is lost on a projector when cells are small.
+    for (const auto& [owner, marks] : s.marks)
+      for (const CellMark& m : marks) {
+        if (m.style != MarkStyle::Write && m.style != MarkStyle::Read) continue;
+        if (m.buffer != p.id || (p.shared && m.block != p.block)) continue;
+        int row = 0, col = 0;
+        if (!cell_of(p, m.element, &row, &col)) continue;
+        const float pad = std::max(2.0f, p.cell * 0.15f);
+        const ImVec2 a(p.pos.x + col * p.cell - pad, p.pos.y + row * p.cell - pad);
+        const ImVec2 b(a.x + p.cell + 2 * pad, a.y + p.cell + 2 * pad);
+        dl->AddRect(a, b, IM_COL32(0, 0, 0, 200), 0, 0, 5.0f);  // contrast on any fill
+        dl->AddRect(a, b, mark_colour(m.style).abgr(), 0, 0, 3.0f);
+      }
 
     // Values, when they fit.
     if (s.present.show_values && p.cell >= 14) {
