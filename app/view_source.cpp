@@ -36,9 +36,20 @@ class SourceView final : public View {
     const uint32_t mask = s.has_trace() ? s.trace().config.barrier_mask : s.request.barrier_mask;
     const Event* e = s.has_trace() ? s.replay->last_event() : nullptr;
     const int current = e ? int(e->line) : -1;
-    ImGui::TextDisabled("%s  -  %s()", v->source_file, v->function);
-    ImGui::SameLine(std::max(ImGui::GetCursorPosX() + ImGui::GetFontSize(),
-                             ImGui::GetWindowContentRegionMax().x - ImGui::GetFontSize() * 4.2f));
+    // The file and function, then the wrap toggle at the right; a narrow pane
+    // shows the function alone (the file is in its tooltip).
+    const ImGuiStyle& st = ImGui::GetStyle();
+    const float cb_w =
+        ImGui::GetFrameHeight() + st.ItemInnerSpacing.x + ImGui::CalcTextSize("wrap").x;
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const std::string full = std::string(v->source_file) + "  -  " + v->function + "()";
+    const std::string title = ImGui::CalcTextSize(full.c_str()).x + cb_w + st.ItemSpacing.x <= avail
+                                  ? full
+                                  : std::string(v->function) + "()";
+    ImGui::TextDisabled("%s", title.c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", full.c_str());
+    ImGui::SameLine(std::max(ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x + st.ItemSpacing.x,
+                             ImGui::GetWindowContentRegionMax().x - cb_w));
     ImGui::Checkbox("wrap", &wrap_);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Long lines continue on the next row");
     const Palette& pal = palette(s.present.theme);
