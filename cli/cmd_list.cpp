@@ -10,20 +10,9 @@ namespace ts::cli {
 namespace {
 
 std::string params_of(const Variant& v) {
-  const Params& p = v.defaults;
   std::string s;
-  auto add = [&](uint32_t bit, const char* name, int value) {
-    if (!(v.uses & bit)) return;
-    if (!s.empty()) s += ' ';
-    s += std::string("--") + name + " " + std::to_string(value);
-  };
-  add(kUsesM, "m", p.m);
-  add(kUsesK, "k", p.k);
-  add(kUsesN, "n", p.n);
-  add(kUsesTile, "tile", p.tile);
-  add(kUsesLength, "length", p.length);
-  add(kUsesRadius, "radius", p.radius);
-  add(kUsesBlock, "block", p.block);
+  for (const NamedParam& q : used_params(v.uses, v.defaults))
+    s += (s.empty() ? "--" : " --") + std::string(q.name) + " " + std::to_string(q.value);
   return s;
 }
 
@@ -43,15 +32,9 @@ int list(bool json) {
       nlohmann::json bars = nlohmann::json::array();
       for (const auto& b : v.barriers)
         bars.push_back({{"id", b.id}, {"line", b.line}, {"purpose", b.purpose}});
-      const Params& p = v.defaults;
       nlohmann::json params = nlohmann::json::object();
-      if (v.uses & kUsesM) params["m"] = p.m;
-      if (v.uses & kUsesK) params["k"] = p.k;
-      if (v.uses & kUsesN) params["n"] = p.n;
-      if (v.uses & kUsesTile) params["tile"] = p.tile;
-      if (v.uses & kUsesLength) params["length"] = p.length;
-      if (v.uses & kUsesRadius) params["radius"] = p.radius;
-      if (v.uses & kUsesBlock) params["block"] = p.block;
+      for (const NamedParam& q : used_params(v.uses, v.defaults))
+        params[q.name] = q.value;
       out.push_back({{"id", v.id},
                      {"title", v.title},
                      {"summary", v.summary},

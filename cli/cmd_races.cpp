@@ -49,21 +49,6 @@ std::string barrier_text(const Variant& v, uint32_t mask) {
   return "barriers kept: " + (kept.empty() ? std::string("none") : kept) + ", removed: " + removed;
 }
 
-std::string params_text(const Variant& v, const Params& p) {
-  std::string s;
-  auto add = [&](uint32_t bit, const char* name, int value) {
-    if (v.uses & bit) s += std::string(s.empty() ? "" : " ") + name + "=" + std::to_string(value);
-  };
-  add(kUsesM, "m", p.m);
-  add(kUsesK, "k", p.k);
-  add(kUsesN, "n", p.n);
-  add(kUsesTile, "tile", p.tile);
-  add(kUsesLength, "length", p.length);
-  add(kUsesRadius, "radius", p.radius);
-  add(kUsesBlock, "block", p.block);
-  return s;
-}
-
 // "tileB[3][7]" for a tile, "shared[12]" for a 1-D array.
 std::string element_text(const std::vector<BufferShape>& shapes, Buffer buf, uint32_t element) {
   for (const auto& s : shapes) {
@@ -112,7 +97,7 @@ int run_races(const RacesOptions& o) {
     req.traced = false;
     RunResult r = run(req);
     if (!r.ok) return failure(cmd, r.error, false);
-    std::cout << v->id << " " << params_text(*v, req.params) << ", "
+    std::cout << v->id << " " << describe(*v, req.params) << ", "
               << barrier_text(*v, req.barrier_mask) << ": " << r.verdict.summary() << "\n";
     return 0;
   }
@@ -149,7 +134,7 @@ int run_races(const RacesOptions& o) {
   if (o.json) {
     nlohmann::json j;
     j["variant"] = v->id;
-    j["params"] = params_text(*v, req.params);
+    j["params"] = describe(*v, req.params);
     j["barrier_mask"] = req.barrier_mask;
     j["barriers"] = barrier_text(*v, req.barrier_mask);
     j["backend"] = t.backend_note;
@@ -218,7 +203,7 @@ int run_races(const RacesOptions& o) {
     return runs.ok ? 0 : 1;
   }
 
-  std::cout << v->id << " " << params_text(*v, req.params) << ", "
+  std::cout << v->id << " " << describe(*v, req.params) << ", "
             << barrier_text(*v, req.barrier_mask) << "\n";
   std::cout << "traced run: " << t.backend_note << ", " << t.trace.events.size() << " events\n\n";
 

@@ -41,23 +41,8 @@ std::string barrier_summary(const Trace& t) {
 }
 
 std::string params_summary(const Trace& t) {
-  const Params& p = t.config.params;
   const Variant* v = find_variant(t.config.variant);
-  const uint32_t uses = v ? v->uses : 0x7f;
-  std::string s;
-  auto add = [&](uint32_t bit, const char* name, int value) {
-    if (!(uses & bit)) return;
-    if (!s.empty()) s += ' ';
-    s += std::string(name) + "=" + std::to_string(value);
-  };
-  add(kUsesM, "m", p.m);
-  add(kUsesK, "k", p.k);
-  add(kUsesN, "n", p.n);
-  add(kUsesTile, "tile", p.tile);
-  add(kUsesLength, "length", p.length);
-  add(kUsesRadius, "radius", p.radius);
-  add(kUsesBlock, "block", p.block);
-  return s;
+  return describe(v ? v->uses : 0x7fu, t.config.params);
 }
 
 std::optional<Verdict> verdict_of(const Trace& t) {

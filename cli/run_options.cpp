@@ -32,7 +32,7 @@ std::optional<std::string> barrier_bits(const Variant& v, const std::vector<std:
   bits = 0;
   for (const auto& item : items) {
     if (item == "none" || item.empty()) continue;
-    if (item == "all") {
+    if (item == "all") {  // `--barriers all`: keep every one
       bits = all_barriers(v);
       continue;
     }
@@ -165,6 +165,13 @@ std::optional<std::string> LessonOptions::to_request(const char* cmd, RunRequest
   req.schedule.skew_warps = *warps;
   req.skew_warps = *warps;
   req.skew_ns = skew_ns;
+  if ((o_seed && o_seed->count() && req.schedule.kind != ScheduleKind::Random) ||
+      (((o_skew_warps && o_skew_warps->count()) || (o_skew_steps && o_skew_steps->count())) &&
+       req.schedule.kind != ScheduleKind::WarpSkew && skew_ns == 0))
+    std::fprintf(stderr,
+                 "tilescope-cli %s: note: --seed goes with --schedule random, --skew-warps and "
+                 "--skew-steps with --schedule skew (or --skew-ns on the GPU)\n",
+                 cmd);
   if (capacity == 0) return std::string("--capacity 0: a trace needs room for 1 event or more");
   req.trace_capacity = capacity;
   req.input_seed = input_seed;

@@ -1,6 +1,6 @@
-// The options of every command that runs a lesson (races; run could share
-// them too): variant, parameters, barriers, backend, schedule, skew, inputs and
-// trace capacity, with the same names, meanings and messages as `run`.
+// The options of every command that runs a lesson (run, races): variant,
+// parameters, barriers, backend, schedule, skew, inputs and trace capacity,
+// defined once so that their names, meanings and messages agree.
 //
 //   auto o = std::make_shared<LessonOptions>();
 //   o->add_to(sub);                                  // in the command's setup

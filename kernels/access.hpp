@@ -64,14 +64,15 @@ class ElemRef {
   uint16_t line_;
 };
 
-// A global array of `count` elements, indexed 1D (row-major matrices are
-// indexed `row * width + col`, as in the textbook).
-template <class T, class Rec>
-class GlobalArray {
+// An array of `count` elements in memory space S, indexed 1D: global arrays
+// (row-major matrices are indexed `row * width + col`, as in the textbook)
+// and shared ones (a row of A, the stencil's block).
+template <class T, class Rec, Space S>
+class Array {
  public:
-  TS_HD GlobalArray(Rec& rec, T* data, int count, Buffer buf)
+  TS_HD Array(Rec& rec, T* data, int count, Buffer buf)
       : rec_(rec), data_(data), count_(count), buf_(buf) {}
-  TS_HD ElemRef<T, Rec, Space::Global> operator[](Idx i) const {
+  TS_HD ElemRef<T, Rec, S> operator[](Idx i) const {
     return {rec_, data_, i.i, count_, buf_, i.line};
   }
 
@@ -82,22 +83,11 @@ class GlobalArray {
   Buffer buf_;
 };
 
-// A shared array of `count` elements, 1D (a row of A, the stencil's block).
+// The names kernels use.
 template <class T, class Rec>
-class SharedArray {
- public:
-  TS_HD SharedArray(Rec& rec, T* data, int count, Buffer buf)
-      : rec_(rec), data_(data), count_(count), buf_(buf) {}
-  TS_HD ElemRef<T, Rec, Space::Shared> operator[](Idx i) const {
-    return {rec_, data_, i.i, count_, buf_, i.line};
-  }
-
- private:
-  Rec& rec_;
-  T* data_;
-  int count_;
-  Buffer buf_;
-};
+using GlobalArray = Array<T, Rec, Space::Global>;
+template <class T, class Rec>
+using SharedArray = Array<T, Rec, Space::Shared>;
 
 // A shared ROWS x COLS tile, indexed tile[row][col] like `__shared__ float t[ROWS][COLS]`.
 template <class T, int ROWS, int COLS, class Rec>

@@ -504,21 +504,32 @@ std::optional<std::string> validate_trace(const Variant& v, const Params& p, uin
          "); use smaller sizes, a larger trace capacity, or an untraced run";
 }
 
-std::string describe(const Variant& v, const Params& p) {
+std::vector<NamedParam> used_params(uint32_t uses, const Params& p) {
+  const struct {
+    uint32_t bit;
+    NamedParam param;
+  } all[] = {{kUsesM, {"m", p.m}},
+             {kUsesK, {"k", p.k}},
+             {kUsesN, {"n", p.n}},
+             {kUsesTile, {"tile", p.tile}},
+             {kUsesLength, {"length", p.length}},
+             {kUsesRadius, {"radius", p.radius}},
+             {kUsesBlock, {"block", p.block}}};
+  std::vector<NamedParam> out;
+  for (const auto& a : all)
+    if (uses & a.bit) out.push_back(a.param);
+  return out;
+}
+
+std::string describe(uint32_t uses, const Params& p) {
   std::string s;
-  const auto add = [&](uint32_t bit, const char* name, int value) {
-    if (!(v.uses & bit)) return;
-    if (!s.empty()) s += ' ';
-    s += std::string(name) + "=" + std::to_string(value);
-  };
-  add(kUsesM, "m", p.m);
-  add(kUsesK, "k", p.k);
-  add(kUsesN, "n", p.n);
-  add(kUsesTile, "tile", p.tile);
-  add(kUsesLength, "length", p.length);
-  add(kUsesRadius, "radius", p.radius);
-  add(kUsesBlock, "block", p.block);
+  for (const NamedParam& q : used_params(uses, p))
+    s += (s.empty() ? "" : " ") + std::string(q.name) + "=" + std::to_string(q.value);
   return s;
+}
+
+std::string describe(const Variant& v, const Params& p) {
+  return describe(v.uses, p);
 }
 
 }  // namespace ts

@@ -136,6 +136,16 @@ uint64_t allocation_elements(const Variant& v, const Params& p, Buffer b);
 // (how many are needed, in events and bytes, and what to do). Callers that
 // prefer a truncated trace may ignore it.
 std::optional<std::string> validate_trace(const Variant& v, const Params& p, uint64_t capacity);
+// One parameter by its option name ("tile") and value.
+struct NamedParam {
+  const char* name;
+  int value;
+};
+// The parameters selected by `uses` (kUsesM | ...), in the order m, k, n,
+// tile, length, radius, block: what every listing of parameters walks.
+std::vector<NamedParam> used_params(uint32_t uses, const Params& p);
+// "n=10 tile=4", only the parameters in `uses`.
+std::string describe(uint32_t uses, const Params& p);
 // "n=10 tile=4", only the parameters the variant uses.
 std::string describe(const Variant& v, const Params& p);
 

@@ -33,9 +33,6 @@ struct SimSink {
              const ThreadBuiltins& who);
 };
 
-// The name of an array in messages ("A", "tileB"); no dependency on trace/*.cpp.
-const char* buffer_name(Buffer b);
-
 class SimRec {
  public:
   SimRec(FiberBlock& fiber, SimSink& sink, int thread)

@@ -8,30 +8,6 @@
 
 namespace ts::sim {
 
-const char* buffer_name(Buffer b) {
-  switch (b) {
-    case Buffer::None:
-      return "none";
-    case Buffer::A:
-      return "A";
-    case Buffer::B:
-      return "B";
-    case Buffer::C:
-      return "C";
-    case Buffer::In:
-      return "in";
-    case Buffer::Out:
-      return "out";
-    case Buffer::TileA:
-      return "tileA";
-    case Buffer::TileB:
-      return "tileB";
-    case Buffer::StencilShared:
-      return "shared";
-  }
-  return "?";
-}
-
 void SimSink::fault(const char* what, Space space, Buffer buf, int index, int count, int line,
                     const ThreadBuiltins& who) {
   ++fault_count;
@@ -40,11 +16,11 @@ void SimSink::fault(const char* what, Space space, Buffer buf, int index, int co
     const auto& b = who.block_idx;
     faults.push_back(
         std::string("out-of-range ") + (space == Space::Global ? "global " : "shared ") + what +
-        " of " + buffer_name(buf) + "[" + std::to_string(index) + "] (" + buffer_name(buf) +
-        " has " + std::to_string(count) + " elements, 0.." + std::to_string(count - 1) +
-        ") by thread (" + std::to_string(t.x) + ", " + std::to_string(t.y) + ", " +
-        std::to_string(t.z) + ") of block (" + std::to_string(b.x) + ", " + std::to_string(b.y) +
-        ", " + std::to_string(b.z) + "), line " + std::to_string(line) + "; not performed" +
+        " of " + to_string(buf) + "[" + std::to_string(index) + "] (" + to_string(buf) + " has " +
+        std::to_string(count) + " elements, 0.." + std::to_string(count - 1) + ") by thread (" +
+        std::to_string(t.x) + ", " + std::to_string(t.y) + ", " + std::to_string(t.z) +
+        ") of block (" + std::to_string(b.x) + ", " + std::to_string(b.y) + ", " +
+        std::to_string(b.z) + "), line " + std::to_string(line) + "; not performed" +
         (std::string(what) == "load" ? ", read as 0" : ""));
   }
 }

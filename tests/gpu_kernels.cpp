@@ -15,15 +15,10 @@
 #include <vector>
 
 #include "kernels/backend.hpp"
+#include "tests/gpu_require.hpp"
 
 namespace ts {
 namespace {
-
-#define REQUIRE_GPU()                                                             \
-  do {                                                                            \
-    if (!cuda_status().usable)                                                    \
-      GTEST_SKIP() << "skipped: no CUDA device (" << cuda_status().reason << ")"; \
-  } while (0)
 
 struct Case {
   std::string id;

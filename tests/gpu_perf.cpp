@@ -7,15 +7,10 @@
 
 #include "kernels/backend.hpp"
 #include "kernels/perf.hpp"
+#include "tests/gpu_require.hpp"
 
 namespace ts {
 namespace {
-
-#define REQUIRE_GPU()                                                             \
-  do {                                                                            \
-    if (!cuda_status().usable)                                                    \
-      GTEST_SKIP() << "skipped: no CUDA device (" << cuda_status().reason << ")"; \
-  } while (0)
 
 const PerfResult* find(const PerfReport& r, const std::string& kernel, int tile, int size) {
   for (const auto& x : r.results)

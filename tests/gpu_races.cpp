@@ -13,17 +13,12 @@
 
 #include "kernels/backend.hpp"
 #include "kernels/race_runs.hpp"
+#include "tests/gpu_require.hpp"
 #include "trace/hazards.hpp"
 #include "trace/stale_reads.hpp"
 
 namespace ts {
 namespace {
-
-#define REQUIRE_GPU()                                                             \
-  do {                                                                            \
-    if (!cuda_status().usable)                                                    \
-      GTEST_SKIP() << "skipped: no CUDA device (" << cuda_status().reason << ")"; \
-  } while (0)
 
 // Blocks of two or more warps, two or more tiles, no diverging threads (as in
 // tests/test_hazards.cpp), so that every barrier guards something.

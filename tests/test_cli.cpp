@@ -1,9 +1,7 @@
 // The command line, run as a user runs it: the built tilescope-cli binary,
 // its exit codes, and what it prints.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +10,7 @@
 
 #include "kernels/catalogue.hpp"
 #include "test_trace_fixtures.hpp"
+#include "tests/cli_process.hpp"
 #include "trace/trace_file.hpp"
 
 namespace ts {
@@ -25,17 +24,10 @@ struct Result {
 
 #ifdef TS_CLI_PATH
 Result cli(const std::string& args, bool merge_stderr = true) {
+  const testing::CliRun run = testing::run_cli(args, merge_stderr);
   Result r;
-  const std::string cmd =
-      std::string("'") + TS_CLI_PATH + "' " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
-    r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.code = run.code;
+  r.out = run.out;
   r.stdout_only = r.out;
   return r;
 }

@@ -2,9 +2,6 @@
 // variant and every subset of its barriers on simulator traces.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <array>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -12,6 +9,7 @@
 
 #include "kernels/backend.hpp"
 #include "kernels/catalogue.hpp"
+#include "tests/cli_process.hpp"
 #include "trace/hazards.hpp"
 
 namespace ts {
@@ -462,16 +460,9 @@ struct CliResult {
 CliResult races_cli(const std::string& args, bool with_stderr) {
   CliResult r;
 #ifdef TS_CLI_PATH
-  const std::string cmd =
-      std::string("'") + TS_CLI_PATH + "' races " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
-    r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const testing::CliRun run = testing::run_cli("races " + args, with_stderr);
+  r.code = run.code;
+  r.out = run.out;
 #else
   (void)args;
   (void)with_stderr;
