@@ -25,4 +25,5 @@ struct Registrar {
 
 }  // namespace ts::cli
 
-#define TS_CLI_COMMAND(var, ...) static const ::ts::cli::Registrar var{::ts::cli::Command{__VA_ARGS__}}
+#define TS_CLI_COMMAND(var, ...) \
+  static const ::ts::cli::Registrar var(::ts::cli::Command{__VA_ARGS__})

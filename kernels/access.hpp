@@ -105,7 +105,8 @@ class SharedTile {
     int row_;
   };
 
-  TS_HD SharedTile(Rec& rec, T (*data)[COLS], Buffer buf) : rec_(rec), data_(&data[0][0]), buf_(buf) {}
+  TS_HD SharedTile(Rec& rec, T (*data)[COLS], Buffer buf)
+      : rec_(rec), data_(&data[0][0]), buf_(buf) {}
   TS_HD Row operator[](int row) const { return Row(*this, row); }
 
  private:

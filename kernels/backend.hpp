@@ -18,7 +18,8 @@ enum class BackendChoice : uint8_t { Auto, Cuda, Sim };
 // The GPU this process can use, or why it cannot use one.
 struct CudaStatus {
   bool usable = false;
-  std::string reason;  // when not usable: "no CUDA device", "driver too old (...)", "built without CUDA"
+  // When not usable: "no CUDA device", "driver too old (...)", "built without CUDA".
+  std::string reason;
   std::string device_name;
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0, warp_size = 32;
@@ -40,20 +41,21 @@ CudaStatus simulator_model();
 struct RunRequest {
   std::string variant;
   Params params;
-  uint32_t barrier_mask = ~0u;  // bit (id - 1) = barrier id kept; bits beyond the variant's are ignored
-  bool traced = true;           // record events (false: only outputs, e.g. repeated race runs)
+  // Bit (id - 1) = barrier id kept; bits beyond the variant's are ignored.
+  uint32_t barrier_mask = ~0u;
+  bool traced = true;  // record events (false: only outputs, e.g. repeated race runs)
   BackendChoice backend = BackendChoice::Auto;
-  Schedule schedule;                      // simulator only
-  uint64_t trace_capacity = 8u << 20;     // events (40 bytes each)
+  Schedule schedule;                   // simulator only
+  uint64_t trace_capacity = 8u << 20;  // events (40 bytes each)
   uint64_t input_seed = 1;
   InputKind inputs = InputKind::SmallIntegers;
-  int skew_ns = 0;                        // GPU: sleep at DELAY_POINT in the warps of skew_warps
+  int skew_ns = 0;  // GPU: sleep at DELAY_POINT in the warps of skew_warps
   uint32_t skew_warps = 0xAAAAAAAAu;
 };
 
 struct RunResult {
   bool ok = false;
-  std::string error;         // why it did not run (bad parameters, CUDA error, ...), with what to do
+  std::string error;  // why it did not run (bad parameters, CUDA error, ...), with what to do
   std::string backend_note;  // one line: "GPU: NVIDIA H100 ..." or "CPU simulator: no CUDA device"
   Trace trace;               // config, events (when traced), buffers (inputs and outputs)
   Verdict verdict;           // output against the CPU reference

@@ -39,6 +39,7 @@ extern thread_local void* current_dynamic_shared;
 #define blockIdx (::ts::sim::current_builtins->block_idx)
 #define blockDim (::ts::sim::current_builtins->block_dim)
 #define gridDim (::ts::sim::current_builtins->grid_dim)
+
 // The simulator runs one block at a time on one OS thread, its threads as
 // fibers of that OS thread: a static thread_local array is exactly one
 // block's shared memory. Shared memory is not initialised, on the GPU either.

@@ -269,7 +269,8 @@ TEST(PerfConfigCheck, SelectsFromTheCatalogue) {
 
 TEST(PerfPlots, SeriesAndRooflinePoints) {
   PerfReport r = known_report();
-  r.results.push_back(matmul_row("matmul.tiled_square", 16, 500, 0.25));  // 2.5e8 flops: 1000 GFLOP/s
+  // 2.5e8 flops: 1000 GFLOP/s.
+  r.results.push_back(matmul_row("matmul.tiled_square", 16, 500, 0.25));
   PerfResult copy;
   copy.kernel = kCopyId;
   copy.family = Family::Stencil;

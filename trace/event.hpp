@@ -59,7 +59,9 @@ struct Event {
 static_assert(sizeof(Event) == 40, "the event record is part of the file format");
 static_assert(std::is_standard_layout_v<Event> && std::is_trivially_copyable_v<Event>);
 
-constexpr bool is_load(EventKind k) { return k == EventKind::GlobalLoad || k == EventKind::SharedLoad; }
+constexpr bool is_load(EventKind k) {
+  return k == EventKind::GlobalLoad || k == EventKind::SharedLoad;
+}
 constexpr bool is_store(EventKind k) {
   return k == EventKind::GlobalStore || k == EventKind::SharedStore;
 }

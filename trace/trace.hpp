@@ -21,9 +21,10 @@ const char* to_string(ScheduleKind k);
 
 struct Schedule {
   ScheduleKind kind = ScheduleKind::Lockstep;
-  uint32_t skew_warps = 0xAAAAAAAAu;  // WarpSkew: bit w set = warp w is delayed (default: odd warps)
-  int skew_steps = 64;                // WarpSkew: how many steps the chosen warps fall behind
-  uint64_t seed = 1;                  // Random: the seed
+  // WarpSkew: bit w set = warp w is delayed (default: odd warps).
+  uint32_t skew_warps = 0xAAAAAAAAu;
+  int skew_steps = 64;  // WarpSkew: how many steps the chosen warps fall behind
+  uint64_t seed = 1;    // Random: the seed
   bool operator==(const Schedule&) const = default;
 };
 
