@@ -390,32 +390,33 @@ std::vector<uint64_t> phase_starts(const std::vector<uint32_t>& ord, const std::
 }
 }  // namespace
 
+namespace {
+// The first stop after `from` (forward) or the last before it; `end` or 0
+// when there is none.
+uint64_t next_stop(const std::vector<uint64_t>& stops, uint64_t from, bool forward, uint64_t end) {
+  if (forward) {
+    for (uint64_t q : stops)
+      if (q > from) return q;
+    return end;
+  }
+  for (auto it = stops.rbegin(); it != stops.rend(); ++it)
+    if (*it < from) return *it;
+  return 0;
+}
+}  // namespace
+
 uint64_t Replay::phase_step(uint64_t from, bool forward, uint32_t block) const {
   auto s = phase_starts(order_[int(order_kind_)], trace_->events, phase_, block);
   s.insert(s.begin(), 0);
   s.push_back(size());
-  if (forward) {
-    for (uint64_t q : s)
-      if (q > from) return q;
-    return size();
-  }
-  for (auto it = s.rbegin(); it != s.rend(); ++it)
-    if (*it < from) return *it;
-  return 0;
+  return next_stop(s, from, forward, size());
 }
 
 uint64_t Replay::barrier_step(uint64_t from, bool forward, uint32_t block) const {
   auto s = phase_starts(order_[int(order_kind_)], trace_->events, phase_, block);
   for (auto& q : s)
     q -= 1;  // everyone arrived, nobody left yet
-  if (forward) {
-    for (uint64_t q : s)
-      if (q > from) return q;
-    return size();
-  }
-  for (auto it = s.rbegin(); it != s.rend(); ++it)
-    if (*it < from) return *it;
-  return 0;
+  return next_stop(s, from, forward, size());
 }
 
 int Replay::current_phase(uint32_t block) const {
