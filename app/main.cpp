@@ -4,7 +4,7 @@
 //
 //   tilescope                                   the default lesson
 //   tilescope trace.tstrace                     replay a trace recorded elsewhere
-//   tilescope --lesson matmul.tiled_square --n 10 --tile 4 --position barrier:1 \
+//   tilescope --lesson matmul.tiled_square --n 10 --tile 4 --position barrier:1
 //             --screenshot out.png --size 1600x900 --exit
 #include <glad/gl.h>
 #define GLFW_INCLUDE_NONE

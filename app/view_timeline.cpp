@@ -170,7 +170,7 @@ class TimelineView final : public View {
       const Lane& l = lanes_[w];
       const float y = o.y + float(w) * lane_h;
       if (lane_h >= ImGui::GetFontSize() * 0.9f) {
-        char lbl[16];
+        char lbl[32];
         std::snprintf(lbl, sizeof lbl, "warp %zu", w);
         dl->AddText(ImVec2(o.x, y + (lane_h - ImGui::GetFontSize()) * 0.5f), pal.text_dim.abgr(),
                     lbl);

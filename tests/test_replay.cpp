@@ -150,7 +150,9 @@ TEST(Replay, OrdersKeepEachThreadsProgramOrder) {
       ASSERT_FALSE(used[i]);
       used[i] = true;
       const uint64_t key = (uint64_t(t.events[i].block) << 16) | t.events[i].thread;
-      if (last.count(key)) EXPECT_LT(last[key], i) << to_string(o) << " at " << p;
+      if (last.count(key)) {
+        EXPECT_LT(last[key], i) << to_string(o) << " at " << p;
+      }
       last[key] = i;
     }
   }

@@ -252,8 +252,8 @@ TEST(TraceFile, RefusesAbsurdBufferDimensions) {
 
 // Found by the fuzzer: names are exported as JSON, so they must be text.
 TEST(TraceFile, RefusesNamesThatAreNotText) {
-  for (const std::string bad : {std::string("mat\x8f\x8a"), std::string("a\nb"),
-                                std::string("\xc3"), std::string("\xed\xa0\x80")}) {
+  for (const std::string& bad : {std::string("mat\x8f\x8a"), std::string("a\nb"),
+                                 std::string("\xc3"), std::string("\xed\xa0\x80")}) {
     // A crafted file with such a name is refused...
     const std::string good = "matmul.tiled_square";
     std::vector<uint8_t> bytes = serialize_trace(tiled_matmul_trace(2, 2));

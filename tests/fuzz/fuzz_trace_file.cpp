@@ -1,7 +1,7 @@
 // libFuzzer target for the trace file loader: any bytes must give a Trace or
 // a message, never a crash, a hang or a huge allocation.
 //   cmake --preset fuzz && cmake --build --preset fuzz
-//   mkdir -p /tmp/fuzz && build/fuzz/tests/fuzz/fuzz_trace_file -max_total_time=600 \
+//   mkdir -p /tmp/fuzz && build/fuzz/tests/fuzz/fuzz_trace_file -max_total_time=600
 //       /tmp/fuzz tests/fuzz/corpus     (new inputs go to the first folder)
 #include <algorithm>
 #include <cstddef>
