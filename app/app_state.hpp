@@ -198,6 +198,10 @@ struct AppState {
 
   bool has_trace() const { return replay != nullptr; }
   const Trace& trace() const { return replay->trace(); }
+  // The lesson on screen: the replayed trace's, else the one about to run.
+  const Variant* lesson() const {
+    return find_variant(has_trace() ? trace().config.variant : request.variant);
+  }
 
   void request_position(uint64_t p) { replay_ui.position_request = p; }
   void request_jump_to_event(uint32_t trace_index) { replay_ui.event_request = trace_index; }

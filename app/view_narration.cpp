@@ -20,8 +20,7 @@ class NarrationView final : public View {
   int order() const override { return 0; }
 
   void draw(AppState& s) override {
-    const std::string id = s.has_trace() ? s.trace().config.variant : s.request.variant;
-    const Variant* v = find_variant(id);
+    const Variant* v = s.lesson();
     if (!v) {
       ImGui::TextDisabled("No lesson.");
       return;
