@@ -268,26 +268,7 @@ RunResult run_on_device(const RunRequest& req, bool& lost) {
             e != cudaSuccess)
           return fail("copying the inputs to the GPU", e);
       }
-    float* ptr = static_cast<float*>(dev[i].ptr);
-    switch (shapes[i].id) {
-      case Buffer::A:
-        args.a = ptr;
-        break;
-      case Buffer::B:
-        args.b = ptr;
-        break;
-      case Buffer::C:
-        args.c = ptr;
-        break;
-      case Buffer::In:
-        args.in = ptr;
-        break;
-      case Buffer::Out:
-        args.out = ptr;
-        break;
-      default:
-        break;
-    }
+    args.point_at(shapes[i].id, static_cast<float*>(dev[i].ptr));
   }
 
   EventPair timing;

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "trace/event.hpp"
+
 namespace ts {
 
 struct KernelArgs {
@@ -21,6 +23,29 @@ struct KernelArgs {
   // Extents the accessors check indices against (elements actually allocated
   // for the lesson's arrays: an index beyond is an out-of-range access).
   int a_count = 0, b_count = 0, c_count = 0, in_count = 0, out_count = 0;
+
+  // Points the kernel at a backend's allocation of one lesson array.
+  void point_at(Buffer id, float* data) {
+    switch (id) {
+      case Buffer::A:
+        a = data;
+        break;
+      case Buffer::B:
+        b = data;
+        break;
+      case Buffer::C:
+        c = data;
+        break;
+      case Buffer::In:
+        in = data;
+        break;
+      case Buffer::Out:
+        out = data;
+        break;
+      default:
+        break;
+    }
+  }
 };
 
 }  // namespace ts

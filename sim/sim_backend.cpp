@@ -76,29 +76,9 @@ RunResult simulate_variant(const RunRequest& req) {
     storage.push_back(std::move(mem));
     buffers.push_back(std::move(d));
   }
-  for (size_t i = 0; i < buffers.size(); ++i) {
-    // kernel_args gives the extents; point the kernel at our allocations.
-    float* data = storage[i].data();
-    switch (buffers[i].id) {
-      case Buffer::A:
-        args.a = data;
-        break;
-      case Buffer::B:
-        args.b = data;
-        break;
-      case Buffer::C:
-        args.c = data;
-        break;
-      case Buffer::In:
-        args.in = data;
-        break;
-      case Buffer::Out:
-        args.out = data;
-        break;
-      default:
-        break;
-    }
-  }
+  // kernel_args gives the extents; point the kernel at our allocations.
+  for (size_t i = 0; i < buffers.size(); ++i)
+    args.point_at(buffers[i].id, storage[i].data());
 
   sim::SimOptions opt;
   opt.schedule = req.schedule;
