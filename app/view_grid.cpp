@@ -324,6 +324,8 @@ class GridView final : public View {
   void resident(const AppState& s, const Replay& r) {
     res_sel_.clear();
     res_other_.clear();
+    res_sel_halo_.clear();
+    const int radius = r.trace().config.params.radius;
     for (const ReplayArray& a : r.arrays()) {
       if (!a.shared) continue;
       for (uint32_t b = 0; b < a.blocks; ++b)
@@ -331,7 +333,14 @@ class GridView final : public View {
           const CellState* c = r.cell(a.id, b, e);
           if (!c || !(c->flags & kCellLoaded) || c->src < 0) continue;
           const uint64_t key = (uint64_t(c->src_buffer) << 32) | uint32_t(c->src);
-          (b == s.selection.block ? res_sel_ : res_other_).insert(key);
+          // The selected block's halo slots: their input elements get the halo
+          // colour too, so the picture shows where the halo comes from.
+          const bool halo_slot = a.id == Buffer::StencilShared &&
+                                 (int64_t(e) < radius || int64_t(e) >= int64_t(a.count()) - radius);
+          if (b != s.selection.block)
+            res_other_.insert(key);
+          else
+            (halo_slot ? res_sel_halo_ : res_sel_).insert(key);
         }
     }
     // One scale for every lesson: how often an element would be read if nothing
@@ -420,6 +429,8 @@ class GridView final : public View {
             fill = c->reads ? heat(float(c->reads) / float(heat_max_)) : pal.cell;
           else if (res_sel_.count(key))
             fill = pal.loaded;
+          else if (res_sel_halo_.count(key))  // a clamped halo at an edge is also a block cell
+            fill = pal.halo;
           else if (res_other_.count(key))
             fill = pal.loaded_other;
           else if (c->reads)
@@ -602,7 +613,7 @@ class GridView final : public View {
   CellRenderer renderer_;
   bool init_failed_ = false;
   CellImage img_;
-  std::unordered_set<uint64_t> res_sel_, res_other_;
+  std::unordered_set<uint64_t> res_sel_, res_sel_halo_, res_other_;
   uint32_t heat_max_ = 1;
 };
 

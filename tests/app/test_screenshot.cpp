@@ -266,6 +266,19 @@ TEST(AppScreenshot, StencilHaloCellsHaveTheirOwnColour) {
     EXPECT_TRUE(near(cell_pixel(s, *sh, 0, n - 1 - c), halo)) << "right halo " << c;
   }
   EXPECT_TRUE(near(cell_pixel(s, *sh, 0, radius + 1), loaded));
+  // In, one block (8 elements) per row: block 1 is row 1. Its halo comes from
+  // elements 6, 7 (end of row 0) and 16, 17 (start of row 2): halo-coloured
+  // there too, while the block's own elements have the loaded colour.
+  const nlohmann::json* in = array(s, "in", false);
+  ASSERT_NE(in, nullptr) << s.cells.dump();
+  const Rgb block_cell = palette(s, "loaded");
+  for (int c = 0; c < radius; ++c) {
+    EXPECT_TRUE(near(cell_pixel(s, *in, 0, 7 - c), halo)) << "In[" << 7 - c << "]";
+    EXPECT_TRUE(near(cell_pixel(s, *in, 2, c), halo)) << "In[" << 16 + c << "]";
+  }
+  for (int c = 0; c < 8; ++c)
+    EXPECT_TRUE(near(cell_pixel(s, *in, 1, c), block_cell)) << c;
+  EXPECT_FALSE(near(cell_pixel(s, *in, 0, 0), halo));  // not loaded by block 1
 }
 
 TEST(AppScreenshot, BadInputGivesAMessageNotACrash) {
