@@ -209,7 +209,7 @@ class GridView final : public View {
     const float gap = ImGui::GetFontSize() * 1.5f;
     const int tile = t.config.params.tile;
     auto padded = [&](int n) { return tile > 0 ? (n + tile - 1) / tile * tile : n; };
-    auto make = [&](Buffer id, bool shared, const char* title) {
+    auto make = [&](Buffer id, bool shared, const std::string& title) {
       Placed p;
       const ReplayArray* a = r.array(id);
       if (!a) return p;
@@ -236,7 +236,9 @@ class GridView final : public View {
           p->tile = tile;
         }
       }
-      Placed TA = make(Buffer::TileA, true, "tileA"), TB = make(Buffer::TileB, true, "tileB");
+      // Shared arrays under the names the kernel's source gives them (tileA, rowsA, ...).
+      Placed TA = make(Buffer::TileA, true, source_name(t.config.variant, Buffer::TileA)),
+             TB = make(Buffer::TileB, true, source_name(t.config.variant, Buffer::TileB));
       const bool has_shared = TA.id != Buffer::None || TB.id != Buffer::None;
       const int sw = std::max(TA.cols, TB.cols), sh = TA.rows + TB.rows;
       // Cell size that fits: width A + C (+ shared), height B + C (and the shared column).
@@ -272,7 +274,9 @@ class GridView final : public View {
       // Stencil: In and Out wrapped one block per row, the block's shared array between.
       const int block = std::max(1, int(t.config.geometry.block.x));
       Placed In = make(Buffer::In, false, "In"), Out = make(Buffer::Out, false, "Out");
-      Placed Sh = make(Buffer::StencilShared, true, "shared (halo | block | halo)");
+      Placed Sh = make(Buffer::StencilShared, true,
+                       std::string(source_name(t.config.variant, Buffer::StencilShared)) +
+                           " (halo | block | halo)");
       for (Placed* p : {&In, &Out}) {
         const int n = p->data_rows * p->data_cols;
         p->wrap = block;
@@ -528,7 +532,7 @@ class GridView final : public View {
     const uint32_t bx = std::max(1u, t.config.geometry.block.x);
     const uint32_t gx = std::max(1u, t.config.geometry.grid.x);
     if (p.wrap)
-      ImGui::Text("%s[%lld]", to_string(p.id), (long long)e);
+      ImGui::Text("%s[%lld]", source_name(t.config.variant, p.id), (long long)e);
     else
       ImGui::Text("%s[%d][%d]", p.title.substr(0, p.title.find(' ')).c_str(), row, col);
     if (c) {

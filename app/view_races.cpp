@@ -44,14 +44,15 @@ Analysis analyse(uint64_t generation, std::shared_ptr<const Trace> trace, InputK
   return a;
 }
 
+// "tileB[3][7]", "rowsA[12]", "cache[5]": the array as the kernel's source names it.
 std::string cell_name(const Trace& t, Buffer buf, uint32_t element) {
-  const Variant* v = find_variant(t.config.variant);
-  if (v)
+  const std::string name = source_name(t.config.variant, buf);
+  if (const Variant* v = find_variant(t.config.variant))
     for (const auto& s : shared_shapes(*v, t.config.params))
       if (s.id == buf && s.rows > 1 && s.cols > 0)
-        return std::string(to_string(buf)) + "[" + std::to_string(element / s.cols) + "][" +
+        return name + "[" + std::to_string(element / s.cols) + "][" +
                std::to_string(element % s.cols) + "]";
-  return std::string(to_string(buf)) + "[" + std::to_string(element) + "]";
+  return name + "[" + std::to_string(element) + "]";
 }
 
 std::string access_text(const HazardAccess& a) {
@@ -230,8 +231,8 @@ class RacesView final : public View {
         const bool open = ImGui::TreeNodeEx(
             "group", ImGuiTreeNodeFlags_SpanAvailWidth, "%s %s %s %u->%u: %llu (%llu cells)",
             g.severity == HazardSeverity::Error ? "Error" : "Warning", to_string(g.kind),
-            to_string(g.buffer), g.first_line, g.second_line, (unsigned long long)g.count,
-            (unsigned long long)g.elements);
+            source_name(t.config.variant, g.buffer), g.first_line, g.second_line,
+            (unsigned long long)g.count, (unsigned long long)g.elements);
         ImGui::PopStyleColor();
         group_open_[gi] = open;
         if (open) {

@@ -136,12 +136,13 @@ class TimelineView final : public View {
     char where[256];
     if (e) {
       const uint32_t bx = std::max(1u, r.trace().config.geometry.block.x);
-      std::snprintf(where, sizeof where,
-                    "step %llu of %llu   phase %d   last: %s %s  block %u thread (%u, %u)  line %u",
-                    (unsigned long long)r.position(), (unsigned long long)r.size(),
-                    r.current_phase(s.selection.block), to_string(e->kind),
-                    e->buffer == Buffer::None ? "" : to_string(e->buffer), e->block, e->thread % bx,
-                    e->thread / bx, e->line);
+      std::snprintf(
+          where, sizeof where,
+          "step %llu of %llu   phase %d   last: %s %s  block %u thread (%u, %u)  line %u",
+          (unsigned long long)r.position(), (unsigned long long)r.size(),
+          r.current_phase(s.selection.block), to_string(e->kind),
+          e->buffer == Buffer::None ? "" : source_name(r.trace().config.variant, e->buffer),
+          e->block, e->thread % bx, e->thread / bx, e->line);
     } else {
       std::snprintf(where, sizeof where, "step 0 of %llu: nothing has run yet",
                     (unsigned long long)r.size());

@@ -49,15 +49,17 @@ std::string barrier_text(const Variant& v, uint32_t mask) {
   return "barriers kept: " + (kept.empty() ? std::string("none") : kept) + ", removed: " + removed;
 }
 
-// "tileB[3][7]" for a tile, "shared[12]" for a 1-D array.
-std::string element_text(const std::vector<BufferShape>& shapes, Buffer buf, uint32_t element) {
+// "tileB[3][7]" for a tile, "cache[12]" for a 1-D array: the names of the kernel's source.
+std::string element_text(const Variant& v, const std::vector<BufferShape>& shapes, Buffer buf,
+                         uint32_t element) {
+  const std::string name = source_name(v, buf);
   for (const auto& s : shapes) {
     if (s.id != buf) continue;
     if (s.rows > 1 && s.cols > 0)
-      return std::string(to_string(buf)) + "[" + std::to_string(element / s.cols) + "][" +
+      return name + "[" + std::to_string(element / s.cols) + "][" +
              std::to_string(element % s.cols) + "]";
   }
-  return std::string(to_string(buf)) + "[" + std::to_string(element) + "]";
+  return name + "[" + std::to_string(element) + "]";
 }
 
 std::string fmt(double v) {
@@ -66,14 +68,15 @@ std::string fmt(double v) {
   return buf;
 }
 
-nlohmann::json hazard_json(const Hazard& h, const std::vector<BufferShape>& shapes) {
+nlohmann::json hazard_json(const Variant& v, const Hazard& h,
+                           const std::vector<BufferShape>& shapes) {
   auto side = [](const HazardAccess& a) {
     return nlohmann::json{{"event", a.event}, {"thread", a.thread},  {"warp", a.warp},
                           {"line", a.line},   {"write", a.is_write}, {"value", a.value}};
   };
   return {{"kind", to_string(h.kind)}, {"severity", to_string(h.severity)},
           {"block", h.block},          {"buffer", to_string(h.buffer)},
-          {"element", h.element},      {"cell", element_text(shapes, h.buffer, h.element)},
+          {"element", h.element},      {"cell", element_text(v, shapes, h.buffer, h.element)},
           {"interval", h.interval},    {"first", side(h.first)},
           {"second", side(h.second)}};
 }
@@ -164,7 +167,7 @@ int run_races(const RacesOptions& o) {
     if (o.detail) {
       nlohmann::json d = nlohmann::json::array();
       for (const auto& h : hz.hazards)
-        d.push_back(hazard_json(h, shapes));
+        d.push_back(hazard_json(*v, h, shapes));
       j["hazards"]["detail"] = d;
     }
     if (!o.no_stale) {
@@ -226,7 +229,7 @@ int run_races(const RacesOptions& o) {
                     "  %-7s %s %-14s %s line %d (%s) -> line %d (%s): %llu hazards, %llu cells, "
                     "%llu blocks\n",
                     g.severity == HazardSeverity::Error ? "ERROR" : "WARNING", to_string(g.kind),
-                    ("(" + std::string(long_name(g.kind)) + ")").c_str(), to_string(g.buffer),
+                    ("(" + std::string(long_name(g.kind)) + ")").c_str(), source_name(*v, g.buffer),
                     g.first_line, first_writes ? "write" : "read", g.second_line,
                     g.kind == HazardKind::ReadAfterWrite ? "read" : "write",
                     (unsigned long long)g.count, (unsigned long long)g.elements,
@@ -246,7 +249,7 @@ int run_races(const RacesOptions& o) {
                    " [event " + std::to_string(a.event) + "]";
           };
           std::cout << "  " << (h.severity == HazardSeverity::Error ? "ERROR  " : "WARNING") << " "
-                    << to_string(h.kind) << " " << element_text(shapes, h.buffer, h.element)
+                    << to_string(h.kind) << " " << element_text(*v, shapes, h.buffer, h.element)
                     << " block " << h.block << " interval " << h.interval << ": " << who(h.first)
                     << "; then " << who(h.second) << "\n";
         }
@@ -267,11 +270,12 @@ int run_races(const RacesOptions& o) {
     if (stale.unmatched) std::cout << ", " << stale.unmatched << " loads without a counterpart";
     std::cout << "\n";
     for (const auto& l : stale.by_line)
-      std::cout << "    line " << l.line << " (" << to_string(l.buffer) << "): " << l.count << "\n";
+      std::cout << "    line " << l.line << " (" << source_name(*v, l.buffer) << "): " << l.count
+                << "\n";
     if (o.detail)
       for (const auto& s : stale.reads)
         std::cout << "    block " << s.block << " thread " << s.thread << " line " << s.line << " "
-                  << element_text(shapes, s.buffer, s.element) << ": saw " << fmt(s.got)
+                  << element_text(*v, shapes, s.buffer, s.element) << ": saw " << fmt(s.got)
                   << ", synchronised program saw " << fmt(s.expected) << "\n";
   }
 

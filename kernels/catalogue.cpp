@@ -29,7 +29,8 @@ const std::vector<Variant>& table() {
        kUsesN,
        Params{.n = 6},
        {},
-       "matmul_naive_one_block"},
+       "matmul_naive_one_block",
+       {}},
       {"matmul.naive_grid",
        "Naive, a grid of blocks",
        "One thread per element of C, blocks tiling C: every element of A and B is read n times "
@@ -40,7 +41,8 @@ const std::vector<Variant>& table() {
        kUsesN | kUsesBlock,
        Params{.n = 10, .block = 4},
        {},
-       "matmul_naive_grid"},
+       "matmul_naive_grid",
+       {}},
       {"matmul.row_shared",
        "Rows of A in shared memory",
        "Each block loads its rows of A into shared memory once; B is still read from global "
@@ -52,7 +54,8 @@ const std::vector<Variant>& table() {
        Params{.n = 10, .tile = 4},
        {{1, 47,
          "the rows are loaded by every warp of the block: all in place before anyone reads"}},
-       "matmul_row_shared"},
+       "matmul_row_shared",
+       {{Buffer::TileA, "rowsA"}}},
       {"matmul.row_col_shared",
        "Rows of A and columns of B in shared memory",
        "Each block loads its rows of A and its columns of B once; the sums read shared memory "
@@ -63,7 +66,8 @@ const std::vector<Variant>& table() {
        kUsesN | kUsesTile,
        Params{.n = 10, .tile = 4},
        {{1, 92, "rows and columns are loaded by every warp: all in place before anyone reads"}},
-       "matmul_row_col_shared"},
+       "matmul_row_col_shared",
+       {{Buffer::TileA, "rowsA"}, {Buffer::TileB, "colsB"}}},
       {"matmul.tiled_exact",
        "Tiled, exact multiples only",
        "The textbook tile loop with no bounds checks: right when n is a multiple of the tile, "
@@ -75,7 +79,8 @@ const std::vector<Variant>& table() {
        Params{.n = 10, .tile = 4},
        {{1, 39, "both tiles complete before anyone reads them"},
         {2, 45, "everyone done with these tiles before the next ones overwrite them"}},
-       "matmul_tiled_exact"},
+       "matmul_tiled_exact",
+       {{Buffer::TileA, "tileA"}, {Buffer::TileB, "tileB"}}},
       {"matmul.tiled_square",
        "Tiled, square, with bounds checks",
        "Tiles of A and B in shared memory, zero padding where a tile hangs over the edge: each "
@@ -87,7 +92,8 @@ const std::vector<Variant>& table() {
        Params{.n = 10, .tile = 4},
        {{1, 76, "both tiles complete before anyone reads them"},
         {2, 82, "everyone done with these tiles before the next ones overwrite them"}},
-       "matmul_tiled_square"},
+       "matmul_tiled_square",
+       {{Buffer::TileA, "tileA"}, {Buffer::TileB, "tileB"}}},
       {"matmul.tiled_rect",
        "Tiled, rectangular M x K times K x N",
        "The tiled multiply for any shapes, zero padding at every edge of A, B and C.",
@@ -98,7 +104,8 @@ const std::vector<Variant>& table() {
        Params{.m = 6, .k = 9, .n = 10, .tile = 4},
        {{1, 113, "both tiles complete before anyone reads them"},
         {2, 119, "everyone done with these tiles before the next ones overwrite them"}},
-       "matmul_tiled_rect"},
+       "matmul_tiled_rect",
+       {{Buffer::TileA, "tileA"}, {Buffer::TileB, "tileB"}}},
       {"stencil.naive",
        "1D stencil, global memory only",
        "Each output averages its 2R + 1 neighbours, all read from global memory.",
@@ -108,7 +115,8 @@ const std::vector<Variant>& table() {
        kUsesLength | kUsesRadius | kUsesBlock,
        Params{.length = 20, .radius = 2, .block = 8},
        {},
-       "stencil_naive"},
+       "stencil_naive",
+       {}},
       {"stencil.shared",
        "1D stencil, shared memory with halo",
        "Each block loads its elements plus R halo cells on each side into a static shared array, "
@@ -120,7 +128,8 @@ const std::vector<Variant>& table() {
        Params{.length = 20, .radius = 2, .block = 8},
        {{1, 71,
          "neighbours were loaded by other threads and warps: all in place before anyone reads"}},
-       "stencil_shared"},
+       "stencil_shared",
+       {{Buffer::StencilShared, "cache"}}},
       {"stencil.shared_dynamic",
        "1D stencil, extern __shared__ sized at launch",
        "The halo stencil with its shared array sized at launch, for any block size and radius "
@@ -133,7 +142,8 @@ const std::vector<Variant>& table() {
        {{1, 103,
          "neighbours were loaded by other threads and warps: all in place before anyone "
          "reads"}},
-       "stencil_shared_dynamic"},
+       "stencil_shared_dynamic",
+       {{Buffer::StencilShared, "cache"}}},
   };
   return variants;
 }
@@ -449,6 +459,17 @@ std::vector<BufferShape> buffer_shapes(const Variant& v, const Params& p) {
   return {{Buffer::A, int(s.m), int(s.k), false},
           {Buffer::B, int(s.k), int(s.n), false},
           {Buffer::C, int(s.m), int(s.n), true}};
+}
+
+const char* source_name(const Variant& v, Buffer b) {
+  for (const SharedArrayName& a : v.shared_arrays)
+    if (a.id == b) return a.name;
+  return to_string(b);
+}
+
+const char* source_name(const std::string& variant_id, Buffer b) {
+  const Variant* v = find_variant(variant_id);
+  return v ? source_name(*v, b) : to_string(b);
 }
 
 std::vector<BufferShape> shared_shapes(const Variant& v, const Params& p) {

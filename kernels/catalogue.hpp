@@ -84,6 +84,12 @@ struct BufferShape {
   bool is_output;
 };
 
+// A shared array of a kernel and its variable name in the source.
+struct SharedArrayName {
+  Buffer id;
+  const char* name;  // "tileA", "rowsA", "cache"
+};
+
 struct Variant {
   const char* id;       // stable name for the CLI and files: "matmul.tiled_square"
   const char* title;    // "Tiled, square, with bounds checks"
@@ -94,7 +100,8 @@ struct Variant {
   uint32_t uses;            // ParamBits
   Params defaults;          // small enough to follow by eye
   std::vector<BarrierInfo> barriers;
-  const char* narration_key;  // assets/narration/<key>.json
+  const char* narration_key;                   // assets/narration/<key>.json
+  std::vector<SharedArrayName> shared_arrays;  // as the source names them
 };
 
 // Every variant, in menu order.
@@ -121,6 +128,11 @@ LaunchGeometry geometry(const Variant& v, const Params& p);
 ExpectedCounts expected_counts(const Variant& v, const Params& p);
 // The arrays of the lesson and their shapes (A, B, C or In, Out).
 std::vector<BufferShape> buffer_shapes(const Variant& v, const Params& p);
+// What a student reads in the kernel's source for buffer b: "rowsA" for the
+// row lesson's Buffer::TileA, "cache" for the stencil's shared array; the
+// buffer's own name (to_string) for global arrays and unknown variants.
+const char* source_name(const Variant& v, Buffer b);
+const char* source_name(const std::string& variant_id, Buffer b);
 // Shared arrays per block (tileA/tileB or the stencil's array), for the grid view.
 std::vector<BufferShape> shared_shapes(const Variant& v, const Params& p);
 

@@ -93,7 +93,29 @@ TEST(Catalogue, BarrierLinesPointAtSyncthreadsInTheHeaders) {
           << v.id << " barrier " << info.id << " line " << info.line << ": " << text;
       EXPECT_NE(std::string(info.purpose), "");
     }
+    // Every shared array the function declares is in the table under the
+    // name the source gives it, with the buffer it records into.
+    int declared = 0;
+    for (int i = begin; i <= end; ++i)
+      if (lines[i].find("SharedArray<") != std::string::npos ||
+          lines[i].find("SharedTile<") != std::string::npos)
+        ++declared;
+    EXPECT_EQ(declared, int(v.shared_arrays.size())) << v.id;
+    for (const SharedArrayName& a : v.shared_arrays) {
+      const std::string enum_name = a.id == Buffer::TileA   ? "Buffer::TileA"
+                                    : a.id == Buffer::TileB ? "Buffer::TileB"
+                                                            : "Buffer::StencilShared";
+      bool found_decl = false;
+      for (int i = begin; i <= end; ++i)
+        found_decl |= lines[i].find(std::string(" ") + a.name + "(rec,") != std::string::npos &&
+                      lines[i].find(enum_name + ")") != std::string::npos;
+      EXPECT_TRUE(found_decl) << v.id << ": no declaration of " << a.name << " as " << enum_name;
+      EXPECT_STREQ(source_name(v, a.id), a.name);
+    }
+    EXPECT_STREQ(source_name(v, Buffer::C), "C");  // global arrays keep their own names
   }
+  EXPECT_STREQ(source_name("matmul.row_col_shared", Buffer::TileB), "colsB");
+  EXPECT_STREQ(source_name("no.such.lesson", Buffer::TileB), "tileB");
 }
 
 TEST(Validate, SizesZeroNegativeAndTooLarge) {

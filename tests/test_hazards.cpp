@@ -496,7 +496,10 @@ TEST(RacesCli, TextReportGroupsAndDetail) {
       "--schedule skew --runs 1 --detail --detail-limit 1",
       true);
   ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("ERROR   RAW (read-after-write) shared"), std::string::npos) << r.out;
+  // The shared array under its name in the kernel's source (cache), lines 64 -> 76.
+  EXPECT_NE(r.out.find("ERROR   RAW (read-after-write) cache line 64 (write) -> line 76 (read)"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("Detail"), std::string::npos);
   EXPECT_NE(r.out.find("Stale reads"), std::string::npos);
   EXPECT_NE(r.out.find("race present"), std::string::npos);
