@@ -339,5 +339,34 @@ TEST(PerfSweep, BackgroundSweepFinishesAndCanBeTaken) {
   EXPECT_FALSE(bg.take());  // taken once
 }
 
+// The reports measured on the GPU machine and shipped in docs/ (README: open
+// them in the Performance panel without a GPU) still load, and say what the
+// README and docs/measurements.md quote from them.
+TEST(ShippedReports, H100AndH200ReportsLoadAndCompare) {
+  std::optional<PerfReport> r[2];
+  const char* files[2] = {"docs/perf_h100_panel.json", "docs/perf_h200_panel.json"};
+  const char* gpus[2] = {"H100", "H200"};
+  for (int i = 0; i < 2; ++i) {
+    std::string err;
+    r[i] = load_report(std::string(TS_SOURCE_DIR) + "/" + files[i], &err);
+    ASSERT_TRUE(r[i]) << files[i] << ": " << err;
+    EXPECT_NE(r[i]->device.name.find(gpus[i]), std::string::npos) << r[i]->device.name;
+    const PerfResult* tiled = nullptr;
+    for (const PerfResult& x : r[i]->results)
+      if (x.kernel == "matmul.tiled_square" && x.tile == 32 && x.size == 4096) tiled = &x;
+    ASSERT_NE(tiled, nullptr) << files[i];
+    ASSERT_TRUE(tiled->counted());
+    // "The textbook tiled multiply reaches 16-18 % of cuBLAS."
+    EXPECT_GT(tiled->pct_cublas, 15.0) << files[i];
+    EXPECT_LT(tiled->pct_cublas, 19.0) << files[i];
+  }
+  // Same kernels, two machines: matched point by point.
+  const auto cmp = compare_reports(*r[0], *r[1]);
+  int matched = 0;
+  for (const auto& c : cmp)
+    matched += c.speedup > 0;
+  EXPECT_GE(matched, 15);
+}
+
 }  // namespace
 }  // namespace ts
