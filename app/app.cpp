@@ -132,6 +132,23 @@ void settings_write(ImGuiContext*, ImGuiSettingsHandler* h, ImGuiTextBuffer* buf
                s->present.theme == Theme::Light ? 1 : 0);
 }
 
+// "matmul.tiled_square_n10_tile4.tstrace", "..._without-barrier-2.tstrace": a
+// name that says what the trace holds, so that saved traces do not collide.
+std::string suggested_trace_name(const Trace& t) {
+  std::string name = t.config.variant.empty() ? "trace" : t.config.variant;
+  if (const Variant* v = find_variant(t.config.variant)) {
+    for (const NamedParam& p : used_params(v->uses, t.config.params))
+      name.append("_").append(p.name).append(std::to_string(p.value));
+    std::string removed;
+    for (const BarrierInfo& b : v->barriers)
+      if (!((t.config.barrier_mask >> (b.id - 1)) & 1u))
+        removed.append(removed.empty() ? "" : "-").append(std::to_string(b.id));
+    if (!removed.empty()) name.append("_without-barrier-").append(removed);
+  }
+  if (t.config.backend == BackendKind::Cuda) name += "_gpu";
+  return name + kTraceFileExtension;
+}
+
 }  // namespace
 
 App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)) {
@@ -194,6 +211,8 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
   if (opt_.select_block >= 0) s.selection.block = uint32_t(opt_.select_block);
   s.select_tab = opt_.tab;
   s.select_hazard = opt_.hazard;
+  s.file_dialog_open = opt_.dialog == "open";
+  s.save_dialog_open = opt_.dialog == "save";
   if (!opt_.lesson.empty() && !find_variant(opt_.lesson))
     s.banner.show(Banner::Error, "Unknown lesson '" + opt_.lesson + "'. Lessons: " + variant_ids());
 
@@ -308,6 +327,11 @@ void App::apply_requests(double dt) {
     dialog_.open("", kTraceFileExtension);
     s.file_dialog_open = false;
   }
+  if (s.save_dialog_open) {
+    if (s.has_trace())
+      dialog_.open("", kTraceFileExtension, FileDialogMode::Save, suggested_trace_name(s.trace()));
+    s.save_dialog_open = false;
+  }
   if (!s.replay) {
     s.replay_ui.position_request.reset();
     s.replay_ui.event_request.reset();
@@ -357,6 +381,7 @@ void App::handle_shortcuts() {
     s.present.font_rebuild = true;
   }
   if (ctrl && pressed(GLFW_KEY_O, false)) s.file_dialog_open = true;
+  if (ctrl && pressed(GLFW_KEY_S, false)) s.save_dialog_open = true;
   if (pressed(GLFW_KEY_F11, false)) s.present.fullscreen = !s.present.fullscreen;
   if (pressed(GLFW_KEY_F5, false)) s.run_requested = true;
   if (io.WantTextInput || ctrl) return;
@@ -404,6 +429,8 @@ void App::apply_theme() {
   // Transparent children and slot windows: the clear colour is the background, so
   // a software renderer (llvmpipe) does not fill the screen three times a frame.
   st.Colors[ImGuiCol_ChildBg] = c(p.background, 0.0f);
+  // Dialogs, menus and tooltips opaque: nothing of the grid shows through them.
+  st.Colors[ImGuiCol_PopupBg] = c(p.background, 1.0f);
   st.Colors[ImGuiCol_Text] = c(p.text);
   st.Colors[ImGuiCol_TextDisabled] = c(p.text_dim);
   const Rgb accent = okabe_ito::kBlue;
@@ -474,14 +501,8 @@ void App::draw_menu() {
   if (!ImGui::BeginMainMenuBar()) return;
   if (ImGui::BeginMenu("File")) {
     if (ImGui::MenuItem("Open trace...", "Ctrl+O")) s.file_dialog_open = true;
-    if (ImGui::MenuItem("Save trace as tilescope.tstrace", nullptr, false, s.has_trace())) {
-      std::string err;
-      if (save_trace(s.trace(), "tilescope.tstrace", &err))
-        s.banner.show(Banner::Info, "Saved the trace to tilescope.tstrace in " +
-                                        std::filesystem::current_path().string());
-      else
-        s.banner.show(Banner::Error, "Cannot save the trace: " + err);
-    }
+    if (ImGui::MenuItem("Save trace as...", "Ctrl+S", false, s.has_trace()))
+      s.save_dialog_open = true;
     if (ImGui::MenuItem("Run the lesson", "F5")) s.run_requested = true;
     ImGui::Separator();
     if (ImGui::MenuItem("Quit")) s.quit_requested = true;
@@ -618,7 +639,14 @@ void App::draw_slots(float top) {
   // The centre keeps at least a fifth of the width whatever the side columns ask.
   if (lay.left + lay.right > 0.8f) lay.right = 0.8f - lay.left;
   const float L = std::round(W * lay.left), R = std::round(W * lay.right);
-  const float B = std::round(H * lay.bottom);
+  float B = std::round(H * lay.bottom);
+  // In a narrow window the timeline's controls wrap onto more rows: its slot
+  // grows so that the warp lanes stay in view.
+  for (const auto& v : views_)
+    if (v->slot() == Slot::Bottom && front_[int(Slot::Bottom)] == v->name())
+      B = std::min(std::max(B, std::ceil(v->min_height() + ImGui::GetFrameHeightWithSpacing() +
+                                         2 * ImGui::GetStyle().WindowPadding.y)),
+                   std::round(H * 0.5f));  // + the slot's tab bar and padding
   struct Rect {
     float x, y, w, h;
   };
@@ -770,7 +798,18 @@ bool App::frame() {
   const float banner_h = draw_banner(top, ImGui::GetIO().DisplaySize.x);
   draw_slots(top + banner_h);
   std::string chosen;
-  if (dialog_.draw(&chosen)) s.open_trace_request = chosen;
+  if (dialog_.draw(&chosen)) {
+    if (dialog_.mode() == FileDialogMode::Open) {
+      s.open_trace_request = chosen;
+    } else if (s.has_trace()) {
+      std::string err;
+      if (save_trace(s.trace(), chosen, &err))
+        s.banner.show(Banner::Info, "Saved the trace to " + chosen +
+                                        " (open it on any machine: File > Open trace)");
+      else
+        s.banner.show(Banner::Error, "Cannot save the trace: " + err);
+    }
+  }
 
   ImGui::Render();
   int fw = 0, fh = 0;

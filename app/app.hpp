@@ -39,7 +39,8 @@ struct Options {
   float font_size = 0;  // 0: default
   std::string theme;    // dark, light; empty: as last time (imgui.ini)
   bool heatmap = false;
-  int hazard = -1;  // scripted: choose this hazard (0 = the first listed) in the race panel
+  int hazard = -1;     // scripted: choose this hazard (0 = the first listed) in the race panel
+  std::string dialog;  // scripted: "open" or "save" shows that file dialog, as Ctrl+O / Ctrl+S
   bool scripted() const { return !screenshot.empty() || exit_after || frames > 0; }
 };
 

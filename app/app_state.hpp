@@ -184,6 +184,7 @@ struct AppState {
   bool run_requested = false;      // a panel asks for request to run
   std::string open_trace_request;  // a path to load, set by the file dialog or a drop
   bool file_dialog_open = false;
+  bool save_dialog_open = false;  // "Save trace as...": the dialog in save mode
   bool quit_requested = false;
 
   // Set by a view (in update() or draw()) while it has background work in

@@ -9,14 +9,24 @@ namespace ts::app {
 
 namespace fs = std::filesystem;
 
-void FileDialog::open(const std::string& start_dir, const std::string& extension) {
+void FileDialog::open(const std::string& start_dir, const std::string& extension,
+                      FileDialogMode mode, const std::string& suggested) {
   std::error_code ec;
   dir_ = start_dir.empty() ? fs::current_path(ec) : fs::path(start_dir);
   extension_ = extension;
+  mode_ = mode;
   open_ = true;
   just_opened_ = true;
+  confirm_replace_.clear();
   path_buf_[0] = 0;
+  if (mode == FileDialogMode::Save && !suggested.empty()) set_path((dir_ / suggested).string());
   list();
+}
+
+void FileDialog::set_path(const std::string& path) {
+  std::strncpy(path_buf_, path.c_str(), sizeof path_buf_ - 1);
+  path_buf_[sizeof path_buf_ - 1] = 0;
+  confirm_replace_.clear();
 }
 
 void FileDialog::list() {
@@ -42,8 +52,10 @@ void FileDialog::list() {
 
 bool FileDialog::draw(std::string* chosen) {
   if (!open_) return false;
+  const bool save = mode_ == FileDialogMode::Save;
+  const char* title = save ? "Save the trace" : "Open a trace file";
   if (just_opened_) {
-    ImGui::OpenPopup("Open a trace file");
+    ImGui::OpenPopup(title);
     just_opened_ = false;
   }
   const ImVec2 ds = ImGui::GetIO().DisplaySize;
@@ -53,18 +65,15 @@ bool FileDialog::draw(std::string* chosen) {
                           ImVec2(0.5f, 0.5f));
   bool picked = false;
   bool keep = true;
-  if (ImGui::BeginPopupModal("Open a trace file", &keep)) {
+  if (ImGui::BeginPopupModal(title, &keep)) {
     ImGui::TextWrapped("Folder: %s", dir_.string().c_str());
-    if (ImGui::Button("Up") && dir_.has_parent_path()) {
-      dir_ = dir_.parent_path();
-      list();
-    }
+    fs::path go_into;
+    if (ImGui::Button("Up") && dir_.has_parent_path()) go_into = dir_.parent_path();
     ImGui::SameLine();
     ImGui::TextDisabled("folders and %s files", extension_.c_str());
     if (!error_.empty()) ImGui::TextColored(ImVec4(0.9f, 0.4f, 0.1f, 1), "%s", error_.c_str());
     const float footer = ImGui::GetFrameHeightWithSpacing() * 2.2f;
     ImGui::BeginChild("files", ImVec2(0, -footer), true);
-    fs::path go_into;
     for (const auto& e : entries_) {
       std::error_code ec;
       const bool is_dir = e.is_directory(ec);
@@ -73,7 +82,7 @@ bool FileDialog::draw(std::string* chosen) {
         if (is_dir) {
           go_into = e.path();
         } else {
-          std::strncpy(path_buf_, e.path().string().c_str(), sizeof path_buf_ - 1);
+          set_path(e.path().string());
           if (ImGui::IsMouseDoubleClicked(0)) picked = true;
         }
       }
@@ -82,20 +91,44 @@ bool FileDialog::draw(std::string* chosen) {
     if (!go_into.empty()) {
       dir_ = go_into;
       list();
+      // Saving: the name stays, the folder follows the browsing.
+      if (save && path_buf_[0]) set_path((dir_ / fs::path(path_buf_).filename()).string());
     }
-    ImGui::SetNextItemWidth(-ImGui::CalcTextSize("Open  Cancel").x - 40);
-    if (ImGui::InputText("##path", path_buf_, sizeof path_buf_,
-                         ImGuiInputTextFlags_EnterReturnsTrue))
-      picked = true;
-    ImGui::SameLine();
-    if (ImGui::Button("Open")) picked = true;
-    ImGui::SameLine();
-    if (ImGui::Button("Cancel")) keep = false;
-    if (picked && path_buf_[0]) {
-      *chosen = path_buf_;
-      keep = false;
+    if (save && !confirm_replace_.empty()) {
+      // Saving over a file that exists loses it: ask first.
+      ImGui::TextColored(ImVec4(0.9f, 0.6f, 0.0f, 1), "%s exists.", confirm_replace_.c_str());
+      if (ImGui::Button("Replace it")) picked = true;
+      ImGui::SameLine();
+      if (ImGui::Button("Keep it, choose another name")) confirm_replace_.clear();
+      if (picked) {
+        *chosen = confirm_replace_;
+        keep = false;
+      }
     } else {
-      picked = false;
+      const char* action = save ? "Save" : "Open";
+      ImGui::SetNextItemWidth(-ImGui::CalcTextSize("Save  Cancel").x - 40);
+      if (ImGui::InputText("##path", path_buf_, sizeof path_buf_,
+                           ImGuiInputTextFlags_EnterReturnsTrue))
+        picked = true;
+      ImGui::SameLine();
+      if (ImGui::Button(action)) picked = true;
+      ImGui::SameLine();
+      if (ImGui::Button("Cancel")) keep = false;
+      if (picked && path_buf_[0]) {
+        std::string path = path_buf_;
+        if (save && fs::path(path).extension() != extension_) path += extension_;
+        if (save && fs::path(path).is_relative()) path = (dir_ / path).string();
+        std::error_code ec;
+        if (save && fs::exists(path, ec)) {
+          confirm_replace_ = path;
+          picked = false;
+        } else {
+          *chosen = path;
+          keep = false;
+        }
+      } else {
+        picked = false;
+      }
     }
     if (!keep) ImGui::CloseCurrentPopup();
     ImGui::EndPopup();

@@ -51,6 +51,9 @@ class View {
   // A centre view that needs the width: while it is in front, the centre slot
   // also takes the right column's place (Performance: plots and a wide table).
   virtual bool wide() const { return false; }
+  // The least height, in pixels, this view needs in front of its slot (0: any);
+  // the bottom slot grows to it, up to half the window.
+  virtual float min_height() const { return 0; }
   virtual void draw(AppState& s) = 0;
   // Called once per frame before any draw(), for views that keep caches.
   virtual void update(AppState&) {}

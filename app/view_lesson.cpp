@@ -37,6 +37,11 @@ class LessonView final : public View {
         }
       }
       ImGui::EndCombo();
+    } else if (v && ImGui::IsItemHovered() &&
+               ImGui::CalcTextSize(v->title).x > ImGui::GetItemRectSize().x -
+                                                     ImGui::GetFrameHeight() -
+                                                     2 * ImGui::GetStyle().FramePadding.x) {
+      ImGui::SetTooltip("%s", v->title);  // the title is clipped in a narrow column
     }
     ImGui::PopItemWidth();
     if (!v) {

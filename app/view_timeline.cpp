@@ -19,6 +19,12 @@ class TimelineView final : public View {
   Slot slot() const override { return Slot::Bottom; }
   int order() const override { return 0; }
 
+  // The controls and at least two warp lanes (or every lane, up to four).
+  float min_height() const override {
+    const float lanes = float(std::clamp<size_t>(lanes_.size(), 2, 4));
+    return controls_height_ + lanes * ImGui::GetFontSize() * 1.4f + 8;
+  }
+
   void draw(AppState& s) override {
     if (!s.has_trace()) {
       ImGui::TextDisabled("The timeline appears once a lesson has run.");
@@ -79,10 +85,24 @@ class TimelineView final : public View {
       s.replay_ui.playing = false;
       s.request_position(p);
     };
+    // The controls flow left to right and wrap onto another row when the pane
+    // is too narrow for all of them (a 1280-pixel projector, a large font).
+    bool first_item = true;
+    auto place = [&](float width) {
+      if (!first_item) {
+        const float right = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + width;
+        if (right <= ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x)
+          ImGui::SameLine();
+      }
+      first_item = false;
+    };
+    auto button_width = [](const char* label) {
+      return ImGui::CalcTextSize(label, nullptr, true).x + 2 * ImGui::GetStyle().FramePadding.x;
+    };
     auto button = [&](const char* label, const char* tip) {
+      place(button_width(label));
       const bool b = ImGui::Button(label);
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tip);
-      ImGui::SameLine();
       return b;
     };
     const bool sym = s.present.have_symbols;
@@ -97,13 +117,13 @@ class TimelineView final : public View {
     const char* play = s.replay_ui.playing ? (sym ? "\u275A\u275A pause" : "pause")
                                            : (sym ? "\u25B6 play" : "play");
     ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.0f, 0.62f, 0.45f, 0.85f));
+    place(ImGui::GetFontSize() * 5.5f);
     if (ImGui::Button(play, ImVec2(ImGui::GetFontSize() * 5.5f, 0))) {
       if (!s.replay_ui.playing && pos >= r.size()) s.request_position(0);
       s.replay_ui.playing = !s.replay_ui.playing;
     }
     ImGui::PopStyleColor();
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("play / pause (Space)");
-    ImGui::SameLine();
     if (button(sym ? "\u25B7##ev" : ">##ev", "one event forward (Shift+Right)"))
       go(std::min(r.size(), pos + 1));
     if (button(sym ? "warp \u25B6" : "warp >", "one warp instruction (Right)"))
@@ -115,13 +135,14 @@ class TimelineView final : public View {
       go(r.phase_step(pos, true, blk));
     if (button("End", "to the end (End)")) go(r.size());
 
+    place(ImGui::GetFontSize() * 9);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
     float speed = float(s.replay_ui.speed);
     if (ImGui::SliderFloat("##speed", &speed, 1.0f, 100000.0f, "%.0f events/s",
                            ImGuiSliderFlags_Logarithmic))
       s.replay_ui.speed = speed;
-    ImGui::SameLine();
     int order = s.replay_ui.order_request == ReplayOrder::Lockstep ? 1 : 0;
+    place(ImGui::GetFontSize() * 8);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
     if (ImGui::Combo("##order", &order, "as recorded\0lockstep\0"))
       s.replay_ui.order_request = order ? ReplayOrder::Lockstep : ReplayOrder::AsRecorded;
@@ -147,7 +168,15 @@ class TimelineView final : public View {
       std::snprintf(where, sizeof where, "step 0 of %llu: nothing has run yet",
                     (unsigned long long)r.size());
     }
+    // The status flows after the speed and order controls when there is room;
+    // its width is that of a long line, so that it does not jump between rows
+    // while the replay plays.
+    place(ImGui::CalcTextSize("step 0000000 of 0000000   phase 00   last: barrier arrive tileA  "
+                              "block 000 thread (00, 00)  line 000")
+              .x);
+    ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted(where);
+    controls_height_ = ImGui::GetCursorScreenPos().y - ImGui::GetWindowPos().y;  // in its child
   }
 
   void lanes(AppState& s, Replay& r, const Palette& pal) {
@@ -211,6 +240,7 @@ class TimelineView final : public View {
           s.selection.block);
   }
 
+  float controls_height_ = 0;  // transport and status rows, as drawn last frame
   uint64_t gen_ = ~0ull;
   ReplayOrder order_ = ReplayOrder::AsRecorded;
   uint32_t block_ = ~0u;
