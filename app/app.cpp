@@ -790,6 +790,7 @@ bool App::frame() {
   apply_requests(dt);
   s.busy = false;   // views with work in flight set it again in update() or draw()
   s.drawn.clear();  // the grid refills it when its tab is in front
+  std::fill(std::begin(s.lanes_rect), std::end(s.lanes_rect), 0.0f);  // so does the timeline
   for (auto& v : views_)
     v->update(s);
 
@@ -921,7 +922,9 @@ bool App::write_screenshot(const std::string& png, const std::string& json, std:
                   {"wrong", rgb(pal.wrong)},
                   {"touched", rgb(pal.touched)},
                   {"cell", rgb(pal.cell)},
-                  {"background", rgb(pal.background)}};
+                  {"background", rgb(pal.background)},
+                  {"phase_a", rgb(pal.phase_a)},
+                  {"phase_b", rgb(pal.phase_b)}};
   j["position"] = s.replay ? s.replay->position() : 0;
   j["events"] = s.replay ? s.replay->size() : 0;
   j["selected_block"] = s.selection.block;
@@ -960,6 +963,10 @@ bool App::write_screenshot(const std::string& png, const std::string& json, std:
                       {"cell_h", a.cell_h * sy}});
   }
   j["arrays"] = arrays;
+  j["timeline_lanes"] = {{"x", s.lanes_rect[0] * sx},
+                         {"y", s.lanes_rect[1] * sy},
+                         {"w", s.lanes_rect[2] * sx},
+                         {"h", s.lanes_rect[3] * sy}};
   // The output cell written last, with its value as the grid prints it.
   if (s.replay) {
     const Replay& r = *s.replay;

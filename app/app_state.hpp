@@ -179,6 +179,9 @@ struct AppState {
   Layout layout;
 
   std::vector<DrawnArray> drawn;  // filled by the grid each frame
+  // The timeline's warp lanes as drawn this frame (x, y, width, height; 0 wide
+  // when they had no room): the screenshot test checks they stay in view.
+  float lanes_rect[4] = {0, 0, 0, 0};
 
   std::string select_tab;          // a view name (View::name) to bring to the front of its slot
   bool run_requested = false;      // a panel asks for request to run

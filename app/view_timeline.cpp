@@ -224,6 +224,10 @@ class TimelineView final : public View {
     }
     // The position line and scrubbing.
     const float ly1 = o.y + float(n) * lane_h;
+    s.lanes_rect[0] = x0;
+    s.lanes_rect[1] = o.y;
+    s.lanes_rect[2] = x1 - x0;
+    s.lanes_rect[3] = ly1 - o.y;
     dl->AddLine(ImVec2(X(r.position()), o.y), ImVec2(X(r.position()), ly1), pal.now.abgr(), 2.5f);
     ImGui::SetCursorScreenPos(ImVec2(x0, o.y));
     ImGui::InvisibleButton("##scrub", ImVec2(std::max(1.0f, x1 - x0), std::max(1.0f, ly1 - o.y)));

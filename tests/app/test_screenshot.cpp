@@ -106,11 +106,11 @@ int run_app(const std::string& args, const fs::path& log) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-Shot take(const std::string& name, const std::string& args) {
+Shot take(const std::string& name, const std::string& args, const std::string& size = "1600x900") {
   const fs::path d = out_dir();
   const fs::path png = d / (name + ".png"), json = d / (name + ".json");
   Shot s;
-  s.rc = run_app(args + " --size 1600x900 --theme dark --screenshot " + png.string() +
+  s.rc = run_app(args + " --size " + size + " --theme dark --screenshot " + png.string() +
                      " --cells-json " + json.string() + " --exit",
                  d / (name + ".log"));
   if (s.rc != 0) return s;
@@ -302,6 +302,38 @@ TEST(AppScreenshot, BadInputGivesAMessageNotACrash) {
   std::ifstream log2(d / "bad2.log");
   const std::string text2((std::istreambuf_iterator<char>(log2)), {});
   EXPECT_NE(text2.find("tile"), std::string::npos) << text2;
+}
+
+TEST(AppScreenshot, TimelineLanesStayInViewOnA720pProjector) {
+  // 1280 x 720: the transport wraps onto a second row; the timeline's slot
+  // grows so that the warp lanes (phases as coloured bars) are still drawn.
+  const Shot s = take("small", "--lesson matmul.tiled_square --position 500", "1280x720");
+  ASSERT_EQ(s.rc, 0) << "tilescope failed; see its log in " << out_dir();
+  ASSERT_EQ(s.h, 720);
+  const auto& lanes = s.cells["timeline_lanes"];
+  const double x = lanes["x"].get<double>(), y = lanes["y"].get<double>(),
+               w = lanes["w"].get<double>(), h = lanes["h"].get<double>();
+  ASSERT_GT(w, 200) << s.cells.dump();
+  ASSERT_GT(h, 8);
+  EXPECT_LE(y + h, 720.0);
+  // Along the middle of the first lane, most pixels are a phase colour
+  // (drawn at alpha 220 over the background).
+  const Rgb bg = palette(s, "background");
+  auto blend = [&](Rgb c) {
+    Rgb o;
+    for (int i = 0; i < 3; ++i)
+      o[size_t(i)] = (c[size_t(i)] * 220 + bg[size_t(i)] * 35) / 255;
+    return o;
+  };
+  const Rgb a = blend(palette(s, "phase_a")), b = blend(palette(s, "phase_b"));
+  const int row = int(y + std::min(h, 20.0) * 0.5);
+  int phase = 0, samples = 0;
+  for (int i = 1; i < 40; ++i) {
+    const Rgb q = s.at(int(x + w * i / 40.0), row);
+    ++samples;
+    if (near(q, a, 16) || near(q, b, 16)) ++phase;
+  }
+  EXPECT_GT(phase, samples / 2) << phase << " of " << samples;
 }
 
 TEST(AppScreenshot, ChosenHazardJumpsToItsSecondAccessAndMarksTheCell) {
