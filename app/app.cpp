@@ -541,7 +541,8 @@ void App::draw_menu() {
         "T            light / dark theme\n"
         "H            global-load heatmap\n"
         "F11          fullscreen\n"
-        "Ctrl+O       open a trace file (or drop one on the window)");
+        "Ctrl+O       open a trace file (or drop one on the window)\n"
+        "Ctrl+S       save the trace (to replay it on any machine)");
     ImGui::Separator();
     ImGui::TextDisabled("Font: %s", s.present.font_note.c_str());
     ImGui::EndMenu();
