@@ -211,6 +211,7 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
   if (opt_.select_block >= 0) s.selection.block = uint32_t(opt_.select_block);
   s.select_tab = opt_.tab;
   s.select_hazard = opt_.hazard;
+  s.present.focus_grid = opt_.focus_grid;
   s.file_dialog_open = opt_.dialog == "open";
   s.save_dialog_open = opt_.dialog == "save";
   if (!opt_.lesson.empty() && !find_variant(opt_.lesson))
@@ -388,6 +389,7 @@ void App::handle_shortcuts() {
   if (pressed(GLFW_KEY_T, false))
     s.present.theme = s.present.theme == Theme::Dark ? Theme::Light : Theme::Dark;
   if (pressed(GLFW_KEY_H, false)) s.present.heatmap = !s.present.heatmap;
+  if (pressed(GLFW_KEY_G, false)) s.present.focus_grid = !s.present.focus_grid;
   if (!s.replay) return;
   Replay& r = *s.replay;
   const uint64_t pos = r.position();
@@ -522,6 +524,7 @@ void App::draw_menu() {
       s.present.font_rebuild = true;
     }
     ImGui::MenuItem("Fullscreen", "F11", &s.present.fullscreen);
+    ImGui::MenuItem("Grid and timeline only", "G", &s.present.focus_grid);
     ImGui::Separator();
     ImGui::MenuItem("Values in cells", nullptr, &s.present.show_values);
     ImGui::MenuItem("Global-load heatmap", "H", &s.present.heatmap);
@@ -541,6 +544,7 @@ void App::draw_menu() {
         "T            light / dark theme\n"
         "H            global-load heatmap\n"
         "F11          fullscreen\n"
+        "G            grid and timeline only (side panels hidden)\n"
         "Ctrl+O       open a trace file (or drop one on the window)\n"
         "Ctrl+S       save the trace (to replay it on any machine)");
     ImGui::Separator();
@@ -639,7 +643,9 @@ void App::draw_slots(float top) {
   Layout& lay = s.layout;
   // The centre keeps at least a fifth of the width whatever the side columns ask.
   if (lay.left + lay.right > 0.8f) lay.right = 0.8f - lay.left;
-  const float L = std::round(W * lay.left), R = std::round(W * lay.right);
+  // Grid focus (G) hides the side columns: the grid and the timeline get the width.
+  const bool focus = s.present.focus_grid;
+  const float L = focus ? 0 : std::round(W * lay.left), R = focus ? 0 : std::round(W * lay.right);
   float B = std::round(H * lay.bottom);
   // In a narrow window the timeline's controls wrap onto more rows: its slot
   // grows so that the warp lanes stay in view.
@@ -688,7 +694,9 @@ void App::draw_slots(float top) {
     size_t j = i;
     while (j < views_.size() && views_[j]->slot() == slot)
       ++j;
-    if (wide_center && (slot == Slot::Right || slot == Slot::RightLower)) {
+    const bool side = slot == Slot::Left || slot == Slot::LeftLower || slot == Slot::Right ||
+                      slot == Slot::RightLower;
+    if ((wide_center && (slot == Slot::Right || slot == Slot::RightLower)) || (focus && side)) {
       i = j;
       continue;
     }
@@ -721,6 +729,13 @@ void App::draw_slots(float top) {
   // The borders between slots drag the layout's fractions (after the slots, so on top).
   const float t = std::max(4.0f, std::round(ImGui::GetFontSize() * 0.3f));
   const Layout def;
+  if (focus) {
+    splitter(
+        "##split_bottom", ImVec2(0, top + H - B - t / 2), ImVec2(W, t), false,
+        [&](ImVec2 m) { lay.bottom = std::clamp((top + H - m.y) / H, 0.12f, 0.5f); },
+        [&] { lay.bottom = def.bottom; });
+    return;
+  }
   splitter(
       "##split_left", ImVec2(L - t / 2, top), ImVec2(t, H), true,
       [&](ImVec2 m) {

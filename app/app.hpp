@@ -39,8 +39,9 @@ struct Options {
   float font_size = 0;  // 0: default
   std::string theme;    // dark, light; empty: as last time (imgui.ini)
   bool heatmap = false;
-  int hazard = -1;     // scripted: choose this hazard (0 = the first listed) in the race panel
-  std::string dialog;  // scripted: "open" or "save" shows that file dialog, as Ctrl+O / Ctrl+S
+  int hazard = -1;          // scripted: choose this hazard (0 = the first listed) in the race panel
+  bool focus_grid = false;  // scripted or at start: grid and timeline only (G)
+  std::string dialog;       // scripted: "open" or "save" shows that file dialog, as Ctrl+O / Ctrl+S
   bool scripted() const { return !screenshot.empty() || exit_after || frames > 0; }
 };
 

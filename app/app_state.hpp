@@ -132,6 +132,7 @@ struct Presentation {
   bool show_values = true;  // values in cells when they fit
   bool heatmap = false;     // global-load heatmap instead of state colours
   bool show_barrier_lines = true;
+  bool focus_grid = false;          // grid and timeline only, the side columns hidden (a projector)
   void* mono_font = nullptr;        // ImFont* for source code (nullptr: the default font)
   void* mono_small_font = nullptr;  // the same a little smaller: the source pane is narrow
   void* big_font = nullptr;         // ImFont* for headings

@@ -72,6 +72,8 @@ int main(int argc, char** argv) {
   cli.add_option("--font-size", opt.font_size, "text size in points (Ctrl +/- in the window)");
   cli.add_option("--theme", opt.theme, "dark or light")->check(CLI::IsMember({"dark", "light"}));
   cli.add_flag("--heatmap", opt.heatmap, "show the global-load heatmap");
+  cli.add_flag("--focus-grid", opt.focus_grid,
+               "grid and timeline only, side panels hidden (G in the window)");
   cli.add_option("--dialog", opt.dialog, "show the open or save file dialog, as Ctrl+O / Ctrl+S")
       ->check(CLI::IsMember({"open", "save"}));
   cli.add_option("--hazard", opt.hazard,

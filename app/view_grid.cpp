@@ -225,7 +225,8 @@ class GridView final : public View {
     };
 
     if (r.array(Buffer::A)) {
-      // Matrix multiply: B above C, A to the left of C; shared tiles on the right.
+      // Matrix multiply: A, B and C (in one of two arrangements, below), shared arrays on the
+      // right.
       Placed A = make(Buffer::A, false, "A"), B = make(Buffer::B, false, "B"),
              C = make(Buffer::C, false, "C = A x B");
       for (Placed* p : {&A, &B, &C}) {
@@ -241,25 +242,47 @@ class GridView final : public View {
              TB = make(Buffer::TileB, true, source_name(t.config.variant, Buffer::TileB));
       const bool has_shared = TA.id != Buffer::None || TB.id != Buffer::None;
       const int sw = std::max(TA.cols, TB.cols), sh = TA.rows + TB.rows;
-      // Cell size that fits: width A + C (+ shared), height B + C (and the shared column).
-      const float wcells = float(A.cols + C.cols + (has_shared ? sw : 0));
-      const float wgaps = gap * (has_shared ? 2.5f : 1.0f);
-      const float hcells = float(B.rows + C.rows);
-      float cell = std::min((avail.x - wgaps - 4) / wcells, (avail.y - 2 * label_h - gap) / hcells);
-      if (has_shared && sh > 0) cell = std::min(cell, (avail.y - 2 * label_h - gap) / float(sh));
       // The shared column is at least as wide as its titles.
       const float title_w = has_shared ? ImGui::CalcTextSize("tileA of block (00, 00)").x : 0.0f;
+      const float avail_h = avail.y - 2 * label_h - gap;
+      // Classic: B above C, A to the left of C (the row of A and the column of
+      // B meet at their cell of C). Width A + C (+ shared), height B + C.
+      const float wgaps = gap * (has_shared ? 2.5f : 1.0f);
+      float cell = std::min((avail.x - wgaps - 4) / float(A.cols + C.cols + (has_shared ? sw : 0)),
+                            avail_h / float(B.rows + C.rows));
+      if (has_shared && sh > 0) cell = std::min(cell, avail_h / float(sh));
       if (has_shared && cell * sw < title_w)
         cell = std::min(cell, (avail.x - wgaps - 4 - title_w) / float(A.cols + C.cols));
-      cell = std::clamp(std::floor(cell), 2.0f, 72.0f);
-      const float used_w = cell * float(A.cols + C.cols) +
-                           (has_shared ? std::max(cell * sw, title_w) : 0.0f) + wgaps;
+      // In a row: A, B, C (and shared) side by side. A wide, short pane (a
+      // projector, the grid-only view) fits cells twice as big this way.
+      const float rgaps = gap * (has_shared ? 3.5f : 2.0f);
+      const float row_h = avail.y - label_h - 4;
+      float cell_row =
+          std::min((avail.x - rgaps - 4) / float(A.cols + B.cols + C.cols + (has_shared ? sw : 0)),
+                   row_h / float(std::max({A.rows, B.rows, C.rows})));
+      if (has_shared && sh > 0)
+        cell_row = std::min(cell_row, (row_h - label_h - gap * 0.5f) / float(sh));
+      if (has_shared && cell_row * sw < title_w)
+        cell_row =
+            std::min(cell_row, (avail.x - rgaps - 4 - title_w) / float(A.cols + B.cols + C.cols));
+      // The classic picture unless the row is clearly bigger.
+      const bool in_row = cell_row > cell * 1.25f;
+      cell = std::clamp(std::floor(in_row ? cell_row : cell), 2.0f, 72.0f);
+      const float shared_w = has_shared ? std::max(cell * sw, title_w) : 0.0f;
+      const float used_w = in_row ? cell * float(A.cols + B.cols + C.cols) + shared_w + rgaps
+                                  : cell * float(A.cols + C.cols) + shared_w + wgaps;
       const float x0 = origin.x + std::max(0.0f, (avail.x - used_w) * 0.5f);
       const float y0 = origin.y + label_h;
       A.cell = B.cell = C.cell = TA.cell = TB.cell = cell;
-      B.pos = ImVec2(x0 + A.cols * cell + gap, y0);
-      C.pos = ImVec2(B.pos.x, y0 + B.rows * cell + label_h + gap * 0.5f);
-      A.pos = ImVec2(x0, C.pos.y);
+      if (in_row) {
+        A.pos = ImVec2(x0, y0);
+        B.pos = ImVec2(A.pos.x + A.cols * cell + gap, y0);
+        C.pos = ImVec2(B.pos.x + B.cols * cell + gap, y0);
+      } else {
+        B.pos = ImVec2(x0 + A.cols * cell + gap, y0);
+        C.pos = ImVec2(B.pos.x, y0 + B.rows * cell + label_h + gap * 0.5f);
+        A.pos = ImVec2(x0, C.pos.y);
+      }
       out.push_back(A);
       out.push_back(B);
       out.push_back(C);

@@ -336,6 +336,33 @@ TEST(AppScreenshot, TimelineLanesStayInViewOnA720pProjector) {
   EXPECT_GT(phase, samples / 2) << phase << " of " << samples;
 }
 
+TEST(AppScreenshot, GridOnlyViewGivesBigCellsOnA720pProjector) {
+  // 1280 x 720 with every panel: the multiply's cells are small. Grid focus
+  // (G, --focus-grid) hides the side panels, lays A, B and C out in a row, and
+  // the cells must grow enough to print values, all inside the window.
+  const std::string lesson = "--lesson matmul.tiled_square --position 500";
+  const Shot all = take("panels720", lesson, "1280x720");
+  const Shot focus = take("focus720", lesson + " --focus-grid", "1280x720");
+  ASSERT_EQ(all.rc, 0);
+  ASSERT_EQ(focus.rc, 0);
+  const nlohmann::json* c_all = array(all, "C", false);
+  const nlohmann::json* c_focus = array(focus, "C", false);
+  ASSERT_NE(c_all, nullptr);
+  ASSERT_NE(c_focus, nullptr);
+  const double small = (*c_all)["cell_w"].get<double>(), big = (*c_focus)["cell_w"].get<double>();
+  EXPECT_GE(big, 1.8 * small) << small << " -> " << big;
+  EXPECT_GE(big, 20.0);  // values are printed from 14 px on
+  for (const auto& a : focus.cells["arrays"]) {
+    EXPECT_LE(a["x"].get<double>() + a["cols"].get<double>() * a["cell_w"].get<double>(), 1280.0);
+    EXPECT_LE(a["y"].get<double>() + a["rows"].get<double>() * a["cell_h"].get<double>(), 720.0);
+  }
+  // A, B and C side by side: one row.
+  const nlohmann::json* a = array(focus, "A", false);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ((*a)["y"].get<double>(), (*c_focus)["y"].get<double>());
+  EXPECT_LT((*a)["x"].get<double>(), (*c_focus)["x"].get<double>());
+}
+
 TEST(AppScreenshot, ChosenHazardJumpsToItsSecondAccessAndMarksTheCell) {
   // Barrier 2 removed, warps skewed: hazards between warps. --hazard 0 does
   // what a click on the first listed hazard does.
