@@ -381,11 +381,11 @@ void App::handle_shortcuts() {
     s.present.font_size = 18;
     s.present.font_rebuild = true;
   }
-  if (ctrl && pressed(GLFW_KEY_O, false)) s.file_dialog_open = true;
-  if (ctrl && pressed(GLFW_KEY_S, false)) s.save_dialog_open = true;
+  if (ctrl && !dialog_.is_open() && pressed(GLFW_KEY_O, false)) s.file_dialog_open = true;
+  if (ctrl && !dialog_.is_open() && pressed(GLFW_KEY_S, false)) s.save_dialog_open = true;
   if (pressed(GLFW_KEY_F11, false)) s.present.fullscreen = !s.present.fullscreen;
   if (pressed(GLFW_KEY_F5, false)) s.run_requested = true;
-  if (io.WantTextInput || ctrl) return;
+  if (io.WantTextInput || ctrl || dialog_.is_open()) return;  // keys belong to the dialog
   if (pressed(GLFW_KEY_T, false))
     s.present.theme = s.present.theme == Theme::Dark ? Theme::Light : Theme::Dark;
   if (pressed(GLFW_KEY_H, false)) s.present.heatmap = !s.present.heatmap;
