@@ -20,3 +20,5 @@ shot race_barrier2_removed --lesson matmul.tiled_square --n 12 --tile 8 --barrie
 shot stencil_halo_light --lesson stencil.shared --position phase:1 --select-block 1 --theme light
 shot heatmap_tiled --lesson matmul.tiled_square --n 16 --tile 4 --position end --heatmap --tab Memory
 shot performance_h200 --tab Performance
+shot grid_focus --lesson matmul.tiled_square --n 12 --tile 4 --position phase:3 --select-block 4 \
+  --focus-grid
