@@ -113,14 +113,21 @@ class GridView final : public View {
     if (ImGui::SmallButton("<##blk") && b > 0) s.selection.block = b - 1;
     ImGui::SameLine();
     if (ImGui::SmallButton(">##blk") && b + 1 < r.block_count()) s.selection.block = b + 1;
-    ImGui::SameLine();
-    ImGui::TextDisabled("(click a cell of %s to follow its block)",
-                        r.array(Buffer::C) ? "C" : "Out");
     if (s.selection.thread >= 0) {
       ImGui::SameLine();
       ImGui::Text("  thread %d", s.selection.thread);
       ImGui::SameLine();
       if (ImGui::SmallButton("unfollow")) s.selection.thread = -1;
+    }
+    // The hint last, and only where the line has room for it (a narrow pane).
+    char hint[64];
+    std::snprintf(hint, sizeof hint, "(click a cell of %s to follow its block)",
+                  r.array(Buffer::C) ? "C" : "Out");
+    const float right =
+        ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize(hint).x;
+    if (right <= ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("%s", hint);
     }
   }
 
