@@ -151,8 +151,13 @@ Axes frame(ImDrawList* dl, ImVec2 origin, ImVec2 size, double x0, double x1, dou
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
   const ImU32 grid = ImGui::GetColorU32(ImGuiCol_TableBorderLight);
   const ImU32 border = ImGui::GetColorU32(ImGuiCol_Border);
-  dl->AddText(ImVec2(origin.x + std::max(4.5f * lh, ImGui::CalcTextSize(ylabel).x + lh), origin.y),
-              text, title);
+  // A title too wide for a narrow plot keeps only what comes before its colon.
+  const float title_x = origin.x + std::max(4.5f * lh, ImGui::CalcTextSize(ylabel).x + lh);
+  std::string shown = title;
+  if (ImGui::CalcTextSize(title).x > origin.x + size.x - title_x &&
+      shown.find(':') != std::string::npos)
+    shown.resize(shown.find(':'));
+  dl->AddText(ImVec2(title_x, origin.y), text, shown.c_str());
   dl->AddRect(ax.lo, ax.hi, border);
   for (double t : ticks(y0, y1, log_y)) {
     const float y = float(ax.ty(t));
