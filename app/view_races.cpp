@@ -46,13 +46,9 @@ Analysis analyse(uint64_t generation, std::shared_ptr<const Trace> trace, InputK
 
 // "tileB[3][7]", "rowsA[12]", "cache[5]": the array as the kernel's source names it.
 std::string cell_name(const Trace& t, Buffer buf, uint32_t element) {
-  const std::string name = source_name(t.config.variant, buf);
   if (const Variant* v = find_variant(t.config.variant))
-    for (const auto& s : shared_shapes(*v, t.config.params))
-      if (s.id == buf && s.rows > 1 && s.cols > 0)
-        return name + "[" + std::to_string(element / s.cols) + "][" +
-               std::to_string(element % s.cols) + "]";
-  return name + "[" + std::to_string(element) + "]";
+    return element_name(*v, t.config.params, buf, element);
+  return std::string(to_string(buf)) + "[" + std::to_string(element) + "]";  // an unknown lesson
 }
 
 std::string access_text(const HazardAccess& a) {

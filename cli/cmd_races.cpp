@@ -49,34 +49,20 @@ std::string barrier_text(const Variant& v, uint32_t mask) {
   return "barriers kept: " + (kept.empty() ? std::string("none") : kept) + ", removed: " + removed;
 }
 
-// "tileB[3][7]" for a tile, "cache[12]" for a 1-D array: the names of the kernel's source.
-std::string element_text(const Variant& v, const std::vector<BufferShape>& shapes, Buffer buf,
-                         uint32_t element) {
-  const std::string name = source_name(v, buf);
-  for (const auto& s : shapes) {
-    if (s.id != buf) continue;
-    if (s.rows > 1 && s.cols > 0)
-      return name + "[" + std::to_string(element / s.cols) + "][" +
-             std::to_string(element % s.cols) + "]";
-  }
-  return name + "[" + std::to_string(element) + "]";
-}
-
 std::string fmt(double v) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
 }
 
-nlohmann::json hazard_json(const Variant& v, const Hazard& h,
-                           const std::vector<BufferShape>& shapes) {
+nlohmann::json hazard_json(const Variant& v, const Params& p, const Hazard& h) {
   auto side = [](const HazardAccess& a) {
     return nlohmann::json{{"event", a.event}, {"thread", a.thread},  {"warp", a.warp},
                           {"line", a.line},   {"write", a.is_write}, {"value", a.value}};
   };
   return {{"kind", to_string(h.kind)}, {"severity", to_string(h.severity)},
           {"block", h.block},          {"buffer", to_string(h.buffer)},
-          {"element", h.element},      {"cell", element_text(v, shapes, h.buffer, h.element)},
+          {"element", h.element},      {"cell", element_name(v, p, h.buffer, h.element)},
           {"interval", h.interval},    {"first", side(h.first)},
           {"second", side(h.second)}};
 }
@@ -124,7 +110,6 @@ int run_races(const RacesOptions& o) {
   if (!o.no_stale)
     stale = find_stale_reads(t.trace, req.inputs, size_t(std::max(1, o.detail_limit)));
   const OutputDamage damage = output_damage(t.trace);
-  const auto shapes = shared_shapes(*v, req.params);
 
   // Repeated runs (untraced), in the configured backend.
   RaceRunsResult runs = run_race_runs(rr);
@@ -167,7 +152,7 @@ int run_races(const RacesOptions& o) {
     if (o.detail) {
       nlohmann::json d = nlohmann::json::array();
       for (const auto& h : hz.hazards)
-        d.push_back(hazard_json(*v, h, shapes));
+        d.push_back(hazard_json(*v, req.params, h));
       j["hazards"]["detail"] = d;
     }
     if (!o.no_stale) {
@@ -249,7 +234,7 @@ int run_races(const RacesOptions& o) {
                    " [event " + std::to_string(a.event) + "]";
           };
           std::cout << "  " << (h.severity == HazardSeverity::Error ? "ERROR  " : "WARNING") << " "
-                    << to_string(h.kind) << " " << element_text(*v, shapes, h.buffer, h.element)
+                    << to_string(h.kind) << " " << element_name(*v, req.params, h.buffer, h.element)
                     << " block " << h.block << " interval " << h.interval << ": " << who(h.first)
                     << "; then " << who(h.second) << "\n";
         }
@@ -275,7 +260,7 @@ int run_races(const RacesOptions& o) {
     if (o.detail)
       for (const auto& s : stale.reads)
         std::cout << "    block " << s.block << " thread " << s.thread << " line " << s.line << " "
-                  << element_text(*v, shapes, s.buffer, s.element) << ": saw " << fmt(s.got)
+                  << element_name(*v, req.params, s.buffer, s.element) << ": saw " << fmt(s.got)
                   << ", synchronised program saw " << fmt(s.expected) << "\n";
   }
 

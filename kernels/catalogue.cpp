@@ -472,6 +472,15 @@ const char* source_name(const std::string& variant_id, Buffer b) {
   return v ? source_name(*v, b) : to_string(b);
 }
 
+std::string element_name(const Variant& v, const Params& p, Buffer b, uint32_t element) {
+  const std::string name = source_name(v, b);
+  for (const BufferShape& s : shared_shapes(v, p))
+    if (s.id == b && s.rows > 1 && s.cols > 0)
+      return name + "[" + std::to_string(element / uint32_t(s.cols)) + "][" +
+             std::to_string(element % uint32_t(s.cols)) + "]";
+  return name + "[" + std::to_string(element) + "]";
+}
+
 std::vector<BufferShape> shared_shapes(const Variant& v, const Params& p) {
   if (is(v, "matmul.row_shared")) return {{Buffer::TileA, p.tile, p.n, false}};
   if (is(v, "matmul.row_col_shared"))

@@ -133,6 +133,9 @@ std::vector<BufferShape> buffer_shapes(const Variant& v, const Params& p);
 // buffer's own name (to_string) for global arrays and unknown variants.
 const char* source_name(const Variant& v, Buffer b);
 const char* source_name(const std::string& variant_id, Buffer b);
+// One element under that name: "tileB[3][7]" for a 2-D shared array,
+// "cache[12]" or "A[5]" otherwise (what the race reports print).
+std::string element_name(const Variant& v, const Params& p, Buffer b, uint32_t element);
 // Shared arrays per block (tileA/tileB or the stencil's array), for the grid view.
 std::vector<BufferShape> shared_shapes(const Variant& v, const Params& p);
 
