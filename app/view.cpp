@@ -24,6 +24,13 @@ std::vector<std::unique_ptr<View>> make_views() {
   return views;
 }
 
+bool same_line_if_fits(float width) {
+  const float right = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + width;
+  if (right > ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x) return false;
+  ImGui::SameLine();
+  return true;
+}
+
 void text_wrapped_at_spaces(const std::string& text) {
   const float width = std::max(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 4);
   const char* base = text.data();

@@ -123,12 +123,7 @@ class GridView final : public View {
     char hint[64];
     std::snprintf(hint, sizeof hint, "(click a cell of %s to follow its block)",
                   r.array(Buffer::C) ? "C" : "Out");
-    const float right =
-        ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize(hint).x;
-    if (right <= ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x) {
-      ImGui::SameLine();
-      ImGui::TextDisabled("%s", hint);
-    }
+    if (same_line_if_fits(ImGui::CalcTextSize(hint).x)) ImGui::TextDisabled("%s", hint);
   }
 
   void toggles(AppState& s) {

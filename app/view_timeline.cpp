@@ -89,11 +89,7 @@ class TimelineView final : public View {
     // is too narrow for all of them (a 1280-pixel projector, a large font).
     bool first_item = true;
     auto place = [&](float width) {
-      if (!first_item) {
-        const float right = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + width;
-        if (right <= ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x)
-          ImGui::SameLine();
-      }
+      if (!first_item) same_line_if_fits(width);
       first_item = false;
     };
     auto button_width = [](const char* label) {
