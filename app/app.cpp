@@ -729,20 +729,15 @@ void App::draw_slots(float top) {
   // The borders between slots drag the layout's fractions (after the slots, so on top).
   const float t = std::max(4.0f, std::round(ImGui::GetFontSize() * 0.3f));
   const Layout def;
-  if (focus) {
+  // Grid focus has no side columns: only the bottom border (L is 0 there).
+  if (!focus)
     splitter(
-        "##split_bottom", ImVec2(0, top + H - B - t / 2), ImVec2(W, t), false,
-        [&](ImVec2 m) { lay.bottom = std::clamp((top + H - m.y) / H, 0.12f, 0.5f); },
-        [&] { lay.bottom = def.bottom; });
-    return;
-  }
-  splitter(
-      "##split_left", ImVec2(L - t / 2, top), ImVec2(t, H), true,
-      [&](ImVec2 m) {
-        lay.left = std::clamp(m.x / W, kMinSide, std::min(kMaxSide, 0.8f - lay.right));
-      },
-      [&] { lay.left = def.left; });
-  if (!wide_center)
+        "##split_left", ImVec2(L - t / 2, top), ImVec2(t, H), true,
+        [&](ImVec2 m) {
+          lay.left = std::clamp(m.x / W, kMinSide, std::min(kMaxSide, 0.8f - lay.right));
+        },
+        [&] { lay.left = def.left; });
+  if (!wide_center && !focus)
     splitter(
         "##split_right", ImVec2(W - R - t / 2, top), ImVec2(t, H - B), true,
         [&](ImVec2 m) {
@@ -753,6 +748,7 @@ void App::draw_slots(float top) {
       "##split_bottom", ImVec2(L, top + H - B - t / 2), ImVec2(W - L, t), false,
       [&](ImVec2 m) { lay.bottom = std::clamp((top + H - m.y) / H, 0.12f, 0.5f); },
       [&] { lay.bottom = def.bottom; });
+  if (focus) return;
   splitter(
       "##split_left_top", ImVec2(0, top + left_split - t / 2), ImVec2(L, t), false,
       [&](ImVec2 m) { lay.left_top = std::clamp((m.y - top) / H, 0.2f, 0.9f); },
