@@ -247,29 +247,28 @@ class GridView final : public View {
       // The shared column is at least as wide as its titles.
       const float title_w = has_shared ? ImGui::CalcTextSize("tileA of block (00, 00)").x : 0.0f;
       const float avail_h = avail.y - 2 * label_h - gap;
+      // The largest cell that fits `cols` x `rows` matrix cells and the shared
+      // column beside them (`shared_h` high, at least as wide as its titles).
+      auto fit = [&](int cols, int rows, float gaps, float h, float shared_h) {
+        const float w = avail.x - gaps - 4;
+        float c = std::min(w / float(cols + (has_shared ? sw : 0)), h / float(rows));
+        if (has_shared && sh > 0) c = std::min(c, shared_h / float(sh));
+        if (has_shared && c * sw < title_w) c = std::min(c, (w - title_w) / float(cols));
+        return c;
+      };
       // Classic: B above C, A to the left of C (the row of A and the column of
       // B meet at their cell of C). Width A + C (+ shared), height B + C.
       const float wgaps = gap * (has_shared ? 2.5f : 1.0f);
-      float cell = std::min((avail.x - wgaps - 4) / float(A.cols + C.cols + (has_shared ? sw : 0)),
-                            avail_h / float(B.rows + C.rows));
-      if (has_shared && sh > 0) cell = std::min(cell, avail_h / float(sh));
-      if (has_shared && cell * sw < title_w)
-        cell = std::min(cell, (avail.x - wgaps - 4 - title_w) / float(A.cols + C.cols));
+      const float cell_classic = fit(A.cols + C.cols, B.rows + C.rows, wgaps, avail_h, avail_h);
       // In a row: A, B, C (and shared) side by side. A wide, short pane (a
       // projector, the grid-only view) fits cells twice as big this way.
       const float rgaps = gap * (has_shared ? 3.5f : 2.0f);
       const float row_h = avail.y - label_h - 4;
-      float cell_row =
-          std::min((avail.x - rgaps - 4) / float(A.cols + B.cols + C.cols + (has_shared ? sw : 0)),
-                   row_h / float(std::max({A.rows, B.rows, C.rows})));
-      if (has_shared && sh > 0)
-        cell_row = std::min(cell_row, (row_h - label_h - gap * 0.5f) / float(sh));
-      if (has_shared && cell_row * sw < title_w)
-        cell_row =
-            std::min(cell_row, (avail.x - rgaps - 4 - title_w) / float(A.cols + B.cols + C.cols));
+      const float cell_row = fit(A.cols + B.cols + C.cols, std::max({A.rows, B.rows, C.rows}),
+                                 rgaps, row_h, row_h - label_h - gap * 0.5f);
       // The classic picture unless the row is clearly bigger.
-      const bool in_row = cell_row > cell * 1.25f;
-      cell = std::clamp(std::floor(in_row ? cell_row : cell), 2.0f, 72.0f);
+      const bool in_row = cell_row > cell_classic * 1.25f;
+      const float cell = std::clamp(std::floor(in_row ? cell_row : cell_classic), 2.0f, 72.0f);
       const float shared_w = has_shared ? std::max(cell * sw, title_w) : 0.0f;
       const float used_w = in_row ? cell * float(A.cols + B.cols + C.cols) + shared_w + rgaps
                                   : cell * float(A.cols + C.cols) + shared_w + wgaps;
