@@ -17,6 +17,7 @@
 #include <set>
 #include <string>
 
+#include "app/race_hint.hpp"
 #include "app/view.hpp"
 #include "kernels/race_runs.hpp"
 #include "trace/hazards.hpp"
@@ -313,6 +314,8 @@ class RacesView final : public View {
     }
     if (!hz.empty() && a.damage.checked && a.damage.wrong.empty())
       ImGui::TextWrapped("Race present, output happened to be right this time.");
+    draw_race_hint(s, !a.damage.checked || a.damage.wrong.empty(),
+                   a.stale.compared ? a.stale.stale : 0);
   }
 
   void draw_runs(AppState& s) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "app/palette.hpp"
+#include "app/race_hint.hpp"
 #include "app/view.hpp"
 
 namespace ts::app {
@@ -56,12 +57,9 @@ class VerdictView final : public View {
         for (const BarrierInfo& b : var->barriers)
           if (off & (1u << (b.id - 1))) which += (which.empty() ? "" : ", ") + std::to_string(b.id);
         ImGui::Text("Barrier %s removed.", which.c_str());
-        if (v.correct)
-          ImGui::TextDisabled(
-              "The output happened to be right this time: the race is still there "
-              "(see the stale reads, and try the warp-skew schedule).");
       }
     }
+    draw_race_hint(s, !v.checked || v.correct, s.replay->stale_read_count());
     if (s.replay->stale_read_count())
       ImGui::Text("%llu shared reads saw a value the synchronised program would not (stale).",
                   (unsigned long long)s.replay->stale_read_count());

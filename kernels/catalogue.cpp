@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "kernels/stencil.hpp"
 
@@ -389,6 +390,33 @@ LaunchGeometry geometry(const Variant& v, const Params& p) {
       g.dynamic_shared_bytes = uint32_t(4 * (int64_t(b) + 2 * std::max(p.radius, 0)));
   }
   return g;
+}
+
+int warps_per_block(const Variant& v, const Params& p) {
+  return int(ceil_div(geometry(v, p).block.count(), 32));
+}
+
+std::optional<Params> params_with_warps(const Variant& v, const Params& p, int warps) {
+  if (v.barriers.empty() || warps < 1 || warps > 2) return std::nullopt;
+  Params q = p;
+  if (v.uses & kUsesTile) {
+    q.tile = warps == 1 ? 4 : 8;  // 16 or 64 threads
+  } else if (v.uses & kUsesBlock) {
+    q.block = 32 * warps;
+    q.radius = std::min(q.radius, q.block);
+  } else {
+    return std::nullopt;
+  }
+  if (warps > 1) {
+    // Enough data that the second warp has work.
+    for (auto [mine, def] : {std::pair{&q.m, v.defaults.m},
+                             {&q.k, v.defaults.k},
+                             {&q.n, v.defaults.n},
+                             {&q.length, v.defaults.length}})
+      *mine = std::max(*mine, def);
+  }
+  if (validate(v, q, DeviceLimits{})) return std::nullopt;
+  return q;
 }
 
 ExpectedCounts expected_counts(const Variant& v, const Params& p) {

@@ -125,6 +125,14 @@ inline uint32_t all_barriers(const Variant& v) {
 }
 
 LaunchGeometry geometry(const Variant& v, const Params& p);
+// Warps in one block: threads per block / 32, rounded up.
+int warps_per_block(const Variant& v, const Params& p);
+// The same lesson with `warps` (1 or 2) warps per block: tile 4 or 8, a
+// stencil block of 32 or 64 threads; sizes grow to the defaults' where they
+// would leave the second warp idle. nullopt for a lesson without barriers or
+// without such a knob. Within one warp a removed barrier stays latent (the
+// warp's threads run together); across two it makes loads stale.
+std::optional<Params> params_with_warps(const Variant& v, const Params& p, int warps);
 ExpectedCounts expected_counts(const Variant& v, const Params& p);
 // The arrays of the lesson and their shapes (A, B, C or In, Out).
 std::vector<BufferShape> buffer_shapes(const Variant& v, const Params& p);

@@ -116,9 +116,9 @@ TEST(Catalogue, BarrierLinesPointAtSyncthreadsInTheHeaders) {
   }
   EXPECT_STREQ(source_name("matmul.row_col_shared", Buffer::TileB), "colsB");
   EXPECT_STREQ(source_name("no.such.lesson", Buffer::TileB), "tileB");
-  // Elements as the race reports print them: colsB is n x TILE (10 x 4 by default).
+  // Elements as the race reports print them: colsB is n x TILE (12 x 8 by default).
   const Variant& rc = *find_variant("matmul.row_col_shared");
-  EXPECT_EQ(element_name(rc, rc.defaults, Buffer::TileB, 5), "colsB[1][1]");
+  EXPECT_EQ(element_name(rc, rc.defaults, Buffer::TileB, 13), "colsB[1][5]");
   const Variant& st = *find_variant("stencil.shared");
   EXPECT_EQ(element_name(st, st.defaults, Buffer::StencilShared, 5), "cache[5]");
 }

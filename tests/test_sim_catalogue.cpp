@@ -360,3 +360,65 @@ TEST(SimCatalogue, BadRequestsGetMessagesNotCrashes) {
 
 }  // namespace
 }  // namespace ts
+
+namespace ts {
+namespace {
+
+RunRequest defaults_request(const Variant& v, const Params& p, uint32_t mask, ScheduleKind kind) {
+  RunRequest req;
+  req.variant = v.id;
+  req.params = p;
+  req.barrier_mask = mask;
+  req.schedule.kind = kind;
+  req.backend = BackendChoice::Sim;
+  return req;
+}
+
+// The lecture's headline on the defaults: untick every barrier, choose warp
+// skew, and the output is wrong (a class sees it without touching a size).
+TEST(LessonDefaults, RemovingEveryBarrierUnderSkewBreaksTheOutput) {
+  int lessons = 0;
+  for (const Variant& v : catalogue()) {
+    if (v.barriers.empty()) continue;
+    ++lessons;
+    EXPECT_GE(warps_per_block(v, v.defaults), 2) << v.id << ": one warp cannot show the race";
+    const RunResult raced =
+        run_simulator(defaults_request(v, v.defaults, 0u, ScheduleKind::WarpSkew));
+    ASSERT_TRUE(raced.ok) << v.id << ": " << raced.error;
+    EXPECT_FALSE(raced.verdict.correct) << v.id << ": " << raced.verdict.summary();
+    // With every barrier kept the same schedule is right (tiled_exact's
+    // defaults are deliberately not a multiple of the tile: it is wrong anyway).
+    if (std::string(v.id) != "matmul.tiled_exact") {
+      const RunResult kept =
+          run_simulator(defaults_request(v, v.defaults, ~0u, ScheduleKind::WarpSkew));
+      EXPECT_TRUE(kept.verdict.correct) << v.id << ": " << kept.verdict.summary();
+    }
+  }
+  EXPECT_EQ(lessons, 7);
+}
+
+// The one-warp case stays available as its own teaching point: without any
+// barrier, every schedule still gives the right output.
+TEST(LessonDefaults, OneWarpPerBlockKeepsTheRaceLatent) {
+  for (const Variant& v : catalogue()) {
+    if (v.barriers.empty()) continue;
+    const auto one = params_with_warps(v, v.defaults, 1);
+    ASSERT_TRUE(one) << v.id;
+    EXPECT_EQ(warps_per_block(v, *one), 1) << v.id;
+    const auto two = params_with_warps(v, *one, 2);
+    ASSERT_TRUE(two) << v.id;
+    EXPECT_EQ(warps_per_block(v, *two), 2) << v.id;
+    if (std::string(v.id) == "matmul.tiled_exact") continue;  // wrong off the tile anyway
+    for (ScheduleKind kind : {ScheduleKind::Lockstep, ScheduleKind::WarpSkew}) {
+      const RunResult r = run_simulator(defaults_request(v, *one, 0u, kind));
+      ASSERT_TRUE(r.ok) << v.id << ": " << r.error;
+      EXPECT_TRUE(r.verdict.correct) << v.id << " (" << describe(v, *one) << ")";
+    }
+  }
+  EXPECT_FALSE(
+      params_with_warps(*find_variant("matmul.naive_grid"), Params{.n = 10, .block = 4}, 2))
+      << "a lesson without barriers has no race to show";
+}
+
+}  // namespace
+}  // namespace ts

@@ -1,0 +1,89 @@
+// See race_hint.hpp.
+#include "app/race_hint.hpp"
+
+#include <imgui.h>
+
+#include <string>
+
+#include "app/view.hpp"
+
+namespace ts::app {
+namespace {
+
+// The same run again with other parameters or schedule, barriers as they are.
+void rerun(AppState& s, const Trace& t, const Params& p, ScheduleKind kind) {
+  s.request.variant = t.config.variant;
+  s.request.params = p;
+  s.request.barrier_mask = t.config.barrier_mask;
+  s.request.schedule.kind = kind;
+  s.param_error.clear();
+  s.run_requested = true;
+}
+
+std::string knob_text(const Variant& v, const Params& p) {
+  const int threads = int(geometry(v, p).block.count());
+  if (v.uses & kUsesTile)
+    return "tile " + std::to_string(p.tile) + ", " + std::to_string(threads) + " threads";
+  return "block " + std::to_string(p.block);
+}
+
+}  // namespace
+
+void draw_race_hint(AppState& s, bool correct, uint64_t stale_reads) {
+  if (!s.has_trace()) return;
+  const Trace& t = s.trace();
+  const Variant* v = find_variant(t.config.variant);
+  if (!v || v->barriers.empty() || (all_barriers(*v) & ~t.config.barrier_mask) == 0) return;
+  const int warps = warps_per_block(*v, t.config.params);
+  ImGui::PushID("race-hint");
+  if (warps == 1) {
+    std::string why =
+        "One warp per block: here the race is latent. The warp's threads execute each load "
+        "and store together, so a read comes after the write it needs whatever the schedule "
+        "does to other warps, and there are none.";
+    if (stale_reads > 0)
+      why +=
+          " Only where the warp diverges (threads at an edge skip a load and run one step "
+          "ahead) did " +
+          std::to_string(stale_reads) + " loads see another value" +
+          (correct ? "; the output stayed right." : ".");
+    why +=
+        " compute-sanitizer racecheck warns all the same (a hazard within a warp), and CUDA "
+        "promises nothing: since Volta a warp's threads may diverge.";
+    text_wrapped_at_spaces(why);
+    if (const auto two = params_with_warps(*v, t.config.params, 2)) {
+      const std::string label = "Two warps per block (" + knob_text(*v, *two) + ")";
+      if (ImGui::Button(label.c_str())) rerun(s, t, *two, ScheduleKind::WarpSkew);
+    }
+  } else if (correct && stale_reads == 0) {
+    const bool sim = t.config.backend == BackendKind::Simulator;
+    if (sim && t.config.schedule.kind != ScheduleKind::WarpSkew) {
+      text_wrapped_at_spaces(
+          "The output happened to be right: the warps ran in step, so no read overtook its "
+          "write. The race is still there (see the hazards). Let the odd warps fall behind:");
+      if (ImGui::Button("Run with warp skew")) rerun(s, t, t.config.params, ScheduleKind::WarpSkew);
+    } else {
+      text_wrapped_at_spaces(
+          sim ? "The output happened to be right under this schedule: the race is still there "
+                "(see the hazards). Other interleavings can break it: try the random schedule."
+              : "The output happened to be right on the GPU this time: the race is still there "
+                "(see the hazards). Run it N times below, with a skew in nanoseconds, to see how "
+                "often it bites.");
+      if (sim && ImGui::Button("Run with a random schedule"))
+        rerun(s, t, t.config.params, ScheduleKind::Random);
+    }
+  }
+  if (warps >= 2) {
+    if (const auto one = params_with_warps(*v, t.config.params, 1)) {
+      ImGui::TextDisabled("Compare:");
+      ImGui::SameLine();
+      const std::string label = "One warp per block (" + knob_text(*v, *one) + ")";
+      if (ImGui::SmallButton(label.c_str())) rerun(s, t, *one, t.config.schedule.kind);
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("The same barriers removed with a single warp: the race stays latent.");
+    }
+  }
+  ImGui::PopID();
+}
+
+}  // namespace ts::app
