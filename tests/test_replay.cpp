@@ -110,19 +110,14 @@ TEST(Replay, InputsStartWithTheirValuesAndOutputsEmpty) {
 TEST(Replay, BackwardSeekGivesTheSameStateAsForwardStepping) {
   // Larger than one checkpoint interval so that seeks cross checkpoints.
   const Trace t = gpu_like(testing::tiled_matmul_trace(16, 4), 3);
-  ASSERT_GT(t.events.size(), 2 * Replay::kCheckpointEvery);
   for (ReplayOrder o : {ReplayOrder::AsRecorded, ReplayOrder::Lockstep}) {
     Replay fwd(shared(t)), back(shared(t));
+    const uint64_t every = fwd.checkpoint_interval();
+    ASSERT_GT(t.events.size(), 2 * every);
     fwd.set_order(o);
     back.set_order(o);
     back.seek(back.size());
-    std::vector<uint64_t> stops = {t.events.size() - 1,
-                                   Replay::kCheckpointEvery + 5,
-                                   Replay::kCheckpointEvery,
-                                   Replay::kCheckpointEvery - 1,
-                                   123,
-                                   1,
-                                   0};
+    std::vector<uint64_t> stops = {t.events.size() - 1, every + 5, every, every - 1, 123, 1, 0};
     std::sort(stops.begin(), stops.end());
     // Forward one event at a time, remembering states at the stops.
     std::map<uint64_t, std::vector<CellState>> seen;
@@ -254,22 +249,54 @@ TEST(Replay, SharedCellsRememberTheirSourceAndPadding) {
   EXPECT_EQ(loaded->src, 1 * 8 + 2);  // thread 6: ty 1, tx 2 of tile (0,0)
 }
 
-TEST(Replay, StaleReadsOnlyWhereAThreadSawAnUnsynchronisedValue) {
+TEST(Replay, StaleReadsAreTheOnesHandedOver) {
   Trace t = testing::tiled_matmul_trace(8, 4);
+  // Without a report nothing is stale, whatever the loads saw.
   EXPECT_EQ(Replay(shared(t)).stale_read_count(), 0u);
-  // A load that saw another value than the tile held: what a race looks like.
   size_t victim = 0;
   for (size_t i = 0; i < t.events.size(); ++i)
     if (t.events[i].kind == EventKind::SharedLoad && t.events[i].block == 1) {
       victim = i;
       break;
     }
-  t.events[victim].value += 100.0f;
-  Replay r(shared(t));
+  auto report = std::make_shared<StaleReadReport>();
+  report->compared = true;
+  report->stale = 1;
+  report->stale_events = {uint32_t(victim)};
+  Replay r(shared(t), report);
   EXPECT_EQ(r.stale_read_count(), 1u);
   EXPECT_TRUE(r.is_stale_read(uint32_t(victim)));
+  EXPECT_EQ(r.first_stale_position(), r.position_after(uint32_t(victim)));
+  r.seek(r.position_after(uint32_t(victim)) - 1);
+  EXPECT_FALSE(r.cell(t.events[victim].buffer, 1, t.events[victim].element)->flags & kCellStale);
   r.seek(r.position_after(uint32_t(victim)));
   EXPECT_TRUE(r.cell(t.events[victim].buffer, 1, t.events[victim].element)->flags & kCellStale);
+  // Handed over later: the flags follow, at any position.
+  Replay later(shared(t));
+  const uint64_t at = later.position_after(uint32_t(victim));
+  later.seek(at);
+  later.set_stale_reads(report);
+  EXPECT_EQ(later.position(), at);
+  EXPECT_TRUE(later.cell(t.events[victim].buffer, 1, t.events[victim].element)->flags & kCellStale);
+}
+
+TEST(Replay, SnapshotsStayWithinTheirBytesPerEvent) {
+  const Trace t = testing::tiled_matmul_trace(32, 4);
+  Replay r(shared(t));
+  const uint64_t cells = r.cells().size();
+  const uint64_t snapshots = r.size() / r.checkpoint_interval() + 1;
+  EXPECT_GE(r.checkpoint_interval(), Replay::kMinCheckpointInterval);
+  EXPECT_LE((snapshots - 1) * cells * sizeof(CellState),
+            r.size() * Replay::kCheckpointBytesPerEvent);
+  // Whatever the interval, a seek anywhere gives the state of stepping there.
+  Replay step(shared(t));
+  for (uint64_t p : {r.size(), r.checkpoint_interval() + 7, uint64_t(3)}) {
+    r.seek(p);
+    step.seek(0);
+    for (uint64_t q = 1; q <= p; ++q)
+      step.seek(q);
+    EXPECT_TRUE(same_cells(r.cells(), step.cells())) << "at " << p;
+  }
 }
 
 TEST(Replay, TouchedNowMarksTheLastWarpInstruction) {
