@@ -8,7 +8,9 @@
 #include <map>
 #include <random>
 
+#include "kernels/backend.hpp"
 #include "tests/test_trace_fixtures.hpp"
+#include "trace/memory_estimate.hpp"
 #include "trace/replay.hpp"
 
 namespace ts {
@@ -297,6 +299,32 @@ TEST(Replay, SnapshotsStayWithinTheirBytesPerEvent) {
       step.seek(q);
     EXPECT_TRUE(same_cells(r.cells(), step.cells())) << "at " << p;
   }
+}
+
+TEST(Replay, MemoryEstimateCountsWhatTheReplayHolds) {
+  for (const char* id : {"matmul.tiled_square", "matmul.tiled_rect", "stencil.shared"}) {
+    SCOPED_TRACE(id);
+    const Variant* v = find_variant(id);
+    ASSERT_NE(v, nullptr);
+    RunRequest req;
+    req.variant = id;
+    req.params = v->defaults;
+    req.backend = BackendChoice::Sim;
+    RunResult run = run_simulator(req);
+    ASSERT_TRUE(run.ok) << run.error;
+    const uint64_t events = run.trace.events.size();
+    Replay r(shared(std::move(run.trace)));
+    EXPECT_EQ(expected_events(*v, v->defaults, req.trace_capacity), events);
+    EXPECT_EQ(expected_events(*v, v->defaults, 100), 100u) << "capped by the capacity";
+    EXPECT_EQ(replay_cells(*v, v->defaults), r.cells().size());
+    // The replay holds what the estimate allows it, beyond the trace.
+    EXPECT_LE(r.memory_bytes(), (kHeldBytesPerEvent - sizeof(Event)) * events +
+                                    kBytesPerCell * r.cells().size() + 64 * 1024);
+  }
+  EXPECT_GT(default_memory_budget(), 0u);
+  EXPECT_EQ(default_memory_budget(), physical_memory_bytes() / 4);
+  EXPECT_EQ(format_bytes(3ull << 30), "3.0 GB");
+  EXPECT_EQ(format_bytes(312ull << 20), "312 MB");
 }
 
 TEST(Replay, TouchedNowMarksTheLastWarpInstruction) {
