@@ -19,6 +19,7 @@
 
 #include "app/palette.hpp"
 #include "kernels/reference.hpp"
+#include "trace/stale_reads.hpp"
 #include "trace/trace_file.hpp"
 
 namespace ts::app {
@@ -26,6 +27,7 @@ namespace ts::app {
 namespace {
 
 constexpr float kMinFont = 10.0f, kMaxFont = 40.0f;
+constexpr size_t kStaleReadDetail = 512;  // stale reads the race panel lists (all are counted)
 constexpr float kMinSide = 0.12f, kMaxSide = 0.5f;  // a side column's share of the width
 
 const char* kFontDirs[] = {"/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/TTF",
@@ -67,7 +69,10 @@ std::unique_ptr<JobOutput> run_job(RunRequest req) {
     if (out->ok) {
       out->trace = std::make_shared<const Trace>(std::move(out->result.trace));
       out->result.trace = Trace{};
-      out->replay = std::make_unique<Replay>(out->trace);
+      // One definition of a stale read for the grid, --position stale and the race panel.
+      out->replay = std::make_unique<Replay>(
+          out->trace, std::make_shared<const StaleReadReport>(
+                          find_stale_reads(*out->trace, req.inputs, kStaleReadDetail)));
     }
   } catch (const std::exception& e) {
     out->ok = false;
@@ -91,7 +96,9 @@ std::unique_ptr<JobOutput> load_job(std::string path) {
         std::string("trace file recorded on ") +
         (t->config.device_name.empty() ? to_string(t->config.backend) : t->config.device_name);
     out->trace = std::make_shared<const Trace>(std::move(*t));
-    out->replay = std::make_unique<Replay>(out->trace);
+    out->replay = std::make_unique<Replay>(
+        out->trace, std::make_shared<const StaleReadReport>(
+                        find_stale_reads(*out->trace, InputKind::SmallIntegers, kStaleReadDetail)));
     out->ok = true;
   } catch (const std::exception& e) {
     out->error = "Cannot open " + path + ": " + e.what();
@@ -850,15 +857,14 @@ bool App::apply_position_spec(const std::string& spec, std::string* error) {
         pos = r.phase_step(pos, true, s.selection.block);
     } else if (spec == "stale") {
       // The first read that saw an unsynchronised value (a race that bit).
-      pos = r.size();
-      for (uint64_t p = 1; p <= r.size(); ++p)
-        if (r.is_stale_read(r.event_at(p))) {
-          pos = p;
-          const Event& e = r.trace().events[r.event_at(p)];
-          s.selection.block = e.block;
-          s.selection.thread = e.thread;
-          break;
-        }
+      pos = r.first_stale_position();
+      if (pos > 0) {
+        const Event& e = r.trace().events[r.event_at(pos)];
+        s.selection.block = e.block;
+        s.selection.thread = e.thread;
+      } else {
+        pos = r.size();
+      }
     } else if (spec.rfind("barrier:", 0) == 0) {
       const int n = std::stoi(spec.substr(8));
       for (int i = 0; i < n; ++i)

@@ -386,9 +386,11 @@ class GridView final : public View {
           heat_max_ = std::max(heat_max_, r.cell(a.id, 0, e)->reads);
   }
 
+  // Wrong only once the cell's last store is drawn: before, it is unfinished.
   bool is_wrong(const AppState& s, Buffer id, uint32_t e) const {
     const auto& w = s.result.verdict.wrong_cells;
-    return (id == Buffer::C || id == Buffer::Out) && std::binary_search(w.begin(), w.end(), e);
+    return (id == Buffer::C || id == Buffer::Out) && s.replay->output_final(id, e) &&
+           std::binary_search(w.begin(), w.end(), e);
   }
 
   void draw_array(AppState& s, const Replay& r, const Trace& t, const Palette& pal, ImDrawList* dl,
@@ -471,6 +473,7 @@ class GridView final : public View {
     for (const auto& [owner, marks] : s.marks)
       for (const CellMark& m : marks) {
         if (m.buffer != p.id || (p.shared && m.block != p.block)) continue;
+        if (m.style == MarkStyle::Wrong && !r.output_final(m.buffer, m.element)) continue;
         int row = 0, col = 0;
         if (!cell_of(p, m.element, &row, &col)) continue;
         img_.set_outline(col, row, mark_colour(m.style));

@@ -35,12 +35,17 @@ struct Analysis {
   OutputDamage damage;
 };
 
-Analysis analyse(uint64_t generation, std::shared_ptr<const Trace> trace, InputKind inputs) {
+Analysis analyse(uint64_t generation, std::shared_ptr<const Trace> trace,
+                 std::shared_ptr<const StaleReadReport> stale) {
   Analysis a;
   a.generation = generation;
   a.trace = trace;
   a.hazards = analyze_hazards(*trace);
-  a.stale = find_stale_reads(*trace, inputs, 512);
+  // The stale reads the grid marks: computed once with the replay, not again here.
+  if (stale)
+    a.stale = *stale;
+  else
+    a.stale.error = "no reference run for this trace";
   a.damage = output_damage(*trace);
   return a;
 }
@@ -83,7 +88,7 @@ class RacesView final : public View {
       group_open_.clear();
       s.clear_marks("races");
       analysis_job_ = std::async(std::launch::async, analyse, s.result.generation, s.result.trace,
-                                 s.request.inputs);
+                                 s.replay ? s.replay->stale_report() : nullptr);
     }
     if (analysis_job_.valid() &&
         analysis_job_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {

@@ -8,7 +8,9 @@
 #include <map>
 #include <random>
 
+#include "kernels/backend.hpp"
 #include "tests/test_trace_fixtures.hpp"
+#include "trace/memory_estimate.hpp"
 #include "trace/replay.hpp"
 
 namespace ts {
@@ -110,19 +112,14 @@ TEST(Replay, InputsStartWithTheirValuesAndOutputsEmpty) {
 TEST(Replay, BackwardSeekGivesTheSameStateAsForwardStepping) {
   // Larger than one checkpoint interval so that seeks cross checkpoints.
   const Trace t = gpu_like(testing::tiled_matmul_trace(16, 4), 3);
-  ASSERT_GT(t.events.size(), 2 * Replay::kCheckpointEvery);
   for (ReplayOrder o : {ReplayOrder::AsRecorded, ReplayOrder::Lockstep}) {
     Replay fwd(shared(t)), back(shared(t));
+    const uint64_t every = fwd.checkpoint_interval();
+    ASSERT_GT(t.events.size(), 2 * every);
     fwd.set_order(o);
     back.set_order(o);
     back.seek(back.size());
-    std::vector<uint64_t> stops = {t.events.size() - 1,
-                                   Replay::kCheckpointEvery + 5,
-                                   Replay::kCheckpointEvery,
-                                   Replay::kCheckpointEvery - 1,
-                                   123,
-                                   1,
-                                   0};
+    std::vector<uint64_t> stops = {t.events.size() - 1, every + 5, every, every - 1, 123, 1, 0};
     std::sort(stops.begin(), stops.end());
     // Forward one event at a time, remembering states at the stops.
     std::map<uint64_t, std::vector<CellState>> seen;
@@ -254,22 +251,80 @@ TEST(Replay, SharedCellsRememberTheirSourceAndPadding) {
   EXPECT_EQ(loaded->src, 1 * 8 + 2);  // thread 6: ty 1, tx 2 of tile (0,0)
 }
 
-TEST(Replay, StaleReadsOnlyWhereAThreadSawAnUnsynchronisedValue) {
+TEST(Replay, StaleReadsAreTheOnesHandedOver) {
   Trace t = testing::tiled_matmul_trace(8, 4);
+  // Without a report nothing is stale, whatever the loads saw.
   EXPECT_EQ(Replay(shared(t)).stale_read_count(), 0u);
-  // A load that saw another value than the tile held: what a race looks like.
   size_t victim = 0;
   for (size_t i = 0; i < t.events.size(); ++i)
     if (t.events[i].kind == EventKind::SharedLoad && t.events[i].block == 1) {
       victim = i;
       break;
     }
-  t.events[victim].value += 100.0f;
-  Replay r(shared(t));
+  auto report = std::make_shared<StaleReadReport>();
+  report->compared = true;
+  report->stale = 1;
+  report->stale_events = {uint32_t(victim)};
+  Replay r(shared(t), report);
   EXPECT_EQ(r.stale_read_count(), 1u);
   EXPECT_TRUE(r.is_stale_read(uint32_t(victim)));
+  EXPECT_EQ(r.first_stale_position(), r.position_after(uint32_t(victim)));
+  r.seek(r.position_after(uint32_t(victim)) - 1);
+  EXPECT_FALSE(r.cell(t.events[victim].buffer, 1, t.events[victim].element)->flags & kCellStale);
   r.seek(r.position_after(uint32_t(victim)));
   EXPECT_TRUE(r.cell(t.events[victim].buffer, 1, t.events[victim].element)->flags & kCellStale);
+  // Handed over later: the flags follow, at any position.
+  Replay later(shared(t));
+  const uint64_t at = later.position_after(uint32_t(victim));
+  later.seek(at);
+  later.set_stale_reads(report);
+  EXPECT_EQ(later.position(), at);
+  EXPECT_TRUE(later.cell(t.events[victim].buffer, 1, t.events[victim].element)->flags & kCellStale);
+}
+
+TEST(Replay, SnapshotsStayWithinTheirBytesPerEvent) {
+  const Trace t = testing::tiled_matmul_trace(32, 4);
+  Replay r(shared(t));
+  const uint64_t cells = r.cells().size();
+  const uint64_t snapshots = r.size() / r.checkpoint_interval() + 1;
+  EXPECT_GE(r.checkpoint_interval(), Replay::kMinCheckpointInterval);
+  EXPECT_LE((snapshots - 1) * cells * sizeof(CellState),
+            r.size() * Replay::kCheckpointBytesPerEvent);
+  // Whatever the interval, a seek anywhere gives the state of stepping there.
+  Replay step(shared(t));
+  for (uint64_t p : {r.size(), r.checkpoint_interval() + 7, uint64_t(3)}) {
+    r.seek(p);
+    step.seek(0);
+    for (uint64_t q = 1; q <= p; ++q)
+      step.seek(q);
+    EXPECT_TRUE(same_cells(r.cells(), step.cells())) << "at " << p;
+  }
+}
+
+TEST(Replay, MemoryEstimateCountsWhatTheReplayHolds) {
+  for (const char* id : {"matmul.tiled_square", "matmul.tiled_rect", "stencil.shared"}) {
+    SCOPED_TRACE(id);
+    const Variant* v = find_variant(id);
+    ASSERT_NE(v, nullptr);
+    RunRequest req;
+    req.variant = id;
+    req.params = v->defaults;
+    req.backend = BackendChoice::Sim;
+    RunResult run = run_simulator(req);
+    ASSERT_TRUE(run.ok) << run.error;
+    const uint64_t events = run.trace.events.size();
+    Replay r(shared(std::move(run.trace)));
+    EXPECT_EQ(expected_events(*v, v->defaults, req.trace_capacity), events);
+    EXPECT_EQ(expected_events(*v, v->defaults, 100), 100u) << "capped by the capacity";
+    EXPECT_EQ(replay_cells(*v, v->defaults), r.cells().size());
+    // The replay holds what the estimate allows it, beyond the trace.
+    EXPECT_LE(r.memory_bytes(), (kHeldBytesPerEvent - sizeof(Event)) * events +
+                                    kBytesPerCell * r.cells().size() + 64 * 1024);
+  }
+  EXPECT_GT(default_memory_budget(), 0u);
+  EXPECT_EQ(default_memory_budget(), physical_memory_bytes() / 4);
+  EXPECT_EQ(format_bytes(3ull << 30), "3.0 GB");
+  EXPECT_EQ(format_bytes(312ull << 20), "312 MB");
 }
 
 TEST(Replay, TouchedNowMarksTheLastWarpInstruction) {

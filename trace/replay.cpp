@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <queue>
 
 namespace ts {
 
@@ -20,38 +21,53 @@ bool same_instruction(const Event& a, const Event& b) {
 
 }  // namespace
 
-Replay::Replay(std::shared_ptr<const Trace> trace) : trace_(std::move(trace)) {
+Replay::Replay(std::shared_ptr<const Trace> trace, std::shared_ptr<const StaleReadReport> stale)
+    : trace_(std::move(trace)) {
   std::fill(std::begin(array_of_), std::end(array_of_), -1);
   build_arrays();
   build_orders();
+  honour_trace();
   reset_cells(initial_);
-  // Stale reads: replay the lockstep order once and compare what each shared
-  // load saw with what the cell held at that point of the idealised program.
-  {
-    std::vector<CellState> cells = initial_;
-    const auto& ev = trace_->events;
-    stale_.assign(ev.size(), 0);
-    uint32_t t = 0;
-    for (uint32_t idx : order_[int(ReplayOrder::Lockstep)]) {
-      const Event& e = ev[idx];
-      if (e.kind == EventKind::SharedLoad) {
-        const int32_t c = cell_index(e.buffer, e.block, e.element);
-        if (c >= 0) {
-          const CellState& cs = cells[size_t(c)];
-          const bool written = (cs.flags & kCellWritten) != 0;
-          if (!written || std::memcmp(&cs.value, &e.value, sizeof(float)) != 0) {
-            stale_[idx] = 1;
-            ++stale_count_;
-          }
-        }
-      } else if (is_store(e.kind)) {
-        apply(cells, idx, ++t);
-      }
-    }
-  }
-  build_checkpoints();
+  // Snapshots of all cells cost at most kCheckpointBytesPerEvent per event.
+  const uint64_t per_snapshot = uint64_t(cell_total_) * sizeof(CellState);
+  interval_ =
+      std::max<uint64_t>(kMinCheckpointInterval,
+                         (per_snapshot + kCheckpointBytesPerEvent - 1) / kCheckpointBytesPerEvent);
+  if (stale)
+    set_stale_reads(std::move(stale));  // builds the checkpoints
+  else
+    build_checkpoints();
   cells_ = initial_;
   pos_ = 0;
+}
+
+void Replay::set_stale_reads(std::shared_ptr<const StaleReadReport> report) {
+  stale_report_ = std::move(report);
+  for (uint8_t& b : bits_)
+    b = uint8_t(b & ~kBitStale);
+  if (stale_report_)
+    for (uint32_t i : stale_report_->stale_events)
+      if (i < bits_.size()) bits_[i] |= kBitStale;
+  // The stale flags are part of every snapshot.
+  const uint64_t at = pos_;
+  build_checkpoints();
+  cells_ = initial_;
+  touched_.clear();
+  pos_ = 0;
+  seek(at);
+}
+
+uint64_t Replay::first_stale_position() const {
+  for (uint64_t p = 1; p <= size(); ++p)
+    if (is_stale_read(event_at(p))) return p;
+  return 0;
+}
+
+uint64_t Replay::memory_bytes() const {
+  auto bytes = [](const auto& v) { return uint64_t(v.capacity()) * sizeof(v[0]); };
+  return bytes(order_[0]) + bytes(order_[1]) + bytes(rank_) + bytes(phase_) + bytes(bits_) +
+         bytes(sources_) + bytes(initial_) + bytes(checkpoints_) + bytes(last_store_) +
+         bytes(cells_) + bytes(touched_);
 }
 
 void Replay::build_arrays() {
@@ -125,6 +141,28 @@ int32_t Replay::cell_index(Buffer id, uint32_t block, uint32_t element) const {
   return int32_t(a.offset + block * a.count() + element);
 }
 
+int32_t Replay::event_cell(const Event& e) const {
+  if (e.kind == EventKind::Empty || is_barrier(e.kind)) return -1;
+  // An access outside its array's extent touched nothing (the simulator
+  // performs none; on the GPU it landed elsewhere).
+  if (e.flags & kFlagOutOfRange) return -1;
+  return cell_index(e.buffer, e.block, e.element);
+}
+
+int32_t Replay::source_of(uint32_t index) const {
+  auto it = std::lower_bound(sources_.begin(), sources_.end(), std::make_pair(index, 0u));
+  return it != sources_.end() && it->first == index ? int32_t(it->second) : -1;
+}
+
+bool Replay::output_final(Buffer id, uint32_t element) const {
+  const ReplayArray* a = array(id);
+  if (!a || !a->is_output) return false;
+  const int32_t c = cell_index(id, 0, element);
+  if (c < 0) return false;
+  const uint32_t last = last_store_.empty() ? 0 : last_store_[size_t(c)];
+  return last == 0 ? pos_ >= size() : pos_ >= last;
+}
+
 const ReplayArray* Replay::array(Buffer id) const {
   const int b = int(id);
   if (b <= 0 || b >= kBufferCount || array_of_[b] < 0) return nullptr;
@@ -156,8 +194,8 @@ void Replay::build_orders() {
   // phase, and the event before (a shared store right after a global load
   // copies that element; one with nothing loaded before it stores padding).
   phase_.assign(n, 0);
-  src_.assign(n, -1);
-  padded_.assign(n, 0);
+  bits_.assign(n, 0);
+  sources_.clear();
   std::vector<uint16_t> step(n, 0);
   struct ThreadPos {
     uint16_t phase = 0, step = 0;
@@ -181,9 +219,9 @@ void Replay::build_orders() {
     max_phase_ = std::max<int>(max_phase_, p.phase);
     if (e.kind == EventKind::SharedStore) {
       if (p.last >= 0 && ev[size_t(p.last)].kind == EventKind::GlobalLoad)
-        src_[i] = p.last;
+        sources_.emplace_back(i, uint32_t(p.last));
       else if (e.value == 0.0f)
-        padded_[i] = 1;
+        bits_[i] |= kBitPadded;
     }
     p.last = int32_t(i);
   }
@@ -216,12 +254,181 @@ void Replay::build_orders() {
   std::iota(lock.begin(), lock.end(), 0u);
   std::stable_sort(lock.begin(), lock.end(),
                    [&](uint32_t a, uint32_t b) { return key[a] < key[b]; });
+}
 
-  for (int o = 0; o < 2; ++o) {
-    rank_[o].resize(n);
-    for (uint32_t p = 0; p < n; ++p)
-      rank_[o][order_[o][p]] = p;
+// Per cell, the recorded order fixes the order of its stores and which store
+// each load saw: version v of a cell is its v-th store (0: unwritten). An order
+// honours the trace when every store comes in its cell's store order and every
+// load comes while its cell holds the version it saw. The recorded order does
+// by construction; lockstep on a racy run may not. Then lockstep is rebuilt as
+// the topological order of those constraints (plus program order and barriers)
+// that stays closest to lockstep: at each step the waiting event lockstep
+// would draw first. Without conflicts that is lockstep itself.
+void Replay::honour_trace() {
+  const auto& ev = trace_->events;
+  const uint32_t n = uint32_t(ev.size());
+  auto& lock = order_[int(ReplayOrder::Lockstep)];
+  lockstep_conflicts_ = 0;
+  lockstep_unavailable_ = false;
+  lockstep_note_.clear();
+
+  // Versions, from the recorded order. readers[store] / initial_readers[cell]:
+  // how many loads saw that version.
+  std::vector<uint32_t> version(n, 0);
+  std::vector<uint32_t> stores(cell_total_, 0);
+  for (uint32_t idx : order_[int(ReplayOrder::AsRecorded)]) {
+    const int32_t c = event_cell(ev[idx]);
+    if (c < 0) continue;
+    if (is_store(ev[idx].kind))
+      version[idx] = ++stores[size_t(c)];
+    else
+      version[idx] = stores[size_t(c)];
   }
+
+  // Does lockstep honour them? Count the loads it would draw at the wrong version.
+  std::vector<uint32_t> current(cell_total_, 0);
+  bool stores_in_order = true;
+  for (uint32_t idx : lock) {
+    const int32_t c = event_cell(ev[idx]);
+    if (c < 0) continue;
+    if (is_store(ev[idx].kind)) {
+      stores_in_order &= version[idx] == current[size_t(c)] + 1;
+      current[size_t(c)] = version[idx];
+    } else if (version[idx] != current[size_t(c)]) {
+      ++lockstep_conflicts_;
+    }
+  }
+  if (lockstep_conflicts_ == 0 && stores_in_order) {
+    lockstep_phases();
+    return;
+  }
+  if (lockstep_conflicts_ == 0) lockstep_conflicts_ = 1;  // only racing stores swapped
+
+  std::vector<uint32_t> readers(n, 0), initial_readers(cell_total_, 0);
+  {
+    std::vector<uint32_t> last_store(cell_total_, UINT32_MAX);
+    for (uint32_t idx : order_[int(ReplayOrder::AsRecorded)]) {
+      const int32_t c = event_cell(ev[idx]);
+      if (c < 0) continue;
+      if (is_store(ev[idx].kind))
+        last_store[size_t(c)] = idx;
+      else if (last_store[size_t(c)] == UINT32_MAX)
+        ++initial_readers[size_t(c)];
+      else
+        ++readers[last_store[size_t(c)]];
+    }
+  }
+
+  // Each thread's events in program order (trace order keeps it).
+  uint32_t threads = 1;
+  for (const Event& e : ev)
+    threads = std::max<uint32_t>(threads, uint32_t(e.thread) + 1);
+  const uint64_t slots = uint64_t(blocks_) * threads;
+  std::vector<uint32_t> start(slots + 1, 0), list(n);
+  for (const Event& e : ev)
+    if (e.block < blocks_) ++start[size_t(e.block) * threads + e.thread + 1];
+  for (uint64_t q = 0; q < slots; ++q)
+    start[q + 1] += start[q];
+  std::vector<uint32_t> head(start.begin(), start.end() - 1);
+  for (uint32_t i = 0; i < n; ++i)
+    if (ev[i].block < blocks_) list[head[size_t(ev[i].block) * threads + ev[i].thread]++] = i;
+  std::copy(start.begin(), start.end() - 1, head.begin());
+
+  // Barrier instance (block, phase p): how many threads arrive, how many have.
+  const uint64_t phases = uint64_t(max_phase_) + 1;
+  std::vector<uint32_t> arrive_total(blocks_ * phases, 0), arrived(blocks_ * phases, 0);
+  for (uint32_t i = 0; i < n; ++i)
+    if (ev[i].kind == EventKind::BarrierArrive && ev[i].block < blocks_)
+      ++arrive_total[ev[i].block * phases + phase_[i]];
+
+  std::vector<uint32_t> lock_rank(n);
+  for (uint32_t p = 0; p < n; ++p)
+    lock_rank[lock[p]] = p;
+  std::fill(current.begin(), current.end(), 0u);
+  std::vector<uint32_t> pending(initial_readers);
+
+  // A blocked thread waits on one resource: a cell, or a barrier instance.
+  const uint64_t resources = uint64_t(cell_total_) + blocks_ * phases;
+  std::vector<uint32_t> wait_head(resources, UINT32_MAX), wait_next(slots, UINT32_MAX);
+  auto blocker = [&](uint32_t i) -> uint64_t {  // UINT64_MAX: ready
+    const Event& e = ev[i];
+    if (e.kind == EventKind::BarrierLeave) {
+      const uint64_t b = e.block * phases + (phase_[i] > 0 ? phase_[i] - 1u : 0u);
+      return arrived[b] < arrive_total[b] ? cell_total_ + b : UINT64_MAX;
+    }
+    const int32_t c = event_cell(e);
+    if (c < 0) return UINT64_MAX;
+    if (is_store(e.kind))
+      return version[i] == current[size_t(c)] + 1 && pending[size_t(c)] == 0 ? UINT64_MAX
+                                                                             : uint64_t(c);
+    return version[i] == current[size_t(c)] ? UINT64_MAX : uint64_t(c);
+  };
+  std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> ready;  // lockstep ranks
+  auto offer = [&](uint64_t slot) {
+    if (head[slot] == start[slot + 1]) return;
+    const uint32_t i = list[head[slot]];
+    const uint64_t r = blocker(i);
+    if (r == UINT64_MAX) {
+      ready.push(lock_rank[i]);
+    } else {
+      wait_next[slot] = wait_head[r];
+      wait_head[r] = uint32_t(slot);
+    }
+  };
+  auto wake = [&](uint64_t r) {
+    uint32_t slot = wait_head[r];
+    wait_head[r] = UINT32_MAX;
+    while (slot != UINT32_MAX) {
+      const uint32_t next = wait_next[slot];
+      wait_next[slot] = UINT32_MAX;
+      offer(slot);
+      slot = next;
+    }
+  };
+  for (uint64_t q = 0; q < slots; ++q)
+    offer(q);
+  std::vector<uint32_t> out;
+  out.reserve(n);
+  while (!ready.empty()) {
+    const uint32_t i = lock[ready.top()];
+    ready.pop();
+    out.push_back(i);
+    const Event& e = ev[i];
+    const uint64_t slot = uint64_t(e.block) * threads + e.thread;
+    ++head[slot];
+    if (e.kind == EventKind::BarrierArrive) {
+      const uint64_t b = e.block * phases + phase_[i];
+      if (++arrived[b] == arrive_total[b]) wake(cell_total_ + b);
+    } else if (const int32_t c = event_cell(e); c >= 0) {
+      if (is_store(e.kind)) {
+        current[size_t(c)] = version[i];
+        pending[size_t(c)] = readers[i];
+        wake(uint64_t(c));
+      } else if (--pending[size_t(c)] == 0) {
+        wake(uint64_t(c));
+      }
+    }
+    offer(slot);
+  }
+  if (out.size() == n) {
+    lock = std::move(out);
+    lockstep_note_ = std::to_string(lockstep_conflicts_) +
+                     " loads saw another store than lockstep would draw before them: "
+                     "the threads that fell behind are drawn late, as they ran";
+  } else {
+    // Events outside every block, or constraints in a cycle: show the recorded order.
+    lock = order_[int(ReplayOrder::AsRecorded)];
+    lockstep_unavailable_ = true;
+    lockstep_note_ =
+        "lockstep cannot show this run without contradicting what its loads saw; "
+        "showing the recorded order";
+  }
+  lockstep_phases();
+}
+
+void Replay::lockstep_phases() {
+  const auto& lock = order_[int(ReplayOrder::Lockstep)];
+  const uint32_t n = uint32_t(lock.size());
   lockstep_phase_start_.assign(size_t(max_phase_) + 1, 0);
   int cur = -1;
   for (uint32_t p = 0; p < n; ++p) {
@@ -243,14 +450,18 @@ void Replay::apply(std::vector<CellState>& cells, uint32_t index, uint32_t time)
   c.block = e.block;
   c.thread = e.thread;
   c.last_kind = e.kind;
-  if (e.flags & kFlagOutOfRange) c.flags |= kCellOutOfRange;
+  if (e.flags & kFlagOutOfRange) {
+    c.flags |= kCellOutOfRange;  // marked where it was clamped; the value is untouched
+    return;
+  }
   switch (e.kind) {
     case EventKind::GlobalLoad:
       ++c.reads;
       c.flags |= kCellLoaded;
+      if (bits_[index] & kBitStale) c.flags |= kCellStale;
       break;
     case EventKind::SharedLoad:
-      if (!stale_.empty() && stale_[index]) c.flags |= kCellStale;
+      if (bits_[index] & kBitStale) c.flags |= kCellStale;
       break;
     case EventKind::GlobalStore:
       c.value = e.value;
@@ -259,7 +470,7 @@ void Replay::apply(std::vector<CellState>& cells, uint32_t index, uint32_t time)
     case EventKind::SharedStore: {
       c.value = e.value;
       c.flags = uint8_t((c.flags | kCellWritten) & ~(kCellStale | kCellLoaded | kCellPadded));
-      const int32_t s = src_[index];
+      const int32_t s = source_of(index);
       if (s >= 0) {
         c.src = int32_t(trace_->events[size_t(s)].element);
         c.src_buffer = trace_->events[size_t(s)].buffer;
@@ -267,7 +478,7 @@ void Replay::apply(std::vector<CellState>& cells, uint32_t index, uint32_t time)
       } else {
         c.src = -1;
         c.src_buffer = Buffer::None;
-        if (padded_[index]) c.flags |= kCellPadded;
+        if (bits_[index] & kBitPadded) c.flags |= kCellPadded;
       }
       break;
     }
@@ -278,14 +489,24 @@ void Replay::apply(std::vector<CellState>& cells, uint32_t index, uint32_t time)
 
 void Replay::build_checkpoints() {
   const auto& ord = order_[int(order_kind_)];
+  const uint64_t n = ord.size();
+  rank_.resize(n);
+  for (uint32_t p = 0; p < n; ++p)
+    rank_[ord[p]] = p;
+  last_store_.assign(cell_total_, 0);
+  const uint64_t snapshots = n / interval_ + 1;
   checkpoints_.clear();
-  checkpoints_.reserve(ord.size() / kCheckpointEvery + 1);
+  checkpoints_.shrink_to_fit();
+  checkpoints_.reserve(size_t(snapshots) * cell_total_);
   std::vector<CellState> cells = initial_;
-  for (uint32_t p = 0; p < ord.size(); ++p) {
-    if (p % kCheckpointEvery == 0) checkpoints_.push_back(cells);
+  for (uint32_t p = 0; p < n; ++p) {
+    if (p % interval_ == 0) checkpoints_.insert(checkpoints_.end(), cells.begin(), cells.end());
+    const Event& e = trace_->events[ord[p]];
+    if (is_store(e.kind))
+      if (const int32_t c = event_cell(e); c >= 0) last_store_[size_t(c)] = p + 1;
     apply(cells, ord[p], p + 1);
   }
-  if (ord.size() % kCheckpointEvery == 0) checkpoints_.push_back(cells);
+  if (n % interval_ == 0) checkpoints_.insert(checkpoints_.end(), cells.begin(), cells.end());
 }
 
 void Replay::set_order(ReplayOrder o) {
@@ -308,10 +529,11 @@ void Replay::seek(uint64_t position) {
     cells_[c].flags = uint8_t(cells_[c].flags & ~kCellTouchedNow);
   touched_.clear();
   uint64_t from = pos_;
-  if (position < pos_ || position - pos_ > kCheckpointEvery) {
-    const uint64_t k = position / kCheckpointEvery;
-    cells_ = checkpoints_[size_t(k)];
-    from = k * kCheckpointEvery;
+  if (position < pos_ || position - pos_ > interval_) {
+    const uint64_t k = position / interval_;
+    const auto first = checkpoints_.begin() + ptrdiff_t(k * cell_total_);
+    std::copy(first, first + cell_total_, cells_.begin());
+    from = k * interval_;
   }
   for (uint64_t p = from; p < position; ++p)
     apply(cells_, ord[size_t(p)], uint32_t(p + 1));
@@ -347,9 +569,8 @@ const Event* Replay::last_event() const {
 }
 
 uint64_t Replay::position_after(uint32_t index) const {
-  const auto& r = rank_[int(order_kind_)];
-  if (index >= r.size()) return size();
-  return uint64_t(r[index]) + 1;
+  if (index >= rank_.size()) return size();
+  return uint64_t(rank_[index]) + 1;
 }
 
 uint64_t Replay::warp_step(uint64_t from, bool forward) const {

@@ -8,9 +8,19 @@
 //   const CellState& c = r.cell(Buffer::C, -1, 17);
 //
 // Jumping is fast at any size: a snapshot of all cells is kept every
-// kCheckpointEvery events and a seek replays forward from the nearest one, so
-// stepping backwards gives exactly the state that stepping forwards to the same
-// position gives.
+// checkpoint_interval() events and a seek replays forward from the nearest one,
+// so stepping backwards gives exactly the state that stepping forwards to the
+// same position gives. The interval grows with the number of cells, so that
+// snapshots cost at most kCheckpointBytesPerEvent per event: memory stays
+// linear in events at any size.
+//
+// No order draws what the trace contradicts: when a load is applied, the cell
+// it read holds the value that load recorded (or is still unwritten when the
+// load read uninitialised shared memory). The recorded order gives, per cell,
+// the order of its stores and which store each load saw; an order that breaks
+// that (lockstep on a racy run) is repaired by drawing the threads that fell
+// behind late: a store another thread's load missed is drawn after that load,
+// a load that saw a later store after that store.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "trace/stale_reads.hpp"
 #include "trace/trace.hpp"
 
 namespace ts {
@@ -64,10 +75,13 @@ struct ReplayArray {
 
 class Replay {
  public:
-  static constexpr uint32_t kCheckpointEvery = 4096;
+  static constexpr uint32_t kMinCheckpointInterval = 4096;
+  static constexpr uint32_t kCheckpointBytesPerEvent = 8;  // snapshots, amortised
 
-  // The trace is shared, not copied; it must outlive nothing else.
-  explicit Replay(std::shared_ptr<const Trace> trace);
+  // The trace is shared, not copied; it must outlive nothing else. The stale
+  // reads may come now or later (set_stale_reads).
+  explicit Replay(std::shared_ptr<const Trace> trace,
+                  std::shared_ptr<const StaleReadReport> stale = nullptr);
 
   const Trace& trace() const { return *trace_; }
   std::shared_ptr<const Trace> trace_ptr() const { return trace_; }
@@ -86,6 +100,18 @@ class Replay {
   const Event* last_event() const;
   // The position right after trace event `index` is applied, in the current order.
   uint64_t position_after(uint32_t index) const;
+  uint64_t checkpoint_interval() const { return interval_; }
+
+  // Lockstep on a racy run: some threads fell behind, so the idealised order
+  // would draw a store before a load that missed it. Reordered: those stores
+  // (and what follows them in their thread) are drawn late. Unavailable: the
+  // trace's constraints admit no such order (a GPU trace whose timestamps
+  // disagree with its values); the lockstep order is then the recorded one.
+  bool lockstep_reordered() const { return lockstep_conflicts_ > 0 && !lockstep_unavailable_; }
+  bool lockstep_unavailable() const { return lockstep_unavailable_; }
+  // Loads that plain lockstep would draw next to another store than they saw.
+  uint64_t lockstep_conflicts() const { return lockstep_conflicts_; }
+  const std::string& lockstep_note() const { return lockstep_note_; }  // empty when exact
 
   // --- stepping: each returns the new target position (seek() it yourself) ---
   // One warp instruction: the run of consecutive events of one warp with the
@@ -113,38 +139,64 @@ class Replay {
   // block is ignored for global arrays. nullptr when out of range.
   const CellState* cell(Buffer id, uint32_t block, uint32_t element) const;
   std::span<const CellState> cells() const { return cells_; }
+  // Output cells (C, Out): true once the cell's last store of the trace has
+  // been applied, in the current order (a never-stored cell: at the end). Only
+  // then can the grid call its value wrong. False for other arrays.
+  bool output_final(Buffer id, uint32_t element) const;
 
-  // Shared loads that saw a value the lockstep order would not give them.
-  bool is_stale_read(uint32_t index) const { return stale_[index] != 0; }
-  uint64_t stale_read_count() const { return stale_count_; }
+  // Stale reads, one definition everywhere (trace/stale_reads.hpp): loads that
+  // saw another value than the synchronised program. The app computes them
+  // once and hands them over; until then nothing is stale.
+  void set_stale_reads(std::shared_ptr<const StaleReadReport> report);
+  const std::shared_ptr<const StaleReadReport>& stale_report() const { return stale_report_; }
+  bool is_stale_read(uint32_t index) const {
+    return index < bits_.size() && (bits_[index] & kBitStale) != 0;
+  }
+  uint64_t stale_read_count() const { return stale_report_ ? stale_report_->stale : 0; }
+  // Position of the first stale read in the current order; 0 when there is none.
+  uint64_t first_stale_position() const;
+
+  // Bytes this replay holds beyond the trace itself (trace/memory_estimate.hpp).
+  uint64_t memory_bytes() const;
 
  private:
+  enum : uint8_t { kBitStale = 1u << 0, kBitPadded = 1u << 1 };
+
   void build_arrays();
   void build_orders();
+  void honour_trace();
+  void lockstep_phases();
   void build_checkpoints();
   void reset_cells(std::vector<CellState>& cells) const;
   void apply(std::vector<CellState>& cells, uint32_t index, uint32_t time) const;
   void mark_touched();
   int32_t cell_index(Buffer id, uint32_t block, uint32_t element) const;
+  int32_t event_cell(const Event& e) const;  // -1: no cell (barrier, out of range)
+  int32_t source_of(uint32_t index) const;   // event a shared store copies, -1: none
 
   std::shared_ptr<const Trace> trace_;
   ReplayOrder order_kind_ = ReplayOrder::AsRecorded;
   std::vector<uint32_t> order_[2];  // position-1 -> trace event index
-  std::vector<uint32_t> rank_[2];   // trace event index -> position-1
+  std::vector<uint32_t> rank_;      // trace event index -> position-1, current order
   std::vector<uint16_t> phase_;     // per trace event
-  std::vector<uint8_t> stale_;      // per trace event
-  std::vector<int32_t> src_;        // per trace event: global element a shared store copies
-  std::vector<uint8_t> padded_;     // per trace event: a shared store of padding
-  uint64_t stale_count_ = 0;
+  std::vector<uint8_t> bits_;       // per trace event: kBitStale, kBitPadded
+  // Shared stores that copy a global load: (store event, load event), by store.
+  std::vector<std::pair<uint32_t, uint32_t>> sources_;
+  std::shared_ptr<const StaleReadReport> stale_report_;
   int max_phase_ = 0;
   std::vector<uint64_t> lockstep_phase_start_;
+  uint64_t lockstep_conflicts_ = 0;
+  bool lockstep_unavailable_ = false;
+  std::string lockstep_note_;
 
   std::vector<ReplayArray> arrays_;
   int32_t array_of_[kBufferCount];
   uint32_t blocks_ = 1;
   uint32_t cell_total_ = 0;
   std::vector<CellState> initial_;
-  std::vector<std::vector<CellState>> checkpoints_;  // of the current order only
+  uint64_t interval_ = kMinCheckpointInterval;
+  std::vector<CellState> checkpoints_;  // of the current order only, cell_total_ each
+  std::vector<uint32_t> last_store_;    // per output cell: position of its last store (0: none)
   std::vector<CellState> cells_;
   uint64_t pos_ = 0;
   std::vector<uint32_t> touched_;

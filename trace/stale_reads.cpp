@@ -106,6 +106,7 @@ StaleReadReport find_stale_reads(const Trace& run, const Trace& reference, size_
       ++r.loads_compared;
       if (same_value(ea.value, eb.value)) continue;
       ++r.stale;
+      r.stale_events.push_back(ia);
       if (is_shared(ea.kind))
         ++r.stale_shared;
       else
@@ -127,6 +128,7 @@ StaleReadReport find_stale_reads(const Trace& run, const Trace& reference, size_
       }
     }
   }
+  std::sort(r.stale_events.begin(), r.stale_events.end());
   std::sort(r.reads.begin(), r.reads.end(),
             [](const StaleRead& x, const StaleRead& y) { return x.event < y.event; });
   for (const auto& [key, count] : lines)
@@ -169,6 +171,11 @@ std::optional<Trace> reference_trace(const Trace& run, InputKind inputs, std::st
 }
 
 StaleReadReport find_stale_reads(const Trace& run, InputKind inputs, size_t cap) {
+  const Variant* v = find_variant(run.config.variant);
+  if (v && run.config.backend == BackendKind::Simulator &&
+      run.config.schedule.kind == ScheduleKind::Lockstep &&
+      (run.config.barrier_mask & all_barriers(*v)) == all_barriers(*v))
+    return find_stale_reads(run, run, cap);
   std::string err;
   auto ref = reference_trace(run, inputs, &err);
   if (!ref) {

@@ -49,6 +49,7 @@ struct StaleReadReport {
   // position, or had no counterpart (control flow differed): not compared.
   uint64_t unmatched = 0;
   std::vector<StaleRead> reads;         // the first `cap` stale reads, in event order
+  std::vector<uint32_t> stale_events;   // every stale read (not capped): run event indices, sorted
   std::vector<StaleLineCount> by_line;  // per source line of the load, most first
 };
 
@@ -61,7 +62,9 @@ StaleReadReport find_stale_reads(const Trace& run, const Trace& reference, size_
 std::optional<Trace> reference_trace(const Trace& run, InputKind inputs = InputKind::SmallIntegers,
                                      std::string* error = nullptr);
 
-// Convenience: makes the reference, then compares.
+// Convenience: makes the reference, then compares. A run that is its own
+// reference (simulator, lockstep, every barrier kept) is compared with itself
+// without running it again.
 StaleReadReport find_stale_reads(const Trace& run, InputKind inputs = InputKind::SmallIntegers,
                                  size_t cap = 4096);
 
