@@ -676,6 +676,10 @@ void App::draw_slots(float top) {
   // Decided once per window size, font and trace, from a frame drawn with
   // the panels (the grid's header is measured there): while the window is
   // dragged larger or smaller the panels show, then the choice is made again.
+  // A side panel asked for (--tab) stays in view.
+  for (const auto& v : views_)
+    if (s.select_tab == v->name() && v->slot() != Slot::Center && v->slot() != Slot::Bottom)
+      s.present.focus_auto = false;
   if (s.present.focus_auto && !wide_center && front_[int(Slot::Center)] == "Grid") {
     const float key[4] = {W, H, ImGui::GetFontSize(), float(s.result.generation)};
     if (!std::equal(key, key + 4, focus_key_)) {
@@ -709,9 +713,8 @@ void App::draw_slots(float top) {
     return 0.0f;
   }();
   const float verdict_need =
-      chrome + ImGui::GetFontSize() * 1.6f + 4 * ImGui::GetTextLineHeightWithSpacing();
-  const bool bottom_full =
-      !focus && lesson_need > 0 && lesson_need + verdict_need <= H - B;
+      chrome + ImGui::GetFontSize() * 1.6f + 3 * ImGui::GetTextLineHeightWithSpacing();
+  const bool bottom_full = !focus && lesson_need > 0 && lesson_need + verdict_need <= H - B;
   const float HL = bottom_full ? H - B : H;  // the left column's height
   const float BX = bottom_full ? 0 : L;      // the timeline's left edge
   struct Rect {
@@ -721,8 +724,8 @@ void App::draw_slots(float top) {
   // right column's upper pane grows while Races is in front.
   const bool races_front = front_[int(Slot::Right)] == "Races";
   float& right_frac = races_front ? lay.right_top_races : lay.right_top;
-  const float left_split = std::round(std::clamp(std::max(HL * lay.left_top, lesson_need),
-                                                 HL * 0.2f, std::max(HL * 0.2f, HL - verdict_need)));
+  const float left_split = std::round(std::clamp(
+      std::max(HL * lay.left_top, lesson_need), HL * 0.2f, std::max(HL * 0.2f, HL - verdict_need)));
   const float right_split = std::round((H - B) * right_frac);
   auto rect = [&](Slot slot) -> Rect {
     switch (slot) {
@@ -992,7 +995,8 @@ bool App::write_screenshot(const std::string& png, const std::string& json, std:
                   {"cell", rgb(pal.cell)},
                   {"background", rgb(pal.background)},
                   {"phase_a", rgb(pal.phase_a)},
-                  {"phase_b", rgb(pal.phase_b)}};
+                  {"phase_b", rgb(pal.phase_b)},
+                  {"barrier", rgb(pal.barrier)}};
   j["position"] = s.replay ? s.replay->position() : 0;
   j["events"] = s.replay ? s.replay->size() : 0;
   j["selected_block"] = s.selection.block;
@@ -1044,10 +1048,9 @@ bool App::write_screenshot(const std::string& png, const std::string& json, std:
     nlohmann::json at = nlohmann::json::array();
     for (uint32_t i = 0; i < w.threads; ++i)
       if (w.at_barrier[i]) at.push_back(i);
-    j["barrier_wait"] = {{"active", w.active},   {"barrier", w.barrier},
-                         {"line", w.line},       {"phase", w.phase},
-                         {"threads", w.threads}, {"arrived", w.arrived},
-                         {"text", w.text},       {"arrived_threads", at}};
+    j["barrier_wait"] = {{"active", w.active}, {"barrier", w.barrier}, {"line", w.line},
+                         {"phase", w.phase},   {"threads", w.threads}, {"arrived", w.arrived},
+                         {"text", w.text},     {"arrived_threads", at}};
   }
   j["timeline_lanes"] = {{"x", s.lanes_rect[0] * sx},
                          {"y", s.lanes_rect[1] * sy},

@@ -31,9 +31,9 @@ float value_font_size(float cell, float font) {
 }
 
 bool values_readable(float cell, float font) {
-  // At least 8 pixels, and half the panel's text: a presenter who chose a big
+  // At least 8 pixels, and two fifths of the panel's text: a presenter who chose a big
   // font needs big values too.
-  return value_font_size(cell, font) >= std::max(8.0f, font * 0.5f);
+  return value_font_size(cell, font) >= std::max(8.0f, font * 0.4f);
 }
 
 BarrierWait barrier_wait(const Replay& r, uint32_t block) {
@@ -66,8 +66,8 @@ BarrierWait barrier_wait(const Replay& r, uint32_t block) {
   w.barrier = e.barrier;
   char buf[128];
   if (w.barrier > 0)
-    std::snprintf(buf, sizeof buf, "%u of %u threads at barrier %d (line %u)", w.arrived,
-                  w.threads, w.barrier, w.line);
+    std::snprintf(buf, sizeof buf, "%u of %u threads at barrier %d (line %u)", w.arrived, w.threads,
+                  w.barrier, w.line);
   else
     std::snprintf(buf, sizeof buf, "%u of %u threads at the barrier on line %u", w.arrived,
                   w.threads, w.line);

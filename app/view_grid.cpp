@@ -108,7 +108,8 @@ Arrangement arrange(const Shapes& sh, ImVec2 origin, ImVec2 avail) {
     if (has_shared) {
       c_column = std::min(c_column, (classic_h + label_h - gap * 0.5f) / float(sh_rows));
       if (c_column * sw < col_title_w)
-        c_column = std::min(c_column, (avail.x - gap * 2.5f - col_title_w - 4) / float(A.cols + C.cols));
+        c_column =
+            std::min(c_column, (avail.x - gap * 2.5f - col_title_w - 4) / float(A.cols + C.cols));
     }
     const float c_classic = corner_ok ? std::max(c_corner, c_column) : c_column;
     const bool use_corner = corner_ok && c_corner >= c_column;
@@ -116,12 +117,14 @@ Arrangement arrange(const Shapes& sh, ImVec2 origin, ImVec2 avail) {
     // pane (a projector, grid focus) fits cells twice as big this way.
     const float rgaps = gap * (has_shared ? 3.5f : 2.0f);
     const float row_h = avail.y - label_h - 4;
-    float c_row = std::min((avail.x - rgaps - 4) / float(A.cols + B.cols + C.cols + (has_shared ? sw : 0)),
-                           row_h / float(std::max({A.rows, B.rows, C.rows})));
+    float c_row =
+        std::min((avail.x - rgaps - 4) / float(A.cols + B.cols + C.cols + (has_shared ? sw : 0)),
+                 row_h / float(std::max({A.rows, B.rows, C.rows})));
     if (has_shared) {
       c_row = std::min(c_row, (row_h - label_h - gap * 0.5f) / float(sh_rows));
       if (c_row * sw < col_title_w)
-        c_row = std::min(c_row, (avail.x - rgaps - col_title_w - 4) / float(A.cols + B.cols + C.cols));
+        c_row =
+            std::min(c_row, (avail.x - rgaps - col_title_w - 4) / float(A.cols + B.cols + C.cols));
     }
     // The classic picture unless the row is clearly bigger.
     const bool in_row = c_row > c_classic * 1.25f;
@@ -142,8 +145,8 @@ Arrangement arrange(const Shapes& sh, ImVec2 origin, ImVec2 avail) {
       C.title_max = has_shared ? C.cols * cell + gap * 1.5f - 6 : 1e9f;
     } else {
       out.name = use_corner ? "classic, shared in the corner" : "classic";
-      const float used_w =
-          cell * float(A.cols + C.cols) + gap + (use_corner || !has_shared ? 0 : shared_w + gap * 1.5f);
+      const float used_w = cell * float(A.cols + C.cols) + gap +
+                           (use_corner || !has_shared ? 0 : shared_w + gap * 1.5f);
       const float x0 = origin.x + std::max(0.0f, (avail.x - used_w) * 0.5f);
       B.pos = ImVec2(x0 + A.cols * cell + gap, y0);
       C.pos = ImVec2(B.pos.x, y0 + B.rows * cell + label_h + gap * 0.5f);
@@ -172,8 +175,8 @@ Arrangement arrange(const Shapes& sh, ImVec2 origin, ImVec2 avail) {
         TA.title_max = TA.cols * cell + corner_gap - 4;
       }
       out.heading = true;
-      out.heading_pos = ImVec2(x, bottom - corner_rows * cell - label_h -
-                                      ImGui::GetTextLineHeightWithSpacing());
+      out.heading_pos =
+          ImVec2(x, bottom - corner_rows * cell - label_h - ImGui::GetTextLineHeightWithSpacing());
       out.heading_w = right - x + gap * 0.5f;
     } else if (has_shared) {
       const float sx = C.pos.x + C.cols * cell + gap * 1.5f;
@@ -306,8 +309,9 @@ class GridView final : public View {
         s.present.focus_auto = false;
       }
       if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("The lesson, verdict and source panels are hidden so that the grid\n"
-                          "has the room for its values. G shows them again.");
+        ImGui::SetTooltip(
+            "The lesson, verdict and source panels are hidden so that the grid\n"
+            "has the room for its values. G shows them again.");
     }
     // Who waits at the barrier the block is at, in room as wide as the longest
     // such line, so that the header does not reflow while the replay plays:
@@ -332,8 +336,8 @@ class GridView final : public View {
       if (form == 0)
         std::snprintf(text, sizeof text, "%s", wait_.text.c_str());
       else
-        std::snprintf(text, sizeof text, form == 1 ? "%u of %u threads at barrier %d"
-                                                   : "%u of %u at barrier %d",
+        std::snprintf(text, sizeof text,
+                      form == 1 ? "%u of %u threads at barrier %d" : "%u of %u at barrier %d",
                       wait_.arrived, n, wait_.barrier);
       ImDrawList* dl = ImGui::GetWindowDrawList();
       arrival_mark(dl, ImVec2(p.x, p.y + 1), tri * 0.8f, pal.barrier, true);
@@ -341,10 +345,11 @@ class GridView final : public View {
       ImGui::SameLine(0, 0);
       ImGui::TextUnformatted(text);
       if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("%s.\nMarked on this block's cells of %s: a full triangle where its\n"
-                          "thread waits at the barrier, an empty one where it has not\n"
-                          "arrived yet. Nobody leaves until all %u are there.",
-                          wait_.text.c_str(), r.array(Buffer::C) ? "C" : "Out", n);
+        ImGui::SetTooltip(
+            "%s.\nMarked on this block's cells of %s: a full triangle where its\n"
+            "thread waits at the barrier, an empty one where it has not\n"
+            "arrived yet. Nobody leaves until all %u are there.",
+            wait_.text.c_str(), r.array(Buffer::C) ? "C" : "Out", n);
       ImGui::SameLine(0, 0);
       ImGui::Dummy(ImVec2(std::max(0.0f, p.x + wait_w - ImGui::GetCursorScreenPos().x), tri));
     } else {
@@ -364,21 +369,28 @@ class GridView final : public View {
   }
 
   void toggles(AppState& s) {
-    const float need = ImGui::CalcTextSize("values  heatmap (H)").x + ImGui::GetFrameHeight() * 2 + 30;
+    const float need =
+        ImGui::CalcTextSize("values  heatmap (H)").x + ImGui::GetFrameHeight() * 2 + 30;
     if (ImGui::GetContentRegionAvail().x < need) ImGui::NewLine();
     ImGui::Checkbox("values", &s.present.show_values);
     if (s.present.show_values && !values_) {
-      // Say why "values" is ticked and none show, and what helps.
-      const char* hint = s.present.focus_grid ? "(cells too small: zoom in (Ctrl +) to see values)"
+      // Say why "values" is ticked and none show, and what helps; the short
+      // form where the long one would take another line.
+      const char* hint = s.present.focus_grid ? "(too small: zoom in with Ctrl + to see values)"
                                               : "(zoom in or press G to see values)";
-      ImGui::SameLine();
-      ImGui::TextColored(ImVec4(0.9f, 0.62f, 0.0f, 1.0f), "%s", hint);
+      if (!same_line_if_fits(ImGui::CalcTextSize(hint).x)) {
+        hint = "(too small for values)";
+        if (!same_line_if_fits(ImGui::CalcTextSize(hint).x)) hint = nullptr;
+      }
+      if (hint) ImGui::TextColored(ImVec4(0.9f, 0.62f, 0.0f, 1.0f), "%s", hint);
       if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("The cells are %.0f px; values need %.0f px at this text size.\n"
-                          "Hover a cell to see it, its row and its column magnified.",
-                          double(cell_), double(min_readable_cell()));
+        ImGui::SetTooltip(
+            "The cells are %.0f px; values need %.0f px at this text size:\n"
+            "zoom in or press G to see values.\n"
+            "Hover a cell to see it, its row and its column magnified.",
+            double(cell_), double(min_readable_cell()));
     }
-    ImGui::SameLine();
+    same_line_if_fits(ImGui::CalcTextSize("heatmap (H)").x + ImGui::GetFrameHeight() + 8);
     ImGui::Checkbox("heatmap (H)", &s.present.heatmap);
   }
 
@@ -588,14 +600,13 @@ class GridView final : public View {
                     p.block / gx);
       std::snprintf(mid, sizeof mid, "%s", p.title.c_str());
     } else {
-      std::snprintf(full, sizeof full, "%s  (%d x %d)", p.title.c_str(), p.data_rows,
-                    p.data_cols);
+      std::snprintf(full, sizeof full, "%s  (%d x %d)", p.title.c_str(), p.data_rows, p.data_cols);
       std::snprintf(mid, sizeof mid, "%s", p.title.c_str());
     }
     const std::string shortest = p.title.substr(0, p.title.find(' '));
     const char* title = ImGui::CalcTextSize(full).x <= p.title_max  ? full
                         : ImGui::CalcTextSize(mid).x <= p.title_max ? mid
-                                                                     : shortest.c_str();
+                                                                    : shortest.c_str();
     dl->AddText(ImVec2(p.pos.x, p.pos.y - ImGui::GetTextLineHeightWithSpacing()), pal.text.abgr(),
                 title);
 
@@ -896,8 +907,8 @@ class GridView final : public View {
 
   // At a barrier: each thread of the selected block marks the output cell it
   // computes, a full triangle if it waits there, an empty one if not yet.
-  void waiting_marks(const Palette& pal, ImDrawList* dl, const Placed& p, uint32_t bx,
-                     uint32_t by, uint32_t gx, uint32_t b) const {
+  void waiting_marks(const Palette& pal, ImDrawList* dl, const Placed& p, uint32_t bx, uint32_t by,
+                     uint32_t gx, uint32_t b) const {
     if (!wait_.active) return;
     const float size = std::clamp(p.cell * 0.45f, 4.0f, 16.0f);
     for (uint32_t th = 0; th < wait_.threads; ++th) {

@@ -47,10 +47,12 @@ class LessonView final : public View {
     for (const Variant& c : catalogue())
       widest = std::max(widest, ImGui::CalcTextSize(c.title).x);
     ImGui::SetNextWindowSizeConstraints(
-        ImVec2(widest + 2 * ImGui::GetStyle().WindowPadding.x + ImGui::GetStyle().ScrollbarSize,
-               0),
+        ImVec2(widest + 2 * ImGui::GetStyle().WindowPadding.x + ImGui::GetStyle().ScrollbarSize, 0),
         ImVec2(FLT_MAX, FLT_MAX));
-    if (ImGui::BeginCombo("##lesson", !v ? "choose a lesson" : fits ? v->title : "other lessons",
+    if (ImGui::BeginCombo("##lesson",
+                          !v     ? "choose a lesson"
+                          : fits ? v->title
+                                 : "other lessons",
                           ImGuiComboFlags_HeightLarge)) {
       Family last = Family::Stencil;
       bool first = true;

@@ -140,8 +140,7 @@ class TimelineView final : public View {
     char rate[32];
     std::snprintf(rate, sizeof rate, "%.0f events/s", s.replay_ui.speed);
     const float knob_w = ImGui::GetFontSize() * 5;
-    place(knob_w + ImGui::GetStyle().ItemInnerSpacing.x +
-          ImGui::CalcTextSize("100000 events/s").x);
+    place(knob_w + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize("100000 events/s").x);
     ImGui::SetNextItemWidth(knob_w);
     float speed = float(s.replay_ui.speed);
     if (ImGui::SliderFloat("##speed", &speed, 1.0f, 100000.0f, "", ImGuiSliderFlags_Logarithmic))
