@@ -219,6 +219,7 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
   s.select_tab = opt_.tab;
   s.select_hazard = opt_.hazard;
   s.present.focus_grid = opt_.focus_grid;
+  if (opt_.focus_grid) s.present.focus_auto = false;
   s.file_dialog_open = opt_.dialog == "open";
   s.save_dialog_open = opt_.dialog == "save";
   if (!opt_.lesson.empty() && !find_variant(opt_.lesson))
@@ -366,7 +367,7 @@ void App::apply_requests(double dt) {
 }
 
 bool App::needs_continuous_redraw() const {
-  return state_.replay_ui.playing || state_.job.active() || state_.busy ||
+  return state_.replay_ui.playing || state_.job.active() || state_.busy || focus_measuring_ ||
          (!state_.banner.text.empty() && state_.banner.kind == Banner::Info);
 }
 
@@ -396,7 +397,10 @@ void App::handle_shortcuts() {
   if (pressed(GLFW_KEY_T, false))
     s.present.theme = s.present.theme == Theme::Dark ? Theme::Light : Theme::Dark;
   if (pressed(GLFW_KEY_H, false)) s.present.heatmap = !s.present.heatmap;
-  if (pressed(GLFW_KEY_G, false)) s.present.focus_grid = !s.present.focus_grid;
+  if (pressed(GLFW_KEY_G, false)) {
+    s.present.focus_grid = !s.present.focus_grid;
+    s.present.focus_auto = false;  // the user's choice from now on
+  }
   if (!s.replay) return;
   Replay& r = *s.replay;
   const uint64_t pos = r.position();
@@ -531,7 +535,8 @@ void App::draw_menu() {
       s.present.font_rebuild = true;
     }
     ImGui::MenuItem("Fullscreen", "F11", &s.present.fullscreen);
-    ImGui::MenuItem("Grid and timeline only", "G", &s.present.focus_grid);
+    if (ImGui::MenuItem("Grid and timeline only", "G", &s.present.focus_grid))
+      s.present.focus_auto = false;
     ImGui::Separator();
     ImGui::MenuItem("Values in cells", nullptr, &s.present.show_values);
     ImGui::MenuItem("Global-load heatmap", "H", &s.present.heatmap);
@@ -650,37 +655,91 @@ void App::draw_slots(float top) {
   Layout& lay = s.layout;
   // The centre keeps at least a fifth of the width whatever the side columns ask.
   if (lay.left + lay.right > 0.8f) lay.right = 0.8f - lay.left;
-  // Grid focus (G) hides the side columns: the grid and the timeline get the width.
-  const bool focus = s.present.focus_grid;
-  const float L = focus ? 0 : std::round(W * lay.left), R = focus ? 0 : std::round(W * lay.right);
+  const ImGuiStyle& st = ImGui::GetStyle();
+  // A slot's tab bar and padding around its view.
+  const float chrome = ImGui::GetFrameHeightWithSpacing() + 2 * st.WindowPadding.y;
+  auto front = [&](Slot slot) -> View* {
+    for (const auto& v : views_)
+      if (v->slot() == slot && front_[int(slot)] == v->name()) return v.get();
+    return nullptr;
+  };
+  // The timeline strip: no taller than its controls and lanes need (the rest
+  // goes to the grid), but tall enough for them; in a narrow window its
+  // controls wrap onto more rows and it grows, up to half the window.
   float B = std::round(H * lay.bottom);
-  // In a narrow window the timeline's controls wrap onto more rows: its slot
-  // grows so that the warp lanes stay in view.
+  if (View* v = front(Slot::Bottom)) {
+    if (v->preferred_height() > 0) B = std::min(B, std::ceil(v->preferred_height() + chrome));
+    B = std::min(std::max(B, std::ceil(v->min_height() + chrome)), std::round(H * 0.5f));
+  }
+  // A wide view in front of the centre (Performance) takes the right column's place too.
+  bool wide_center = false;
   for (const auto& v : views_)
-    if (v->slot() == Slot::Bottom && front_[int(Slot::Bottom)] == v->name())
-      B = std::min(std::max(B, std::ceil(v->min_height() + ImGui::GetFrameHeightWithSpacing() +
-                                         2 * ImGui::GetStyle().WindowPadding.y)),
-                   std::round(H * 0.5f));  // + the slot's tab bar and padding
+    if (v->slot() == Slot::Center && v->wide() && front_[int(Slot::Center)] == v->name())
+      wide_center = true;
+  // Grid focus (G) hides the side columns: the grid and the timeline get the
+  // width. Until the user chooses (G), the app chooses: focus while the side
+  // columns leave the grid's cells too small for values and focus does not.
+  const float Lp = std::round(W * lay.left), Rp = std::round(W * lay.right);
+  // Decided once per window size, font and trace, from a frame drawn with
+  // the panels (the grid's header is measured there): while the window is
+  // dragged larger or smaller the panels show, then the choice is made again.
+  // A side panel asked for (--tab) stays in view.
+  for (const auto& v : views_)
+    if (s.select_tab == v->name() && v->slot() != Slot::Center && v->slot() != Slot::Bottom)
+      s.present.focus_auto = false;
+  if (s.present.focus_auto && !wide_center && front_[int(Slot::Center)] == "Grid") {
+    const float key[4] = {W, H, ImGui::GetFontSize(), float(s.result.generation)};
+    if (!std::equal(key, key + 4, focus_key_)) {
+      if (!focus_measuring_ || s.present.focus_grid) {
+        s.present.focus_grid = false;  // measure the panels on this frame
+        focus_measuring_ = true;
+      } else if (View* grid = front(Slot::Center)) {
+        const float panels = grid->cell_size_if_grown(ImVec2(0, 0));
+        const float focus = grid->cell_size_if_grown(ImVec2(Lp + Rp, 0));
+        if (panels > 0) {
+          s.present.focus_grid =
+              !values_readable(panels, ImGui::GetFontSize()) && focus > panels * 1.15f;
+          std::copy(key, key + 4, focus_key_);
+          focus_measuring_ = false;
+        }
+      }
+    }
+  } else {
+    focus_measuring_ = false;
+  }
+  const bool focus = s.present.focus_grid;
+  const float L = focus ? 0 : Lp, R = focus ? 0 : Rp;
+  // The left column: the lesson gets the height its controls need (none
+  // half-hidden), the verdict the rest. When both need less than the room above
+  // the timeline, the timeline runs under them, across the whole width.
+  const float lesson_need = [&] {
+    for (const auto& v : views_)
+      if (v->slot() == Slot::Left && front_[int(Slot::Left)] == v->name() &&
+          v->preferred_height() > 0)
+        return std::ceil(v->preferred_height() + chrome);
+    return 0.0f;
+  }();
+  const float verdict_need =
+      chrome + ImGui::GetFontSize() * 1.6f + 3 * ImGui::GetTextLineHeightWithSpacing();
+  const bool bottom_full = !focus && lesson_need > 0 && lesson_need + verdict_need <= H - B;
+  const float HL = bottom_full ? H - B : H;  // the left column's height
+  const float BX = bottom_full ? 0 : L;      // the timeline's left edge
   struct Rect {
     float x, y, w, h;
   };
   // The race list needs height, and its marks need the grid beside it: the
   // right column's upper pane grows while Races is in front.
   const bool races_front = front_[int(Slot::Right)] == "Races";
-  // A wide view in front of the centre (Performance) takes the right column's place too.
-  bool wide_center = false;
-  for (const auto& v : views_)
-    if (v->slot() == Slot::Center && v->wide() && front_[int(Slot::Center)] == v->name())
-      wide_center = true;
   float& right_frac = races_front ? lay.right_top_races : lay.right_top;
-  const float left_split = std::round(H * lay.left_top);
+  const float left_split = std::round(std::clamp(
+      std::max(HL * lay.left_top, lesson_need), HL * 0.2f, std::max(HL * 0.2f, HL - verdict_need)));
   const float right_split = std::round((H - B) * right_frac);
   auto rect = [&](Slot slot) -> Rect {
     switch (slot) {
       case Slot::Left:
         return {0, top, L, left_split};
       case Slot::LeftLower:
-        return {0, top + left_split, L, H - left_split};
+        return {0, top + left_split, L, HL - left_split};
       case Slot::Center:
         return {L, top, wide_center ? W - L : W - L - R, H - B};
       case Slot::Right:
@@ -688,7 +747,7 @@ void App::draw_slots(float top) {
       case Slot::RightLower:
         return {W - R, top + right_split, R, H - B - right_split};
       case Slot::Bottom:
-        return {L, top + H - B, W - L, B};
+        return {BX, top + H - B, W - BX, B};
     }
     return {0, 0, 0, 0};
   };
@@ -739,7 +798,7 @@ void App::draw_slots(float top) {
   // Grid focus has no side columns: only the bottom border (L is 0 there).
   if (!focus)
     splitter(
-        "##split_left", ImVec2(L - t / 2, top), ImVec2(t, H), true,
+        "##split_left", ImVec2(L - t / 2, top), ImVec2(t, HL), true,
         [&](ImVec2 m) {
           lay.left = std::clamp(m.x / W, kMinSide, std::min(kMaxSide, 0.8f - lay.right));
         },
@@ -752,13 +811,13 @@ void App::draw_slots(float top) {
         },
         [&] { lay.right = def.right; });
   splitter(
-      "##split_bottom", ImVec2(L, top + H - B - t / 2), ImVec2(W - L, t), false,
+      "##split_bottom", ImVec2(BX, top + H - B - t / 2), ImVec2(W - BX, t), false,
       [&](ImVec2 m) { lay.bottom = std::clamp((top + H - m.y) / H, 0.12f, 0.5f); },
       [&] { lay.bottom = def.bottom; });
   if (focus) return;
   splitter(
       "##split_left_top", ImVec2(0, top + left_split - t / 2), ImVec2(L, t), false,
-      [&](ImVec2 m) { lay.left_top = std::clamp((m.y - top) / H, 0.2f, 0.9f); },
+      [&](ImVec2 m) { lay.left_top = std::clamp((m.y - top) / HL, 0.2f, 0.9f); },
       [&] { lay.left_top = def.left_top; });
   if (!wide_center)
     splitter(
@@ -942,7 +1001,8 @@ bool App::write_screenshot(const std::string& png, const std::string& json, std:
                   {"cell", rgb(pal.cell)},
                   {"background", rgb(pal.background)},
                   {"phase_a", rgb(pal.phase_a)},
-                  {"phase_b", rgb(pal.phase_b)}};
+                  {"phase_b", rgb(pal.phase_b)},
+                  {"barrier", rgb(pal.barrier)}};
   j["position"] = s.replay ? s.replay->position() : 0;
   j["events"] = s.replay ? s.replay->size() : 0;
   j["selected_block"] = s.selection.block;
@@ -981,6 +1041,23 @@ bool App::write_screenshot(const std::string& png, const std::string& json, std:
                       {"cell_h", a.cell_h * sy}});
   }
   j["arrays"] = arrays;
+  // The layout the window chose and what the grid's header says about values
+  // and about who waits at the barrier (the grid marks the same threads).
+  const float font = ImGui::GetFontSize();
+  const float cell = s.drawn.empty() ? 0.0f : s.drawn.front().cell_w;
+  j["layout"] = {{"focus_grid", s.present.focus_grid},
+                 {"focus_auto", s.present.focus_auto},
+                 {"font", font},
+                 {"values_readable", values_readable(cell, font)}};
+  if (s.replay) {
+    const BarrierWait w = barrier_wait(*s.replay, s.selection.block);
+    nlohmann::json at = nlohmann::json::array();
+    for (uint32_t i = 0; i < w.threads; ++i)
+      if (w.at_barrier[i]) at.push_back(i);
+    j["barrier_wait"] = {{"active", w.active}, {"barrier", w.barrier}, {"line", w.line},
+                         {"phase", w.phase},   {"threads", w.threads}, {"arrived", w.arrived},
+                         {"text", w.text},     {"arrived_threads", at}};
+  }
   j["timeline_lanes"] = {{"x", s.lanes_rect[0] * sx},
                          {"y", s.lanes_rect[1] * sy},
                          {"w", s.lanes_rect[2] * sx},

@@ -90,6 +90,10 @@ class App {
   Theme applied_theme_ = Theme::Dark;
   float applied_scale_ = 0;
   std::string front_[6];  // per slot: the tab in front last frame
+  // Grid focus chosen by the app: for which window width, height, font size and
+  // trace it was decided, and whether a frame with the panels is being measured.
+  float focus_key_[4] = {0, 0, 0, 0};
+  bool focus_measuring_ = false;
 };
 
 }  // namespace ts::app

@@ -133,6 +133,8 @@ struct Presentation {
   bool heatmap = false;     // global-load heatmap instead of state colours
   bool show_barrier_lines = true;
   bool focus_grid = false;          // grid and timeline only, the side columns hidden (a projector)
+  bool focus_auto = true;           // the app sets focus_grid itself while the panels leave the
+                                    // grid too small for values; G or --focus-grid ends that
   void* mono_font = nullptr;        // ImFont* for source code (nullptr: the default font)
   void* mono_small_font = nullptr;  // the same a little smaller: the source pane is narrow
   void* big_font = nullptr;         // ImFont* for headings

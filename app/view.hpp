@@ -29,6 +29,8 @@
 #include <string>
 #include <vector>
 
+#include <imgui.h>
+
 #include "app/app_state.hpp"
 
 namespace ts::app {
@@ -54,6 +56,14 @@ class View {
   // The least height, in pixels, this view needs in front of its slot (0: any);
   // the bottom slot grows to it, up to half the window.
   virtual float min_height() const { return 0; }
+  // The height, in pixels, its content wants in front of its slot (0: no
+  // preference); the layout gives it no more than that, so that the rest goes
+  // to the grid.
+  virtual float preferred_height() const { return 0; }
+  // A grid-like view: the cell size, in pixels, it would draw if its slot were
+  // `growth` larger (negative: smaller) than last frame's; 0 when it cannot
+  // tell (not drawn yet). The app picks the grid-focus layout with it.
+  virtual float cell_size_if_grown(ImVec2 /*growth*/) const { return 0; }
   virtual void draw(AppState& s) = 0;
   // Called once per frame before any draw(), for views that keep caches.
   virtual void update(AppState&) {}
@@ -72,6 +82,25 @@ void text_wrapped_at_spaces(const std::string& text);
 // Items that flow and wrap: puts the next item (this wide) on the line of the
 // last one when it fits before the pane's right edge; returns whether it did.
 bool same_line_if_fits(float width);
+
+// Values printed in cells: the text size for a cell this big, and whether it
+// is large enough to read next to text of the panel's font (the grid hides
+// values, and the app picks the grid-focus layout, below that).
+float value_font_size(float cell, float font);
+bool values_readable(float cell, float font);
+
+// Who waits at a barrier: the threads of `block` whose last applied event is an
+// arrival at a barrier (they wait there), the others still on their way.
+struct BarrierWait {
+  bool active = false;  // at least one thread of the block waits
+  int barrier = 0;      // the lesson's barrier id (1, 2, ...), 0 when unknown
+  uint32_t line = 0;    // the barrier's source line
+  int phase = 0;        // the phase that barrier ends
+  uint32_t threads = 0, arrived = 0;
+  std::vector<uint8_t> at_barrier;  // per thread of the block
+  std::string text;                 // "12 of 64 threads at barrier 1 (line 76)"
+};
+BarrierWait barrier_wait(const Replay& r, uint32_t block);
 
 struct ViewRegistrar {
   explicit ViewRegistrar(ViewFactory f) { view_factories().push_back(std::move(f)); }

@@ -54,7 +54,167 @@ struct Placed {
   std::string title;
   ImVec2 pos;  // top left of the cells
   float cell = 0;
+  float title_max = 1e9f;  // the title's room before the next array's
 };
+
+// The arrays of a lesson and where they go, for a pane of a given size. Pure
+// arithmetic over the shapes, so that the app can ask what a bigger pane
+// (grid focus) would give before choosing the layout.
+struct Arrangement {
+  std::vector<Placed> arrays;
+  float cell = 0;
+  const char* name = "";  // "classic", "classic, shared in the corner", "row", "stencil"
+  bool heading = false;   // the shared arrays under one heading (the corner)
+  ImVec2 heading_pos;
+  float heading_w = 0;
+};
+
+struct Shapes {
+  bool matmul = false, stencil = false;
+  Placed A, B, C, TA, TB;  // a multiply
+  Placed In, Out, Sh;      // a stencil
+  int radius = 0, block = 1;
+};
+
+Arrangement arrange(const Shapes& sh, ImVec2 origin, ImVec2 avail) {
+  Arrangement out;
+  if (avail.x < 40 || avail.y < 40) return out;
+  const float font = ImGui::GetFontSize();
+  const float label_h = ImGui::GetTextLineHeightWithSpacing() + 2;
+  const float gap = font * 1.2f;
+  auto finish = [&](float cell) { return std::clamp(std::floor(cell), 2.0f, 96.0f); };
+  if (sh.matmul) {
+    Placed A = sh.A, B = sh.B, C = sh.C, TA = sh.TA, TB = sh.TB;
+    const bool has_a = TA.id != Buffer::None, has_b = TB.id != Buffer::None;
+    const bool has_shared = has_a || has_b;
+    const int sw = std::max(TA.cols, TB.cols), sh_rows = TA.rows + TB.rows;
+    const int corner_cols = TA.cols + TB.cols, corner_rows = std::max(TA.rows, TB.rows);
+    const float corner_gap = has_a && has_b ? gap * 0.5f : 0.0f;
+    const float col_title_w = has_shared ? ImGui::CalcTextSize("tileA of block (00, 00)").x : 0;
+    // Classic: B above C, A to the left of C (the row of A and the column of B
+    // meet at their cell of C). Its top-left corner (left of B, above A) is
+    // free: the shared arrays go there when they fit, else in a column right.
+    const float classic_h = avail.y - 2 * label_h - gap * 0.5f - 4;
+    auto classic = [&](int extra_cols, float extra_w) {
+      return std::min((avail.x - gap - extra_w - 4) / float(A.cols + C.cols + extra_cols),
+                      classic_h / float(B.rows + C.rows));
+    };
+    float c_corner = classic(0, 0);
+    const bool corner_ok =
+        has_shared && corner_cols > 0 && corner_rows < B.rows &&
+        float(corner_cols) * c_corner + corner_gap <= float(A.cols) * c_corner + gap * 0.5f &&
+        float(corner_rows) * c_corner + label_h <= float(B.rows) * c_corner;
+    float c_column = classic(has_shared ? sw : 0, has_shared ? gap * 1.5f : 0);
+    if (has_shared) {
+      c_column = std::min(c_column, (classic_h + label_h - gap * 0.5f) / float(sh_rows));
+      if (c_column * sw < col_title_w)
+        c_column =
+            std::min(c_column, (avail.x - gap * 2.5f - col_title_w - 4) / float(A.cols + C.cols));
+    }
+    const float c_classic = corner_ok ? std::max(c_corner, c_column) : c_column;
+    const bool use_corner = corner_ok && c_corner >= c_column;
+    // In a row: A, B, C (and the shared column) side by side. A wide, short
+    // pane (a projector, grid focus) fits cells twice as big this way.
+    const float rgaps = gap * (has_shared ? 3.5f : 2.0f);
+    const float row_h = avail.y - label_h - 4;
+    float c_row =
+        std::min((avail.x - rgaps - 4) / float(A.cols + B.cols + C.cols + (has_shared ? sw : 0)),
+                 row_h / float(std::max({A.rows, B.rows, C.rows})));
+    if (has_shared) {
+      c_row = std::min(c_row, (row_h - label_h - gap * 0.5f) / float(sh_rows));
+      if (c_row * sw < col_title_w)
+        c_row =
+            std::min(c_row, (avail.x - rgaps - col_title_w - 4) / float(A.cols + B.cols + C.cols));
+    }
+    // The classic picture unless the row is clearly bigger.
+    const bool in_row = c_row > c_classic * 1.25f;
+    const float cell = finish(in_row ? c_row : c_classic);
+    out.cell = cell;
+    A.cell = B.cell = C.cell = TA.cell = TB.cell = cell;
+    const float y0 = origin.y + label_h;
+    const float shared_w = has_shared ? std::max(cell * sw, col_title_w) : 0.0f;
+    if (in_row) {
+      out.name = "row";
+      const float used_w = cell * float(A.cols + B.cols + C.cols) + shared_w + rgaps;
+      const float x0 = origin.x + std::max(0.0f, (avail.x - used_w) * 0.5f);
+      A.pos = ImVec2(x0, y0);
+      B.pos = ImVec2(A.pos.x + A.cols * cell + gap, y0);
+      C.pos = ImVec2(B.pos.x + B.cols * cell + gap, y0);
+      A.title_max = A.cols * cell + gap - 6;
+      B.title_max = B.cols * cell + gap - 6;
+      C.title_max = has_shared ? C.cols * cell + gap * 1.5f - 6 : 1e9f;
+    } else {
+      out.name = use_corner ? "classic, shared in the corner" : "classic";
+      const float used_w = cell * float(A.cols + C.cols) + gap +
+                           (use_corner || !has_shared ? 0 : shared_w + gap * 1.5f);
+      const float x0 = origin.x + std::max(0.0f, (avail.x - used_w) * 0.5f);
+      B.pos = ImVec2(x0 + A.cols * cell + gap, y0);
+      C.pos = ImVec2(B.pos.x, y0 + B.rows * cell + label_h + gap * 0.5f);
+      A.pos = ImVec2(x0, C.pos.y);
+      A.title_max = A.cols * cell + gap - 6;
+      if (has_shared && !use_corner) {
+        B.title_max = B.cols * cell + gap * 1.5f - 6;
+        C.title_max = C.cols * cell + gap * 1.5f - 6;
+      }
+    }
+    out.arrays = {A, B, C};
+    if (has_shared && !in_row && use_corner) {
+      // Side by side, bottom-aligned with B, right-aligned a gap before it:
+      // tileA nearer A, tileB nearer B, under one heading naming the block.
+      const float bottom = y0 + B.rows * cell, right = B.pos.x - gap * 0.5f;
+      float x = right;
+      if (has_b) {
+        x -= TB.cols * cell;
+        TB.pos = ImVec2(x, bottom - TB.rows * cell);
+        TB.title_max = TB.cols * cell + gap * 0.5f - 4;
+        x -= corner_gap;
+      }
+      if (has_a) {
+        x -= TA.cols * cell;
+        TA.pos = ImVec2(x, bottom - TA.rows * cell);
+        TA.title_max = TA.cols * cell + corner_gap - 4;
+      }
+      out.heading = true;
+      out.heading_pos =
+          ImVec2(x, bottom - corner_rows * cell - label_h - ImGui::GetTextLineHeightWithSpacing());
+      out.heading_w = right - x + gap * 0.5f;
+    } else if (has_shared) {
+      const float sx = C.pos.x + C.cols * cell + gap * 1.5f;
+      TA.pos = ImVec2(sx, y0);
+      TB.pos = ImVec2(sx, y0 + TA.rows * cell + label_h + gap * 0.5f);
+    }
+    if (has_a) out.arrays.push_back(TA);
+    if (has_b) out.arrays.push_back(TB);
+  } else if (sh.stencil) {
+    // Stencil: In and Out wrapped one block per row, the block's shared array between.
+    Placed In = sh.In, Out = sh.Out, Sh = sh.Sh;
+    const bool has_shared = Sh.id != Buffer::None;
+    const int wcells = std::max(sh.block, has_shared ? Sh.cols : 0);
+    const float hcells = float(In.rows + Out.rows + (has_shared ? 1 : 0));
+    const float vgaps = label_h * (has_shared ? 3 : 2) + gap * (has_shared ? 2 : 1);
+    const float cell = finish(std::min((avail.x - 4) / float(wcells), (avail.y - vgaps) / hcells));
+    out.cell = cell;
+    out.name = "stencil";
+    // Line the block's cells up under each other: the shared array starts R cells earlier.
+    const float x_in = origin.x + std::max(0.0f, (avail.x - wcells * cell) * 0.5f) +
+                       (has_shared ? sh.radius * cell : 0);
+    float y = origin.y + label_h;
+    In.cell = Out.cell = Sh.cell = cell;
+    In.pos = ImVec2(x_in, y);
+    y += In.rows * cell + gap + label_h;
+    out.arrays.push_back(In);
+    if (has_shared) {
+      Sh.pos = ImVec2(x_in - sh.radius * cell, y);
+      y += cell + gap + label_h;
+      out.arrays.push_back(Sh);
+    }
+    Out.pos = ImVec2(x_in, y);
+    out.arrays.push_back(Out);
+  }
+  for (Placed& p : out.arrays)
+    p.pos = ImVec2(std::floor(p.pos.x), std::floor(p.pos.y));  // whole pixels: crisp lines
+  return out;
+}
 
 }  // namespace
 
@@ -63,6 +223,11 @@ class GridView final : public View {
   const char* name() const override { return "Grid"; }
   Slot slot() const override { return Slot::Center; }
   int order() const override { return 0; }
+
+  float cell_size_if_grown(ImVec2 growth) const override {
+    if (!drawn_once_ || (!shapes_.matmul && !shapes_.stencil)) return 0;
+    return arrange(shapes_, ImVec2(0, 0), ImVec2(avail_.x + growth.x, avail_.y + growth.y)).cell;
+  }
 
   void draw(AppState& s) override {
     s.drawn.clear();
@@ -76,6 +241,7 @@ class GridView final : public View {
     }
     renderer_.begin_frame();
     if (!s.has_trace()) {
+      drawn_once_ = false;
       ImGui::TextDisabled(
           s.job.active() ? "Running the lesson..."
                          : "No trace yet: press Run in the Lesson panel, or open a trace file.");
@@ -85,25 +251,42 @@ class GridView final : public View {
     const Trace& t = r.trace();
     const Palette& pal = palette(s.present.theme);
     if (s.selection.block >= r.block_count()) s.selection.block = 0;
+    wait_ = barrier_wait(r, s.selection.block);
 
     draw_header(s, r, pal);
     legend(s, pal);
 
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
+    avail_ = avail;
+    shapes_ = shapes(s, r, t);
+    drawn_once_ = true;
     if (avail.x < 40 || avail.y < 40) return;
-    std::vector<Placed> placed = layout(s, r, t, origin, avail);
+    Arrangement arr = arrange(shapes_, origin, avail);
+    cell_ = arr.cell;
+    values_ = values_readable(arr.cell, ImGui::GetFontSize());
+    publish(s, arr);
     resident(s, r);
 
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    for (Placed& p : placed)
+    if (arr.heading) {
+      const uint32_t gx = std::max(1u, t.config.geometry.grid.x);
+      char h[64];
+      std::snprintf(h, sizeof h, "shared memory of block (%u, %u)", s.selection.block % gx,
+                    s.selection.block / gx);
+      if (ImGui::CalcTextSize(h).x > arr.heading_w)
+        std::snprintf(h, sizeof h, "block (%u, %u)", s.selection.block % gx,
+                      s.selection.block / gx);
+      dl->AddText(arr.heading_pos, pal.text_dim.abgr(), h);
+    }
+    for (Placed& p : arr.arrays)
       draw_array(s, r, t, pal, dl, p);
-    selection_overlay(s, t, pal, dl, placed);
+    selection_overlay(s, t, pal, dl, arr.arrays);
     ImGui::Dummy(avail);
   }
 
  private:
-  void draw_header(AppState& s, const Replay& r, const Palette&) {
+  void draw_header(AppState& s, const Replay& r, const Palette& pal) {
     const Trace& t = r.trace();
     const Dim3 g = t.config.geometry.grid;
     const uint32_t gx = std::max(1u, g.x);
@@ -119,19 +302,103 @@ class GridView final : public View {
       ImGui::SameLine();
       if (ImGui::SmallButton("unfollow")) s.selection.thread = -1;
     }
-    // The hint last, and only where the line has room for it (a narrow pane).
-    char hint[64];
-    std::snprintf(hint, sizeof hint, "(click a cell of %s to follow its block)",
-                  r.array(Buffer::C) ? "C" : "Out");
-    if (same_line_if_fits(ImGui::CalcTextSize(hint).x)) ImGui::TextDisabled("%s", hint);
+    if (s.present.focus_grid) {
+      ImGui::SameLine();
+      if (ImGui::SmallButton("panels (G)")) {
+        s.present.focus_grid = false;
+        s.present.focus_auto = false;
+      }
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(
+            "The lesson, verdict and source panels are hidden so that the grid\n"
+            "has the room for its values. G shows them again.");
+    }
+    // Who waits at the barrier the block is at, in room as wide as the longest
+    // such line, so that the header does not reflow while the replay plays:
+    // the longest of three forms that fits on this line.
+    const float tri = ImGui::GetTextLineHeight();
+    const uint32_t n = wait_.threads;
+    char forms[3][96];
+    std::snprintf(forms[0], sizeof forms[0], "%u of %u threads at barrier 0 (line 000)", n, n);
+    std::snprintf(forms[1], sizeof forms[1], "%u of %u threads at barrier 0", n, n);
+    std::snprintf(forms[2], sizeof forms[2], "%u of %u at barrier 0", n, n);
+    int form = 0;
+    float wait_w = 0;
+    bool fits = false;
+    for (; form < 3; ++form) {
+      wait_w = tri + 6 + ImGui::CalcTextSize(forms[form]).x;
+      if ((fits = same_line_if_fits(wait_w))) break;
+    }
+    if (!fits) form = 0, wait_w = tri + 6 + ImGui::CalcTextSize(forms[0]).x;  // a line of its own
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    if (wait_.active) {
+      char text[96];
+      if (form == 0)
+        std::snprintf(text, sizeof text, "%s", wait_.text.c_str());
+      else
+        std::snprintf(text, sizeof text,
+                      form == 1 ? "%u of %u threads at barrier %d" : "%u of %u at barrier %d",
+                      wait_.arrived, n, wait_.barrier);
+      ImDrawList* dl = ImGui::GetWindowDrawList();
+      arrival_mark(dl, ImVec2(p.x, p.y + 1), tri * 0.8f, pal.barrier, true);
+      ImGui::Dummy(ImVec2(tri + 6, tri));
+      ImGui::SameLine(0, 0);
+      ImGui::TextUnformatted(text);
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(
+            "%s.\nMarked on this block's cells of %s: a full triangle where its\n"
+            "thread waits at the barrier, an empty one where it has not\n"
+            "arrived yet. Nobody leaves until all %u are there.",
+            wait_.text.c_str(), r.array(Buffer::C) ? "C" : "Out", n);
+      ImGui::SameLine(0, 0);
+      ImGui::Dummy(ImVec2(std::max(0.0f, p.x + wait_w - ImGui::GetCursorScreenPos().x), tri));
+    } else {
+      ImGui::Dummy(ImVec2(wait_w, tri));
+    }
+  }
+
+  // The timeline's barrier triangle: full where a thread waits, empty where not yet.
+  static void arrival_mark(ImDrawList* dl, ImVec2 p, float size, Rgb c, bool arrived) {
+    const ImVec2 a(p.x, p.y), b(p.x + size, p.y), m(p.x + size * 0.5f, p.y + size * 0.8f);
+    if (arrived) {
+      dl->AddTriangleFilled(a, b, m, c.abgr());
+      dl->AddTriangle(a, b, m, IM_COL32(0, 0, 0, 200), 1.0f);
+    } else {
+      dl->AddTriangle(a, b, m, c.abgr(), std::max(1.0f, size * 0.12f));
+    }
   }
 
   void toggles(AppState& s) {
-    const float need = ImGui::CalcTextSize("values  heatmap").x + ImGui::GetFrameHeight() * 2 + 30;
+    const float need =
+        ImGui::CalcTextSize("values  heatmap (H)").x + ImGui::GetFrameHeight() * 2 + 30;
     if (ImGui::GetContentRegionAvail().x < need) ImGui::NewLine();
     ImGui::Checkbox("values", &s.present.show_values);
-    ImGui::SameLine();
+    if (s.present.show_values && !values_) {
+      // Say why "values" is ticked and none show, and what helps; the short
+      // form where the long one would take another line.
+      const char* hint = s.present.focus_grid ? "(too small: zoom in with Ctrl + to see values)"
+                                              : "(zoom in or press G to see values)";
+      if (!same_line_if_fits(ImGui::CalcTextSize(hint).x)) {
+        hint = "(too small for values)";
+        if (!same_line_if_fits(ImGui::CalcTextSize(hint).x)) hint = nullptr;
+      }
+      if (hint) ImGui::TextColored(ImVec4(0.9f, 0.62f, 0.0f, 1.0f), "%s", hint);
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(
+            "The cells are %.0f px; values need %.0f px at this text size:\n"
+            "zoom in or press G to see values.\n"
+            "Hover a cell to see it, its row and its column magnified.",
+            double(cell_), double(min_readable_cell()));
+    }
+    same_line_if_fits(ImGui::CalcTextSize("heatmap (H)").x + ImGui::GetFrameHeight() + 8);
     ImGui::Checkbox("heatmap (H)", &s.present.heatmap);
+  }
+
+  static float min_readable_cell() {
+    float c = 4;
+    while (c < 200 && !values_readable(c, ImGui::GetFontSize()))
+      c += 1;
+    return c;
   }
 
   // Starts a new legend line when the next chip would not fit.
@@ -204,11 +471,9 @@ class GridView final : public View {
     toggles(s);
   }
 
-  std::vector<Placed> layout(AppState& s, const Replay& r, const Trace& t, ImVec2 origin,
-                             ImVec2 avail) {
-    std::vector<Placed> out;
-    const float label_h = ImGui::GetTextLineHeightWithSpacing() + 2;
-    const float gap = ImGui::GetFontSize() * 1.5f;
+  // The lesson's arrays with their shapes (positions come from arrange()).
+  Shapes shapes(const AppState& s, const Replay& r, const Trace& t) const {
+    Shapes sh;
     const int tile = t.config.params.tile;
     auto padded = [&](int n) { return tile > 0 ? (n + tile - 1) / tile * tile : n; };
     auto make = [&](Buffer id, bool shared, const std::string& title) {
@@ -225,13 +490,12 @@ class GridView final : public View {
       p.title = title;
       return p;
     };
-
     if (r.array(Buffer::A)) {
-      // Matrix multiply: A, B and C (in one of two arrangements, below), shared arrays on the
-      // right.
-      Placed A = make(Buffer::A, false, "A"), B = make(Buffer::B, false, "B"),
-             C = make(Buffer::C, false, "C = A x B");
-      for (Placed* p : {&A, &B, &C}) {
+      sh.matmul = true;
+      sh.A = make(Buffer::A, false, "A");
+      sh.B = make(Buffer::B, false, "B");
+      sh.C = make(Buffer::C, false, "C = A x B");
+      for (Placed* p : {&sh.A, &sh.B, &sh.C}) {
         if (tile > 0 && !t.config.variant.empty() &&
             t.config.variant.find("tiled") != std::string::npos) {
           p->rows = padded(p->data_rows);
@@ -240,98 +504,30 @@ class GridView final : public View {
         }
       }
       // Shared arrays under the names the kernel's source gives them (tileA, rowsA, ...).
-      Placed TA = make(Buffer::TileA, true, source_name(t.config.variant, Buffer::TileA)),
-             TB = make(Buffer::TileB, true, source_name(t.config.variant, Buffer::TileB));
-      const bool has_shared = TA.id != Buffer::None || TB.id != Buffer::None;
-      const int sw = std::max(TA.cols, TB.cols), sh = TA.rows + TB.rows;
-      // The shared column is at least as wide as its titles.
-      const float title_w = has_shared ? ImGui::CalcTextSize("tileA of block (00, 00)").x : 0.0f;
-      const float avail_h = avail.y - 2 * label_h - gap;
-      // The largest cell that fits `cols` x `rows` matrix cells and the shared
-      // column beside them (`shared_h` high, at least as wide as its titles).
-      auto fit = [&](int cols, int rows, float gaps, float h, float shared_h) {
-        const float w = avail.x - gaps - 4;
-        float c = std::min(w / float(cols + (has_shared ? sw : 0)), h / float(rows));
-        if (has_shared && sh > 0) c = std::min(c, shared_h / float(sh));
-        if (has_shared && c * sw < title_w) c = std::min(c, (w - title_w) / float(cols));
-        return c;
-      };
-      // Classic: B above C, A to the left of C (the row of A and the column of
-      // B meet at their cell of C). Width A + C (+ shared), height B + C.
-      const float wgaps = gap * (has_shared ? 2.5f : 1.0f);
-      const float cell_classic = fit(A.cols + C.cols, B.rows + C.rows, wgaps, avail_h, avail_h);
-      // In a row: A, B, C (and shared) side by side. A wide, short pane (a
-      // projector, the grid-only view) fits cells twice as big this way.
-      const float rgaps = gap * (has_shared ? 3.5f : 2.0f);
-      const float row_h = avail.y - label_h - 4;
-      const float cell_row = fit(A.cols + B.cols + C.cols, std::max({A.rows, B.rows, C.rows}),
-                                 rgaps, row_h, row_h - label_h - gap * 0.5f);
-      // The classic picture unless the row is clearly bigger.
-      const bool in_row = cell_row > cell_classic * 1.25f;
-      const float cell = std::clamp(std::floor(in_row ? cell_row : cell_classic), 2.0f, 72.0f);
-      const float shared_w = has_shared ? std::max(cell * sw, title_w) : 0.0f;
-      const float used_w = in_row ? cell * float(A.cols + B.cols + C.cols) + shared_w + rgaps
-                                  : cell * float(A.cols + C.cols) + shared_w + wgaps;
-      const float x0 = origin.x + std::max(0.0f, (avail.x - used_w) * 0.5f);
-      const float y0 = origin.y + label_h;
-      A.cell = B.cell = C.cell = TA.cell = TB.cell = cell;
-      if (in_row) {
-        A.pos = ImVec2(x0, y0);
-        B.pos = ImVec2(A.pos.x + A.cols * cell + gap, y0);
-        C.pos = ImVec2(B.pos.x + B.cols * cell + gap, y0);
-      } else {
-        B.pos = ImVec2(x0 + A.cols * cell + gap, y0);
-        C.pos = ImVec2(B.pos.x, y0 + B.rows * cell + label_h + gap * 0.5f);
-        A.pos = ImVec2(x0, C.pos.y);
-      }
-      out.push_back(A);
-      out.push_back(B);
-      out.push_back(C);
-      if (has_shared) {
-        const float sx = C.pos.x + C.cols * cell + gap * 1.5f;
-        TA.pos = ImVec2(sx, y0);
-        TB.pos = ImVec2(sx, y0 + TA.rows * cell + label_h + gap * 0.5f);
-        if (TA.id != Buffer::None) out.push_back(TA);
-        if (TB.id != Buffer::None) out.push_back(TB);
-      }
+      sh.TA = make(Buffer::TileA, true, source_name(t.config.variant, Buffer::TileA));
+      sh.TB = make(Buffer::TileB, true, source_name(t.config.variant, Buffer::TileB));
     } else if (r.array(Buffer::In)) {
-      // Stencil: In and Out wrapped one block per row, the block's shared array between.
-      const int block = std::max(1, int(t.config.geometry.block.x));
-      Placed In = make(Buffer::In, false, "In"), Out = make(Buffer::Out, false, "Out");
-      Placed Sh = make(Buffer::StencilShared, true,
-                       std::string(source_name(t.config.variant, Buffer::StencilShared)) +
-                           " (halo | block | halo)");
-      for (Placed* p : {&In, &Out}) {
+      sh.stencil = true;
+      sh.block = std::max(1, int(t.config.geometry.block.x));
+      sh.radius = t.config.params.radius;
+      sh.In = make(Buffer::In, false, "In");
+      sh.Out = make(Buffer::Out, false, "Out");
+      sh.Sh = make(Buffer::StencilShared, true,
+                   std::string(source_name(t.config.variant, Buffer::StencilShared)) +
+                       " (halo | block | halo)");
+      for (Placed* p : {&sh.In, &sh.Out}) {
         const int n = p->data_rows * p->data_cols;
-        p->wrap = block;
-        p->cols = block;
-        p->rows = (n + block - 1) / block;
+        p->wrap = sh.block;
+        p->cols = sh.block;
+        p->rows = (n + sh.block - 1) / sh.block;
       }
-      const bool has_shared = Sh.id != Buffer::None;
-      const int radius = t.config.params.radius;
-      const int wcells = std::max(block, has_shared ? Sh.cols : 0);
-      const float hcells = float(In.rows + Out.rows + (has_shared ? 1 : 0));
-      const float vgaps = label_h * (has_shared ? 3 : 2) + gap * (has_shared ? 2 : 1);
-      float cell = std::min((avail.x - 4) / float(wcells), (avail.y - vgaps) / hcells);
-      cell = std::clamp(std::floor(cell), 2.0f, 72.0f);
-      // Line the block's cells up under each other: the shared array starts R cells earlier.
-      const float x_in = origin.x + std::max(0.0f, (avail.x - wcells * cell) * 0.5f) +
-                         (has_shared ? radius * cell : 0);
-      float y = origin.y + label_h;
-      In.cell = Out.cell = Sh.cell = cell;
-      In.pos = ImVec2(x_in, y);
-      y += In.rows * cell + gap + label_h;
-      out.push_back(In);
-      if (has_shared) {
-        Sh.pos = ImVec2(x_in - radius * cell, y);
-        y += cell + gap + label_h;
-        out.push_back(Sh);
-      }
-      Out.pos = ImVec2(x_in, y);
-      out.push_back(Out);
     }
-    for (Placed& p : out) {
-      p.pos = ImVec2(std::floor(p.pos.x), std::floor(p.pos.y));  // whole pixels: crisp lines
+    return sh;
+  }
+
+  // Where each array went, for hit tests and the scripted mode's cell map.
+  static void publish(AppState& s, const Arrangement& arr) {
+    for (const Placed& p : arr.arrays) {
       DrawnArray d;
       d.id = p.id;
       d.shared = p.shared;
@@ -345,7 +541,6 @@ class GridView final : public View {
       d.cell_w = d.cell_h = p.cell;
       s.drawn.push_back(d);
     }
-    return out;
   }
 
   // Which input elements sit in shared memory now: of the selected block, of others.
@@ -395,19 +590,25 @@ class GridView final : public View {
 
   void draw_array(AppState& s, const Replay& r, const Trace& t, const Palette& pal, ImDrawList* dl,
                   Placed& p) {
-    // Title above the cells.
-    char title[96];
-    if (p.shared) {
-      const uint32_t gx = std::max(1u, t.config.geometry.grid.x);
-      std::snprintf(title, sizeof title, "%s of block (%u, %u)", p.title.c_str(), p.block % gx,
+    // Title above the cells: the longest form that fits before the next array.
+    char full[128], mid[96];
+    const uint32_t gx = std::max(1u, t.config.geometry.grid.x);
+    if (p.wrap) {
+      std::snprintf(full, sizeof full, "%s  (%d elements, one block per row)", p.title.c_str(),
+                    p.data_cols);
+      std::snprintf(mid, sizeof mid, "%s  (%d elements)", p.title.c_str(), p.data_cols);
+    } else if (p.shared) {
+      std::snprintf(full, sizeof full, "%s of block (%u, %u)", p.title.c_str(), p.block % gx,
                     p.block / gx);
+      std::snprintf(mid, sizeof mid, "%s", p.title.c_str());
     } else {
-      std::snprintf(title, sizeof title, "%s  (%d x %d)", p.title.c_str(), p.data_rows,
-                    p.data_cols);
+      std::snprintf(full, sizeof full, "%s  (%d x %d)", p.title.c_str(), p.data_rows, p.data_cols);
+      std::snprintf(mid, sizeof mid, "%s", p.title.c_str());
     }
-    if (p.wrap)
-      std::snprintf(title, sizeof title, "%s  (%d elements, one block per row)", p.title.c_str(),
-                    p.data_cols);
+    const std::string shortest = p.title.substr(0, p.title.find(' '));
+    const char* title = ImGui::CalcTextSize(full).x <= p.title_max  ? full
+                        : ImGui::CalcTextSize(mid).x <= p.title_max ? mid
+                                                                    : shortest.c_str();
     dl->AddText(ImVec2(p.pos.x, p.pos.y - ImGui::GetTextLineHeightWithSpacing()), pal.text.abgr(),
                 title);
 
@@ -495,35 +696,99 @@ class GridView final : public View {
         dl->AddRect(a, b, mark_colour(m.style).abgr(), 0, 0, 3.0f);
       }
 
-    // Values, when they fit.
-    if (s.present.show_values && p.cell >= 14) {
+    // Values, when they are big enough to read (else the header says so and
+    // hovering magnifies).
+    if (s.present.show_values && values_) {
       ImFont* font = ImGui::GetFont();
-      const float fs = std::min(ImGui::GetFontSize(), std::floor(p.cell * 0.5f));
+      const float fs = value_font_size(p.cell, ImGui::GetFontSize());
       for (int row = 0; row < p.rows; ++row)
         for (int col = 0; col < p.cols; ++col) {
-          int64_t e =
-              p.wrap ? int64_t(row) * p.wrap + col
-                     : (row < p.data_rows && col < p.data_cols ? int64_t(row) * p.data_cols + col
-                                                               : -1);
-          if (e < 0 || e >= int64_t(p.data_rows) * p.data_cols) continue;
-          const CellState* c = r.cell(p.id, p.block, uint32_t(e));
-          if (!c) continue;
-          const ReplayArray* a = r.array(p.id);
-          if ((p.shared || (a && a->is_output)) && !(c->flags & kCellWritten)) continue;
-          // The heatmap prints how often each input element was loaded.
-          const bool count = heatmap && !p.shared && !(a && a->is_output);
-          const std::string v = count ? std::to_string(c->reads) : format_value(c->value);
-          const ImVec2 ts = font->CalcTextSizeA(fs, FLT_MAX, 0, v.c_str());
-          if (ts.x > p.cell - 3) continue;
+          const std::string v = value_text(s, r, p, row, col);
+          if (v.empty()) continue;
+          // A long value gets a smaller size, down to three quarters; longer ones are left out.
+          float size = fs;
+          ImVec2 ts = font->CalcTextSizeA(size, FLT_MAX, 0, v.c_str());
+          if (ts.x > p.cell - 3) {
+            size = std::floor(fs * (p.cell - 3) / ts.x);
+            if (size < fs * 0.75f) continue;
+            ts = font->CalcTextSizeA(size, FLT_MAX, 0, v.c_str());
+          }
           const uint32_t px = img_.fill[size_t(row) * size_t(p.cols) + size_t(col)];
           const Rgb fill{uint8_t(px), uint8_t(px >> 8), uint8_t(px >> 16)};
-          dl->AddText(font, fs,
+          dl->AddText(font, size,
                       ImVec2(p.pos.x + col * p.cell + (p.cell - ts.x) * 0.5f,
                              p.pos.y + row * p.cell + (p.cell - ts.y) * 0.5f),
                       text_on(pal, fill).abgr(), v.c_str());
         }
     }
     hover(s, r, t, p);
+  }
+
+  // The element at (row, col) of a drawn array, -1 outside the data.
+  static int64_t element_at(const Placed& p, int row, int col) {
+    if (row < 0 || col < 0 || row >= p.rows || col >= p.cols) return -1;
+    const int64_t e =
+        p.wrap ? int64_t(row) * p.wrap + col
+               : (row < p.data_rows && col < p.data_cols ? int64_t(row) * p.data_cols + col : -1);
+    return e < int64_t(p.data_rows) * p.data_cols ? e : -1;
+  }
+
+  // What a cell prints: its value, nothing where none was stored yet (shared
+  // and output cells), the load count under the heatmap.
+  std::string value_text(const AppState& s, const Replay& r, const Placed& p, int row,
+                         int col) const {
+    const int64_t e = element_at(p, row, col);
+    if (e < 0) return {};
+    const CellState* c = r.cell(p.id, p.block, uint32_t(e));
+    if (!c) return {};
+    const ReplayArray* a = r.array(p.id);
+    if ((p.shared || (a && a->is_output)) && !(c->flags & kCellWritten)) return {};
+    if (s.present.heatmap && !p.shared && !(a && a->is_output)) return std::to_string(c->reads);
+    return format_value(c->value);
+  }
+
+  // Cells too small for values: the hovered cell, its row and its column
+  // drawn large with their values, in the tooltip.
+  void magnifier(const AppState& s, const Replay& r, const Palette& pal, const Placed& p, int row,
+                 int col) {
+    const float font = ImGui::GetFontSize();
+    float big = 4;
+    while (!values_readable(big, font))
+      big += 1;
+    big = std::max(big, std::floor(font * 1.9f));
+    const int reach = 6;  // cells each side of the hovered one
+    const int c0 = std::max(0, col - reach), c1 = std::min(p.cols - 1, col + reach);
+    const int r0 = std::max(0, row - reach), r1 = std::min(p.rows - 1, row + reach);
+    const ImVec2 o = ImGui::GetCursorScreenPos();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    ImFont* f = ImGui::GetFont();
+    const float fs = value_font_size(big, font);
+    auto cell = [&](int rr, int cc, bool centre) {
+      const ImVec2 a(o.x + float(cc - c0) * big, o.y + float(rr - r0) * big);
+      const ImVec2 b(a.x + big, a.y + big);
+      const uint32_t px = img_.fill[size_t(rr) * size_t(p.cols) + size_t(cc)];
+      const Rgb fill{uint8_t(px), uint8_t(px >> 8), uint8_t(px >> 16)};
+      dl->AddRectFilled(a, b, fill.abgr());
+      dl->AddRect(a, b, pal.grid_line.abgr());
+      const std::string v = value_text(s, r, p, rr, cc);
+      if (!v.empty()) {
+        float size = fs;
+        ImVec2 ts = f->CalcTextSizeA(size, FLT_MAX, 0, v.c_str());
+        if (ts.x > big - 3) {
+          size = std::floor(fs * (big - 3) / ts.x);
+          ts = f->CalcTextSizeA(size, FLT_MAX, 0, v.c_str());
+        }
+        dl->AddText(f, size, ImVec2(a.x + (big - ts.x) * 0.5f, a.y + (big - ts.y) * 0.5f),
+                    text_on(pal, fill).abgr(), v.c_str());
+      }
+      if (centre) dl->AddRect(a, b, pal.selected.abgr(), 0, 0, 3.0f);
+    };
+    for (int cc = c0; cc <= c1; ++cc)
+      if (cc != col) cell(row, cc, false);
+    for (int rr = r0; rr <= r1; ++rr)
+      if (rr != row) cell(rr, col, false);
+    cell(row, col, true);
+    ImGui::Dummy(ImVec2(float(c1 - c0 + 1) * big, float(r1 - r0 + 1) * big));
   }
 
   bool cell_of(const Placed& p, uint32_t e, int* row, int* col) const {
@@ -556,6 +821,7 @@ class GridView final : public View {
     }
     const CellState* c = r.cell(p.id, p.block, uint32_t(e));
     s.selection.hover = {true, p.id, p.block, uint32_t(e)};
+    if (!values_) magnifier(s, r, palette(s.present.theme), p, row, col);
     const uint32_t bx = std::max(1u, t.config.geometry.block.x);
     const uint32_t gx = std::max(1u, t.config.geometry.grid.x);
     if (p.wrap)
@@ -638,11 +904,39 @@ class GridView final : public View {
                       3.0f);
         }
       }
+      waiting_marks(pal, dl, p, bx, by, gx, b);
+    }
+  }
+
+  // At a barrier: each thread of the selected block marks the output cell it
+  // computes, a full triangle if it waits there, an empty one if not yet.
+  void waiting_marks(const Palette& pal, ImDrawList* dl, const Placed& p, uint32_t bx, uint32_t by,
+                     uint32_t gx, uint32_t b) const {
+    if (!wait_.active) return;
+    const float size = std::clamp(p.cell * 0.45f, 4.0f, 16.0f);
+    for (uint32_t th = 0; th < wait_.threads; ++th) {
+      int row = 0, col = 0;
+      if (p.wrap) {
+        row = int(b);
+        col = int(th);
+      } else {
+        row = int((b / gx) * by + th / bx);
+        col = int((b % gx) * bx + th % bx);
+      }
+      if (row >= p.rows || col >= p.cols) continue;
+      const ImVec2 at(p.pos.x + float(col) * p.cell + 2, p.pos.y + float(row) * p.cell + 2);
+      arrival_mark(dl, at, size, pal.barrier, wait_.at_barrier[th] != 0);
     }
   }
 
   CellRenderer renderer_;
   bool init_failed_ = false;
+  Shapes shapes_;            // the lesson's arrays, as drawn last
+  ImVec2 avail_;             // the room they had
+  bool drawn_once_ = false;  // shapes_ and avail_ are known
+  float cell_ = 0;           // the cell size drawn
+  bool values_ = true;       // cells big enough to print values
+  BarrierWait wait_;         // who waits at the barrier the selected block is at
   CellImage img_;
   std::unordered_set<uint64_t> res_sel_, res_sel_halo_, res_other_;
   uint32_t heat_max_ = 1;

@@ -3,6 +3,8 @@
 // Invalid parameters are refused here, with validate()'s reason, before anything runs.
 #include <imgui.h>
 
+#include <algorithm>
+#include <cfloat>
 #include <string>
 
 #include "app/palette.hpp"
@@ -15,12 +17,43 @@ class LessonView final : public View {
   const char* name() const override { return "Lesson"; }
   Slot slot() const override { return Slot::Left; }
   int order() const override { return 0; }
+  // Its controls' height, so that the layout does not hide the last ones.
+  float preferred_height() const override { return content_h_; }
 
   void draw(AppState& s) override {
+    draw_controls(s);
+    content_h_ = ImGui::GetCursorPosY();
+  }
+
+ private:
+  float content_h_ = 0;
+
+  void draw_controls(AppState& s) {
     RunRequest& req = s.request;
     const Variant* v = find_variant(req.variant);
     ImGui::PushItemWidth(-1);
-    if (ImGui::BeginCombo("##lesson", v ? v->title : "choose a lesson")) {
+    // The title in the combo where it fits; in a narrow column (or a large
+    // font) it is written out above it instead of clipped, and the list is as
+    // wide as its longest title.
+    const float room = ImGui::GetContentRegionAvail().x - ImGui::GetFrameHeight() -
+                       2 * ImGui::GetStyle().FramePadding.x;
+    const bool fits = v && ImGui::CalcTextSize(v->title).x <= room;
+    if (v && !fits) {
+      ImGui::PushTextWrapPos(0);
+      ImGui::TextUnformatted(v->title);
+      ImGui::PopTextWrapPos();
+    }
+    float widest = 0;
+    for (const Variant& c : catalogue())
+      widest = std::max(widest, ImGui::CalcTextSize(c.title).x);
+    ImGui::SetNextWindowSizeConstraints(
+        ImVec2(widest + 2 * ImGui::GetStyle().WindowPadding.x + ImGui::GetStyle().ScrollbarSize, 0),
+        ImVec2(FLT_MAX, FLT_MAX));
+    if (ImGui::BeginCombo("##lesson",
+                          !v     ? "choose a lesson"
+                          : fits ? v->title
+                                 : "other lessons",
+                          ImGuiComboFlags_HeightLarge)) {
       Family last = Family::Stencil;
       bool first = true;
       for (const Variant& c : catalogue()) {
@@ -37,11 +70,6 @@ class LessonView final : public View {
         }
       }
       ImGui::EndCombo();
-    } else if (v && ImGui::IsItemHovered() &&
-               ImGui::CalcTextSize(v->title).x > ImGui::GetItemRectSize().x -
-                                                     ImGui::GetFrameHeight() -
-                                                     2 * ImGui::GetStyle().FramePadding.x) {
-      ImGui::SetTooltip("%s", v->title);  // the title is clipped in a narrow column
     }
     ImGui::PopItemWidth();
     if (!v) {

@@ -240,10 +240,15 @@ class RacesView final : public View {
         if (open) {
           for (uint32_t i : g.detail) {
             const Hazard& h = hz.hazards[i];
+            // Which pass of the tile loop: the second access's barrier phase.
+            char phase[32] = "";
+            if (current(s) && h.second.event < s.replay->trace().events.size())
+              std::snprintf(phase, sizeof phase, ", phase %u",
+                            unsigned(s.replay->phase_of(uint32_t(h.second.event))));
             char label[200];
-            std::snprintf(label, sizeof label, "%s block %u: t%u -> t%u##%u",
+            std::snprintf(label, sizeof label, "%s block %u: t%u -> t%u%s##%u",
                           cell_name(t, h.buffer, h.element).c_str(), h.block, h.first.thread,
-                          h.second.thread, i);
+                          h.second.thread, phase, i);
             if (ImGui::Selectable(label, selected_ == int(i))) choose(s, int(i), false);
           }
           if (g.count > g.detail.size())

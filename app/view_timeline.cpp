@@ -24,6 +24,11 @@ class TimelineView final : public View {
     const float lanes = float(std::clamp<size_t>(lanes_.size(), 2, 4));
     return controls_height_ + lanes * ImGui::GetFontSize() * 1.4f + 8;
   }
+  // Every lane at full height (up to eight; more share the room).
+  float preferred_height() const override {
+    const float lanes = float(std::clamp<size_t>(lanes_.size(), 2, 8));
+    return controls_height_ + lanes * ImGui::GetFontSize() * 1.4f + 8;
+  }
 
   void draw(AppState& s) override {
     if (!s.has_trace()) {
@@ -131,12 +136,18 @@ class TimelineView final : public View {
       go(r.phase_step(pos, true, blk));
     if (button("End", "to the end (End)")) go(r.size());
 
-    place(ImGui::GetFontSize() * 9);
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
+    // The speed: a knob with its number beside it, not under the knob.
+    char rate[32];
+    std::snprintf(rate, sizeof rate, "%.0f events/s", s.replay_ui.speed);
+    const float knob_w = ImGui::GetFontSize() * 5;
+    place(knob_w + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize("100000 events/s").x);
+    ImGui::SetNextItemWidth(knob_w);
     float speed = float(s.replay_ui.speed);
-    if (ImGui::SliderFloat("##speed", &speed, 1.0f, 100000.0f, "%.0f events/s",
-                           ImGuiSliderFlags_Logarithmic))
+    if (ImGui::SliderFloat("##speed", &speed, 1.0f, 100000.0f, "", ImGuiSliderFlags_Logarithmic))
       s.replay_ui.speed = speed;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("playback speed");
+    ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+    ImGui::TextUnformatted(rate);
     int order = s.replay_ui.order_request == ReplayOrder::Lockstep ? 1 : 0;
     place(ImGui::GetFontSize() * 8);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
@@ -172,7 +183,51 @@ class TimelineView final : public View {
               .x);
     ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted(where);
+    legend(s);
     controls_height_ = ImGui::GetCursorScreenPos().y - ImGui::GetWindowPos().y;  // in its child
+  }
+
+  // What the lanes' marks mean, after the status where it fits.
+  void legend(const AppState& s) {
+    const Palette& pal = palette(s.present.theme);
+    const float h = ImGui::GetTextLineHeight(), sp = ImGui::GetStyle().ItemSpacing.x;
+    const char* labels[] = {"arrive", "leave (barrier)", "C written", "phases"};
+    float w = 0;
+    for (const char* l : labels)
+      w += h + 4 + ImGui::CalcTextSize(l).x + sp;
+    if (!same_line_if_fits(w + h)) ImGui::AlignTextToFramePadding();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    auto mark = [&](int kind, const char* label) {
+      const ImVec2 p = ImGui::GetCursorScreenPos();
+      const float y = p.y + ImGui::GetStyle().FramePadding.y;
+      if (kind == 0)
+        dl->AddTriangleFilled(ImVec2(p.x + 1, y + 1), ImVec2(p.x + h - 1, y + 1),
+                              ImVec2(p.x + h * 0.5f, y + h * 0.6f), pal.barrier.abgr());
+      else if (kind == 1)
+        dl->AddLine(ImVec2(p.x + h * 0.5f, y), ImVec2(p.x + h * 0.5f, y + h), pal.barrier.abgr(),
+                    2);
+      else if (kind == 2)
+        dl->AddCircleFilled(ImVec2(p.x + h * 0.5f, y + h * 0.5f), h * 0.25f, pal.written.abgr());
+      else {
+        dl->AddRectFilled(ImVec2(p.x, y + 2), ImVec2(p.x + h * 0.5f, y + h - 2),
+                          pal.phase_a.abgr(220));
+        dl->AddRectFilled(ImVec2(p.x + h * 0.5f, y + 2), ImVec2(p.x + h, y + h - 2),
+                          pal.phase_b.abgr(220));
+      }
+      ImGui::Dummy(ImVec2(h, h));
+      ImGui::SameLine(0, 4);
+      ImGui::TextDisabled("%s", label);
+    };
+    for (int k = 0; k < 4; ++k) {
+      if (k) ImGui::SameLine();
+      mark(k, labels[k]);
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", k == 0   ? "a warp's first thread arrives at a barrier"
+                                : k == 1 ? "its threads leave the barrier: all of the block arrived"
+                                : k == 2 ? "the warp stores results to global memory"
+                                         : "barrier phases: the stretch between two barriers, "
+                                           "shaded in turn");
+    }
   }
 
   void lanes(AppState& s, Replay& r, const Palette& pal) {
@@ -195,11 +250,15 @@ class TimelineView final : public View {
     for (size_t w = 0; w < lanes_.size(); ++w) {
       const Lane& l = lanes_[w];
       const float y = o.y + float(w) * lane_h;
-      if (lane_h >= ImGui::GetFontSize() * 0.9f) {
+      // Labels in a smaller size when lanes are thin (8+ warps); every
+      // other one (or fewer) when even that does not fit.
+      const float fs = std::min(ImGui::GetFontSize(), std::max(8.0f, lane_h - 1));
+      const size_t every = size_t(std::ceil(fs / std::max(1.0f, lane_h)));
+      if (w % every == 0) {
         char lbl[32];
         std::snprintf(lbl, sizeof lbl, "warp %zu", w);
-        dl->AddText(ImVec2(o.x, y + (lane_h - ImGui::GetFontSize()) * 0.5f), pal.text_dim.abgr(),
-                    lbl);
+        dl->AddText(ImGui::GetFont(), fs, ImVec2(o.x, y + (lane_h - fs) * 0.5f),
+                    pal.text_dim.abgr(), lbl);
       }
       for (size_t ph = 0; ph < l.phases.size(); ++ph) {
         const Segment& sg = l.phases[ph];

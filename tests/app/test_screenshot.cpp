@@ -5,6 +5,7 @@
 #include <stb/stb_image.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdlib>
@@ -18,7 +19,9 @@
 #include <unistd.h>
 #include <csignal>
 
+#include "kernels/backend.hpp"
 #include "kernels/reference.hpp"
+#include "trace/replay.hpp"
 
 namespace {
 
@@ -258,7 +261,7 @@ TEST(AppScreenshot, StencilHaloCellsHaveTheirOwnColour) {
   const nlohmann::json* sh = array(s, "StencilShared", true);
   if (!sh) sh = array(s, "shared", true);
   ASSERT_NE(sh, nullptr) << s.cells.dump();
-  const int radius = 2;  // the lesson's default
+  const int radius = 3, block = 64;  // the lesson's defaults
   const int n = (*sh)["data_cols"].get<int>();
   const Rgb halo = palette(s, "halo"), loaded = palette(s, "shared_loaded");
   for (int c = 0; c < radius; ++c) {
@@ -266,17 +269,17 @@ TEST(AppScreenshot, StencilHaloCellsHaveTheirOwnColour) {
     EXPECT_TRUE(near(cell_pixel(s, *sh, 0, n - 1 - c), halo)) << "right halo " << c;
   }
   EXPECT_TRUE(near(cell_pixel(s, *sh, 0, radius + 1), loaded));
-  // In, one block (8 elements) per row: block 1 is row 1. Its halo comes from
-  // elements 6, 7 (end of row 0) and 16, 17 (start of row 2): halo-coloured
+  // In, one block (64 elements) per row: block 1 is row 1. Its halo comes from
+  // elements 61..63 (end of row 0) and 128..130 (start of row 2): halo-coloured
   // there too, while the block's own elements have the loaded colour.
   const nlohmann::json* in = array(s, "in", false);
   ASSERT_NE(in, nullptr) << s.cells.dump();
   const Rgb block_cell = palette(s, "loaded");
   for (int c = 0; c < radius; ++c) {
-    EXPECT_TRUE(near(cell_pixel(s, *in, 0, 7 - c), halo)) << "In[" << 7 - c << "]";
-    EXPECT_TRUE(near(cell_pixel(s, *in, 2, c), halo)) << "In[" << 16 + c << "]";
+    EXPECT_TRUE(near(cell_pixel(s, *in, 0, block - 1 - c), halo)) << "In[" << block - 1 - c << "]";
+    EXPECT_TRUE(near(cell_pixel(s, *in, 2, c), halo)) << "In[" << 2 * block + c << "]";
   }
-  for (int c = 0; c < 8; ++c)
+  for (int c = 0; c < block; c += 7)
     EXPECT_TRUE(near(cell_pixel(s, *in, 1, c), block_cell)) << c;
   EXPECT_FALSE(near(cell_pixel(s, *in, 0, 0), halo));  // not loaded by block 1
 }
@@ -337,21 +340,23 @@ TEST(AppScreenshot, TimelineLanesStayInViewOnA720pProjector) {
 }
 
 TEST(AppScreenshot, GridOnlyViewGivesBigCellsOnA720pProjector) {
-  // 1280 x 720 with every panel: the multiply's cells are small. Grid focus
-  // (G, --focus-grid) hides the side panels, lays A, B and C out in a row, and
-  // the cells must grow enough to print values, all inside the window.
+  // 1280 x 720 with every panel (a side tab asked for keeps them): the
+  // multiply's cells are small. Grid focus (G, --focus-grid) hides the side
+  // panels, lays A, B and C out in a row, and the cells must grow enough to
+  // print values, all inside the window.
   const std::string lesson = "--lesson matmul.tiled_square --position 500";
-  const Shot all = take("panels720", lesson, "1280x720");
+  const Shot all = take("panels720", lesson + " --tab Narration", "1280x720");
   const Shot focus = take("focus720", lesson + " --focus-grid", "1280x720");
   ASSERT_EQ(all.rc, 0);
   ASSERT_EQ(focus.rc, 0);
+  EXPECT_FALSE(all.cells["layout"]["focus_grid"].get<bool>());
   const nlohmann::json* c_all = array(all, "C", false);
   const nlohmann::json* c_focus = array(focus, "C", false);
   ASSERT_NE(c_all, nullptr);
   ASSERT_NE(c_focus, nullptr);
   const double small = (*c_all)["cell_w"].get<double>(), big = (*c_focus)["cell_w"].get<double>();
-  EXPECT_GE(big, 1.8 * small) << small << " -> " << big;
-  EXPECT_GE(big, 20.0);  // values are printed from 14 px on
+  EXPECT_GE(big, 1.4 * small) << small << " -> " << big;
+  EXPECT_GE(big, 20.0);
   for (const auto& a : focus.cells["arrays"]) {
     EXPECT_LE(a["x"].get<double>() + a["cols"].get<double>() * a["cell_w"].get<double>(), 1280.0);
     EXPECT_LE(a["y"].get<double>() + a["rows"].get<double>() * a["cell_h"].get<double>(), 720.0);
@@ -361,6 +366,140 @@ TEST(AppScreenshot, GridOnlyViewGivesBigCellsOnA720pProjector) {
   ASSERT_NE(a, nullptr);
   EXPECT_EQ((*a)["y"].get<double>(), (*c_focus)["y"].get<double>());
   EXPECT_LT((*a)["x"].get<double>(), (*c_focus)["x"].get<double>());
+}
+
+// Every array's cells inside the window.
+void expect_inside(const Shot& s) {
+  for (const auto& a : s.cells["arrays"]) {
+    EXPECT_GE(a["x"].get<double>(), 0.0);
+    EXPECT_LE(a["x"].get<double>() + a["cols"].get<double>() * a["cell_w"].get<double>(),
+              double(s.w));
+    EXPECT_LE(a["y"].get<double>() + a["rows"].get<double>() * a["cell_h"].get<double>(),
+              double(s.h));
+  }
+}
+
+TEST(AppScreenshot, DefaultLessonPrintsValuesOnA720pLaptop) {
+  // The default lesson in the default layout at 1280 x 720: the panels would
+  // leave 9 px cells, so the window picks grid focus itself and the cells are
+  // big enough for values (20 px at the default text size).
+  const Shot s = take("default720", "--backend sim", "1280x720");
+  ASSERT_EQ(s.rc, 0) << "tilescope failed; see its log in " << out_dir();
+  EXPECT_EQ(s.cells["variant"], "matmul.tiled_square");
+  const nlohmann::json* C = array(s, "C", false);
+  ASSERT_NE(C, nullptr);
+  EXPECT_GE((*C)["cell_w"].get<double>(), 20.0);
+  EXPECT_TRUE(s.cells["layout"]["values_readable"].get<bool>());
+  EXPECT_TRUE(s.cells["layout"]["focus_grid"].get<bool>());
+  expect_inside(s);
+}
+
+TEST(AppScreenshot, ABiggerFontNeverMakesTheMatricesSmaller) {
+  const std::string args = "--lesson matmul.tiled_square --backend sim --position 500";
+  const Shot small = take("font13", args + " --font-size 13", "1920x1080");
+  const Shot big = take("font28", args + " --font-size 28", "1920x1080");
+  ASSERT_EQ(small.rc, 0);
+  ASSERT_EQ(big.rc, 0);
+  const nlohmann::json* c13 = array(small, "C", false);
+  const nlohmann::json* c28 = array(big, "C", false);
+  ASSERT_NE(c13, nullptr);
+  ASSERT_NE(c28, nullptr);
+  EXPECT_GE((*c28)["cell_w"].get<double>(), (*c13)["cell_w"].get<double>());
+  EXPECT_TRUE(big.cells["layout"]["values_readable"].get<bool>());
+  expect_inside(big);
+}
+
+TEST(AppScreenshot, GridTakesTheWidthOfA720pWindowAtPositionsFromTheLayoutRules) {
+  // Not read from the app's map: grid focus gives the grid the whole width,
+  // A, B and C in a row, each about a quarter of it. So a fifth of the way
+  // across (inside A) and half way (inside B), 40 % down, there are cells, not
+  // the background; with the side panels there, the first was the Lesson panel.
+  const Shot s = take("rules720", "--backend sim", "1280x720");
+  ASSERT_EQ(s.rc, 0);
+  const Rgb bg = palette(s, "background");
+  for (const double fx : {0.15, 0.5}) {
+    const int x0 = int(s.w * fx), y0 = int(s.h * 0.4);
+    int background = 0, total = 0;
+    for (int y = y0 - 4; y <= y0 + 4; ++y)
+      for (int x = x0 - 4; x <= x0 + 4; ++x) {
+        ++total;
+        if (near(s.at(x, y), bg, 3)) ++background;
+      }
+    EXPECT_LT(background, total / 5) << "at " << x0 << "," << y0;
+  }
+}
+
+// The threads of `block` whose last event at `position` (lockstep order) is a
+// barrier arrival: computed here from the trace, not by the app.
+std::vector<uint32_t> threads_at_barrier(const ts::Replay& r, uint64_t position, uint32_t block,
+                                         uint32_t threads) {
+  std::vector<int> last(threads, -1);
+  for (uint64_t p = 1; p <= position; ++p) {
+    const ts::Event& e = r.trace().events[r.event_at(p)];
+    if (e.block == block) last[e.thread] = int(e.kind);
+  }
+  std::vector<uint32_t> at;
+  for (uint32_t t = 0; t < threads; ++t)
+    if (last[t] == int(ts::EventKind::BarrierArrive)) at.push_back(t);
+  return at;
+}
+
+TEST(AppScreenshot, ThreadsWaitingAtABarrierAreCountedAndMarked) {
+  // The default lesson (8 x 8 = 64 threads a block) part-way through the
+  // arrivals at barrier 1 of block 0: some threads wait, the others not yet.
+  ts::RunRequest req;
+  const ts::Variant* v = ts::find_variant("matmul.tiled_square");
+  ASSERT_NE(v, nullptr);
+  req.variant = v->id;
+  req.params = v->defaults;
+  req.barrier_mask = ts::all_barriers(*v);
+  req.backend = ts::BackendChoice::Sim;
+  ts::RunResult res = ts::run(req);
+  ASSERT_TRUE(res.ok) << res.error;
+  auto trace = std::make_shared<const ts::Trace>(std::move(res.trace));
+  ts::Replay r(trace);
+  r.set_order(ts::ReplayOrder::Lockstep);
+  const uint32_t threads = 64;
+  uint64_t pos = 0;
+  std::vector<uint32_t> want;
+  for (uint64_t p = 1; p <= r.size() && pos == 0; ++p) {
+    const ts::Event& e = trace->events[r.event_at(p)];
+    if (e.block != 0 || e.kind != ts::EventKind::BarrierArrive) continue;
+    want = threads_at_barrier(r, p, 0, threads);
+    if (want.size() >= 12 && want.size() < threads) pos = p;
+  }
+  ASSERT_GT(pos, 0u);
+  const Shot s = take("waiting", "--backend sim --order lockstep --select-block 0 --position " +
+                                     std::to_string(pos));
+  ASSERT_EQ(s.rc, 0) << "tilescope failed; see its log in " << out_dir();
+  const auto& w = s.cells["barrier_wait"];
+  ASSERT_TRUE(w["active"].get<bool>()) << w.dump();
+  EXPECT_EQ(w["threads"], threads);
+  EXPECT_EQ(w["arrived"].get<size_t>(), want.size());
+  EXPECT_EQ(w["barrier"], 1);
+  EXPECT_EQ(w["arrived_threads"].get<std::vector<uint32_t>>(), want);
+  EXPECT_EQ(w["text"], std::to_string(want.size()) + " of 64 threads at barrier 1 (line 76)");
+  // The marks: a full triangle in the top-left corner of the C cell a waiting
+  // thread computes, an empty one where the thread has not arrived.
+  const nlohmann::json* C = array(s, "C", false);
+  ASSERT_NE(C, nullptr);
+  const double cell = (*C)["cell_w"].get<double>();
+  const double size = std::clamp(cell * 0.45, 4.0, 16.0);
+  const Rgb barrier = palette(s, "barrier");
+  auto mark_pixel = [&](uint32_t t) {  // block 0: thread (x, y) computes C[y][x]
+    const double x = (*C)["x"].get<double>() + (t % 8) * cell + 2 + size * 0.5;
+    const double y = (*C)["y"].get<double>() + (t / 8) * cell + 2 + size * 0.3;
+    return s.at(int(std::lround(x)), int(std::lround(y)));
+  };
+  int full = 0, empty = 0;
+  for (uint32_t t = 0; t < threads; ++t) {
+    const bool waits = std::find(want.begin(), want.end(), t) != want.end();
+    const bool marked = near(mark_pixel(t), barrier, 20);
+    EXPECT_EQ(marked, waits) << "thread " << t;
+    (waits ? full : empty) += marked == waits;
+  }
+  EXPECT_EQ(full, int(want.size()));
+  EXPECT_EQ(empty, int(threads - want.size()));
 }
 
 TEST(AppScreenshot, ChosenHazardJumpsToItsSecondAccessAndMarksTheCell) {
