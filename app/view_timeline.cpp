@@ -158,6 +158,15 @@ class TimelineView final : public View {
           "As recorded: the order the GPU's timestamps (or the simulator) give;\n"
           "warps drift apart. Lockstep: the idealised order, phase by phase.\n"
           "Switching keeps the current event.");
+    // Lockstep never draws what the trace contradicts: on a racy run it draws
+    // the threads that fell behind late, or shows the recorded order. Say so.
+    if (r.order() == ReplayOrder::Lockstep && !r.lockstep_note().empty()) {
+      const char* tag =
+          r.lockstep_unavailable() ? "(recorded order shown)" : "(as the loads saw it)";
+      same_line_if_fits(ImGui::CalcTextSize(tag).x);
+      ImGui::TextColored(ImVec4(0.90f, 0.62f, 0.0f, 1.0f), "%s", tag);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.lockstep_note().c_str());
+    }
 
     // Position line: where we are, in words.
     const Event* e = r.last_event();
