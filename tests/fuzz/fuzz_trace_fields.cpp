@@ -177,7 +177,10 @@ void mutate(Trace& t, Input& in) {
       const Variant* v = find_variant(c.variant);
       int32_t* p = param(c.params, in.byte());
       *p = int32_t(in.value(uint32_t(*p)) % 4096);
-      if (!v) break;
+      // geometry() and buffer_shapes() expect parameters that validate.
+      DeviceLimits lim;
+      lim.max_shared_per_block = 228 * 1024;
+      if (!v || validate(*v, c.params, lim)) break;
       c.geometry = geometry(*v, c.params);
       const std::vector<BufferShape> shapes = buffer_shapes(*v, c.params);
       for (size_t i = 0; i < shapes.size() && i < t.buffers.size(); ++i)
