@@ -8,7 +8,6 @@
 #include <atomic>
 #include <bit>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <ostream>
