@@ -77,10 +77,10 @@ TEST(Decode, BarrierInstancesAndPhasesWithBothBarriers) {
   const DecodedTrace d = decode(t);
   const BlockStreams& b = *d.find_block(1);
   ASSERT_EQ(b.barriers.size(), 4u);  // 2 tile phases x 2 barriers
-  const int ids[] = {1, 2, 1, 2}, lines[] = {22, 26, 22, 26};
+  const int ids[] = {1, 2, 1, 2};
   for (int n = 0; n < 4; ++n) {
     EXPECT_EQ(b.barriers[n].barrier, ids[n]);
-    EXPECT_EQ(b.barriers[n].line, lines[n]);
+    EXPECT_EQ(b.barriers[n].line, testing::kTiledBarrierLine[ids[n]]);
     EXPECT_EQ(b.barriers[n].arrivals, 4u);
     EXPECT_EQ(b.barriers[n].leaves, 4u);
     EXPECT_TRUE(b.barriers[n].consistent);

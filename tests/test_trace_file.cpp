@@ -2,11 +2,20 @@
 // refused with a message that says what is wrong.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <iterator>
 
 #include "test_trace_fixtures.hpp"
+#include "trace/chrome_export.hpp"
 #include "trace/trace_file.hpp"
 
 namespace ts {
@@ -15,20 +24,19 @@ namespace {
 using testing::tiled_matmul_trace;
 
 Trace full_trace() {
-  Trace t = tiled_matmul_trace(4, 2);
-  // Every field away from its default, so a field the file forgets shows up.
-  t.config.params = {3, 5, 4, 2, 11, 2, 64};
+  Trace t = tiled_matmul_trace(4, 2, 0x2);  // barrier 1 removed
+  // Every field away from its default, so a field the file forgets shows up
+  // (and every one consistent, since the loader checks what they mean).
+  t.config.params = {3, 5, 4, 2, 11, 2, 64};  // tiled_square reads only n and tile
   t.config.barrier_mask = 0x2;
-  t.config.geometry.dynamic_shared_bytes = 96;
   t.config.backend = BackendKind::Cuda;
   t.config.device_name = "NVIDIA H100 80GB HBM3";
   t.config.schedule = {ScheduleKind::Random, 0x5u, 17, 0x1234567890abcdefull};
   t.config.skew_ns = 1000;
   t.config.skew_warps = 0xAAAAAAAAu;
   t.config.input_seed = 99;
-  t.capacity = 12345;
-  t.events_dropped = 678;
-  t.events[3].flags = kFlagOutOfRange;
+  t.capacity = t.events.size() + 12;  // a GPU may drop events with slots to spare
+  t.events_dropped = 40;              // of the 64 barrier 1 would have recorded
   t.events[5].sm = 131;
   t.events[7].clock = ~0ull;
   t.events[7].globaltimer = 1ull << 60;
@@ -90,7 +98,7 @@ TEST(TraceFile, RoundTripsEveryFieldInMemory) {
   expect_same(t, *back);
   EXPECT_EQ(back->events.size(), t.events.size());
   EXPECT_TRUE(back->truncated());
-  EXPECT_EQ(back->events_needed(), t.events.size() + 678);
+  EXPECT_EQ(back->events_needed(), t.events.size() + 40);
 }
 
 TEST(TraceFile, RoundTripsThroughADiskFile) {
@@ -106,12 +114,17 @@ TEST(TraceFile, RoundTripsThroughADiskFile) {
   std::filesystem::remove(path);
 }
 
-TEST(TraceFile, EmptyTraceRoundTrips) {
-  Trace t;
+TEST(TraceFile, AnUntracedRunRoundTrips) {
+  Trace t = tiled_matmul_trace(4, 2);
+  t.events.clear();
+  t.capacity = 0;
   std::string err;
   auto back = parse(serialize_trace(t), &err);
   ASSERT_TRUE(back) << err;
   expect_same(t, *back);
+  // A default Trace names no lesson: well-formed bytes, yet no run.
+  EXPECT_FALSE(parse(serialize_trace(Trace{}), &err));
+  EXPECT_NE(err.find("invalid: the variant id is empty"), std::string::npos) << err;
 }
 
 TEST(TraceFile, RefusesAnEmptyFile) {
@@ -129,14 +142,21 @@ TEST(TraceFile, RefusesSomethingThatIsNotATrace) {
   EXPECT_NE(err.find("truncated"), std::string::npos) << err;
 }
 
-TEST(TraceFile, RefusesANewerVersionAndSaysWhatToDo) {
+// A flipped version byte is as likely as a newer program: the message says both.
+TEST(TraceFile, RefusesAnUnknownVersionAsDamagedOrNewer) {
   auto bytes = serialize_trace(full_trace());
   const uint32_t v3 = 3;
   std::memcpy(bytes.data() + 8, &v3, 4);
   std::string err;
   EXPECT_FALSE(parse(bytes, &err));
-  EXPECT_EQ(
-      err, "written by a newer TileScope (format v3); this build reads up to v1: update TileScope");
+  EXPECT_EQ(err,
+            "format version 3: the file is damaged, or written by a newer TileScope (this build "
+            "reads up to v1)");
+  bytes[11] ^= 0x01;  // the high byte of version 3: 16777219
+  EXPECT_FALSE(parse(bytes, &err));
+  EXPECT_NE(err.find("format version 16777219: the file is damaged, or written by a newer"),
+            std::string::npos)
+      << err;
 }
 
 TEST(TraceFile, SaysWhichSectionATruncatedFileEndsIn) {
@@ -271,10 +291,10 @@ TEST(TraceFile, RefusesNamesThatAreNotText) {
     EXPECT_NE(err.find("the variant id is not UTF-8 text"), std::string::npos) << err;
     // ... and saving one writes '?' for the bad bytes, so that the file loads.
     Trace t = tiled_matmul_trace(2, 2);
-    t.config.variant = bad;
+    t.config.device_name = bad;
     auto back = parse(serialize_trace(t), &err);
     ASSERT_TRUE(back) << err;
-    EXPECT_NE(back->config.variant.find('?'), std::string::npos);
+    EXPECT_NE(back->config.device_name.find('?'), std::string::npos);
   }
   Trace t = tiled_matmul_trace(2, 2);
   t.config.device_name = "GPU \xc3\xa9t\xc3\xa9 \xf0\x9f\x9a\x80";  // UTF-8 is fine
@@ -294,14 +314,231 @@ TEST(TraceFile, OverlongNamesAreCutAtAWholeCharacter) {
   EXPECT_EQ(back->config.device_name, t.config.device_name.substr(0, 4096));
 }
 
-TEST(TraceFile, LoadReportsMissingFilesAndDirectories) {
+// --- hostile paths: what the loader refuses before reading, how saves write ---
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+// A scratch folder of the test's own, removed at the end.
+struct ScratchDir {
+  fs::path path;
+  ScratchDir() {
+    path = fs::temp_directory_path() /
+           ("ts_trace_file_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string operator/(const std::string& name) const { return (path / name).string(); }
+};
+
+std::string contents(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+long max_rss_kib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+TEST(TraceFile, LoadRefusesDevicesAsNotRegularFilesNeverAsEmpty) {
+  for (const char* dev : {"/dev/zero", "/dev/urandom", "/dev/null"}) {
+    if (!fs::exists(dev)) continue;
+    std::string err;
+    EXPECT_FALSE(load_trace(dev, &err));
+    EXPECT_EQ(err, std::string(dev) + ": not a regular file (a character device)");
+  }
+  ScratchDir d;
+  const std::string link = d / "zero.tstrace";
+  fs::create_symlink("/dev/zero", link);
+  std::string err;
+  EXPECT_FALSE(load_trace(link, &err));
+  EXPECT_NE(err.find("not a regular file (a character device)"), std::string::npos) << err;
+  EXPECT_FALSE(load_trace(d.path.string(), &err));
+  EXPECT_EQ(err, d.path.string() + ": is a directory, not a trace file");
+}
+
+TEST(TraceFile, LoadRefusesAFifoWithoutWaitingForAWriter) {
+  ScratchDir d;
+  const std::string fifo = d / "pipe.tstrace";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  auto refused = std::async(std::launch::async, [&] {
+    std::string err;
+    load_trace(fifo, &err);
+    return err;
+  });
+  if (refused.wait_for(5s) != std::future_status::ready) {
+    // Release the loader blocked in open() so that the test ends, then fail.
+    const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+    if (fd >= 0) ::close(fd);
+    FAIL() << "load_trace waits on a FIFO";
+  }
+  EXPECT_EQ(refused.get(), fifo + ": not a regular file (a FIFO)");
+}
+
+// A 2 GiB file (sparse: no disk used) is refused after its header, without
+// being read: no 2 GiB buffer, no seconds of reading.
+TEST(TraceFile, LoadRefusesA2GiBFileAfterReadingItsHeader) {
+  ScratchDir d;
+  const std::string junk = d / "junk.tstrace";
+  std::ofstream(junk) << "PK\x03\x04 this is a zip file, not a trace";
+  ASSERT_EQ(::truncate(junk.c_str(), 2ll << 30), 0) << std::strerror(errno);
+  // A real header whose size field disagrees with the file.
+  const std::string grown = d / "grown.tstrace";
+  const auto bytes = serialize_trace(tiled_matmul_trace(2, 2));
+  std::ofstream(grown, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), long(bytes.size()));
+  ASSERT_EQ(::truncate(grown.c_str(), 2ll << 30), 0) << std::strerror(errno);
+  // And one whose header agrees with a file over the limit.
+  const std::string huge = d / "huge.tstrace";
+  auto big_header = bytes;
+  const uint64_t five_gib = 5ull << 30;
+  std::memcpy(big_header.data() + 12, &five_gib, 8);
+  std::ofstream(huge, std::ios::binary)
+      .write(reinterpret_cast<const char*>(big_header.data()), long(big_header.size()));
+  ASSERT_EQ(::truncate(huge.c_str(), off_t(five_gib)), 0) << std::strerror(errno);
+
+  const long rss_before = max_rss_kib();
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string err;
+  EXPECT_FALSE(load_trace(junk, &err));
+  EXPECT_EQ(err, junk + ": not a TileScope trace: the file does not start with \"TSTRACE\"");
+  EXPECT_FALSE(load_trace(grown, &err));
+  EXPECT_EQ(err, grown + ": corrupt: the header says the file has " + std::to_string(bytes.size()) +
+                     " bytes, but it has 2147483648");
+  EXPECT_FALSE(load_trace(huge, &err));
+  EXPECT_EQ(err, huge + ": the file has 5368709120 bytes; TileScope reads traces up to 4 GiB");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(seconds, 0.5);
+  // Reading any of them whole would have raised the peak by gigabytes.
+  EXPECT_LT(max_rss_kib() - rss_before, 64 * 1024) << "KiB";
+}
+
+TEST(TraceFile, LoadSaysWhereASmallTruncatedFileEnds) {
+  ScratchDir d;
+  const std::string path = d / "cut.tstrace";
+  const auto bytes = serialize_trace(tiled_matmul_trace(2, 2));
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), long(bytes.size() - 100));
+  std::string err;
+  EXPECT_FALSE(load_trace(path, &err));
+  EXPECT_EQ(err.rfind(path + ": truncated: the file ends inside the events section", 0), 0u) << err;
+}
+
+TEST(TraceFile, LoadReportsMissingFilesAndSavesIntoMissingFolders) {
   std::string err;
   EXPECT_FALSE(load_trace("/nonexistent/dir/x.tstrace", &err));
-  EXPECT_NE(err.find("cannot open"), std::string::npos) << err;
-  EXPECT_FALSE(load_trace(std::filesystem::temp_directory_path().string(), &err));
-  EXPECT_NE(err.find("directory"), std::string::npos) << err;
-  EXPECT_FALSE(save_trace(Trace{}, "/nonexistent/dir/x.tstrace", &err));
-  EXPECT_NE(err.find("cannot write"), std::string::npos) << err;
+  EXPECT_EQ(err, "/nonexistent/dir/x.tstrace: cannot open: No such file or directory");
+  EXPECT_FALSE(save_trace(tiled_matmul_trace(2, 2), "/nonexistent/dir/x.tstrace", &err));
+  EXPECT_EQ(err, "cannot write /nonexistent/dir/x.tstrace: No such file or directory");
+}
+
+// A save through a symbolic link replaces the file the link leads to; the
+// link stays a link (it used to be replaced by a regular file, its target
+// left stale).
+TEST(TraceFile, SaveThroughASymlinkReplacesItsTarget) {
+  ScratchDir d;
+  const std::string target = d / "real.tstrace", link = d / "link.tstrace",
+                    link2 = d / "link2.tstrace";
+  std::ofstream(target) << "old contents";
+  fs::create_symlink("real.tstrace", link);  // relative, as `ln -s` makes them
+  fs::create_symlink(link, link2);           // and a chain of two
+  const Trace t = tiled_matmul_trace(2, 2);
+  std::string err;
+  ASSERT_TRUE(save_trace(t, link2, &err)) << err;
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_TRUE(fs::is_symlink(link2));
+  const auto back = load_trace(target, &err);
+  ASSERT_TRUE(back) << err;
+  expect_same(t, *back);
+  // A link to a file not there yet: the file is made where it points.
+  const std::string dangling = d / "dangling.tstrace";
+  fs::create_symlink("new.tstrace", dangling);
+  ASSERT_TRUE(save_trace(t, dangling, &err)) << err;
+  EXPECT_TRUE(fs::is_symlink(dangling));
+  EXPECT_TRUE(fs::is_regular_file(d / "new.tstrace"));
+  // No temporary file is left beside them.
+  size_t entries = 0;
+  for (const auto& e : fs::directory_iterator(d.path)) {
+    ++entries;
+    EXPECT_EQ(e.path().string().find(".part"), std::string::npos) << e.path();
+  }
+  EXPECT_EQ(entries, 5u);
+}
+
+TEST(TraceFile, SaveKeepsTheFilesPermissions) {
+  ScratchDir d;
+  const std::string path = d / "kept.tstrace";
+  std::ofstream(path) << "old";
+  fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  std::string err;
+  ASSERT_TRUE(save_trace(tiled_matmul_trace(2, 2), path, &err)) << err;
+  EXPECT_EQ(fs::status(path).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+}
+
+TEST(TraceFile, SaveOntoDevNullWritesItInPlace) {
+  if (::access("/dev/null", W_OK) != 0) GTEST_SKIP() << "/dev/null is not writable here";
+  std::string err;
+  EXPECT_TRUE(save_trace(tiled_matmul_trace(2, 2), "/dev/null", &err)) << err;
+  // As root, a rename over it used to make /dev/null a regular file.
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  EXPECT_TRUE(export_chrome_trace(tiled_matmul_trace(2, 2), "/dev/null", &err)) << err;
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+}
+
+TEST(TraceFile, SaveOntoDevFullIsAnError) {
+  if (!fs::exists("/dev/full") || ::access("/dev/full", W_OK) != 0)
+    GTEST_SKIP() << "no writable /dev/full here";
+  std::string err;
+  EXPECT_FALSE(save_trace(tiled_matmul_trace(2, 2), "/dev/full", &err));
+  EXPECT_EQ(err, "cannot write /dev/full: No space left on device");
+  EXPECT_TRUE(fs::is_character_file("/dev/full"));
+  EXPECT_FALSE(export_chrome_trace(tiled_matmul_trace(2, 2), "/dev/full", &err));
+  EXPECT_EQ(err, "cannot write /dev/full: No space left on device");
+}
+
+TEST(TraceFile, SaveNeverReplacesADirectory) {
+  ScratchDir d;
+  const std::string dir = d / "folder.tstrace";
+  fs::create_directory(dir);
+  std::ofstream(d / "folder.tstrace/inside") << "kept";
+  std::string err;
+  EXPECT_FALSE(save_trace(tiled_matmul_trace(2, 2), dir, &err));
+  EXPECT_EQ(err, "cannot write " + dir + ": it is a directory");
+  EXPECT_FALSE(export_chrome_trace(tiled_matmul_trace(2, 2), dir, &err));
+  EXPECT_EQ(err, "cannot write " + dir + ": it is a directory");
+  EXPECT_EQ(contents(d / "folder.tstrace/inside"), "kept");
+}
+
+TEST(TraceFile, ChromeExportThroughASymlinkReplacesItsTarget) {
+  ScratchDir d;
+  const std::string target = d / "out.json", link = d / "link.json";
+  std::ofstream(target) << "old";
+  fs::create_symlink(target, link);
+  std::string err;
+  ASSERT_TRUE(export_chrome_trace(tiled_matmul_trace(2, 2), link, &err)) << err;
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(contents(target).rfind("{", 0), 0u);
+}
+
+TEST(TraceFile, SameFileFollowsLinks) {
+  ScratchDir d;
+  const std::string a = d / "a.tstrace", b = d / "b.tstrace", link = d / "l.tstrace";
+  std::ofstream(a) << "a";
+  std::ofstream(b) << "b";
+  fs::create_symlink(a, link);
+  EXPECT_TRUE(same_file(a, link));
+  EXPECT_TRUE(same_file(a, d.path.string() + "/./a.tstrace"));
+  EXPECT_FALSE(same_file(a, b));
+  EXPECT_FALSE(same_file(a, d / "missing.tstrace"));
 }
 
 }  // namespace

@@ -12,9 +12,14 @@ namespace ts::testing {
 
 // C (n x n) = A x B with tile t (n a multiple of t), grid (n/t)^2, block t x t.
 // Per thread and phase p: load A and B into the tiles (line 20, 21; global load
-// then shared store), barrier 1 (line 22), t multiply-adds reading both tiles
-// (line 24), barrier 2 (line 26); finally the store to C (line 28).
+// then shared store), barrier 1, t multiply-adds reading both tiles (line 24),
+// barrier 2; finally the store to C (line 28). The barriers are on the lines
+// the catalogue gives (kTiledBarrierLine), as the loader checks.
 // Barriers whose bit is clear in `barrier_mask` are left out.
+inline const uint16_t kTiledBarrierLine[3] = {
+    0, uint16_t(find_variant("matmul.tiled_square")->barriers[0].line),
+    uint16_t(find_variant("matmul.tiled_square")->barriers[1].line)};
+
 inline Trace tiled_matmul_trace(int n, int t, uint32_t barrier_mask = 3u) {
   Trace tr;
   RunConfig& c = tr.config;
@@ -89,7 +94,7 @@ inline Trace tiled_matmul_trace(int n, int t, uint32_t barrier_mask = 3u) {
           tile_a[th] = a.values[ea];
           tile_b[th] = b.values[eb];
         }
-        barrier(1, 22);
+        barrier(1, kTiledBarrierLine[1]);
         for (int k = 0; k < t; ++k)
           for (int th = 0; th < threads; ++th) {
             const int tx = th % t, ty = th / t;
@@ -98,7 +103,7 @@ inline Trace tiled_matmul_trace(int n, int t, uint32_t barrier_mask = 3u) {
             push(block, th, EventKind::SharedLoad, Buffer::TileB, uint32_t(k * t + tx),
                  tile_b[k * t + tx], 24);
           }
-        barrier(2, 26);
+        barrier(2, kTiledBarrierLine[2]);
       }
       for (int th = 0; th < threads; ++th) {
         const int tx = th % t, ty = th / t;

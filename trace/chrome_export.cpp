@@ -6,11 +6,11 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "trace/decode.hpp"
+#include "trace/trace_file.hpp"
 
 namespace ts {
 
@@ -188,16 +188,9 @@ bool write_chrome_trace(const Trace& t, std::ostream& out, const ChromeExportOpt
 
 bool export_chrome_trace(const Trace& t, const std::string& path, std::string* error,
                          const ChromeExportOptions& opt, ChromeExportStats* stats) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) {
-    if (error) *error = "cannot write " + path + ": " + std::strerror(errno);
-    return false;
-  }
-  if (!write_chrome_trace(t, out, opt, stats) || !out.flush()) {
-    if (error) *error = "cannot write " + path + ": " + std::strerror(errno);
-    return false;
-  }
-  return true;
+  // As a trace is saved: an existing file is replaced only by a complete one.
+  return write_file_safely(
+      path, [&](std::ostream& out) { return write_chrome_trace(t, out, opt, stats); }, error);
 }
 
 }  // namespace ts

@@ -1,12 +1,19 @@
 // The .tstrace file format: see trace_file.hpp for the layout.
 #include "trace/trace_file.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <bit>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <ostream>
+#include <streambuf>
+
+#include "trace/trace_validate.hpp"
 
 namespace ts {
 
@@ -378,31 +385,47 @@ std::vector<uint8_t> serialize_trace(const Trace& t) {
   return std::move(w.bytes);
 }
 
+namespace {
+
+// The first kHeaderBytes (or fewer) of a file of `size` bytes: magic, version
+// and the size the header declares. The loader checks these before it reads
+// the rest, so junk is refused after 20 bytes, not after reading it whole.
+std::optional<std::string> check_header(std::span<const uint8_t> head, uint64_t size,
+                                        uint64_t* declared) {
+  if (size == 0) return "empty file (0 bytes): not a TileScope trace";
+  const size_t magic_bytes = std::min<size_t>(head.size(), sizeof(kTraceMagic));
+  if (std::memcmp(head.data(), kTraceMagic, magic_bytes) != 0)
+    return "not a TileScope trace: the file does not start with \"TSTRACE\"";
+  if (size < kHeaderBytes)
+    return "truncated: the file ends inside the header (" + std::to_string(size) +
+           " bytes; a header alone has " + std::to_string(kHeaderBytes) + ")";
+  uint32_t version = 0;
+  std::memcpy(&version, head.data() + sizeof(kTraceMagic), sizeof(version));
+  std::memcpy(declared, head.data() + sizeof(kTraceMagic) + sizeof(version), sizeof(*declared));
+  // A version this build does not read is as likely a damaged byte as a newer
+  // program: say both.
+  if (version > kTraceFormatVersion)
+    return "format version " + std::to_string(version) +
+           ": the file is damaged, or written by a newer TileScope (this build reads up to v" +
+           std::to_string(kTraceFormatVersion) + ")";
+  if (version == 0) return "corrupt: format version 0 does not exist";
+  if (*declared < size)
+    return "corrupt: the header says the file has " + std::to_string(*declared) +
+           " bytes, but it has " + std::to_string(size);
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<Trace> parse_trace(std::span<const uint8_t> bytes, std::string* error) {
   auto fail = [&](std::string msg) -> std::optional<Trace> {
     if (error) *error = std::move(msg);
     return std::nullopt;
   };
   const size_t size = bytes.size();
-  if (size == 0) return fail("empty file (0 bytes): not a TileScope trace");
-  const size_t magic_bytes = std::min(size, sizeof(kTraceMagic));
-  if (std::memcmp(bytes.data(), kTraceMagic, magic_bytes) != 0)
-    return fail("not a TileScope trace: the file does not start with \"TSTRACE\"");
-  if (size < kHeaderBytes)
-    return fail("truncated: the file ends inside the header (" + std::to_string(size) +
-                " bytes; a header alone has " + std::to_string(kHeaderBytes) + ")");
-  uint32_t version = 0;
   uint64_t declared = 0;
-  std::memcpy(&version, bytes.data() + sizeof(kTraceMagic), sizeof(version));
-  std::memcpy(&declared, bytes.data() + sizeof(kTraceMagic) + sizeof(version), sizeof(declared));
-  if (version > kTraceFormatVersion)
-    return fail("written by a newer TileScope (format v" + std::to_string(version) +
-                "); this build reads up to v" + std::to_string(kTraceFormatVersion) +
-                ": update TileScope");
-  if (version == 0) return fail("corrupt: format version 0 does not exist");
-  if (declared < size)
-    return fail("corrupt: the header says the file has " + std::to_string(declared) +
-                " bytes, but it has " + std::to_string(size));
+  if (auto e = check_header(bytes.first(std::min(size, kHeaderBytes)), size, &declared))
+    return fail(*e);
 
   const bool complete = declared == size;
   if (complete) {
@@ -444,33 +467,213 @@ std::optional<Trace> parse_trace(std::span<const uint8_t> bytes, std::string* er
   if (r.pos() + sizeof(uint64_t) != size)
     return fail("corrupt: " + std::to_string(size - r.pos() - sizeof(uint64_t)) +
                 " unexpected bytes after the events");
+  // Well-formed; now: is it a run this build could have recorded?
+  if (auto e = check_trace_semantics(t)) return fail("invalid: " + *e);
   return t;
+}
+
+namespace {
+
+// Closes a file descriptor when it goes out of scope.
+struct Fd {
+  int fd = -1;
+  Fd() = default;
+  explicit Fd(int f) : fd(f) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+  // Closes now and reports what close says (a network file system may fail here).
+  int close_now() {
+    const int rc = ::close(fd);
+    fd = -1;
+    return rc;
+  }
+};
+
+std::string errno_text(int e) {
+  return std::strerror(e);
+}
+
+const char* file_kind(mode_t m) {
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISSOCK(m)) return "a socket";
+  return "of an unknown kind";
+}
+
+bool write_all(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    const ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      if (w == 0) errno = EIO;
+      return false;
+    }
+    p += w;
+    n -= size_t(w);
+  }
+  return true;
+}
+
+// Reads exactly n bytes; false with errno set on an error, or 0 when the file
+// ended early (it shrank since its size was taken).
+bool read_all(int fd, uint8_t* p, size_t n) {
+  while (n > 0) {
+    const ssize_t r = ::read(fd, p, std::min<size_t>(n, size_t(1) << 30));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      if (r == 0) errno = 0;
+      return false;
+    }
+    p += r;
+    n -= size_t(r);
+  }
+  return true;
+}
+
+// An output stream buffer onto a file descriptor that keeps the first write
+// error (errno), so that "No space left on device" reaches the message.
+class FdBuf : public std::streambuf {
+ public:
+  explicit FdBuf(int fd) : fd_(fd) { setp(buf_, buf_ + sizeof buf_); }
+  int error() const { return error_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (!drain()) return traits_type::eof();
+    if (!traits_type::eq_int_type(c, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(c);
+      pbump(1);
+    }
+    return traits_type::not_eof(c);
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    if (n < std::streamsize(sizeof buf_)) return std::streambuf::xsputn(s, n);
+    if (!drain()) return 0;
+    if (!write_all(fd_, s, size_t(n))) {
+      error_ = errno;
+      return 0;
+    }
+    return n;
+  }
+  int sync() override { return drain() ? 0 : -1; }
+
+ private:
+  bool drain() {
+    if (error_) return false;
+    if (!write_all(fd_, pbase(), size_t(pptr() - pbase()))) {
+      error_ = errno;
+      return false;
+    }
+    setp(buf_, buf_ + sizeof buf_);
+    return true;
+  }
+  int fd_;
+  int error_ = 0;
+  char buf_[1 << 16];
+};
+
+// Runs `write` into fd, flushes, and with `durable` waits until the data is
+// on disk; 0 or the errno of what failed.
+int write_into(int fd, const std::function<bool(std::ostream&)>& write, bool durable) {
+  FdBuf buf(fd);
+  std::ostream os(&buf);
+  const bool wrote = write(os) && os.flush();
+  if (!wrote) return buf.error() ? buf.error() : EIO;
+  if (durable && ::fsync(fd) != 0) return errno;
+  return 0;
+}
+
+// The file that `path` leads to through symbolic links (the path itself when
+// it is no link, or a link's missing target: a new file there).
+std::optional<std::string> follow_links(const std::string& path, std::string* target) {
+  namespace fs = std::filesystem;
+  fs::path p = path;
+  for (int hops = 0;; ++hops) {
+    std::error_code ec;
+    const fs::file_status s = fs::symlink_status(p, ec);
+    if (ec || !fs::is_symlink(s)) break;
+    if (hops == 40) return std::string("too many levels of symbolic links");
+    const fs::path to = fs::read_symlink(p, ec);
+    if (ec) return ec.message();
+    p = to.is_absolute() ? to : p.parent_path() / to;
+  }
+  *target = p.string();
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool write_file_safely(const std::string& path, const std::function<bool(std::ostream&)>& write,
+                       std::string* error) {
+  auto fail = [&](const std::string& why) {
+    if (error) *error = "cannot write " + path + ": " + why;
+    return false;
+  };
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) return fail("it is a directory");
+    // A device or a pipe (/dev/null, /dev/stdout, a FIFO): written in place,
+    // as a shell redirection would; a file renamed over it would replace it.
+    Fd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+    if (fd.fd < 0) return fail(errno_text(errno));
+    if (const int e = write_into(fd.fd, write, false)) return fail(errno_text(e));
+    if (fd.close_now() != 0) return fail(errno_text(errno));
+    return true;
+  }
+  // A regular file or a new one. Through symbolic links the file they lead to
+  // is replaced and the links stay links.
+  std::string target;
+  if (auto e = follow_links(path, &target)) return fail(*e);
+  struct stat tst {};
+  const bool exists = ::stat(target.c_str(), &tst) == 0;
+  if (exists && !S_ISREG(tst.st_mode))  // changed since the first look
+    return fail(std::string("it is ") + file_kind(tst.st_mode));
+  // A read-only file stays unwritten, as a direct write would leave it.
+  if (exists && ::access(target.c_str(), W_OK) != 0) return fail(errno_text(errno));
+
+  // Written next to the target and renamed over it once complete: a failed
+  // or interrupted write leaves the old file as it was.
+  static std::atomic<unsigned> counter{0};
+  const mode_t mode = exists ? (tst.st_mode & 07777) : 0666;  // new files: 0666 less the umask
+  std::string tmp;
+  Fd fd;
+  for (int attempt = 0; attempt < 100 && fd.fd < 0; ++attempt) {
+    tmp = target + ".part-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+    fd.fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    if (fd.fd < 0 && errno != EEXIST) return fail(errno_text(errno));
+  }
+  if (fd.fd < 0) return fail("no free name for a temporary file beside it");
+  if (exists) ::fchmod(fd.fd, mode);  // keep the permissions the file had
+  int err = write_into(fd.fd, write, true);
+  if (fd.close_now() != 0 && err == 0) err = errno;
+  if (err == 0 && ::rename(tmp.c_str(), target.c_str()) != 0) err = errno;
+  if (err != 0) {
+    ::unlink(tmp.c_str());
+    return fail(errno_text(err));
+  }
+  return true;
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  const bool same = std::filesystem::equivalent(a, b, ec);
+  return !ec && same;
 }
 
 bool save_trace(const Trace& t, const std::string& path, std::string* error) {
   const std::vector<uint8_t> bytes = serialize_trace(t);
-  const std::string tmp = path + ".part";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) {
-    if (error) *error = "cannot write " + path + ": " + std::strerror(errno);
-    return false;
-  }
-  const bool wrote = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  const int werr = errno;
-  const bool closed = std::fclose(f) == 0;
-  if (!wrote || !closed) {
-    if (error) *error = "cannot write " + path + ": " + std::strerror(wrote ? errno : werr);
-    std::remove(tmp.c_str());
-    return false;
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    if (error) *error = "cannot write " + path + ": " + ec.message();
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
+  return write_file_safely(
+      path,
+      [&](std::ostream& out) {
+        return bool(
+            out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size())));
+      },
+      error);
 }
 
 std::optional<Trace> load_trace(const std::string& path, std::string* error) {
@@ -478,19 +681,46 @@ std::optional<Trace> load_trace(const std::string& path, std::string* error) {
     if (error) *error = path + ": " + msg;
     return std::nullopt;
   };
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return fail("is a directory, not a trace file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail(std::string("cannot open: ") + std::strerror(errno));
-  in.seekg(0, std::ios::end);
-  const std::streamoff len = in.tellg();
-  if (len < 0) return fail("cannot read its size");
-  if (uint64_t(len) > kMaxTraceFileBytes)
-    return fail("the file has " + std::to_string(len) + " bytes; TileScope reads traces up to " +
+  // Looked at before it is opened: opening a FIFO for reading waits for a
+  // writer, and a device (/dev/zero, /dev/urandom) never ends.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return fail("cannot open: " + errno_text(errno));
+  if (S_ISDIR(st.st_mode)) return fail("is a directory, not a trace file");
+  if (!S_ISREG(st.st_mode))
+    return fail(std::string("not a regular file (") + file_kind(st.st_mode) + ")");
+  // O_NONBLOCK: should the path become a FIFO after the look, open still returns.
+  Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  if (fd.fd < 0) return fail("cannot open: " + errno_text(errno));
+  if (::fstat(fd.fd, &st) != 0) return fail("cannot read its size: " + errno_text(errno));
+  if (!S_ISREG(st.st_mode))
+    return fail(std::string("not a regular file (") + file_kind(st.st_mode) + ")");
+  const uint64_t size = uint64_t(st.st_size);
+
+  // The header first: junk, a wrong version or a wrong size is refused after
+  // 20 bytes, however large the file.
+  uint8_t head[kHeaderBytes];
+  const size_t head_bytes = size_t(std::min<uint64_t>(size, kHeaderBytes));
+  if (!read_all(fd.fd, head, head_bytes))
+    return fail(errno ? "read error: " + errno_text(errno)
+                      : std::string("the file changed while it was read"));
+  uint64_t declared = 0;
+  if (auto e = check_header(std::span<const uint8_t>(head, head_bytes), size, &declared))
+    return fail(*e);
+  if (size > kMaxTraceFileBytes)
+    return fail("the file has " + std::to_string(size) + " bytes; TileScope reads traces up to " +
                 std::to_string(kMaxTraceFileBytes >> 30) + " GiB");
-  in.seekg(0, std::ios::beg);
-  std::vector<uint8_t> bytes(static_cast<size_t>(len));
-  if (len > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), len)) return fail("read error");
+  // Shorter than its header says. A small one is read anyway, so that the
+  // message says in which section it ends; a large one is not read at all.
+  constexpr uint64_t kReadTruncatedUpTo = 64ull << 20;
+  if (declared != size && size > kReadTruncatedUpTo)
+    return fail("truncated: the header says the file has " + std::to_string(declared) +
+                " bytes, but it has " + std::to_string(size) + " (an interrupted copy?)");
+
+  std::vector<uint8_t> bytes(static_cast<size_t>(size));
+  std::memcpy(bytes.data(), head, head_bytes);
+  if (!read_all(fd.fd, bytes.data() + head_bytes, bytes.size() - head_bytes))
+    return fail(errno ? "read error: " + errno_text(errno)
+                      : std::string("the file changed while it was read"));
   std::string why;
   auto t = parse_trace(bytes, &why);
   if (!t) return fail(why);

@@ -17,11 +17,15 @@
 //   checksum  u64 FNV-1a (64-bit) of every byte before it
 //
 // The loader checks sizes before it allocates and validates every field a
-// consumer indexes with (enum values, block and thread ids, dimensions), so a
-// damaged file gives a message, never a crash or a huge allocation.
+// consumer indexes with (enum values, block and thread ids, dimensions), then
+// what the trace means (trace/trace_validate.hpp: parameters, geometry,
+// arrays, every event), so a damaged or hand-edited file gives a message,
+// never a crash, a hang or a huge allocation.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <iosfwd>
 #include <optional>
 #include <span>
 #include <string>
@@ -43,9 +47,24 @@ std::vector<uint8_t> serialize_trace(const Trace& t);
 // when `error` is given, a message that says what is wrong with the file.
 std::optional<Trace> parse_trace(std::span<const uint8_t> bytes, std::string* error);
 
-// Writes atomically enough for our use (a temporary file, then rename).
+// Writes with write_file_safely.
 bool save_trace(const Trace& t, const std::string& path, std::string* error);
+// Refuses what is not a regular file (a directory, /dev/zero, a FIFO) before
+// opening it, and reads the 20-byte header before the rest: junk or a wrong
+// size is refused without reading the file.
 std::optional<Trace> load_trace(const std::string& path, std::string* error);
+
+// Writes `path` so that nothing the user owns is lost: a regular file (or a
+// new path) is written beside it and renamed over it once complete, so a
+// failed write leaves the old file; through symbolic links the file they lead
+// to is replaced and the links stay; a device or pipe (/dev/null, /dev/stdout,
+// a FIFO) is written in place; a directory is refused. `write` fills the
+// stream and returns false when it failed. On failure, `error` says why
+// ("cannot write /dev/full: No space left on device").
+bool write_file_safely(const std::string& path, const std::function<bool(std::ostream&)>& write,
+                       std::string* error);
+// Whether two paths name one file (links followed); false when either is missing.
+bool same_file(const std::string& a, const std::string& b);
 
 uint64_t fnv1a64(std::span<const uint8_t> bytes);
 

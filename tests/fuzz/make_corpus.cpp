@@ -35,12 +35,16 @@ int main(int argc, char** argv) {
   write(dir, "valid-matmul-n4-t2-no-barrier-2.tstrace",
         ts::serialize_trace(tiled_matmul_trace(4, 2, 1u)));
   ts::Trace truncated = tiled_matmul_trace(2, 2);
+  truncated.events_dropped = truncated.events.size() - 10;
   truncated.events.resize(10);
-  truncated.events_dropped = 50;
   truncated.config.backend = ts::BackendKind::Cuda;
   truncated.config.device_name = "NVIDIA H100 80GB HBM3";
   write(dir, "valid-recording-truncated.tstrace", ts::serialize_trace(truncated));
-  write(dir, "valid-empty-trace.tstrace", ts::serialize_trace(ts::Trace{}));
+  ts::Trace untraced = tiled_matmul_trace(2, 2);  // an untraced run: no events
+  untraced.events.clear();
+  untraced.capacity = 0;
+  write(dir, "valid-untraced-run.tstrace", ts::serialize_trace(untraced));
+  write(dir, "bad-no-variant.tstrace", ts::serialize_trace(ts::Trace{}));
 
   write(dir, "bad-empty.tstrace", {});
   write(dir, "bad-not-a-trace.tstrace", {'P', 'K', 3, 4, 'n', 'o', 't', ' ', 'a', ' ', 't'});
@@ -64,6 +68,20 @@ int main(int argc, char** argv) {
   kind[kind.size() - 8 - 40 + offsetof(ts::Event, kind)] = 77;
   reseal(kind);
   write(dir, "bad-unknown-event-kind.tstrace", kind);
+  // Well-formed, checksum valid, and no run could have recorded it.
+  ts::Trace element = tiled_matmul_trace(2, 2);
+  for (ts::Event& e : element.events)
+    if (e.kind == ts::EventKind::SharedLoad) {
+      e.element = 0x7fffffff;
+      break;
+    }
+  write(dir, "bad-shared-element-huge.tstrace", ts::serialize_trace(element));
+  ts::Trace tile = tiled_matmul_trace(2, 2);
+  tile.config.params.tile = 0;
+  write(dir, "bad-tile-zero.tstrace", ts::serialize_trace(tile));
+  ts::Trace grid = tiled_matmul_trace(2, 2);
+  grid.config.geometry.grid = {16777216, 1, 1};
+  write(dir, "bad-grid-mismatch.tstrace", ts::serialize_trace(grid));
   std::printf("wrote the corpus to %s\n", dir.c_str());
   return 0;
 }
