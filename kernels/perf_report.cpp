@@ -350,15 +350,18 @@ std::optional<PerfReport> report_from_json(const std::string& text, std::string*
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object())
     return fail("not a TileScope performance report: the file is not valid JSON");
-  if (j.value("format", std::string()) != kFormat)
-    return fail("not a TileScope performance report: \"format\" is not \"tilescope-perf\"");
-  const int version = j.value("version", 0);
-  if (version > kVersion)
-    return fail("performance report version " + std::to_string(version) +
-                " is newer than this TileScope reads (up to " + std::to_string(kVersion) +
-                "): update TileScope");
-  if (version < 1) return fail("performance report has no valid version");
+  // A field of the wrong type ("format": 5, "version": "1") is a malformed
+  // report, not an exception out of here: the window opens any file it is given.
   try {
+    if (!j.contains("format") || !j.at("format").is_string() ||
+        j.at("format").get<std::string>() != kFormat)
+      return fail("not a TileScope performance report: \"format\" is not \"tilescope-perf\"");
+    const int version = j.value("version", 0);
+    if (version > kVersion)
+      return fail("performance report version " + std::to_string(version) +
+                  " is newer than this TileScope reads (up to " + std::to_string(kVersion) +
+                  "): update TileScope");
+    if (version < 1) return fail("performance report has no valid version");
     PerfReport r;
     r.created = j.value("created", std::string());
     r.host = j.value("host", std::string());

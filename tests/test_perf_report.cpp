@@ -170,6 +170,27 @@ TEST(PerfReportFile, RefusesWhatItCannotRead) {
   EXPECT_NE(err.find("cannot open"), std::string::npos) << err;
 }
 
+// Any JSON at all is refused with a message, never an exception: the window
+// opens whatever file is dropped on it.
+TEST(PerfReportFile, WrongTypesAreMalformedNotExceptions) {
+  for (const char* text : {
+           "{\"format\": 5}",
+           "{\"format\": \"tilescope-perf\", \"version\": \"1\"}",
+           "{\"format\": \"tilescope-perf\", \"version\": 1, \"results\": 7}",
+           "{\"format\": \"tilescope-perf\", \"version\": 1, \"device\": [1]}",
+           "{\"format\": \"tilescope-perf\", \"version\": 1, \"results\": [{\"kernel\": 1}]}",
+           "[1, 2, 3]",
+           "{\"format\": null}",
+       }) {
+    SCOPED_TRACE(text);
+    std::string err;
+    std::optional<PerfReport> r;
+    EXPECT_NO_THROW(r = report_from_json(text, &err));
+    EXPECT_FALSE(r);
+    EXPECT_FALSE(err.empty());
+  }
+}
+
 TEST(PerfReportFile, JsonContents) {
   const PerfReport r = known_report();
   const auto j = nlohmann::json::parse(to_json(r));
