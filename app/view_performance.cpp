@@ -80,9 +80,12 @@ std::string si(double v) {  // 1234 -> "1.23k", 51000 -> "51k"
   return fmt("%.3g", v);
 }
 std::string grouped(uint64_t v) {  // 1200 -> "1,200": exact counts, readable
-  std::string s = std::to_string(v);
-  for (int i = int(s.size()) - 3; i > 0; i -= 3)
-    s.insert(size_t(i), ",");
+  const std::string digits = std::to_string(v);
+  std::string s;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) s += ',';
+    s += digits[i];
+  }
   return s;
 }
 std::string size_label(double v) {  // 4096 as is; powers of two as 2^k from 64k on
@@ -872,17 +875,20 @@ class PerformanceView final : public View {
           taken.push_back({ImVec2(q.x - rad, q.y - rad), ImVec2(q.x + rad, q.y + rad)});
       anchors.push_back(std::move(a));
     }
+    // The dotted lines go under the labels, the marks over everything.
+    for (const Anchor& a : anchors) {
+      const float len = a.ring.x - a.dot.x;
+      for (float x = 0; a.has_dot && x + 3 < std::fabs(len) - 2 * rad; x += 7) {
+        const float sx = a.dot.x + (len > 0 ? rad + x : -rad - x);
+        dl->AddLine(ImVec2(sx, a.dot.y), ImVec2(sx + (len > 0 ? 3.f : -3.f), a.dot.y),
+                    (a.colour & 0x00FFFFFFu) | 0x99000000u, 1.0f);
+      }
+    }
     auto draw_marks = [&] {
       for (const Anchor& a : anchors) {
         dl->AddCircle(a.ring, rad, a.colour, 0, 2.0f);
         mark("compulsory", a.label, a.ring, a.ring, a.colour);
         if (!a.has_dot) continue;
-        const float len = a.ring.x - a.dot.x;
-        for (float x = 0; x + 3 < std::fabs(len) - 2 * rad; x += 7) {
-          const float sx = a.dot.x + (len > 0 ? rad + x : -rad - x);
-          dl->AddLine(ImVec2(sx, a.dot.y), ImVec2(sx + (len > 0 ? 3.f : -3.f), a.dot.y),
-                      (a.colour & 0x00FFFFFFu) | 0x99000000u, 1.0f);
-        }
         dl->AddCircleFilled(a.dot, rad, a.colour);
         mark("issued", a.label, a.dot, a.dot, a.colour);
       }
@@ -908,10 +914,11 @@ class PerformanceView final : public View {
       const std::string copy = "copy " + si(d.copy_gbps) + " GB/s";
       const ImVec2 cw = ImGui::CalcTextSize(copy.c_str());
       ImVec2 c(ax.lo.x + 6, ax.hi.y - cw.y - 2);
-      for (float cx = ax.lo.x + 6; cx < ax.hi.x - cw.x; cx += 4) {
-        const float cy = std::max(float(ax.ty(d.copy_gbps * ax.ix(cx))) + 4, ax.lo.y + 2);
-        if (is_free({ImVec2(cx, cy), ImVec2(cx + cw.x, cy + cw.y)})) {
-          c = ImVec2(cx, cy);
+      for (float lx = ax.lo.x; lx < std::min(float(ax.tx(ridge)), ax.hi.x - cw.x); lx += 4) {
+        // The line's point at lx, the box 6 px right of it and 4 below.
+        const ImVec2 q(lx + 6, float(ax.ty(d.copy_gbps * ax.ix(lx))) + 4);
+        if (is_free({q, ImVec2(q.x + cw.x, q.y + cw.y)})) {
+          c = q;
           break;
         }
       }
@@ -954,54 +961,97 @@ class PerformanceView final : public View {
 
     // Labels at the free place nearest their mark (beside it where it is free),
     // with a leader line when moved away; left out (the tooltip still names it)
-    // only where no place in the plot is free.
-    std::vector<size_t> order(anchors.size());
-    for (size_t i = 0; i < order.size(); ++i)
-      order[i] = i;
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    // only where no place in the plot is free. Greedy, so the order matters: a
+    // few orders are tried and the one that names the most marks, nearest, wins.
+    const float mid_x = (ax.lo.x + ax.hi.x) / 2;
+    struct Placed {
+      size_t anchor;
+      Box box;
+      ImVec2 text_at;
+      float distance;
+    };
+    auto place_all = [&](const std::vector<size_t>& order) {
+      std::vector<Box> blocked = taken;
+      std::vector<Placed> out;
+      for (size_t i : order) {
+        const Anchor& a = anchors[i];
+        const ImVec2 w = ImGui::CalcTextSize(a.text.c_str());
+        const float pad = 2;
+        auto box_at = [&](float x, float y) {
+          return Box{ImVec2(x - pad, y - 1), ImVec2(x + w.x + pad, y + w.y + 1)};
+        };
+        auto free_box = [&](const Box& b) {
+          if (!inside(b)) return false;
+          for (const Box& t : blocked)
+            if (b.hits(t)) return false;
+          return true;
+        };
+        // Beside the mark, right of it in the left half of the plot and left in the right half...
+        const bool right_first = a.at.x < mid_x;
+        const float yc = a.at.y - w.y / 2;
+        ImVec2 best(0, 0);
+        float best_d = 1e30f;
+        for (bool right : {right_first, !right_first}) {
+          const float x = right ? a.at.x + rad + 6 : a.at.x - rad - 6 - w.x;
+          if (best_d > 1e29f && free_box(box_at(x, yc))) best = ImVec2(x, yc), best_d = 0;
+        }
+        // ...else the nearest free place on a grid over the plot.
+        if (best_d > 1e29f)
+          for (float y = ax.lo.y + 3; y + w.y + 3 <= ax.hi.y; y += lh / 3)
+            for (float x = ax.lo.x + 4; x + w.x + 4 <= ax.hi.x; x += lh / 2) {
+              const Box b = box_at(x, y);
+              const float dx = std::max({b.a.x - a.at.x, 0.f, a.at.x - b.b.x});
+              const float dy = std::max({b.a.y - a.at.y, 0.f, a.at.y - b.b.y});
+              const float dist = std::hypot(dx, dy);
+              if (dist < best_d && free_box(b)) best = ImVec2(x, y), best_d = dist;
+            }
+        if (best_d > 1e29f) continue;
+        out.push_back({i, box_at(best.x, best.y), best, best_d});
+        blocked.push_back(out.back().box);
+      }
+      return out;
+    };
+    std::vector<size_t> by_y(anchors.size());
+    for (size_t i = 0; i < by_y.size(); ++i)
+      by_y[i] = i;
+    std::sort(by_y.begin(), by_y.end(), [&](size_t a, size_t b) {
       return anchors[a].at.y < anchors[b].at.y ||
              (anchors[a].at.y == anchors[b].at.y && anchors[a].at.x < anchors[b].at.x);
     });
-    const float mid_x = (ax.lo.x + ax.hi.x) / 2;
-    for (size_t i : order) {
-      const Anchor& a = anchors[i];
-      const ImVec2 w = ImGui::CalcTextSize(a.text.c_str());
-      const float pad = 2;
-      auto box_at = [&](float x, float y) {
-        return Box{ImVec2(x - pad, y - 1), ImVec2(x + w.x + pad, y + w.y + 1)};
-      };
-      auto distance = [&](const Box& b) {  // from the mark to the nearest point of the box
-        const float dx = std::max({b.a.x - a.at.x, 0.f, a.at.x - b.b.x});
-        const float dy = std::max({b.a.y - a.at.y, 0.f, a.at.y - b.b.y});
-        return std::hypot(dx, dy);
-      };
-      // Beside the mark, right of it in the left half of the plot and left in the right half...
-      const bool right_first = a.at.x < mid_x;
-      const float yc = a.at.y - w.y / 2;
-      ImVec2 best(0, 0);
-      float best_d = 1e30f;
-      for (bool right : {right_first, !right_first}) {
-        const float x = right ? a.at.x + rad + 6 : a.at.x - rad - 6 - w.x;
-        if (best_d > 1e29f && is_free(box_at(x, yc))) best = ImVec2(x, yc), best_d = 0;
-      }
-      // ...else the nearest free place on a grid over the plot.
-      if (best_d > 1e29f)
-        for (float y = ax.lo.y + 3; y + w.y + 3 <= ax.hi.y; y += lh / 3)
-          for (float x = ax.lo.x + 4; x + w.x + 4 <= ax.hi.x; x += lh / 2) {
-            const Box b = box_at(x, y);
-            const float dist = distance(b);
-            if (dist < best_d && is_free(b)) best = ImVec2(x, y), best_d = dist;
-          }
-      if (best_d > 1e29f) continue;
-      const Box b = box_at(best.x, best.y);
+    std::vector<size_t> by_x = by_y, by_x_back = by_y, crowded_first = by_y;
+    std::stable_sort(by_x.begin(), by_x.end(),
+                     [&](size_t a, size_t b) { return anchors[a].at.x < anchors[b].at.x; });
+    std::stable_sort(by_x_back.begin(), by_x_back.end(),
+                     [&](size_t a, size_t b) { return anchors[a].at.x > anchors[b].at.x; });
+    auto neighbours = [&](size_t i) {
+      int n = 0;
+      for (const Anchor& o : anchors)
+        n += std::hypot(o.at.x - anchors[i].at.x, o.at.y - anchors[i].at.y) < 3 * lh;
+      return n;
+    };
+    std::stable_sort(crowded_first.begin(), crowded_first.end(),
+                     [&](size_t a, size_t b) { return neighbours(a) > neighbours(b); });
+    std::vector<Placed> labels;
+    float labels_d = 0;
+    for (const auto* order : {&by_y, &crowded_first, &by_x, &by_x_back}) {
+      std::vector<Placed> p = place_all(*order);
+      float d = 0;
+      for (const Placed& q : p)
+        d += q.distance;
+      if (p.size() > labels.size() || (p.size() == labels.size() && d < labels_d))
+        labels = std::move(p), labels_d = d;
+    }
+    for (const Placed& l : labels) {
+      const Anchor& a = anchors[l.anchor];
+      const Box& b = l.box;
       taken.push_back(b);
-      if (best_d > 0) {  // a leader line from the mark to the nearest point of the label
+      if (l.distance > 0) {  // a leader line from the mark to the nearest point of the label
         const ImVec2 to(std::clamp(a.at.x, b.a.x, b.b.x), std::clamp(a.at.y, b.a.y, b.b.y));
         dl->AddLine(a.at, to, a.colour, 1.0f);
       }
       dl->AddRectFilled(b.a, b.b, label_bg);
       const ImU32 tc = text_safe(a.colour, bg);
-      dl->AddText(best, tc, a.text.c_str());
+      dl->AddText(l.text_at, tc, a.text.c_str());
       mark("label", a.label, b.a, b.b, tc);
     }
     draw_marks();
