@@ -67,6 +67,13 @@ ImU32 text_safe(ImU32 c, ImU32 bg) {
   return out;
 }
 
+// A status colour (ImVec4) made readable on the window's background, as text_safe.
+ImVec4 readable(ImVec4 c) {
+  const ImU32 safe =
+      text_safe(ImGui::ColorConvertFloat4ToU32(c), ImGui::GetColorU32(ImGuiCol_WindowBg));
+  return ImGui::ColorConvertU32ToFloat4(safe);
+}
+
 std::string fmt(const char* f, double v) {
   char b[64];
   std::snprintf(b, sizeof b, f, v);
@@ -286,7 +293,7 @@ class PerformanceView final : public View {
           "re-measured.");
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", gpu.reason.c_str());
     } else {
-      ImGui::TextColored(ImVec4(0.95f, 0.65f, 0.2f, 1),
+      ImGui::TextColored(readable(ImVec4(0.95f, 0.65f, 0.2f, 1)),
                          "No CUDA device: timings need an NVIDIA GPU. Access counts below come "
                          "from the simulator.");
       ImGui::TextDisabled(
@@ -533,7 +540,8 @@ class PerformanceView final : public View {
           d.name.c_str(), r.host.empty() ? "" : (" on " + r.host).c_str(), d.fp32_peak_gflops / 1e3,
           d.sm_count, d.fp32_cores_per_sm, d.clock_khz / 1e3, d.copy_gbps, d.cublas_math.c_str(),
           r.created.c_str());
-    if (r.cancelled) ImGui::TextColored(ImVec4(0.95f, 0.65f, 0.2f, 1), "Cancelled part-way.");
+    if (r.cancelled)
+      ImGui::TextColored(readable(ImVec4(0.95f, 0.65f, 0.2f, 1)), "Cancelled part-way.");
     for (const auto& n : r.notes)
       ImGui::TextDisabled("%s", n.c_str());
     ImGui::PopTextWrapPos();
@@ -589,7 +597,7 @@ class PerformanceView final : public View {
       const ImVec4 col = x.status == PerfStatus::Ok        ? ImVec4(0.3f, 0.75f, 0.4f, 1)
                          : x.status == PerfStatus::Skipped ? ImVec4(0.6f, 0.6f, 0.6f, 1)
                                                            : ImVec4(0.9f, 0.3f, 0.3f, 1);
-      ImGui::TextColored(col, "%s", to_string(x.status));
+      ImGui::TextColored(readable(col), "%s", to_string(x.status));
       if (ImGui::IsItemHovered() && !x.message.empty())
         ImGui::SetTooltip(
             "%s%s%s", x.message.c_str(),
@@ -1103,8 +1111,8 @@ class PerformanceView final : public View {
       ImGui::TableNextColumn();
       if (c.speedup > 0)
         ImGui::TextColored(
-            c.speedup >= 1 ? ImVec4(0.3f, 0.75f, 0.4f, 1) : ImVec4(0.9f, 0.4f, 0.3f, 1), "%.2fx",
-            c.speedup);
+            readable(c.speedup >= 1 ? ImVec4(0.3f, 0.75f, 0.4f, 1) : ImVec4(0.9f, 0.4f, 0.3f, 1)),
+            "%.2fx", c.speedup);
       else
         ImGui::TextDisabled("-");
     }
@@ -1171,8 +1179,9 @@ class PerformanceView final : public View {
       ImGui::TableNextColumn();
       const bool match = std::fabs(c.loads_per_output - c.theory_per_output) <
                          1e-9 * std::max(1.0, c.theory_per_output);
-      ImGui::TextColored(match ? ImVec4(0.3f, 0.75f, 0.4f, 1) : ImVec4(0.95f, 0.65f, 0.2f, 1),
-                         "%.3g", c.loads_per_output);
+      ImGui::TextColored(
+          readable(match ? ImVec4(0.3f, 0.75f, 0.4f, 1) : ImVec4(0.95f, 0.65f, 0.2f, 1)), "%.3g",
+          c.loads_per_output);
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(c.theory_formula.c_str());
       ImGui::TableNextColumn();
