@@ -18,6 +18,7 @@
 #include <fstream>
 
 #include "app/palette.hpp"
+#include "kernels/perf.hpp"
 #include "kernels/reference.hpp"
 #include "trace/stale_reads.hpp"
 #include "trace/trace_file.hpp"
@@ -224,6 +225,13 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
   s.save_dialog_open = opt_.dialog == "save";
   if (!opt_.lesson.empty() && !find_variant(opt_.lesson))
     s.banner.show(Banner::Error, "Unknown lesson '" + opt_.lesson + "'. Lessons: " + variant_ids());
+  // A performance report goes to the Performance panel, also where a trace would
+  // (tilescope report.json); the lesson then runs as without a file.
+  if (is_perf_report_path(opt_.trace_file)) {
+    if (opt_.perf_report.empty()) opt_.perf_report = opt_.trace_file;
+    opt_.trace_file.clear();
+  }
+  s.open_perf_report_request = opt_.perf_report;
 
   if (!opt_.scripted()) {
     if (!opt_.trace_file.empty())
@@ -266,6 +274,10 @@ void App::start_run() {
 
 void App::start_load(const std::string& path) {
   AppState& s = state_;
+  if (is_perf_report_path(path)) {  // from File > Open or a drop: the Performance panel reads it
+    s.open_perf_report_request = path;
+    return;
+  }
   if (s.job.active()) {
     s.banner.show(Banner::Info, "Busy: wait for the current run to finish, then open the file.");
     return;
@@ -333,7 +345,7 @@ void App::apply_requests(double dt) {
     s.open_trace_request.clear();
   }
   if (s.file_dialog_open) {
-    dialog_.open("", kTraceFileExtension);
+    dialog_.open("", std::vector<std::string>{kTraceFileExtension, kPerfReportExtension});
     s.file_dialog_open = false;
   }
   if (s.save_dialog_open) {
@@ -513,7 +525,7 @@ void App::draw_menu() {
   AppState& s = state_;
   if (!ImGui::BeginMainMenuBar()) return;
   if (ImGui::BeginMenu("File")) {
-    if (ImGui::MenuItem("Open trace...", "Ctrl+O")) s.file_dialog_open = true;
+    if (ImGui::MenuItem("Open trace or performance report...", "Ctrl+O")) s.file_dialog_open = true;
     if (ImGui::MenuItem("Save trace as...", "Ctrl+S", false, s.has_trace()))
       s.save_dialog_open = true;
     if (ImGui::MenuItem("Run the lesson", "F5")) s.run_requested = true;
@@ -557,7 +569,7 @@ void App::draw_menu() {
         "H            global-load heatmap\n"
         "F11          fullscreen\n"
         "G            grid and timeline only (side panels hidden)\n"
-        "Ctrl+O       open a trace file (or drop one on the window)\n"
+        "Ctrl+O       open a trace or a performance report (.json; or drop one on the window)\n"
         "Ctrl+S       save the trace (to replay it on any machine)");
     ImGui::Separator();
     ImGui::TextDisabled("Font: %s", s.present.font_note.c_str());
@@ -869,6 +881,7 @@ bool App::frame() {
   s.busy = false;   // views with work in flight set it again in update() or draw()
   s.drawn.clear();  // the grid refills it when its tab is in front
   std::fill(std::begin(s.lanes_rect), std::end(s.lanes_rect), 0.0f);  // so does the timeline
+  s.plot_marks.clear();                                               // and the performance panel
   for (auto& v : views_)
     v->update(s);
 
@@ -1058,6 +1071,22 @@ bool App::write_screenshot(const std::string& png, const std::string& json, std:
                          {"phase", w.phase},   {"threads", w.threads}, {"arrived", w.arrived},
                          {"text", w.text},     {"arrived_threads", at}};
   }
+  nlohmann::json plot_marks = nlohmann::json::array();
+  for (const PlotMark& m : s.plot_marks)
+    plot_marks.push_back(
+        {{"plot", m.plot},
+         {"kind", m.kind},
+         {"label", m.label},
+         {"x", m.x * sx},
+         {"y", m.y * sy},
+         {"w", m.w * sx},
+         {"h", m.h * sy},
+         {"rgb", {m.colour & 255, (m.colour >> 8) & 255, (m.colour >> 16) & 255}}});
+  j["plot_marks"] = plot_marks;
+  j["banner"] = {{"kind", s.banner.kind == Banner::Error     ? "error"
+                          : s.banner.kind == Banner::Warning ? "warning"
+                                                             : "info"},
+                 {"text", s.banner.text}};
   j["timeline_lanes"] = {{"x", s.lanes_rect[0] * sx},
                          {"y", s.lanes_rect[1] * sy},
                          {"w", s.lanes_rect[2] * sx},

@@ -166,6 +166,16 @@ struct DrawnArray {
   float x = 0, y = 0, cell_w = 0, cell_h = 0;
 };
 
+// A mark a plot drew this frame (screen pixels), for the scripted mode's map:
+// the performance panel's roofline dots, rings, labels and legend.
+struct PlotMark {
+  std::string plot;                  // "roofline"
+  std::string kind;                  // "issued", "compulsory", "label", "legend", "area"
+  std::string label;                 // the kernel ("matmul.tiled_square T16"), or the text drawn
+  float x = 0, y = 0, w = 0, h = 0;  // a point: its centre and 0 x 0; text: its box
+  uint32_t colour = 0;               // ImU32 as drawn
+};
+
 struct AppState {
   // The lesson as edited in the Lesson panel; Run sends a copy to the engine.
   RunRequest request;
@@ -185,10 +195,12 @@ struct AppState {
   // The timeline's warp lanes as drawn this frame (x, y, width, height; 0 wide
   // when they had no room): the screenshot test checks they stay in view.
   float lanes_rect[4] = {0, 0, 0, 0};
+  std::vector<PlotMark> plot_marks;  // filled by the performance panel each frame
 
   std::string select_tab;          // a view name (View::name) to bring to the front of its slot
   bool run_requested = false;      // a panel asks for request to run
   std::string open_trace_request;  // a path to load, set by the file dialog or a drop
+  std::string open_perf_report_request;  // a performance report (.json) for the Performance panel
   bool file_dialog_open = false;
   bool save_dialog_open = false;  // "Save trace as...": the dialog in save mode
   bool quit_requested = false;

@@ -9,11 +9,11 @@ namespace ts::app {
 
 namespace fs = std::filesystem;
 
-void FileDialog::open(const std::string& start_dir, const std::string& extension,
+void FileDialog::open(const std::string& start_dir, std::vector<std::string> extensions,
                       FileDialogMode mode, const std::string& suggested) {
   std::error_code ec;
   dir_ = start_dir.empty() ? fs::current_path(ec) : fs::path(start_dir);
-  extension_ = extension;
+  extensions_ = std::move(extensions);
   mode_ = mode;
   open_ = true;
   just_opened_ = true;
@@ -29,6 +29,11 @@ void FileDialog::set_path(const std::string& path) {
   confirm_replace_.clear();
 }
 
+bool FileDialog::listed(const fs::path& p) const {
+  return std::find(extensions_.begin(), extensions_.end(), p.extension().string()) !=
+         extensions_.end();
+}
+
 void FileDialog::list() {
   entries_.clear();
   error_.clear();
@@ -39,7 +44,7 @@ void FileDialog::list() {
     const std::string name = e.path().filename().string();
     if (name.empty() || name[0] == '.') continue;
     std::error_code ec2;
-    if (e.is_directory(ec2) || e.path().extension() == extension_) entries_.push_back(e);
+    if (e.is_directory(ec2) || listed(e.path())) entries_.push_back(e);
   }
   if (ec) error_ = "cannot list " + dir_.string() + ": " + ec.message();
   std::sort(entries_.begin(), entries_.end(), [](const auto& a, const auto& b) {
@@ -53,7 +58,7 @@ void FileDialog::list() {
 bool FileDialog::draw(std::string* chosen) {
   if (!open_) return false;
   const bool save = mode_ == FileDialogMode::Save;
-  const char* title = save ? "Save the trace" : "Open a trace file";
+  const char* title = save ? "Save the trace" : "Open a trace or a performance report";
   if (just_opened_) {
     ImGui::OpenPopup(title);
     just_opened_ = false;
@@ -70,7 +75,10 @@ bool FileDialog::draw(std::string* chosen) {
     fs::path go_into;
     if (ImGui::Button("Up") && dir_.has_parent_path()) go_into = dir_.parent_path();
     ImGui::SameLine();
-    ImGui::TextDisabled("folders and %s files", extension_.c_str());
+    std::string kinds;
+    for (size_t i = 0; i < extensions_.size(); ++i)
+      kinds += (i ? (i + 1 == extensions_.size() ? " and " : ", ") : "") + extensions_[i];
+    ImGui::TextDisabled("folders and %s files", kinds.c_str());
     if (!error_.empty()) ImGui::TextColored(ImVec4(0.9f, 0.4f, 0.1f, 1), "%s", error_.c_str());
     const float footer = ImGui::GetFrameHeightWithSpacing() * 2.2f;
     ImGui::BeginChild("files", ImVec2(0, -footer), true);
@@ -116,7 +124,7 @@ bool FileDialog::draw(std::string* chosen) {
       if (ImGui::Button("Cancel")) keep = false;
       if (picked && path_buf_[0]) {
         std::string path = path_buf_;
-        if (save && fs::path(path).extension() != extension_) path += extension_;
+        if (save && !extensions_.empty() && !listed(path)) path += extensions_.front();
         if (save && fs::path(path).is_relative()) path = (dir_ / path).string();
         std::error_code ec;
         if (save && fs::exists(path, ec)) {

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "app/palette.hpp"
 #include "app/view.hpp"
 #include "kernels/backend.hpp"
 #include "kernels/perf.hpp"
@@ -37,6 +38,42 @@ ImU32 series_colour(size_t i) {
   return kSeriesColours[i % (sizeof kSeriesColours / sizeof(ImU32))];
 }
 
+// WCAG: relative luminance of an sRGB colour and the contrast ratio of two.
+double luminance(ImU32 c) {
+  auto lin = [](unsigned v) {
+    const double x = v / 255.0;
+    return x <= 0.03928 ? x / 12.92 : std::pow((x + 0.055) / 1.055, 2.4);
+  };
+  return 0.2126 * lin(c & 255) + 0.7152 * lin((c >> 8) & 255) + 0.0722 * lin((c >> 16) & 255);
+}
+double contrast(ImU32 a, ImU32 b) {
+  const double la = luminance(a), lb = luminance(b);
+  return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+// A series colour for text on `bg`: darkened on a light background, lightened
+// on a dark one, just enough for 4.5 : 1 (WCAG AA). Okabe-Ito yellow and orange
+// keep their hue but become readable on the light theme.
+ImU32 text_safe(ImU32 c, ImU32 bg) {
+  const bool light = luminance(bg) > 0.3;
+  ImU32 out = c;
+  for (int i = 1; i <= 20 && contrast(out, bg) < 4.5; ++i) {
+    const float f = i / 20.0f;
+    auto mix = [&](int shift) {
+      const float v = float((c >> shift) & 255);
+      return unsigned(std::lround(light ? v * (1 - f) : v + (255 - v) * f)) << shift;
+    };
+    out = mix(0) | mix(8) | mix(16) | (c & 0xFF000000u);
+  }
+  return out;
+}
+
+// A status colour (ImVec4) made readable on the window's background, as text_safe.
+ImVec4 readable(ImVec4 c) {
+  const ImU32 safe =
+      text_safe(ImGui::ColorConvertFloat4ToU32(c), ImGui::GetColorU32(ImGuiCol_WindowBg));
+  return ImGui::ColorConvertU32ToFloat4(safe);
+}
+
 std::string fmt(const char* f, double v) {
   char b[64];
   std::snprintf(b, sizeof b, f, v);
@@ -48,6 +85,15 @@ std::string si(double v) {  // 1234 -> "1.23k", 51000 -> "51k"
   if (a >= 1e6) return fmt("%.3gM", v / 1e6);
   if (a >= 1e3) return fmt("%.3gk", v / 1e3);
   return fmt("%.3g", v);
+}
+std::string grouped(uint64_t v) {  // 1200 -> "1,200": exact counts, readable
+  const std::string digits = std::to_string(v);
+  std::string s;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) s += ',';
+    s += digits[i];
+  }
+  return s;
 }
 std::string size_label(double v) {  // 4096 as is; powers of two as 2^k from 64k on
   const double l = std::log2(v);
@@ -115,6 +161,10 @@ struct Axes {
     return hi.y - (a - b0) / (b1 - b0) * (hi.y - lo.y);
   }
   ImVec2 at(double x, double y) const { return ImVec2(float(tx(x)), float(ty(y))); }
+  double ix(double px) const {  // screen x -> data x
+    const double f = (px - lo.x) / (hi.x - lo.x);
+    return log_x ? x0 * std::pow(x1 / x0, f) : x0 + f * (x1 - x0);
+  }
 };
 
 // Decade ticks for a log axis, round steps for a linear one.
@@ -138,7 +188,8 @@ std::vector<double> ticks(double a, double b, bool log) {
 // Frame, grid and tick labels; returns the axes.
 Axes frame(ImDrawList* dl, ImVec2 origin, ImVec2 size, double x0, double x1, double y0, double y1,
            bool log_x, bool log_y, const char* title, const char* xlabel, const char* ylabel,
-           const std::vector<double>& xticks, bool x_is_size = true) {
+           const std::vector<double>& xticks, bool x_is_size = true,
+           std::vector<PlotMark>* tick_marks = nullptr) {
   const float lh = ImGui::GetTextLineHeight();
   Axes ax{ImVec2(origin.x + 4.5f * lh, origin.y + 1.6f * lh),
           ImVec2(origin.x + size.x - 0.8f * lh, origin.y + size.y - 2.6f * lh),
@@ -166,12 +217,20 @@ Axes frame(ImDrawList* dl, ImVec2 origin, ImVec2 size, double x0, double x1, dou
     dl->AddText(ImVec2(ax.lo.x - ImGui::CalcTextSize(s.c_str()).x - 4, y - lh / 2), text,
                 s.c_str());
   }
+  // Tick labels centred under their line, kept inside the plot's own box (the
+  // last one used to be cut at the panel's edge: "10000" read "1000"), and
+  // left out where they would run into the one before.
+  float last_right = -1e30f;
   for (double t : xticks) {
     const float x = float(ax.tx(t));
     dl->AddLine(ImVec2(x, ax.lo.y), ImVec2(x, ax.hi.y), grid);
     const std::string s = x_is_size ? size_label(t) : (t < 1 ? fmt("%g", t) : si(t));
     const float w = ImGui::CalcTextSize(s.c_str()).x;
-    dl->AddText(ImVec2(x - w / 2, ax.hi.y + 2), text, s.c_str());
+    const float left = std::clamp(x - w / 2, origin.x, origin.x + size.x - w);
+    if (left < last_right + lh * 0.5f) continue;
+    dl->AddText(ImVec2(left, ax.hi.y + 2), text, s.c_str());
+    last_right = left + w;
+    if (tick_marks) tick_marks->push_back({"", "tick", s, left, ax.hi.y + 2, w, lh, text});
   }
   const float xw = ImGui::CalcTextSize(xlabel).x;
   dl->AddText(ImVec2((ax.lo.x + ax.hi.x - xw) / 2, ax.hi.y + lh + 4), text, xlabel);
@@ -190,6 +249,11 @@ class PerformanceView final : public View {
   bool wide() const override { return true; }
 
   void update(AppState& s) override {
+    init_once();  // first: a report asked for below replaces the one found at start
+    if (!s.open_perf_report_request.empty()) {
+      open_report(s, s.open_perf_report_request);
+      s.open_perf_report_request.clear();
+    }
     if (sweep_.running() || counts_job_.valid()) s.mark_busy();
     if (auto r = sweep_.take()) {
       message_ = r->cancelled ? "Sweep cancelled: the results measured before the cancel are kept."
@@ -203,7 +267,6 @@ class PerformanceView final : public View {
   }
 
   void draw(AppState& s) override {
-    init_once();
     const CudaStatus& gpu = cuda_status();
     ImGui::PushTextWrapPos(0);
     if (report_ && !sweep_.running()) {
@@ -230,7 +293,7 @@ class PerformanceView final : public View {
           "re-measured.");
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", gpu.reason.c_str());
     } else {
-      ImGui::TextColored(ImVec4(0.95f, 0.65f, 0.2f, 1),
+      ImGui::TextColored(readable(ImVec4(0.95f, 0.65f, 0.2f, 1)),
                          "No CUDA device: timings need an NVIDIA GPU. Access counts below come "
                          "from the simulator.");
       ImGui::TextDisabled(
@@ -260,7 +323,7 @@ class PerformanceView final : public View {
       shown = &*report_;
     }
     if (shown && !shown->results.empty()) {
-      if (ImGui::CollapsingHeader("Plots", ImGuiTreeNodeFlags_DefaultOpen)) draw_plots(*shown);
+      if (ImGui::CollapsingHeader("Plots", ImGuiTreeNodeFlags_DefaultOpen)) draw_plots(s, *shown);
       if (ImGui::CollapsingHeader("Results", ImGuiTreeNodeFlags_DefaultOpen)) {
         draw_device(*shown);
         draw_results(*shown);
@@ -309,6 +372,26 @@ class PerformanceView final : public View {
       } else {
         message_ = err;
       }
+    }
+  }
+
+  // From File > Open, a drop, --perf-report or `tilescope report.json`. A file
+  // that is not a report says why in the banner; the report on screen stays.
+  void open_report(AppState& s, const std::string& path) {
+    std::string err;
+    if (auto r = load_report(path, &err)) {
+      report_ = std::move(*r);
+      derive_metrics(*report_);
+      report_source_ = path;
+      std::snprintf(path_, sizeof path_, "%s", path.c_str());  // Save and Compare start from it
+      message_.clear();
+      s.banner.show(Banner::Info, "Opened the performance report " + path + " (" +
+                                      (report_->device.name.empty() ? std::string("no GPU")
+                                                                    : report_->device.name) +
+                                      ", " + report_->created + ")");
+      if (s.select_tab.empty()) s.select_tab = name();  // unless --tab chose another panel
+    } else {
+      s.banner.show(Banner::Error, "Cannot open the performance report: " + err);
     }
   }
 
@@ -457,7 +540,8 @@ class PerformanceView final : public View {
           d.name.c_str(), r.host.empty() ? "" : (" on " + r.host).c_str(), d.fp32_peak_gflops / 1e3,
           d.sm_count, d.fp32_cores_per_sm, d.clock_khz / 1e3, d.copy_gbps, d.cublas_math.c_str(),
           r.created.c_str());
-    if (r.cancelled) ImGui::TextColored(ImVec4(0.95f, 0.65f, 0.2f, 1), "Cancelled part-way.");
+    if (r.cancelled)
+      ImGui::TextColored(readable(ImVec4(0.95f, 0.65f, 0.2f, 1)), "Cancelled part-way.");
     for (const auto& n : r.notes)
       ImGui::TextDisabled("%s", n.c_str());
     ImGui::PopTextWrapPos();
@@ -513,7 +597,7 @@ class PerformanceView final : public View {
       const ImVec4 col = x.status == PerfStatus::Ok        ? ImVec4(0.3f, 0.75f, 0.4f, 1)
                          : x.status == PerfStatus::Skipped ? ImVec4(0.6f, 0.6f, 0.6f, 1)
                                                            : ImVec4(0.9f, 0.3f, 0.3f, 1);
-      ImGui::TextColored(col, "%s", to_string(x.status));
+      ImGui::TextColored(readable(col), "%s", to_string(x.status));
       if (ImGui::IsItemHovered() && !x.message.empty())
         ImGui::SetTooltip(
             "%s%s%s", x.message.c_str(),
@@ -555,7 +639,7 @@ class PerformanceView final : public View {
     ImGui::TextDisabled("Theoretical occupancy: cudaOccupancyMaxActiveBlocksPerMultiprocessor.");
   }
 
-  void draw_plots(const PerfReport& r) {
+  void draw_plots(AppState& s, const PerfReport& r) {
     ImGui::Checkbox("log y", &log_y_);
     ImGui::SameLine();
     ImGui::RadioButton("multiply", &plot_family_, 0);
@@ -566,10 +650,20 @@ class PerformanceView final : public View {
     const bool side = avail >= ImGui::GetFontSize() * 32;
     const float gap = ImGui::GetStyle().ItemSpacing.x;
     const float w = side ? (avail - gap) / 2 : avail;
-    const float ph = std::clamp(w * 0.62f, ImGui::GetFontSize() * 14, ImGui::GetFontSize() * 26);
+    // Within what is visible of the panel where it can (a 1280 x 720 window), so
+    // that the roofline's lower half and its legend are not scrolled away.
+    const float ph = std::clamp(std::min(w * 0.62f, ImGui::GetContentRegionAvail().y),
+                                ImGui::GetFontSize() * 12, ImGui::GetFontSize() * 26);
     draw_throughput(r, plot_family_ == 0 ? Family::Matmul : Family::Stencil, ImVec2(w, ph));
     if (side) ImGui::SameLine(0, gap);
-    draw_roofline(r, ImVec2(w, ph));
+    draw_roofline(s, r, ImVec2(w, ph));
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled(
+        "Roofline: a filled dot is a kernel at the intensity of its own global loads and stores "
+        "(as a trace counts them: 0.25 flop/B naive, T times more tiled); a ring is the same time "
+        "at the compulsory intensity (every array once). A dot above the memory roof means the "
+        "caches served part of those loads.");
+    ImGui::PopTextWrapPos();
   }
 
   // The legend goes in the corner of the data area that covers the fewest points.
@@ -675,96 +769,318 @@ class PerformanceView final : public View {
     if (!hover.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", hover.c_str());
   }
 
-  void draw_roofline(const PerfReport& r, ImVec2 size) {
+  void draw_roofline(AppState& st, const PerfReport& r, ImVec2 size) {
     const auto pts = roofline_points(r);
     const PerfDevice& d = r.device;
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     ImGui::InvisibleButton("##roofline", size);
+    std::vector<PlotMark> tick_marks;
     if (pts.empty() || d.fp32_peak_gflops <= 0 || d.copy_gbps <= 0) {
       ImGui::GetWindowDrawList()->AddText(
           origin, ImGui::GetColorU32(ImGuiCol_TextDisabled),
           "Roofline: needs counted results and the measured ceilings (a GPU run).");
       return;
     }
-    double x0 = 0.1, x1 = 10, y0 = 1e300, y1 = d.fp32_peak_gflops * 2;
+    // The marks and the ridge with a margin, not whole decades: a range rounded
+    // out to decades left most of a lecture-size plot empty and the marks crowded.
     const double ridge = d.fp32_peak_gflops / d.copy_gbps;
-    x1 = std::max(x1, ridge * 4);
+    double x0 = ridge / 2, x1 = ridge * 2, y0 = d.fp32_peak_gflops, y1 = d.fp32_peak_gflops * 1.6;
     for (const auto& p : pts) {
-      x0 = std::min(x0, p.intensity / 2);
-      x1 = std::max(x1, p.intensity * 2);
+      for (double x : {p.intensity, p.issued_intensity}) {
+        if (x <= 0) continue;
+        x0 = std::min(x0, x / 1.6);
+        x1 = std::max(x1, x * 1.6);
+      }
       y0 = std::min(y0, p.gflops / 2);
     }
-    y0 = std::min(y0, d.copy_gbps * x0);
-    x0 = std::pow(10.0, std::floor(std::log10(x0)));
-    x1 = std::pow(10.0, std::ceil(std::log10(x1)));
-    y0 = std::pow(10.0, std::floor(std::log10(y0)));
-    y1 = std::pow(10.0, std::ceil(std::log10(y1)));
+    // At least one decade on each axis, for a tick to read.
+    if (std::floor(std::log10(x1)) < std::ceil(std::log10(x0)))
+      x0 = std::pow(10.0, std::floor(std::log10(x0)));
+    if (std::floor(std::log10(y1)) < std::ceil(std::log10(y0)))
+      y0 = std::pow(10.0, std::floor(std::log10(y0)));
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    const Axes ax =
-        frame(dl, origin, size, x0, x1, y0, y1, true, true,
-              "Roofline (log-log): measured copy bandwidth and FP32 peak",
-              "arithmetic intensity (flop per compulsory byte)", "GFLOP/s", ticks(x0, x1, true));
+    const Axes ax = frame(dl, origin, size, x0, x1, y0, y1, true, true,
+                          "Roofline (log-log): measured copy bandwidth and FP32 peak",
+                          "arithmetic intensity (flop per byte)", "GFLOP/s", ticks(x0, x1, true),
+                          /*x_is_size=*/false, &tick_marks);
+    for (PlotMark& m : tick_marks) {
+      m.plot = "roofline";
+      st.plot_marks.push_back(m);
+    }
+    const float lh = ImGui::GetTextLineHeight();
+    const ImU32 bg = ImGui::GetColorU32(ImGuiCol_WindowBg);
+    const ImU32 label_bg = ImGui::GetColorU32(ImGuiCol_WindowBg, 0.85f);
+    auto mark = [&](const char* kind, const std::string& label, ImVec2 a, ImVec2 b, ImU32 c) {
+      st.plot_marks.push_back({"roofline", kind, label, a.x, a.y, b.x - a.x, b.y - a.y, c});
+    };
+    mark("area", "", ax.lo, ax.hi, 0);
     dl->PushClipRect(ax.lo, ax.hi, true);
+
+    // What labels must not cover: the roof's own texts, every mark, the legend.
+    struct Box {
+      ImVec2 a, b;
+      bool hits(const Box& o, float m = 1) const {
+        return a.x < o.b.x + m && o.a.x < b.x + m && a.y < o.b.y + m && o.a.y < b.y + m;
+      }
+    };
+    std::vector<Box> taken;
+    auto inside = [&](const Box& x) {
+      return x.a.x >= ax.lo.x + 2 && x.b.x <= ax.hi.x - 2 && x.a.y >= ax.lo.y + 2 &&
+             x.b.y <= ax.hi.y - 2;
+    };
+    auto is_free = [&](const Box& x) {
+      if (!inside(x)) return false;
+      for (const Box& t : taken)
+        if (x.hits(t)) return false;
+      return true;
+    };
+
     const ImU32 roof = ImGui::GetColorU32(ImGuiCol_Text);
+    const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
     dl->AddLine(ax.at(x0, d.copy_gbps * x0), ax.at(ridge, d.fp32_peak_gflops), roof, 2);
     dl->AddLine(ax.at(ridge, d.fp32_peak_gflops), ax.at(x1, d.fp32_peak_gflops), roof, 2);
-    const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-    dl->AddText(ImVec2(float(ax.tx(ridge)) + 4,
-                       float(ax.ty(d.fp32_peak_gflops)) - ImGui::GetTextLineHeight() - 2),
-                dim, ("FP32 peak " + si(d.fp32_peak_gflops) + " GFLOP/s").c_str());
-    dl->AddText(ImVec2(float(ax.tx(x0)) + 4, float(ax.ty(d.copy_gbps * x0 * 3)) - 4), dim,
-                ("copy " + si(d.copy_gbps) + " GB/s").c_str());
-    std::string hover;
-    const ImVec2 mouse = ImGui::GetIO().MousePos;
-    // Labels beside their points (left of them in the right half), pushed apart
-    // vertically so that none overlaps another, with a leader line when moved.
-    struct Label {
-      ImVec2 at, point;
-      float y;
-      bool left;
-      ImU32 colour;
-      const std::string* text;
-    };
-    std::vector<Label> placed;
-    const float lh = ImGui::GetTextLineHeight();
-    const float mid_x = (ax.lo.x + ax.hi.x) / 2;
-    for (const auto& p : pts) {
-      const ImVec2 s = ax.at(p.intensity, p.gflops);
-      placed.push_back(
-          {s, s, s.y - lh / 2, s.x > mid_x, p.reference ? roof : colour_of(p.label), &p.label});
+    for (float px = ax.lo.x; px <= ax.hi.x; px += 4) {  // no label across the roof
+      const float y = float(ax.ty(roofline_ceiling(d, ax.ix(px))));
+      taken.push_back({ImVec2(px - 2, y - 2), ImVec2(px + 2, y + 2)});
     }
-    for (int side = 0; side < 2; ++side) {
-      std::vector<Label*> col;
-      for (auto& l : placed)
-        if (l.left == bool(side)) col.push_back(&l);
-      std::sort(col.begin(), col.end(), [](const Label* a, const Label* b) { return a->y < b->y; });
-      for (size_t k = 1; k < col.size(); ++k)
-        col[k]->y = std::max(col[k]->y, col[k - 1]->y + lh);
-      // Keep the column inside the plot: shift it up if it ran off the bottom.
-      if (!col.empty() && col.back()->y + lh > ax.hi.y) {
-        const float up = col.back()->y + lh - ax.hi.y;
-        for (auto* l : col)
-          l->y -= up;
+    // Names without the family when every kernel is of one (narrow plots).
+    bool one_family = true;
+    std::string family;
+    for (const auto& p : pts) {
+      if (p.reference) continue;
+      const std::string f = p.label.substr(0, p.label.find('.') + 1);
+      if (family.empty()) family = f;
+      one_family = one_family && f == family;
+    }
+    auto short_label = [&](const RooflinePoint& p) {
+      if (p.label == kCublasId) return std::string("cuBLAS");
+      if (one_family && !family.empty() && p.label.rfind(family, 0) == 0)
+        return p.label.substr(family.size());
+      return p.label;
+    };
+
+    // The marks: a ring at the compulsory intensity, a filled dot at the one the
+    // kernel issues, a dotted line between them (same time, so the same height).
+    // Placed first (labels keep clear of them), drawn last (on top of leader lines).
+    const float rad = std::max(4.0f, lh * 0.25f);
+    struct Anchor {
+      ImVec2 ring, dot, at;  // `at`: where the label points, the dot if there is one
+      bool has_dot;
+      ImU32 colour;
+      std::string text, label;
+    };
+    std::vector<Anchor> anchors;
+    for (const auto& p : pts) {
+      Anchor a{};
+      a.colour = p.reference ? roof : colour_of(p.label);
+      a.ring = a.at = ax.at(p.intensity, p.gflops);
+      a.has_dot = p.issued_intensity > 0;
+      if (a.has_dot) a.dot = a.at = ax.at(p.issued_intensity, p.gflops);
+      a.text = short_label(p);
+      a.label = p.label;
+      for (const ImVec2 q : {a.ring, a.dot})
+        if (q.x == a.ring.x || a.has_dot)
+          taken.push_back({ImVec2(q.x - rad, q.y - rad), ImVec2(q.x + rad, q.y + rad)});
+      anchors.push_back(std::move(a));
+    }
+    // The dotted lines go under the labels, the marks over everything.
+    for (const Anchor& a : anchors) {
+      const float len = a.ring.x - a.dot.x;
+      for (float x = 0; a.has_dot && x + 3 < std::fabs(len) - 2 * rad; x += 7) {
+        const float sx = a.dot.x + (len > 0 ? rad + x : -rad - x);
+        dl->AddLine(ImVec2(sx, a.dot.y), ImVec2(sx + (len > 0 ? 3.f : -3.f), a.dot.y),
+                    (a.colour & 0x00FFFFFFu) | 0x99000000u, 1.0f);
       }
     }
-    for (const auto& l : placed) {
-      dl->AddCircleFilled(l.point, 4.5f, l.colour);
-      const float w = ImGui::CalcTextSize(l.text->c_str()).x;
-      const float x = l.left ? l.point.x - 14 - w : l.point.x + 14;
-      if (std::fabs(l.y + lh / 2 - l.point.y) > 2)
-        dl->AddLine(l.point, ImVec2(l.left ? x + w + 2 : x - 2, l.y + lh / 2), l.colour, 1.0f);
-      dl->AddText(ImVec2(x, l.y), l.colour, l.text->c_str());
+    auto draw_marks = [&] {
+      for (const Anchor& a : anchors) {
+        dl->AddCircle(a.ring, rad, a.colour, 0, 2.0f);
+        mark("compulsory", a.label, a.ring, a.ring, a.colour);
+        if (!a.has_dot) continue;
+        dl->AddCircleFilled(a.dot, rad, a.colour);
+        mark("issued", a.label, a.dot, a.dot, a.colour);
+      }
+    };
+
+    // The ceilings' names on their lines, clear of the marks: the peak above the
+    // flat roof (below it where there is no room), right of the ridge or
+    // right-aligned; the copy just under the rising slope (a box whose top left
+    // corner is below the line stays below it), as far left as it fits.
+    {
+      const std::string peak = "FP32 peak " + si(d.fp32_peak_gflops) + " GFLOP/s";
+      const ImVec2 w = ImGui::CalcTextSize(peak.c_str());
+      const float roof_y = float(ax.ty(d.fp32_peak_gflops));
+      Box at{ImVec2(ax.hi.x - w.x - 4, roof_y - w.y - 4), {}};
+      bool found = false;
+      for (float y : {roof_y - w.y - 4, roof_y + 4})
+        for (float x : {float(ax.tx(ridge)) + 6, ax.hi.x - w.x - 4}) {
+          const Box b{ImVec2(x, y), ImVec2(x + w.x, y + w.y)};
+          if (!found && is_free(b)) at = b, found = true;
+        }
+      dl->AddText(at.a, dim, peak.c_str());
+      taken.push_back({at.a, ImVec2(at.a.x + w.x, at.a.y + w.y)});
+      const std::string copy = "copy " + si(d.copy_gbps) + " GB/s";
+      const ImVec2 cw = ImGui::CalcTextSize(copy.c_str());
+      ImVec2 c(ax.lo.x + 6, ax.hi.y - cw.y - 2);
+      for (float lx = ax.lo.x; lx < std::min(float(ax.tx(ridge)), ax.hi.x - cw.x); lx += 4) {
+        // The line's point at lx, the box 6 px right of it and 4 below.
+        const ImVec2 q(lx + 6, float(ax.ty(d.copy_gbps * ax.ix(lx))) + 4);
+        if (is_free({q, ImVec2(q.x + cw.x, q.y + cw.y)})) {
+          c = q;
+          break;
+        }
+      }
+      dl->AddText(c, dim, copy.c_str());
+      taken.push_back({c, ImVec2(c.x + cw.x, c.y + cw.y)});
     }
-    for (size_t i = 0; i < pts.size(); ++i) {
-      const auto& p = pts[i];
-      const ImVec2 s = ax.at(p.intensity, p.gflops);
-      if (std::hypot(mouse.x - s.x, mouse.y - s.y) < 7)
-        hover = p.label + " (n = " + size_label(p.size) + "): " + fmt("%.2f", p.intensity) +
-                " flop/B, " + fmt("%.1f", p.gflops) + " GFLOP/s, " +
-                fmt("%.1f", 100 * p.gflops / roofline_ceiling(d, p.intensity)) +
-                " % of the roof there";
+
+    // The legend of the two marks, in the corner that covers the fewest of them.
+    {
+      // Short: the note under the plots says it in full.
+      const char* names[2] = {"kernel's traffic", "compulsory"};
+      const float wmax = std::max(ImGui::CalcTextSize(names[0]).x, ImGui::CalcTextSize(names[1]).x);
+      const ImVec2 box(wmax + lh * 1.8f, lh * 2 + 6);
+      Box best{};
+      int fewest = INT32_MAX;
+      // Lower right first: under the flat roof at high intensity, where kernels seldom are.
+      for (int corner : {3, 2, 1, 0}) {
+        const ImVec2 a(corner % 2 ? ax.hi.x - 6 - box.x : ax.lo.x + 6,
+                       corner / 2 ? ax.hi.y - 6 - box.y : ax.lo.y + 6);
+        const Box b{a, ImVec2(a.x + box.x, a.y + box.y)};
+        int covered = 0;
+        for (const Box& t : taken)  // the marks, the roof's samples and its texts
+          covered += b.hits(t, 4);
+        if (covered < fewest) fewest = covered, best = b;
+      }
+      dl->AddRectFilled(best.a, best.b, label_bg);
+      dl->AddRect(best.a, best.b, ImGui::GetColorU32(ImGuiCol_Border));
+      const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+      for (int i = 0; i < 2; ++i) {
+        const ImVec2 m(best.a.x + lh * 0.7f, best.a.y + 3 + lh * (i + 0.5f));
+        if (i == 0)
+          dl->AddCircleFilled(m, rad, text);
+        else
+          dl->AddCircle(m, rad, text, 0, 2.0f);
+        dl->AddText(ImVec2(best.a.x + lh * 1.4f, best.a.y + 3 + lh * i), text, names[i]);
+      }
+      mark("legend", std::string(names[0]) + "; " + names[1], best.a, best.b, text);
+      taken.push_back(best);
     }
+
+    // Labels at the free place nearest their mark (beside it where it is free),
+    // with a leader line when moved away; left out (the tooltip still names it)
+    // only where no place in the plot is free. Greedy, so the order matters: a
+    // few orders are tried and the one that names the most marks, nearest, wins.
+    const float mid_x = (ax.lo.x + ax.hi.x) / 2;
+    struct Placed {
+      size_t anchor;
+      Box box;
+      ImVec2 text_at;
+      float distance;
+    };
+    auto place_all = [&](const std::vector<size_t>& order) {
+      std::vector<Box> blocked = taken;
+      std::vector<Placed> out;
+      for (size_t i : order) {
+        const Anchor& a = anchors[i];
+        const ImVec2 w = ImGui::CalcTextSize(a.text.c_str());
+        const float pad = 2;
+        auto box_at = [&](float x, float y) {
+          return Box{ImVec2(x - pad, y - 1), ImVec2(x + w.x + pad, y + w.y + 1)};
+        };
+        auto free_box = [&](const Box& b) {
+          if (!inside(b)) return false;
+          for (const Box& t : blocked)
+            if (b.hits(t)) return false;
+          return true;
+        };
+        // Beside the mark, right of it in the left half of the plot and left in the right half...
+        const bool right_first = a.at.x < mid_x;
+        const float yc = a.at.y - w.y / 2;
+        ImVec2 best(0, 0);
+        float best_d = 1e30f;
+        for (bool right : {right_first, !right_first}) {
+          const float x = right ? a.at.x + rad + 6 : a.at.x - rad - 6 - w.x;
+          if (best_d > 1e29f && free_box(box_at(x, yc))) best = ImVec2(x, yc), best_d = 0;
+        }
+        // ...else the nearest free place on a grid over the plot.
+        if (best_d > 1e29f)
+          for (float y = ax.lo.y + 3; y + w.y + 3 <= ax.hi.y; y += lh / 3)
+            for (float x = ax.lo.x + 4; x + w.x + 4 <= ax.hi.x; x += lh / 2) {
+              const Box b = box_at(x, y);
+              const float dx = std::max({b.a.x - a.at.x, 0.f, a.at.x - b.b.x});
+              const float dy = std::max({b.a.y - a.at.y, 0.f, a.at.y - b.b.y});
+              const float dist = std::hypot(dx, dy);
+              if (dist < best_d && free_box(b)) best = ImVec2(x, y), best_d = dist;
+            }
+        if (best_d > 1e29f) continue;
+        out.push_back({i, box_at(best.x, best.y), best, best_d});
+        blocked.push_back(out.back().box);
+      }
+      return out;
+    };
+    std::vector<size_t> by_y(anchors.size());
+    for (size_t i = 0; i < by_y.size(); ++i)
+      by_y[i] = i;
+    std::sort(by_y.begin(), by_y.end(), [&](size_t a, size_t b) {
+      return anchors[a].at.y < anchors[b].at.y ||
+             (anchors[a].at.y == anchors[b].at.y && anchors[a].at.x < anchors[b].at.x);
+    });
+    std::vector<size_t> by_x = by_y, by_x_back = by_y, crowded_first = by_y;
+    std::stable_sort(by_x.begin(), by_x.end(),
+                     [&](size_t a, size_t b) { return anchors[a].at.x < anchors[b].at.x; });
+    std::stable_sort(by_x_back.begin(), by_x_back.end(),
+                     [&](size_t a, size_t b) { return anchors[a].at.x > anchors[b].at.x; });
+    auto neighbours = [&](size_t i) {
+      int n = 0;
+      for (const Anchor& o : anchors)
+        n += std::hypot(o.at.x - anchors[i].at.x, o.at.y - anchors[i].at.y) < 3 * lh;
+      return n;
+    };
+    std::stable_sort(crowded_first.begin(), crowded_first.end(),
+                     [&](size_t a, size_t b) { return neighbours(a) > neighbours(b); });
+    std::vector<Placed> labels;
+    float labels_d = 0;
+    for (const auto* order : {&by_y, &crowded_first, &by_x, &by_x_back}) {
+      std::vector<Placed> p = place_all(*order);
+      float d = 0;
+      for (const Placed& q : p)
+        d += q.distance;
+      if (p.size() > labels.size() || (p.size() == labels.size() && d < labels_d))
+        labels = std::move(p), labels_d = d;
+    }
+    for (const Placed& l : labels) {
+      const Anchor& a = anchors[l.anchor];
+      const Box& b = l.box;
+      taken.push_back(b);
+      if (l.distance > 0) {  // a leader line from the mark to the nearest point of the label
+        const ImVec2 to(std::clamp(a.at.x, b.a.x, b.b.x), std::clamp(a.at.y, b.a.y, b.b.y));
+        dl->AddLine(a.at, to, a.colour, 1.0f);
+      }
+      dl->AddRectFilled(b.a, b.b, label_bg);
+      const ImU32 tc = text_safe(a.colour, bg);
+      dl->AddText(l.text_at, tc, a.text.c_str());
+      mark("label", a.label, b.a, b.b, tc);
+    }
+    draw_marks();
     dl->PopClipRect();
+
+    std::string hover;
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    for (const auto& p : pts)
+      for (double x : {p.issued_intensity, p.intensity}) {
+        if (x <= 0) continue;
+        const ImVec2 q = ax.at(x, p.gflops);
+        if (std::hypot(mouse.x - q.x, mouse.y - q.y) >= rad + 3) continue;
+        hover = p.label + " (n = " + size_label(p.size) + "): " + fmt("%.1f", p.gflops) +
+                " GFLOP/s\n" + fmt("%.3g", p.intensity) + " flop per compulsory byte" +
+                (p.issued_intensity > 0
+                     ? "\n" + fmt("%.3g", p.issued_intensity) +
+                           " flop per byte the kernel loads and stores: " +
+                           fmt("%.0f", 100 * p.gflops / roofline_ceiling(d, p.issued_intensity)) +
+                           " % of the roof there"
+                     : std::string());
+      }
     if (!hover.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", hover.c_str());
   }
 
@@ -795,8 +1111,8 @@ class PerformanceView final : public View {
       ImGui::TableNextColumn();
       if (c.speedup > 0)
         ImGui::TextColored(
-            c.speedup >= 1 ? ImVec4(0.3f, 0.75f, 0.4f, 1) : ImVec4(0.9f, 0.4f, 0.3f, 1), "%.2fx",
-            c.speedup);
+            readable(c.speedup >= 1 ? ImVec4(0.3f, 0.75f, 0.4f, 1) : ImVec4(0.9f, 0.4f, 0.3f, 1)),
+            "%.2fx", c.speedup);
       else
         ImGui::TextDisabled("-");
     }
@@ -807,7 +1123,8 @@ class PerformanceView final : public View {
     ImGui::PushTextWrapPos(0);
     ImGui::TextDisabled(
         "Global loads per output element, measured in a trace, against the textbook: 2N for the "
-        "naive multiply, 2N/T tiled; 2R+1 for the naive stencil, 1 + 2R/B with a shared halo.");
+        "naive multiply, 2*ceil(N/T) tiled (2N/T when T divides N); 2R+1 for the naive stencil, "
+        "ceil(L/B)*(B+2R)/L with a shared halo (1 + 2R/B when B divides L).");
     ImGui::PopTextWrapPos();
     // The current lesson's trace, whatever backend recorded it.
     if (s.has_trace()) {
@@ -816,12 +1133,18 @@ class PerformanceView final : public View {
         current_ = perf_access_counts(s.trace());
       }
       const AccessCounts& c = current_;
-      ImGui::Text("This trace (%s): %.2f global loads per output; theory %s%s", c.kernel.c_str(),
-                  c.loads_per_output, c.theory_formula.c_str(),
+      ImGui::PushTextWrapPos(0);
+      ImGui::Text("This trace (%s %s): %.4g global loads per output; theory %s%s", c.kernel.c_str(),
+                  s.lesson() ? describe(*s.lesson(), c.params).c_str() : "", c.loads_per_output,
+                  c.theory_formula.c_str(),
                   c.truncated ? " (trace truncated: counts are lower bounds)" : "");
-      ImGui::Text("shared loads %llu, shared stores %llu, bytes moved %s (compulsory %s)",
-                  (unsigned long long)c.shared_loads, (unsigned long long)c.shared_stores,
-                  si(double(c.bytes_moved)).c_str(), si(c.compulsory_bytes).c_str());
+      ImGui::Text(
+          "shared loads %s, shared stores %s; global bytes moved %s, compulsory %s (every array "
+          "once); %.3g flop per byte moved, %.3g per compulsory byte",
+          grouped(c.shared_loads).c_str(), grouped(c.shared_stores).c_str(),
+          grouped(c.bytes_moved).c_str(), grouped(uint64_t(c.compulsory_bytes)).c_str(),
+          c.issued_intensity(), c.compulsory_bytes > 0 ? c.flops / c.compulsory_bytes : 0.0);
+      ImGui::PopTextWrapPos();
     }
     const bool busy = counts_job_.valid();
     ImGui::BeginDisabled(busy);
@@ -856,8 +1179,9 @@ class PerformanceView final : public View {
       ImGui::TableNextColumn();
       const bool match = std::fabs(c.loads_per_output - c.theory_per_output) <
                          1e-9 * std::max(1.0, c.theory_per_output);
-      ImGui::TextColored(match ? ImVec4(0.3f, 0.75f, 0.4f, 1) : ImVec4(0.95f, 0.65f, 0.2f, 1),
-                         "%.3g", c.loads_per_output);
+      ImGui::TextColored(
+          readable(match ? ImVec4(0.3f, 0.75f, 0.4f, 1) : ImVec4(0.95f, 0.65f, 0.2f, 1)), "%.3g",
+          c.loads_per_output);
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(c.theory_formula.c_str());
       ImGui::TableNextColumn();

@@ -120,7 +120,11 @@ struct PerfResult {
   double compulsory_bytes = 0;  // every input read once, every output written once
   // Derived (derive_metrics); 0 when not applicable or not counted.
   double gflops = 0, gbps = 0;
-  double intensity = 0;   // flops / compulsory byte
+  double intensity = 0;  // flops / compulsory byte
+  // flops / byte the kernel itself loads and stores in global memory (the
+  // catalogue's closed form, which a trace's count equals; no cache assumed).
+  // 0 when unknown (cuBLAS, the copy).
+  double issued_intensity = 0;
   double pct_cublas = 0;  // of cuBLAS at the same size
   double pct_copy = 0;    // of the measured copy bandwidth
   double pct_peak = 0;    // of the FP32 peak
@@ -141,9 +145,18 @@ struct PerfReport {
   std::vector<std::string> notes;  // "n = 65536 skipped: needs ...", method notes
 };
 
-// Flops and compulsory bytes of a variant at a parameter set.
+// Flops and compulsory bytes of a variant at a parameter set (m, k and n all
+// set: what the sweep records).
 double flop_count(Family f, const Params& p);
 double compulsory_bytes(Family f, const Params& p);
+// The same for a catalogue variant at its own parameters: the square kernels
+// read only n (a lesson's Params leave m and k at 0).
+double flop_count(const Variant& v, const Params& p);
+double compulsory_bytes(const Variant& v, const Params& p);
+// Bytes the kernel loads from and stores to global memory, 4 per access, from
+// the catalogue's closed form (equal to a traced run's count; no cache is
+// assumed). 0 when the parameters cannot be counted (a tile or size of 0).
+double issued_bytes(const Variant& v, const Params& p);
 // FP32 cores per SM for a compute capability (128 for sm_86 and newer, 64 for sm_80 and
 // sm_7x, 128 for sm_6x except sm_60).
 int fp32_cores_per_sm(int cc_major, int cc_minor);
@@ -208,6 +221,9 @@ class BackgroundSweep {
 };
 
 // Files: a JSON document {"format": "tilescope-perf", "version": 1, ...}.
+inline constexpr const char* kPerfReportExtension = ".json";
+// A path the window opens as a performance report rather than a trace.
+bool is_perf_report_path(const std::string& path);
 std::string to_json(const PerfReport& r, int indent = 2);
 // nullopt and `error` set when the text is not a report we can read (wrong
 // format, newer version, malformed).
@@ -242,10 +258,14 @@ struct PlotSeries {
 // GB/s against length (with the copy's bandwidth as a flat reference line).
 std::vector<PlotSeries> throughput_series(const PerfReport& r, Family f);
 // One point per kernel (and tile) on the roofline: its largest counted size.
+// Two intensities: the compulsory one (every input read once; the same for all
+// multiplies of one n) and the one the kernel has (flop per byte it loads and
+// stores: ~0.25 naive, T times more tiled), which shows why tiling helps.
 struct RooflinePoint {
   std::string label;
   int size = 0;
-  double intensity = 0;  // flop per compulsory byte
+  double intensity = 0;         // flop per compulsory byte
+  double issued_intensity = 0;  // flop per byte loaded and stored; 0: unknown (cuBLAS)
   double gflops = 0;
   bool reference = false;
 };
@@ -264,16 +284,21 @@ struct AccessCounts {
   uint64_t barrier_arrivals = 0;
   uint64_t bytes_moved = 0;      // global loads and stores, 4 bytes each
   double compulsory_bytes = 0;   // every input once, every output once
+  double flops = 0;              // of the whole run
   double loads_per_output = 0;   // global loads / output elements
-  double theory_per_output = 0;  // 2N naive, 2N/T tiled, 2R+1 naive stencil, ...
-  std::string theory_formula;    // "2N/T = 2*64/16 = 8"
-  ExpectedCounts expected;       // the catalogue's closed form
-  bool truncated = false;        // the trace lost events: counts are lower bounds
+  double theory_per_output = 0;  // 2N naive, 2 ceil(N/T) tiled, 2R+1 naive stencil, ...
+  std::string theory_formula;    // "2*ceil(N/T) = 2*ceil(10/4) = 6"
+  // flops / bytes_moved: where the run sits on the roofline (0 without flops or bytes).
+  double issued_intensity() const { return bytes_moved ? flops / double(bytes_moved) : 0.0; }
+  ExpectedCounts expected;  // the catalogue's closed form
+  bool truncated = false;   // the trace lost events: counts are lower bounds
 };
 // Built on trace/counters.hpp's count_accesses (the same counts the grid's
 // heatmap uses), plus the textbook's formula.
 AccessCounts perf_access_counts(const Trace& t);
-// The loads per output element that the textbook predicts for the variant.
+// The global loads per output element the variant makes, as a formula of its
+// parameters with the numbers filled in ("2*ceil(N/T) = 2*ceil(10/4) = 6"):
+// exact for every size, also where the tile does not divide it.
 double theory_loads_per_output(const Variant& v, const Params& p, std::string* formula = nullptr);
 
 }  // namespace ts

@@ -2,6 +2,7 @@
 // metrics, save/load (JSON), CSV export, a terminal table, comparison of two
 // runs, and the background runner the app uses. Nothing here needs CUDA.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -148,6 +149,46 @@ double compulsory_bytes(Family f, const Params& p) {
   return 4.0 * 2.0 * double(p.length);
 }
 
+double flop_count(const Variant& v, const Params& p) {
+  if (v.family != Family::Matmul) return flop_count(v.family, p);
+  Params s = p;
+  for (const auto& b : buffer_shapes(v, p)) {
+    if (b.id == Buffer::A) s.m = b.rows, s.k = b.cols;
+    if (b.id == Buffer::B) s.n = b.cols;
+  }
+  return flop_count(v.family, s);
+}
+
+double compulsory_bytes(const Variant& v, const Params& p) {
+  double elements = 0;  // every array once: the inputs read, the outputs written
+  for (const auto& b : buffer_shapes(v, p))
+    elements += double(std::max(b.rows, 0)) * double(std::max(b.cols, 0));
+  return 4.0 * elements;
+}
+
+double issued_bytes(const Variant& v, const Params& p) {
+  // The closed form divides by the tile and the block: parameters a report
+  // could carry as 0 (or garbage) count nothing rather than crash.
+  for (const auto& b : buffer_shapes(v, p))
+    if (b.rows <= 0 || b.cols <= 0) return 0;
+  if ((v.uses & kUsesTile) && p.tile <= 0) return 0;
+  // The naive kernels' count does not depend on their block; the halo stencils' does.
+  if ((v.uses & kUsesBlock) && p.block <= 0 && std::string(v.id).find("naive") == std::string::npos)
+    return 0;
+  if ((v.uses & kUsesRadius) && p.radius < 0) return 0;
+  const ExpectedCounts e = expected_counts(v, p);
+  return 4.0 * (double(e.global_loads) + double(e.global_stores));
+}
+
+bool is_perf_report_path(const std::string& path) {
+  const std::string ext = kPerfReportExtension;
+  if (path.size() < ext.size()) return false;
+  std::string tail = path.substr(path.size() - ext.size());
+  for (char& c : tail)
+    c = char(std::tolower(static_cast<unsigned char>(c)));
+  return tail == ext;
+}
+
 int fp32_cores_per_sm(int major, int minor) {
   if (major >= 9) return 128;
   if (major == 8) return minor == 0 ? 64 : 128;
@@ -156,6 +197,16 @@ int fp32_cores_per_sm(int major, int minor) {
   if (major == 5) return 128;
   return 192;  // Kepler
 }
+
+namespace {
+// flops per byte the result's kernel loads and stores; 0 for cuBLAS and the copy.
+double issued_intensity_of(const PerfResult& x) {
+  const Variant* v = find_variant(x.kernel);
+  if (!v || !(x.flops > 0)) return 0;
+  const double bytes = issued_bytes(*v, x.params);
+  return bytes > 0 ? x.flops / bytes : 0;
+}
+}  // namespace
 
 double fp32_peak_gflops(int sm_count, int cores_per_sm, int clock_khz) {
   return double(sm_count) * cores_per_sm * 2.0 * double(clock_khz) * 1e3 / 1e9;
@@ -166,8 +217,10 @@ void derive_metrics(PerfReport& r) {
   for (const auto& x : r.results)
     if (x.kernel == kCublasId && x.counted()) cublas_ms[x.size] = x.ms_median;
   for (auto& x : r.results) {
-    x.gflops = x.gbps = x.intensity = x.pct_cublas = x.pct_copy = x.pct_peak = 0;
+    x.gflops = x.gbps = x.intensity = x.issued_intensity = x.pct_cublas = x.pct_copy = x.pct_peak =
+        0;
     if (x.compulsory_bytes > 0) x.intensity = x.flops / x.compulsory_bytes;
+    x.issued_intensity = issued_intensity_of(x);
     if (!x.counted()) continue;
     const double s = x.ms_median * 1e-3;
     x.gflops = x.flops / s / 1e9;
@@ -297,15 +350,18 @@ std::optional<PerfReport> report_from_json(const std::string& text, std::string*
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object())
     return fail("not a TileScope performance report: the file is not valid JSON");
-  if (j.value("format", std::string()) != kFormat)
-    return fail("not a TileScope performance report: \"format\" is not \"tilescope-perf\"");
-  const int version = j.value("version", 0);
-  if (version > kVersion)
-    return fail("performance report version " + std::to_string(version) +
-                " is newer than this TileScope reads (up to " + std::to_string(kVersion) +
-                "): update TileScope");
-  if (version < 1) return fail("performance report has no valid version");
+  // A field of the wrong type ("format": 5, "version": "1") is a malformed
+  // report, not an exception out of here: the window opens any file it is given.
   try {
+    if (!j.contains("format") || !j.at("format").is_string() ||
+        j.at("format").get<std::string>() != kFormat)
+      return fail("not a TileScope performance report: \"format\" is not \"tilescope-perf\"");
+    const int version = j.value("version", 0);
+    if (version > kVersion)
+      return fail("performance report version " + std::to_string(version) +
+                  " is newer than this TileScope reads (up to " + std::to_string(kVersion) +
+                  "): update TileScope");
+    if (version < 1) return fail("performance report has no valid version");
     PerfReport r;
     r.created = j.value("created", std::string());
     r.host = j.value("host", std::string());
@@ -376,6 +432,7 @@ std::optional<PerfReport> report_from_json(const std::string& text, std::string*
       o.pct_cublas = x.value("pct_cublas", 0.0);
       o.pct_copy = x.value("pct_copy", 0.0);
       o.pct_peak = x.value("pct_peak", 0.0);
+      o.issued_intensity = issued_intensity_of(o);  // derived, never stored
       if (x.contains("attributes")) {
         const json& a = x.at("attributes");
         o.attrs.known = a.value("known", false);
@@ -553,6 +610,12 @@ std::vector<PerfComparison> compare_reports(const PerfReport& before, const Perf
 
 // ---------------------------------------------------------------- plots
 
+namespace {
+bool plottable(double v) {
+  return std::isfinite(v) && v > 0;
+}
+}  // namespace
+
 std::vector<PlotSeries> throughput_series(const PerfReport& r, Family f) {
   std::vector<PlotSeries> out;
   auto series = [&](const std::string& label, bool ref) -> PlotSeries& {
@@ -570,9 +633,10 @@ std::vector<PlotSeries> throughput_series(const PerfReport& r, Family f) {
     }
     if (x.family != f) continue;
     const double y = f == Family::Matmul ? x.gflops : x.gbps;
+    if (!plottable(double(x.size)) || !plottable(y)) continue;  // a log axis: positive, finite
     series(x.label(), x.kernel == kCublasId).points.emplace_back(double(x.size), y);
   }
-  if (f == Family::Stencil && copy && !out.empty()) {
+  if (f == Family::Stencil && copy && !out.empty() && plottable(copy->gbps)) {
     // The copy's bandwidth, drawn flat across the stencil's lengths.
     double lo = 1e300, hi = 0;
     for (const auto& s : out)
@@ -592,13 +656,16 @@ std::vector<RooflinePoint> roofline_points(const PerfReport& r) {
   std::vector<RooflinePoint> out;
   for (const auto& x : r.results) {
     if (!x.counted() || x.kernel == kCopyId || x.flops <= 0) continue;
+    if (!plottable(x.intensity) || !plottable(x.gflops)) continue;
     const std::string label = x.label();
-    auto it = std::find_if(out.begin(), out.end(), [&](const auto& p) { return p.label == label; });
-    if (it == out.end()) {
-      out.push_back({label, x.size, x.intensity, x.gflops, x.kernel == kCublasId});
-    } else if (x.size > it->size) {
-      *it = {label, x.size, x.intensity, x.gflops, x.kernel == kCublasId};
-    }
+    const RooflinePoint p{label,       x.size,
+                          x.intensity, plottable(x.issued_intensity) ? x.issued_intensity : 0.0,
+                          x.gflops,    x.kernel == kCublasId};
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& q) { return q.label == label; });
+    if (it == out.end())
+      out.push_back(p);
+    else if (x.size > it->size)
+      *it = p;
   }
   return out;
 }

@@ -1,13 +1,29 @@
 // Access counts from simulator traces equal the textbook: 2N global loads per
-// output for the naive multiply, 2N/T for the tiled one, 2R+1 for the naive
-// stencil and 1 + 2R/B with a shared halo. What the panel shows without a GPU.
+// output for the naive multiply, 2 ceil(N/T) for the tiled one (2N/T only when
+// T divides N), 2R+1 for the naive stencil and ceil(L/B)(B+2R)/L with a shared
+// halo. What the panel shows without a GPU; the formula it prints ends in the
+// number it computes, and that number is the count of a real run.
 #include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstdlib>
 
 #include "kernels/backend.hpp"
 #include "kernels/perf.hpp"
 
 namespace ts {
 namespace {
+
+// The number a formula ends with: "2*ceil(N/T) = 2*ceil(10/4) = 6" -> 6. What
+// the panel puts on screen after its last "= " (NaN when there is none).
+double shown_value(const std::string& formula) {
+  size_t at = std::string::npos;
+  for (size_t i = formula.find("= "); i != std::string::npos; i = formula.find("= ", i + 1))
+    at = i;
+  if (at == std::string::npos) return std::nan("");
+  return std::strtod(formula.c_str() + at + 2, nullptr);
+}
 
 AccessCounts counts_of(const std::string& id, Params p) {
   RunRequest req;
@@ -57,6 +73,117 @@ TEST(PerfCounts, TiledMultiplyReads2NOverTPerOutput) {
   }
 }
 
+// The case: n = 10, tile 4 is 2 * ceil(10 / 4) = 6 loads per output,
+// not 2N/T = 5, and the compulsory traffic is 3 n^2 floats, not 0.
+TEST(PerfCounts, TileThatDoesNotDivideNCountsWholeTiles) {
+  Params p;
+  p.n = 10;  // as a lesson sets it: m and k stay 0 for the square kernels
+  p.tile = 4;
+  const AccessCounts c = counts_of("matmul.tiled_square", p);
+  EXPECT_DOUBLE_EQ(c.loads_per_output, 6.0);
+  EXPECT_DOUBLE_EQ(c.theory_per_output, 6.0);
+  EXPECT_EQ(c.theory_formula, "2*ceil(N/T) = 2*ceil(10/4) = 6");
+  EXPECT_DOUBLE_EQ(c.compulsory_bytes, 1200.0);  // 3 * 10^2 * 4
+  EXPECT_DOUBLE_EQ(c.flops, 2000.0);             // 2 n^3
+  // 600 loads and 100 stores of 4 bytes: 2000 / 2800 flop per byte moved.
+  EXPECT_EQ(c.bytes_moved, 2800u);
+  EXPECT_DOUBLE_EQ(c.issued_intensity(), 2000.0 / 2800.0);
+}
+
+// Every variant with a tile or block, at sizes the tile divides and sizes it
+// does not: the formula's number equals the trace's loads per output (the
+// simulator's real run), for the rectangular multiply with its own M, K, N.
+TEST(PerfCounts, FormulaEqualsTheTraceForEverySizeAndTile) {
+  int checked = 0;
+  for (const Variant& v : catalogue()) {
+    std::vector<Params> cases;
+    if (v.family == Family::Matmul) {
+      if (std::string(v.id) == "matmul.naive_one_block") {
+        for (int n : {5, 8, 13})
+          cases.push_back(matmul(n, 0, 0));
+      } else if (std::string(v.id) == "matmul.tiled_rect") {
+        for (auto [m, k, n, t] : {std::array{10, 12, 14, 8}, std::array{16, 8, 24, 8},
+                                  std::array{7, 9, 5, 4}, std::array{12, 20, 6, 2}}) {
+          Params p;
+          p.m = m, p.k = k, p.n = n, p.tile = t;
+          cases.push_back(p);
+        }
+      } else {
+        for (int n : {8, 10, 12, 16, 20})
+          for (int t : {4, 8}) {
+            Params p;  // a lesson's Params: n only for the square kernels
+            p.n = n;
+            p.tile = t;
+            p.block = t;
+            cases.push_back(p);
+          }
+      }
+    } else {
+      for (int len : {128, 150, 200})
+        for (int b : {32, 64}) {
+          Params p;
+          p.length = len, p.radius = 3, p.block = b;
+          cases.push_back(p);
+        }
+    }
+    for (const Params& p : cases) {
+      SCOPED_TRACE(std::string(v.id) + " " + describe(v, p));
+      RunRequest req;
+      req.variant = v.id;
+      req.params = p;
+      req.backend = BackendChoice::Sim;
+      const RunResult r = run_simulator(req);
+      ASSERT_TRUE(r.ok) << r.error;
+      const AccessCounts c = perf_access_counts(r.trace);
+      ASSERT_FALSE(c.truncated);
+      EXPECT_NEAR(c.theory_per_output, c.loads_per_output, 1e-12 * c.loads_per_output)
+          << c.theory_formula;
+      // What the panel prints is the measured count (to the 4 digits it shows).
+      EXPECT_NEAR(shown_value(c.theory_formula), c.loads_per_output, 5e-4 * c.loads_per_output)
+          << c.theory_formula;
+      EXPECT_EQ(c.theory_formula.find("catalogue closed form"), std::string::npos);
+      EXPECT_EQ(c.global_loads, c.expected.global_loads);
+      // Compulsory: every array once, 4 bytes an element; never 0 for a lesson's Params.
+      double elements = 0;
+      for (const auto& b : buffer_shapes(v, p))
+        elements += double(b.rows) * b.cols;
+      EXPECT_DOUBLE_EQ(c.compulsory_bytes, 4 * elements);
+      EXPECT_GT(c.flops, 0);
+      EXPECT_DOUBLE_EQ(c.issued_intensity(), c.flops / double(c.bytes_moved));
+      EXPECT_DOUBLE_EQ(issued_bytes(v, p), double(c.bytes_moved));
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 60);
+}
+
+TEST(PerfCounts, RectangularFormulaUsesItsOwnShape) {
+  Params p;
+  p.m = 10, p.k = 12, p.n = 14, p.tile = 8;
+  const AccessCounts c = counts_of("matmul.tiled_rect", p);
+  // A read ceil(14/8) = 2 times, B ceil(10/8) = 2 times: (2*120 + 2*168) / 140.
+  EXPECT_DOUBLE_EQ(c.loads_per_output, (2.0 * 120 + 2.0 * 168) / 140);
+  EXPECT_EQ(c.theory_formula.rfind("K*ceil(N/T)/N + K*ceil(M/T)/M = 12*ceil(14/8)/14", 0), 0u)
+      << c.theory_formula;
+  EXPECT_DOUBLE_EQ(c.compulsory_bytes, 4.0 * (120 + 168 + 140));
+  EXPECT_DOUBLE_EQ(c.flops, 2.0 * 10 * 12 * 14);
+}
+
+TEST(PerfCounts, RowLessonsAndStencilFormulas) {
+  Params p;
+  p.n = 12, p.tile = 8;
+  EXPECT_EQ(counts_of("matmul.row_shared", p).theory_formula,
+            "N + ceil(N/T) = 12 + ceil(12/8) = 14 (rows of A in shared, B from global)");
+  EXPECT_EQ(counts_of("matmul.row_col_shared", p).theory_formula,
+            "2*ceil(N/T) = 2*ceil(12/8) = 4 (rows of A and columns of B in shared)");
+  Params s;
+  s.length = 150, s.radius = 3, s.block = 64;
+  const AccessCounts st = counts_of("stencil.shared", s);
+  EXPECT_DOUBLE_EQ(st.loads_per_output, 3.0 * 70 / 150);  // the last block loads whole
+  EXPECT_EQ(st.theory_formula, "ceil(L/B)*(B+2R)/L = ceil(150/64)*(64+2*3)/150 = 1.4");
+  EXPECT_DOUBLE_EQ(st.compulsory_bytes, 4.0 * 300);
+}
+
 TEST(PerfCounts, TiledAgainstNaiveIsTheLesson) {
   const AccessCounts naive = counts_of("matmul.naive_grid", matmul(32, 0, 16));
   const AccessCounts tiled = counts_of("matmul.tiled_square", matmul(32, 16));
@@ -75,6 +202,7 @@ TEST(PerfCounts, StencilHaloCounts) {
   EXPECT_DOUBLE_EQ(shared.loads_per_output, 1.0 + 6.0 / 64);  // 1 + 2R/B
   EXPECT_DOUBLE_EQ(shared.theory_per_output, 1.0 + 6.0 / 64);
   EXPECT_EQ(shared.shared_loads, 256u * 7u);
+  EXPECT_NE(shared.theory_formula.find("(1 + 2R/B)"), std::string::npos) << shared.theory_formula;
 }
 
 TEST(PerfCounts, EveryMatmulVariantMatchesItsClosedForm) {

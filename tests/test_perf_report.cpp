@@ -3,9 +3,11 @@
 // what the sweep says on a machine where it cannot time anything.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "kernels/backend.hpp"
@@ -168,6 +170,27 @@ TEST(PerfReportFile, RefusesWhatItCannotRead) {
   EXPECT_NE(err.find("cannot open"), std::string::npos) << err;
 }
 
+// Any JSON at all is refused with a message, never an exception: the window
+// opens whatever file is dropped on it.
+TEST(PerfReportFile, WrongTypesAreMalformedNotExceptions) {
+  for (const char* text : {
+           "{\"format\": 5}",
+           "{\"format\": \"tilescope-perf\", \"version\": \"1\"}",
+           "{\"format\": \"tilescope-perf\", \"version\": 1, \"results\": 7}",
+           "{\"format\": \"tilescope-perf\", \"version\": 1, \"device\": [1]}",
+           "{\"format\": \"tilescope-perf\", \"version\": 1, \"results\": [{\"kernel\": 1}]}",
+           "[1, 2, 3]",
+           "{\"format\": null}",
+       }) {
+    SCOPED_TRACE(text);
+    std::string err;
+    std::optional<PerfReport> r;
+    EXPECT_NO_THROW(r = report_from_json(text, &err));
+    EXPECT_FALSE(r);
+    EXPECT_FALSE(err.empty());
+  }
+}
+
 TEST(PerfReportFile, JsonContents) {
   const PerfReport r = known_report();
   const auto j = nlohmann::json::parse(to_json(r));
@@ -302,6 +325,98 @@ TEST(PerfPlots, SeriesAndRooflinePoints) {
   EXPECT_NEAR(roofline_ceiling(r.device, 1000.0), 51200.0, 1e-9);
 }
 
+// The roofline's second mark: each kernel at the intensity its own global
+// traffic gives it. The naive multiply loads 2 floats per multiply-add (0.25
+// flop per byte), the tiled one T times fewer; cuBLAS has no count.
+TEST(PerfPlots, RooflineIntensityAsTheKernelIssuesIt) {
+  PerfReport r = known_report();
+  PerfResult naive = matmul_row("matmul.naive_grid", 16, 1024, 10.0);
+  naive.params.tile = 0;
+  naive.params.block = 16;
+  r.results.push_back(naive);
+  r.results.push_back(matmul_row("matmul.tiled_square", 32, 1024, 1.0));
+  derive_metrics(r);
+  std::map<std::string, RooflinePoint> by;
+  for (const auto& p : roofline_points(r))
+    by[p.label] = p;
+  ASSERT_EQ(by.count("matmul.naive_grid T16"), 1u);
+  const double n = 1024;
+  // 2 n^3 flops over 4 (2 n^3 loads + n^2 stores) bytes.
+  EXPECT_NEAR(by["matmul.naive_grid T16"].issued_intensity,
+              2 * n * n * n / (4 * (2 * n * n * n + n * n)), 1e-12);
+  EXPECT_NEAR(by["matmul.naive_grid T16"].issued_intensity, 0.25, 1e-3);
+  // Tiled: 2 n^3 / T loads; T16 at n = 1000 (not a multiple: 63 tiles of 16).
+  EXPECT_NEAR(by["matmul.tiled_square T16"].issued_intensity,
+              2e9 / (4 * (2.0 * 63 * 1000 * 1000 + 1000 * 1000)), 1e-9);
+  // 32 times the naive one's 0.25, less the stores: 8 / (1 + T / 2n).
+  EXPECT_NEAR(by["matmul.tiled_square T32"].issued_intensity, 8 / (1 + 32 / (2 * n)), 1e-12);
+  // The dots move right as the tile grows; the compulsory intensity does not move.
+  EXPECT_GT(by["matmul.tiled_square T32"].issued_intensity,
+            1.9 * by["matmul.tiled_square T16"].issued_intensity);
+  EXPECT_DOUBLE_EQ(by["matmul.tiled_square T32"].intensity, by["matmul.naive_grid T16"].intensity);
+  EXPECT_EQ(by["cublas.sgemm"].issued_intensity, 0.0);  // unknown: only its compulsory mark
+  // The stencil: 7 flops an element, 8 loads and a store of 4 bytes.
+  EXPECT_NEAR(by["stencil.naive"].issued_intensity, 7.0 / 32, 1e-12);
+}
+
+// The closed form the roofline uses is what a traced run counts: a simulator
+// run at the same parameters moves exactly issued_bytes(), sizes the tile does
+// not divide included.
+TEST(PerfPlots, IssuedBytesEqualATracedRun) {
+  for (const char* id : {"matmul.naive_grid", "matmul.tiled_square", "matmul.row_shared",
+                         "matmul.row_col_shared", "matmul.tiled_rect"})
+    for (int n : {16, 20}) {
+      SCOPED_TRACE(std::string(id) + " n=" + std::to_string(n));
+      Params p;
+      p.m = p.k = p.n = n;  // as the sweep records them
+      p.k = std::string(id) == "matmul.tiled_rect" ? n + 4 : n;
+      p.tile = 8;
+      p.block = 8;
+      RunRequest req;
+      req.variant = id;
+      req.params = p;
+      req.backend = BackendChoice::Sim;
+      const RunResult run = run_simulator(req);
+      ASSERT_TRUE(run.ok) << run.error;
+      const AccessCounts c = perf_access_counts(run.trace);
+      const Variant& v = *find_variant(id);
+      EXPECT_DOUBLE_EQ(issued_bytes(v, p), double(c.bytes_moved));
+      EXPECT_DOUBLE_EQ(flop_count(v, p), c.flops);
+    }
+}
+
+// A report from elsewhere may carry anything: nothing non-finite or
+// non-positive reaches a log axis, no tile of 0 reaches a division.
+TEST(PerfPlots, GarbageInAReportIsNotPlotted) {
+  PerfReport r = known_report();
+  PerfResult zero_tile = matmul_row("matmul.tiled_square", 0, 512, 1.0);
+  r.results.push_back(zero_tile);
+  PerfResult negative = matmul_row("matmul.naive_grid", 16, 256, 1.0);
+  negative.flops = -5;
+  r.results.push_back(negative);
+  PerfResult inf = matmul_row("matmul.tiled_square", 8, 128, 1e-300);
+  inf.flops = 1e308;
+  r.results.push_back(inf);
+  derive_metrics(r);
+  for (const auto& p : roofline_points(r)) {
+    EXPECT_TRUE(std::isfinite(p.intensity) && p.intensity > 0) << p.label;
+    EXPECT_TRUE(std::isfinite(p.gflops) && p.gflops > 0) << p.label;
+    EXPECT_TRUE(std::isfinite(p.issued_intensity) && p.issued_intensity >= 0) << p.label;
+  }
+  for (Family f : {Family::Matmul, Family::Stencil})
+    for (const auto& s : throughput_series(r, f))
+      for (const auto& [x, y] : s.points)
+        EXPECT_TRUE(std::isfinite(x) && x > 0 && std::isfinite(y) && y > 0) << s.label;
+  EXPECT_EQ(issued_bytes(*find_variant("matmul.tiled_square"), zero_tile.params), 0.0);
+}
+
+TEST(PerfReportFile, ReportPathsAreJson) {
+  EXPECT_TRUE(is_perf_report_path("docs/perf_h100_panel.json"));
+  EXPECT_TRUE(is_perf_report_path("/tmp/RUN.JSON"));
+  EXPECT_FALSE(is_perf_report_path("matmul.tiled_square_n10_tile4.tstrace"));
+  EXPECT_FALSE(is_perf_report_path("json"));
+}
+
 // Without a usable GPU the sweep does not pretend: it says why and times nothing.
 TEST(PerfSweep, WithoutAGpuSaysWhy) {
   if (cuda_status().usable)
@@ -359,6 +474,12 @@ TEST(ShippedReports, H100AndH200ReportsLoadAndCompare) {
     // "The textbook tiled multiply reaches 16-18 % of cuBLAS."
     EXPECT_GT(tiled->pct_cublas, 15.0) << files[i];
     EXPECT_LT(tiled->pct_cublas, 19.0) << files[i];
+    // On the roofline: 32 times the naive kernel's intensity (a little less for the stores).
+    EXPECT_NEAR(tiled->issued_intensity, 8.0, 0.05) << files[i];
+    for (const PerfResult& x : r[i]->results)
+      if (x.kernel == "matmul.naive_grid") {
+        EXPECT_NEAR(x.issued_intensity, 0.25, 1e-3);
+      }
   }
   // Same kernels, two machines: matched point by point.
   const auto cmp = compare_reports(*r[0], *r[1]);

@@ -1,0 +1,370 @@
+// The Performance panel in the real window: a report opens from --perf-report
+// (and from where a trace would go), its roofline puts each kernel at the
+// intensity it really has (the tiled dots right of the naive ones, where an
+// independent computation from the report says), labels neither overprint nor
+// fade on the light theme, tick labels are whole, and a bad file is a banner,
+// not a crash. Runs tilescope on a private Xvfb, as test_screenshot.cpp does.
+#include <gtest/gtest.h>
+#include <stb/stb_image.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+using Rgb = std::array<int, 3>;
+
+struct Shot {
+  int rc = -1;
+  int w = 0, h = 0;
+  std::vector<unsigned char> px;
+  nlohmann::json cells;
+  Rgb at(int x, int y) const {
+    const size_t i = (size_t(y) * size_t(w) + size_t(x)) * 3;
+    return {px[i], px[i + 1], px[i + 2]};
+  }
+};
+
+fs::path out_dir() {
+  fs::path d = fs::temp_directory_path() / ("ts_perf_window_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+// One Xvfb per test process on a display it picks itself (-displayfd): see
+// test_screenshot.cpp for why not xvfb-run.
+class PrivateXServer {
+ public:
+  PrivateXServer() {
+    int fds[2];
+    if (::pipe(fds) != 0) return;
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::close(fds[0]);
+      const int log = ::open((out_dir() / "xvfb.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (log >= 0) ::dup2(log, 1), ::dup2(log, 2);
+      const std::string fd = std::to_string(fds[1]);
+      ::execl(TS_XVFB, TS_XVFB, "-displayfd", fd.c_str(), "-screen", "0", "1920x1080x24",
+              "-nolisten", "tcp", static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(fds[1]);
+    char buf[32] = {};
+    size_t got = 0;
+    while (got < sizeof buf - 1) {
+      const ssize_t r = ::read(fds[0], buf + got, sizeof buf - 1 - got);
+      if (r <= 0) break;
+      got += size_t(r);
+      if (std::memchr(buf, '\n', got)) break;
+    }
+    ::close(fds[0]);
+    if (got > 0 && buf[0] >= '0' && buf[0] <= '9')
+      display_.assign(1, ':').append(buf, std::strcspn(buf, "\n"));
+  }
+  ~PrivateXServer() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGTERM);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  const std::string& display() const { return display_; }
+
+ private:
+  pid_t pid_ = -1;
+  std::string display_;
+};
+
+const std::string& x_display() {
+  static PrivateXServer server;
+  return server.display();
+}
+
+const std::string kSource = TS_SOURCE_DIR;
+const std::string kH100 = kSource + "/docs/perf_h100_panel.json";
+const std::string kH200 = kSource + "/docs/perf_h200_panel.json";
+
+// The window on the Performance tab, in a fresh folder (no tilescope_perf.json
+// there to be found by name), with `args` added.
+Shot take(const std::string& name, const std::string& args, const std::string& size,
+          const std::string& theme) {
+  const fs::path d = out_dir() / name;
+  fs::create_directories(d);
+  const fs::path png = d / "shot.png", json = d / "cells.json";
+  Shot s;
+  const std::string& display = x_display();
+  if (display.empty()) {
+    ADD_FAILURE() << "Xvfb (" << TS_XVFB << ") did not start";
+    return s;
+  }
+  const std::string cmd = "cd " + d.string() + " && DISPLAY=" + display + " " + TS_TILESCOPE_EXE +
+                          " --backend sim --tab Performance " + args + " --size " + size +
+                          " --theme " + theme + " --screenshot " + png.string() + " --cells-json " +
+                          json.string() + " --exit > " + (d / "log").string() + " 2>&1";
+  const int st = std::system(cmd.c_str());
+  s.rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  if (s.rc != 0) return s;
+  int n = 0;
+  unsigned char* data = stbi_load(png.string().c_str(), &s.w, &s.h, &n, 3);
+  if (data) {
+    s.px.assign(data, data + size_t(s.w) * size_t(s.h) * 3);
+    stbi_image_free(data);
+  }
+  std::ifstream f(json);
+  s.cells = nlohmann::json::parse(f);
+  return s;
+}
+
+std::vector<nlohmann::json> marks(const Shot& s, const std::string& kind) {
+  std::vector<nlohmann::json> out;
+  for (const auto& m : s.cells["plot_marks"])
+    if (m["plot"] == "roofline" && m["kind"] == kind) out.push_back(m);
+  return out;
+}
+const nlohmann::json* mark(const Shot& s, const std::string& kind, const std::string& label) {
+  for (const auto& m : s.cells["plot_marks"])
+    if (m["plot"] == "roofline" && m["kind"] == kind && m["label"] == label) return &m;
+  return nullptr;
+}
+
+double lum(Rgb c) {  // WCAG relative luminance
+  double l[3];
+  for (int i = 0; i < 3; ++i) {
+    const double x = c[i] / 255.0;
+    l[i] = x <= 0.03928 ? x / 12.92 : std::pow((x + 0.055) / 1.055, 2.4);
+  }
+  return 0.2126 * l[0] + 0.7152 * l[1] + 0.0722 * l[2];
+}
+double contrast(Rgb a, Rgb b) {
+  const double x = lum(a), y = lum(b);
+  return (std::max(x, y) + 0.05) / (std::min(x, y) + 0.05);
+}
+
+struct Box {
+  double x, y, w, h;
+};
+Box box(const nlohmann::json& m) {
+  return {m["x"].get<double>(), m["y"].get<double>(), m["w"].get<double>(), m["h"].get<double>()};
+}
+bool overlap(Box a, Box b) {
+  return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
+
+// Where a kernel of the report must be, from the report alone: its GFLOP/s at
+// its largest n, its intensity from its global traffic (2 n^3 / T loads tiled,
+// 2 n^3 naive, n^2 stores), and the axes' rules (the marks and the ridge with a
+// margin of 1.6 in x, down to half the slowest kernel and up to 1.6 times the peak).
+struct Expected {
+  double issued = 0, compulsory = 0, gflops = 0;
+};
+std::map<std::string, Expected> expected_points(const std::string& report, double* x0, double* x1,
+                                                double* y0, double* y1) {
+  std::ifstream f(report);
+  const auto j = nlohmann::json::parse(f);
+  const double peak = j["device"]["fp32_peak_gflops"], copy = j["device"]["copy_gbps"];
+  std::map<std::string, Expected> out;
+  std::map<std::string, int> largest;
+  for (const auto& x : j["results"]) {
+    const std::string k = x["kernel"];
+    if (k == "copy.d2d" || x["status"] != "ok") continue;
+    const int tile = x["tile"], n = x["size"];
+    const std::string label = tile ? k + " T" + std::to_string(tile) : k;
+    if (largest[label] > n) continue;
+    largest[label] = n;
+    const double nn = n, flops = 2 * nn * nn * nn;
+    Expected e;
+    e.gflops = flops / (x["ms_median"].get<double>() * 1e-3) / 1e9;
+    e.compulsory = flops / (4 * 3 * nn * nn);
+    if (k == "matmul.naive_grid") e.issued = flops / (4 * (2 * nn * nn * nn + nn * nn));
+    if (k == "matmul.tiled_square") e.issued = flops / (4 * (2 * nn * nn * nn / tile + nn * nn));
+    out[label] = e;
+  }
+  double lo = peak / copy / 2, hi = peak / copy * 2, ylo = peak;
+  for (const auto& [l, e] : out) {
+    for (double v : {e.issued, e.compulsory})
+      if (v > 0) lo = std::min(lo, v / 1.6), hi = std::max(hi, v * 1.6);
+    ylo = std::min(ylo, e.gflops / 2);
+  }
+  *x0 = lo, *x1 = hi, *y0 = ylo, *y1 = peak * 1.6;  // each holds a decade already
+  return out;
+}
+
+TEST(PerfWindow, ReportFromTheCommandLineIsShownWithBothIntensities) {
+  const Shot s = take("h100", "--perf-report " + kH100, "1600x900", "dark");
+  ASSERT_EQ(s.rc, 0);
+  ASSERT_FALSE(s.px.empty());
+  EXPECT_EQ(s.cells["banner"]["kind"], "info");
+  EXPECT_NE(s.cells["banner"]["text"].get<std::string>().find("Opened the performance report"),
+            std::string::npos);
+  const auto area = marks(s, "area");
+  ASSERT_EQ(area.size(), 1u) << "the roofline is not drawn";
+  const Box a = box(area[0]);
+
+  double x0, x1, y0, y1;
+  const auto want = expected_points(kH100, &x0, &x1, &y0, &y1);
+  ASSERT_EQ(want.size(), 5u);  // cuBLAS, naive T16/T32, tiled T16/T32
+  auto px_x = [&](double v) { return a.x + std::log10(v / x0) / std::log10(x1 / x0) * a.w; };
+  auto px_y = [&](double v) { return a.y + a.h - std::log10(v / y0) / std::log10(y1 / y0) * a.h; };
+  for (const auto& [label, e] : want) {
+    SCOPED_TRACE(label);
+    const nlohmann::json* ring = mark(s, "compulsory", label);
+    ASSERT_NE(ring, nullptr);
+    EXPECT_NEAR((*ring)["x"].get<double>(), px_x(e.compulsory), 1.5);
+    EXPECT_NEAR((*ring)["y"].get<double>(), px_y(e.gflops), 1.5);
+    const nlohmann::json* dot = mark(s, "issued", label);
+    if (e.issued == 0) {  // cuBLAS: nothing counted, no second mark
+      EXPECT_EQ(dot, nullptr);
+      continue;
+    }
+    ASSERT_NE(dot, nullptr);
+    // At the position the report and the axis rules give, independently of the app...
+    const double x = px_x(e.issued), y = px_y(e.gflops);
+    EXPECT_NEAR((*dot)["x"].get<double>(), x, 1.5);
+    EXPECT_NEAR((*dot)["y"].get<double>(), y, 1.5);
+    // ...the pixels are the dot's colour (filled: a ring's centre is background).
+    // Within 1 px of the centre: the naive T16 and T32 dots overlap a little.
+    const auto& c = (*dot)["rgb"];
+    const Rgb colour{c[0].get<int>(), c[1].get<int>(), c[2].get<int>()};
+    int matching = 0;
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        const Rgb got = s.at(int(std::lround(x)) + dx, int(std::lround(y)) + dy);
+        matching += std::abs(got[0] - colour[0]) <= 12 && std::abs(got[1] - colour[1]) <= 12 &&
+                    std::abs(got[2] - colour[2]) <= 12;
+      }
+    EXPECT_GE(matching, 3) << "no dot at " << x << "," << y;
+  }
+  // Tiling moves the dots right: T16 and T32 right of naive, T32 right of T16,
+  // by log10(T) decades (less a little for the stores).
+  const double naive = (*mark(s, "issued", "matmul.naive_grid T16"))["x"];
+  const double t16 = (*mark(s, "issued", "matmul.tiled_square T16"))["x"];
+  const double t32 = (*mark(s, "issued", "matmul.tiled_square T32"))["x"];
+  const double decade = a.w / std::log10(x1 / x0);
+  EXPECT_NEAR((t16 - naive) / decade, std::log10(16.0), 0.02);
+  EXPECT_NEAR((t32 - naive) / decade, std::log10(32.0), 0.02);
+  // The legend names both marks.
+  const auto legend = marks(s, "legend");
+  ASSERT_EQ(legend.size(), 1u);
+  EXPECT_NE(legend[0]["label"].get<std::string>().find("compulsory"), std::string::npos);
+}
+
+// Tick labels whole and distinct ("10k", not "1000" cut from "10000" twice);
+// every kernel labelled, no label on another, on the legend or outside the plot.
+TEST(PerfWindow, LabelsDoNotOverprintAtLectureSizes) {
+  for (const std::string size : {"1280x720", "1600x900"})
+    for (const std::string report : {kH100, kH200}) {
+      SCOPED_TRACE(size + " " + report);
+      const Shot s = take("labels" + size + fs::path(report).stem().string(),
+                          "--perf-report " + report, size, "dark");
+      ASSERT_EQ(s.rc, 0);
+      const auto ticks = marks(s, "tick");
+      ASSERT_GE(ticks.size(), 4u);
+      std::vector<std::string> texts;
+      for (const auto& t : ticks)
+        texts.push_back(t["label"]);
+      EXPECT_EQ(texts.back(), "1k");  // the last decade under 1.6 x 682 flop/B
+      EXPECT_EQ(std::set<std::string>(texts.begin(), texts.end()).size(), texts.size());
+      const Box area = box(marks(s, "area").at(0));
+      for (size_t i = 0; i < ticks.size(); ++i) {
+        const Box b = box(ticks[i]);
+        EXPECT_LE(b.x + b.w, area.x + area.w + b.h) << texts[i];  // not past the frame
+        if (i) EXPECT_FALSE(overlap(b, box(ticks[i - 1]))) << texts[i];
+      }
+      const auto labels = marks(s, "label");
+      EXPECT_EQ(labels.size(), 5u);  // every kernel named
+      const Box legend = box(marks(s, "legend").at(0));
+      for (size_t i = 0; i < labels.size(); ++i) {
+        const Box b = box(labels[i]);
+        EXPECT_GE(b.x, area.x);
+        EXPECT_LE(b.x + b.w, area.x + area.w);
+        EXPECT_GE(b.y, area.y);
+        EXPECT_LE(b.y + b.h, area.y + area.h);
+        EXPECT_FALSE(overlap(b, legend)) << labels[i]["label"];
+        for (size_t j = 0; j < i; ++j)
+          EXPECT_FALSE(overlap(b, box(labels[j])))
+              << labels[i]["label"] << " on " << labels[j]["label"];
+      }
+    }
+}
+
+// On the light theme every label's text reaches 4.5 : 1 against what is behind
+// it (Okabe-Ito orange on near-white is 2 : 1): measured on the pixels.
+TEST(PerfWindow, LightThemeLabelsAreReadable) {
+  for (const std::string size : {"1280x720", "1600x900"}) {
+    SCOPED_TRACE(size);
+    const Shot s = take("light" + size, "--perf-report " + kH100, size, "light");
+    ASSERT_EQ(s.rc, 0);
+    const auto labels = marks(s, "label");
+    ASSERT_EQ(labels.size(), 5u);
+    for (const auto& m : labels) {
+      SCOPED_TRACE(m["label"].get<std::string>());
+      const Box b = box(m);
+      std::map<Rgb, int> seen;
+      for (int y = int(b.y); y < int(b.y + b.h); ++y)
+        for (int x = int(b.x); x < int(b.x + b.w); ++x)
+          ++seen[s.at(x, y)];
+      ASSERT_FALSE(seen.empty());
+      // Behind the text: the commonest colour. The text: the pixel farthest from it.
+      const Rgb bg = std::max_element(seen.begin(), seen.end(), [](auto& p, auto& q) {
+                       return p.second < q.second;
+                     })->first;
+      double best = 1;
+      for (const auto& [c, n] : seen)
+        best = std::max(best, contrast(c, bg));
+      EXPECT_GE(best, 4.5);
+      EXPECT_GT(lum(bg), 0.7);  // it is the light theme's background
+    }
+  }
+}
+
+// A performance report where a trace goes (tilescope report.json, as a drop or
+// File > Open passes it) opens in the panel too.
+TEST(PerfWindow, ReportGivenAsTheFileOpensInThePanel) {
+  const Shot s = take("positional", kH200, "1600x900", "dark");
+  ASSERT_EQ(s.rc, 0);
+  EXPECT_NE(s.cells["banner"]["text"].get<std::string>().find("perf_h200_panel.json"),
+            std::string::npos);
+  EXPECT_EQ(marks(s, "issued").size(), 4u);
+  EXPECT_EQ(s.cells["variant"], "matmul.tiled_square");  // the lesson still runs
+}
+
+// Not a report: the window says so in a banner and goes on (exit 0), whatever
+// the file holds, including JSON with fields of the wrong type.
+TEST(PerfWindow, BadReportIsABannerNotACrash) {
+  const fs::path d = out_dir();
+  const std::pair<const char*, const char*> files[] = {
+      {"broken.json", "{ this is not json"},
+      {"wrong_types.json", "{\"format\": 5, \"version\": \"1\"}"},
+      {"other.json", "{\"format\": \"something-else\", \"version\": 1}"},
+  };
+  for (const auto& [name, text] : files) {
+    SCOPED_TRACE(name);
+    std::ofstream(d / name) << text;
+    const Shot s = take(std::string("bad_") + name, "--perf-report " + (d / name).string(),
+                        "1280x720", "dark");
+    ASSERT_EQ(s.rc, 0) << "the window did not survive " << name;
+    EXPECT_EQ(s.cells["banner"]["kind"], "error");
+    EXPECT_NE(
+        s.cells["banner"]["text"].get<std::string>().find("Cannot open the performance report"),
+        std::string::npos)
+        << s.cells["banner"]["text"];
+    EXPECT_TRUE(marks(s, "area").empty());  // nothing plotted from it
+  }
+}
+
+}  // namespace
