@@ -77,8 +77,11 @@ int main(int argc, char** argv) {
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // --help succeeds; every other parse error is a usage error (2), as in tilescope-cli.
-    return cli.exit(e) == 0 ? 0 : 2;
+    // --help succeeds; every other parse error is a usage error (2), said as
+    // tilescope-cli says it.
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return cli.exit(e);
+    std::fprintf(stderr, "tilescope: error: %s\nRun with --help for more information.\n", e.what());
+    return 2;
   }
   std::vector<std::string> notes;
   const auto lesson_error = lesson.to_request(opt.request, &notes);

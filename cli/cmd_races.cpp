@@ -104,6 +104,11 @@ int run_races(const RacesOptions& o) {
   RaceRunsRequest rr;
   rr.base = req;
   rr.runs = o.runs;
+  // On the simulator, a schedule the user chose is honoured (lockstep and skew
+  // are deterministic: they run once). Without one, the repeated runs try
+  // random interleavings from --seed on, and say so.
+  const bool default_schedule = !o.lesson.given("--schedule");
+  if (default_schedule) rr.base.schedule.kind = ScheduleKind::Random;
   rr.check_hazards = false;  // the traced run below does it
   if (auto err = validate_race_runs(rr)) return usage_error(cmd, *err, o.json);
 
@@ -302,7 +307,10 @@ int run_races(const RacesOptions& o) {
     return 1;
   }
   std::cout << "  " << runs.backend_note << "\n";
-  std::cout << "  ran: " << runs.plan << "\n";
+  std::cout << "  ran: " << runs.plan;
+  if (default_schedule && !runs.deterministic && runs.backend != BackendKind::Cuda)
+    std::cout << " (no --schedule given; the traced run above used lockstep)";
+  std::cout << "\n";
   std::cout << "  wrong output in " << runs.wrong_runs << " of " << runs.runs_done << " runs";
   if (runs.runs_done) std::cout << " (" << fmt(100.0 * runs.rate()) << "%)";
   if (runs.wrong_runs) std::cout << ", max abs error " << fmt(runs.max_abs_error);
@@ -331,6 +339,7 @@ TS_CLI_COMMAND(
     [](CLI::App& sub) -> std::function<int()> {
       auto o = std::make_shared<RacesOptions>();
       o->lesson.add_to(sub, LessonOptions::Naming::OptionalPositional);
+      o->lesson.seed_without_schedule = true;
       sub.add_option("-r,--runs", o->runs,
                      "Untraced repeated runs; the simulator's random schedule runs seeds "
                      "--seed to --seed + N - 1, its deterministic schedules run once")

@@ -42,9 +42,14 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // --help prints and succeeds; every other parse error is a usage error,
-    // as JSON too when the command line asked for JSON.
-    const int rc = app.exit(e);
-    if (rc == 0) return ts::cli::kExitOk;
+    // said like the commands' own ("tilescope-cli run: error: ..."), as JSON
+    // too when the command line asked for JSON.
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
+    std::string who = "tilescope-cli";
+    for (auto& [sub, action] : actions)
+      if (sub->parsed()) who += " " + sub->get_name();
+    std::fprintf(stderr, "%s: error: %s\nRun with --help for more information.\n", who.c_str(),
+                 e.what());
     if (std::any_of(argv + 1, argv + argc,
                     [](const char* a) { return std::strcmp(a, "--json") == 0; }))
       std::cout << nlohmann::json{{"ok", false}, {"usage_error", true}, {"error", e.what()}}.dump(

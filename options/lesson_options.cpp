@@ -176,6 +176,12 @@ bool LessonOptions::any_given() const {
   return false;
 }
 
+bool LessonOptions::given(const std::string& name) const {
+  for (const CLI::Option* o : given_)
+    if (o->get_name() == name) return o->count() > 0;
+  return false;
+}
+
 std::optional<std::string> LessonOptions::to_request(RunRequest& req,
                                                      std::vector<std::string>* notes) const {
   auto note = [&](std::string s) {
@@ -245,7 +251,9 @@ std::optional<std::string> LessonOptions::to_request(RunRequest& req,
   const bool gpu = req.backend == BackendChoice::Cuda ||
                    (req.backend == BackendChoice::Auto && cuda_status().usable);
   const bool on_gpu = gpu && cuda_status().usable;
-  if ((o_seed && o_seed->count() && req.schedule.kind != ScheduleKind::Random) ||
+  const bool seed_used =
+      req.schedule.kind == ScheduleKind::Random || (seed_without_schedule && !given("--schedule"));
+  if ((o_seed && o_seed->count() && !seed_used) ||
       (((o_skew_warps && o_skew_warps->count()) || (o_skew_steps && o_skew_steps->count())) &&
        req.schedule.kind != ScheduleKind::WarpSkew && skew_ns == 0))
     note(

@@ -40,6 +40,9 @@ struct LessonOptions {
   uint64_t seed = 1, input_seed = 1;
   int skew_steps = 64, skew_ns = 0;
   uint64_t capacity = RunRequest{}.trace_capacity;
+  // `races`: without --schedule its repeated runs use the random schedule, so
+  // --seed applies there and deserves no "goes with --schedule random" note.
+  bool seed_without_schedule = false;
 
   void add_to(CLI::App& app, Naming naming);
 
@@ -52,6 +55,8 @@ struct LessonOptions {
 
   // Whether any of these options was given (the window ignores them for a trace file).
   bool any_given() const;
+  // Whether this one was given, e.g. given("--schedule").
+  bool given(const std::string& name) const;
 
  private:
   std::vector<CLI::Option*> given_;  // every option add_to() added, to ask count()
