@@ -183,39 +183,19 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
   ImGui::GetCurrentContext()->SettingsHandlers.push_back(h);
   if (!opt_.scripted()) ImGui::LoadIniSettingsFromDisk(ImGui::GetIO().IniFilename);
 
-  // The lesson: the one asked for, else the catalogue's default (a tiled
-  // multiply whose size is not a multiple of the tile, so padding shows).
-  const Variant* v = find_variant(opt_.lesson.empty() ? "matmul.tiled_square" : opt_.lesson);
-  if (!v && !catalogue().empty()) v = &catalogue()[0];
-  if (v) {
-    s.request.variant = v->id;
-    s.request.params = v->defaults;
-    Params& p = s.request.params;
-    const Params& o = opt_.params;
-    if (o.m) p.m = o.m;
-    if (o.k) p.k = o.k;
-    if (o.n) p.n = o.n;
-    if (o.tile) p.tile = o.tile;
-    if (o.length) p.length = o.length;
-    if (o.radius) p.radius = o.radius;
-    if (o.block) p.block = o.block;
-    s.request.barrier_mask = all_barriers(*v);
-    if (opt_.barriers == "none") {
-      s.request.barrier_mask = 0;
-    } else if (!opt_.barriers.empty() && opt_.barriers != "all") {
-      uint32_t m = 0;
-      for (char c : opt_.barriers)
-        if (c >= '1' && c <= '9') m |= 1u << (c - '1');
-      s.request.barrier_mask = m & all_barriers(*v);
+  // The lesson: parsed and checked by main() like tilescope-cli's; without
+  // one, the catalogue's default (a tiled multiply whose size is not a
+  // multiple of the tile, so padding shows).
+  s.request = opt_.request;
+  if (!find_variant(s.request.variant)) {
+    const Variant* v = find_variant(Options::kDefaultLesson);
+    if (!v && !catalogue().empty()) v = &catalogue()[0];
+    if (v) {
+      s.request.variant = v->id;
+      s.request.params = v->defaults;
+      s.request.barrier_mask = all_barriers(*v);
     }
   }
-  s.request.backend = opt_.backend == "cuda"  ? BackendChoice::Cuda
-                      : opt_.backend == "sim" ? BackendChoice::Sim
-                                              : BackendChoice::Auto;
-  s.request.schedule.kind = opt_.schedule == "skew"     ? ScheduleKind::WarpSkew
-                            : opt_.schedule == "random" ? ScheduleKind::Random
-                                                        : ScheduleKind::Lockstep;
-  s.request.schedule.seed = opt_.seed;
   if (opt_.select_block >= 0) s.selection.block = uint32_t(opt_.select_block);
   s.select_tab = opt_.tab;
   s.select_hazard = opt_.hazard;
@@ -223,8 +203,6 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
   if (opt_.focus_grid) s.present.focus_auto = false;
   s.file_dialog_open = opt_.dialog == "open";
   s.save_dialog_open = opt_.dialog == "save";
-  if (!opt_.lesson.empty() && !find_variant(opt_.lesson))
-    s.banner.show(Banner::Error, "Unknown lesson '" + opt_.lesson + "'. Lessons: " + variant_ids());
   // A performance report goes to the Performance panel, also where a trace would
   // (tilescope report.json); the lesson then runs as without a file.
   if (is_perf_report_path(opt_.trace_file)) {

@@ -20,13 +20,11 @@ namespace ts::app {
 
 // Command-line options (interactive and scripted).
 struct Options {
-  std::string lesson;            // catalogue id; empty: the default lesson
-  Params params;                 // overrides of the lesson's defaults (0 = default)
-  std::string barriers;          // "all", "none" or a list "1,2"
-  std::string backend = "auto";  // auto, cuda, sim
-  // Warp skew: the odd warps fall behind, so a removed barrier shows at once.
-  std::string schedule = "skew";  // lockstep, skew, random
-  uint64_t seed = 1;
+  static constexpr const char* kDefaultLesson = "matmul.tiled_square";
+  // The lesson to run: variant, parameters, barriers, backend, schedule, ...,
+  // parsed and checked by main() as tilescope-cli does (options/lesson_options.hpp).
+  // An empty variant: the default lesson.
+  RunRequest request;
   std::string order = "lockstep";  // recorded, lockstep
   std::string position;            // event index, 'end', 'phase:N', 'barrier:N'
   int select_block = -1;

@@ -18,8 +18,10 @@
 #include <cstdio>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "app/app.hpp"
+#include "options/lesson_options.hpp"
 
 namespace {
 
@@ -41,21 +43,14 @@ int main(int argc, char** argv) {
   std::string size = "1600x900";
   std::string position;
   cli.add_option("trace", opt.trace_file, "a .tstrace file to replay (recorded anywhere)");
-  cli.add_option("--lesson", opt.lesson, "catalogue id, e.g. matmul.tiled_square");
-  cli.add_option("--m", opt.params.m, "rows of A and C (rectangular multiply)");
-  cli.add_option("--k", opt.params.k, "columns of A, rows of B");
-  cli.add_option("--n", opt.params.n, "matrix size (square) or columns of B and C");
-  cli.add_option("--tile", opt.params.tile, "tile width: 2, 4, 8, 16 or 32");
-  cli.add_option("--length", opt.params.length, "stencil: number of elements");
-  cli.add_option("--radius", opt.params.radius, "stencil: neighbours on each side");
-  cli.add_option("--block", opt.params.block, "threads per block (naive matmul: block side)");
-  cli.add_option("--barriers", opt.barriers, "barriers kept: all, none or a list like 1,2")
-      ->default_val("all");
-  cli.add_option("--backend", opt.backend, "auto, cuda or sim")
-      ->check(CLI::IsMember({"auto", "cuda", "sim"}));
-  cli.add_option("--schedule", opt.schedule, "simulator schedule: lockstep, skew or random")
-      ->check(CLI::IsMember({"lockstep", "skew", "random"}));
-  cli.add_option("--seed", opt.seed, "seed of the random schedule");
+  // The lesson options are the command line's own (options/lesson_options.hpp):
+  // the same names, ranges, checks and messages.
+  ts::LessonOptions lesson;
+  lesson.default_variant = ts::app::Options::kDefaultLesson;
+  // The window's simulator lets the odd warps fall behind by default, so that
+  // unticking a barrier shows the race at once (the CLI keeps lockstep).
+  lesson.schedule = "skew";
+  lesson.add_to(cli, ts::LessonOptions::Naming::LessonFlag);
   cli.add_option("--order", opt.order, "replay order: lockstep or recorded")
       ->check(CLI::IsMember({"lockstep", "recorded"}));
   cli.add_option("--position", opt.position,
@@ -78,7 +73,32 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"open", "save"}));
   cli.add_option("--hazard", opt.hazard,
                  "choose this hazard in the race panel (0 = the first), as a click would");
-  CLI11_PARSE(cli, argc, argv);
+  cli.add_option("--perf-report", opt.perf_report,
+                 "open this performance report (tilescope-cli bench --json) in the Performance "
+                 "panel")
+      ->check(CLI::ExistingFile);
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help succeeds; every other parse error is a usage error (2), said as
+    // tilescope-cli says it.
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return cli.exit(e);
+    std::fprintf(stderr, "tilescope: error: %s\nRun with --help for more information.\n", e.what());
+    return 2;
+  }
+  std::vector<std::string> notes;
+  const auto lesson_error = lesson.to_request(opt.request, &notes);
+  for (const auto& n : notes)
+    std::fprintf(stderr, "tilescope: note: %s\n", n.c_str());
+  if (lesson_error) {
+    std::fprintf(stderr, "tilescope: error: %s\n", lesson_error->c_str());
+    return 2;
+  }
+  if (!opt.trace_file.empty() && lesson.any_given())
+    std::fprintf(stderr,
+                 "tilescope: note: %s is replayed with its own lesson and settings; the lesson "
+                 "options are for new runs from the window\n",
+                 opt.trace_file.c_str());
   if (std::sscanf(size.c_str(), "%dx%d", &opt.width, &opt.height) != 2 || opt.width < 200 ||
       opt.height < 150 || opt.width > 8192 || opt.height > 8192) {
     std::fprintf(stderr, "tilescope: --size %s: use WIDTHxHEIGHT between 200x150 and 8192x8192\n",

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "cli/command.hpp"
+#include "cli/output_file.hpp"
 #include "kernels/perf.hpp"
 
 namespace ts::cli {
@@ -72,6 +73,20 @@ int run_bench(const BenchOptions& o) {
   }
   if (auto err = validate_perf_config(c)) {
     std::cerr << "bench: " << *err << "\n";
+    return 2;
+  }
+  // Never write a report over the one it is compared with (or JSON over CSV):
+  // checked before a sweep of minutes, not after.
+  const std::vector<std::string> inputs =
+      o.compare.empty() ? std::vector<std::string>{} : std::vector<std::string>{o.compare};
+  for (const std::string* out : {&o.json, &o.csv})
+    if (!out->empty())
+      if (auto e = check_output(*out, inputs, /*force=*/true)) {
+        std::cerr << "bench: " << *e << "\n";
+        return 2;
+      }
+  if (!o.json.empty() && !o.csv.empty() && same_file(o.json, o.csv)) {
+    std::cerr << "bench: --json and --csv name the same file " << o.json << "\n";
     return 2;
   }
   std::optional<PerfReport> before;

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/command.hpp"
+#include "cli/output_file.hpp"
 #include "cli/report.hpp"
 #include "trace/chrome_export.hpp"
 #include "trace/trace_file.hpp"
@@ -12,7 +13,7 @@ namespace {
 
 struct ExportOptions {
   std::string file, out, lanes = "auto";
-  bool no_accesses = false;
+  bool no_accesses = false, force = false;
 };
 
 int export_trace(const ExportOptions& o) {
@@ -26,6 +27,7 @@ int export_trace(const ExportOptions& o) {
     if (dot != std::string::npos && out.find('/', dot) == std::string::npos) out.resize(dot);
     out += ".json";
   }
+  if (auto e = check_output(out, {o.file}, o.force)) return usage_error("export", *e);
   ChromeExportOptions opt;
   opt.lanes = o.lanes == "warps"     ? ChromeExportOptions::Lanes::Warps
               : o.lanes == "threads" ? ChromeExportOptions::Lanes::Threads
@@ -52,6 +54,7 @@ TS_CLI_COMMAND(export_cmd, "export", "Export a trace file as Chrome trace JSON (
                      ->capture_default_str();
                  sub.add_flag("--no-accesses", o->no_accesses,
                               "Only phases and barriers: a much smaller file");
+                 sub.add_flag("--force", o->force, "Overwrite the output file if it exists");
                  return [o] { return export_trace(*o); };
                });
 

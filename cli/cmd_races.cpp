@@ -18,9 +18,9 @@
 
 #include "cli/command.hpp"
 #include "cli/report.hpp"
-#include "cli/run_options.hpp"
 #include "kernels/backend.hpp"
 #include "kernels/race_runs.hpp"
+#include "options/lesson_options.hpp"
 #include "trace/hazards.hpp"
 #include "trace/stale_reads.hpp"
 
@@ -70,15 +70,25 @@ nlohmann::json hazard_json(const Variant& v, const Params& p, const Hazard& h) {
 int run_races(const RacesOptions& o) {
   if (o.cases) {
     // For scripts (scripts/racecheck_compare.sh): every variant and its barrier count.
+    if (o.json) {
+      nlohmann::json j = nlohmann::json::array();
+      for (const Variant& v : catalogue())
+        j.push_back({{"id", v.id}, {"barriers", v.barriers.size()}});
+      std::cout << j.dump(2) << "\n";
+      return 0;
+    }
     for (const Variant& v : catalogue())
       std::cout << v.id << " " << v.barriers.size() << "\n";
     return 0;
   }
   const char* cmd = "races";
   if (o.lesson.variant.empty())
-    return usage_error(cmd, "which variant? the catalogue has: " + variant_ids());
+    return usage_error(cmd, "which variant? the catalogue has: " + variant_ids(), o.json);
   RunRequest req;
-  if (auto err = o.lesson.to_request(cmd, req)) return usage_error(cmd, *err);
+  std::vector<std::string> notes;
+  const auto err = o.lesson.to_request(req, &notes);
+  print_notes(cmd, notes);
+  if (err) return usage_error(cmd, *err, o.json);
   const Variant* v = find_variant(req.variant);
 
   // For compute-sanitizer racecheck: exactly one untraced launch, nothing else.
@@ -94,8 +104,13 @@ int run_races(const RacesOptions& o) {
   RaceRunsRequest rr;
   rr.base = req;
   rr.runs = o.runs;
+  // On the simulator, a schedule the user chose is honoured (lockstep and skew
+  // are deterministic: they run once). Without one, the repeated runs try
+  // random interleavings from --seed on, and say so.
+  const bool default_schedule = !o.lesson.given("--schedule");
+  if (default_schedule) rr.base.schedule.kind = ScheduleKind::Random;
   rr.check_hazards = false;  // the traced run below does it
-  if (auto err = validate_race_runs(rr)) return usage_error(cmd, *err);
+  if (auto err = validate_race_runs(rr)) return usage_error(cmd, *err, o.json);
 
   // One traced run: hazards, stale reads, wrong cells.
   RunRequest traced = req;
@@ -174,19 +189,25 @@ int run_races(const RacesOptions& o) {
       hist.push_back({{"from", runs.histogram.lower[i]},
                       {"to", runs.histogram.upper[i]},
                       {"runs", runs.histogram.counts[i]}});
-    j["runs"] = {{"ok", runs.ok},
-                 {"error", runs.error},
-                 {"backend", runs.backend_note},
-                 {"requested", runs.runs_requested},
-                 {"done", runs.runs_done},
-                 {"wrong", runs.wrong_runs},
-                 {"rate", runs.rate()},
-                 {"skew_ns", req.skew_ns},
-                 {"wrong_cells_per_run", runs.wrong_cells_per_run},
-                 {"max_abs_error", runs.max_abs_error},
-                 {"histogram", hist},
-                 {"run_errors", runs.run_errors},
-                 {"state", runs.state()}};
+    j["runs"] = {
+        {"ok", runs.ok},
+        {"error", runs.error},
+        {"backend", runs.backend_note},
+        {"plan", runs.plan},
+        {"deterministic", runs.deterministic},
+        {"requested", runs.runs_requested},
+        {"done", runs.runs_done},
+        {"wrong", runs.wrong_runs},
+        {"rate", runs.rate()},
+        {"skew_ns", req.skew_ns},
+        {"seeds", runs.deterministic || runs.backend == BackendKind::Cuda
+                      ? nlohmann::json()
+                      : nlohmann::json{{"first", runs.first_seed}, {"last", runs.last_seed}}},
+        {"wrong_cells_per_run", runs.wrong_cells_per_run},
+        {"max_abs_error", runs.max_abs_error},
+        {"histogram", hist},
+        {"run_errors", runs.run_errors},
+        {"state", runs.state()}};
     std::cout << j.dump(2) << "\n";
     return runs.ok ? 0 : 1;
   }
@@ -280,18 +301,16 @@ int run_races(const RacesOptions& o) {
     }
   }
 
-  std::cout << "\nRepeated runs (untraced";
-  if (req.skew_ns > 0) {
-    char mask[16];
-    std::snprintf(mask, sizeof mask, "0x%08X", req.skew_warps);
-    std::cout << ", skew " << req.skew_ns << " ns in warps " << mask;
-  }
-  std::cout << ")\n";
+  std::cout << "\nRepeated runs (untraced)\n";
   if (!runs.ok) {
     std::cout << "  failed: " << runs.error << "\n";
     return 1;
   }
   std::cout << "  " << runs.backend_note << "\n";
+  std::cout << "  ran: " << runs.plan;
+  if (default_schedule && !runs.deterministic && runs.backend != BackendKind::Cuda)
+    std::cout << " (no --schedule given; the traced run above used lockstep)";
+  std::cout << "\n";
   std::cout << "  wrong output in " << runs.wrong_runs << " of " << runs.runs_done << " runs";
   if (runs.runs_done) std::cout << " (" << fmt(100.0 * runs.rate()) << "%)";
   if (runs.wrong_runs) std::cout << ", max abs error " << fmt(runs.max_abs_error);
@@ -319,10 +338,15 @@ TS_CLI_COMMAND(
     "Find shared-memory races (racecheck's model), stale reads, and how often they bite",
     [](CLI::App& sub) -> std::function<int()> {
       auto o = std::make_shared<RacesOptions>();
-      o->lesson.add_to(sub, /*variant_required=*/false);
-      sub.add_option("-r,--runs", o->runs, "Untraced repeated runs (1..10000)");
+      o->lesson.add_to(sub, LessonOptions::Naming::OptionalPositional);
+      o->lesson.seed_without_schedule = true;
+      sub.add_option("-r,--runs", o->runs,
+                     "Untraced repeated runs; the simulator's random schedule runs seeds "
+                     "--seed to --seed + N - 1, its deterministic schedules run once")
+          ->check(whole_number(1, kMaxRaceRuns));
       sub.add_flag("--detail", o->detail, "Every hazard, racecheck's hazard mode");
-      sub.add_option("--detail-limit", o->detail_limit, "Hazards kept per group (default 50)");
+      sub.add_option("--detail-limit", o->detail_limit, "Hazards kept per group (default 50)")
+          ->check(whole_number(1, 100000));
       sub.add_flag("--json", o->json, "Machine-readable output");
       sub.add_flag("--no-stale", o->no_stale, "Skip the stale-read comparison");
       sub.add_flag("--cases", o->cases, "List every variant with its barrier count (for scripts)");

@@ -4,9 +4,10 @@
 #include <memory>
 
 #include "cli/command.hpp"
+#include "cli/output_file.hpp"
 #include "cli/report.hpp"
-#include "cli/run_options.hpp"
 #include "kernels/backend.hpp"
+#include "options/lesson_options.hpp"
 #include "trace/trace_file.hpp"
 
 namespace ts::cli {
@@ -15,7 +16,7 @@ namespace {
 struct RunOptions {
   LessonOptions lesson;
   std::string out;
-  bool json = false, check = false;
+  bool json = false, check = false, force = false;
 };
 
 int run_command(const RunOptions& o) {
@@ -23,7 +24,13 @@ int run_command(const RunOptions& o) {
   RunRequest req;
   // The parameters are checked against the backend that will run them, so
   // that a bad value is a usage error (2) and not a failed run (1).
-  if (auto err = o.lesson.to_request(cmd, req)) return usage_error(cmd, *err);
+  std::vector<std::string> notes;
+  const auto err = o.lesson.to_request(req, &notes);
+  print_notes(cmd, notes);
+  if (err) return usage_error(cmd, *err, o.json);
+  // Before the run, so that a refused file costs no time.
+  if (!o.out.empty())
+    if (auto e = check_output(o.out, {}, o.force)) return usage_error(cmd, *e, o.json);
 
   RunResult r = run(req);
   if (!r.ok) {
@@ -64,8 +71,9 @@ TS_CLI_COMMAND(run_cmd, "run",
                "Run a variant on the GPU or the CPU simulator and print verdict and counters",
                [](CLI::App& sub) -> std::function<int()> {
                  auto o = std::make_shared<RunOptions>();
-                 o->lesson.add_to(sub);
+                 o->lesson.add_to(sub, LessonOptions::Naming::Positional);
                  sub.add_option("-o,--output", o->out, "Write the trace to this file (.tstrace)");
+                 sub.add_flag("--force", o->force, "Overwrite the output file if it exists");
                  sub.add_flag("--json", o->json, "Print one JSON object instead of text");
                  sub.add_flag("--check", o->check, "Exit with 3 when the output is wrong");
                  return [o] { return run_command(*o); };

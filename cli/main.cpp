@@ -6,7 +6,9 @@
 //   tilescope-cli export t.tstrace -o t.json      (open in https://ui.perfetto.dev)
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <iostream>
 #include <string>
 
 #include "cli/command.hpp"
@@ -39,9 +41,21 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // --help prints and succeeds; every other parse error is a usage error.
-    const int rc = app.exit(e);
-    return rc == 0 ? ts::cli::kExitOk : ts::cli::kExitUsage;
+    // --help prints and succeeds; every other parse error is a usage error,
+    // said like the commands' own ("tilescope-cli run: error: ..."), as JSON
+    // too when the command line asked for JSON.
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
+    std::string who = "tilescope-cli";
+    for (auto& [sub, action] : actions)
+      if (sub->parsed()) who += " " + sub->get_name();
+    std::fprintf(stderr, "%s: error: %s\nRun with --help for more information.\n", who.c_str(),
+                 e.what());
+    if (std::any_of(argv + 1, argv + argc,
+                    [](const char* a) { return std::strcmp(a, "--json") == 0; }))
+      std::cout << nlohmann::json{{"ok", false}, {"usage_error", true}, {"error", e.what()}}.dump(
+                       2, ' ', false, nlohmann::json::error_handler_t::replace)
+                << "\n";
+    return ts::cli::kExitUsage;
   }
   for (auto& [sub, action] : actions) {
     if (!sub->parsed()) continue;

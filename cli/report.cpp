@@ -8,9 +8,18 @@
 
 namespace ts::cli {
 
-int usage_error(const std::string& cmd, const std::string& msg) {
+int usage_error(const std::string& cmd, const std::string& msg, bool json) {
+  if (json)
+    std::cout << nlohmann::json{{"ok", false}, {"usage_error", true}, {"error", msg}}.dump(
+                     2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
   std::fprintf(stderr, "tilescope-cli %s: error: %s\n", cmd.c_str(), msg.c_str());
   return kExitUsage;
+}
+
+void print_notes(const std::string& cmd, const std::vector<std::string>& notes) {
+  for (const auto& n : notes)
+    std::fprintf(stderr, "tilescope-cli %s: note: %s\n", cmd.c_str(), n.c_str());
 }
 
 int failure(const std::string& cmd, const std::string& msg, bool json) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "kernels/reference.hpp"
 #include "trace/counters.hpp"
@@ -21,8 +22,11 @@ enum ExitCode : int {
   kExitWrongOutput = 3,  // `run --check` only: the run finished but its output was wrong
 };
 
-// Prints "tilescope-cli <cmd>: error: <msg>" to stderr and returns kExitUsage.
-int usage_error(const std::string& cmd, const std::string& msg);
+// Prints "tilescope-cli <cmd>: error: <msg>" to stderr and returns kExitUsage;
+// with `json`, also {"ok": false, "usage_error": true, "error": ...} to stdout.
+int usage_error(const std::string& cmd, const std::string& msg, bool json = false);
+// "tilescope-cli <cmd>: note: <note>" on stderr, one line each.
+void print_notes(const std::string& cmd, const std::vector<std::string>& notes);
 // Same for a failure (kExitFailed); with `json`, also prints {"ok": false, "error": ...} to stdout.
 int failure(const std::string& cmd, const std::string& msg, bool json);
 

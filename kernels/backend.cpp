@@ -2,6 +2,9 @@
 // one, else the CPU simulator, saying why in one line) and runs it.
 #include "kernels/backend.hpp"
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <exception>
 #include <new>
 
@@ -44,16 +47,10 @@ RunResult run_checked(const RunRequest& req) {
   // Parameters against the limits of the machine that will run them.
   const DeviceLimits lim = use_gpu ? gpu.limits() : simulator_model().limits();
   if (auto e = validate(*v, req.params, lim)) return refuse(*e);
-  if (req.traced) {
-    // The recording buffer itself must fit: 40 bytes per event.
-    const uint64_t bytes = req.trace_capacity * sizeof(Event);
-    if (req.trace_capacity > (uint64_t(1) << 40) / sizeof(Event) ||
-        bytes > lim.global_memory_bytes / 2)
-      return refuse("a trace capacity of " + std::to_string(req.trace_capacity) + " events (" +
-                    std::to_string(bytes >> 20) + " MiB) is more than half of the " +
-                    std::to_string(lim.global_memory_bytes >> 20) +
-                    " MiB of memory; ask for fewer events");
-  }
+  if (req.traced)  // the simulator records into this machine's memory, the GPU into its own
+    if (auto e = check_trace_capacity(req.trace_capacity,
+                                      use_gpu ? lim.global_memory_bytes : host_memory_bytes()))
+      return refuse(*e);
 
   RunResult r = use_gpu ? run_cuda(req) : run_simulator(req);
   if (!note.empty())
@@ -64,6 +61,24 @@ RunResult run_checked(const RunRequest& req) {
 }
 
 }  // namespace
+
+uint64_t host_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page)
+                               : DeviceLimits{}.global_memory_bytes;
+}
+
+std::optional<std::string> check_trace_capacity(uint64_t capacity, uint64_t memory_bytes) {
+  // The recording buffer itself must fit: 40 bytes per event.
+  const double mib = double(capacity) * sizeof(Event) / double(1 << 20);
+  if (mib <= double(memory_bytes / 2) / double(1 << 20)) return std::nullopt;
+  char text[160];
+  std::snprintf(text, sizeof text,
+                "a trace capacity of %llu events (%.0f MiB) is more than half of the %llu MiB of "
+                "memory; ask for fewer events",
+                (unsigned long long)capacity, mib, (unsigned long long)(memory_bytes >> 20));
+  return std::string(text);
+}
 
 RunResult run(const RunRequest& req) {
   try {

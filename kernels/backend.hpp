@@ -63,6 +63,14 @@ struct RunResult {
   double kernel_ms = 0;             // GPU: the traced or untraced launch, from CUDA events
 };
 
+// This machine's physical memory in bytes: what the simulator records into.
+uint64_t host_memory_bytes();
+// nullopt when a trace of `capacity` events (40 bytes each) fits in half of
+// `memory_bytes`; else why not, with both figures.
+std::optional<std::string> check_trace_capacity(uint64_t capacity, uint64_t memory_bytes);
+// nullopt when the simulator can run these parameters in reasonable time.
+std::optional<std::string> check_simulator_steps(const Variant& v, const Params& p);
+
 // Validates, picks the backend, runs, checks against the reference. Never throws.
 RunResult run(const RunRequest& req);
 

@@ -12,11 +12,6 @@
 namespace ts {
 namespace {
 
-// Matrix indices are 32-bit ints in the kernels: 32768^2 = 2^30 stays well inside.
-constexpr int kMaxMatrixSide = 32768;
-constexpr int kMaxLength = 1 << 28;
-constexpr int kMaxStencilRadius = 1024;
-
 const std::vector<Variant>& table() {
   // Barrier lines are the lines of SYNCTHREADS(id) in the source_file header;
   // tests/test_catalogue.cpp reads the headers and checks every one.

@@ -39,6 +39,13 @@ enum ParamBits : uint32_t {
 // Tile widths the kernels are instantiated for (shared arrays need a
 // compile-time size). 32 x 32 = 1024 threads is the most a block may have.
 inline constexpr int kTileWidths[] = {2, 4, 8, 16, 32};
+inline constexpr int kMaxBlockThreads = 1024;
+
+// The widest ranges any lesson allows (validate() checks each lesson's own).
+// Matrix indices are 32-bit ints in the kernels: 32768^2 = 2^30 stays well inside.
+inline constexpr int kMaxMatrixSide = 32768;
+inline constexpr int kMaxLength = 1 << 28;
+inline constexpr int kMaxStencilRadius = 1024;
 
 struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;

@@ -17,6 +17,7 @@
 //     so Nsight Systems shows them by name.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 #include <nvtx3/nvToolsExt.h>
 #include <unistd.h>
 
@@ -26,6 +27,7 @@
 #include <ctime>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/backend.hpp"
@@ -43,6 +45,47 @@
 namespace ts {
 
 namespace perf_detail {
+
+// cuBLAS is opened when a sweep first needs it, not linked: every other
+// command (even `tilescope-cli --help`) would otherwise map its 200 MB.
+struct CublasApi {
+  decltype(&cublasCreate_v2) create = nullptr;
+  decltype(&cublasDestroy_v2) destroy = nullptr;
+  decltype(&cublasSetMathMode) set_math_mode = nullptr;
+  decltype(&cublasSgemm_v2) sgemm = nullptr;
+  std::string error;  // why it cannot be used
+};
+
+const CublasApi& cublas_api() {
+  static const CublasApi api = [] {
+    CublasApi a;
+    const std::string lib = "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR);
+    void* h = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
+    const char* why = h ? nullptr : dlerror();
+    const std::string first_why = why ? why : "not found";
+#ifdef TS_CUDA_LIBRARY_DIR
+    // The toolkit this was built with, where the loader's search path does not reach.
+    if (!h)
+      h = dlopen((std::string(TS_CUDA_LIBRARY_DIR) + "/" + lib).c_str(), RTLD_NOW | RTLD_LOCAL);
+#endif
+    if (!h) {
+      a.error = lib + " cannot be loaded (" + first_why + "): install cuBLAS " +
+                std::to_string(CUBLAS_VER_MAJOR) +
+                " or add its folder to LD_LIBRARY_PATH; the kernels are timed without it";
+      return a;
+    }
+    auto sym = [&](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(h, name));
+      if (!fn && a.error.empty()) a.error = lib + " has no " + name;
+    };
+    sym(a.create, "cublasCreate_v2");
+    sym(a.destroy, "cublasDestroy_v2");
+    sym(a.set_math_mode, "cublasSetMathMode");
+    sym(a.sgemm, "cublasSgemm_v2");
+    return a;
+  }();
+  return api;
+}
 
 #if TS_PERF_HAVE_PLAINREC
 using TimedRec = PlainRec;
@@ -137,7 +180,7 @@ class Harness {
   ~Harness() {
     if (start_) cudaEventDestroy(start_);
     if (stop_) cudaEventDestroy(stop_);
-    if (cublas_) cublasDestroy(cublas_);
+    if (cublas_) cublas_api().destroy(cublas_);
   }
 
   bool cancelled() const { return ctl_ && ctl_->cancel.load(); }
@@ -198,13 +241,16 @@ class Harness {
       d.reason = "cannot create CUDA events";
       return false;
     }
-    if (cublasCreate(&cublas_) != CUBLAS_STATUS_SUCCESS) {
+    const CublasApi& blas = cublas_api();
+    if (!blas.error.empty()) {
+      d.cublas_math = "unavailable: " + blas.error;
+    } else if (blas.create(&cublas_) != CUBLAS_STATUS_SUCCESS) {
       cublas_ = nullptr;
       d.cublas_math = "unavailable (cublasCreate failed)";
     } else {
       // FP32 throughout: the default math mode does not use TF32 tensor cores
       // unless NVIDIA_TF32_OVERRIDE=1 forces it, which we report.
-      cublasSetMathMode(cublas_, CUBLAS_DEFAULT_MATH);
+      blas.set_math_mode(cublas_, CUBLAS_DEFAULT_MATH);
       d.cublas_math = "CUBLAS_DEFAULT_MATH (FP32, no TF32)";
       if (const char* o = std::getenv("NVIDIA_TF32_OVERRIDE"); o && std::string(o) == "1")
         d.cublas_math = "CUBLAS_DEFAULT_MATH with NVIDIA_TF32_OVERRIDE=1 (TF32!)";
@@ -299,8 +345,8 @@ class Harness {
   // C^T = B^T A^T, so B comes first.
   cudaError_t sgemm(const float* A, const float* B, float* C, int m, int k, int n) {
     const float one = 1.0f, zero = 0.0f;
-    cublasStatus_t s =
-        cublasSgemm(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, n, A, k, &zero, C, n);
+    cublasStatus_t s = cublas_api().sgemm(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, n, A,
+                                          k, &zero, C, n);
     return s == CUBLAS_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown;
   }
 

@@ -30,6 +30,13 @@ bool uses_gpu(const RunRequest& r) {
 
 std::string RaceRunsResult::state() const {
   const std::string n = std::to_string(runs_done);
+  // A deterministic schedule ran once: "in its one run", not "in all 1 runs".
+  const std::string all =
+      deterministic && runs_done == 1 ? "in its one run" : "in all " + n + " runs";
+  const std::string wrong_of = deterministic && runs_done == 1
+                                   ? std::string("in its one run")
+                                   : "in " + std::to_string(wrong_runs) + " of " + n + " runs (" +
+                                         percent(wrong_runs, runs_done) + ")";
   std::string out;
   if (race_present()) {
     out = "race present (" + std::to_string(hazards.errors) + " errors, " +
@@ -37,24 +44,25 @@ std::string RaceRunsResult::state() const {
     if (runs_done == 0)
       out += "no run finished";
     else if (wrong_runs == 0)
-      out += "output happened to be right in all " + n + " runs";
+      out += "output happened to be right " + all;
     else
-      out += "it bit: output wrong in " + std::to_string(wrong_runs) + " of " + n + " runs (" +
-             percent(wrong_runs, runs_done) + ")";
+      out += "it bit: output wrong " + wrong_of;
   } else if (hazards_checked) {
     if (wrong_runs == 0)
-      out = "no race found; output right in all " + n + " runs";
+      out = "no race found; output right " + all;
     else
-      out = "no shared-memory race found, yet output wrong in " + std::to_string(wrong_runs) +
-            " of " + n + " runs (another fault, e.g. an out-of-range access)";
+      out = "no shared-memory race found, yet output wrong " + wrong_of +
+            " (another fault, e.g. an out-of-range access)";
   } else {
     if (wrong_runs == 0)
-      out = "output right in all " + n + " runs";
+      out = "output right " + all;
     else
-      out = "output wrong in " + std::to_string(wrong_runs) + " of " + n + " runs (" +
-            percent(wrong_runs, runs_done) + ")";
+      out = "output wrong " + wrong_of;
     if (!hazards_note.empty()) out += " (hazards not checked: " + hazards_note + ")";
   }
+  if (deterministic && runs_requested > 1)
+    out += " (a deterministic schedule: " + std::to_string(runs_requested) +
+           " runs would all give this result)";
   if (cancelled) out += " [cancelled after " + n + " of " + std::to_string(runs_requested) + "]";
   return out;
 }
@@ -120,7 +128,6 @@ RaceRunsResult run_race_runs(const RaceRunsRequest& req, const RaceRunsProgress&
     RunRequest traced = req.base;
     traced.traced = true;
     traced.skew_ns = 0;  // the hazards do not depend on timing; keep the traced run fast
-    if (!gpu && traced.schedule.kind == ScheduleKind::Random) traced.schedule.seed = 1;
     RunResult t = run(traced);
     if (!t.ok) {
       res.error = t.error;  // the configuration cannot run at all
@@ -137,22 +144,50 @@ RaceRunsResult run_race_runs(const RaceRunsRequest& req, const RaceRunsProgress&
     }
   }
 
-  for (int i = 0; i < req.runs; ++i) {
+  // The simulator's lockstep and warp-skew schedules are deterministic: one
+  // run is every run. The random schedule runs the request's seed and the
+  // ones after it.
+  const ScheduleKind kind = req.base.schedule.kind;
+  res.deterministic = !gpu && kind != ScheduleKind::Random;
+  const int runs = res.deterministic ? 1 : req.runs;
+  if (gpu) {
+    res.plan = "GPU: " + std::to_string(req.runs) + " untraced launches";
+    if (req.base.skew_ns > 0) {
+      char mask[16];
+      std::snprintf(mask, sizeof mask, "0x%08X", req.base.skew_warps);
+      res.plan +=
+          ", warps " + std::string(mask) + " sleep " + std::to_string(req.base.skew_ns) + " ns";
+    }
+  } else if (res.deterministic) {
+    res.plan = std::string("simulator, ") +
+               (kind == ScheduleKind::WarpSkew ? "warp-skew" : "lockstep") +
+               " schedule: deterministic, every run gives the same result, so it ran once";
+    if (req.runs > 1)
+      res.plan += " (not " + std::to_string(req.runs) + " times; the random schedule tries " +
+                  std::to_string(req.runs) + " different interleavings)";
+  } else {
+    res.first_seed = req.base.schedule.seed;
+    res.last_seed = req.base.schedule.seed + uint64_t(req.runs - 1);
+    res.plan = "simulator, random schedule, " + (req.runs == 1
+                                                     ? "seed " + std::to_string(res.first_seed)
+                                                     : "seeds " + std::to_string(res.first_seed) +
+                                                           " to " + std::to_string(res.last_seed));
+  }
+
+  for (int i = 0; i < runs; ++i) {
     if (cancel && cancel->load()) {
       res.cancelled = true;
       break;
     }
     RunRequest r = req.base;
     r.traced = false;
-    if (!gpu && r.schedule.kind != ScheduleKind::WarpSkew) {
-      r.schedule.kind = ScheduleKind::Random;
-      r.schedule.seed = uint64_t(i) + 1;
-    }
+    if (!gpu && kind == ScheduleKind::Random)
+      r.schedule.seed = req.base.schedule.seed + uint64_t(i);
     RunResult out = run(r);
     if (!out.ok) {
       if (res.run_errors.size() < 5)
         res.run_errors.push_back("run " + std::to_string(i + 1) + ": " + out.error);
-      if (progress) progress(i + 1, req.runs);
+      if (progress) progress(i + 1, runs);
       continue;
     }
     if (res.backend_note.empty()) res.backend_note = out.backend_note;
@@ -168,7 +203,7 @@ RaceRunsResult run_race_runs(const RaceRunsRequest& req, const RaceRunsProgress&
     if (wrong > 0 || (v.checked && !v.correct)) ++res.wrong_runs;
     res.max_abs_error = std::max(res.max_abs_error, v.max_abs_error);
     ++res.runs_done;
-    if (progress) progress(i + 1, req.runs);
+    if (progress) progress(i + 1, runs);
   }
   if (res.runs_done == 0 && !res.cancelled && !res.run_errors.empty()) {
     res.error = "every run failed; " + res.run_errors.front();

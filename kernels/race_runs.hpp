@@ -1,9 +1,11 @@
 // Repeated runs of one configuration: how often, and how badly, a race bites.
 //
 // On the GPU every run is an untraced launch (optionally with skew: the warps
-// in skew_warps sleep skew_ns at the kernel's DELAY_POINT); on the simulator
-// every run uses the random schedule with seeds 1..N (or the request's
-// warp-skew schedule). One traced run of the same configuration tells whether
+// in skew_warps sleep skew_ns at the kernel's DELAY_POINT). On the simulator
+// the request's schedule is honoured: random runs seeds S..S+N-1 (S = the
+// request's seed); lockstep and warp skew are deterministic, so every run
+// would give the same output and it runs once (`plan` says which it did).
+// One traced run of the same configuration tells whether
 // a race is present at all, so that "no wrong output" can be told apart from
 // "no race": a race that did not bite this time is still a race.
 //
@@ -46,6 +48,10 @@ struct RaceRunsResult {
   BackendKind backend = BackendKind::Simulator;
   int runs_requested = 0;
   int runs_done = 0;
+  // What ran, one line: "simulator, random schedule, seeds 5 to 24", ...
+  std::string plan;
+  bool deterministic = false;  // simulator, lockstep or warp skew: one run stands for all
+  uint64_t first_seed = 0, last_seed = 0;  // simulator, random schedule
   bool cancelled = false;
   std::vector<std::string> run_errors;  // runs that failed (first few), e.g. a CUDA error
 

@@ -44,10 +44,8 @@ RunResult simulate_variant(const RunRequest& req) {
   }
   const LaunchGeometry geo = geometry(*v, p);
   const uint64_t steps = expected_counts(*v, p).total();
-  if (steps > kMaxSimSteps) {
-    res.error = "the simulator would take " + std::to_string(steps) + " steps for " +
-                describe(*v, p) + "; it allows at most " + std::to_string(kMaxSimSteps) +
-                " (half a minute or more): use smaller sizes, or a GPU";
+  if (auto err = check_simulator_steps(*v, p)) {
+    res.error = *err;
     return res;
   }
 
@@ -134,6 +132,14 @@ RunResult simulate_variant(const RunRequest& req) {
 }
 
 }  // namespace
+
+std::optional<std::string> check_simulator_steps(const Variant& v, const Params& p) {
+  const uint64_t steps = expected_counts(v, p).total();
+  if (steps <= kMaxSimSteps) return std::nullopt;
+  return "the simulator would take " + std::to_string(steps) + " steps for " + describe(v, p) +
+         "; it allows at most " + std::to_string(kMaxSimSteps) +
+         " (half a minute or more): use smaller sizes, or a GPU";
+}
 
 RunResult run_simulator(const RunRequest& req) {
   try {

@@ -2,6 +2,8 @@
 // its exit codes, and what it prints.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -173,6 +175,7 @@ TEST(Cli, ExportWritesChromeTraceJson) {
   REQUIRE_CLI();
   const std::string path = written_fixture("export.tstrace");
   const std::string json = temp_path("export.json");
+  std::filesystem::remove(json);  // an earlier run's file would be refused (no --force)
   const Result r = cli("export '" + path + "' -o '" + json + "'");
   ASSERT_EQ(r.code, 0) << r.out;
   std::ifstream in(json);
@@ -189,6 +192,7 @@ TEST(Cli, ExportWritesChromeTraceJson) {
 TEST(Cli, RunOnTheSimulatorPrintsVerdictAndCountersAndSavesTheTrace) {
   REQUIRE_CLI();
   const std::string path = temp_path("run.tstrace");
+  std::filesystem::remove(path);  // an earlier run's file would be refused (no --force)
   const Result r =
       cli("run matmul.tiled_square --n 8 --tile 4 --backend sim --json -o '" + path + "'", false);
   ASSERT_EQ(r.code, 0) << r.out;
@@ -224,6 +228,241 @@ TEST(Cli, RunCheckExitsWith3WhenABarrierIsMissingAndTheOutputIsWrong) {
   EXPECT_NE(r.out.find("WRONG"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("1 (line"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("OFF"), std::string::npos) << r.out;
+}
+
+// ---- one options parser (issue 9 section 4) ----
+
+bool has(const Result& r, const std::string& text) {
+  return r.out.find(text) != std::string::npos;
+}
+
+TEST(Cli, NumbersOutOfRangeNameTheOptionTheValueAndTheRange) {
+  REQUIRE_CLI();
+  // Beyond an int: not only "Could not convert".
+  Result r = cli("run matmul.tiled_square --n 2147483648 --backend sim");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_TRUE(has(r, "--n")) << r.out;
+  EXPECT_TRUE(has(r, "2147483648")) << r.out;
+  EXPECT_TRUE(has(r, "from 1 to 32768")) << r.out;
+  r = cli("run matmul.tiled_square --n 0 --backend sim");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_TRUE(has(r, "--n: 0 is out of range")) << r.out;
+  // A seed is unsigned: -1 is refused, not wrapped to 2^64 - 1.
+  r = cli("run matmul.tiled_square --n 8 --backend sim --schedule random --seed -1");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_TRUE(has(r, "--seed: -1 is out of range")) << r.out;
+  r = cli("run matmul.tiled_square --n 8 --backend sim --input-seed 18446744073709551616");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_TRUE(has(r, "--input-seed")) << r.out;
+  r = cli("races matmul.tiled_square --n 8 --backend sim --detail-limit -5");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_TRUE(has(r, "--detail-limit: -5 is out of range: give a whole number from 1")) << r.out;
+  r = cli("races matmul.tiled_square --n 8 --backend sim --runs 0");
+  EXPECT_EQ(r.code, 2) << r.out;
+}
+
+TEST(Cli, BarrierListsAreCheckedNotReadCharacterByCharacter) {
+  REQUIRE_CLI();
+  Result r = cli("run matmul.tiled_square --n 8 --backend sim --barriers 10");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_TRUE(has(r, "there is no barrier 10")) << r.out;
+  // An empty list does not silently remove every barrier.
+  r = cli("run matmul.tiled_square --n 8 --backend sim --barriers ''");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_TRUE(has(r, "--barriers '': give all, none or barrier numbers")) << r.out;
+  r = cli("run matmul.tiled_square --n 8 --backend sim --barriers none --json", false);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(nlohmann::json::parse(r.out)["barriers_kept"].empty()) << r.out;
+}
+
+TEST(Cli, SkewNanosecondsOnTheSimulatorSayTheyApplyToTheGpuOnly) {
+  REQUIRE_CLI();
+  const Result r = cli("run matmul.tiled_square --n 8 --backend sim --skew-ns 500");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(has(r, "--skew-ns applies to the GPU only")) << r.out;
+  EXPECT_TRUE(has(r, "--schedule skew --skew-steps")) << r.out;
+  EXPECT_FALSE(has(cli("run matmul.tiled_square --n 8 --backend sim"), "--skew-ns"));
+}
+
+TEST(Cli, UsageErrorsWithJsonPrintAJsonObject) {
+  REQUIRE_CLI();
+  for (const char* args : {"run --json matmul.nope", "run --json matmul.tiled_square --n abc",
+                           "run matmul.tiled_square --backend sim --barriers 3 --json",
+                           "races matmul.tiled_square --backend sim --runs 0 --json"}) {
+    const Result r = cli(args, false);
+    EXPECT_EQ(r.code, 2) << args;
+    nlohmann::json j;
+    ASSERT_NO_THROW(j = nlohmann::json::parse(r.out)) << args << ": " << r.out;
+    EXPECT_EQ(j["ok"], false) << args;
+    EXPECT_FALSE(j["error"].get<std::string>().empty()) << args;
+  }
+}
+
+TEST(Cli, RacesCasesWithJsonPrintsJson) {
+  REQUIRE_CLI();
+  const Result r = cli("races --cases --json", false);
+  ASSERT_EQ(r.code, 0);
+  nlohmann::json j;
+  ASSERT_NO_THROW(j = nlohmann::json::parse(r.out)) << r.out;
+  ASSERT_EQ(j.size(), catalogue().size());
+  for (size_t i = 0; i < j.size(); ++i) {
+    EXPECT_EQ(j[i]["id"], catalogue()[i].id);
+    EXPECT_EQ(j[i]["barriers"], catalogue()[i].barriers.size());
+  }
+}
+
+uint64_t memtotal_mib() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  uint64_t kb = 0;
+  while (in >> key >> kb)
+    if (key == "MemTotal:") return kb >> 10;
+  return 0;
+}
+
+TEST(Cli, RunsThatCannotFitAreUsageErrorsMeasuredOnThisMachine) {
+  REQUIRE_CLI();
+  // A trace capacity beyond half of this machine's memory (the simulator
+  // records into it): refused before running, with the memory it has.
+  const uint64_t mib = memtotal_mib();
+  ASSERT_GT(mib, 0u);
+  const uint64_t capacity = (mib << 20) / 40;  // about all of the memory
+  Result r =
+      cli("run matmul.tiled_square --n 8 --backend sim --capacity " + std::to_string(capacity));
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_TRUE(has(r, "half of the " + std::to_string(mib) + " MiB of memory")) << r.out;
+  // Too many steps for the simulator: a usage error too.
+  r = cli("run matmul.tiled_square --n 4096 --tile 16 --backend sim");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_TRUE(has(r, "the simulator would take")) << r.out;
+}
+
+// ---- writing files: never over an input, never over a file without --force ----
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+TEST(Cli, ExportRefusesToWriteOntoItsInput) {
+  REQUIRE_CLI();
+  const std::string path = written_fixture("self.tstrace");
+  const std::string before = file_bytes(path);
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  const std::string link = temp_path("self_link.tstrace");
+  std::filesystem::remove(link);
+  std::filesystem::create_symlink(path, link);
+  const std::string name = std::filesystem::path(path).filename().string();
+  for (const std::string& out :
+       {path, dir + "/./" + name,
+        dir + "/../" + std::filesystem::path(dir).filename().string() + "/" + name, link}) {
+    const Result r = cli("export '" + path + "' -o '" + out + "' --force");
+    EXPECT_EQ(r.code, 2) << out << ": " << r.out;
+    EXPECT_TRUE(has(r, "is the input")) << r.out;
+  }
+  // Through the link as the input, onto the file itself.
+  EXPECT_EQ(cli("export '" + link + "' -o '" + path + "' --force").code, 2);
+  EXPECT_EQ(file_bytes(path), before);
+  std::string err;
+  EXPECT_TRUE(load_trace(path, &err).has_value()) << err;
+  std::filesystem::remove(link);
+  std::filesystem::remove(path);
+}
+
+TEST(Cli, ExistingOutputsNeedForce) {
+  REQUIRE_CLI();
+  const std::string out = temp_path("existing.tstrace");
+  {
+    std::ofstream f(out);
+    f << "mine";
+  }
+  const std::string run = "run matmul.tiled_square --n 8 --tile 4 --backend sim -o '" + out + "'";
+  Result r = cli(run);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_TRUE(has(r, "exists; add --force")) << r.out;
+  EXPECT_EQ(file_bytes(out), "mine");
+  r = cli(run + " --json", false);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(nlohmann::json::parse(r.out)["ok"], false) << r.out;
+  EXPECT_EQ(file_bytes(out), "mine");
+  r = cli(run + " --force");
+  EXPECT_EQ(r.code, 0) << r.out;
+  std::string err;
+  EXPECT_TRUE(load_trace(out, &err).has_value()) << err;
+
+  const std::string json = temp_path("existing.json");
+  {
+    std::ofstream f(json);
+    f << "mine";
+  }
+  r = cli("export '" + out + "' -o '" + json + "'");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_TRUE(has(r, "exists; add --force")) << r.out;
+  EXPECT_EQ(file_bytes(json), "mine");
+  EXPECT_EQ(cli("export '" + out + "' -o '" + json + "' --force").code, 0);
+  EXPECT_NE(file_bytes(json), "mine");
+  // Not a regular file: nothing to lose, no question.
+  r = cli("export '" + out + "' -o /dev/null");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(std::filesystem::is_character_file("/dev/null"));
+  std::filesystem::remove(out);
+  std::filesystem::remove(json);
+}
+
+// ---- races --runs honours the schedule (issue 8) ----
+
+TEST(Cli, RacesRandomRunsTheSeedsFromTheGivenSeed) {
+  REQUIRE_CLI();
+  const std::string lesson =
+      "matmul.tiled_square --n 16 --tile 8 --backend sim --barriers none --schedule random ";
+  const Result r = cli("races " + lesson + "--seed 5 --runs 3 --json --no-stale", false);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto runs = nlohmann::json::parse(r.out)["runs"];
+  EXPECT_EQ(runs["done"], 3);
+  EXPECT_EQ(runs["seeds"]["first"], 5);
+  EXPECT_EQ(runs["seeds"]["last"], 7);
+  EXPECT_NE(runs["plan"].get<std::string>().find("seeds 5 to 7"), std::string::npos) << runs;
+  // Each run is the run of that seed: the same wrong cells as `run --seed S`.
+  bool any_wrong = false;
+  for (int i = 0; i < 3; ++i) {
+    const Result one = cli("run " + lesson + "--seed " + std::to_string(5 + i) + " --json", false);
+    ASSERT_EQ(one.code, 0) << one.out;
+    const auto wrong = nlohmann::json::parse(one.out)["verdict"]["wrong_count"];
+    EXPECT_EQ(runs["wrong_cells_per_run"][i], wrong) << "seed " << 5 + i;
+    any_wrong = any_wrong || wrong.get<int>() > 0;
+  }
+  EXPECT_TRUE(any_wrong);  // else the comparison shows nothing
+  const Result text = cli("races " + lesson + "--seed 5 --runs 3 --no-stale");
+  EXPECT_TRUE(has(text, "ran: simulator, random schedule, seeds 5 to 7")) << text.out;
+}
+
+TEST(Cli, RacesWithoutAScheduleSaysItRunsRandomSeedsFromTheSeed) {
+  REQUIRE_CLI();
+  const Result r = cli(
+      "races matmul.tiled_square --n 16 --tile 8 --backend sim --barriers none --seed 3 --runs 2 "
+      "--no-stale");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(has(r, "ran: simulator, random schedule, seeds 3 to 4 (no --schedule given"))
+      << r.out;
+  EXPECT_FALSE(has(r, "--seed goes with")) << r.out;  // it did apply
+}
+
+TEST(Cli, RacesWithADeterministicScheduleRunsOnceAndSaysSo) {
+  REQUIRE_CLI();
+  const std::string lesson =
+      "races matmul.tiled_square --n 16 --tile 8 --backend sim --barriers none --schedule skew "
+      "--runs 7 --no-stale";
+  const Result r = cli(lesson + " --json", false);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto runs = nlohmann::json::parse(r.out)["runs"];
+  EXPECT_EQ(runs["requested"], 7);
+  EXPECT_EQ(runs["done"], 1);
+  EXPECT_EQ(runs["deterministic"], true);
+  EXPECT_TRUE(runs["seeds"].is_null());
+  EXPECT_NE(runs["plan"].get<std::string>().find("warp-skew"), std::string::npos) << runs;
+  const Result text = cli(lesson);
+  EXPECT_TRUE(has(text, "deterministic")) << text.out;
+  EXPECT_TRUE(has(text, "ran once (not 7 times")) << text.out;
 }
 
 }  // namespace

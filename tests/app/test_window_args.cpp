@@ -1,0 +1,212 @@
+// The window's command line: the same lesson options as tilescope-cli, the
+// same checks, the same messages, exit 2 for usage errors. Most cases exit
+// before a window opens; the ones that run are checked against the CLI's run
+// of the same options. Runs tilescope on a private Xvfb (as
+// test_screenshot.cpp does) so that a case that wrongly opens a window
+// behaves as it would for a user.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "kernels/perf.hpp"
+#include "tests/cli_process.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path out_dir() {
+  fs::path d = fs::temp_directory_path() / ("ts_window_args_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+// One Xvfb per test process, on a display it picks itself (-displayfd).
+class PrivateXServer {
+ public:
+  PrivateXServer() {
+    int fds[2];
+    if (::pipe(fds) != 0) return;
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::close(fds[0]);
+      const int log = ::open((out_dir() / "xvfb.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (log >= 0) ::dup2(log, 1), ::dup2(log, 2);
+      const std::string fd = std::to_string(fds[1]);
+      ::execl(TS_XVFB, TS_XVFB, "-displayfd", fd.c_str(), "-screen", "0", "1920x1080x24",
+              "-nolisten", "tcp", static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(fds[1]);
+    char buf[32] = {};
+    size_t got = 0;
+    while (got < sizeof buf - 1) {
+      const ssize_t r = ::read(fds[0], buf + got, sizeof buf - 1 - got);
+      if (r <= 0) break;
+      got += size_t(r);
+      if (std::memchr(buf, '\n', got)) break;
+    }
+    ::close(fds[0]);
+    if (got > 0 && buf[0] >= '0' && buf[0] <= '9')
+      display_.assign(1, ':').append(buf, std::strcspn(buf, "\n"));
+  }
+  ~PrivateXServer() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGTERM);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  const std::string& display() const { return display_; }
+
+ private:
+  pid_t pid_ = -1;
+  std::string display_;
+};
+
+const std::string& x_display() {
+  static PrivateXServer server;
+  return server.display();
+}
+
+struct WindowRun {
+  int rc = -1;
+  std::string out;  // stdout and stderr
+};
+
+// `tilescope <args> --screenshot X --exit`: what a scripted user runs.
+WindowRun window(const std::string& args, const std::string& name, const std::string& extra = "") {
+  WindowRun r;
+  const std::string& display = x_display();
+  if (display.empty()) {
+    ADD_FAILURE() << "Xvfb (" << TS_XVFB << ") did not start";
+    return r;
+  }
+  const fs::path d = out_dir();
+  const fs::path log = d / (name + ".log");
+  const std::string cmd = "DISPLAY=" + display + " " + TS_TILESCOPE_EXE + " " + args +
+                          " --size 800x600 --screenshot " + (d / (name + ".png")).string() + " " +
+                          extra + " --exit > " + log.string() + " 2>&1";
+  const int st = std::system(cmd.c_str());
+  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  std::ifstream f(log);
+  r.out.assign((std::istreambuf_iterator<char>(f)), {});
+  return r;
+}
+
+#ifdef TS_CLI_PATH
+// The first line of tilescope-cli's message for the same mistake, without
+// its "tilescope-cli run: error: " prefix.
+std::string cli_message(const std::string& args) {
+  const auto r = ts::testing::run_cli(args, true);
+  EXPECT_EQ(r.code, 2) << args << ": " << r.out;
+  std::string line = r.out.substr(0, r.out.find('\n'));
+  const std::string prefix = "tilescope-cli run: error: ";
+  if (line.rfind(prefix, 0) == 0) line.erase(0, prefix.size());
+  return line;
+}
+#define REQUIRE_CLI()
+#else
+std::string cli_message(const std::string&) {
+  return {};
+}
+#define REQUIRE_CLI() GTEST_SKIP() << "tilescope-cli is not built"
+#endif
+
+// Each window argument list and the CLI's `run` with the same lesson options.
+struct Case {
+  const char* window;
+  const char* cli;
+};
+
+TEST(WindowArgs, LessonMistakesExit2WithTheCommandLinesMessage) {
+  REQUIRE_CLI();
+  const Case cases[] = {
+      {"--lesson nope", "run nope"},
+      {"--lesson matmul.tiled_square --n 0", "run matmul.tiled_square --n 0"},
+      {"--lesson matmul.tiled_square --n 2147483648", "run matmul.tiled_square --n 2147483648"},
+      {"--lesson matmul.tiled_square --barriers 3", "run matmul.tiled_square --barriers 3"},
+      {"--lesson matmul.tiled_square --barriers 10", "run matmul.tiled_square --barriers 10"},
+      {"--lesson matmul.tiled_square --barriers ''", "run matmul.tiled_square --barriers ''"},
+      {"--lesson matmul.tiled_square --seed -1", "run matmul.tiled_square --seed -1"},
+      {"--lesson matmul.tiled_square --tile 64", "run matmul.tiled_square --tile 64"},
+      {"--lesson matmul.tiled_square --backend quantum",
+       "run matmul.tiled_square --backend quantum"},
+      // Without --lesson: the default lesson's barriers.
+      {"--barriers 3", "run matmul.tiled_square --barriers 3"},
+  };
+  int i = 0;
+  for (const Case& c : cases) {
+    const std::string want = cli_message(c.cli);
+    ASSERT_FALSE(want.empty()) << c.cli;
+    const WindowRun r = window(c.window, "mistake" + std::to_string(i++));
+    EXPECT_EQ(r.rc, 2) << c.window << ": " << r.out;
+    EXPECT_NE(r.out.find(want), std::string::npos)
+        << c.window << "\nwindow said: " << r.out << "\ncli said: " << want;
+    EXPECT_EQ(r.out.find("wrote "), std::string::npos) << c.window << ": no screenshot expected";
+  }
+  // The words themselves, not only "the same as the CLI".
+  const WindowRun lesson = window("--lesson nope", "nope");
+  EXPECT_NE(lesson.out.find("tilescope: error: unknown variant 'nope'"), std::string::npos)
+      << lesson.out;
+  const WindowRun big = window("--n 2147483648", "big");
+  EXPECT_NE(big.out.find("--n: 2147483648 is out of range: give a whole number from 1 to 32768"),
+            std::string::npos)
+      << big.out;
+}
+
+// The lesson the window runs is the one the CLI runs for the same options:
+// the same number of recorded events.
+TEST(WindowArgs, BarrierSubsetsRunWhatTheCommandLineRuns) {
+  REQUIRE_CLI();
+#ifdef TS_CLI_PATH
+  const std::string lesson = "--lesson matmul.tiled_square --n 12 --tile 4 --backend sim";
+  for (const char* barriers :
+       {"--barriers all", "--barriers 2", "--no-barrier 2", "--barriers none"}) {
+    const fs::path json = out_dir() / "subset.json";
+    fs::remove(json);
+    const WindowRun r = window(lesson + " " + barriers, "subset", "--cells-json " + json.string());
+    ASSERT_EQ(r.rc, 0) << barriers << ": " << r.out;
+    std::ifstream f(json);
+    const auto cells = nlohmann::json::parse(f);
+    const auto c = ts::testing::run_cli(
+        "run matmul.tiled_square --n 12 --tile 4 --backend sim --json " + std::string(barriers),
+        false);
+    ASSERT_EQ(c.code, 0) << c.out;
+    const auto doc = nlohmann::json::parse(c.out);
+    EXPECT_EQ(cells["events"], doc["events"]["recorded"]) << barriers;
+  }
+#endif
+}
+
+TEST(WindowArgs, SkewNanosecondsOnTheSimulatorGetTheNote) {
+  const WindowRun r =
+      window("--lesson matmul.tiled_square --n 8 --backend sim --skew-ns 300", "skewns");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("tilescope: note: --skew-ns applies to the GPU only"), std::string::npos)
+      << r.out;
+}
+
+TEST(WindowArgs, PerfReportIsAnOptionAndAMissingFileIsAUsageError) {
+  // A report as `tilescope-cli bench --json` writes it (no timings: no GPU here).
+  const fs::path report = out_dir() / "perf.json";
+  std::string err;
+  ASSERT_TRUE(ts::save_report(ts::PerfReport{}, report.string(), &err)) << err;
+  const WindowRun ok = window(
+      "--lesson matmul.tiled_square --n 8 --backend sim --perf-report " + report.string(), "perf");
+  EXPECT_EQ(ok.rc, 0) << ok.out;
+  const WindowRun missing =
+      window("--perf-report " + (out_dir() / "nope.json").string(), "perfmissing");
+  EXPECT_EQ(missing.rc, 2) << missing.out;
+  EXPECT_NE(missing.out.find("--perf-report"), std::string::npos) << missing.out;
+}
+
+}  // namespace
