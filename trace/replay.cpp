@@ -27,6 +27,7 @@ Replay::Replay(std::shared_ptr<const Trace> trace, std::shared_ptr<const StaleRe
   build_arrays();
   build_orders();
   honour_trace();
+  build_phase_index();
   reset_cells(initial_);
   // Snapshots of all cells cost at most kCheckpointBytesPerEvent per event.
   const uint64_t per_snapshot = uint64_t(cell_total_) * sizeof(CellState);
@@ -493,7 +494,6 @@ void Replay::build_checkpoints() {
   rank_.resize(n);
   for (uint32_t p = 0; p < n; ++p)
     rank_[ord[p]] = p;
-  build_phase_index();
   last_store_.assign(cell_total_, 0);
   const uint64_t snapshots = n / interval_ + 1;
   checkpoints_.clear();
@@ -515,6 +515,7 @@ void Replay::set_order(ReplayOrder o) {
   const bool had = pos_ > 0;
   const uint32_t last = had ? event_at(pos_) : 0;
   order_kind_ = o;
+  build_phase_index();
   build_checkpoints();
   cells_ = initial_;
   touched_.clear();
