@@ -245,6 +245,7 @@ void App::start_run() {
     s.banner.show(Banner::Info, "A run is still in progress; wait for it to finish.");
     return;
   }
+  if (!budget_.admit_run(s, opt_.scripted())) return;
   s.job.what = std::string(v->id);
   s.job.started = std::chrono::steady_clock::now();
   s.job.future = std::async(std::launch::async, run_job, s.request);
@@ -260,6 +261,7 @@ void App::start_load(const std::string& path) {
     s.banner.show(Banner::Info, "Busy: wait for the current run to finish, then open the file.");
     return;
   }
+  if (!budget_.admit_file(s, path, opt_.scripted())) return;
   s.job.what = "loading " + path;
   s.job.started = std::chrono::steady_clock::now();
   s.job.future = std::async(std::launch::async, load_job, path);
@@ -383,7 +385,8 @@ void App::handle_shortcuts() {
   if (ctrl && !dialog_.is_open() && pressed(GLFW_KEY_S, false)) s.save_dialog_open = true;
   if (pressed(GLFW_KEY_F11, false)) s.present.fullscreen = !s.present.fullscreen;
   if (pressed(GLFW_KEY_F5, false)) s.run_requested = true;
-  if (io.WantTextInput || ctrl || dialog_.is_open()) return;  // keys belong to the dialog
+  if (io.WantTextInput || ctrl || dialog_.is_open() || budget_.is_open())
+    return;  // keys belong to the dialog
   if (pressed(GLFW_KEY_T, false))
     s.present.theme = s.present.theme == Theme::Dark ? Theme::Light : Theme::Dark;
   if (pressed(GLFW_KEY_H, false)) s.present.heatmap = !s.present.heatmap;
@@ -880,6 +883,7 @@ bool App::frame() {
         s.banner.show(Banner::Error, "Cannot save the trace: " + err);
     }
   }
+  budget_.draw(s);
 
   ImGui::Render();
   int fw = 0, fh = 0;
@@ -933,10 +937,28 @@ bool App::apply_position_spec(const std::string& spec, std::string* error) {
 
 bool App::prepare_scripted(std::string* error) {
   AppState& s = state_;
+  // Refused up front (beyond the memory budget): a screenshot shows the dialog that says why.
+  auto refused = [&] {
+    *error = s.banner.text;
+    if (opt_.screenshot.empty()) return false;
+    const double until = glfwGetTime() + 0.3;  // the modal's dimming fades in
+    for (int i = 0; i < 4 || glfwGetTime() < until; ++i) {
+      glfwPollEvents();
+      frame();
+      glfwSwapBuffers(window_);
+    }
+    frame();
+    std::string err;
+    if (write_screenshot(opt_.screenshot, "", &err))
+      std::printf("wrote %s\n", opt_.screenshot.c_str());
+    return false;
+  };
   if (!opt_.trace_file.empty()) {
+    if (!budget_.admit_file(s, opt_.trace_file, true)) return refused();
     install(load_job(opt_.trace_file));
   } else {
     start_run();
+    if (budget_.is_open()) return refused();
     if (!s.job.active()) {
       *error = s.banner.text.empty() ? "nothing to run" : s.banner.text;
       return false;

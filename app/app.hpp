@@ -11,6 +11,7 @@
 #include <imgui.h>
 
 #include "app/app_state.hpp"
+#include "app/budget_dialog.hpp"
 #include "app/file_dialog.hpp"
 #include "app/view.hpp"
 
@@ -83,6 +84,7 @@ class App {
   AppState state_;
   std::vector<std::unique_ptr<View>> views_;
   FileDialog dialog_;
+  BudgetDialog budget_;  // runs and files beyond the memory budget or the trace capacity
   double last_time_ = 0;
   int windowed_[4] = {100, 100, 1600, 900};
   Theme applied_theme_ = Theme::Dark;

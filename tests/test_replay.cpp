@@ -356,5 +356,66 @@ TEST(Replay, EmptyTraceIsHarmless) {
   EXPECT_EQ(r.cell(Buffer::A, 0, 0), nullptr);
 }
 
+// The phase index answers as a scan of the order would: stops where a block's
+// furthest thread enters its next phase, in both orders, also where warps
+// drift apart (a GPU-like recorded order, a block's phases interleave).
+TEST(Replay, PhaseAndBarrierStepsAgreeWithAScanOfTheOrder) {
+  // Two warps per block (tile 8), the second far behind the first.
+  Trace lagging = gpu_like(testing::tiled_matmul_trace(16, 8), 5);
+  for (Event& e : lagging.events)
+    e.globaltimer += uint64_t(e.warp) * 20000;
+  for (const Trace& t : {testing::tiled_matmul_trace(8, 4), lagging}) {
+    Replay r(shared(t));
+    bool interleaved = false;  // a block whose last event is behind its furthest thread
+    for (ReplayOrder o : {ReplayOrder::AsRecorded, ReplayOrder::Lockstep}) {
+      r.set_order(o);
+      const uint64_t n = r.size();
+      for (uint32_t b = 0; b <= r.block_count(); ++b) {  // and one block that has no events
+        SCOPED_TRACE(::testing::Message() << to_string(o) << " block " << b);
+        // The scan: the running maximum of the block's phases, per position.
+        std::vector<int> furthest(n + 1, 0);
+        std::vector<uint64_t> starts;
+        int last = 0;
+        for (uint64_t p = 1; p <= n; ++p) {
+          furthest[p] = furthest[p - 1];
+          const uint32_t i = r.event_at(p);
+          if (t.events[i].block != b) continue;
+          last = r.phase_of(i);
+          if (last > furthest[p]) furthest[p] = last, starts.push_back(p);
+          interleaved |= last < furthest[p];
+        }
+        auto next = [&](const std::vector<uint64_t>& stops, uint64_t from, bool fwd) {
+          if (fwd) {
+            for (uint64_t q : stops)
+              if (q > from) return q;
+            return n;
+          }
+          for (auto it = stops.rbegin(); it != stops.rend(); ++it)
+            if (*it < from) return *it;
+          return uint64_t(0);
+        };
+        std::vector<uint64_t> phase_stops = {0}, barrier_stops;
+        for (uint64_t q : starts)
+          phase_stops.push_back(q), barrier_stops.push_back(q - 1);
+        phase_stops.push_back(n);
+        for (uint64_t from = 0; from <= n + 1; ++from)
+          for (bool fwd : {true, false}) {
+            ASSERT_EQ(r.phase_step(from, fwd, b), next(phase_stops, from, fwd))
+                << "from " << from << (fwd ? " forward" : " back");
+            ASSERT_EQ(r.barrier_step(from, fwd, b), next(barrier_stops, from, fwd))
+                << "from " << from << (fwd ? " forward" : " back");
+          }
+        for (uint64_t p = 0; p <= n; p += 1 + p / 64) {
+          r.seek(p);
+          ASSERT_EQ(r.current_phase(b), furthest[p]) << "at " << p;
+        }
+      }
+    }
+    if (t.config.backend == BackendKind::Cuda) {
+      EXPECT_TRUE(interleaved) << "the GPU-like order should let warps of a block drift apart";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ts

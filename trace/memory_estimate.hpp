@@ -9,7 +9,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "kernels/catalogue.hpp"
 
@@ -42,7 +44,39 @@ uint64_t replay_cells(const Variant& v, const Params& p);
 uint64_t physical_memory_bytes();
 uint64_t default_memory_budget();
 
+// The budget the window keeps to: TILESCOPE_MEMORY_BUDGET when set (bytes,
+// or with a unit: "300MB", "2GB"), else default_memory_budget(). `origin`
+// says which, for messages.
+uint64_t memory_budget(std::string* origin = nullptr);
+// "300MB", "300 M", "2GB", "1048576" (bytes); units are powers of 1024.
+std::optional<uint64_t> parse_bytes(const std::string& text);
+
 // "1.4 GB", "312 MB".
 std::string format_bytes(uint64_t bytes);
+
+// What a traced run of the lesson would need, before it runs.
+struct RunEstimate {
+  uint64_t events_needed = 0;    // every event of the run (all barriers kept)
+  uint64_t events_recorded = 0;  // what the trace capacity keeps of them
+  uint64_t bytes = 0;            // the window's peak with the recorded events
+  bool truncated() const { return events_recorded < events_needed; }
+};
+RunEstimate estimate_run(const Variant& v, const Params& p, uint64_t capacity);
+
+// The parameters that set a lesson's size: n (m, k and n for the rectangular
+// multiply) or the stencil's length. The others (tile, block, radius) shape
+// the lesson and are kept when a smaller size is offered.
+std::vector<NamedParam> size_params(const Variant& v, const Params& p);
+
+// The largest size of the lesson, at most `p`'s, whose run records every
+// event within `capacity` and whose window needs at most `budget`: its sizes
+// scaled down together, the other parameters kept. `p` itself when it fits;
+// nullopt when not even the smallest size does.
+std::optional<Params> largest_size_that_fits(const Variant& v, const Params& p, uint64_t capacity,
+                                             uint64_t budget);
+
+// A trace file's events, before it is read: its size over the bytes of one
+// event (the header and the arrays make it a slight overestimate).
+uint64_t file_events_estimate(uint64_t file_bytes);
 
 }  // namespace ts

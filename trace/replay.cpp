@@ -27,6 +27,7 @@ Replay::Replay(std::shared_ptr<const Trace> trace, std::shared_ptr<const StaleRe
   build_arrays();
   build_orders();
   honour_trace();
+  build_phase_index();
   reset_cells(initial_);
   // Snapshots of all cells cost at most kCheckpointBytesPerEvent per event.
   const uint64_t per_snapshot = uint64_t(cell_total_) * sizeof(CellState);
@@ -67,7 +68,7 @@ uint64_t Replay::memory_bytes() const {
   auto bytes = [](const auto& v) { return uint64_t(v.capacity()) * sizeof(v[0]); };
   return bytes(order_[0]) + bytes(order_[1]) + bytes(rank_) + bytes(phase_) + bytes(bits_) +
          bytes(sources_) + bytes(initial_) + bytes(checkpoints_) + bytes(last_store_) +
-         bytes(cells_) + bytes(touched_);
+         bytes(phase_start_key_) + bytes(phase_start_phase_) + bytes(cells_) + bytes(touched_);
 }
 
 void Replay::build_arrays() {
@@ -514,6 +515,7 @@ void Replay::set_order(ReplayOrder o) {
   const bool had = pos_ > 0;
   const uint32_t last = had ? event_at(pos_) : 0;
   order_kind_ = o;
+  build_phase_index();
   build_checkpoints();
   cells_ = initial_;
   touched_.clear();
@@ -593,60 +595,67 @@ uint64_t Replay::warp_step(uint64_t from, bool forward) const {
   return p;
 }
 
-namespace {
-// Positions (1-based) where each phase q >= 1 of `block` begins in `ord`.
-std::vector<uint64_t> phase_starts(const std::vector<uint32_t>& ord, const std::vector<Event>& ev,
-                                   const std::vector<uint16_t>& phase, uint32_t block) {
-  std::vector<uint64_t> starts;
-  int cur = 0;
+void Replay::build_phase_index() {
+  const auto& ord = order_[int(order_kind_)];
+  const auto& ev = trace_->events;
+  std::vector<uint16_t> furthest(blocks_, 0);
+  std::vector<std::pair<uint64_t, uint16_t>> starts;
   for (uint64_t p = 0; p < ord.size(); ++p) {
     const uint32_t i = ord[p];
-    if (ev[i].block != block) continue;
-    if (phase[i] > cur) {
-      cur = phase[i];
-      starts.push_back(p + 1);
-    }
+    const uint32_t b = ev[i].block;
+    if (b >= blocks_ || phase_[i] <= furthest[b]) continue;
+    furthest[b] = phase_[i];
+    starts.emplace_back((uint64_t(b) << 32) | (p + 1), phase_[i]);
   }
-  return starts;
+  std::sort(starts.begin(), starts.end());
+  phase_start_key_.resize(starts.size());
+  phase_start_phase_.resize(starts.size());
+  for (size_t k = 0; k < starts.size(); ++k) {
+    phase_start_key_[k] = starts[k].first;
+    phase_start_phase_[k] = starts[k].second;
+  }
 }
-}  // namespace
 
 namespace {
-// The first stop after `from` (forward) or the last before it; `end` or 0
-// when there is none.
-uint64_t next_stop(const std::vector<uint64_t>& stops, uint64_t from, bool forward, uint64_t end) {
-  if (forward) {
-    for (uint64_t q : stops)
-      if (q > from) return q;
-    return end;
-  }
-  for (auto it = stops.rbegin(); it != stops.rend(); ++it)
-    if (*it < from) return *it;
-  return 0;
+uint64_t phase_key(uint32_t block, uint64_t position) {
+  return (uint64_t(block) << 32) | position;
 }
 }  // namespace
 
+// The stops of a block are the positions where its phases begin (from the
+// index); phase steps add the start and the end, barrier steps stop one
+// event earlier (everyone arrived, nobody left yet).
 uint64_t Replay::phase_step(uint64_t from, bool forward, uint32_t block) const {
-  auto s = phase_starts(order_[int(order_kind_)], trace_->events, phase_, block);
-  s.insert(s.begin(), 0);
-  s.push_back(size());
-  return next_stop(s, from, forward, size());
+  const uint64_t n = size();
+  if (forward ? from >= n : from > n) return n;
+  const auto& keys = phase_start_key_;
+  if (forward) {
+    const auto it = std::upper_bound(keys.begin(), keys.end(), phase_key(block, from));
+    return it != keys.end() && (*it >> 32) == block ? (*it & 0xFFFFFFFFu) : n;
+  }
+  const auto it = std::lower_bound(keys.begin(), keys.end(), phase_key(block, from));
+  return it != keys.begin() && (*(it - 1) >> 32) == block ? (*(it - 1) & 0xFFFFFFFFu) : 0;
 }
 
 uint64_t Replay::barrier_step(uint64_t from, bool forward, uint32_t block) const {
-  auto s = phase_starts(order_[int(order_kind_)], trace_->events, phase_, block);
-  for (auto& q : s)
-    q -= 1;  // everyone arrived, nobody left yet
-  return next_stop(s, from, forward, size());
+  const uint64_t n = size();
+  const auto& keys = phase_start_key_;
+  if (forward) {
+    // The first start after from + 1.
+    if (from + 1 >= n) return n;
+    const auto it = std::upper_bound(keys.begin(), keys.end(), phase_key(block, from + 1));
+    return it != keys.end() && (*it >> 32) == block ? (*it & 0xFFFFFFFFu) - 1 : n;
+  }
+  // The last start at or before from.
+  const auto it = std::upper_bound(keys.begin(), keys.end(), phase_key(block, std::min(from, n)));
+  return it != keys.begin() && (*(it - 1) >> 32) == block ? (*(it - 1) & 0xFFFFFFFFu) - 1 : 0;
 }
 
 int Replay::current_phase(uint32_t block) const {
-  const auto& ev = trace_->events;
-  for (uint64_t p = pos_; p > 0; --p) {
-    const uint32_t i = event_at(p);
-    if (ev[i].block == block) return phase_[i];
-  }
-  return 0;
+  const auto& keys = phase_start_key_;
+  const auto it = std::upper_bound(keys.begin(), keys.end(), phase_key(block, pos_));
+  if (it == keys.begin() || (*(it - 1) >> 32) != block) return 0;
+  return phase_start_phase_[size_t(it - 1 - keys.begin())];
 }
 
 uint64_t Replay::lockstep_phase_start(int p) const {

@@ -114,6 +114,9 @@ class Replay {
   const std::string& lockstep_note() const { return lockstep_note_; }  // empty when exact
 
   // --- stepping: each returns the new target position (seek() it yourself) ---
+  // Phase and barrier steps, like current_phase(), search a small index of
+  // where each block's phases begin (O(log) per call: the timeline asks every
+  // frame).
   // One warp instruction: the run of consecutive events of one warp with the
   // same kind and line.
   uint64_t warp_step(uint64_t from, bool forward) const;
@@ -167,6 +170,7 @@ class Replay {
   void honour_trace();
   void lockstep_phases();
   void build_checkpoints();
+  void build_phase_index();
   void reset_cells(std::vector<CellState>& cells) const;
   void apply(std::vector<CellState>& cells, uint32_t index, uint32_t time) const;
   void mark_touched();
@@ -197,6 +201,11 @@ class Replay {
   uint64_t interval_ = kMinCheckpointInterval;
   std::vector<CellState> checkpoints_;  // of the current order only, cell_total_ each
   std::vector<uint32_t> last_store_;    // per output cell: position of its last store (0: none)
+  // Where each block's phases begin in the current order (its events' running
+  // maximum of phase): key block << 32 | position (1-based), sorted, and the
+  // phase begun there. One entry per block and phase, nothing per event.
+  std::vector<uint64_t> phase_start_key_;
+  std::vector<uint16_t> phase_start_phase_;
   std::vector<CellState> cells_;
   uint64_t pos_ = 0;
   std::vector<uint32_t> touched_;
