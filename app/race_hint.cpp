@@ -21,10 +21,8 @@ void rerun(AppState& s, const Trace& t, const Params& p, ScheduleKind kind) {
 }
 
 std::string knob_text(const Variant& v, const Params& p) {
-  const int threads = int(geometry(v, p).block.count());
-  if (v.uses & kUsesTile)
-    return "tile " + std::to_string(p.tile) + ", " + std::to_string(threads) + " threads";
-  return "block " + std::to_string(p.block);
+  return (v.uses & kUsesTile) ? "tile " + std::to_string(p.tile)
+                              : "block " + std::to_string(p.block);
 }
 
 }  // namespace
@@ -76,8 +74,10 @@ void draw_race_hint(AppState& s, bool correct, uint64_t stale_reads) {
   if (warps >= 2) {
     if (const auto one = params_with_warps(*v, t.config.params, 1)) {
       ImGui::TextDisabled("Compare:");
-      ImGui::SameLine();
       const std::string label = "One warp per block (" + knob_text(*v, *one) + ")";
+      // The button goes under "Compare:" where the pane is too narrow for both.
+      same_line_if_fits(ImGui::CalcTextSize(label.c_str()).x +
+                        2 * ImGui::GetStyle().FramePadding.x);
       if (ImGui::SmallButton(label.c_str())) rerun(s, t, *one, t.config.schedule.kind);
       if (ImGui::IsItemHovered())
         ImGui::SetTooltip("The same barriers removed with a single warp: the race stays latent.");

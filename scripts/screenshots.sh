@@ -20,7 +20,7 @@ shot default_1280x720 1280x720 --position barrier:1
 shot default_1600x900 1600x900 --position barrier:1
 shot default_1920x1080 1920x1080 --position barrier:1
 # One warp per block: every barrier removed and the output still right.
-shot race_one_warp_latent 1600x900 --n 10 --tile 4 --barriers none --tab Races
+shot race_one_warp_latent 1600x900 --n 10 --tile 4 --barriers none --position end --tab Races
 shot tiled_padding 1600x900 --order recorded --position phase:1 --select-block 3
 shot stencil_halo_light 1600x900 --lesson stencil.shared --position phase:1 --select-block 1 \
   --theme light
