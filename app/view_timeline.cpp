@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 #include "app/palette.hpp"
 #include "app/view.hpp"
@@ -200,7 +201,12 @@ class TimelineView final : public View {
   void legend(const AppState& s) {
     const Palette& pal = palette(s.present.theme);
     const float h = ImGui::GetTextLineHeight(), sp = ImGui::GetStyle().ItemSpacing.x;
-    const char* labels[] = {"arrive", "leave (barrier)", "C written", "phases"};
+    // The output array under its own name: "C written", "Out written".
+    std::string written = "output written";
+    if (s.has_trace())
+      for (const ReplayArray& a : s.replay->arrays())
+        if (a.is_output) written = std::string(to_string(a.id)) + " written";
+    const char* labels[] = {"arrive", "leave (barrier)", written.c_str(), "phases"};
     float w = 0;
     for (const char* l : labels)
       w += h + 4 + ImGui::CalcTextSize(l).x + sp;
