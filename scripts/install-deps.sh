@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(
   cmake ninja-build g++ pkg-config
-  googletest libgtest-dev libgmock-dev libbenchmark-dev
+  googletest libgtest-dev libgmock-dev
   nlohmann-json3-dev libcli11-dev
   libglfw3-dev libimgui-dev python3-glad libstb-dev fonts-dejavu-core
   xvfb xauth libgl1-mesa-dri
