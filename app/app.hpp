@@ -1,18 +1,18 @@
 // The window's frame loop: jobs in the background, requests from panels, the
-// fixed slot layout, shortcuts, fonts and themes. main.cpp drives it.
+// fixed slot layout, shortcuts, fonts and themes (app.cpp says which file holds
+// which). main.cpp drives it.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <imgui.h>
-
 #include "app/app_state.hpp"
 #include "app/budget_dialog.hpp"
 #include "app/file_dialog.hpp"
+#include "app/fonts_themes.hpp"
+#include "app/layout.hpp"
 #include "app/view.hpp"
 
 struct GLFWwindow;
@@ -63,21 +63,7 @@ class App {
   AppState& state() { return state_; }
 
  private:
-  void start_run();
-  void start_load(const std::string& path);
-  void poll_job(bool wait);
-  void install(std::unique_ptr<JobOutput> out);
   void apply_requests(double dt);
-  void handle_shortcuts();
-  void apply_theme();
-  void rebuild_fonts();
-  void draw_menu();
-  float draw_banner(float y, float w);  // returns its height
-  void draw_slots(float top);
-  // A draggable border between slots: drag(mouse) updates the layout, reset() on double-click.
-  void splitter(const char* id, ImVec2 pos, ImVec2 size, bool vertical,
-                const std::function<void(ImVec2)>& drag, const std::function<void()>& reset);
-  bool apply_position_spec(const std::string& spec, std::string* error);
 
   GLFWwindow* window_;
   Options opt_;
@@ -87,13 +73,8 @@ class App {
   BudgetDialog budget_;  // runs and files beyond the memory budget or the trace capacity
   double last_time_ = 0;
   int windowed_[4] = {100, 100, 1600, 900};
-  Theme applied_theme_ = Theme::Dark;
-  float applied_scale_ = 0;
-  std::string front_[6];  // per slot: the tab in front last frame
-  // Grid focus chosen by the app: for which window width, height, font size and
-  // trace it was decided, and whether a frame with the panels is being measured.
-  float focus_key_[4] = {0, 0, 0, 0};
-  bool focus_measuring_ = false;
+  AppliedStyle style_;
+  SlotLayout slots_;
 };
 
 }  // namespace ts::app

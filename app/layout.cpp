@@ -1,0 +1,238 @@
+#include "app/layout.hpp"
+
+#include <imgui.h>
+#include <imgui_internal.h>  // MarkIniSettingsDirty
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+
+namespace ts::app {
+
+namespace {
+
+// A draggable border between slots: drag(mouse) updates the layout, reset() on double-click.
+void splitter(const char* id, ImVec2 pos, ImVec2 size, bool vertical,
+              const std::function<void(ImVec2)>& drag, const std::function<void()>& reset) {
+  ImGui::SetNextWindowPos(pos);
+  ImGui::SetNextWindowSize(size);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowMinSize, ImVec2(1, 1));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 0);
+  ImGui::Begin(id, nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoBackground |
+                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                   ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove);
+  ImGui::InvisibleButton("##drag", size);
+  const bool hot = ImGui::IsItemHovered() || ImGui::IsItemActive();
+  if (hot) {
+    ImGui::SetMouseCursor(vertical ? ImGuiMouseCursor_ResizeEW : ImGuiMouseCursor_ResizeNS);
+    const ImVec2 a =
+        vertical ? ImVec2(pos.x + size.x * 0.5f, pos.y) : ImVec2(pos.x, pos.y + size.y * 0.5f);
+    const ImVec2 b = vertical ? ImVec2(a.x, pos.y + size.y) : ImVec2(pos.x + size.x, a.y);
+    ImGui::GetWindowDrawList()->AddLine(a, b, ImGui::GetColorU32(ImGuiCol_SeparatorActive), 3.0f);
+  }
+  if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0.0f)) {
+    drag(ImGui::GetIO().MousePos);
+    ImGui::MarkIniSettingsDirty();
+  }
+  if (ImGui::IsItemHovered() && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
+    reset();
+    ImGui::MarkIniSettingsDirty();
+  }
+  if (hot && !ImGui::IsItemActive()) ImGui::SetTooltip("Drag to resize; double-click: default");
+  ImGui::End();
+  ImGui::PopStyleVar(3);
+}
+
+}  // namespace
+
+View* SlotLayout::front(const std::vector<std::unique_ptr<View>>& views, Slot slot) const {
+  for (const auto& v : views)
+    if (v->slot() == slot && front_[int(slot)] == v->name()) return v.get();
+  return nullptr;
+}
+
+void SlotLayout::draw(AppState& s, const std::vector<std::unique_ptr<View>>& views, float top) {
+  const ImVec2 ds = ImGui::GetIO().DisplaySize;
+  const float W = ds.x, H = ds.y - top;
+  if (W < 320 || H < 200) {
+    ImGui::SetNextWindowPos(ImVec2(0, top));
+    ImGui::SetNextWindowSize(ImVec2(std::max(W, 1.0f), std::max(H, 1.0f)));
+    ImGui::Begin("##small", nullptr,
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoSavedSettings);
+    ImGui::TextWrapped("The window is too small to show the lesson. Make it larger.");
+    ImGui::End();
+    return;
+  }
+  Layout& lay = s.layout;
+  // The centre keeps at least a fifth of the width whatever the side columns ask.
+  if (lay.left + lay.right > 0.8f) lay.right = 0.8f - lay.left;
+  const ImGuiStyle& st = ImGui::GetStyle();
+  // A slot's tab bar and padding around its view.
+  const float chrome = ImGui::GetFrameHeightWithSpacing() + 2 * st.WindowPadding.y;
+  // The timeline strip: no taller than its controls and lanes need (the rest
+  // goes to the grid), but tall enough for them; in a narrow window its
+  // controls wrap onto more rows and it grows, up to half the window.
+  float B = std::round(H * lay.bottom);
+  if (View* v = front(views, Slot::Bottom)) {
+    if (v->preferred_height() > 0) B = std::min(B, std::ceil(v->preferred_height() + chrome));
+    B = std::min(std::max(B, std::ceil(v->min_height() + chrome)), std::round(H * 0.5f));
+  }
+  // A wide view in front of the centre (Performance) takes the right column's place too.
+  bool wide_center = false;
+  for (const auto& v : views)
+    if (v->slot() == Slot::Center && v->wide() && front_[int(Slot::Center)] == v->name())
+      wide_center = true;
+  // Grid focus (G) hides the side columns: the grid and the timeline get the
+  // width. Until the user chooses (G), the app chooses: focus while the side
+  // columns leave the grid's cells too small for values and focus does not.
+  const float Lp = std::round(W * lay.left), Rp = std::round(W * lay.right);
+  // Decided once per window size, font and trace, from a frame drawn with
+  // the panels (the grid's header is measured there): while the window is
+  // dragged larger or smaller the panels show, then the choice is made again.
+  // A side panel asked for (--tab) stays in view.
+  for (const auto& v : views)
+    if (s.select_tab == v->name() && v->slot() != Slot::Center && v->slot() != Slot::Bottom)
+      s.present.focus_auto = false;
+  if (s.present.focus_auto && !wide_center && front_[int(Slot::Center)] == "Grid") {
+    const float key[4] = {W, H, ImGui::GetFontSize(), float(s.result.generation)};
+    if (!std::equal(key, key + 4, focus_key_)) {
+      if (!focus_measuring_ || s.present.focus_grid) {
+        s.present.focus_grid = false;  // measure the panels on this frame
+        focus_measuring_ = true;
+      } else if (View* grid = front(views, Slot::Center)) {
+        const float panels = grid->cell_size_if_grown(ImVec2(0, 0));
+        const float focus = grid->cell_size_if_grown(ImVec2(Lp + Rp, 0));
+        if (panels > 0) {
+          s.present.focus_grid =
+              !values_readable(panels, ImGui::GetFontSize()) && focus > panels * 1.15f;
+          std::copy(key, key + 4, focus_key_);
+          focus_measuring_ = false;
+        }
+      }
+    }
+  } else {
+    focus_measuring_ = false;
+  }
+  const bool focus = s.present.focus_grid;
+  const float L = focus ? 0 : Lp, R = focus ? 0 : Rp;
+  // The left column: the lesson gets the height its controls need (none
+  // half-hidden), the verdict the rest. When both need less than the room above
+  // the timeline, the timeline runs under them, across the whole width.
+  const float lesson_need = [&] {
+    for (const auto& v : views)
+      if (v->slot() == Slot::Left && front_[int(Slot::Left)] == v->name() &&
+          v->preferred_height() > 0)
+        return std::ceil(v->preferred_height() + chrome);
+    return 0.0f;
+  }();
+  const float verdict_need =
+      chrome + ImGui::GetFontSize() * 1.6f + 3 * ImGui::GetTextLineHeightWithSpacing();
+  const bool bottom_full = !focus && lesson_need > 0 && lesson_need + verdict_need <= H - B;
+  const float HL = bottom_full ? H - B : H;  // the left column's height
+  const float BX = bottom_full ? 0 : L;      // the timeline's left edge
+  struct Rect {
+    float x, y, w, h;
+  };
+  // The race list needs height, and its marks need the grid beside it: the
+  // right column's upper pane grows while Races is in front.
+  const bool races_front = front_[int(Slot::Right)] == "Races";
+  float& right_frac = races_front ? lay.right_top_races : lay.right_top;
+  const float left_split = std::round(std::clamp(
+      std::max(HL * lay.left_top, lesson_need), HL * 0.2f, std::max(HL * 0.2f, HL - verdict_need)));
+  const float right_split = std::round((H - B) * right_frac);
+  auto rect = [&](Slot slot) -> Rect {
+    switch (slot) {
+      case Slot::Left:
+        return {0, top, L, left_split};
+      case Slot::LeftLower:
+        return {0, top + left_split, L, HL - left_split};
+      case Slot::Center:
+        return {L, top, wide_center ? W - L : W - L - R, H - B};
+      case Slot::Right:
+        return {W - R, top, R, right_split};
+      case Slot::RightLower:
+        return {W - R, top + right_split, R, H - B - right_split};
+      case Slot::Bottom:
+        return {BX, top + H - B, W - BX, B};
+    }
+    return {0, 0, 0, 0};
+  };
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize |
+                                 ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse |
+                                 ImGuiWindowFlags_NoBringToFrontOnFocus |
+                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBackground;
+  for (size_t i = 0; i < views.size();) {
+    const Slot slot = views[i]->slot();
+    size_t j = i;
+    while (j < views.size() && views[j]->slot() == slot)
+      ++j;
+    const bool side = slot == Slot::Left || slot == Slot::LeftLower || slot == Slot::Right ||
+                      slot == Slot::RightLower;
+    if ((wide_center && (slot == Slot::Right || slot == Slot::RightLower)) || (focus && side)) {
+      i = j;
+      continue;
+    }
+    const Rect r = rect(slot);
+    ImGui::SetNextWindowPos(ImVec2(r.x, r.y));
+    ImGui::SetNextWindowSize(ImVec2(std::max(r.w, 1.0f), std::max(r.h, 1.0f)));
+    char id[32];
+    std::snprintf(id, sizeof id, "##slot%d", int(slot));
+    if (ImGui::Begin(id, nullptr, flags)) {
+      if (ImGui::BeginTabBar(id)) {
+        for (size_t k = i; k < j; ++k) {
+          const bool pick = !s.select_tab.empty() && s.select_tab == views[k]->name();
+          if (pick) s.select_tab.clear();
+          if (ImGui::BeginTabItem(views[k]->name(), nullptr,
+                                  pick ? ImGuiTabItemFlags_SetSelected : 0)) {
+            front_[int(slot)] = views[k]->name();
+            ImGui::BeginChild(views[k]->name(), ImVec2(0, 0), false);
+            views[k]->draw(s);
+            ImGui::EndChild();
+            ImGui::EndTabItem();
+          }
+        }
+        ImGui::EndTabBar();
+      }
+    }
+    ImGui::End();
+    i = j;
+  }
+
+  // The borders between slots drag the layout's fractions (after the slots, so on top).
+  const float t = std::max(4.0f, std::round(ImGui::GetFontSize() * 0.3f));
+  const Layout def;
+  // Grid focus has no side columns: only the bottom border (L is 0 there).
+  if (!focus)
+    splitter(
+        "##split_left", ImVec2(L - t / 2, top), ImVec2(t, HL), true,
+        [&](ImVec2 m) {
+          lay.left = std::clamp(m.x / W, kMinSide, std::min(kMaxSide, 0.8f - lay.right));
+        },
+        [&] { lay.left = def.left; });
+  if (!wide_center && !focus)
+    splitter(
+        "##split_right", ImVec2(W - R - t / 2, top), ImVec2(t, H - B), true,
+        [&](ImVec2 m) {
+          lay.right = std::clamp((W - m.x) / W, kMinSide, std::min(kMaxSide, 0.8f - lay.left));
+        },
+        [&] { lay.right = def.right; });
+  splitter(
+      "##split_bottom", ImVec2(BX, top + H - B - t / 2), ImVec2(W - BX, t), false,
+      [&](ImVec2 m) { lay.bottom = std::clamp((top + H - m.y) / H, 0.12f, 0.5f); },
+      [&] { lay.bottom = def.bottom; });
+  if (focus) return;
+  splitter(
+      "##split_left_top", ImVec2(0, top + left_split - t / 2), ImVec2(L, t), false,
+      [&](ImVec2 m) { lay.left_top = std::clamp((m.y - top) / HL, 0.2f, 0.9f); },
+      [&] { lay.left_top = def.left_top; });
+  if (!wide_center)
+    splitter(
+        "##split_right_top", ImVec2(W - R, top + right_split - t / 2), ImVec2(R, t), false,
+        [&](ImVec2 m) { right_frac = std::clamp((m.y - top) / (H - B), 0.15f, 0.9f); },
+        [&] { right_frac = races_front ? def.right_top_races : def.right_top; });
+}
+
+}  // namespace ts::app

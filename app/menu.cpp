@@ -1,0 +1,110 @@
+#include "app/menu.hpp"
+
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <string>
+
+#include "app/fonts_themes.hpp"
+#include "app/palette.hpp"
+
+namespace ts::app {
+
+void draw_menu(AppState& s) {
+  if (!ImGui::BeginMainMenuBar()) return;
+  if (ImGui::BeginMenu("File")) {
+    if (ImGui::MenuItem("Open trace or performance report...", "Ctrl+O")) s.file_dialog_open = true;
+    if (ImGui::MenuItem("Save trace as...", "Ctrl+S", false, s.has_trace()))
+      s.save_dialog_open = true;
+    if (ImGui::MenuItem("Run the lesson", "F5")) s.run_requested = true;
+    ImGui::Separator();
+    if (ImGui::MenuItem("Quit")) s.quit_requested = true;
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("View")) {
+    if (ImGui::MenuItem("Dark theme", "T", s.present.theme == Theme::Dark))
+      s.present.theme = Theme::Dark;
+    if (ImGui::MenuItem("Light theme (projectors)", "T", s.present.theme == Theme::Light))
+      s.present.theme = Theme::Light;
+    if (ImGui::MenuItem("Larger text", "Ctrl +")) {
+      s.present.font_size = std::min(kMaxFont, s.present.font_size + 2);
+      s.present.font_rebuild = true;
+    }
+    if (ImGui::MenuItem("Smaller text", "Ctrl -")) {
+      s.present.font_size = std::max(kMinFont, s.present.font_size - 2);
+      s.present.font_rebuild = true;
+    }
+    ImGui::MenuItem("Fullscreen", "F11", &s.present.fullscreen);
+    if (ImGui::MenuItem("Grid and timeline only", "G", &s.present.focus_grid))
+      s.present.focus_auto = false;
+    ImGui::Separator();
+    ImGui::MenuItem("Values in cells", nullptr, &s.present.show_values);
+    ImGui::MenuItem("Global-load heatmap", "H", &s.present.heatmap);
+    ImGui::MenuItem("Barrier lines in the source", nullptr, &s.present.show_barrier_lines);
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Help")) {
+    ImGui::TextUnformatted(
+        "Space        play / pause\n"
+        "Left/Right   one warp instruction back / forward\n"
+        "Shift+arrow  one event\n"
+        "Up/Down      one barrier phase (PageUp/PageDown too)\n"
+        "B / Shift+B  next / previous barrier\n"
+        "Home / End   start / end\n"
+        "F5           run the lesson\n"
+        "Ctrl +/-/0   text size\n"
+        "T            light / dark theme\n"
+        "H            global-load heatmap\n"
+        "F11          fullscreen\n"
+        "G            grid and timeline only (side panels hidden)\n"
+        "Ctrl+O       open a trace or a performance report (.json; or drop one on the window)\n"
+        "Ctrl+S       save the trace (to replay it on any machine)");
+    ImGui::Separator();
+    ImGui::TextDisabled("Font: %s", s.present.font_note.c_str());
+    ImGui::EndMenu();
+  }
+  // Status on the right of the menu bar: what is running, where.
+  const std::string status =
+      s.job.active()
+          ? "running " + s.job.what + "..."
+          : (s.result.backend_note.empty() ? std::string("no trace yet") : s.result.backend_note);
+  const float w = ImGui::CalcTextSize(status.c_str()).x;
+  ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 20, ImGui::GetWindowWidth() - w - 20));
+  ImGui::TextDisabled("%s", status.c_str());
+  ImGui::EndMainMenuBar();
+}
+
+float draw_banner(AppState& s, float y, float w) {
+  if (s.banner.text.empty()) return 0;
+  const double now = glfwGetTime();
+  if (s.banner.shown_at < 0) s.banner.shown_at = now;
+  if (s.banner.kind == Banner::Info && now - s.banner.shown_at > 6.0) {
+    s.banner.clear();
+    return 0;
+  }
+  const Rgb col = s.banner.kind == Banner::Error     ? okabe_ito::kVermillion
+                  : s.banner.kind == Banner::Warning ? okabe_ito::kOrange
+                                                     : okabe_ito::kBlue;
+  ImGui::SetNextWindowPos(ImVec2(0, y));
+  ImGui::SetNextWindowSize(ImVec2(w, 0));
+  ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(to_f(col.r), to_f(col.g), to_f(col.b), 0.95f));
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 1, 1, 1));
+  ImGui::Begin("##banner", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_AlwaysAutoResize |
+                   ImGuiWindowFlags_NoFocusOnAppearing);
+  ImGui::PushTextWrapPos(w - ImGui::GetFontSize() * 4);
+  ImGui::TextUnformatted(s.banner.text.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::SameLine(w - ImGui::GetFontSize() * 3);
+  if (ImGui::SmallButton("Close")) s.banner.clear();
+  // Its height this frame (auto-sized windows settle on the next one).
+  const float h = std::max(ImGui::GetWindowHeight(), ImGui::GetFrameHeightWithSpacing());
+  ImGui::End();
+  ImGui::PopStyleColor(2);
+  return h;
+}
+
+}  // namespace ts::app

@@ -1,0 +1,33 @@
+// The Performance panel's two plots of a report: throughput against size
+// (one line per kernel, cuBLAS as the reference) and the roofline (the
+// measured copy bandwidth and FP32 peak, each kernel at two intensities).
+#pragma once
+
+#include <imgui.h>
+
+#include <string>
+#include <vector>
+
+#include "app/app_state.hpp"
+#include "kernels/perf.hpp"
+
+namespace ts::app {
+
+// One colour per kernel label in every plot, in the order first seen.
+class SeriesColours {
+ public:
+  ImU32 of(const std::string& label);
+
+ private:
+  std::vector<std::string> order_;
+};
+
+// At the cursor, `size` large (an invisible button takes the room and the hover).
+void draw_throughput(const PerfReport& r, Family f, ImVec2 size, bool log_y,
+                     SeriesColours& colours);
+// The same; every mark, label, the legend and the x tick labels go into
+// `marks` too (the scripted mode's map).
+void draw_roofline(const PerfReport& r, ImVec2 size, SeriesColours& colours,
+                   std::vector<PlotMark>& marks);
+
+}  // namespace ts::app

@@ -1,0 +1,96 @@
+#include "app/perf_runs.hpp"
+
+namespace ts::app {
+
+SweepChoices SweepChoices::defaults() {
+  SweepChoices c;
+  for (const Variant& v : catalogue()) {
+    // The lesson-only naive one-block kernel cannot run past 32 x 32: off by default.
+    c.kernel_on.push_back(std::string(v.id) != "matmul.naive_one_block");
+  }
+  for (int n = 128; n <= 4096; n *= 2)
+    c.sizes.push_back({n, true});
+  for (int e = 16; e <= 26; e += 2)
+    c.lengths.push_back({1 << e, true});
+  for (int t : kTileWidths)
+    c.tiles.push_back({t, t >= 8});
+  return c;
+}
+
+std::optional<PerfConfig> SweepChoices::config(std::string* message) const {
+  PerfConfig c;
+  const auto cat = catalogue();
+  for (size_t i = 0; i < cat.size(); ++i)
+    if (kernel_on[i]) c.kernels.push_back(cat[i].id);
+  for (const auto& [n, on] : sizes)
+    if (on) c.matmul_sizes.push_back(n);
+  for (const auto& [n, on] : lengths)
+    if (on) c.stencil_lengths.push_back(n);
+  for (const auto& [t, on] : tiles)
+    if (on) c.tiles.push_back(t);
+  c.reps = reps;
+  c.flush_l2 = flush;
+  if (c.kernels.empty() || c.tiles.empty()) {
+    *message = "Choose at least one kernel and one tile width.";
+    return std::nullopt;
+  }
+  // An empty list means "the defaults": say none explicitly by leaving that family out.
+  if (c.matmul_sizes.empty() || c.stencil_lengths.empty()) {
+    std::vector<std::string> keep;
+    for (const auto& k : c.kernels) {
+      const Variant* v = find_variant(k);
+      const bool mm = v && v->family == Family::Matmul;
+      if ((mm && !c.matmul_sizes.empty()) || (!mm && !c.stencil_lengths.empty())) keep.push_back(k);
+    }
+    c.kernels = keep;
+    if (c.matmul_sizes.empty()) c.matmul_sizes = {128};  // unused: no matmul kernel left
+    if (c.stencil_lengths.empty()) c.stencil_lengths = {1 << 16};
+    if (keep.empty()) {
+      *message = "Choose at least one size for the kernels selected.";
+      return std::nullopt;
+    }
+  }
+  if (auto err = validate_perf_config(c)) {
+    *message = *err;
+    return std::nullopt;
+  }
+  return c;
+}
+
+std::vector<CountRow> compute_counts() {
+  std::vector<CountRow> rows;
+  for (const Variant& v : catalogue()) {
+    CountRow row;
+    row.kernel = v.id;
+    RunRequest req;
+    req.variant = v.id;
+    Params p = v.defaults;
+    if (v.family == Family::Matmul) {
+      const bool one_block = std::string(v.id) == "matmul.naive_one_block";
+      p.m = p.k = p.n = one_block ? 32 : 64;  // one block holds at most 32 x 32 threads
+      p.tile = 16;
+      p.block = 16;
+      row.params = "n=" + std::to_string(p.n) + ((v.uses & kUsesTile) ? " T=16" : "") +
+                   ((v.uses & kUsesBlock) ? " block 16x16" : "");
+    } else {
+      p.length = 4096;
+      p.radius = 3;
+      p.block = 256;
+      row.params = "length 4096, R=3, block 256";
+    }
+    req.params = p;
+    req.backend = BackendChoice::Auto;  // the GPU's own trace where there is one
+    const RunResult r = run(req);
+    if (!r.ok) {
+      row.error = r.error;
+    } else {
+      row.counts = perf_access_counts(r.trace);
+      row.correct = r.verdict.correct;
+      row.backend = r.trace.config.backend == BackendKind::Cuda ? "GPU" : "simulator";
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace ts::app

@@ -1,0 +1,41 @@
+// What the Performance panel runs besides drawing: the timing sweep's
+// choices turned into a PerfConfig (kernels/perf.hpp's BackgroundSweep runs
+// it on its own thread), and the access counts of every kernel traced at a
+// small size, which need no GPU.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernels/backend.hpp"
+#include "kernels/perf.hpp"
+
+namespace ts::app {
+
+// The kernels, sizes, tiles and repetitions ticked in the panel.
+struct SweepChoices {
+  std::vector<bool> kernel_on;  // per catalogue() entry
+  std::vector<std::pair<int, bool>> sizes, lengths, tiles;
+  int reps = 10;
+  bool flush = true;
+
+  // Every kernel but the lesson-only naive one-block one, n 128..4096, lengths
+  // 2^16..2^26, tiles of 8 and more.
+  static SweepChoices defaults();
+  // The sweep they ask for, or nullopt with *message saying what to choose.
+  std::optional<PerfConfig> config(std::string* message) const;
+};
+
+// One row of the access-count table: a variant run traced at a small size.
+struct CountRow {
+  std::string kernel, params, backend, error;
+  AccessCounts counts;
+  bool correct = false;
+};
+
+// Every catalogue kernel at a small size, on the GPU where there is one (slow: run it on a thread).
+std::vector<CountRow> compute_counts();
+
+}  // namespace ts::app

@@ -1,0 +1,255 @@
+// Scripted mode (--screenshot, --exit, --frames): the run or trace file
+// synchronously, the replay placed at --position, and the window's PNG with a
+// map of where every cell and plot mark is (--cells-json) for the tests.
+#include <glad/gl.h>
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <stb/stb_image_write.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "app/app.hpp"
+#include "app/jobs.hpp"
+#include "app/palette.hpp"
+
+namespace ts::app {
+
+namespace {
+
+bool apply_position_spec(AppState& s, const std::string& spec, std::string* error) {
+  Replay& r = *s.replay;
+  uint64_t pos = 0;
+  try {
+    if (spec.empty() || spec == "start") {
+      pos = 0;
+    } else if (spec == "end") {
+      pos = r.size();
+    } else if (spec.rfind("phase:", 0) == 0) {
+      const int n = std::stoi(spec.substr(6));
+      for (int i = 0; i < n; ++i)
+        pos = r.phase_step(pos, true, s.selection.block);
+    } else if (spec == "stale") {
+      // The first read that saw an unsynchronised value (a race that bit).
+      pos = r.first_stale_position();
+      if (pos > 0) {
+        const Event& e = r.trace().events[r.event_at(pos)];
+        s.selection.block = e.block;
+        s.selection.thread = e.thread;
+      } else {
+        pos = r.size();
+      }
+    } else if (spec.rfind("barrier:", 0) == 0) {
+      const int n = std::stoi(spec.substr(8));
+      for (int i = 0; i < n; ++i)
+        pos = r.barrier_step(pos, true, s.selection.block);
+    } else {
+      pos = std::stoull(spec);
+    }
+  } catch (const std::exception&) {
+    *error =
+        "--position '" + spec + "': use an event index, start, end, phase:N, barrier:N or stale";
+    return false;
+  }
+  r.seek(pos);
+  return true;
+}
+
+// The window's back buffer as a PNG; its size in pixels in fw, fh.
+bool write_window_png(GLFWwindow* window, const std::string& png, int* fw_out, int* fh_out,
+                      std::string* error) {
+  int fw = 0, fh = 0;
+  glfwGetFramebufferSize(window, &fw, &fh);
+  if (fw <= 0 || fh <= 0) {
+    *error = "the window has no pixels";
+    return false;
+  }
+  std::vector<unsigned char> px(size_t(fw) * size_t(fh) * 3);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadBuffer(GL_BACK);
+  glReadPixels(0, 0, fw, fh, GL_RGB, GL_UNSIGNED_BYTE, px.data());
+  // OpenGL's rows start at the bottom; PNG's at the top.
+  std::vector<unsigned char> flipped(px.size());
+  const size_t row = size_t(fw) * 3;
+  for (int y = 0; y < fh; ++y)
+    std::copy_n(px.data() + size_t(fh - 1 - y) * row, row, flipped.data() + size_t(y) * row);
+  if (!stbi_write_png(png.c_str(), fw, fh, 3, flipped.data(), int(row))) {
+    *error = "cannot write " + png;
+    return false;
+  }
+  *fw_out = fw;
+  *fh_out = fh;
+  return true;
+}
+
+// Where every array's cells are, in PNG pixels (fw x fh), and what the replay
+// says of them: the screenshot test checks pixels against this.
+nlohmann::json cells_map(const AppState& s, int fw, int fh) {
+  const float sx = float(fw) / ImGui::GetIO().DisplaySize.x;
+  const float sy = float(fh) / ImGui::GetIO().DisplaySize.y;
+  const Palette& pal = palette(s.present.theme);
+  auto rgb = [](Rgb c) { return nlohmann::json::array({c.r, c.g, c.b}); };
+  nlohmann::json j;
+  j["width"] = fw;
+  j["height"] = fh;
+  j["palette"] = {{"loaded", rgb(pal.loaded)},
+                  {"padded", rgb(pal.padded)},
+                  {"hatch", rgb(pal.hatch)},
+                  {"written", rgb(pal.written)},
+                  {"shared_loaded", rgb(pal.shared_loaded)},
+                  {"halo", rgb(pal.halo)},
+                  {"wrong", rgb(pal.wrong)},
+                  {"touched", rgb(pal.touched)},
+                  {"cell", rgb(pal.cell)},
+                  {"background", rgb(pal.background)},
+                  {"phase_a", rgb(pal.phase_a)},
+                  {"phase_b", rgb(pal.phase_b)},
+                  {"barrier", rgb(pal.barrier)}};
+  j["position"] = s.replay ? s.replay->position() : 0;
+  j["events"] = s.replay ? s.replay->size() : 0;
+  j["selected_block"] = s.selection.block;
+  j["selected_thread"] = s.selection.thread;
+  // The event just applied, and every panel's marks on the grid: what a
+  // chosen hazard (--hazard) put on screen.
+  if (s.replay && s.replay->last_event()) {
+    const Event& e = *s.replay->last_event();
+    j["last_event"] = {{"kind", to_string(e.kind)}, {"buffer", to_string(e.buffer)},
+                       {"element", e.element},      {"block", e.block},
+                       {"thread", e.thread},        {"line", e.line}};
+  }
+  nlohmann::json marks = nlohmann::json::array();
+  for (const auto& [owner, list] : s.marks)
+    for (const CellMark& m : list)
+      marks.push_back({{"owner", owner},
+                       {"buffer", to_string(m.buffer)},
+                       {"block", m.block},
+                       {"element", m.element},
+                       {"style", int(m.style)},
+                       {"label", m.label}});
+  j["marks"] = marks;
+  j["variant"] = s.request.variant;
+  nlohmann::json arrays = nlohmann::json::array();
+  for (const DrawnArray& a : s.drawn) {
+    arrays.push_back({{"buffer", to_string(a.id)},
+                      {"shared", a.shared},
+                      {"block", a.block},
+                      {"rows", a.rows},
+                      {"cols", a.cols},
+                      {"data_rows", a.data_rows},
+                      {"data_cols", a.data_cols},
+                      {"x", a.x * sx},
+                      {"y", a.y * sy},
+                      {"cell_w", a.cell_w * sx},
+                      {"cell_h", a.cell_h * sy}});
+  }
+  j["arrays"] = arrays;
+  // The layout the window chose and what the grid's header says about values
+  // and about who waits at the barrier (the grid marks the same threads).
+  const float font = ImGui::GetFontSize();
+  const float cell = s.drawn.empty() ? 0.0f : s.drawn.front().cell_w;
+  j["layout"] = {{"focus_grid", s.present.focus_grid},
+                 {"focus_auto", s.present.focus_auto},
+                 {"font", font},
+                 {"values_readable", values_readable(cell, font)}};
+  if (s.replay) {
+    const BarrierWait w = barrier_wait(*s.replay, s.selection.block);
+    nlohmann::json at = nlohmann::json::array();
+    for (uint32_t i = 0; i < w.threads; ++i)
+      if (w.at_barrier[i]) at.push_back(i);
+    j["barrier_wait"] = {{"active", w.active}, {"barrier", w.barrier}, {"line", w.line},
+                         {"phase", w.phase},   {"threads", w.threads}, {"arrived", w.arrived},
+                         {"text", w.text},     {"arrived_threads", at}};
+  }
+  nlohmann::json plot_marks = nlohmann::json::array();
+  for (const PlotMark& m : s.plot_marks)
+    plot_marks.push_back(
+        {{"plot", m.plot},
+         {"kind", m.kind},
+         {"label", m.label},
+         {"x", m.x * sx},
+         {"y", m.y * sy},
+         {"w", m.w * sx},
+         {"h", m.h * sy},
+         {"rgb", {m.colour & 255, (m.colour >> 8) & 255, (m.colour >> 16) & 255}}});
+  j["plot_marks"] = plot_marks;
+  j["banner"] = {{"kind", s.banner.kind == Banner::Error     ? "error"
+                          : s.banner.kind == Banner::Warning ? "warning"
+                                                             : "info"},
+                 {"text", s.banner.text}};
+  j["timeline_lanes"] = {{"x", s.lanes_rect[0] * sx},
+                         {"y", s.lanes_rect[1] * sy},
+                         {"w", s.lanes_rect[2] * sx},
+                         {"h", s.lanes_rect[3] * sy}};
+  // The output cell written last, with its value as the grid prints it.
+  if (s.replay) {
+    const Replay& r = *s.replay;
+    for (uint64_t p = r.position(); p > 0; --p) {
+      const Event& e = r.trace().events[r.event_at(p)];
+      if (e.kind == EventKind::GlobalStore) {
+        j["last_store"] = {
+            {"buffer", to_string(e.buffer)}, {"element", e.element}, {"value", e.value}};
+        break;
+      }
+    }
+  }
+  return j;
+}
+
+}  // namespace
+
+bool App::prepare_scripted(std::string* error) {
+  AppState& s = state_;
+  // Refused up front (beyond the memory budget): a screenshot shows the dialog that says why.
+  auto refused = [&] {
+    *error = s.banner.text;
+    if (opt_.screenshot.empty()) return false;
+    const double until = glfwGetTime() + 0.3;  // the modal's dimming fades in
+    for (int i = 0; i < 4 || glfwGetTime() < until; ++i) {
+      glfwPollEvents();
+      frame();
+      glfwSwapBuffers(window_);
+    }
+    frame();
+    std::string err;
+    if (write_screenshot(opt_.screenshot, "", &err))
+      std::printf("wrote %s\n", opt_.screenshot.c_str());
+    return false;
+  };
+  if (!opt_.trace_file.empty()) {
+    if (!budget_.admit_file(s, opt_.trace_file, true)) return refused();
+    install(s, load_job(opt_.trace_file));
+  } else {
+    start_run(s, budget_, opt_.scripted());
+    if (budget_.is_open()) return refused();
+    if (!s.job.active()) {
+      *error = s.banner.text.empty() ? "nothing to run" : s.banner.text;
+      return false;
+    }
+    poll_job(s, true);
+  }
+  if (!s.replay) {
+    *error = s.banner.text.empty() ? "no trace" : s.banner.text;
+    return false;
+  }
+  return apply_position_spec(s, opt_.position, error);
+}
+
+bool App::write_screenshot(const std::string& png, const std::string& json, std::string* error) {
+  int fw = 0, fh = 0;
+  if (!write_window_png(window_, png, &fw, &fh, error)) return false;
+  if (json.empty()) return true;
+  std::ofstream f(json);
+  f << cells_map(state_, fw, fh).dump(1) << "\n";
+  if (!f) {
+    *error = "cannot write " + json;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace ts::app
