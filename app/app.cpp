@@ -174,6 +174,7 @@ bool App::frame() {
   s.drawn.clear();  // the grid refills it when its tab is in front
   std::fill(std::begin(s.lanes_rect), std::end(s.lanes_rect), 0.0f);  // so does the timeline
   s.plot_marks.clear();                                               // and the performance panel
+  s.race_hint.clear();                                                // and the race hint
   for (auto& v : views_)
     v->update(s);
 

@@ -196,6 +196,9 @@ struct AppState {
   // when they had no room): the screenshot test checks they stay in view.
   float lanes_rect[4] = {0, 0, 0, 0};
   std::vector<PlotMark> plot_marks;  // filled by the performance panel each frame
+  // The race hint as drawn this frame (Verdict, Races): its text, then its
+  // buttons' labels; the scripted mode's cells JSON reports them.
+  std::vector<std::string> race_hint;
 
   std::string select_tab;          // a view name (View::name) to bring to the front of its slot
   bool run_requested = false;      // a panel asks for request to run

@@ -3,6 +3,7 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <string>
 
 #include "app/view.hpp"
@@ -23,6 +24,20 @@ void rerun(AppState& s, const Trace& t, const Params& p, ScheduleKind kind) {
 std::string knob_text(const Variant& v, const Params& p) {
   return (v.uses & kUsesTile) ? "tile " + std::to_string(p.tile)
                               : "block " + std::to_string(p.block);
+}
+
+// Both panels draw the hint; the frame's record keeps each line once.
+void note(AppState& s, const std::string& line) {
+  if (std::find(s.race_hint.begin(), s.race_hint.end(), line) == s.race_hint.end())
+    s.race_hint.push_back(line);
+}
+void text(AppState& s, const std::string& t) {
+  note(s, t);
+  text_wrapped_at_spaces(t);
+}
+bool button(AppState& s, const std::string& label, bool small = false) {
+  note(s, "[" + label + "]");
+  return small ? ImGui::SmallButton(label.c_str()) : ImGui::Button(label.c_str());
 }
 
 }  // namespace
@@ -48,26 +63,32 @@ void draw_race_hint(AppState& s, bool correct, uint64_t stale_reads) {
     why +=
         " compute-sanitizer racecheck warns all the same (a hazard within a warp), and CUDA "
         "promises nothing: since Volta a warp's threads may diverge.";
-    text_wrapped_at_spaces(why);
+    text(s, why);
     if (const auto two = params_with_warps(*v, t.config.params, 2)) {
       const std::string label = "Two warps per block (" + knob_text(*v, *two) + ")";
-      if (ImGui::Button(label.c_str())) rerun(s, t, *two, ScheduleKind::WarpSkew);
+      if (button(s, label)) rerun(s, t, *two, ScheduleKind::WarpSkew);
     }
-  } else if (correct && stale_reads == 0) {
+  } else if (correct) {
     const bool sim = t.config.backend == BackendKind::Simulator;
+    // Stale loads that did not reach the output still count: say so.
+    std::string stale;
+    if (stale_reads > 0) {
+      stale = " ";  // appended piece by piece: GCC 12 warns (-Wrestrict) on a chain of +
+      stale += std::to_string(stale_reads);
+      stale += " loads saw another value, yet every result came out right.";
+    }
     if (sim && t.config.schedule.kind != ScheduleKind::WarpSkew) {
-      text_wrapped_at_spaces(
-          "The output happened to be right: the warps ran in step, so no read overtook its "
-          "write. The race is still there (see the hazards). Let the odd warps fall behind:");
-      if (ImGui::Button("Run with warp skew")) rerun(s, t, t.config.params, ScheduleKind::WarpSkew);
+      text(s, "The output happened to be right: the warps ran nearly in step." + stale +
+                  " The race is still there (see the hazards). Let the odd warps fall behind:");
+      if (button(s, "Run with warp skew")) rerun(s, t, t.config.params, ScheduleKind::WarpSkew);
     } else {
-      text_wrapped_at_spaces(
-          sim ? "The output happened to be right under this schedule: the race is still there "
-                "(see the hazards). Other interleavings can break it: try the random schedule."
-              : "The output happened to be right on the GPU this time: the race is still there "
-                "(see the hazards). Run it N times below, with a skew in nanoseconds, to see how "
-                "often it bites.");
-      if (sim && ImGui::Button("Run with a random schedule"))
+      text(s, sim ? "The output happened to be right under this schedule." + stale +
+                        " The race is still there (see the hazards). Other interleavings can "
+                        "break it: try the random schedule."
+                  : "The output happened to be right on the GPU this time." + stale +
+                        " The race is still there (see the hazards). Run it N times below, with "
+                        "a skew in nanoseconds, to see how often it bites.");
+      if (sim && button(s, "Run with a random schedule"))
         rerun(s, t, t.config.params, ScheduleKind::Random);
     }
   }
@@ -78,7 +99,7 @@ void draw_race_hint(AppState& s, bool correct, uint64_t stale_reads) {
       // The button goes under "Compare:" where the pane is too narrow for both.
       same_line_if_fits(ImGui::CalcTextSize(label.c_str()).x +
                         2 * ImGui::GetStyle().FramePadding.x);
-      if (ImGui::SmallButton(label.c_str())) rerun(s, t, *one, t.config.schedule.kind);
+      if (button(s, label, true)) rerun(s, t, *one, t.config.schedule.kind);
       if (ImGui::IsItemHovered())
         ImGui::SetTooltip("The same barriers removed with a single warp: the race stays latent.");
     }

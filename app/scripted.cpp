@@ -177,6 +177,7 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
          {"h", m.h * sy},
          {"rgb", {m.colour & 255, (m.colour >> 8) & 255, (m.colour >> 16) & 255}}});
   j["plot_marks"] = plot_marks;
+  j["race_hint"] = s.race_hint;
   j["banner"] = {{"kind", s.banner.kind == Banner::Error     ? "error"
                           : s.banner.kind == Banner::Warning ? "warning"
                                                              : "info"},

@@ -489,3 +489,46 @@ TEST(AppScreenshot, ChosenHazardJumpsToItsSecondAccessAndMarksTheCell) {
 }
 
 }  // namespace
+
+namespace {
+
+bool hint_has(const Shot& s, const std::string& words) {
+  for (const auto& line : s.cells["race_hint"])
+    if (line.get<std::string>().find(words) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+// What a removed barrier can show with the run on screen, in the Verdict and
+// Races panels, and the one click to the run that shows it.
+TEST(AppScreenshot, RaceHintSaysWhatTheRemovedBarrierCanShow) {
+  // One warp per block, every barrier removed: right output, the race latent.
+  const Shot one = take("hint_one_warp",
+                        "--n 10 --tile 4 --barriers none --backend sim --position end --tab Races");
+  ASSERT_EQ(one.rc, 0) << "tilescope failed; see its log in " << out_dir();
+  EXPECT_TRUE(hint_has(one, "One warp per block: here the race is latent"))
+      << one.cells["race_hint"];
+  EXPECT_TRUE(hint_has(one, "[Two warps per block (tile 8)]")) << one.cells["race_hint"];
+  EXPECT_FALSE(hint_has(one, "[One warp per block")) << "already one warp";
+
+  // The defaults (two warps) in lockstep: right by luck, so the hint offers skew.
+  const Shot lockstep =
+      take("hint_lockstep", "--barriers none --schedule lockstep --backend sim --tab Races");
+  ASSERT_EQ(lockstep.rc, 0);
+  EXPECT_TRUE(hint_has(lockstep, "[Run with warp skew]")) << lockstep.cells["race_hint"];
+  EXPECT_TRUE(hint_has(lockstep, "[One warp per block (tile 4)]"));
+
+  // The defaults under the window's default schedule (warp skew): the race
+  // bites, so there is nothing to explain, only the one-warp comparison.
+  const Shot skew = take("hint_skew", "--barriers 1 --backend sim --tab Races");
+  ASSERT_EQ(skew.rc, 0);
+  EXPECT_FALSE(hint_has(skew, "happened to be right")) << skew.cells["race_hint"];
+  EXPECT_FALSE(hint_has(skew, "[Run with warp skew]"));
+  EXPECT_TRUE(hint_has(skew, "[One warp per block (tile 4)]"));
+
+  // Every barrier kept: no hint at all.
+  const Shot kept = take("hint_kept", "--backend sim --tab Races");
+  ASSERT_EQ(kept.rc, 0);
+  EXPECT_TRUE(kept.cells["race_hint"].empty()) << kept.cells["race_hint"];
+}
