@@ -9,3 +9,11 @@ preset=${TS_PRESET:-ci}
 cmake --preset "$preset"
 cmake --build --preset "$preset" -j "$(nproc)"
 ctest --preset "$preset" -j "$(nproc)" --timeout 600
+# The engine and its CPU tests once more, cross-built for aarch64 and run under
+# qemu-user (fails if its packages cannot be installed). TS_SKIP_AARCH64=1
+# leaves it out of a local run, and says so.
+if [ "${TS_SKIP_AARCH64:-0}" = 1 ]; then
+  echo "NOTE: aarch64 tests skipped (TS_SKIP_AARCH64=1)"
+else
+  ./scripts/test_aarch64.sh
+fi

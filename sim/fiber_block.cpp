@@ -21,7 +21,7 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
-#if TS_SIM_ASM_SWITCH
+#if TS_SIM_ASM_SWITCH && defined(__x86_64__)
 // void ts_sim_switch(void** save_sp, void* load_sp): saves the callee-saved
 // registers, the x87 control word and MXCSR on the current stack, stores the
 // stack pointer in *save_sp, loads load_sp and restores the same from there.
@@ -56,6 +56,69 @@ ts_sim_switch:
   popq %rbp
   ret
   .size ts_sim_switch, .-ts_sim_switch
+)");
+#elif TS_SIM_ASM_SWITCH && defined(__aarch64__)
+// The same for AAPCS64: x19-x28, the frame pointer x29, the link register x30,
+// d8-d15 (the low halves of v8-v15) and FPCR (rounding, flush-to-zero), 176
+// bytes below the stack pointer. `ret` goes wherever the loaded x30 points: a
+// new stack's x30 is ts_sim_fiber_start, which calls the trampoline (in x19)
+// as the outermost frame, so unwinders and debuggers stop there.
+extern "C" void ts_sim_switch(void** save_sp, void* load_sp);
+extern "C" void ts_sim_fiber_start();
+asm(R"(
+  .text
+  .p2align 2
+  .globl ts_sim_switch
+  .type ts_sim_switch, %function
+ts_sim_switch:
+  hint #34
+  sub sp, sp, #176
+  stp x19, x20, [sp, #0]
+  stp x21, x22, [sp, #16]
+  stp x23, x24, [sp, #32]
+  stp x25, x26, [sp, #48]
+  stp x27, x28, [sp, #64]
+  stp x29, x30, [sp, #80]
+  stp d8, d9, [sp, #96]
+  stp d10, d11, [sp, #112]
+  stp d12, d13, [sp, #128]
+  stp d14, d15, [sp, #144]
+  mrs x9, fpcr
+  str x9, [sp, #160]
+  mov x10, sp
+  str x10, [x0]
+  mov sp, x1
+  ldr x10, [sp, #160]
+  cmp x9, x10
+  b.eq 1f
+  msr fpcr, x10
+1:
+  ldp d14, d15, [sp, #144]
+  ldp d12, d13, [sp, #128]
+  ldp d10, d11, [sp, #112]
+  ldp d8, d9, [sp, #96]
+  ldp x29, x30, [sp, #80]
+  ldp x27, x28, [sp, #64]
+  ldp x25, x26, [sp, #48]
+  ldp x23, x24, [sp, #32]
+  ldp x21, x22, [sp, #16]
+  ldp x19, x20, [sp, #0]
+  add sp, sp, #176
+  ret
+  .size ts_sim_switch, .-ts_sim_switch
+
+  .p2align 2
+  .globl ts_sim_fiber_start
+  .hidden ts_sim_fiber_start
+  .type ts_sim_fiber_start, %function
+ts_sim_fiber_start:
+  .cfi_startproc
+  .cfi_undefined x30
+  hint #34
+  blr x19
+  brk #0
+  .cfi_endproc
+  .size ts_sim_fiber_start, .-ts_sim_fiber_start
 )");
 #endif
 
@@ -92,6 +155,16 @@ std::string dim_string(const Uint3& d) {
 
 FiberBlock* FiberBlock::active() {
   return tl_active;
+}
+
+const char* FiberBlock::switch_kind() {
+#if TS_SIM_ASM_SWITCH && defined(__x86_64__)
+  return "x86-64 assembly";
+#elif TS_SIM_ASM_SWITCH
+  return "aarch64 assembly";
+#else
+  return "ucontext";
+#endif
 }
 
 FiberBlock::FiberBlock(size_t stack_bytes) : stack_bytes_(stack_bytes) {
@@ -255,7 +328,7 @@ std::string FiberBlock::run_block(const Dim3& grid, const Dim3& block, const Dim
     // A thread abandoned mid-run (deadlock) may have left its frames poisoned.
     ASAN_UNPOISON_MEMORY_REGION(f.stack, stack_bytes_);
 #endif
-#if TS_SIM_ASM_SWITCH
+#if TS_SIM_ASM_SWITCH && defined(__x86_64__)
     {
       // What ts_sim_switch pops, from the new stack pointer up: x87 control
       // word, MXCSR, r15, r14, r13, r12, rbx, rbp, then the address it
@@ -270,6 +343,19 @@ std::string FiberBlock::run_block(const Dim3& grid, const Dim3& block, const Dim
       slot[-9] = 0x1F80;   // MXCSR: default rounding, all exceptions masked
       slot[-10] = 0x037F;  // x87 control word: the default
       f.sp = &slot[-10];
+    }
+#elif TS_SIM_ASM_SWITCH
+    {
+      // What ts_sim_switch loads, 22 slots from the new stack pointer up:
+      // x19 (the trampoline), x20-x28, x29 (no caller frame), x30 (where its
+      // `ret` goes: ts_sim_fiber_start), d8-d15, FPCR (0: round to nearest,
+      // no flush-to-zero, no traps: the default), padding.
+      auto top = reinterpret_cast<uintptr_t>(f.stack + stack_bytes_) & ~uintptr_t(15);
+      auto* slot = reinterpret_cast<uint64_t*>(top) - 22;
+      std::memset(slot, 0, 22 * sizeof(uint64_t));
+      slot[0] = reinterpret_cast<uint64_t>(&FiberBlock::trampoline);
+      slot[11] = reinterpret_cast<uint64_t>(&ts_sim_fiber_start);
+      f.sp = slot;
     }
 #else
     getcontext(&f.ctx);

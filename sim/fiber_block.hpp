@@ -1,7 +1,7 @@
 // Runs one block of simulated CUDA threads as fibers of the calling OS thread.
 //
 // Every thread is a fiber with its own stack (switched by a few lines of
-// assembly on x86-64, by ucontext elsewhere). A thread runs until
+// assembly on x86-64 and aarch64, by ucontext elsewhere). A thread runs until
 // it reaches a *step* -- a recorded access or a barrier -- and then yields to
 // the scheduler, which decides which warp advances next. A warp step resumes
 // every runnable lane of that warp once, in lane order, so the 32 lanes of a
@@ -33,10 +33,11 @@
 #include "kernels/cuda_compat.hpp"
 #include "trace/trace.hpp"
 
-// x86-64 Linux/Unix: switch stacks with a hand-written routine that saves the
-// callee-saved registers (no signal-mask system call, unlike swapcontext:
-// about 4x faster per step). Define TS_SIM_UCONTEXT to use ucontext anyway.
-#if defined(__x86_64__) && !defined(_WIN32) && !defined(TS_SIM_UCONTEXT)
+// x86-64 and aarch64 ELF systems: switch stacks with a hand-written routine
+// that saves the callee-saved registers (no signal-mask system call, unlike
+// swapcontext: about 4x faster per step). Define TS_SIM_UCONTEXT to use
+// ucontext anyway (CI builds the simulator tests that way too).
+#if (defined(__x86_64__) || defined(__aarch64__)) && defined(__ELF__) && !defined(TS_SIM_UCONTEXT)
 #define TS_SIM_ASM_SWITCH 1
 #else
 #define TS_SIM_ASM_SWITCH 0
@@ -99,6 +100,10 @@ class FiberBlock {
 
   // The FiberBlock whose block is running on this OS thread (nullptr outside).
   static FiberBlock* active();
+
+  // How this build switches fibers: "x86-64 assembly", "aarch64 assembly" or
+  // "ucontext" (tests check the fallback build really uses the fallback).
+  static const char* switch_kind();
 
  private:
   struct Fiber {
