@@ -20,8 +20,8 @@
 #include "app/palette.hpp"
 #include "app/settings.hpp"
 #include "app/shortcuts.hpp"
-#include "kernels/perf.hpp"
-#include "trace/trace_file.hpp"
+#include "engine/perf.hpp"
+#include "io/trace_file.hpp"
 
 namespace ts::app {
 

@@ -42,8 +42,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/backend.hpp"
-#include "trace/replay.hpp"
+#include "engine/backend.hpp"
+#include "analysis/replay.hpp"
 
 namespace ts::app {
 
@@ -87,7 +87,7 @@ struct ReplayUi {
 
 struct HoverCell {
   bool valid = false;
-  Buffer buffer = Buffer::None;
+  ArraySlot buffer = kNoArray;
   uint32_t block = 0;  // for shared arrays
   uint32_t element = 0;
 };
@@ -101,7 +101,7 @@ struct Selection {
 enum class MarkStyle : uint8_t { Write, Read, Hazard, Wrong, Info };
 
 struct CellMark {
-  Buffer buffer = Buffer::None;
+  ArraySlot buffer = kNoArray;
   uint32_t block = 0;  // for shared arrays; ignored for global ones
   uint32_t element = 0;
   MarkStyle style = MarkStyle::Info;
@@ -158,7 +158,7 @@ struct Layout {
 // Where the grid drew an array this frame (screen pixels), for hit tests and
 // for the scripted mode's cell map.
 struct DrawnArray {
-  Buffer id = Buffer::None;
+  ArraySlot id = kNoArray;
   bool shared = false;
   uint32_t block = 0;
   int rows = 0, cols = 0;            // cells drawn (may include padding beyond the array)

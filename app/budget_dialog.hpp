@@ -13,7 +13,7 @@
 #include <string>
 
 #include "app/app_state.hpp"
-#include "trace/memory_estimate.hpp"
+#include "analysis/memory_estimate.hpp"
 
 namespace ts::app {
 

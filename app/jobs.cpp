@@ -4,10 +4,10 @@
 #include <chrono>
 #include <future>
 
-#include "kernels/perf.hpp"
-#include "kernels/reference.hpp"
-#include "trace/stale_reads.hpp"
-#include "trace/trace_file.hpp"
+#include "engine/perf.hpp"
+#include "engine/reference.hpp"
+#include "analysis/stale_reads.hpp"
+#include "io/trace_file.hpp"
 
 namespace ts::app {
 

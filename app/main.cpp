@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "app/app.hpp"
-#include "options/lesson_options.hpp"
+#include "engine/lesson_options.hpp"
 
 namespace {
 

@@ -14,7 +14,7 @@ ImU32 SeriesColours::of(const std::string& label) {
   return series_colour(size_t(it - order_.begin()));
 }
 
-void draw_throughput(const PerfReport& r, Family f, ImVec2 size, bool log_y,
+void draw_throughput(const PerfReport& r, PerfMetric f, ImVec2 size, bool log_y,
                      SeriesColours& colours) {
   const auto series = throughput_series(r, f);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -51,7 +51,7 @@ void draw_throughput(const PerfReport& r, Family f, ImVec2 size, bool log_y,
   }
   std::sort(xt.begin(), xt.end());
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const bool mm = f == Family::Matmul;
+  const bool mm = f == PerfMetric::Flops;
   const Axes ax =
       frame(dl, origin, size, x0 / 1.15, x1 * 1.15, y0, y1, true, log_y,
             mm ? "GFLOP/s against n (log n)" : "GB/s against length (log length)",

@@ -39,7 +39,7 @@ std::optional<PerfConfig> SweepChoices::config(std::string* message) const {
     std::vector<std::string> keep;
     for (const auto& k : c.kernels) {
       const Variant* v = find_variant(k);
-      const bool mm = v && v->family == Family::Matmul;
+      const bool mm = v && v->metric == PerfMetric::Flops;
       if ((mm && !c.matmul_sizes.empty()) || (!mm && !c.stencil_lengths.empty())) keep.push_back(k);
     }
     c.kernels = keep;
@@ -65,7 +65,7 @@ std::vector<CountRow> compute_counts() {
     RunRequest req;
     req.variant = v.id;
     Params p = v.defaults;
-    if (v.family == Family::Matmul) {
+    if (v.metric == PerfMetric::Flops) {
       const bool one_block = std::string(v.id) == "matmul.naive_one_block";
       p.m = p.k = p.n = one_block ? 32 : 64;  // one block holds at most 32 x 32 threads
       p.tile = 16;

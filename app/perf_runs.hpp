@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/backend.hpp"
-#include "kernels/perf.hpp"
+#include "engine/backend.hpp"
+#include "engine/perf.hpp"
 
 namespace ts::app {
 

@@ -118,7 +118,7 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
   // chosen hazard (--hazard) put on screen.
   if (s.replay && s.replay->last_event()) {
     const Event& e = *s.replay->last_event();
-    j["last_event"] = {{"kind", to_string(e.kind)}, {"buffer", to_string(e.buffer)},
+    j["last_event"] = {{"kind", to_string(e.kind)}, {"buffer", to_string(e.array)},
                        {"element", e.element},      {"block", e.block},
                        {"thread", e.thread},        {"line", e.line}};
   }
@@ -193,7 +193,7 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
       const Event& e = r.trace().events[r.event_at(p)];
       if (e.kind == EventKind::GlobalStore) {
         j["last_store"] = {
-            {"buffer", to_string(e.buffer)}, {"element", e.element}, {"value", e.value}};
+            {"buffer", to_string(e.array)}, {"element", e.element}, {"value", e.value}};
         break;
       }
     }

@@ -44,7 +44,7 @@ Rgb mark_colour(MarkStyle m) {
 
 // One array placed on screen.
 struct Placed {
-  Buffer id = Buffer::None;
+  ArraySlot id = kNoArray;
   bool shared = false;
   uint32_t block = 0;
   int rows = 0, cols = 0;            // cells drawn
@@ -85,7 +85,7 @@ Arrangement arrange(const Shapes& sh, ImVec2 origin, ImVec2 avail) {
   auto finish = [&](float cell) { return std::clamp(std::floor(cell), 2.0f, 96.0f); };
   if (sh.matmul) {
     Placed A = sh.A, B = sh.B, C = sh.C, TA = sh.TA, TB = sh.TB;
-    const bool has_a = TA.id != Buffer::None, has_b = TB.id != Buffer::None;
+    const bool has_a = TA.id != kNoArray, has_b = TB.id != kNoArray;
     const bool has_shared = has_a || has_b;
     const int sw = std::max(TA.cols, TB.cols), sh_rows = TA.rows + TB.rows;
     const int corner_cols = TA.cols + TB.cols, corner_rows = std::max(TA.rows, TB.rows);
@@ -188,7 +188,7 @@ Arrangement arrange(const Shapes& sh, ImVec2 origin, ImVec2 avail) {
   } else if (sh.stencil) {
     // Stencil: In and Out wrapped one block per row, the block's shared array between.
     Placed In = sh.In, Out = sh.Out, Sh = sh.Sh;
-    const bool has_shared = Sh.id != Buffer::None;
+    const bool has_shared = Sh.id != kNoArray;
     const int wcells = std::max(sh.block, has_shared ? Sh.cols : 0);
     const float hcells = float(In.rows + Out.rows + (has_shared ? 1 : 0));
     const float vgaps = label_h * (has_shared ? 3 : 2) + gap * (has_shared ? 2 : 1);

@@ -22,8 +22,8 @@
 #include "app/perf_runs.hpp"
 #include "app/plot.hpp"
 #include "app/view.hpp"
-#include "kernels/backend.hpp"
-#include "kernels/perf.hpp"
+#include "engine/backend.hpp"
+#include "engine/perf.hpp"
 
 namespace ts::app {
 
@@ -397,7 +397,7 @@ class PerformanceView final : public View {
     // that the roofline's lower half and its legend are not scrolled away.
     const float ph = std::clamp(std::min(w * 0.62f, ImGui::GetContentRegionAvail().y),
                                 ImGui::GetFontSize() * 12, ImGui::GetFontSize() * 26);
-    draw_throughput(r, plot_family_ == 0 ? Family::Matmul : Family::Stencil, ImVec2(w, ph), log_y_,
+    draw_throughput(r, plot_family_ == 0 ? PerfMetric::Flops : PerfMetric::Bytes, ImVec2(w, ph), log_y_,
                     colours_);
     if (side) ImGui::SameLine(0, gap);
     draw_roofline(r, ImVec2(w, ph), colours_, s.plot_marks);

@@ -19,9 +19,9 @@
 
 #include "app/race_hint.hpp"
 #include "app/view.hpp"
-#include "kernels/race_runs.hpp"
-#include "trace/hazards.hpp"
-#include "trace/stale_reads.hpp"
+#include "analysis/race_runs.hpp"
+#include "analysis/hazards.hpp"
+#include "analysis/stale_reads.hpp"
 
 namespace ts::app {
 namespace {

@@ -179,7 +179,7 @@ class TimelineView final : public View {
           "step %llu of %llu   phase %d   last: %s %s  block %u thread (%u, %u)  line %u",
           (unsigned long long)r.position(), (unsigned long long)r.size(),
           r.current_phase(s.selection.block), to_string(e->kind),
-          e->buffer == Buffer::None ? "" : source_name(r.trace().config.variant, e->buffer),
+          e->buffer == kNoArray ? "" : source_name(r.trace().config.variant, e->buffer),
           e->block, e->thread % bx, e->thread / bx, e->line);
     } else {
       std::snprintf(where, sizeof where, "step 0 of %llu: nothing has run yet",

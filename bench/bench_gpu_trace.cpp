@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "kernels/backend.hpp"
-#include "trace/counters.hpp"
-#include "trace/decode.hpp"
+#include "engine/backend.hpp"
+#include "analysis/counters.hpp"
+#include "analysis/decode.hpp"
 
 namespace {
 

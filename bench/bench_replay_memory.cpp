@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "kernels/backend.hpp"
-#include "trace/memory_estimate.hpp"
-#include "trace/replay.hpp"
+#include "engine/backend.hpp"
+#include "analysis/memory_estimate.hpp"
+#include "analysis/replay.hpp"
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/backend.hpp"
+#include "engine/backend.hpp"
 
 int main(int argc, char** argv) {
   ts::RunRequest req;

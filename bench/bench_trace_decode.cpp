@@ -10,11 +10,11 @@
 #include <sstream>
 #include <vector>
 
-#include "kernels/backend.hpp"
-#include "trace/chrome_export.hpp"
-#include "trace/counters.hpp"
-#include "trace/decode.hpp"
-#include "trace/trace_file.hpp"
+#include "engine/backend.hpp"
+#include "io/chrome_export.hpp"
+#include "analysis/counters.hpp"
+#include "analysis/decode.hpp"
+#include "io/trace_file.hpp"
 
 namespace {
 

@@ -11,7 +11,7 @@
 
 #include "cli/command.hpp"
 #include "cli/output_file.hpp"
-#include "kernels/perf.hpp"
+#include "engine/perf.hpp"
 
 namespace ts::cli {
 namespace {

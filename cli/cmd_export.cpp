@@ -5,8 +5,8 @@
 #include "cli/command.hpp"
 #include "cli/output_file.hpp"
 #include "cli/report.hpp"
-#include "trace/chrome_export.hpp"
-#include "trace/trace_file.hpp"
+#include "io/chrome_export.hpp"
+#include "io/trace_file.hpp"
 
 namespace ts::cli {
 namespace {

@@ -4,8 +4,8 @@
 
 #include "cli/command.hpp"
 #include "cli/report.hpp"
-#include "trace/decode.hpp"
-#include "trace/trace_file.hpp"
+#include "analysis/decode.hpp"
+#include "io/trace_file.hpp"
 
 namespace ts::cli {
 namespace {

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
-#include "kernels/catalogue.hpp"
+#include "engine/catalogue.hpp"
 
 namespace ts::cli {
 namespace {

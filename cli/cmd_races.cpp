@@ -18,11 +18,11 @@
 
 #include "cli/command.hpp"
 #include "cli/report.hpp"
-#include "kernels/backend.hpp"
-#include "kernels/race_runs.hpp"
-#include "options/lesson_options.hpp"
-#include "trace/hazards.hpp"
-#include "trace/stale_reads.hpp"
+#include "engine/backend.hpp"
+#include "analysis/race_runs.hpp"
+#include "engine/lesson_options.hpp"
+#include "analysis/hazards.hpp"
+#include "analysis/stale_reads.hpp"
 
 namespace ts::cli {
 namespace {

@@ -6,9 +6,9 @@
 #include "cli/command.hpp"
 #include "cli/output_file.hpp"
 #include "cli/report.hpp"
-#include "kernels/backend.hpp"
-#include "options/lesson_options.hpp"
-#include "trace/trace_file.hpp"
+#include "engine/backend.hpp"
+#include "engine/lesson_options.hpp"
+#include "io/trace_file.hpp"
 
 namespace ts::cli {
 namespace {

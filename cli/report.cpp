@@ -128,8 +128,8 @@ void print_summary(std::ostream& out, const Trace& t, const Counters& c,
   out << "  global loads   " << std::setw(10) << c.global_loads();
   std::string per;
   for (const auto& e : c.global_loads_per_element)
-    per += std::string(per.empty() ? "" : ", ") + to_string(e.buffer) + " " +
-           std::to_string(c.loads[int(e.buffer)]);
+    per += std::string(per.empty() ? "" : ", ") + to_string(e.array) + " " +
+           std::to_string(c.loads[int(e.array)]);
   if (!per.empty()) out << "   (" << per << ")";
   out << "\n  global stores  " << std::setw(10) << c.global_stores() << "\n  shared stores  "
       << std::setw(10) << c.shared_stores() << "\n  shared loads   " << std::setw(10)
@@ -140,7 +140,7 @@ void print_summary(std::ostream& out, const Trace& t, const Counters& c,
       << " written; shared " << c.shared_bytes_read << " read, " << c.shared_bytes_written
       << " written\n";
   for (const auto& e : c.global_loads_per_element)
-    out << "  global loads per element of " << to_string(e.buffer) << " (" << e.rows << " x "
+    out << "  global loads per element of " << to_string(e.array) << " (" << e.rows << " x "
         << e.cols << "): min " << e.min << ", max " << e.max << ", mean " << fixed(e.mean) << "\n";
   if (c.output_elements) {
     out << "  global loads per output element: " << fixed(c.global_loads_per_output);
@@ -214,7 +214,7 @@ nlohmann::json summary_json(const Trace& t, const Counters& c,
   counts["per_buffer"] = per_buffer;
   json heat = json::object();
   for (const auto& e : c.global_loads_per_element)
-    heat[to_string(e.buffer)] = {
+    heat[to_string(e.array)] = {
         {"rows", e.rows}, {"cols", e.cols}, {"min", e.min}, {"max", e.max}, {"mean", e.mean}};
   counts["global_loads_per_element"] = heat;
   if (const auto x = expected_for(t))

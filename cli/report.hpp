@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "kernels/reference.hpp"
-#include "trace/counters.hpp"
-#include "trace/trace.hpp"
+#include "engine/reference.hpp"
+#include "analysis/counters.hpp"
+#include "model/trace.hpp"
 
 namespace ts::cli {
 

@@ -14,7 +14,7 @@
 #include <tuple>
 #include <vector>
 
-#include "kernels/backend.hpp"
+#include "engine/backend.hpp"
 #include "tests/gpu_require.hpp"
 
 namespace ts {
@@ -151,7 +151,7 @@ std::map<std::pair<uint32_t, uint32_t>, std::vector<Access>> per_thread(const Tr
   std::map<std::pair<uint32_t, uint32_t>, std::vector<Access>> m;
   for (const Event& e : t.events)
     m[{e.block, e.thread}].push_back(
-        {e.kind, e.buffer, e.element, e.value, e.line, e.flags, e.barrier});
+        {e.kind, e.array, e.element, e.value, e.line, e.flags, e.barrier});
   return m;
 }
 

@@ -5,8 +5,8 @@
 
 #include <thread>
 
-#include "kernels/backend.hpp"
-#include "kernels/perf.hpp"
+#include "engine/backend.hpp"
+#include "engine/perf.hpp"
 #include "tests/gpu_require.hpp"
 
 namespace ts {

@@ -11,11 +11,11 @@
 #include <string>
 #include <utility>
 
-#include "kernels/backend.hpp"
-#include "kernels/race_runs.hpp"
+#include "engine/backend.hpp"
+#include "analysis/race_runs.hpp"
 #include "tests/gpu_require.hpp"
-#include "trace/hazards.hpp"
-#include "trace/stale_reads.hpp"
+#include "analysis/hazards.hpp"
+#include "analysis/stale_reads.hpp"
 
 namespace ts {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "kernels/backend.hpp"
+#include "engine/backend.hpp"
 
 #define REQUIRE_GPU()                                                                   \
   do {                                                                                  \

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/catalogue.hpp"
+#include "engine/catalogue.hpp"
 
 namespace ts {
 namespace {

@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "kernels/catalogue.hpp"
+#include "engine/catalogue.hpp"
 #include "test_trace_fixtures.hpp"
 #include "tests/cli_process.hpp"
-#include "trace/trace_file.hpp"
+#include "io/trace_file.hpp"
 
 namespace ts {
 namespace {

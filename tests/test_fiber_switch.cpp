@@ -11,7 +11,7 @@
 #include <cstring>
 #include <vector>
 
-#include "sim/fiber_block.hpp"
+#include "engine/sim/fiber_block.hpp"
 
 namespace ts::sim {
 namespace {

@@ -7,10 +7,10 @@
 #include <set>
 #include <utility>
 
-#include "kernels/backend.hpp"
-#include "kernels/catalogue.hpp"
+#include "engine/backend.hpp"
+#include "engine/catalogue.hpp"
 #include "tests/cli_process.hpp"
-#include "trace/hazards.hpp"
+#include "analysis/hazards.hpp"
 
 namespace ts {
 namespace {
@@ -30,7 +30,7 @@ struct TraceBuilder {
     e.warp = uint16_t(thread / 32);
     e.line = line;
     e.kind = kind;
-    e.buffer = buf;
+    e.array = buf;
     t.events.push_back(e);
   }
   void store(uint16_t th, uint32_t el, float v, uint16_t line, Buffer b = Buffer::TileA) {
@@ -41,9 +41,9 @@ struct TraceBuilder {
   }
   void barrier(std::initializer_list<uint16_t> threads, uint16_t line = 50) {
     for (auto th : threads)
-      access(EventKind::BarrierArrive, th, 0, 0, line, Buffer::None);
+      access(EventKind::BarrierArrive, th, 0, 0, line, kNoArray);
     for (auto th : threads)
-      access(EventKind::BarrierLeave, th, 0, 0, line, Buffer::None);
+      access(EventKind::BarrierLeave, th, 0, 0, line, kNoArray);
   }
 };
 
@@ -175,10 +175,10 @@ TEST(Hazards, IntervalsArePerThreadProgramOrder) {
   // the trace yet, as with a removed barrier on one path): both are in
   // different intervals only if they passed different numbers of barriers.
   TraceBuilder b;
-  b.access(EventKind::BarrierLeave, 0, 0, 0, 50, Buffer::None);
+  b.access(EventKind::BarrierLeave, 0, 0, 0, 50, kNoArray);
   b.store(0, 5, 1.f, 10);  // thread 0, interval 1
   b.load(40, 5, 1.f, 20);  // thread 40, interval 0: ordered by the barrier
-  b.access(EventKind::BarrierLeave, 40, 0, 0, 50, Buffer::None);
+  b.access(EventKind::BarrierLeave, 40, 0, 0, 50, kNoArray);
   b.load(40, 5, 1.f, 21);  // thread 40, interval 1: unordered with the store
   auto r = analyze_hazards(b.t);
   ASSERT_EQ(r.total, 1u);

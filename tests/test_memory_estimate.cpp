@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "trace/memory_estimate.hpp"
+#include "analysis/memory_estimate.hpp"
 
 namespace ts {
 namespace {

@@ -9,8 +9,8 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "kernels/backend.hpp"
-#include "kernels/perf.hpp"
+#include "engine/backend.hpp"
+#include "engine/perf.hpp"
 
 namespace ts {
 namespace {
@@ -222,7 +222,7 @@ TEST(PerfCounts, AnUnknownVariantIsCountedNotGuessed) {
   t.config.variant = "matmul.from_the_future";
   Event e{};
   e.kind = EventKind::GlobalLoad;
-  e.buffer = Buffer::A;
+  e.array = Buffer::A;
   t.events.push_back(e);
   const AccessCounts c = perf_access_counts(t);
   EXPECT_EQ(c.global_loads, 1u);

@@ -10,8 +10,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "kernels/backend.hpp"
-#include "kernels/perf.hpp"
+#include "engine/backend.hpp"
+#include "engine/perf.hpp"
 
 namespace ts {
 namespace {
@@ -19,13 +19,13 @@ namespace {
 PerfResult matmul_row(const std::string& kernel, int tile, int n, double ms) {
   PerfResult x;
   x.kernel = kernel;
-  x.family = Family::Matmul;
+  x.metric = PerfMetric::Flops;
   x.tile = tile;
   x.size = n;
   x.params.m = x.params.k = x.params.n = n;
   x.params.tile = tile;
-  x.flops = flop_count(Family::Matmul, x.params);
-  x.compulsory_bytes = compulsory_bytes(Family::Matmul, x.params);
+  x.flops = flop_count(PerfMetric::Flops, x.params);
+  x.compulsory_bytes = compulsory_bytes(PerfMetric::Flops, x.params);
   x.ms_median = x.ms_min = x.ms_max = ms;
   x.reps = 10;
   return x;
@@ -54,12 +54,12 @@ PerfReport known_report() {
   r.results.push_back(wrong);
   PerfResult st;
   st.kernel = "stencil.naive";
-  st.family = Family::Stencil;
+  st.metric = PerfMetric::Bytes;
   st.size = 1 << 20;
   st.params.length = 1 << 20;
   st.params.radius = 3;
-  st.flops = flop_count(Family::Stencil, st.params);
-  st.compulsory_bytes = compulsory_bytes(Family::Stencil, st.params);
+  st.flops = flop_count(PerfMetric::Bytes, st.params);
+  st.compulsory_bytes = compulsory_bytes(PerfMetric::Bytes, st.params);
   st.ms_median = st.ms_min = st.ms_max = 0.008388608;  // 8 MiB in 8.39 us -> 1000 GB/s
   st.reps = 10;
   st.attrs.known = true;
@@ -76,14 +76,14 @@ TEST(PerfMetrics, WorkAndBytesOfAMultiplyAndAStencil) {
   p.m = 2;
   p.k = 3;
   p.n = 4;
-  EXPECT_DOUBLE_EQ(flop_count(Family::Matmul, p), 2.0 * 2 * 3 * 4);
+  EXPECT_DOUBLE_EQ(flop_count(PerfMetric::Flops, p), 2.0 * 2 * 3 * 4);
   // A (2x3) + B (3x4) + C (2x4) = 6 + 12 + 8 floats.
-  EXPECT_DOUBLE_EQ(compulsory_bytes(Family::Matmul, p), 4.0 * 26);
+  EXPECT_DOUBLE_EQ(compulsory_bytes(PerfMetric::Flops, p), 4.0 * 26);
   Params s;
   s.length = 1000;
   s.radius = 3;
-  EXPECT_DOUBLE_EQ(flop_count(Family::Stencil, s), 7000.0);
-  EXPECT_DOUBLE_EQ(compulsory_bytes(Family::Stencil, s), 8000.0);
+  EXPECT_DOUBLE_EQ(flop_count(PerfMetric::Bytes, s), 7000.0);
+  EXPECT_DOUBLE_EQ(compulsory_bytes(PerfMetric::Bytes, s), 8000.0);
 }
 
 TEST(PerfMetrics, Fp32PeakFromProperties) {
@@ -143,7 +143,7 @@ TEST(PerfReportFile, SaveLoadRoundTrip) {
     EXPECT_EQ(a.tile, b.tile);
     EXPECT_EQ(a.size, b.size);
     EXPECT_EQ(a.status, b.status);
-    EXPECT_EQ(a.family, b.family);
+    EXPECT_EQ(a.metric, b.metric);
     EXPECT_EQ(a.params, b.params);
     EXPECT_EQ(a.message, b.message);
     EXPECT_DOUBLE_EQ(a.ms_median, b.ms_median);
@@ -275,7 +275,7 @@ TEST(PerfConfigCheck, SelectsFromTheCatalogue) {
   auto vs = selected_variants(c);
   ASSERT_FALSE(vs.empty());
   for (const Variant* v : vs)
-    EXPECT_EQ(v->family, Family::Matmul);
+    EXPECT_EQ(v->metric, PerfMetric::Flops);
   c.kernels = {"matmul.tiled_square"};
   vs = selected_variants(c);
   ASSERT_EQ(vs.size(), 1u);
@@ -296,13 +296,13 @@ TEST(PerfPlots, SeriesAndRooflinePoints) {
   r.results.push_back(matmul_row("matmul.tiled_square", 16, 500, 0.25));
   PerfResult copy;
   copy.kernel = kCopyId;
-  copy.family = Family::Stencil;
+  copy.metric = PerfMetric::Bytes;
   copy.size = 1 << 26;
   copy.compulsory_bytes = 2.0 * 4 * (1 << 26);
   copy.ms_median = 0.5;
   r.results.push_back(copy);
   derive_metrics(r);
-  const auto mm = throughput_series(r, Family::Matmul);
+  const auto mm = throughput_series(r, PerfMetric::Flops);
   ASSERT_EQ(mm.size(), 2u);  // cuBLAS and tiled T16; the wrong kernel is left out
   EXPECT_EQ(mm[0].label, "cublas.sgemm");
   EXPECT_TRUE(mm[0].reference);
@@ -310,7 +310,7 @@ TEST(PerfPlots, SeriesAndRooflinePoints) {
   ASSERT_EQ(mm[1].points.size(), 2u);
   EXPECT_EQ(mm[1].points[0].first, 500.0);  // sorted by size
   EXPECT_NEAR(mm[1].points[0].second, 1000.0, 1e-6);
-  const auto st = throughput_series(r, Family::Stencil);
+  const auto st = throughput_series(r, PerfMetric::Bytes);
   ASSERT_EQ(st.size(), 2u);  // stencil.naive and the copy's flat line
   EXPECT_EQ(st[1].label, "copy bandwidth");
   EXPECT_NEAR(st[1].points[0].second, copy.compulsory_bytes / 0.5e-3 / 1e9, 1e-6);
@@ -403,7 +403,7 @@ TEST(PerfPlots, GarbageInAReportIsNotPlotted) {
     EXPECT_TRUE(std::isfinite(p.gflops) && p.gflops > 0) << p.label;
     EXPECT_TRUE(std::isfinite(p.issued_intensity) && p.issued_intensity >= 0) << p.label;
   }
-  for (Family f : {Family::Matmul, Family::Stencil})
+  for (PerfMetric f : {PerfMetric::Flops, PerfMetric::Bytes})
     for (const auto& s : throughput_series(r, f))
       for (const auto& [x, y] : s.points)
         EXPECT_TRUE(std::isfinite(x) && x > 0 && std::isfinite(y) && y > 0) << s.label;

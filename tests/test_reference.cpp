@@ -4,7 +4,7 @@
 #include <cmath>
 #include <set>
 
-#include "kernels/reference.hpp"
+#include "engine/reference.hpp"
 
 namespace ts {
 namespace {

@@ -8,10 +8,10 @@
 #include <map>
 #include <random>
 
-#include "kernels/backend.hpp"
+#include "engine/backend.hpp"
 #include "tests/test_trace_fixtures.hpp"
-#include "trace/memory_estimate.hpp"
-#include "trace/replay.hpp"
+#include "analysis/memory_estimate.hpp"
+#include "analysis/replay.hpp"
 
 namespace ts {
 namespace {
@@ -28,8 +28,8 @@ std::map<std::pair<int, uint64_t>, float> naive_values(const Trace& t, const Rep
     const Event& e = t.events[r.event_at(p)];
     if (!is_store(e.kind)) continue;
     const uint64_t key =
-        is_shared_buffer(e.buffer) ? (uint64_t(e.block) << 32) | e.element : e.element;
-    v[{int(e.buffer), key}] = e.value;
+        is_shared_buffer(e.array) ? (uint64_t(e.block) << 32) | e.element : e.element;
+    v[{int(e.array), key}] = e.value;
   }
   return v;
 }
@@ -179,7 +179,7 @@ TEST(Replay, LockstepRunsPhaseByPhase) {
   for (uint64_t p = 1; p <= 64; ++p) {
     const Event& e = t.events[r.event_at(p)];
     EXPECT_EQ(e.kind, EventKind::GlobalLoad);
-    EXPECT_EQ(e.buffer, Buffer::A);
+    EXPECT_EQ(e.array, Buffer::A);
   }
   EXPECT_EQ(r.lockstep_phase_start(0), 0u);
   EXPECT_EQ(r.phase_of(r.event_at(r.lockstep_phase_start(1) + 1)), 1);
@@ -228,7 +228,7 @@ TEST(Replay, SharedCellsRememberTheirSourceAndPadding) {
   // Make thread 5 of block 0 store padding instead of loading A in phase 0.
   for (size_t i = 0; i < t.events.size(); ++i) {
     Event& e = t.events[i];
-    if (e.block == 0 && e.thread == 5 && e.kind == EventKind::GlobalLoad && e.buffer == Buffer::A) {
+    if (e.block == 0 && e.thread == 5 && e.kind == EventKind::GlobalLoad && e.array == Buffer::A) {
       t.events.erase(t.events.begin() + long(i));
       for (size_t j = i; j < t.events.size(); ++j)
         if (t.events[j].thread == 5 && t.events[j].kind == EventKind::SharedStore) {

@@ -11,9 +11,9 @@
 #include <cstring>
 #include <map>
 
-#include "kernels/backend.hpp"
-#include "trace/replay.hpp"
-#include "trace/stale_reads.hpp"
+#include "engine/backend.hpp"
+#include "analysis/replay.hpp"
+#include "analysis/stale_reads.hpp"
 
 namespace ts {
 namespace {
@@ -36,8 +36,8 @@ bool same_bits(float a, float b) {
 
 // (buffer, block for shared arrays, element): one cell.
 uint64_t cell_key(const Event& e) {
-  const uint64_t block = is_shared_buffer(e.buffer) ? e.block : 0;
-  return (uint64_t(e.buffer) << 56) | (block << 32) | e.element;
+  const uint64_t block = is_shared_buffer(e.array) ? e.block : 0;
+  return (uint64_t(e.array) << 56) | (block << 32) | e.element;
 }
 
 struct Counts {
@@ -52,12 +52,12 @@ uint64_t check_order(const Trace& t, Replay& r, const std::vector<uint8_t>& saw_
   uint64_t loads = 0;
   // Each output cell's last store in this order, found independently.
   std::map<uint32_t, uint64_t> last_store;
-  Buffer out = Buffer::None;
+  Buffer out = kNoArray;
   for (uint64_t p = 1; p <= r.size(); ++p) {
     const Event& e = ev[r.event_at(p)];
     if (e.kind == EventKind::GlobalStore && !(e.flags & kFlagOutOfRange)) {
       last_store[e.element] = p;
-      out = e.buffer;
+      out = e.array;
     }
   }
   r.seek(0);
@@ -66,31 +66,31 @@ uint64_t check_order(const Trace& t, Replay& r, const std::vector<uint8_t>& saw_
     const uint32_t i = r.event_at(p);
     const Event& e = ev[i];
     if (!is_load(e.kind) || (e.flags & kFlagOutOfRange)) continue;
-    const CellState* c = r.cell(e.buffer, e.block, e.element);
+    const CellState* c = r.cell(e.array, e.block, e.element);
     if (!c) {
       ADD_FAILURE() << "no cell for event " << i;
       return loads;
     }
     ++loads;
-    const ReplayArray* a = r.array(e.buffer);
+    const ReplayArray* a = r.array(e.array);
     const bool input = a && !a->shared && !a->is_output;
     if (input || saw_store[i]) {
       if (!same_bits(c->value, e.value) || (!input && !(c->flags & kCellWritten))) {
         ADD_FAILURE() << to_string(r.order()) << ": at position " << p << " thread " << e.thread
-                      << " of block " << e.block << " read " << to_string(e.buffer) << "["
+                      << " of block " << e.block << " read " << to_string(e.array) << "["
                       << e.element << "] = " << e.value << " but the cell shows " << c->value
                       << ((c->flags & kCellWritten) ? "" : " (unwritten)");
         return loads;
       }
     } else if (c->flags & kCellWritten) {
       ADD_FAILURE() << to_string(r.order()) << ": at position " << p << " thread " << e.thread
-                    << " of block " << e.block << " read " << to_string(e.buffer) << "["
+                    << " of block " << e.block << " read " << to_string(e.array) << "["
                     << e.element << "] before any store, but the cell shows " << c->value;
       return loads;
     }
   }
   // Final exactly from the last store on, holding the run's output.
-  const BufferData* data = out == Buffer::None ? nullptr : t.buffer(out);
+  const BufferData* data = out == kNoArray ? nullptr : t.buffer(out);
   for (const auto& [element, p] : last_store) {
     r.seek(p - 1);
     EXPECT_FALSE(r.output_final(out, element)) << "element " << element << " before its last store";
@@ -188,10 +188,10 @@ TEST(ReplayInvariant, LockstepDrawsTheMissedStoreAfterTheLoad) {
     const Event& e = trace->events[i];
     if (e.kind != EventKind::SharedLoad || e.value != 0.0f) continue;
     r.seek(r.position_after(i));
-    const CellState* c = r.cell(e.buffer, e.block, e.element);
+    const CellState* c = r.cell(e.array, e.block, e.element);
     ASSERT_NE(c, nullptr);
     EXPECT_TRUE(!(c->flags & kCellWritten) || c->value == 0.0f)
-        << "thread " << e.thread << " read " << to_string(e.buffer) << "[" << e.element
+        << "thread " << e.thread << " read " << to_string(e.array) << "[" << e.element
         << "] = 0, the cell shows " << c->value;
     ++checked;
   }
@@ -229,7 +229,7 @@ TEST(ReplayInvariant, StaleReadsAreOneNumberEverywhere) {
         if (first) {
           r.seek(first);
           const Event& e = *r.last_event();
-          EXPECT_TRUE(r.cell(e.buffer, e.block, e.element)->flags & kCellStale);
+          EXPECT_TRUE(r.cell(e.array, e.block, e.element)->flags & kCellStale);
         }
       }
       racy += stale->stale > 0;

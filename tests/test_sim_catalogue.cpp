@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/backend.hpp"
-#include "kernels/catalogue.hpp"
+#include "engine/backend.hpp"
+#include "engine/catalogue.hpp"
 
 namespace ts {
 namespace {

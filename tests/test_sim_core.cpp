@@ -9,8 +9,8 @@
 #include <tuple>
 #include <vector>
 
-#include "kernels/dispatch.hpp"
-#include "sim/simulate.hpp"
+#include "engine/lesson_dispatch.hpp"
+#include "engine/sim/simulate.hpp"
 
 namespace ts {
 namespace {
@@ -197,7 +197,7 @@ TEST(SimCore, RandomSeedsGiveDifferentSchedules) {
   EXPECT_NE(std::memcmp(r1.events.data(), r2.events.data(), r1.events.size() * sizeof(Event)), 0);
   // The same events, in another order.
   auto key = [](const Event& e) {
-    return std::tuple(e.thread, e.kind, e.buffer, e.element, e.line);
+    return std::tuple(e.thread, e.kind, e.array, e.element, e.line);
   };
   std::vector<std::tuple<uint16_t, EventKind, Buffer, uint32_t, uint16_t>> k1, k2;
   for (const Event& e : r1.events)

@@ -3,10 +3,10 @@
 
 #include <atomic>
 
-#include "kernels/backend.hpp"
-#include "kernels/race_runs.hpp"
-#include "trace/hazards.hpp"
-#include "trace/stale_reads.hpp"
+#include "engine/backend.hpp"
+#include "analysis/race_runs.hpp"
+#include "analysis/hazards.hpp"
+#include "analysis/stale_reads.hpp"
 
 namespace ts {
 namespace {
@@ -17,7 +17,7 @@ Event load(uint32_t block, uint16_t thread, Buffer buf, uint32_t element, float 
   e.thread = thread;
   e.warp = uint16_t(thread / 32);
   e.kind = buf == Buffer::A ? EventKind::GlobalLoad : EventKind::SharedLoad;
-  e.buffer = buf;
+  e.array = buf;
   e.element = element;
   e.value = value;
   e.line = 40;

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "test_trace_fixtures.hpp"
-#include "trace/chrome_export.hpp"
+#include "io/chrome_export.hpp"
 
 namespace ts {
 namespace {

@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "test_trace_fixtures.hpp"
-#include "trace/counters.hpp"
-#include "trace/decode.hpp"
+#include "analysis/counters.hpp"
+#include "analysis/decode.hpp"
 
 namespace ts {
 namespace {

@@ -15,8 +15,8 @@
 #include <iterator>
 
 #include "test_trace_fixtures.hpp"
-#include "trace/chrome_export.hpp"
-#include "trace/trace_file.hpp"
+#include "io/chrome_export.hpp"
+#include "io/trace_file.hpp"
 
 namespace ts {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "trace/trace.hpp"
+#include "model/trace.hpp"
 
 namespace ts::testing {
 
@@ -65,7 +65,7 @@ inline Trace tiled_matmul_trace(int n, int t, uint32_t barrier_mask = 3u) {
     e.warp = uint16_t(thread / 32);
     e.sm = 0;
     e.kind = kind;
-    e.buffer = buf;
+    e.array = buf;
     e.flags = 0;
     e.barrier = barrier;
     tr.events.push_back(e);
@@ -78,9 +78,9 @@ inline Trace tiled_matmul_trace(int n, int t, uint32_t barrier_mask = 3u) {
       auto barrier = [&](int id, uint16_t line) {
         if (!(barrier_mask & (1u << (id - 1)))) return;
         for (int th = 0; th < threads; ++th)
-          push(block, th, EventKind::BarrierArrive, Buffer::None, 0, 0, line, uint8_t(id));
+          push(block, th, EventKind::BarrierArrive, kNoArray, 0, 0, line, uint8_t(id));
         for (int th = 0; th < threads; ++th)
-          push(block, th, EventKind::BarrierLeave, Buffer::None, 0, 0, line, uint8_t(id));
+          push(block, th, EventKind::BarrierLeave, kNoArray, 0, 0, line, uint8_t(id));
       };
       for (int p = 0; p < nb; ++p) {
         for (int th = 0; th < threads; ++th) {

@@ -9,9 +9,9 @@
 #include <filesystem>
 
 #include "cli_process.hpp"
-#include "kernels/backend.hpp"
-#include "trace/trace_file.hpp"
-#include "trace/trace_validate.hpp"
+#include "engine/backend.hpp"
+#include "io/trace_file.hpp"
+#include "analysis/trace_validate.hpp"
 
 namespace ts {
 namespace {
@@ -41,9 +41,9 @@ bool accepted(const Trace& t, std::string* err) {
   return parse_trace(serialize_trace(t), err).has_value();
 }
 
-size_t first_of(const Trace& t, EventKind kind, Buffer buffer = Buffer::None) {
+size_t first_of(const Trace& t, EventKind kind, Buffer buffer = kNoArray) {
   for (size_t i = 0; i < t.events.size(); ++i)
-    if (t.events[i].kind == kind && (buffer == Buffer::None || t.events[i].buffer == buffer))
+    if (t.events[i].kind == kind && (buffer == kNoArray || t.events[i].buffer == buffer))
       return i;
   ADD_FAILURE() << "no " << to_string(kind) << " event";
   return 0;
@@ -279,7 +279,7 @@ TEST(TraceValidation, RefusesOutOfRangeFlagsThatContradictTheElement) {
   size_t flagged = good.events.size(), plain = good.events.size();
   for (size_t i = 0; i < good.events.size(); ++i) {
     const Event& e = good.events[i];
-    if (e.kind != EventKind::GlobalLoad || e.buffer != Buffer::A) continue;
+    if (e.kind != EventKind::GlobalLoad || e.array != Buffer::A) continue;
     if (e.flags & kFlagOutOfRange)
       flagged = std::min(flagged, i);
     else

@@ -16,9 +16,9 @@
 #include <unistd.h>
 #include <csignal>
 
-#include "kernels/backend.hpp"
-#include "trace/memory_estimate.hpp"
-#include "trace/trace_file.hpp"
+#include "engine/backend.hpp"
+#include "analysis/memory_estimate.hpp"
+#include "io/trace_file.hpp"
 
 #include "tests/app/private_x_server.hpp"
 

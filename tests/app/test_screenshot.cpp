@@ -19,9 +19,9 @@
 #include <unistd.h>
 #include <csignal>
 
-#include "kernels/backend.hpp"
-#include "kernels/reference.hpp"
-#include "trace/replay.hpp"
+#include "engine/backend.hpp"
+#include "engine/reference.hpp"
+#include "analysis/replay.hpp"
 
 #include "tests/app/private_x_server.hpp"
 

@@ -17,7 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "kernels/perf.hpp"
+#include "engine/perf.hpp"
 #include "tests/cli_process.hpp"
 
 #include "tests/app/private_x_server.hpp"

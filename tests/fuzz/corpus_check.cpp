@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "trace/trace_file.hpp"
+#include "io/trace_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 

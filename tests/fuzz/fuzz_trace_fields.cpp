@@ -17,15 +17,15 @@
 #include <string>
 #include <vector>
 
-#include "kernels/backend.hpp"
-#include "trace/chrome_export.hpp"
-#include "trace/counters.hpp"
-#include "trace/decode.hpp"
-#include "trace/hazards.hpp"
-#include "trace/replay.hpp"
-#include "trace/stale_reads.hpp"
-#include "trace/trace_file.hpp"
-#include "trace/trace_validate.hpp"
+#include "engine/backend.hpp"
+#include "io/chrome_export.hpp"
+#include "analysis/counters.hpp"
+#include "analysis/decode.hpp"
+#include "analysis/hazards.hpp"
+#include "analysis/replay.hpp"
+#include "analysis/stale_reads.hpp"
+#include "io/trace_file.hpp"
+#include "analysis/trace_validate.hpp"
 
 namespace {
 
@@ -140,7 +140,7 @@ void mutate_event(Event& e, Input& in) {
       e.kind = EventKind(in.byte() % (kEventKindCount + 1));
       break;
     case 6:
-      e.buffer = Buffer(in.byte() % (kBufferCount + 1));
+      e.array = Buffer(in.byte() % (kBufferCount + 1));
       break;
     case 7:
       e.flags = in.byte();

@@ -12,10 +12,10 @@
 
 #include <sstream>
 
-#include "trace/chrome_export.hpp"
-#include "trace/counters.hpp"
-#include "trace/decode.hpp"
-#include "trace/trace_file.hpp"
+#include "io/chrome_export.hpp"
+#include "analysis/counters.hpp"
+#include "analysis/decode.hpp"
+#include "io/trace_file.hpp"
 
 namespace {
 

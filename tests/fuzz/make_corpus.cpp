@@ -7,7 +7,7 @@
 #include <string>
 
 #include "tests/test_trace_fixtures.hpp"
-#include "trace/trace_file.hpp"
+#include "io/trace_file.hpp"
 
 namespace {
 

@@ -1,0 +1,344 @@
+#include "analysis/hazards.hpp"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace ts {
+
+const char* to_string(HazardKind k) {
+  switch (k) {
+    case HazardKind::ReadAfterWrite:
+      return "RAW";
+    case HazardKind::WriteAfterRead:
+      return "WAR";
+    case HazardKind::WriteAfterWrite:
+      return "WAW";
+  }
+  return "?";
+}
+
+const char* long_name(HazardKind k) {
+  switch (k) {
+    case HazardKind::ReadAfterWrite:
+      return "read-after-write";
+    case HazardKind::WriteAfterRead:
+      return "write-after-read";
+    case HazardKind::WriteAfterWrite:
+      return "write-after-write";
+  }
+  return "?";
+}
+
+const char* to_string(HazardSeverity s) {
+  return s == HazardSeverity::Error ? "error" : "warning";
+}
+
+const char* explanation(HazardKind k) {
+  switch (k) {
+    case HazardKind::ReadAfterWrite:
+      return "Read-after-write: one thread stores a value in shared memory and another thread "
+             "loads it, with no barrier in between. Nothing makes the reader wait for the "
+             "writer, so the load may see the old contents of the cell (whatever the previous "
+             "tile left there) instead of the new value. A __syncthreads() between the store and "
+             "the load makes every thread's stores visible before anyone reads.";
+    case HazardKind::WriteAfterRead:
+      return "Write-after-read: one thread still needs to read a shared cell while another "
+             "thread already overwrites it, with no barrier in between. A fast thread that has "
+             "moved on to the next tile can destroy data a slow thread has not used yet. A "
+             "__syncthreads() after the last read and before the next store keeps the old value "
+             "alive until everyone is done with it.";
+    case HazardKind::WriteAfterWrite:
+      return "Write-after-write: two threads store to the same shared cell with no barrier in "
+             "between. Which value remains depends on which thread happened to store last, so "
+             "the result can change from run to run.";
+  }
+  return "";
+}
+
+std::string HazardReport::verdict() const {
+  if (total == 0) return "none";
+  // Kinds present per severity, from the groups.
+  bool present[2][kHazardKindCount] = {};
+  for (const auto& g : groups)
+    present[int(g.severity)][int(g.kind)] = true;
+  std::string out;
+  for (int s : {int(HazardSeverity::Error), int(HazardSeverity::Warning)}) {
+    std::string kinds;
+    for (int k = 0; k < kHazardKindCount; ++k)
+      if (present[s][k]) kinds += std::string(kinds.empty() ? "" : ",") + to_string(HazardKind(k));
+    if (kinds.empty()) continue;
+    if (!out.empty()) out += "; ";
+    out += std::string(to_string(HazardSeverity(s))) + " " + kinds;
+  }
+  return out;
+}
+
+namespace {
+
+// One shared access: `cell` identifies (block, barrier interval, buffer,
+// element), so that accesses that may race share a cell; sorting by cell, and
+// within a cell by recorded order, puts each set of candidates together.
+struct Access {
+  uint64_t cell;
+  uint64_t clock;     // recorded order: comparable within a block (one SM on the GPU; a global
+                      // step in the simulator)
+  uint32_t index;     // event index: program order, and the tie-break
+  uint32_t interval;  // barrier interval (fills the padding)
+};
+
+int bit_width(uint64_t v) {
+  int b = 0;
+  while (v) {
+    ++b;
+    v >>= 1;
+  }
+  return b;
+}
+
+// Stable LSD radix sort by the low `bits` bits of `cell`.
+void radix_sort_by_cell(std::vector<Access>& a, int bits) {
+  constexpr int kDigit = 11;
+  std::vector<Access> tmp(a.size());
+  std::vector<uint32_t> count(size_t(1) << kDigit);
+  for (int shift = 0; shift < bits; shift += kDigit) {
+    std::fill(count.begin(), count.end(), 0);
+    const uint64_t mask = (uint64_t(1) << kDigit) - 1;
+    for (const Access& x : a)
+      ++count[(x.cell >> shift) & mask];
+    uint32_t sum = 0;
+    for (auto& c : count) {
+      const uint32_t n = c;
+      c = sum;
+      sum += n;
+    }
+    for (const Access& x : a)
+      tmp[count[(x.cell >> shift) & mask]++] = x;
+    a.swap(tmp);
+  }
+}
+
+HazardAccess side(const Trace& t, uint32_t index) {
+  const Event& e = t.events[index];
+  HazardAccess a;
+  a.event = index;
+  a.thread = e.thread;
+  a.warp = uint16_t(warp_of(e));
+  a.line = e.line;
+  a.is_write = e.kind == EventKind::SharedStore;
+  a.value = e.value;
+  return a;
+}
+
+struct GroupKey {
+  HazardKind kind;
+  HazardSeverity severity;
+  ArraySlot buffer;
+  uint16_t first_line, second_line;
+  bool operator<(const GroupKey& o) const {
+    return std::tie(kind, severity, buffer, first_line, second_line) <
+           std::tie(o.kind, o.severity, o.buffer, o.first_line, o.second_line);
+  }
+  bool operator==(const GroupKey& o) const = default;
+};
+
+struct GroupAcc {
+  HazardGroup group;
+  std::vector<Hazard> kept;
+  std::unordered_set<uint64_t> elements;
+  std::unordered_set<uint32_t> blocks;
+  uint64_t last_cell = UINT64_MAX;
+};
+
+}  // namespace
+
+HazardReport analyze_hazards(const Trace& trace, const HazardOptions& opt) {
+  HazardReport report;
+  report.trace_truncated = trace.truncated();
+  const auto& ev = trace.events;
+
+  // Per (block, thread): barriers left so far, in that thread's program order
+  // (the trace keeps each thread's events in program order).
+  uint32_t max_block = 0, max_thread = 0;
+  for (const Event& e : ev) {
+    if (e.kind == EventKind::Empty) continue;
+    max_block = std::max(max_block, e.block);
+    max_thread = std::max<uint32_t>(max_thread, e.thread);
+  }
+  const uint64_t threads = uint64_t(max_thread) + 1;
+  std::vector<uint32_t> interval((uint64_t(max_block) + 1) * threads, 0);
+
+  // Each shared access with its barrier interval, in trace order.
+  struct Raw {
+    uint32_t index, interval;
+  };
+  std::vector<Raw> raw;
+  raw.reserve(ev.size() / 2);
+  uint32_t max_interval = 0, max_element = 0;
+  for (uint32_t i = 0; i < ev.size(); ++i) {
+    const Event& e = ev[i];
+    if (e.kind == EventKind::BarrierLeave) {
+      ++interval[e.block * threads + e.thread];
+    } else if (is_shared(e.kind) && !(e.flags & kFlagOutOfRange)) {
+      const uint32_t iv = interval[e.block * threads + e.thread];
+      raw.push_back({i, iv});
+      max_interval = std::max(max_interval, iv);
+      max_element = std::max(max_element, e.element);
+    }
+  }
+  report.shared_accesses = raw.size();
+
+  // Cell keys: packed into 64 bits when they fit (always, at lesson sizes),
+  // otherwise numbered through a hash map.
+  const int b_el = bit_width(max_element), b_buf = 4, b_iv = bit_width(max_interval),
+            b_blk = bit_width(max_block);
+  const int bits = b_el + b_buf + b_iv + b_blk;
+  std::vector<Access> acc(raw.size());
+  if (bits <= 64) {
+    for (size_t j = 0; j < raw.size(); ++j) {
+      const Event& e = ev[raw[j].index];
+      const uint64_t cell =
+          ((uint64_t(e.block) << b_iv | raw[j].interval) << b_buf | uint64_t(e.array)) << b_el |
+          e.element;
+      acc[j] = {cell, e.clock, raw[j].index, raw[j].interval};
+    }
+  } else {
+    std::unordered_map<std::string, uint64_t> ids;
+    for (size_t j = 0; j < raw.size(); ++j) {
+      const Event& e = ev[raw[j].index];
+      std::string k(reinterpret_cast<const char*>(&e.block), 4);
+      k.append(reinterpret_cast<const char*>(&raw[j].interval), 4);
+      k.append(reinterpret_cast<const char*>(&e.array), 1);
+      k.append(reinterpret_cast<const char*>(&e.element), 4);
+      const uint64_t id = ids.emplace(std::move(k), ids.size()).first->second;
+      acc[j] = {id, e.clock, raw[j].index, raw[j].interval};
+    }
+  }
+  raw = {};
+  // Recorded order first (the simulator's trace is in it already; a GPU
+  // trace is in slot order), then a stable sort by cell keeps it per cell.
+  auto by_clock = [](const Access& x, const Access& y) {
+    return x.clock != y.clock ? x.clock < y.clock : x.index < y.index;
+  };
+  if (!std::is_sorted(acc.begin(), acc.end(), by_clock))
+    std::sort(acc.begin(), acc.end(), by_clock);
+  radix_sort_by_cell(acc, bits <= 64 ? bits : bit_width(acc.empty() ? 0 : acc.size()));
+
+  std::map<GroupKey, GroupAcc> groups;
+  GroupAcc* last_group = nullptr;
+  GroupKey last_key{};
+  uint64_t cell_serial = 0;  // which cell the replay below is in
+  auto add = [&](HazardKind kind, uint32_t first, uint32_t second, uint32_t iv) {
+    const Event& a = ev[first];
+    const Event& b = ev[second];
+    Hazard h;
+    h.kind = kind;
+    h.severity = warp_of(a) == warp_of(b) ? HazardSeverity::Warning : HazardSeverity::Error;
+    h.block = a.block;
+    h.buffer = a.array;
+    h.element = a.element;
+    h.interval = iv;
+    GroupKey key{kind, h.severity, a.array, a.line, b.line};
+    // Most hazards of a cell fall into the group of the one before.
+    if (!last_group || !(last_key == key)) {
+      last_group = &groups[key];
+      last_key = key;
+    }
+    GroupAcc& g = *last_group;
+    if (g.group.count == 0) {
+      g.group.kind = kind;
+      g.group.severity = h.severity;
+      g.group.buffer = a.array;
+      g.group.first_line = a.line;
+      g.group.second_line = b.line;
+    }
+    ++g.group.count;
+    if (g.last_cell != cell_serial) {  // count each cell once per group
+      g.last_cell = cell_serial;
+      g.elements.insert(uint64_t(a.block) << 32 | a.element);
+      g.blocks.insert(a.block);
+    }
+    if (g.kept.size() < opt.detail_per_group) {
+      h.first = side(trace, first);
+      h.second = side(trace, second);
+      g.kept.push_back(h);
+    }
+    ++report.total;
+    ++report.by_kind[int(kind)];
+    if (h.severity == HazardSeverity::Error)
+      ++report.errors;
+    else
+      ++report.warnings;
+  };
+
+  // Within each group, replay the accesses in recorded order against a shadow
+  // of the cell: the last write, and the last read of each thread since it.
+  // Every access is checked against that state only, so the work stays linear
+  // in the number of accesses (racecheck's shadow memory works the same way).
+  struct Reader {
+    uint16_t thread;
+    uint32_t index;
+  };
+  std::vector<Reader> readers;
+  for (size_t begin = 0; begin < acc.size();) {
+    size_t end = begin + 1;
+    while (end < acc.size() && acc[end].cell == acc[begin].cell)
+      ++end;
+    ++cell_serial;
+    if (end - begin < 2) {
+      begin = end;
+      continue;
+    }
+    const uint32_t iv = acc[begin].interval;
+    bool have_write = false;
+    uint32_t last_write = 0;
+    readers.clear();
+    for (size_t j = begin; j < end; ++j) {
+      const uint32_t i = acc[j].index;
+      const Event& e = ev[i];
+      if (e.kind == EventKind::SharedLoad) {
+        if (have_write && ev[last_write].thread != e.thread)
+          add(HazardKind::ReadAfterWrite, last_write, i, iv);
+        auto it = std::find_if(readers.begin(), readers.end(),
+                               [&](const Reader& r) { return r.thread == e.thread; });
+        if (it != readers.end())
+          it->index = i;
+        else
+          readers.push_back({e.thread, i});
+      } else {
+        for (const Reader& r : readers)
+          if (r.thread != e.thread) add(HazardKind::WriteAfterRead, r.index, i, iv);
+        if (have_write && ev[last_write].thread != e.thread)
+          add(HazardKind::WriteAfterWrite, last_write, i, iv);
+        have_write = true;
+        last_write = i;
+        readers.clear();
+      }
+    }
+    begin = end;
+  }
+
+  // Errors first, then the biggest groups; detail follows the same order.
+  std::vector<GroupAcc*> order;
+  for (auto& [key, g] : groups)
+    order.push_back(&g);
+  std::stable_sort(order.begin(), order.end(), [](const GroupAcc* a, const GroupAcc* b) {
+    if (a->group.severity != b->group.severity) return a->group.severity > b->group.severity;
+    return a->group.count > b->group.count;
+  });
+  for (GroupAcc* g : order) {
+    g->group.elements = g->elements.size();
+    g->group.blocks = g->blocks.size();
+    for (const Hazard& h : g->kept) {
+      g->group.detail.push_back(uint32_t(report.hazards.size()));
+      report.hazards.push_back(h);
+    }
+    report.groups.push_back(std::move(g->group));
+  }
+  return report;
+}
+
+}  // namespace ts

@@ -1,0 +1,82 @@
+// What the window needs to hold one trace, estimated before it runs or opens
+// one, so that a size that would swap a laptop to death is refused up front.
+//
+//   const uint64_t need = window_bytes(expected_events(v, p, capacity), replay_cells(v, p));
+//   if (need > default_memory_budget()) ... say so, offer a smaller size
+//
+// The constants are measured (bench/bench_replay_memory.cpp for the replay,
+// /usr/bin/time -v on the window for the whole): see each one.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/catalogue.hpp"
+
+namespace ts {
+
+// Held for as long as the trace is shown, per event: the event itself (40 B)
+// and the replay model (measured by bench_replay_memory: 24-26 B at 659 K and
+// 10 M events: two orders, rank, phase, flags, snapshots <= 8 B).
+inline constexpr uint64_t kHeldBytesPerEvent = 40 + 27;
+// The window's peak, per event: the held bytes plus what building them needs
+// at once (the simulator's event buffer, the synchronised reference run for
+// stale reads, the lockstep sort, the race analysis). Measured: the window's
+// max RSS grows by ~110 B per event from n = 64 to 128 and 256 (tile 16); the
+// rest is room for the race analysis, which runs after the snapshot is taken.
+inline constexpr uint64_t kWindowPeakBytesPerEvent = 160;
+// Per replay cell: the live state, the initial state and the output's last store.
+inline constexpr uint64_t kBytesPerCell = 64;
+// The window with a tiny trace: fonts, GL, ImGui (measured: ~125 MB RSS).
+inline constexpr uint64_t kWindowBaseBytes = 128ull << 20;
+
+// Peak bytes the window needs for a trace of `events` events and `cells` cells.
+uint64_t window_bytes(uint64_t events, uint64_t cells);
+
+// Events a run records: the catalogue's closed form, capped by the capacity.
+uint64_t expected_events(const Variant& v, const Params& p, uint64_t capacity);
+// Cells the replay shows: the global arrays once, the shared ones per block.
+uint64_t replay_cells(const Variant& v, const Params& p);
+
+// A quarter of physical memory (the default budget of the window).
+uint64_t physical_memory_bytes();
+uint64_t default_memory_budget();
+
+// The budget the window keeps to: TILESCOPE_MEMORY_BUDGET when set (bytes,
+// or with a unit: "300MB", "2GB"), else default_memory_budget(). `origin`
+// says which, for messages.
+uint64_t memory_budget(std::string* origin = nullptr);
+// "300MB", "300 M", "2GB", "1048576" (bytes); units are powers of 1024.
+std::optional<uint64_t> parse_bytes(const std::string& text);
+
+// "1.4 GB", "312 MB".
+std::string format_bytes(uint64_t bytes);
+
+// What a traced run of the lesson would need, before it runs.
+struct RunEstimate {
+  uint64_t events_needed = 0;    // every event of the run (all barriers kept)
+  uint64_t events_recorded = 0;  // what the trace capacity keeps of them
+  uint64_t bytes = 0;            // the window's peak with the recorded events
+  bool truncated() const { return events_recorded < events_needed; }
+};
+RunEstimate estimate_run(const Variant& v, const Params& p, uint64_t capacity);
+
+// The parameters that set a lesson's size: n (m, k and n for the rectangular
+// multiply) or the stencil's length. The others (tile, block, radius) shape
+// the lesson and are kept when a smaller size is offered.
+std::vector<NamedParam> size_params(const Variant& v, const Params& p);
+
+// The largest size of the lesson, at most `p`'s, whose run records every
+// event within `capacity` and whose window needs at most `budget`: its sizes
+// scaled down together, the other parameters kept. `p` itself when it fits;
+// nullopt when not even the smallest size does.
+std::optional<Params> largest_size_that_fits(const Variant& v, const Params& p, uint64_t capacity,
+                                             uint64_t budget);
+
+// A trace file's events, before it is read: its size over the bytes of one
+// event (the header and the arrays make it a slight overestimate).
+uint64_t file_events_estimate(uint64_t file_bytes);
+
+}  // namespace ts

@@ -1,0 +1,634 @@
+// The replay model (see trace/replay.hpp).
+#include "analysis/replay.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <queue>
+
+namespace ts {
+
+const char* to_string(ReplayOrder o) {
+  return o == ReplayOrder::Lockstep ? "lockstep" : "as recorded";
+}
+
+namespace {
+
+// A warp instruction: consecutive events of one warp with the same kind and line.
+bool same_instruction(const Event& a, const Event& b) {
+  return a.block == b.block && warp_of(a) == warp_of(b) && a.kind == b.kind && a.line == b.line;
+}
+
+}  // namespace
+
+Replay::Replay(std::shared_ptr<const Trace> trace, std::shared_ptr<const StaleReadReport> stale)
+    : trace_(std::move(trace)) {
+  std::fill(std::begin(array_of_), std::end(array_of_), -1);
+  build_arrays();
+  build_orders();
+  honour_trace();
+  build_phase_index();
+  reset_cells(initial_);
+  // Snapshots of all cells cost at most kCheckpointBytesPerEvent per event.
+  const uint64_t per_snapshot = uint64_t(cell_total_) * sizeof(CellState);
+  interval_ =
+      std::max<uint64_t>(kMinCheckpointInterval,
+                         (per_snapshot + kCheckpointBytesPerEvent - 1) / kCheckpointBytesPerEvent);
+  if (stale)
+    set_stale_reads(std::move(stale));  // builds the checkpoints
+  else
+    build_checkpoints();
+  cells_ = initial_;
+  pos_ = 0;
+}
+
+void Replay::set_stale_reads(std::shared_ptr<const StaleReadReport> report) {
+  stale_report_ = std::move(report);
+  for (uint8_t& b : bits_)
+    b = uint8_t(b & ~kBitStale);
+  if (stale_report_)
+    for (uint32_t i : stale_report_->stale_events)
+      if (i < bits_.size()) bits_[i] |= kBitStale;
+  // The stale flags are part of every snapshot.
+  const uint64_t at = pos_;
+  build_checkpoints();
+  cells_ = initial_;
+  touched_.clear();
+  pos_ = 0;
+  seek(at);
+}
+
+uint64_t Replay::first_stale_position() const {
+  for (uint64_t p = 1; p <= size(); ++p)
+    if (is_stale_read(event_at(p))) return p;
+  return 0;
+}
+
+uint64_t Replay::memory_bytes() const {
+  auto bytes = [](const auto& v) { return uint64_t(v.capacity()) * sizeof(v[0]); };
+  return bytes(order_[0]) + bytes(order_[1]) + bytes(rank_) + bytes(phase_) + bytes(bits_) +
+         bytes(sources_) + bytes(initial_) + bytes(checkpoints_) + bytes(last_store_) +
+         bytes(phase_start_key_) + bytes(phase_start_phase_) + bytes(cells_) + bytes(touched_);
+}
+
+void Replay::build_arrays() {
+  const Trace& t = *trace_;
+  uint32_t max_block = 0;
+  for (const Event& e : t.events)
+    max_block = std::max(max_block, e.block);
+  blocks_ = uint32_t(std::max<uint64_t>(t.config.geometry.grid.count(), max_block + 1));
+
+  // Every array of the trace's table: the global ones once, the shared ones
+  // once per block.
+  uint32_t offset = 0;
+  for (size_t i = 0; i < t.config.arrays.size() && i < size_t(kMaxArrays); ++i) {
+    const ArrayInfo& info = t.config.arrays[i];
+    if (info.rows <= 0 || info.cols <= 0) continue;
+    ReplayArray a;
+    a.id = ArraySlot(i + 1);
+    a.rows = info.rows;
+    a.cols = info.cols;
+    a.shared = info.shared();
+    a.is_output = info.output() && !info.shared();
+    a.offset = offset;
+    a.blocks = a.shared ? blocks_ : 1;
+    array_of_[a.id] = int32_t(arrays_.size());
+    arrays_.push_back(a);
+    offset += a.count() * a.blocks;
+  }
+  cell_total_ = offset;
+}
+
+int32_t Replay::cell_index(ArraySlot id, uint32_t block, uint32_t element) const {
+  const int b = int(id);
+  if (b <= 0 || b > kMaxArrays || array_of_[b] < 0) return -1;
+  const ReplayArray& a = arrays_[size_t(array_of_[b])];
+  if (element >= a.count()) return -1;
+  if (!a.shared) return int32_t(a.offset + element);
+  if (block >= a.blocks) return -1;
+  return int32_t(a.offset + block * a.count() + element);
+}
+
+int32_t Replay::event_cell(const Event& e) const {
+  if (e.kind == EventKind::Empty || is_barrier(e.kind)) return -1;
+  // An access outside its array's extent touched nothing (the simulator
+  // performs none; on the GPU it landed elsewhere).
+  if (e.flags & kFlagOutOfRange) return -1;
+  return cell_index(e.array, e.block, e.element);
+}
+
+int32_t Replay::source_of(uint32_t index) const {
+  auto it = std::lower_bound(sources_.begin(), sources_.end(), std::make_pair(index, 0u));
+  return it != sources_.end() && it->first == index ? int32_t(it->second) : -1;
+}
+
+bool Replay::output_final(ArraySlot id, uint32_t element) const {
+  const ReplayArray* a = array(id);
+  if (!a || !a->is_output) return false;
+  const int32_t c = cell_index(id, 0, element);
+  if (c < 0) return false;
+  const uint32_t last = last_store_.empty() ? 0 : last_store_[size_t(c)];
+  return last == 0 ? pos_ >= size() : pos_ >= last;
+}
+
+const ReplayArray* Replay::array(ArraySlot id) const {
+  const int b = int(id);
+  if (b <= 0 || b > kMaxArrays || array_of_[b] < 0) return nullptr;
+  return &arrays_[size_t(array_of_[b])];
+}
+
+const CellState* Replay::cell(ArraySlot id, uint32_t block, uint32_t element) const {
+  const int32_t c = cell_index(id, block, element);
+  return c < 0 ? nullptr : &cells_[size_t(c)];
+}
+
+void Replay::reset_cells(std::vector<CellState>& cells) const {
+  cells.assign(cell_total_, CellState{});
+  for (const ReplayArray& a : arrays_) {
+    if (a.shared || a.is_output) continue;
+    const BufferData* data = trace_->buffer(a.id);
+    if (!data) continue;
+    const uint32_t n = std::min<uint32_t>(a.count(), uint32_t(data->values.size()));
+    for (uint32_t i = 0; i < n; ++i)
+      cells[a.offset + i].value = data->values[i];
+  }
+}
+
+void Replay::build_orders() {
+  const auto& ev = trace_->events;
+  const uint32_t n = uint32_t(ev.size());
+
+  // Per-thread program order: phase (barriers left so far), step within the
+  // phase, and the event before (a shared store right after a global load
+  // copies that element; one with nothing loaded before it stores padding).
+  phase_.assign(n, 0);
+  bits_.assign(n, 0);
+  sources_.clear();
+  std::vector<uint16_t> step(n, 0);
+  struct ThreadPos {
+    uint16_t phase = 0, step = 0;
+    int32_t last = -1;
+  };
+  uint32_t threads = 1;
+  for (const Event& e : ev)
+    threads = std::max<uint32_t>(threads, uint32_t(e.thread) + 1);
+  std::vector<ThreadPos> tp(size_t(blocks_) * threads);
+  max_phase_ = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const Event& e = ev[i];
+    if (e.block >= blocks_) continue;
+    ThreadPos& p = tp[size_t(e.block) * threads + e.thread];
+    if (e.kind == EventKind::BarrierLeave) {
+      ++p.phase;
+      p.step = 0;
+    }
+    phase_[i] = p.phase;
+    step[i] = p.step < 0xFFFF ? p.step++ : p.step;
+    max_phase_ = std::max<int>(max_phase_, p.phase);
+    if (e.kind == EventKind::SharedStore) {
+      if (p.last >= 0 && ev[size_t(p.last)].kind == EventKind::GlobalLoad)
+        sources_.emplace_back(i, uint32_t(p.last));
+      else if (e.value == 0.0f)
+        bits_[i] |= kBitPadded;
+    }
+    p.last = int32_t(i);
+  }
+
+  // As recorded.
+  auto& rec = order_[int(ReplayOrder::AsRecorded)];
+  rec.resize(n);
+  std::iota(rec.begin(), rec.end(), 0u);
+  if (trace_->config.backend == BackendKind::Cuda) {
+    // %globaltimer orders across SMs (32 ns ticks); clock64 breaks ties within
+    // an SM and keeps each thread's program order.
+    std::stable_sort(rec.begin(), rec.end(), [&](uint32_t a, uint32_t b) {
+      const Event& x = ev[a];
+      const Event& y = ev[b];
+      if (x.globaltimer != y.globaltimer) return x.globaltimer < y.globaltimer;
+      if (x.sm != y.sm) return x.sm < y.sm;
+      return x.clock < y.clock;
+    });
+  }
+
+  // Lockstep: phase, then step, then block, then thread (warps in order).
+  std::vector<uint64_t> key(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    const Event& e = ev[i];
+    key[i] = (uint64_t(phase_[i]) << 48) | (uint64_t(step[i]) << 32) |
+             (uint64_t(std::min<uint32_t>(e.block, 0xFFFFF)) << 12) | (e.thread & 0xFFFu);
+  }
+  auto& lock = order_[int(ReplayOrder::Lockstep)];
+  lock.resize(n);
+  std::iota(lock.begin(), lock.end(), 0u);
+  std::stable_sort(lock.begin(), lock.end(),
+                   [&](uint32_t a, uint32_t b) { return key[a] < key[b]; });
+}
+
+// Per cell, the recorded order fixes the order of its stores and which store
+// each load saw: version v of a cell is its v-th store (0: unwritten). An order
+// honours the trace when every store comes in its cell's store order and every
+// load comes while its cell holds the version it saw. The recorded order does
+// by construction; lockstep on a racy run may not. Then lockstep is rebuilt as
+// the topological order of those constraints (plus program order and barriers)
+// that stays closest to lockstep: at each step the waiting event lockstep
+// would draw first. Without conflicts that is lockstep itself.
+void Replay::honour_trace() {
+  const auto& ev = trace_->events;
+  const uint32_t n = uint32_t(ev.size());
+  auto& lock = order_[int(ReplayOrder::Lockstep)];
+  lockstep_conflicts_ = 0;
+  lockstep_unavailable_ = false;
+  lockstep_note_.clear();
+
+  // Versions, from the recorded order. readers[store] / initial_readers[cell]:
+  // how many loads saw that version.
+  std::vector<uint32_t> version(n, 0);
+  std::vector<uint32_t> stores(cell_total_, 0);
+  for (uint32_t idx : order_[int(ReplayOrder::AsRecorded)]) {
+    const int32_t c = event_cell(ev[idx]);
+    if (c < 0) continue;
+    if (is_store(ev[idx].kind))
+      version[idx] = ++stores[size_t(c)];
+    else
+      version[idx] = stores[size_t(c)];
+  }
+
+  // Does lockstep honour them? Count the loads it would draw at the wrong version.
+  std::vector<uint32_t> current(cell_total_, 0);
+  bool stores_in_order = true;
+  for (uint32_t idx : lock) {
+    const int32_t c = event_cell(ev[idx]);
+    if (c < 0) continue;
+    if (is_store(ev[idx].kind)) {
+      stores_in_order &= version[idx] == current[size_t(c)] + 1;
+      current[size_t(c)] = version[idx];
+    } else if (version[idx] != current[size_t(c)]) {
+      ++lockstep_conflicts_;
+    }
+  }
+  if (lockstep_conflicts_ == 0 && stores_in_order) {
+    lockstep_phases();
+    return;
+  }
+  if (lockstep_conflicts_ == 0) lockstep_conflicts_ = 1;  // only racing stores swapped
+
+  std::vector<uint32_t> readers(n, 0), initial_readers(cell_total_, 0);
+  {
+    std::vector<uint32_t> last_store(cell_total_, UINT32_MAX);
+    for (uint32_t idx : order_[int(ReplayOrder::AsRecorded)]) {
+      const int32_t c = event_cell(ev[idx]);
+      if (c < 0) continue;
+      if (is_store(ev[idx].kind))
+        last_store[size_t(c)] = idx;
+      else if (last_store[size_t(c)] == UINT32_MAX)
+        ++initial_readers[size_t(c)];
+      else
+        ++readers[last_store[size_t(c)]];
+    }
+  }
+
+  // Each thread's events in program order (trace order keeps it).
+  uint32_t threads = 1;
+  for (const Event& e : ev)
+    threads = std::max<uint32_t>(threads, uint32_t(e.thread) + 1);
+  const uint64_t slots = uint64_t(blocks_) * threads;
+  std::vector<uint32_t> start(slots + 1, 0), list(n);
+  for (const Event& e : ev)
+    if (e.block < blocks_) ++start[size_t(e.block) * threads + e.thread + 1];
+  for (uint64_t q = 0; q < slots; ++q)
+    start[q + 1] += start[q];
+  std::vector<uint32_t> head(start.begin(), start.end() - 1);
+  for (uint32_t i = 0; i < n; ++i)
+    if (ev[i].block < blocks_) list[head[size_t(ev[i].block) * threads + ev[i].thread]++] = i;
+  std::copy(start.begin(), start.end() - 1, head.begin());
+
+  // Barrier instance (block, phase p): how many threads arrive, how many have.
+  const uint64_t phases = uint64_t(max_phase_) + 1;
+  std::vector<uint32_t> arrive_total(blocks_ * phases, 0), arrived(blocks_ * phases, 0);
+  for (uint32_t i = 0; i < n; ++i)
+    if (ev[i].kind == EventKind::BarrierArrive && ev[i].block < blocks_)
+      ++arrive_total[ev[i].block * phases + phase_[i]];
+
+  std::vector<uint32_t> lock_rank(n);
+  for (uint32_t p = 0; p < n; ++p)
+    lock_rank[lock[p]] = p;
+  std::fill(current.begin(), current.end(), 0u);
+  std::vector<uint32_t> pending(initial_readers);
+
+  // A blocked thread waits on one resource: a cell, or a barrier instance.
+  const uint64_t resources = uint64_t(cell_total_) + blocks_ * phases;
+  std::vector<uint32_t> wait_head(resources, UINT32_MAX), wait_next(slots, UINT32_MAX);
+  auto blocker = [&](uint32_t i) -> uint64_t {  // UINT64_MAX: ready
+    const Event& e = ev[i];
+    if (e.kind == EventKind::BarrierLeave) {
+      const uint64_t b = e.block * phases + (phase_[i] > 0 ? phase_[i] - 1u : 0u);
+      return arrived[b] < arrive_total[b] ? cell_total_ + b : UINT64_MAX;
+    }
+    const int32_t c = event_cell(e);
+    if (c < 0) return UINT64_MAX;
+    if (is_store(e.kind))
+      return version[i] == current[size_t(c)] + 1 && pending[size_t(c)] == 0 ? UINT64_MAX
+                                                                             : uint64_t(c);
+    return version[i] == current[size_t(c)] ? UINT64_MAX : uint64_t(c);
+  };
+  std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> ready;  // lockstep ranks
+  auto offer = [&](uint64_t slot) {
+    if (head[slot] == start[slot + 1]) return;
+    const uint32_t i = list[head[slot]];
+    const uint64_t r = blocker(i);
+    if (r == UINT64_MAX) {
+      ready.push(lock_rank[i]);
+    } else {
+      wait_next[slot] = wait_head[r];
+      wait_head[r] = uint32_t(slot);
+    }
+  };
+  auto wake = [&](uint64_t r) {
+    uint32_t slot = wait_head[r];
+    wait_head[r] = UINT32_MAX;
+    while (slot != UINT32_MAX) {
+      const uint32_t next = wait_next[slot];
+      wait_next[slot] = UINT32_MAX;
+      offer(slot);
+      slot = next;
+    }
+  };
+  for (uint64_t q = 0; q < slots; ++q)
+    offer(q);
+  std::vector<uint32_t> out;
+  out.reserve(n);
+  while (!ready.empty()) {
+    const uint32_t i = lock[ready.top()];
+    ready.pop();
+    out.push_back(i);
+    const Event& e = ev[i];
+    const uint64_t slot = uint64_t(e.block) * threads + e.thread;
+    ++head[slot];
+    if (e.kind == EventKind::BarrierArrive) {
+      const uint64_t b = e.block * phases + phase_[i];
+      if (++arrived[b] == arrive_total[b]) wake(cell_total_ + b);
+    } else if (const int32_t c = event_cell(e); c >= 0) {
+      if (is_store(e.kind)) {
+        current[size_t(c)] = version[i];
+        pending[size_t(c)] = readers[i];
+        wake(uint64_t(c));
+      } else if (--pending[size_t(c)] == 0) {
+        wake(uint64_t(c));
+      }
+    }
+    offer(slot);
+  }
+  if (out.size() == n) {
+    lock = std::move(out);
+    lockstep_note_ = std::to_string(lockstep_conflicts_) +
+                     " loads saw another store than lockstep would draw before them: "
+                     "the threads that fell behind are drawn late, as they ran";
+  } else {
+    // Events outside every block, or constraints in a cycle: show the recorded order.
+    lock = order_[int(ReplayOrder::AsRecorded)];
+    lockstep_unavailable_ = true;
+    lockstep_note_ =
+        "lockstep cannot show this run without contradicting what its loads saw; "
+        "showing the recorded order";
+  }
+  lockstep_phases();
+}
+
+void Replay::lockstep_phases() {
+  const auto& lock = order_[int(ReplayOrder::Lockstep)];
+  const uint32_t n = uint32_t(lock.size());
+  lockstep_phase_start_.assign(size_t(max_phase_) + 1, 0);
+  int cur = -1;
+  for (uint32_t p = 0; p < n; ++p) {
+    const int ph = phase_[lock[p]];
+    while (cur < ph)
+      lockstep_phase_start_[size_t(++cur)] = p;
+  }
+  while (cur < max_phase_)
+    lockstep_phase_start_[size_t(++cur)] = n;
+}
+
+void Replay::apply(std::vector<CellState>& cells, uint32_t index, uint32_t time) const {
+  const Event& e = trace_->events[index];
+  if (e.kind == EventKind::Empty || is_barrier(e.kind)) return;
+  const int32_t ci = cell_index(e.array, e.block, e.element);
+  if (ci < 0) return;
+  CellState& c = cells[size_t(ci)];
+  c.time = time;
+  c.block = e.block;
+  c.thread = e.thread;
+  c.last_kind = e.kind;
+  if (e.flags & kFlagOutOfRange) {
+    c.flags |= kCellOutOfRange;  // marked where it was clamped; the value is untouched
+    return;
+  }
+  switch (e.kind) {
+    case EventKind::GlobalLoad:
+      ++c.reads;
+      c.flags |= kCellLoaded;
+      if (bits_[index] & kBitStale) c.flags |= kCellStale;
+      break;
+    case EventKind::SharedLoad:
+      if (bits_[index] & kBitStale) c.flags |= kCellStale;
+      break;
+    case EventKind::GlobalStore:
+      c.value = e.value;
+      c.flags |= kCellWritten;
+      break;
+    case EventKind::SharedStore: {
+      c.value = e.value;
+      c.flags = uint8_t((c.flags | kCellWritten) & ~(kCellStale | kCellLoaded | kCellPadded));
+      const int32_t s = source_of(index);
+      if (s >= 0) {
+        c.src = int32_t(trace_->events[size_t(s)].element);
+        c.src_buffer = trace_->events[size_t(s)].array;
+        c.flags |= kCellLoaded;
+      } else {
+        c.src = -1;
+        c.src_buffer = kNoArray;
+        if (bits_[index] & kBitPadded) c.flags |= kCellPadded;
+      }
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void Replay::build_checkpoints() {
+  const auto& ord = order_[int(order_kind_)];
+  const uint64_t n = ord.size();
+  rank_.resize(n);
+  for (uint32_t p = 0; p < n; ++p)
+    rank_[ord[p]] = p;
+  last_store_.assign(cell_total_, 0);
+  const uint64_t snapshots = n / interval_ + 1;
+  checkpoints_.clear();
+  checkpoints_.shrink_to_fit();
+  checkpoints_.reserve(size_t(snapshots) * cell_total_);
+  std::vector<CellState> cells = initial_;
+  for (uint32_t p = 0; p < n; ++p) {
+    if (p % interval_ == 0) checkpoints_.insert(checkpoints_.end(), cells.begin(), cells.end());
+    const Event& e = trace_->events[ord[p]];
+    if (is_store(e.kind))
+      if (const int32_t c = event_cell(e); c >= 0) last_store_[size_t(c)] = p + 1;
+    apply(cells, ord[p], p + 1);
+  }
+  if (n % interval_ == 0) checkpoints_.insert(checkpoints_.end(), cells.begin(), cells.end());
+}
+
+void Replay::set_order(ReplayOrder o) {
+  if (o == order_kind_) return;
+  const bool had = pos_ > 0;
+  const uint32_t last = had ? event_at(pos_) : 0;
+  order_kind_ = o;
+  build_phase_index();
+  build_checkpoints();
+  cells_ = initial_;
+  touched_.clear();
+  const uint64_t target = had ? position_after(last) : 0;
+  pos_ = 0;
+  seek(target);
+}
+
+void Replay::seek(uint64_t position) {
+  const auto& ord = order_[int(order_kind_)];
+  position = std::min<uint64_t>(position, ord.size());
+  for (uint32_t c : touched_)
+    cells_[c].flags = uint8_t(cells_[c].flags & ~kCellTouchedNow);
+  touched_.clear();
+  uint64_t from = pos_;
+  if (position < pos_ || position - pos_ > interval_) {
+    const uint64_t k = position / interval_;
+    const auto first = checkpoints_.begin() + ptrdiff_t(k * cell_total_);
+    std::copy(first, first + cell_total_, cells_.begin());
+    from = k * interval_;
+  }
+  for (uint64_t p = from; p < position; ++p)
+    apply(cells_, ord[size_t(p)], uint32_t(p + 1));
+  pos_ = position;
+  mark_touched();
+}
+
+void Replay::mark_touched() {
+  if (pos_ == 0) return;
+  const auto& ev = trace_->events;
+  const Event& last = ev[event_at(pos_)];
+  for (uint64_t p = pos_; p > 0; --p) {
+    const Event& e = ev[event_at(p)];
+    if (!same_instruction(e, last)) break;
+    const int32_t c = cell_index(e.array, e.block, e.element);
+    if (c >= 0 && !is_barrier(e.kind)) {
+      cells_[size_t(c)].flags |= kCellTouchedNow;
+      touched_.push_back(uint32_t(c));
+    }
+    if (touched_.size() > 4096) break;
+  }
+}
+
+uint32_t Replay::event_at(uint64_t position) const {
+  const auto& ord = order_[int(order_kind_)];
+  if (position == 0 || ord.empty()) return 0;
+  return ord[size_t(std::min<uint64_t>(position, ord.size()) - 1)];
+}
+
+const Event* Replay::last_event() const {
+  if (pos_ == 0) return nullptr;
+  return &trace_->events[event_at(pos_)];
+}
+
+uint64_t Replay::position_after(uint32_t index) const {
+  if (index >= rank_.size()) return size();
+  return uint64_t(rank_[index]) + 1;
+}
+
+uint64_t Replay::warp_step(uint64_t from, bool forward) const {
+  const auto& ev = trace_->events;
+  const uint64_t n = size();
+  if (forward) {
+    if (from >= n) return n;
+    const Event& k = ev[event_at(from + 1)];
+    uint64_t p = from + 1;
+    while (p < n && same_instruction(ev[event_at(p + 1)], k))
+      ++p;
+    return p;
+  }
+  if (from == 0) return 0;
+  from = std::min(from, n);
+  const Event& k = ev[event_at(from)];
+  uint64_t p = from;
+  while (p > 0 && same_instruction(ev[event_at(p)], k))
+    --p;
+  return p;
+}
+
+void Replay::build_phase_index() {
+  const auto& ord = order_[int(order_kind_)];
+  const auto& ev = trace_->events;
+  std::vector<uint16_t> furthest(blocks_, 0);
+  std::vector<std::pair<uint64_t, uint16_t>> starts;
+  for (uint64_t p = 0; p < ord.size(); ++p) {
+    const uint32_t i = ord[p];
+    const uint32_t b = ev[i].block;
+    if (b >= blocks_ || phase_[i] <= furthest[b]) continue;
+    furthest[b] = phase_[i];
+    starts.emplace_back((uint64_t(b) << 32) | (p + 1), phase_[i]);
+  }
+  std::sort(starts.begin(), starts.end());
+  phase_start_key_.resize(starts.size());
+  phase_start_phase_.resize(starts.size());
+  for (size_t k = 0; k < starts.size(); ++k) {
+    phase_start_key_[k] = starts[k].first;
+    phase_start_phase_[k] = starts[k].second;
+  }
+}
+
+namespace {
+uint64_t phase_key(uint32_t block, uint64_t position) {
+  return (uint64_t(block) << 32) | position;
+}
+}  // namespace
+
+// The stops of a block are the positions where its phases begin (from the
+// index); phase steps add the start and the end, barrier steps stop one
+// event earlier (everyone arrived, nobody left yet).
+uint64_t Replay::phase_step(uint64_t from, bool forward, uint32_t block) const {
+  const uint64_t n = size();
+  if (forward ? from >= n : from > n) return n;
+  const auto& keys = phase_start_key_;
+  if (forward) {
+    const auto it = std::upper_bound(keys.begin(), keys.end(), phase_key(block, from));
+    return it != keys.end() && (*it >> 32) == block ? (*it & 0xFFFFFFFFu) : n;
+  }
+  const auto it = std::lower_bound(keys.begin(), keys.end(), phase_key(block, from));
+  return it != keys.begin() && (*(it - 1) >> 32) == block ? (*(it - 1) & 0xFFFFFFFFu) : 0;
+}
+
+uint64_t Replay::barrier_step(uint64_t from, bool forward, uint32_t block) const {
+  const uint64_t n = size();
+  const auto& keys = phase_start_key_;
+  if (forward) {
+    // The first start after from + 1.
+    if (from + 1 >= n) return n;
+    const auto it = std::upper_bound(keys.begin(), keys.end(), phase_key(block, from + 1));
+    return it != keys.end() && (*it >> 32) == block ? (*it & 0xFFFFFFFFu) - 1 : n;
+  }
+  // The last start at or before from.
+  const auto it = std::upper_bound(keys.begin(), keys.end(), phase_key(block, std::min(from, n)));
+  return it != keys.begin() && (*(it - 1) >> 32) == block ? (*(it - 1) & 0xFFFFFFFFu) - 1 : 0;
+}
+
+int Replay::current_phase(uint32_t block) const {
+  const auto& keys = phase_start_key_;
+  const auto it = std::upper_bound(keys.begin(), keys.end(), phase_key(block, pos_));
+  if (it == keys.begin() || (*(it - 1) >> 32) != block) return 0;
+  return phase_start_phase_[size_t(it - 1 - keys.begin())];
+}
+
+uint64_t Replay::lockstep_phase_start(int p) const {
+  if (p <= 0 || lockstep_phase_start_.empty()) return 0;
+  if (p >= int(lockstep_phase_start_.size())) return size();
+  return lockstep_phase_start_[size_t(p)];
+}
+
+}  // namespace ts

@@ -1,0 +1,299 @@
+// Semantic checks of a trace (see trace_validate.hpp): everything is compared
+// with what the catalogue says the recorded run must look like.
+#include "analysis/trace_validate.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "engine/catalogue.hpp"
+
+namespace ts {
+namespace {
+
+std::string num(uint64_t v) {
+  return std::to_string(v);
+}
+std::string dims(uint64_t rows, uint64_t cols) {
+  return num(rows) + " x " + num(cols);
+}
+std::string hex(uint32_t v) {
+  char s[16];
+  std::snprintf(s, sizeof s, "0x%x", v);
+  return s;
+}
+std::string dims3(const Dim3& d) {
+  return num(d.x) + " x " + num(d.y) + " x " + num(d.z);
+}
+
+// What one array slot means in this run: a global array, a shared one, or
+// neither (a slot the table does not have).
+struct SlotInfo {
+  bool global = false, shared = false;
+  uint64_t rows = 0, cols = 0;
+  uint64_t extent = 0;      // the count the kernel passes: an index >= it is flagged
+  uint64_t allocation = 0;  // global: elements allocated (tiled_exact overruns into them)
+};
+
+// The run as the catalogue describes it, for the event loop.
+struct Expected {
+  const Variant* v = nullptr;
+  const ArrayTable* table = nullptr;
+  SlotInfo arrays[kMaxArrays + 1];
+  int barrier_line[33] = {};  // by barrier number; 0 = the variant has no such barrier
+  uint32_t barriers = 0;
+  uint32_t mask = 0;
+};
+
+// "tileA (shared, 8 x 8)": the array as the kernel's source names it.
+std::string array_text(const Expected& x, ArraySlot b) {
+  const SlotInfo& a = x.arrays[b];
+  return array_name(*x.table, b) + " (" + (a.shared ? "shared, " : "") + dims(a.rows, a.cols) +
+         ")";
+}
+
+std::string who(uint64_t i, const Event& e) {
+  return "event " + num(i) + " (" + to_string(e.kind) + " by block " + num(e.block) + " thread " +
+         num(e.thread) + ")";
+}
+
+// The first thing wrong with event i, given that its kind, block and thread
+// are inside the launch (the file parser checked those).
+std::optional<std::string> check_event(uint64_t i, const Event& e, const Expected& x) {
+  const std::string at = who(i, e);  // only a bad event gets here
+  if (e.line >= 0xFFFF) return at + ": line is " + num(e.line) + "; allowed: 0 to 65534";
+  if ((e.flags & ~uint8_t(kFlagOutOfRange | kFlagWidthMask)) || access_bytes(e.flags) > 16)
+    return at + ": flags are " + num(e.flags) + "; allowed: bit 0 (out of range) and " +
+           "bits 1-2 (access width 4, 8 or 16 bytes)";
+  if (is_barrier(e.kind)) {
+    if (e.barrier < 1 || e.barrier > x.barriers)
+      return at + ": barrier is " + num(e.barrier) + "; " + x.v->id +
+             (x.barriers ? " has barriers 1 to " + num(x.barriers) : std::string(" has none"));
+    if (!(x.mask >> (e.barrier - 1) & 1u))
+      return at + ": barrier " + num(e.barrier) + " was removed from this run (barrier mask " +
+             hex(x.mask) + "), yet the event is there";
+    if (e.line != x.barrier_line[e.barrier])
+      return at + ": line is " + num(e.line) + "; barrier " + num(e.barrier) + " of " + x.v->id +
+             " is on line " + num(x.barrier_line[e.barrier]);
+    if (e.array != kNoArray)
+      return at + ": array is " + array_name(*x.table, e.array) + "; a barrier touches no array (0)";
+    if (e.element != 0 || e.flags != 0)
+      return at + ": element is " + num(e.element) + " and flags " + num(e.flags) +
+             "; a barrier has 0 for both";
+    return std::nullopt;
+  }
+  if (e.barrier != 0) return at + ": barrier is " + num(e.barrier) + "; allowed for an access: 0";
+  const SlotInfo& a = x.arrays[e.array <= kMaxArrays ? e.array : 0];
+  const bool shared = is_shared(e.kind);
+  if (shared ? !a.shared : !a.global) {
+    std::string have;
+    for (size_t b = 1; b <= x.table->size(); ++b)
+      if (shared ? x.arrays[b].shared : x.arrays[b].global)
+        have += (have.empty() ? "" : ", ") + array_name(*x.table, ArraySlot(b));
+    return at + ": array is " + num(uint8_t(e.array)) + " (" + array_name(*x.table, e.array) +
+           "); the " + (shared ? "shared" : "global") + " arrays of " + x.v->id + " are " +
+           (have.empty() ? std::string("none") : have);
+  }
+  const bool out = e.flags & kFlagOutOfRange;
+  if (!out && e.element >= a.extent)
+    return at + ": element is " + num(e.element) + "; allowed for " + array_text(x, e.array) +
+           ": 0 to " + num(a.extent - 1);
+  if (out && e.element < a.extent)
+    return at + ": flagged out of range, yet element " + num(e.element) + " is inside " +
+           array_text(x, e.array) + " (0 to " + num(a.extent - 1) + ")";
+  // A flagged global access still landed in the allocation (the kernels that
+  // overrun by design are given room for it); a shared one touched nothing.
+  if (out && a.global && e.element >= a.allocation)
+    return at + ": out-of-range element is " + num(e.element) + "; allowed for " +
+           array_text(x, e.array) + ": " + num(a.extent) + " to " + num(a.allocation - 1) +
+           " (what the run allocates)";
+  return std::nullopt;
+}
+
+std::string array_desc(const ArrayInfo& a) {
+  return a.name + " (" + to_string(a.space) + " " + to_string(a.role) + " " + to_string(a.type) +
+         ", " + dims(uint64_t(std::max(a.rows, 0)), uint64_t(std::max(a.cols, 0))) + ")";
+}
+
+// The trace's array table is the lesson's for these parameters.
+std::optional<std::string> check_array_table(const ArrayTable& have, const ArrayTable& want,
+                                             const std::string& run) {
+  std::string names;
+  for (const ArrayInfo& a : want)
+    names += (names.empty() ? "" : ", ") + array_desc(a);
+  if (have.size() != want.size())
+    return "the array table lists " + num(have.size()) + " arrays; " + run + " has " +
+           num(want.size()) + ": " + names;
+  for (size_t i = 0; i < have.size(); ++i) {
+    const ArrayInfo &h = have[i], &w = want[i];
+    if (h.name != w.name || h.space != w.space || h.role != w.role || h.type != w.type ||
+        h.elem_bytes != w.elem_bytes || h.rows != w.rows || h.cols != w.cols)
+      return "array " + num(i + 1) + " is " + array_desc(h) + "; " + run + " has " +
+             array_desc(w) + " there";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> check_buffers(const Trace& t, const Variant& v, const Params& p) {
+  const ArrayTable& table = t.config.arrays;
+  std::string names;
+  size_t globals = 0;
+  for (const ArrayInfo& a : table)
+    if (!a.shared()) {
+      ++globals;
+      names += (names.empty() ? "" : ", ") + a.name + " (" +
+               dims(uint64_t(a.rows), uint64_t(a.cols)) + ")";
+    }
+  const std::string run = std::string(v.id) + " with " + describe(v, p);
+  for (const BufferData& b : t.buffers) {
+    const ArrayInfo* a = array_at(table, b.slot);
+    if (!a || a->shared())
+      return "buffer " + array_name(table, b.slot) + " is not a global array of " + v.id +
+             "; its global arrays are " + names;
+    if (b.rows != a->rows || b.cols != a->cols)
+      return "buffer " + a->name + " is " +
+             dims(uint64_t(std::max(b.rows, 0)), uint64_t(std::max(b.cols, 0))) + "; " + run +
+             " gives " + dims(uint64_t(a->rows), uint64_t(a->cols));
+    if (b.is_output != a->output())
+      return "buffer " + a->name + " is marked " + (b.is_output ? "output" : "input") + "; in " +
+             v.id + " it is an " + (a->output() ? "output" : "input");
+    if (b.values.size() != a->count())
+      return "buffer " + a->name + " holds " + num(b.values.size()) + " values; " +
+             dims(uint64_t(a->rows), uint64_t(a->cols)) + " needs " + num(a->count());
+  }
+  for (size_t i = 0; i < table.size(); ++i)
+    if (!table[i].shared() && !t.buffer(ArraySlot(i + 1)))
+      return "buffer " + table[i].name + " is missing; " + run + " has " + names;
+  if (t.buffers.size() != globals)  // slots are unique in a parsed file, not in memory
+    return "the trace lists " + num(t.buffers.size()) + " buffers; " + v.id + " has " +
+           num(globals) + ": " + names;
+  return std::nullopt;
+}
+
+std::optional<std::string> check_geometry(const LaunchGeometry& g, const LaunchGeometry& want,
+                                          const std::string& run) {
+  const auto differ = [&](const char* field, const std::string& have, const std::string& need) {
+    return std::string("geometry: ") + field + " is " + have + "; " + run + " launches " + need;
+  };
+  if (!(g.grid == want.grid)) return differ("grid", dims3(g.grid), dims3(want.grid));
+  if (!(g.block == want.block)) return differ("block", dims3(g.block), dims3(want.block));
+  if (g.dynamic_shared_bytes != want.dynamic_shared_bytes)
+    return differ("dynamic shared memory", num(g.dynamic_shared_bytes) + " bytes",
+                  num(want.dynamic_shared_bytes) + " bytes");
+  if (g.static_shared_bytes != want.static_shared_bytes)
+    return differ("static shared memory", num(g.static_shared_bytes) + " bytes",
+                  num(want.static_shared_bytes) + " bytes");
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> check_trace_semantics(const Trace& t) {
+  const RunConfig& c = t.config;
+  const Variant* v = find_variant(c.variant);
+  if (!v) {
+    if (c.variant.empty()) return "the variant id is empty; known lessons: " + variant_ids();
+    return "variant is \"" + c.variant + "\": recorded by a TileScope with lesson " + c.variant +
+           " that this build does not know (it knows " + variant_ids() + ")";
+  }
+  const Params& p = c.params;
+  // Generous limits: any device's (228 KiB of shared memory with opt-in), and
+  // arrays no larger than a trace file could carry.
+  DeviceLimits lim;
+  lim.max_threads_per_block = 1024;
+  lim.max_shared_per_block = 228 * 1024;
+  lim.global_memory_bytes = 2 * kMaxTraceFileBytes;
+  if (auto e = validate(*v, p, lim)) return "parameters: " + *e;
+  const std::string run = std::string(v->id) + " with " + describe(*v, p);
+  const LaunchGeometry want = geometry(*v, p);
+  if (auto e = check_geometry(c.geometry, want, run)) return e;
+  if (auto e = validate_barrier_mask(*v, c.barrier_mask))
+    return "barrier mask " + hex(c.barrier_mask) + ": " + *e;
+  // What the consumers will hold, before anyone allocates it.
+  const uint64_t blocks = want.grid.count(), threads = blocks * want.block.count();
+  const ArrayTable want_arrays = arrays(*v, p);
+  uint64_t cells = 0;
+  for (const ArrayInfo& a : want_arrays)
+    cells += a.count() * (a.shared() ? blocks : 1);
+  if (cells > kMaxTraceCells)
+    return run + " has " + num(cells) + " cells (arrays, shared ones once per block); " +
+           "TileScope replays at most " + num(kMaxTraceCells);
+  if (threads > kMaxTraceThreads)
+    return run + " launches " + num(threads) + " threads; TileScope replays at most " +
+           num(kMaxTraceThreads);
+
+  if (auto e = check_array_table(c.arrays, want_arrays, run)) return e;
+  if (auto e = check_buffers(t, *v, p)) return e;
+
+  // Counts: the recording holds what its capacity allows, and no run records
+  // more than the closed form with every barrier (removing one removes events).
+  const uint64_t recorded = t.events.size();
+  if (recorded > t.capacity)
+    return "the trace holds " + num(recorded) + " events, more than its capacity of " +
+           num(t.capacity);
+  if (recorded > 0xFFFFFFFFull)
+    return "the trace holds " + num(recorded) + " events; TileScope replays at most " +
+           num(0xFFFFFFFFull);
+  const uint64_t most = expected_counts(*v, p).total();
+  const uint64_t needed = t.events_dropped > ~0ull - recorded ? ~0ull : recorded + t.events_dropped;
+  if (needed > most)
+    return "events: " + num(recorded) + " recorded + " + num(t.events_dropped) + " dropped; " +
+           run + " records at most " + num(most);
+  // The simulator drops an event only when its buffer is full (a GPU may
+  // leave reserved slots unused, so there it is not checked).
+  if (c.backend == BackendKind::Simulator && t.events_dropped > 0 && recorded != t.capacity)
+    return "events dropped is " + num(t.events_dropped) + ", yet the simulator's buffer holds " +
+           num(recorded) + " of " + num(t.capacity) + " (it drops only when full)";
+
+  Expected x;
+  x.v = v;
+  x.table = &c.arrays;
+  x.mask = c.barrier_mask;
+  x.barriers = uint32_t(std::min<size_t>(v->barriers.size(), 32));
+  for (const BarrierInfo& b : v->barriers)
+    if (b.id >= 1 && b.id <= 32) x.barrier_line[b.id] = b.line;
+  for (size_t i = 0; i < c.arrays.size(); ++i) {
+    const ArrayInfo& info = c.arrays[i];
+    SlotInfo& a = x.arrays[i + 1];
+    a.global = !info.shared();
+    a.shared = info.shared();
+    a.rows = uint64_t(info.rows), a.cols = uint64_t(info.cols);
+    a.extent = info.count();
+    a.allocation = a.shared ? a.extent
+                            : std::max(a.extent, allocation_elements(*v, p, ArraySlot(i + 1)));
+  }
+  const uint64_t block_count = blocks, thread_count = want.block.count();
+  for (uint64_t i = 0; i < recorded; ++i) {
+    const Event& e = t.events[i];
+    // The parser checked these for files; a Trace built in memory may not be.
+    if (uint8_t(e.kind) >= kEventKindCount)
+      return "event " + num(i) + ": kind is " + num(uint8_t(e.kind)) + "; allowed: 0 to " +
+             num(kEventKindCount - 1);
+    if (e.array > c.arrays.size())
+      return "event " + num(i) + ": array is " + num(uint8_t(e.array)) + "; allowed: 0 to " +
+             num(c.arrays.size());
+    if (e.block >= block_count)
+      return "event " + num(i) + ": block is " + num(e.block) + "; allowed: 0 to " +
+             num(block_count - 1);
+    if (e.thread >= thread_count)
+      return "event " + num(i) + ": thread is " + num(e.thread) + "; allowed: 0 to " +
+             num(thread_count - 1);
+    // The common case in a few comparisons; the message only for the bad one.
+    const SlotInfo& a = x.arrays[e.array];
+    const bool fine =
+        e.line < 0xFFFF &&
+        (is_barrier(e.kind)
+             ? e.barrier >= 1 && e.barrier <= x.barriers && (x.mask >> (e.barrier - 1) & 1u) &&
+                   e.line == x.barrier_line[e.barrier] && e.array == kNoArray &&
+                   e.element == 0 && e.flags == 0
+             : e.barrier == 0 && (is_shared(e.kind) ? a.shared : a.global) &&
+                   (e.flags & kFlagWidthMask) == 0 &&
+                   (e.flags == 0 ? e.element < a.extent
+                                 : e.flags == kFlagOutOfRange && e.element >= a.extent &&
+                                       (a.shared || e.element < a.allocation)));
+    if (fine) continue;
+    if (auto err = check_event(i, e, x)) return err;
+  }
+  return std::nullopt;
+}
+
+}  // namespace ts

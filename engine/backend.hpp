@@ -1,0 +1,81 @@
+// Running a catalogue variant: on the GPU (kernels/cuda_backend.cu) or on the
+// CPU simulator (sim/sim_backend.cpp), from the same kernel source.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/catalogue.hpp"
+#include "engine/reference.hpp"
+#include "model/trace.hpp"
+
+namespace ts {
+
+enum class BackendChoice : uint8_t { Auto, Cuda, Sim };
+
+// The GPU this process can use, or why it cannot use one.
+struct CudaStatus {
+  bool usable = false;
+  // When not usable: "no CUDA device", "driver too old (...)", "built without CUDA".
+  std::string reason;
+  std::string device_name;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0, warp_size = 32;
+  int max_threads_per_block = 0;
+  int shared_per_block = 0, shared_per_block_optin = 0, shared_per_sm = 0;
+  int registers_per_block = 0, registers_per_sm = 0;
+  int l2_bytes = 0;
+  uint64_t global_memory_bytes = 0;
+  int clock_khz = 0, memory_clock_khz = 0, memory_bus_bits = 0;
+  int driver_version = 0, runtime_version = 0;
+  DeviceLimits limits() const;
+};
+// Probed once per process (thread-safe); cheap afterwards.
+const CudaStatus& cuda_status();
+
+// The simulator's model of a device (the limits it checks, the Memory panel's figures).
+CudaStatus simulator_model();
+
+struct RunRequest {
+  std::string variant;
+  Params params;
+  // Bit (id - 1) = barrier id kept; bits beyond the variant's are ignored.
+  uint32_t barrier_mask = ~0u;
+  bool traced = true;  // record events (false: only outputs, e.g. repeated race runs)
+  BackendChoice backend = BackendChoice::Auto;
+  Schedule schedule;                   // simulator only
+  uint64_t trace_capacity = 8u << 20;  // events (40 bytes each)
+  uint64_t input_seed = 1;
+  InputKind inputs = InputKind::SmallIntegers;
+  int skew_ns = 0;  // GPU: sleep at DELAY_POINT in the warps of skew_warps
+  uint32_t skew_warps = 0xAAAAAAAAu;
+};
+
+struct RunResult {
+  bool ok = false;
+  std::string error;  // why it did not run (bad parameters, CUDA error, ...), with what to do
+  std::string backend_note;  // one line: "GPU: NVIDIA H100 ..." or "CPU simulator: no CUDA device"
+  Trace trace;               // config, events (when traced), buffers (inputs and outputs)
+  Verdict verdict;           // output against the CPU reference
+  std::vector<std::string> faults;  // simulator: out-of-range accesses, with element and thread
+  double kernel_ms = 0;             // GPU: the traced or untraced launch, from CUDA events
+};
+
+// This machine's physical memory in bytes: what the simulator records into.
+uint64_t host_memory_bytes();
+// nullopt when a trace of `capacity` events (40 bytes each) fits in half of
+// `memory_bytes`; else why not, with both figures.
+std::optional<std::string> check_trace_capacity(uint64_t capacity, uint64_t memory_bytes);
+// nullopt when the simulator can run these parameters in reasonable time.
+std::optional<std::string> check_simulator_steps(const Variant& v, const Params& p);
+
+// Validates, picks the backend, runs, checks against the reference. Never throws.
+RunResult run(const RunRequest& req);
+
+// The two backends, for callers that must name one (tests comparing them).
+RunResult run_cuda(const RunRequest& req);
+RunResult run_simulator(const RunRequest& req);
+
+}  // namespace ts

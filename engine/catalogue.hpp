@@ -1,0 +1,82 @@
+// The registry: every lesson of lessons/CMakeLists.txt, in menu order, with
+// the checks that apply to all of them. Menus, the command line, the tests,
+// the benchmarks and the performance panel iterate `catalogue()`; no other
+// file names a lesson id.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lessons/kernel_args.hpp"
+#include "lessons/lesson.hpp"
+#include "model/array.hpp"
+#include "model/barrier_set.hpp"
+#include "model/params.hpp"
+
+namespace ts {
+
+using lesson_kit::kMaxLength;
+using lesson_kit::kMaxMatrixSide;
+using lesson_kit::kTileWidths;
+inline constexpr int kMaxBlockThreads = 1024;
+inline constexpr int kMaxStencilRadius = 1024;
+
+// Every lesson, in menu order, barrier lines read from its source.
+std::span<const Variant> catalogue();
+// nullptr when the id is unknown.
+const Variant* find_variant(const std::string& id);
+// All ids, comma-separated, for usage messages.
+std::string variant_ids();
+// The families in menu order ("matmul", "stencil", ...), each once.
+std::vector<const char*> families();
+// The text of a lesson header as it was compiled ("" when unknown).
+std::string_view lesson_source(const std::string& source_file);
+// The barrier lines of a header's text: the line of each `SYNCTHREADS(id);`
+// statement, by id (index 0 unused; 0 where an id does not occur).
+std::vector<int> barrier_lines(std::string_view source);
+
+// Empty when the parameters can run; otherwise a message that names the limit
+// that was hit and what is allowed ("tile 64: a block of 64 x 64 = 4096 threads
+// exceeds the 1024 threads per block this device allows; use 2, 4, 8, 16 or 32").
+std::optional<std::string> validate(const Variant& v, const Params& p, const DeviceLimits& lim);
+// Only the barrier numbers the variant has: bit (id - 1) of `mask`. Bits
+// beyond the variant's barriers may be all set (~0u = keep all) or all clear.
+std::optional<std::string> validate_barrier_mask(const Variant& v, uint32_t mask);
+// A barrier number the user named (to remove or keep): 1 .. barriers.size().
+std::optional<std::string> validate_barrier_id(const Variant& v, int id);
+inline uint32_t all_barriers(const Variant& v) {
+  return BarrierSet::first(int(v.barriers.size())).mask();
+}
+
+LaunchGeometry geometry(const Variant& v, const Params& p);
+// Warps in one block: threads per block / 32, rounded up.
+int warps_per_block(const Variant& v, const Params& p);
+// The same lesson with `warps` (1 or 2) warps per block: tile 4 or 8, a
+// stencil block of 32 or 64 threads; sizes grow to the defaults' where they
+// would leave the second warp idle. nullopt for a lesson without barriers or
+// without such a knob. Within one warp a removed barrier stays latent (the
+// warp's threads run together); across two it makes loads stale.
+std::optional<Params> params_with_warps(const Variant& v, const Params& p, int warps);
+ExpectedCounts expected_counts(const Variant& v, const Params& p);
+// The lesson's array table for these parameters: global arrays, then shared.
+ArrayTable arrays(const Variant& v, const Params& p);
+
+// The kernel's parameters and array extents (pointers left null): what both
+// backends pass to the kernel body.
+KernelArgs kernel_args(const Variant& v, const Params& p);
+// Elements to allocate for one of the lesson's global arrays: its count, or
+// more where a kernel reads and writes past the end by design
+// (matmul.tiled_exact on a size that is not a multiple of the tile), so that
+// those accesses stay inside the allocation. Both backends allocate this much.
+uint64_t allocation_elements(const Variant& v, const Params& p, ArraySlot slot);
+// A traced run's events would not fit into `capacity` events: the message
+// (how many are needed, in events and bytes, and what to do). Callers that
+// prefer a truncated trace may ignore it.
+std::optional<std::string> validate_trace(const Variant& v, const Params& p, uint64_t capacity);
+// "n=10 tile=4", only the parameters the variant uses.
+std::string describe(const Variant& v, const Params& p);
+
+}  // namespace ts

@@ -1,0 +1,414 @@
+// The CUDA backend: runs a catalogue variant on the GPU, traced (every access
+// recorded) or untraced (what gets timed), and probes the device once.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "engine/backend.hpp"
+#include "engine/lesson_dispatch.hpp"
+#include "engine/prepare.hpp"
+#include "engine/cuda/recorders.cuh"
+
+namespace ts {
+
+// One thread of the kernel body, with the recorder passed by value.
+template <class Body, class Rec>
+__global__ void launch_body(Rec rec, KernelArgs args) {
+  Body::run(rec, args);
+}
+
+namespace {
+
+std::string version_text(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+// A CUDA error as a sentence: what failed, CUDA's words, and what to do.
+std::string cuda_error_text(const char* what, cudaError_t e) {
+  std::string s =
+      std::string(what) + " failed: " + cudaGetErrorString(e) + " (" + cudaGetErrorName(e) + ")";
+  switch (e) {
+    case cudaErrorMemoryAllocation:
+      return s + "; the GPU is out of memory: use smaller sizes or a smaller trace capacity";
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorIllegalInstruction:
+      return s + "; the kernel touched memory it must not (a bug in the kernel)";
+    case cudaErrorNoKernelImageForDevice:
+    case cudaErrorInvalidDeviceFunction:
+      return s + "; rebuild with this GPU's architecture in -DTS_CUDA_ARCHITECTURES";
+    case cudaErrorLaunchOutOfResources:
+      return s +
+             "; the block needs more registers or shared memory than the GPU has: use a "
+             "smaller tile or block";
+    default:
+      return s;
+  }
+}
+
+// Device memory that frees itself.
+struct DeviceBuffer {
+  void* ptr = nullptr;
+  size_t bytes = 0;
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() {
+    if (ptr) cudaFree(ptr);
+  }
+  cudaError_t allocate(size_t n) {
+    bytes = std::max<size_t>(n, 4);
+    return cudaMalloc(&ptr, bytes);
+  }
+};
+
+struct EventPair {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  ~EventPair() {
+    if (start) cudaEventDestroy(start);
+    if (stop) cudaEventDestroy(stop);
+  }
+};
+
+// Launches the variant's body with recorder `rec`. Returns the launch error.
+template <class Rec>
+cudaError_t launch(const Variant& v, const Params& p, const LaunchGeometry& g, const Rec& rec,
+                   const KernelArgs& args) {
+  cudaError_t err = cudaErrorInvalidValue;
+  const bool found = visit_lesson(v.id, p, [&](auto body) {
+    using Body = decltype(body);
+    auto* kernel = &launch_body<Body, Rec>;
+    if (g.dynamic_shared_bytes > 48 * 1024) {
+      // More than 48 KB of dynamic shared memory needs an opt-in per kernel.
+      err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 int(g.dynamic_shared_bytes));
+      if (err != cudaSuccess) return;
+    }
+    const dim3 grid(g.grid.x, g.grid.y, g.grid.z), block(g.block.x, g.block.y, g.block.z);
+    kernel<<<grid, block, g.dynamic_shared_bytes>>>(rec, args);
+    err = cudaGetLastError();
+  });
+  return found ? err : cudaErrorInvalidDeviceFunction;
+}
+
+CudaStatus probe() {
+  CudaStatus s;
+  cudaDriverGetVersion(&s.driver_version);
+  cudaRuntimeGetVersion(&s.runtime_version);
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    if (s.driver_version == 0)
+      s.reason = "no CUDA device (no NVIDIA driver is installed)";
+    else if (e == cudaErrorInsufficientDriver)
+      s.reason = "CUDA driver too old for this build (driver " + version_text(s.driver_version) +
+                 ", runtime " + version_text(s.runtime_version) + "): update the NVIDIA driver";
+    else if (e == cudaErrorNoDevice || e == cudaSuccess)
+      s.reason = "no CUDA device";
+    else
+      s.reason = std::string("no usable CUDA device: ") + cudaGetErrorString(e);
+    cudaGetLastError();
+    return s;
+  }
+  cudaDeviceProp prop{};
+  if (cudaError_t pe = cudaGetDeviceProperties(&prop, 0); pe != cudaSuccess) {
+    s.reason = cuda_error_text("reading the GPU's properties", pe);
+    cudaGetLastError();
+    return s;
+  }
+  s.device_name = prop.name;
+  s.cc_major = prop.major;
+  s.cc_minor = prop.minor;
+  s.sm_count = prop.multiProcessorCount;
+  s.warp_size = prop.warpSize;
+  s.max_threads_per_block = prop.maxThreadsPerBlock;
+  s.shared_per_block = int(prop.sharedMemPerBlock);
+  s.shared_per_block_optin = int(prop.sharedMemPerBlockOptin);
+  s.shared_per_sm = int(prop.sharedMemPerMultiprocessor);
+  s.registers_per_block = prop.regsPerBlock;
+  s.registers_per_sm = prop.regsPerMultiprocessor;
+  s.l2_bytes = prop.l2CacheSize;
+  s.global_memory_bytes = prop.totalGlobalMem;
+  s.memory_bus_bits = prop.memoryBusWidth;
+  // CUDA 13 removed clockRate and memoryClockRate from cudaDeviceProp.
+  cudaDeviceGetAttribute(&s.clock_khz, cudaDevAttrClockRate, 0);
+  cudaDeviceGetAttribute(&s.memory_clock_khz, cudaDevAttrMemoryClockRate, 0);
+
+  // Is there machine code (or PTX) in this build for this GPU?
+  cudaFuncAttributes attr{};
+  const cudaError_t fe = cudaFuncGetAttributes(&attr, &launch_body<lessons::stencil_naive::Body, PlainRec>);
+  if (fe != cudaSuccess) {
+    s.reason = "this build has no kernels for " + s.device_name + " (compute capability " +
+               std::to_string(s.cc_major) + "." + std::to_string(s.cc_minor) +
+               "): rebuild with -DTS_CUDA_ARCHITECTURES=" + std::to_string(s.cc_major) +
+               std::to_string(s.cc_minor);
+    cudaGetLastError();
+    return s;
+  }
+  s.usable = true;
+  return s;
+}
+
+// The device buffer's field-major blocks (kernels/recorders.cuh) back into
+// Event records, in slot order, without the slots nobody wrote (Empty):
+// slot order is each thread's program order.
+void unpack_trace_blocks(const std::vector<uint64_t>& words, std::vector<Event>& out) {
+  const size_t blocks = words.size() / (kSlotBlock * kEventWords);
+  out.clear();
+  out.reserve(blocks * kSlotBlock);
+  for (size_t b = 0; b < blocks; ++b) {
+    const uint64_t* block = words.data() + b * kSlotBlock * kEventWords;
+    for (unsigned lane = 0; lane < kSlotBlock; ++lane) {
+      uint64_t w[kEventWords];
+      for (unsigned f = 0; f < kEventWords; ++f)
+        w[f] = block[f * kSlotBlock + lane];
+      Event e;
+      std::memcpy(&e, w, sizeof e);
+      if (e.kind != EventKind::Empty) out.push_back(e);
+    }
+  }
+}
+
+// "thread (3, 1) of block (2, 0) read A[130], outside its 100 elements (line 37)"
+std::string fault_text(const Event& e, const LaunchGeometry& g, const Trace& t) {
+  const uint32_t tx = e.thread % g.block.x, ty = e.thread / g.block.x;
+  const uint32_t bx = e.block % g.grid.x, by = e.block / g.grid.x;
+  uint64_t count = 0;
+  if (const BufferData* b = t.buffer(e.array)) count = b->values.size();
+  std::string s = "thread (" + std::to_string(tx) + ", " + std::to_string(ty) + ") of block (" +
+                  std::to_string(bx) + ", " + std::to_string(by) + ") " +
+                  (is_load(e.kind) ? "read " : "wrote ") + array_name(t.config.arrays, e.array) + "[" +
+                  std::to_string(int32_t(e.element)) + "]";
+  if (count) s += ", outside its " + std::to_string(count) + " elements";
+  return s + " (line " + std::to_string(e.line) + ")";
+}
+
+}  // namespace
+
+const CudaStatus& cuda_status() {
+  static CudaStatus status;
+  static std::once_flag once;
+  std::call_once(once, [] { status = probe(); });
+  return status;
+}
+
+namespace {
+
+// The run itself; `lost` is set when a CUDA error left the context unusable
+// (a sticky error), so that the caller resets the device once every buffer
+// of the run has been freed.
+RunResult run_on_device(const RunRequest& req, bool& lost) {
+  RunResult r;
+  cudaGetLastError();  // a stale error of an earlier call must not fail this run
+  const CudaStatus& st = cuda_status();
+  if (!st.usable) {
+    r.error = "the GPU cannot be used: " + st.reason + "; run on the CPU simulator instead";
+    return r;
+  }
+  PreparedRun run;
+  if (auto e = prepare_run(req, st.limits(), run)) {
+    r.error = *e;
+    return r;
+  }
+  const Variant* v = run.lesson;
+  const Params& p = run.params;
+  r.backend_note = "GPU: " + st.device_name;
+
+  // A CUDA failure leaves this function through `fail`: the message, and the
+  // non-sticky error state cleared so that the next run can try again.
+  const auto fail = [&](const char* what, cudaError_t e) {
+    r.ok = false;
+    r.error = cuda_error_text(what, e);
+    cudaGetLastError();
+    // A sticky error fails every later call too, synchronisation included.
+    lost = cudaDeviceSynchronize() != cudaSuccess;
+    return r;
+  };
+
+  const LaunchGeometry g = run.geometry;
+  KernelArgs& args = run.args;
+
+  // The lesson's arrays, with the room allocation_elements asks for;
+  // everything starts at zero, then the inputs are copied in.
+  std::vector<DeviceBuffer> dev(run.globals.size());
+  for (size_t i = 0; i < run.globals.size(); ++i) {
+    const BufferData& b = run.globals[i];
+    if (cudaError_t e = dev[i].allocate(run.allocation[i] * sizeof(float)); e != cudaSuccess)
+      return fail("allocating the lesson's arrays on the GPU", e);
+    if (cudaError_t e = cudaMemset(dev[i].ptr, 0, dev[i].bytes); e != cudaSuccess)
+      return fail("clearing the lesson's arrays", e);
+    if (!b.is_output)
+      if (cudaError_t e = cudaMemcpy(dev[i].ptr, b.values.data(), b.values.size() * sizeof(float),
+                                     cudaMemcpyHostToDevice);
+          e != cudaSuccess)
+        return fail("copying the inputs to the GPU", e);
+    args.data[b.slot] = dev[i].ptr;
+  }
+
+  EventPair timing;
+  if (cudaError_t e = cudaEventCreate(&timing.start); e != cudaSuccess)
+    return fail("creating CUDA events", e);
+  if (cudaError_t e = cudaEventCreate(&timing.stop); e != cudaSuccess)
+    return fail("creating CUDA events", e);
+
+  // Trace buffer, in slots: the events the caller allows, but no more than
+  // the run needs (the closed-form count with every barrier; removing
+  // barriers only removes events), plus the slots threads reserve and leave
+  // unused at the end of their last chunk.
+  const uint64_t expected = run.expected_events;
+  const uint64_t threads = g.grid.count() * g.block.count();
+  // A chunk of about one thread's events (at most kMaxChunk): few
+  // reservations, and little left unused.
+  const unsigned chunk = unsigned(
+      std::clamp<uint64_t>((expected + threads - 1) / threads, 1, DeviceTraceRec::kMaxChunk));
+  // Each thread leaves fewer than `chunk` slots unused, and a reservation
+  // rounds up to whole blocks: with this slack every event up to the
+  // capacity finds a slot. A run that will be truncated anyway gets a
+  // bounded slack.
+  uint64_t slack = threads * (chunk + kSlotBlock);
+  if (expected > req.trace_capacity)
+    slack = std::min<uint64_t>(slack, req.trace_capacity + (uint64_t(1) << 20));
+  uint64_t wanted = std::min<uint64_t>(req.trace_capacity, expected);
+  uint64_t slots = 0;
+  DeviceBuffer events, counters;  // counters: [0] slots reserved, [1] events dropped
+  unsigned long long counts[2] = {0, 0};
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (req.traced) {
+      slots = (wanted + slack + kSlotBlock - 1) / kSlotBlock * kSlotBlock;
+      if (events.ptr) {
+        cudaFree(events.ptr);
+        events.ptr = nullptr;
+      }
+      if (cudaError_t e = events.allocate(slots * sizeof(Event)); e != cudaSuccess)
+        return fail("allocating the trace buffer", e);
+      // 0xFF everywhere: EventKind::Empty marks a slot nobody wrote.
+      if (cudaError_t e = cudaMemset(events.ptr, 0xFF, slots * sizeof(Event)); e != cudaSuccess)
+        return fail("clearing the trace buffer", e);
+      if (!counters.ptr)
+        if (cudaError_t e = counters.allocate(sizeof counts); e != cudaSuccess)
+          return fail("allocating the trace counters", e);
+      if (cudaError_t e = cudaMemset(counters.ptr, 0, sizeof counts); e != cudaSuccess)
+        return fail("clearing the trace counters", e);
+    }
+    // The outputs start at zero on every attempt.
+    for (size_t i = 0; i < run.globals.size(); ++i)
+      if (run.globals[i].is_output)
+        if (cudaError_t e = cudaMemset(dev[i].ptr, 0, dev[i].bytes); e != cudaSuccess)
+          return fail("clearing the outputs", e);
+
+    cudaEventRecord(timing.start);
+    cudaError_t launch_err;
+    if (req.traced) {
+      DeviceTraceRec rec;
+      rec.events = static_cast<uint64_t*>(events.ptr);
+      rec.cursor = static_cast<unsigned long long*>(counters.ptr);
+      rec.dropped = rec.cursor + 1;
+      rec.capacity = slots;
+      rec.chunk = chunk;
+      rec.barrier_mask = req.barrier_mask;
+      rec.skew_ns = req.skew_ns;
+      rec.skew_warps = req.skew_warps;
+      launch_err = launch(*v, p, g, rec, args);
+    } else if (req.skew_ns > 0) {
+      SkewRec rec;
+      rec.barrier_mask = req.barrier_mask;
+      rec.skew_ns = req.skew_ns;
+      rec.skew_warps = req.skew_warps;
+      launch_err = launch(*v, p, g, rec, args);
+    } else {
+      PlainRec rec;
+      rec.barrier_mask = req.barrier_mask;
+      launch_err = launch(*v, p, g, rec, args);
+    }
+    if (launch_err != cudaSuccess) return fail("launching the kernel", launch_err);
+    cudaEventRecord(timing.stop);
+    if (cudaError_t e = cudaEventSynchronize(timing.stop); e != cudaSuccess)
+      return fail("running the kernel", e);
+    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return fail("running the kernel", e);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, timing.start, timing.stop);
+    r.kernel_ms = ms;
+
+    if (!req.traced) break;
+    if (cudaError_t e = cudaMemcpy(counts, counters.ptr, sizeof counts, cudaMemcpyDeviceToHost);
+        e != cudaSuccess)
+      return fail("reading the trace counters", e);
+    // More events than the closed form said (should not happen): run again
+    // with the caller's full capacity rather than report a truncation that a
+    // bigger buffer would have avoided.
+    if (counts[1] == 0 || wanted >= req.trace_capacity) break;
+    wanted = req.trace_capacity;
+  }
+  Trace& t = r.trace;
+  t.config = run_config(req, run, BackendKind::Cuda, st.device_name);
+  t.config.skew_ns = req.skew_ns;
+  t.config.skew_warps = req.skew_ns > 0 ? req.skew_warps : 0;
+  t.capacity = req.traced ? req.trace_capacity : 0;
+
+  if (req.traced) {
+    const uint64_t used = std::min<uint64_t>(counts[0], slots);
+    const uint64_t blocks = (used + kSlotBlock - 1) / kSlotBlock;
+    std::vector<uint64_t> words(blocks * kSlotBlock * kEventWords);
+    if (!words.empty())
+      if (cudaError_t e = cudaMemcpy(words.data(), events.ptr, words.size() * sizeof(uint64_t),
+                                     cudaMemcpyDeviceToHost);
+          e != cudaSuccess)
+        return fail("copying the trace to the host", e);
+    unpack_trace_blocks(words, t.events);
+    const uint64_t needed = t.events.size() + counts[1];
+    // The slack may have held more than the caller allowed: keep the first
+    // `trace_capacity` in slot order (for each thread, a prefix of its events).
+    if (t.events.size() > req.trace_capacity) t.events.resize(req.trace_capacity);
+    t.events_dropped = needed - t.events.size();
+  }
+
+  for (size_t i = 0; i < run.globals.size(); ++i) {
+    BufferData& b = run.globals[i];
+    if (!b.is_output) continue;
+    if (cudaError_t e = cudaMemcpy(b.values.data(), dev[i].ptr, b.values.size() * sizeof(float),
+                                   cudaMemcpyDeviceToHost);
+        e != cudaSuccess)
+      return fail("copying the output to the host", e);
+  }
+  t.buffers = run.globals;
+
+  // Out-of-range accesses (matmul.tiled_exact on a size that is not a
+  // multiple of its tile), described like the simulator describes them.
+  constexpr size_t kMaxFaults = 20;
+  size_t faults = 0;
+  for (const Event& e : t.events) {
+    if (!(e.flags & kFlagOutOfRange)) continue;
+    if (faults++ < kMaxFaults) r.faults.push_back(fault_text(e, g, t));
+  }
+  if (faults > kMaxFaults)
+    r.faults.push_back("... and " + std::to_string(faults - kMaxFaults) +
+                       " more out-of-range accesses");
+
+  r.verdict = run_verdict(run);
+  r.ok = true;
+  return r;
+}
+
+}  // namespace
+
+RunResult run_cuda(const RunRequest& req) {
+  bool lost = false;
+  RunResult r = run_on_device(req, lost);
+  if (lost) {
+    // Every buffer of the run is freed by now; a reset gives the process a
+    // fresh context, so the next run can use the GPU again.
+    const cudaError_t e = cudaDeviceReset();
+    cudaGetLastError();
+    r.error += e == cudaSuccess ? "; the GPU was reset: run again"
+                                : "; resetting the GPU failed too: restart TileScope";
+  }
+  return r;
+}
+
+}  // namespace ts

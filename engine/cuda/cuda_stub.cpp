@@ -1,0 +1,26 @@
+// Without the CUDA toolkit at build time: the GPU backend says why it is absent.
+#include "engine/backend.hpp"
+
+#if !TS_HAVE_CUDA
+
+namespace ts {
+
+const CudaStatus& cuda_status() {
+  static const CudaStatus status = [] {
+    CudaStatus s;
+    s.reason = "built without CUDA (install the CUDA toolkit and configure with -DTS_WITH_CUDA=ON)";
+    return s;
+  }();
+  return status;
+}
+
+RunResult run_cuda(const RunRequest&) {
+  RunResult r;
+  r.error =
+      "the GPU cannot be used: " + cuda_status().reason + "; run on the CPU simulator instead";
+  return r;
+}
+
+}  // namespace ts
+
+#endif

@@ -1,0 +1,885 @@
+// The GPU timing harness of the performance panel and `tilescope-cli bench`.
+//
+// What it measures, and how (issue 5):
+//   - the UNTRACED instantiation of every selected catalogue variant (PlainRec:
+//     plain loads and stores, barriers as in the source), launched through our
+//     own __global__ wrapper `timed<Body>`;
+//   - cuBLAS SGEMM at the same n, and a device-to-device copy for bandwidth;
+//   - CUDA events around each launch: warm-up, then `reps` timed launches,
+//     median with min and max; before every timed launch a buffer twice the L2
+//     size is written, so that even n = 128 does not time a warm cache;
+//   - every kernel's output is checked before its time counts: against the CPU
+//     double reference up to n = cpu_reference_max_n, above that against
+//     cuBLAS's output (integer inputs in [-4, 4] make both sums exact in float,
+//     so the check is exact too). A wrong kernel is still timed, marked "wrong"
+//     and never counted;
+//   - NVTX ranges around every timed launch, named "<variant> T<tile> n=<size>",
+//     so Nsight Systems shows them by name.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <nvtx3/nvToolsExt.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "engine/backend.hpp"
+#include "engine/lesson_dispatch.hpp"
+#include "engine/perf.hpp"
+#include "engine/reference.hpp"
+
+#if __has_include("engine/cuda/recorders.cuh")
+#include "engine/cuda/recorders.cuh"
+#define TS_PERF_HAVE_PLAINREC 1
+#else
+#define TS_PERF_HAVE_PLAINREC 0
+#endif
+
+namespace ts {
+
+namespace perf_detail {
+
+// cuBLAS is opened when a sweep first needs it, not linked: every other
+// command (even `tilescope-cli --help`) would otherwise map its 200 MB.
+struct CublasApi {
+  decltype(&cublasCreate_v2) create = nullptr;
+  decltype(&cublasDestroy_v2) destroy = nullptr;
+  decltype(&cublasSetMathMode) set_math_mode = nullptr;
+  decltype(&cublasSgemm_v2) sgemm = nullptr;
+  std::string error;  // why it cannot be used
+};
+
+const CublasApi& cublas_api() {
+  static const CublasApi api = [] {
+    CublasApi a;
+    const std::string lib = "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR);
+    void* h = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
+    const char* why = h ? nullptr : dlerror();
+    const std::string first_why = why ? why : "not found";
+#ifdef TS_CUDA_LIBRARY_DIR
+    // The toolkit this was built with, where the loader's search path does not reach.
+    if (!h)
+      h = dlopen((std::string(TS_CUDA_LIBRARY_DIR) + "/" + lib).c_str(), RTLD_NOW | RTLD_LOCAL);
+#endif
+    if (!h) {
+      a.error = lib + " cannot be loaded (" + first_why + "): install cuBLAS " +
+                std::to_string(CUBLAS_VER_MAJOR) +
+                " or add its folder to LD_LIBRARY_PATH; the kernels are timed without it";
+      return a;
+    }
+    auto sym = [&](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(h, name));
+      if (!fn && a.error.empty()) a.error = lib + " has no " + name;
+    };
+    sym(a.create, "cublasCreate_v2");
+    sym(a.destroy, "cublasDestroy_v2");
+    sym(a.set_math_mode, "cublasSetMathMode");
+    sym(a.sgemm, "cublasSgemm_v2");
+    return a;
+  }();
+  return api;
+}
+
+#if TS_PERF_HAVE_PLAINREC
+using TimedRec = PlainRec;
+inline TimedRec make_rec() {
+  return TimedRec{};
+}  // all barriers kept
+#else
+// Until kernels/recorders.cuh lands: the same contract as PlainRec (plain loads
+// and stores, every barrier kept, no delay).
+struct TimedRec {
+  template <class T>
+  __device__ __forceinline__ T load(Space, const T* base, int index, int, ArraySlot, uint16_t) {
+    return base[index];
+  }
+  template <class T>
+  __device__ __forceinline__ void store(Space, T* base, int index, int, ArraySlot, T v, uint16_t) {
+    base[index] = v;
+  }
+  __device__ __forceinline__ void syncthreads(int, int) { __syncthreads(); }
+  __device__ __forceinline__ void delay_point(bool) {}
+};
+inline TimedRec make_rec() {
+  return TimedRec{};
+}
+#endif
+
+// The one wrapper the harness launches: the untraced body, nothing else.
+template <class Body>
+__global__ void timed(TimedRec rec, KernelArgs a) {
+  Body::run(rec, a);
+}
+
+std::string cuda_msg(cudaError_t e) {
+  return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+}
+
+std::string human_bytes(double b) {
+  char buf[64];
+  if (b >= 1024.0 * 1024 * 1024)
+    std::snprintf(buf, sizeof buf, "%.1f GiB", b / (1024.0 * 1024 * 1024));
+  else
+    std::snprintf(buf, sizeof buf, "%.1f MiB", b / (1024.0 * 1024));
+  return buf;
+}
+
+// A device allocation that frees itself.
+struct DevBuf {
+  void* p = nullptr;
+  size_t bytes = 0;
+  DevBuf() = default;
+  DevBuf(const DevBuf&) = delete;
+  DevBuf& operator=(const DevBuf&) = delete;
+  ~DevBuf() { reset(); }
+  cudaError_t alloc(size_t n) {
+    reset();
+    cudaError_t e = cudaMalloc(&p, n);
+    if (e != cudaSuccess) {
+      p = nullptr;
+      cudaGetLastError();  // an out-of-memory is not sticky: clear it
+      return e;
+    }
+    bytes = n;
+    return cudaSuccess;
+  }
+  void reset() {
+    if (p) cudaFree(p);
+    p = nullptr;
+    bytes = 0;
+  }
+  float* f() const { return static_cast<float*>(p); }
+};
+
+struct Timing {
+  bool ok = false;
+  std::string error;
+  bool cancelled = false;
+  int reps = 0;
+  double median = 0, min = 0, max = 0;
+};
+
+double median_of(std::vector<float> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  if (n == 0) return 0;
+  return n % 2 ? v[n / 2] : 0.5 * (double(v[n / 2 - 1]) + double(v[n / 2]));
+}
+
+// Everything one sweep holds on the device.
+class Harness {
+ public:
+  Harness(const PerfConfig& c, SweepControl* ctl) : cfg_(c), ctl_(ctl) {}
+  ~Harness() {
+    if (start_) cudaEventDestroy(start_);
+    if (stop_) cudaEventDestroy(stop_);
+    if (cublas_) cublas_api().destroy(cublas_);
+  }
+
+  bool cancelled() const { return ctl_ && ctl_->cancel.load(); }
+
+  // Probes the device; false (with report.device.reason) when there is none.
+  bool open(PerfDevice& d) {
+    // The engine's probe tells "no driver" from "driver too old" from "no device".
+    if (const CudaStatus& st = cuda_status(); !st.usable) {
+      d.usable = false;
+      d.reason = st.reason;
+      return false;
+    }
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+      d.usable = false;
+      if (e == cudaErrorInsufficientDriver)
+        d.reason = "the NVIDIA driver is too old for this CUDA runtime (" + cuda_msg(e) + ")";
+      else if (e == cudaErrorNoDevice || count == 0 || e == cudaErrorInitializationError)
+        d.reason = "no CUDA device";
+      else
+        d.reason = "no usable CUDA device (" + cuda_msg(e) + ")";
+      cudaGetLastError();
+      return false;
+    }
+    if ((e = cudaSetDevice(0)) != cudaSuccess) {
+      d.reason = "cannot use CUDA device 0 (" + cuda_msg(e) + ")";
+      return false;
+    }
+    cudaDeviceProp p{};
+    if ((e = cudaGetDeviceProperties(&p, 0)) != cudaSuccess) {
+      d.reason = "cannot read the device's properties (" + cuda_msg(e) + ")";
+      return false;
+    }
+    d.usable = true;
+    d.name = p.name;
+    d.cc_major = p.major;
+    d.cc_minor = p.minor;
+    d.sm_count = p.multiProcessorCount;
+    cudaDeviceGetAttribute(&d.clock_khz, cudaDevAttrClockRate, 0);
+    d.fp32_cores_per_sm = fp32_cores_per_sm(p.major, p.minor);
+    d.fp32_peak_gflops = fp32_peak_gflops(d.sm_count, d.fp32_cores_per_sm, d.clock_khz);
+    d.l2_bytes = p.l2CacheSize;
+    d.global_memory_bytes = p.totalGlobalMem;
+    d.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
+    int v = 0;
+    cudaDriverGetVersion(&v);
+    d.driver = std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+    cudaRuntimeGetVersion(&v);
+    d.runtime = std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+    limits_.max_threads_per_block = p.maxThreadsPerBlock;
+    limits_.max_shared_per_block = int(p.sharedMemPerBlockOptin);
+    limits_.global_memory_bytes = p.totalGlobalMem;
+    max_threads_per_sm_ = p.maxThreadsPerMultiProcessor;
+
+    if (cudaEventCreate(&start_) != cudaSuccess || cudaEventCreate(&stop_) != cudaSuccess) {
+      d.usable = false;
+      d.reason = "cannot create CUDA events";
+      return false;
+    }
+    const CublasApi& blas = cublas_api();
+    if (!blas.error.empty()) {
+      d.cublas_math = "unavailable: " + blas.error;
+    } else if (blas.create(&cublas_) != CUBLAS_STATUS_SUCCESS) {
+      cublas_ = nullptr;
+      d.cublas_math = "unavailable (cublasCreate failed)";
+    } else {
+      // FP32 throughout: the default math mode does not use TF32 tensor cores
+      // unless NVIDIA_TF32_OVERRIDE=1 forces it, which we report.
+      blas.set_math_mode(cublas_, CUBLAS_DEFAULT_MATH);
+      d.cublas_math = "CUBLAS_DEFAULT_MATH (FP32, no TF32)";
+      if (const char* o = std::getenv("NVIDIA_TF32_OVERRIDE"); o && std::string(o) == "1")
+        d.cublas_math = "CUBLAS_DEFAULT_MATH with NVIDIA_TF32_OVERRIDE=1 (TF32!)";
+    }
+    // Twice the L2, so that writing it evicts everything a kernel left there.
+    if (cfg_.flush_l2 && p.l2CacheSize > 0) {
+      if (flush_.alloc(size_t(p.l2CacheSize) * 2) != cudaSuccess) flush_.reset();
+    }
+    return true;
+  }
+
+  const DeviceLimits& limits() const { return limits_; }
+  bool have_cublas() const { return cublas_ != nullptr; }
+  size_t free_bytes() const {
+    size_t f = 0, t = 0;
+    cudaMemGetInfo(&f, &t);
+    return f;
+  }
+  // What one size may allocate: 90 % of the free memory, or the config's cap.
+  double budget_bytes() const {
+    double b = 0.9 * double(free_bytes());
+    if (cfg_.max_gpu_bytes > 0) b = std::min(b, double(cfg_.max_gpu_bytes));
+    return b;
+  }
+  // A sticky error (illegal address, ...) leaves the context unusable.
+  bool context_alive() {
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e == cudaSuccess) return true;
+    dead_ = cuda_msg(e);
+    return false;
+  }
+  const std::string& dead_reason() const { return dead_; }
+
+  // Warm-up, then timed launches of `launch` (which enqueues one launch on
+  // the default stream and returns its launch error).
+  template <class Launch>
+  Timing time(const std::string& label, Launch&& launch) {
+    Timing t;
+    auto fail = [&](cudaError_t e) {
+      t.ok = false;
+      t.error = cuda_msg(e);
+      cudaGetLastError();
+      return t;
+    };
+    cudaError_t e;
+    // The first warm-up is timed as well, to size the number of reps.
+    float first_ms = 0;
+    for (int w = 0; w < std::max(1, cfg_.warmup); ++w) {
+      if (w == 0) cudaEventRecord(start_);
+      if ((e = launch()) != cudaSuccess) return fail(e);
+      if (w == 0) cudaEventRecord(stop_);
+      if ((e = cudaDeviceSynchronize()) != cudaSuccess) return fail(e);
+      if (w == 0) cudaEventElapsedTime(&first_ms, start_, stop_);
+      if (cancelled()) {
+        t.cancelled = true;
+        return t;
+      }
+    }
+    int reps = cfg_.reps;
+    if (first_ms > 0 && first_ms * 1e-3 * reps > cfg_.max_seconds_per_point)
+      reps = std::max(3, int(cfg_.max_seconds_per_point / (first_ms * 1e-3)));
+    reps = std::min(reps, cfg_.reps);
+    std::vector<float> ms;
+    ms.reserve(reps);
+    for (int i = 0; i < reps; ++i) {
+      if (flush_.p) cudaMemsetAsync(flush_.p, i & 0xff, flush_.bytes);
+      nvtxRangePushA(label.c_str());
+      cudaEventRecord(start_);
+      e = launch();
+      cudaEventRecord(stop_);
+      nvtxRangePop();
+      if (e != cudaSuccess) return fail(e);
+      if ((e = cudaEventSynchronize(stop_)) != cudaSuccess) return fail(e);
+      float x = 0;
+      cudaEventElapsedTime(&x, start_, stop_);
+      ms.push_back(x);
+      if (cancelled()) {
+        t.cancelled = true;
+        return t;
+      }
+    }
+    if ((e = cudaGetLastError()) != cudaSuccess) return fail(e);
+    t.ok = true;
+    t.reps = int(ms.size());
+    t.median = median_of(ms);
+    t.min = *std::min_element(ms.begin(), ms.end());
+    t.max = *std::max_element(ms.begin(), ms.end());
+    return t;
+  }
+
+  // Row-major C (m x n) = A (m x k) x B (k x n) with column-major cuBLAS:
+  // C^T = B^T A^T, so B comes first.
+  cudaError_t sgemm(const float* A, const float* B, float* C, int m, int k, int n) {
+    const float one = 1.0f, zero = 0.0f;
+    cublasStatus_t s = cublas_api().sgemm(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, n, A,
+                                          k, &zero, C, n);
+    return s == CUBLAS_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown;
+  }
+
+  template <class Body>
+  KernelAttributes attributes(const LaunchGeometry& g) {
+    KernelAttributes a;
+    cudaFuncAttributes fa{};
+    if (cudaFuncGetAttributes(&fa, timed<Body>) != cudaSuccess) {
+      cudaGetLastError();
+      return a;
+    }
+    a.known = true;
+    a.registers = fa.numRegs;
+    a.static_shared_bytes = int(fa.sharedSizeBytes);
+    a.dynamic_shared_bytes = int(g.dynamic_shared_bytes);
+    a.local_bytes = int(fa.localSizeBytes);
+    a.threads_per_block = int(g.block.count());
+    int blocks = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, timed<Body>, a.threads_per_block,
+                                                      g.dynamic_shared_bytes) == cudaSuccess) {
+      a.max_blocks_per_sm = blocks;
+      if (max_threads_per_sm_ > 0)
+        a.occupancy = double(blocks) * a.threads_per_block / double(max_threads_per_sm_);
+    } else {
+      cudaGetLastError();
+    }
+    return a;
+  }
+
+  template <class Body>
+  cudaError_t prepare(const LaunchGeometry& g) {
+    // More than 48 KiB of dynamic shared memory needs the opt-in.
+    if (g.dynamic_shared_bytes > 48 * 1024)
+      return cudaFuncSetAttribute(timed<Body>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  int(g.dynamic_shared_bytes));
+    return cudaSuccess;
+  }
+
+  template <class Body>
+  cudaError_t launch(const LaunchGeometry& g, const KernelArgs& args) {
+    const dim3 grid(g.grid.x, g.grid.y, g.grid.z), block(g.block.x, g.block.y, g.block.z);
+    timed<Body><<<grid, block, g.dynamic_shared_bytes>>>(make_rec(), args);
+    return cudaGetLastError();
+  }
+
+  cudaError_t copy(void* dst, const void* src, size_t bytes) {
+    return cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice);
+  }
+
+ private:
+  PerfConfig cfg_;
+  SweepControl* ctl_;
+  DeviceLimits limits_;
+  int max_threads_per_sm_ = 0;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  cublasHandle_t cublas_ = nullptr;
+  DevBuf flush_;
+  std::string dead_;
+};
+
+std::string now_iso() {
+  char buf[32];
+  std::time_t now = std::time(nullptr);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", std::localtime(&now));
+  return buf;
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "";
+  return buf;
+}
+
+// The parameters of one point: the sweep's size and tile on top of the
+// variant's defaults.
+Params point_params(const Variant& v, const PerfConfig& c, int size, int tile) {
+  Params p = v.defaults;
+  if (v.metric == PerfMetric::Flops) {
+    p.m = p.k = p.n = size;
+    if (v.uses & kUsesTile) p.tile = tile;
+    if (v.uses & kUsesBlock) p.block = tile;  // the naive grid's block side
+  } else {
+    p.length = size;
+    p.radius = c.stencil_radius;
+    p.block = c.stencil_block;
+  }
+  return p;
+}
+
+// Tiles a variant is swept over: the config's for tile (or block side)
+// variants, one pass for the others.
+std::vector<int> point_tiles(const Variant& v, const PerfConfig& c) {
+  if (v.metric == PerfMetric::Flops && (v.uses & (kUsesTile | kUsesBlock))) return c.tiles;
+  return {0};
+}
+
+struct Sweep {
+  const PerfConfig& cfg;
+  SweepControl* ctl;
+  PerfReport& rep;
+  Harness& h;
+  bool stop = false;  // cancelled, or the context died
+
+  void emit(PerfResult x) {
+    rep.results.push_back(x);
+    if (ctl) {
+      ctl->done++;
+      if (ctl->on_result) ctl->on_result(rep.results.back());
+    }
+  }
+  void skip_point(const Variant& v, int size, int tile, const std::string& why) {
+    PerfResult x;
+    x.kernel = v.id;
+    x.metric = v.metric;
+    x.tile = tile;
+    x.size = size;
+    x.params = point_params(v, cfg, size, tile);
+    x.status = PerfStatus::Skipped;
+    x.message = why;
+    x.flops = flop_count(v.metric, x.params);
+    x.compulsory_bytes = compulsory_bytes(v.metric, x.params);
+    emit(x);
+  }
+  bool check_cancel() {
+    if (ctl && ctl->cancel.load()) {
+      rep.cancelled = true;
+      stop = true;
+    }
+    return stop;
+  }
+  void died(const std::string& what) {
+    stop = true;
+    rep.error = "CUDA error during " + what + ": " + h.dead_reason() +
+                ". The GPU context is unusable, so the sweep stopped; the results so far are kept.";
+  }
+
+  // Times one catalogue variant at one point and checks its output.
+  template <class Body>
+  void run_variant(const Variant& v, const Params& p, int size, int tile, KernelArgs args,
+                   float* out_dev, size_t out_count, const BufferData& want,
+                   const std::string& checked_against) {
+    PerfResult x;
+    x.kernel = v.id;
+    x.metric = v.metric;
+    x.tile = tile;
+    x.size = size;
+    x.params = p;
+    x.flops = flop_count(v.metric, p);
+    x.compulsory_bytes = compulsory_bytes(v.metric, p);
+    x.checked_against = checked_against;
+    const LaunchGeometry g = geometry(v, p);
+    // The shared-memory opt-in first: the occupancy query depends on it.
+    cudaError_t e = h.prepare<Body>(g);
+    x.attrs = h.attributes<Body>(g);
+    const std::string label = std::string(v.id) + (tile ? " T" + std::to_string(tile) : "") +
+                              " n=" + std::to_string(size);
+    if (ctl) ctl->set_current(label);
+
+    if (e == cudaSuccess) {
+      // NaN everywhere first, so that a cell the kernel never writes is wrong.
+      cudaMemset(out_dev, 0xFF, out_count * sizeof(float));
+      e = h.launch<Body>(g, args);
+      if (e == cudaSuccess) e = cudaDeviceSynchronize();
+    }
+    if (e != cudaSuccess) {
+      x.status = PerfStatus::Error;
+      x.message = "launch failed: " + cuda_msg(e);
+      cudaGetLastError();
+      emit(x);
+      if (!h.context_alive()) died(label);
+      return;
+    }
+    BufferData got;
+    got.id = want.id;
+    got.rows = want.rows;
+    got.cols = want.cols;
+    got.is_output = true;
+    got.values.resize(out_count);
+    cudaMemcpy(got.values.data(), out_dev, out_count * sizeof(float), cudaMemcpyDeviceToHost);
+    const Verdict verdict = check_output(v, p, got, want);
+    x.max_abs_error = verdict.max_abs_error;
+    const bool correct = verdict.checked && verdict.correct;
+
+    Timing t = h.time(label, [&] { return h.launch<Body>(g, args); });
+    if (t.cancelled) {
+      check_cancel();
+      return;  // an unfinished point is not reported
+    }
+    if (!t.ok) {
+      x.status = PerfStatus::Error;
+      x.message = "timed launch failed: " + t.error;
+      emit(x);
+      if (!h.context_alive()) died(label);
+      return;
+    }
+    x.reps = t.reps;
+    x.ms_median = t.median;
+    x.ms_min = t.min;
+    x.ms_max = t.max;
+    if (correct) {
+      x.status = PerfStatus::Ok;
+      x.message = verdict.summary();
+    } else {
+      x.status = PerfStatus::Wrong;
+      x.message = "output wrong, time not counted: " + verdict.summary();
+    }
+    emit(x);
+  }
+
+  void copy_reference() {
+    // A copy large enough to leave the L2 far behind.
+    size_t bytes = size_t(256) << 20;
+    const size_t free = h.free_bytes();
+    while (bytes > (size_t(8) << 20) && 2 * bytes + (size_t(64) << 20) > free)
+      bytes /= 2;
+    DevBuf src, dst;
+    PerfResult x;
+    x.kernel = kCopyId;
+    x.metric = PerfMetric::Bytes;
+    x.size = int(bytes / sizeof(float));
+    x.params.length = x.size;
+    x.compulsory_bytes = 2.0 * double(bytes);  // read once, written once
+    x.checked_against = "none (cudaMemcpy)";
+    if (ctl) ctl->set_current("copy " + human_bytes(double(bytes)));
+    if (src.alloc(bytes) != cudaSuccess || dst.alloc(bytes) != cudaSuccess) {
+      x.status = PerfStatus::Skipped;
+      x.message = "not enough free GPU memory for the copy reference (" +
+                  human_bytes(2.0 * double(bytes)) + ")";
+      emit(x);
+      return;
+    }
+    cudaMemset(src.p, 0, bytes);
+    Timing t = h.time("copy.d2d " + human_bytes(double(bytes)),
+                      [&] { return h.copy(dst.p, src.p, bytes); });
+    if (t.cancelled) {
+      check_cancel();
+      return;
+    }
+    if (!t.ok) {
+      x.status = PerfStatus::Error;
+      x.message = "copy failed: " + t.error;
+      emit(x);
+      return;
+    }
+    x.status = PerfStatus::Ok;
+    x.reps = t.reps;
+    x.ms_median = t.median;
+    x.ms_min = t.min;
+    x.ms_max = t.max;
+    rep.device.copy_gbps = x.compulsory_bytes / (t.median * 1e-3) / 1e9;
+    rep.device.copy_bytes = bytes;
+    emit(x);
+  }
+
+  void matmul_size(const std::vector<const Variant*>& vs, int n) {
+    if (check_cancel()) return;
+    const size_t elems = size_t(n) * n;
+    // A padding of 32 rows and columns: the exact-multiples kernel reads and
+    // writes past the end when n is not a multiple; it must hit our memory.
+    const size_t padded = size_t(n + 32) * size_t(n + 32);
+    const double need = 4.0 * double(padded) * 4;  // A, B, C, reference C
+    const double budget = h.budget_bytes();
+    auto skip_all = [&](const std::string& why) {
+      if (cfg.with_cublas) {
+        PerfResult x;
+        x.kernel = kCublasId;
+        x.size = n;
+        x.params.m = x.params.k = x.params.n = n;
+        x.status = PerfStatus::Skipped;
+        x.message = why;
+        emit(x);
+      }
+      for (const Variant* v : vs)
+        for (int t : point_tiles(*v, cfg))
+          skip_point(*v, n, t, why);
+    };
+    if (need > budget) {
+      const std::string why = "n = " + std::to_string(n) + " does not fit in GPU memory: needs " +
+                              human_bytes(need) + ", " + human_bytes(budget) +
+                              " available to the sweep; skipped";
+      rep.notes.push_back(why);
+      skip_all(why);
+      return;
+    }
+    DevBuf A, B, C, R;
+    if (A.alloc(padded * 4) || B.alloc(padded * 4) || C.alloc(padded * 4) || R.alloc(padded * 4)) {
+      const std::string why = "n = " + std::to_string(n) + ": cudaMalloc of " + human_bytes(need) +
+                              " failed (out of GPU memory); skipped";
+      rep.notes.push_back(why);
+      skip_all(why);
+      return;
+    }
+    cudaMemset(A.p, 0, padded * 4);
+    cudaMemset(B.p, 0, padded * 4);
+
+    // Inputs from the catalogue's generator: small integers, exact in float sums.
+    const Variant* square = find_variant("matmul.tiled_square");
+    const Variant& gen = square ? *square : *vs.front();
+    Params gp = point_params(gen, cfg, n, 16);
+    if (ctl) ctl->set_current("inputs n=" + std::to_string(n));
+    std::vector<BufferData> inputs = make_inputs(gen, gp, InputKind::SmallIntegers, cfg.input_seed);
+    // A multiply's two inputs, in slot order.
+    const BufferData* a_in = inputs.size() == 2 ? &inputs[0] : nullptr;
+    const BufferData* b_in = inputs.size() == 2 ? &inputs[1] : nullptr;
+    if (!a_in || !b_in || a_in->values.size() != elems || b_in->values.size() != elems) {
+      rep.notes.push_back("n = " + std::to_string(n) + ": the input generator gave no A and B of " +
+                          std::to_string(elems) + " elements; skipped");
+      skip_all("no inputs");
+      return;
+    }
+    cudaMemcpy(A.p, a_in->values.data(), elems * 4, cudaMemcpyHostToDevice);
+    cudaMemcpy(B.p, b_in->values.data(), elems * 4, cudaMemcpyHostToDevice);
+
+    // The reference output: the CPU in double for small n, cuBLAS above.
+    BufferData want;
+    std::string against;
+    const bool cpu_ref = n <= cfg.cpu_reference_max_n;
+    if (cpu_ref) {
+      if (ctl) ctl->set_current("CPU reference n=" + std::to_string(n));
+      want = reference_output(gen, gp, inputs);
+      against = "CPU double reference";
+    }
+    if (h.have_cublas()) {
+      if (ctl) ctl->set_current(std::string(kCublasId) + " n=" + std::to_string(n));
+      PerfResult x;
+      x.kernel = kCublasId;
+      x.metric = PerfMetric::Flops;
+      x.size = n;
+      x.params.m = x.params.k = x.params.n = n;
+      x.flops = flop_count(PerfMetric::Flops, x.params);
+      x.compulsory_bytes = compulsory_bytes(PerfMetric::Flops, x.params);
+      cudaMemset(R.p, 0xFF, elems * 4);
+      cudaError_t e = h.sgemm(A.f(), B.f(), R.f(), n, n, n);
+      if (e == cudaSuccess) e = cudaDeviceSynchronize();
+      BufferData got;
+      got.slot = want.slot;
+      got.rows = got.cols = n;
+      got.is_output = true;
+      got.values.resize(elems);
+      if (e == cudaSuccess)
+        e = cudaMemcpy(got.values.data(), R.p, elems * 4, cudaMemcpyDeviceToHost);
+      bool correct = e == cudaSuccess;
+      if (cpu_ref && correct) {
+        const Verdict ver = check_output(gen, gp, got, want);
+        correct = ver.checked && ver.correct;
+        x.max_abs_error = ver.max_abs_error;
+        x.checked_against = against;
+        x.message = ver.summary();
+      } else if (correct) {
+        want = got;  // cuBLAS is the reference for the kernels at this n
+        against = "cuBLAS on the GPU (exact: integer inputs)";
+        x.checked_against = "itself (the reference at this size)";
+      }
+      if (cfg.with_cublas && e == cudaSuccess) {
+        Timing t = h.time(std::string(kCublasId) + " n=" + std::to_string(n),
+                          [&] { return h.sgemm(A.f(), B.f(), R.f(), n, n, n); });
+        if (t.cancelled) {
+          check_cancel();
+          return;
+        }
+        x.reps = t.reps;
+        x.ms_median = t.median;
+        x.ms_min = t.min;
+        x.ms_max = t.max;
+        x.status = !t.ok ? PerfStatus::Error : correct ? PerfStatus::Ok : PerfStatus::Wrong;
+        if (!t.ok) x.message = "cuBLAS failed: " + t.error;
+        emit(x);
+      } else if (e != cudaSuccess && cfg.with_cublas) {
+        x.status = PerfStatus::Error;
+        x.message = "cuBLAS failed: " + cuda_msg(e);
+        emit(x);
+      }
+    }
+    if (want.values.empty()) {
+      // No CPU reference and no cuBLAS: the kernels cannot be checked, so none counts.
+      if (ctl) ctl->set_current("CPU reference n=" + std::to_string(n));
+      want = reference_output(gen, gp, inputs);
+      against = "CPU double reference";
+    }
+    inputs.clear();
+
+    for (const Variant* v : vs) {
+      for (int tile : point_tiles(*v, cfg)) {
+        if (check_cancel()) return;
+        const Params p = point_params(*v, cfg, n, tile);
+        if (auto err = validate(*v, p, h.limits())) {
+          skip_point(*v, n, tile, *err);
+          continue;
+        }
+        if (std::string(v->id).find("exact") != std::string::npos && tile > 0 && n % tile != 0) {
+          skip_point(
+              *v, n, tile,
+              "the exact-multiples kernel is timed only where n is a multiple of the tile (" +
+                  std::to_string(n) + " % " + std::to_string(tile) + " != 0)");
+          continue;
+        }
+        KernelArgs args = kernel_args(*v, p);
+        args.data[1] = A.f();
+        args.data[2] = B.f();
+        args.data[3] = C.f();
+        bool found = visit_lesson(v->id, p, [&](auto body) {
+          run_variant<decltype(body)>(*v, p, n, tile, args, C.f(), elems, want, against);
+        });
+        if (!found)
+          skip_point(*v, n, tile, "no untraced instantiation for this tile in this build");
+        if (stop) return;
+      }
+    }
+  }
+
+  void stencil_length(const std::vector<const Variant*>& vs, int len) {
+    if (check_cancel()) return;
+    const double need = 2.0 * 4.0 * (double(len) + 64);
+    const double budget = h.budget_bytes();
+    auto skip_all = [&](const std::string& why) {
+      for (const Variant* v : vs)
+        skip_point(*v, len, 0, why);
+    };
+    if (need > budget) {
+      const std::string why = "length " + std::to_string(len) +
+                              " does not fit in GPU memory: needs " + human_bytes(need) + ", " +
+                              human_bytes(budget) + " available to the sweep; skipped";
+      rep.notes.push_back(why);
+      skip_all(why);
+      return;
+    }
+    DevBuf in, out;
+    if (in.alloc(size_t(len + 64) * 4) || out.alloc(size_t(len + 64) * 4)) {
+      const std::string why = "length " + std::to_string(len) + ": cudaMalloc failed; skipped";
+      rep.notes.push_back(why);
+      skip_all(why);
+      return;
+    }
+    const Variant& gen = *vs.front();
+    const Params gp = point_params(gen, cfg, len, 0);
+    if (ctl) ctl->set_current("inputs length=" + std::to_string(len));
+    std::vector<BufferData> inputs = make_inputs(gen, gp, InputKind::SmallIntegers, cfg.input_seed);
+    const BufferData* x_in = inputs.size() == 1 ? &inputs[0] : nullptr;
+    if (!x_in || x_in->values.size() != size_t(len)) {
+      skip_all("the input generator gave no input array of " + std::to_string(len) + " elements");
+      return;
+    }
+    cudaMemcpy(in.p, x_in->values.data(), size_t(len) * 4, cudaMemcpyHostToDevice);
+    if (ctl) ctl->set_current("CPU reference length=" + std::to_string(len));
+    const BufferData want = reference_output(gen, gp, inputs);
+    inputs.clear();
+    for (const Variant* v : vs) {
+      if (check_cancel()) return;
+      const Params p = point_params(*v, cfg, len, 0);
+      if (auto err = validate(*v, p, h.limits())) {
+        skip_point(*v, len, 0, *err);
+        continue;
+      }
+      KernelArgs args = kernel_args(*v, p);
+      args.data[1] = in.f();
+      args.data[2] = out.f();
+      bool found = visit_lesson(v->id, p, [&](auto body) {
+        run_variant<decltype(body)>(*v, p, len, 0, args, out.f(), size_t(len), want,
+                                    "CPU double reference");
+      });
+      if (!found) skip_point(*v, len, 0, "no untraced instantiation in this build");
+      if (stop) return;
+    }
+  }
+};
+
+}  // namespace perf_detail
+
+PerfReport run_perf_sweep(const PerfConfig& config, SweepControl* control) {
+  using namespace perf_detail;
+  PerfReport rep;
+  rep.config = resolved(config);
+  rep.created = now_iso();
+  rep.host = host_name();
+  const PerfConfig& cfg = rep.config;
+  if (auto err = validate_perf_config(cfg)) {
+    rep.error = *err;
+    rep.device.reason = "not run: " + *err;
+    return rep;
+  }
+  Harness h(cfg, control);
+  if (!h.open(rep.device)) {
+    rep.error = "no CUDA device: " + rep.device.reason +
+                ". Timings need an NVIDIA GPU; access counts come from the simulator.";
+    return rep;
+  }
+
+  std::vector<const Variant*> mm, st;
+  for (const Variant* v : selected_variants(cfg))
+    (v->metric == PerfMetric::Flops ? mm : st).push_back(v);
+  bool want_cublas = cfg.with_cublas, want_copy = cfg.with_copy;
+  for (const auto& k : cfg.kernels) {
+    want_cublas = want_cublas || k == kCublasId;
+    want_copy = want_copy || k == kCopyId;
+  }
+  if (mm.empty()) want_cublas = false;
+
+  int total = want_copy ? 1 : 0;
+  for (const Variant* v : mm)
+    total += int(point_tiles(*v, cfg).size() * cfg.matmul_sizes.size());
+  if (want_cublas) total += int(cfg.matmul_sizes.size());
+  total += int(st.size() * cfg.stencil_lengths.size());
+  if (control) {
+    control->total = total;
+    control->done = 0;
+  }
+
+  rep.notes.push_back(
+      "method: CUDA events around each launch; " + std::to_string(cfg.warmup) + " warm-up, up to " +
+      std::to_string(cfg.reps) + " timed launches, median with min and max; " +
+      (cfg.flush_l2 ? "L2 flushed (a buffer of twice its size written) before every timed launch; "
+                    : "L2 not flushed; ") +
+      "every output checked before its time counts (CPU double reference up to n = " +
+      std::to_string(cfg.cpu_reference_max_n) + ", cuBLAS above)");
+
+  PerfConfig run_cfg = cfg;
+  run_cfg.with_cublas = want_cublas;
+  Sweep s{run_cfg, control, rep, h};
+  if (want_copy) s.copy_reference();
+  if (!mm.empty())
+    for (int n : cfg.matmul_sizes) {
+      if (s.stop) break;
+      s.matmul_size(mm, n);
+    }
+  if (!st.empty())
+    for (int len : cfg.stencil_lengths) {
+      if (s.stop) break;
+      s.stencil_length(st, len);
+    }
+  s.check_cancel();
+  if (control) control->set_current(rep.cancelled ? "cancelled" : "done");
+  derive_metrics(rep);
+  return rep;
+}
+
+}  // namespace ts

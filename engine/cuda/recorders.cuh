@@ -1,0 +1,193 @@
+// The device recorders: what an access costs on the GPU (see lessons/access.hpp).
+//   PlainRec        a plain load or store; removed barriers are skipped. The
+//                   instantiation that is timed.
+//   SkewRec         PlainRec plus the race lab's stall: chosen warps sleep at
+//                   DELAY_POINT, for untraced race runs.
+//   DeviceTraceRec  also records every access and barrier as an Event.
+#pragma once
+
+#include <cooperative_groups.h>
+
+#include <cstdint>
+
+#include "lessons/access.hpp"
+#include "model/event.hpp"
+
+namespace ts {
+
+namespace detail {
+// Linear ids, as the Event record stores them.
+__device__ __forceinline__ uint32_t linear_block() {
+  return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+}
+__device__ __forceinline__ uint32_t linear_thread() {
+  return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+__device__ __forceinline__ uint32_t smid() {
+  uint32_t id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+}
+__device__ __forceinline__ uint64_t globaltimer() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+// The race lab's stall: warps whose bit is set sleep here.
+__device__ __forceinline__ void skew(bool here, int skew_ns, uint32_t skew_warps) {
+  if (here && skew_ns > 0 && ((skew_warps >> ((linear_thread() / 32u) & 31u)) & 1u))
+    __nanosleep(unsigned(skew_ns));
+}
+}  // namespace detail
+
+struct PlainRec {
+  uint32_t barrier_mask = ~0u;
+
+  template <class T>
+  __device__ __forceinline__ T load(Space, const T* base, int index, int, ArraySlot, uint16_t) {
+    return base[index];
+  }
+  template <class T>
+  __device__ __forceinline__ void store(Space, T* base, int index, int, ArraySlot, T value, uint16_t) {
+    base[index] = value;
+  }
+  // The mask is the same for every thread, so the branch is uniform and a
+  // kept barrier is reached by the whole block.
+  __device__ __forceinline__ void syncthreads(int id, int) {
+    if ((barrier_mask >> (id - 1)) & 1u) __syncthreads();
+  }
+  __device__ __forceinline__ void delay_point(bool) {}
+};
+
+struct SkewRec : PlainRec {
+  int skew_ns = 0;
+  uint32_t skew_warps = 0;
+  __device__ __forceinline__ void delay_point(bool here) {
+    detail::skew(here, skew_ns, skew_warps);
+  }
+};
+
+// Records every access into `events`. Slots are reserved in chunks, not one
+// global atomic per event: the threads that run out of slots together
+// (usually a whole warp) reserve `chunk` slots each (about one thread's
+// events, at most 32) with ONE atomicAdd by their leader, interleaved so that
+// lane r's j-th event goes to base + j * group_size + r: the events of one
+// access by a warp are neighbours, and each thread's later events get later
+// slots, so slot order is each thread's program order. Slots a thread
+// reserved but did not use stay Empty (the buffer is cleared to 0xFF); the
+// host drops them. Slots at or past `capacity` are not written: those events
+// are counted in `dropped`, so that the host can say how many a complete
+// trace needs.
+//
+// Layout: the buffer is blocks of kSlotBlock slots, each stored field-major
+// (word f of the block's 32 events, then word f + 1, ...), so that a warp's
+// stores of one word are 32 consecutive 8-byte words: whole sectors, fully
+// coalesced. Writing the 40-byte records one after another made every store
+// touch 40 partial sectors and the traced kernel 5x slower. The host turns
+// blocks back into Event records (unpack_trace_blocks in engine/cuda/cuda_backend.cu).
+inline constexpr unsigned kSlotBlock = 32;
+inline constexpr unsigned kEventWords = sizeof(Event) / 8;  // 5
+static_assert(sizeof(Event) == kEventWords * 8);
+
+struct DeviceTraceRec {
+  static constexpr unsigned kMaxChunk = 32;
+
+  uint64_t* events = nullptr;             // capacity / kSlotBlock blocks of kSlotBlock slots
+  unsigned long long* cursor = nullptr;   // slots reserved so far
+  unsigned long long* dropped = nullptr;  // events that found no slot below capacity
+  unsigned long long capacity = 0;        // slots in `events`, a multiple of kSlotBlock
+  unsigned chunk = kMaxChunk;             // slots a thread reserves at a time
+  uint32_t barrier_mask = ~0u;
+  int skew_ns = 0;
+  uint32_t skew_warps = 0;
+
+  template <class T>
+  __device__ __forceinline__ T load(Space s, const T* base, int index, int count, ArraySlot buf,
+                                    uint16_t line) {
+    // Out-of-range reads happen by design only in matmul.tiled_exact, whose
+    // arrays are allocated large enough to hold them; here they are flagged.
+    const T v = base[index];
+    record(s == Space::Global ? EventKind::GlobalLoad : EventKind::SharedLoad, buf, index, float(v),
+           line, flags(index, count), 0);
+    return v;
+  }
+  template <class T>
+  __device__ __forceinline__ void store(Space s, T* base, int index, int count, ArraySlot buf, T value,
+                                        uint16_t line) {
+    base[index] = value;
+    record(s == Space::Global ? EventKind::GlobalStore : EventKind::SharedStore, buf, index,
+           float(value), line, flags(index, count), 0);
+  }
+  // A removed barrier leaves no events: the trace shows what ran.
+  __device__ __forceinline__ void syncthreads(int id, int line) {
+    if (!((barrier_mask >> (id - 1)) & 1u)) return;
+    record(EventKind::BarrierArrive, kNoArray, 0, 0.0f, uint16_t(line), 0, uint8_t(id));
+    __syncthreads();
+    record(EventKind::BarrierLeave, kNoArray, 0, 0.0f, uint16_t(line), 0, uint8_t(id));
+  }
+  __device__ __forceinline__ void delay_point(bool here) {
+    detail::skew(here, skew_ns, skew_warps);
+  }
+
+ private:
+  // This thread's current chunk: its next slot, the distance between its
+  // slots, and how many slots of the chunk are left.
+  unsigned long long next_ = 0;
+  unsigned stride_ = 0, left_ = 0;
+  uint16_t instr_ = 0;  // this thread's events so far, dropped ones included (Event::instr)
+
+  static __device__ __forceinline__ uint8_t flags(int index, int count) {
+    return (index < 0 || index >= count) ? uint8_t(kFlagOutOfRange) : uint8_t(0);
+  }
+
+  __device__ __forceinline__ void record(EventKind kind, ArraySlot buf, int element, float value,
+                                         uint16_t line, uint8_t fl, uint8_t barrier) {
+    namespace cg = cooperative_groups;
+    if (left_ == 0) {
+      const cg::coalesced_group group = cg::coalesced_threads();
+      unsigned long long base = 0;
+      // Rounded up to whole blocks, so that every reservation starts a block.
+      const unsigned long long want =
+          ((unsigned long long)group.size() * chunk + kSlotBlock - 1) / kSlotBlock * kSlotBlock;
+      if (group.thread_rank() == 0) base = atomicAdd(cursor, want);
+      base = group.shfl(base, 0);
+      next_ = base + group.thread_rank();
+      stride_ = group.size();
+      left_ = chunk;
+    }
+    const uint16_t instr = instr_++;
+    const unsigned long long slot = next_;
+    next_ += stride_;
+    --left_;
+    if (slot >= capacity) {
+      const cg::coalesced_group group = cg::coalesced_threads();
+      if (group.thread_rank() == 0) atomicAdd(dropped, (unsigned long long)group.size());
+      return;
+    }
+
+    const uint32_t thread = detail::linear_thread();
+    // The record's five 8-byte words (little-endian, in the field order of
+    // trace/event.hpp), each into its row of the slot's block.
+    uint64_t* w = events + (slot / kSlotBlock) * (kSlotBlock * kEventWords) + slot % kSlotBlock;
+    w[0 * kSlotBlock] = uint64_t(clock64());
+    w[1 * kSlotBlock] = detail::globaltimer();
+    w[2 * kSlotBlock] = uint64_t(detail::linear_block()) | (uint64_t(uint32_t(element)) << 32);
+    w[3 * kSlotBlock] = uint64_t(__float_as_uint(value)) | (uint64_t(thread & 0xFFFFu) << 32) |
+                        (uint64_t(line) << 48);
+    w[4 * kSlotBlock] = uint64_t(instr) |
+                        (uint64_t(detail::smid() & 0xFFFFu) << 16) |
+                        (uint64_t(uint8_t(kind)) << 32) | (uint64_t(uint8_t(buf)) << 40) |
+                        (uint64_t(fl) << 48) | (uint64_t(barrier) << 56);
+  }
+};
+
+// The word layout above depends on these offsets.
+static_assert(offsetof(Event, clock) == 0 && offsetof(Event, globaltimer) == 8 &&
+              offsetof(Event, block) == 16 && offsetof(Event, element) == 20 &&
+              offsetof(Event, value) == 24 && offsetof(Event, thread) == 28 &&
+              offsetof(Event, line) == 30 && offsetof(Event, instr) == 32 &&
+              offsetof(Event, sm) == 34 && offsetof(Event, kind) == 36 &&
+              offsetof(Event, array) == 37 && offsetof(Event, flags) == 38 &&
+              offsetof(Event, barrier) == 39);
+
+}  // namespace ts

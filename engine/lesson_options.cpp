@@ -1,0 +1,277 @@
+#include "engine/lesson_options.hpp"
+
+#include <cctype>
+#include <charconv>
+
+namespace ts {
+namespace {
+
+std::optional<long long> parse_int(const std::string& s, int base = 10) {
+  long long v = 0;
+  const char* b = s.data();
+  const char* e = s.data() + s.size();
+  if (base == 16 && s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) b += 2;
+  auto r = std::from_chars(b, e, v, base);
+  if (r.ec != std::errc() || r.ptr != e || b == e) return std::nullopt;
+  return v;
+}
+
+std::string barrier_names(const Variant& v) {
+  if (v.barriers.empty()) return std::string(v.id) + " has no barriers";
+  std::string s = std::string(v.id) + " has barrier";
+  s += v.barriers.size() > 1 ? "s " : " ";
+  for (size_t i = 0; i < v.barriers.size(); ++i) {
+    if (i) s += i + 1 == v.barriers.size() ? " and " : ", ";
+    s += std::to_string(v.barriers[i].id) + " (line " + std::to_string(v.barriers[i].line) + ")";
+  }
+  return s;
+}
+
+std::optional<std::string> barrier_bits(const Variant& v, const char* option,
+                                        const std::vector<std::string>& items, uint32_t& bits) {
+  bits = 0;
+  for (const auto& item : items) {
+    // An empty list would silently mean "no barrier": say which words there are.
+    if (item.empty())
+      return std::string(option) + " '': give all, none or barrier numbers like 1,2; " +
+             barrier_names(v);
+    if (item == "none") continue;
+    if (item == "all") {  // `--barriers all`: keep every one
+      bits = all_barriers(v);
+      continue;
+    }
+    const auto id = parse_int(item);
+    if (!id) return "'" + item + "' is not a barrier number; " + barrier_names(v);
+    if (*id < 1 || *id > int(v.barriers.size()))
+      return "there is no barrier " + item + ": " + barrier_names(v);
+    bits |= 1u << (*id - 1);
+  }
+  return std::nullopt;
+}
+
+std::string out_of_range(const std::string& value, const std::string& lo, const std::string& hi) {
+  return value + " is out of range: give a whole number from " + lo + " to " + hi;
+}
+
+}  // namespace
+
+CLI::Validator whole_number(long long lo, long long hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& s) -> std::string {
+        long long v = 0;
+        const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (r.ptr != s.data() + s.size() || s.empty() ||
+            (r.ec != std::errc() && r.ec != std::errc::result_out_of_range))
+          return "'" + s + "' is not a whole number";
+        if (r.ec == std::errc::result_out_of_range || v < lo || v > hi)
+          return out_of_range(s, std::to_string(lo), std::to_string(hi));
+        return {};
+      },
+      "INT in [" + std::to_string(lo) + " - " + std::to_string(hi) + "]");
+}
+
+CLI::Validator unsigned_number(uint64_t lo, uint64_t hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& s) -> std::string {
+        unsigned long long v = 0;
+        // from_chars takes no sign for unsigned types: "-1" fails here instead of wrapping.
+        const bool negative = !s.empty() && s[0] == '-' && s.size() > 1 &&
+                              std::isdigit(static_cast<unsigned char>(s[1]));
+        const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (!negative && (r.ptr != s.data() + s.size() || s.empty() ||
+                          (r.ec != std::errc() && r.ec != std::errc::result_out_of_range)))
+          return "'" + s + "' is not a whole number";
+        if (negative || r.ec == std::errc::result_out_of_range || v < lo || v > hi)
+          return out_of_range(s, std::to_string(lo), std::to_string(hi));
+        return {};
+      },
+      "UINT in [" + std::to_string(lo) + " - " + std::to_string(hi) + "]");
+}
+
+std::optional<uint32_t> parse_warp_mask(const std::string& s) {
+  if (s == "odd") return 0xAAAAAAAAu;
+  if (s == "even") return 0x55555555u;
+  if (s == "all") return 0xFFFFFFFFu;
+  if (s == "none") return 0u;
+  if (s.rfind("0x", 0) == 0 || s.rfind("0X", 0) == 0) {
+    auto v = parse_int(s, 16);
+    if (!v || *v < 0 || *v > 0xFFFFFFFFll) return std::nullopt;
+    return uint32_t(*v);
+  }
+  uint32_t m = 0;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t end = std::min(s.find(',', start), s.size());
+    auto v = parse_int(s.substr(start, end - start));
+    if (!v || *v < 0 || *v > 31) return std::nullopt;
+    m |= 1u << *v;
+    start = end + 1;
+  }
+  return m;
+}
+
+void LessonOptions::add_to(CLI::App& app, Naming naming) {
+  given_.clear();
+  auto keep_track = [&](CLI::Option* o) {
+    given_.push_back(o);
+    return o;
+  };
+  if (naming == Naming::LessonFlag) {
+    keep_track(app.add_option("--lesson", variant,
+                              "Catalogue id, e.g. matmul.tiled_square (tilescope-cli list)"));
+  } else {
+    auto* var = app.add_option("variant", variant, "Catalogue id (tilescope-cli list)");
+    if (naming == Naming::Positional) var->required();
+  }
+  // Each parameter within the widest range any lesson allows; validate()
+  // narrows it for the lesson and the device.
+  auto param = [&](const char* name, int& field, int lo, int hi, const char* help) {
+    return keep_track(app.add_option(name, field, help)->check(whole_number(lo, hi)));
+  };
+  o_m = param("--m", m, 1, kMaxMatrixSide, "Rows of A and C (rectangular multiply)");
+  o_k = param("--k", k, 1, kMaxMatrixSide, "Columns of A, rows of B (rectangular multiply)");
+  o_n = param("--n", n, 1, kMaxMatrixSide, "Matrix size (square) or columns of B and C");
+  o_tile = param("--tile", tile, 1, kMaxBlockThreads, "Tile width: 2, 4, 8, 16 or 32");
+  o_length = param("--length", length, 1, kMaxLength, "Stencil: number of elements");
+  o_radius = param("--radius", radius, 0, kMaxStencilRadius, "Stencil: neighbours on each side");
+  o_block = param("--block", block, 1, kMaxBlockThreads, "Threads per block (or block side)");
+  o_keep = keep_track(
+      app.add_option("--barriers", keep, "Keep only these barriers: all, none or a list like 1,2")
+          ->delimiter(','));
+  o_drop = keep_track(
+      app.add_option("--no-barrier", drop, "Remove these barriers, e.g. 2 or 1,2")->delimiter(','));
+  o_keep->excludes(o_drop);
+  keep_track(app.add_option("--backend", backend, "auto (GPU if usable), cuda or sim")
+                 ->check(CLI::IsMember({"auto", "cuda", "sim"}))
+                 ->capture_default_str());
+  keep_track(app.add_option("--schedule", schedule, "Simulator: lockstep, skew or random")
+                 ->check(CLI::IsMember({"lockstep", "skew", "random"}))
+                 ->capture_default_str());
+  o_seed = keep_track(app.add_option("--seed", seed, "Simulator: seed of the random schedule")
+                          ->check(unsigned_number()));
+  o_skew_warps = keep_track(
+      app.add_option("--skew-warps", skew_warps, "Warps to delay: odd, even, all, 0xAA or 1,3")
+          ->capture_default_str());
+  o_skew_steps = keep_track(
+      app.add_option("--skew-steps", skew_steps, "Simulator: steps the skewed warps fall behind")
+          ->check(whole_number(0, 1 << 20))
+          ->capture_default_str());
+  o_skew_ns = keep_track(
+      app.add_option("--skew-ns", skew_ns, "GPU only: nanoseconds the skewed warps sleep")
+          ->check(whole_number(0, 1'000'000)));
+  keep_track(app.add_option("--capacity", capacity, "Trace capacity in events (40 bytes each)")
+                 ->check(unsigned_number(1))
+                 ->capture_default_str());
+  keep_track(app.add_option("--inputs", inputs, "int (small integers) or uniform in [-1, 1]")
+                 ->check(CLI::IsMember({"int", "uniform"}))
+                 ->capture_default_str());
+  keep_track(app.add_option("--input-seed", input_seed, "Seed of the inputs")
+                 ->check(unsigned_number())
+                 ->capture_default_str());
+}
+
+bool LessonOptions::any_given() const {
+  for (const CLI::Option* o : given_)
+    if (o->count()) return true;
+  return false;
+}
+
+bool LessonOptions::given(const std::string& name) const {
+  for (const CLI::Option* o : given_)
+    if (o->get_name() == name) return o->count() > 0;
+  return false;
+}
+
+std::optional<std::string> LessonOptions::to_request(RunRequest& req,
+                                                     std::vector<std::string>* notes) const {
+  auto note = [&](std::string s) {
+    if (notes) notes->push_back(std::move(s));
+  };
+  const std::string& name = variant.empty() ? default_variant : variant;
+  const Variant* v = find_variant(name);
+  if (!v)
+    return "unknown variant '" + name + "'; the catalogue has: " + variant_ids() +
+           " (tilescope-cli list shows them)";
+  req = RunRequest{};
+  req.variant = v->id;
+  req.params = v->defaults;
+  struct P {
+    CLI::Option* opt;
+    int value;
+    int* field;
+    uint32_t bit;
+  } ps[] = {{o_m, m, &req.params.m, kUsesM},
+            {o_k, k, &req.params.k, kUsesK},
+            {o_n, n, &req.params.n, kUsesN},
+            {o_tile, tile, &req.params.tile, kUsesTile},
+            {o_length, length, &req.params.length, kUsesLength},
+            {o_radius, radius, &req.params.radius, kUsesRadius},
+            {o_block, block, &req.params.block, kUsesBlock}};
+  for (const P& p : ps) {
+    if (!p.opt || !p.opt->count()) continue;
+    if (!(v->uses & p.bit)) {
+      note(std::string(v->id) + " does not use " + p.opt->get_name() + "; ignored");
+      continue;
+    }
+    *p.field = p.value;
+  }
+
+  uint32_t mask = all_barriers(*v);
+  if (o_keep && o_keep->count()) {
+    if (auto e = barrier_bits(*v, "--barriers", keep, mask)) return e;
+  } else if (o_drop && o_drop->count()) {
+    uint32_t dropped = 0;
+    if (auto e = barrier_bits(*v, "--no-barrier", drop, dropped)) return e;
+    mask &= ~dropped;
+  }
+  if (auto e = validate_barrier_mask(*v, mask)) return e;
+  req.barrier_mask = mask;
+
+  req.backend = backend == "cuda"  ? BackendChoice::Cuda
+                : backend == "sim" ? BackendChoice::Sim
+                                   : BackendChoice::Auto;
+  req.schedule.kind = schedule == "skew"     ? ScheduleKind::WarpSkew
+                      : schedule == "random" ? ScheduleKind::Random
+                                             : ScheduleKind::Lockstep;
+  req.schedule.seed = seed;
+  req.schedule.skew_steps = skew_steps;
+  const auto warps = parse_warp_mask(skew_warps);
+  if (!warps)
+    return "--skew-warps '" + skew_warps +
+           "': give odd, even, all, none, a mask like 0xAA or warp numbers 0 to 31 like 1,3";
+  req.schedule.skew_warps = *warps;
+  req.skew_warps = *warps;
+  req.skew_ns = skew_ns;
+  req.trace_capacity = capacity;
+  req.input_seed = input_seed;
+  req.inputs = inputs == "uniform" ? InputKind::Uniform : InputKind::SmallIntegers;
+
+  // Checked against the backend that will run them, so that a bad value is a
+  // usage error and not a failed run.
+  const bool gpu = req.backend == BackendChoice::Cuda ||
+                   (req.backend == BackendChoice::Auto && cuda_status().usable);
+  const bool on_gpu = gpu && cuda_status().usable;
+  const bool seed_used =
+      req.schedule.kind == ScheduleKind::Random || (seed_without_schedule && !given("--schedule"));
+  if ((o_seed && o_seed->count() && !seed_used) ||
+      (((o_skew_warps && o_skew_warps->count()) || (o_skew_steps && o_skew_steps->count())) &&
+       req.schedule.kind != ScheduleKind::WarpSkew && skew_ns == 0))
+    note(
+        "--seed goes with --schedule random, --skew-warps and --skew-steps with --schedule skew "
+        "(or --skew-ns on the GPU)");
+  if (!gpu && o_skew_ns && o_skew_ns->count() && skew_ns > 0)
+    note(
+        "--skew-ns applies to the GPU only (its warps sleep); the simulator runs without it. "
+        "There, --schedule skew --skew-steps N delays the warps of --skew-warps instead");
+  const DeviceLimits lim = on_gpu ? cuda_status().limits() : simulator_model().limits();
+  if (auto e = validate(*v, req.params, lim)) return e;
+  if (!gpu)
+    if (auto e = check_simulator_steps(*v, req.params)) return e;
+  // The simulator records into this machine's memory, the GPU into its own.
+  if (auto e =
+          check_trace_capacity(capacity, on_gpu ? lim.global_memory_bytes : host_memory_bytes()))
+    return e;
+  return std::nullopt;
+}
+
+}  // namespace ts

@@ -1,0 +1,79 @@
+// The options that choose and configure a lesson run (variant, parameters,
+// barriers, backend, schedule, skew, inputs, trace capacity), shared by
+// tilescope-cli (run, races) and the window, so that both programs accept the
+// same values and refuse the same mistakes in the same words.
+//
+//   LessonOptions o;
+//   o.add_to(app, LessonOptions::Naming::Positional);   // before parsing
+//   ... app.parse(argc, argv) ...
+//   RunRequest req;
+//   std::vector<std::string> notes;                     // ignored options, said once
+//   if (auto err = o.to_request(req, &notes)) { print *err; exit 2; }
+//
+// Each number is checked while parsing (which option, the value and the
+// range: "--n: 2147483648 is out of range: give a whole number from 1 to
+// 32768"); to_request() then checks what depends on the lesson and on the
+// backend that will run it (tile widths, barrier numbers, device limits, the
+// trace's memory, the simulator's step limit).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/backend.hpp"
+
+namespace ts {
+
+struct LessonOptions {
+  // How the variant is named: the CLI's `run <variant>`, `races [variant]`
+  // (optional there: `races --cases` needs none), the window's `--lesson`.
+  enum class Naming { Positional, OptionalPositional, LessonFlag };
+
+  std::string variant;
+  std::string default_variant;  // used when no variant is given (the window's first lesson)
+  int m = 0, k = 0, n = 0, tile = 0, length = 0, radius = 0, block = 0;
+  std::vector<std::string> keep, drop;
+  std::string backend = "auto", schedule = "lockstep", skew_warps = "odd", inputs = "int";
+  uint64_t seed = 1, input_seed = 1;
+  int skew_steps = 64, skew_ns = 0;
+  uint64_t capacity = RunRequest{}.trace_capacity;
+  // `races`: without --schedule its repeated runs use the random schedule, so
+  // --seed applies there and deserves no "goes with --schedule random" note.
+  bool seed_without_schedule = false;
+
+  void add_to(CLI::App& app, Naming naming);
+
+  // Builds the request; nullopt when it can run, else the usage error (unknown
+  // variant or barrier, parameters out of range for the backend that will run
+  // them, a trace that cannot fit, ...). Options that do not apply (a
+  // parameter the variant does not use, --seed without the random schedule,
+  // --skew-ns on the simulator) are said in `notes`.
+  std::optional<std::string> to_request(RunRequest& req, std::vector<std::string>* notes) const;
+
+  // Whether any of these options was given (the window ignores them for a trace file).
+  bool any_given() const;
+  // Whether this one was given, e.g. given("--schedule").
+  bool given(const std::string& name) const;
+
+ private:
+  std::vector<CLI::Option*> given_;  // every option add_to() added, to ask count()
+  CLI::Option *o_m = nullptr, *o_k = nullptr, *o_n = nullptr, *o_tile = nullptr,
+              *o_length = nullptr, *o_radius = nullptr, *o_block = nullptr;
+  CLI::Option *o_keep = nullptr, *o_drop = nullptr;
+  CLI::Option *o_seed = nullptr, *o_skew_warps = nullptr, *o_skew_steps = nullptr,
+              *o_skew_ns = nullptr;
+};
+
+// Checks while parsing that an option's value is a whole number in [lo, hi]:
+// "--detail-limit: -5 is out of range: give a whole number from 1 to 100000".
+CLI::Validator whole_number(long long lo, long long hi);
+// The same for 64-bit unsigned values (seeds, capacities): "-1" is refused, not wrapped.
+CLI::Validator unsigned_number(uint64_t lo = 0, uint64_t hi = UINT64_MAX);
+
+// "odd", "even", "all", "none", a mask like "0xAA", or warp numbers "1,3".
+std::optional<uint32_t> parse_warp_mask(const std::string& s);
+
+}  // namespace ts

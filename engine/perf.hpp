@@ -1,0 +1,304 @@
+// The performance sweep: honest timings of the untraced catalogue kernels
+// against cuBLAS, a device-to-device copy and the FP32 peak, plus access
+// counts from a trace (any backend, so also without a GPU).
+//
+// Three layers, as everywhere in TileScope:
+//   run_perf_sweep()   kernels/perf_cuda.cu (GPU) or kernels/perf_stub.cpp (no CUDA)
+//   PerfReport         plain data; derived metrics, save/load, CSV/JSON, compare
+//                      (kernels/perf_report.cpp)
+//   views              app/view_performance.cpp and `tilescope-cli bench`
+// No CUDA type appears here: the app and the CLI include it without nvcc.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/catalogue.hpp"
+#include "model/trace.hpp"
+
+namespace ts {
+
+// What to measure. Empty lists mean "the defaults" (see default_perf_config()).
+struct PerfConfig {
+  // Catalogue ids, family names ("matmul", "stencil") or "all".
+  std::vector<std::string> kernels;
+  std::vector<int> matmul_sizes;     // n of an n x n x n multiply
+  std::vector<int> stencil_lengths;  // elements of the stencil's array
+  std::vector<int> tiles;            // tile widths (matmul); the naive grid's block side
+  int stencil_radius = 3;
+  int stencil_block = 256;  // threads per block for the stencils
+  int warmup = 2;           // untimed launches before the timed ones
+  int reps = 10;            // timed launches; the median counts
+  // Per kernel and size: fewer reps when the warm-up says the full count
+  // would take longer than this (never fewer than 3).
+  double max_seconds_per_point = 2.0;
+  bool flush_l2 = true;  // write a buffer twice the L2 size before every timed launch
+  bool with_cublas = true;
+  bool with_copy = true;
+  // Above this n the matmul outputs are checked against cuBLAS on the GPU
+  // instead of the CPU double reference (n^3 on one core gets slow).
+  int cpu_reference_max_n = 512;
+  uint64_t input_seed = 1;
+  // GPU memory the sweep may use for one size's buffers; 0: 90 % of what is free.
+  uint64_t max_gpu_bytes = 0;
+};
+PerfConfig default_perf_config();
+// Fills empty lists with the defaults: matmul 128..4096 (powers of two),
+// stencil 2^16..2^26 (every second power), tiles 8, 16, 32.
+PerfConfig resolved(const PerfConfig& c);
+// Empty when the config can run; otherwise what is wrong and what is allowed.
+std::optional<std::string> validate_perf_config(const PerfConfig& c);
+// The catalogue variants a config selects (unknown names are reported by validate_perf_config).
+std::vector<const Variant*> selected_variants(const PerfConfig& c);
+
+// The GPU the sweep ran on and the ceilings measured in the same run.
+struct PerfDevice {
+  bool usable = false;
+  std::string reason;  // when not usable: "no CUDA device", "built without CUDA", ...
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  int clock_khz = 0;  // peak SM clock
+  int fp32_cores_per_sm = 0;
+  double fp32_peak_gflops = 0;  // sm_count * cores/SM * 2 (FMA) * clock
+  int l2_bytes = 0;
+  uint64_t global_memory_bytes = 0;
+  int max_threads_per_sm = 0;
+  double copy_gbps = 0;     // measured: device-to-device copy, (bytes read + written) / time
+  uint64_t copy_bytes = 0;  // size of the copy that measured it
+  std::string cublas_math;  // "CUBLAS_DEFAULT_MATH (FP32, no TF32)"
+  std::string driver, runtime;
+};
+
+// Per kernel instantiation (variant x tile), from cudaFuncGetAttributes and
+// cudaOccupancyMaxActiveBlocksPerMultiprocessor.
+struct KernelAttributes {
+  bool known = false;
+  int registers = 0;
+  int static_shared_bytes = 0;
+  int dynamic_shared_bytes = 0;
+  int local_bytes = 0;  // spills and local arrays per thread
+  int threads_per_block = 0;
+  int max_blocks_per_sm = 0;
+  double occupancy = 0;  // resident threads per SM / max threads per SM, 0..1
+};
+
+enum class PerfStatus : uint8_t {
+  Ok,       // correct output; the time counts
+  Wrong,    // ran, but the output failed its check: the time is shown struck out, never counted
+  Skipped,  // not run: parameters invalid for this variant, or does not fit in GPU memory
+  Error,    // a CUDA error during the run
+};
+const char* to_string(PerfStatus s);
+
+// The references measured in the same run have these kernel names.
+inline constexpr const char* kCublasId = "cublas.sgemm";
+inline constexpr const char* kCopyId = "copy.d2d";
+
+// One kernel at one size.
+struct PerfResult {
+  std::string kernel;  // catalogue id, kCublasId or kCopyId
+  PerfMetric metric = PerfMetric::Flops;  // GFLOP/s (multiplies) or GB/s
+  int tile = 0;  // 0 when the kernel has no tile (or block side) parameter
+  int size = 0;  // n (matmul) or length (stencil, copy: elements)
+  Params params;
+  PerfStatus status = PerfStatus::Ok;
+  std::string message;          // why skipped / failed / the verdict summary
+  std::string checked_against;  // "CPU double reference" or "cuBLAS on the GPU"
+  double max_abs_error = 0;
+  int reps = 0;
+  double ms_median = 0, ms_min = 0, ms_max = 0;
+  // Work, in the units the metrics use.
+  double flops = 0;  // 2 m n k for a multiply; (2R+1) adds + 1 multiply per stencil element
+  double compulsory_bytes = 0;  // every input read once, every output written once
+  // Derived (derive_metrics); 0 when not applicable or not counted.
+  double gflops = 0, gbps = 0;
+  double intensity = 0;  // flops / compulsory byte
+  // flops / byte the kernel itself loads and stores in global memory (the
+  // catalogue's closed form, which a trace's count equals; no cache assumed).
+  // 0 when unknown (cuBLAS, the copy).
+  double issued_intensity = 0;
+  double pct_cublas = 0;  // of cuBLAS at the same size
+  double pct_copy = 0;    // of the measured copy bandwidth
+  double pct_peak = 0;    // of the FP32 peak
+  KernelAttributes attrs;
+
+  bool counted() const { return status == PerfStatus::Ok && ms_median > 0; }
+  std::string label() const;  // "matmul.tiled_square T16"
+};
+
+struct PerfReport {
+  std::string created;  // ISO 8601, local time
+  std::string host;
+  PerfDevice device;
+  PerfConfig config;
+  std::vector<PerfResult> results;
+  bool cancelled = false;
+  std::string error;               // the sweep could not run at all (no GPU, ...)
+  std::vector<std::string> notes;  // "n = 65536 skipped: needs ...", method notes
+};
+
+// Flops and compulsory bytes of a variant at a parameter set (m, k and n all
+// set: what the sweep records).
+double flop_count(PerfMetric f, const Params& p);
+double compulsory_bytes(PerfMetric f, const Params& p);
+// The same for a catalogue variant at its own parameters: the square kernels
+// read only n (a lesson's Params leave m and k at 0).
+double flop_count(const Variant& v, const Params& p);
+double compulsory_bytes(const Variant& v, const Params& p);
+// Bytes the kernel loads from and stores to global memory, 4 per access, from
+// the catalogue's closed form (equal to a traced run's count; no cache is
+// assumed). 0 when the parameters cannot be counted (a tile or size of 0).
+double issued_bytes(const Variant& v, const Params& p);
+// FP32 cores per SM for a compute capability (128 for sm_86 and newer, 64 for sm_80 and
+// sm_7x, 128 for sm_6x except sm_60).
+int fp32_cores_per_sm(int cc_major, int cc_minor);
+double fp32_peak_gflops(int sm_count, int cores_per_sm, int clock_khz);
+// Fills gflops, gbps, intensity and the percentages of every counted result
+// (cuBLAS at the same n is the reference for % of cuBLAS).
+void derive_metrics(PerfReport& r);
+
+// Progress and cancellation, shared between the sweep and whoever watches it.
+struct SweepControl {
+  std::atomic<bool> cancel{false};
+  std::atomic<int> done{0}, total{0};
+  // Called from the sweep's thread after each result (may be empty).
+  std::function<void(const PerfResult&)> on_result;
+  // What runs now ("matmul.tiled_square T16 n=2048"), under the mutex.
+  void set_current(std::string s) {
+    std::lock_guard lock(mu);
+    current = std::move(s);
+  }
+  std::string current_label() {
+    std::lock_guard lock(mu);
+    return current;
+  }
+
+ private:
+  std::mutex mu;
+  std::string current;
+};
+
+// Runs the whole sweep in the calling thread and returns the report (derived
+// metrics filled). Never throws; without a GPU the report's device says why
+// and `error` is set. A cancelled sweep keeps the results measured so far.
+PerfReport run_perf_sweep(const PerfConfig& config, SweepControl* control = nullptr);
+
+// The sweep in a background thread, for the app: start, watch, cancel, take.
+class BackgroundSweep {
+ public:
+  BackgroundSweep() = default;
+  ~BackgroundSweep();  // cancels and joins
+  BackgroundSweep(const BackgroundSweep&) = delete;
+  BackgroundSweep& operator=(const BackgroundSweep&) = delete;
+
+  // False (and nothing started) when one is already running.
+  bool start(const PerfConfig& config);
+  void cancel();
+  bool running() const { return running_.load(); }
+  // 0..1, and what runs now.
+  float progress() const;
+  std::string current() const;
+  // The results measured so far (also while running).
+  std::vector<PerfResult> partial() const;
+  // The finished report, once (empty while running or when already taken).
+  std::optional<PerfReport> take();
+
+ private:
+  std::unique_ptr<SweepControl> control_;
+  std::thread thread_;
+  std::atomic<bool> running_{false};
+  mutable std::mutex mu_;
+  std::vector<PerfResult> partial_;
+  std::optional<PerfReport> report_;
+};
+
+// Files: a JSON document {"format": "tilescope-perf", "version": 1, ...}.
+inline constexpr const char* kPerfReportExtension = ".json";
+// A path the window opens as a performance report rather than a trace.
+bool is_perf_report_path(const std::string& path);
+std::string to_json(const PerfReport& r, int indent = 2);
+// nullopt and `error` set when the text is not a report we can read (wrong
+// format, newer version, malformed).
+std::optional<PerfReport> report_from_json(const std::string& text, std::string* error);
+bool save_report(const PerfReport& r, const std::string& path, std::string* error);
+std::optional<PerfReport> load_report(const std::string& path, std::string* error);
+// One line per result, a header first; numbers in plain decimal.
+std::string to_csv(const PerfReport& r);
+bool write_text_file(const std::string& path, const std::string& text, std::string* error);
+
+// A fixed-width table for terminals (the CLI and the check script).
+std::string format_table(const PerfReport& r);
+
+// An earlier run against this one, matched by (kernel, tile, size).
+struct PerfComparison {
+  std::string kernel;
+  int tile = 0, size = 0;
+  double ms_before = 0, ms_now = 0;  // 0 when missing or not counted in that run
+  double gflops_before = 0, gflops_now = 0;
+  double speedup = 0;  // ms_before / ms_now when both counted
+};
+std::vector<PerfComparison> compare_reports(const PerfReport& before, const PerfReport& now);
+
+// ---- What the panel plots (kept here so that it is tested without a window) ----
+// One line of the throughput plot: a kernel (and tile) across sizes.
+struct PlotSeries {
+  std::string label;                              // "matmul.tiled_square T16", "cublas.sgemm"
+  bool reference = false;                         // cuBLAS or the copy
+  std::vector<std::pair<double, double>> points;  // (size, GFLOP/s) or (length, GB/s), by size
+};
+// Counted results only: matmul -> GFLOP/s against n (with cuBLAS), stencil ->
+// GB/s against length (with the copy's bandwidth as a flat reference line).
+std::vector<PlotSeries> throughput_series(const PerfReport& r, PerfMetric f);
+// One point per kernel (and tile) on the roofline: its largest counted size.
+// Two intensities: the compulsory one (every input read once; the same for all
+// multiplies of one n) and the one the kernel has (flop per byte it loads and
+// stores: ~0.25 naive, T times more tiled), which shows why tiling helps.
+struct RooflinePoint {
+  std::string label;
+  int size = 0;
+  double intensity = 0;         // flop per compulsory byte
+  double issued_intensity = 0;  // flop per byte loaded and stored; 0: unknown (cuBLAS)
+  double gflops = 0;
+  bool reference = false;
+};
+std::vector<RooflinePoint> roofline_points(const PerfReport& r);
+// The attainable GFLOP/s at an intensity under the measured ceilings.
+double roofline_ceiling(const PerfDevice& d, double intensity);
+
+// ---- Access counts from a trace (kernels/perf_counts.cpp), any backend ----
+struct AccessCounts {
+  std::string kernel;
+  Params params;
+  uint64_t outputs = 0;  // elements of the output
+  uint64_t global_loads = 0, global_stores = 0;
+  uint64_t global_loads_per_buffer[kMaxArrays + 1] = {};  // by array slot
+  uint64_t shared_loads = 0, shared_stores = 0;
+  uint64_t barrier_arrivals = 0;
+  uint64_t bytes_moved = 0;      // global loads and stores, 4 bytes each
+  double compulsory_bytes = 0;   // every input once, every output once
+  double flops = 0;              // of the whole run
+  double loads_per_output = 0;   // global loads / output elements
+  double theory_per_output = 0;  // 2N naive, 2 ceil(N/T) tiled, 2R+1 naive stencil, ...
+  std::string theory_formula;    // "2*ceil(N/T) = 2*ceil(10/4) = 6"
+  // flops / bytes_moved: where the run sits on the roofline (0 without flops or bytes).
+  double issued_intensity() const { return bytes_moved ? flops / double(bytes_moved) : 0.0; }
+  ExpectedCounts expected;  // the catalogue's closed form
+  bool truncated = false;   // the trace lost events: counts are lower bounds
+};
+// Built on trace/counters.hpp's count_accesses (the same counts the grid's
+// heatmap uses), plus the textbook's formula.
+AccessCounts perf_access_counts(const Trace& t);
+// The global loads per output element the variant makes, as a formula of its
+// parameters with the numbers filled in ("2*ceil(N/T) = 2*ceil(10/4) = 6"):
+// exact for every size, also where the tile does not divide it.
+double theory_loads_per_output(const Variant& v, const Params& p, std::string* formula = nullptr);
+
+}  // namespace ts

@@ -1,0 +1,67 @@
+// The preparation both backends share (engine/prepare.hpp).
+#include "engine/prepare.hpp"
+
+namespace ts {
+
+std::optional<std::string> prepare_run(const RunRequest& req, const DeviceLimits& limits,
+                                       PreparedRun& run) {
+  run = PreparedRun{};
+  const Variant* v = find_variant(req.variant);
+  if (!v) return "unknown variant '" + req.variant + "'; the catalogue has: " + variant_ids();
+  const Params& p = req.params;
+  if (auto e = validate(*v, p, limits)) return e;
+  if (auto e = validate_barrier_mask(*v, req.barrier_mask)) return e;
+
+  run.lesson = v;
+  run.params = p;
+  run.geometry = geometry(*v, p);
+  run.arrays = arrays(*v, p);
+  run.args = kernel_args(*v, p);
+  run.expected_events = expected_counts(*v, p).total();
+  const std::vector<BufferData> inputs = make_inputs(*v, p, req.inputs, req.input_seed);
+  for (size_t i = 0; i < run.arrays.size(); ++i) {
+    const ArrayInfo& a = run.arrays[i];
+    if (a.shared()) continue;
+    BufferData d;
+    d.slot = ArraySlot(i + 1);
+    d.rows = a.rows;
+    d.cols = a.cols;
+    d.is_output = a.output();
+    for (const BufferData& in : inputs)
+      if (in.slot == d.slot) d.values = in.values;
+    d.values.resize(a.count(), 0.0f);
+    run.allocation.push_back(std::max<uint64_t>(a.count(), allocation_elements(*v, p, d.slot)));
+    run.globals.push_back(std::move(d));
+  }
+  return std::nullopt;
+}
+
+RunConfig run_config(const RunRequest& req, const PreparedRun& run, BackendKind backend,
+                     const std::string& device_name) {
+  RunConfig c;
+  c.variant = run.lesson->id;
+  c.params = run.params;
+  c.barrier_mask = req.barrier_mask;
+  c.geometry = run.geometry;
+  c.backend = backend;
+  c.device_name = device_name;
+  c.input_seed = req.input_seed;
+  c.arrays = run.arrays;
+  return c;
+}
+
+Verdict run_verdict(const PreparedRun& run) {
+  std::vector<BufferData> inputs;
+  const BufferData* output = nullptr;
+  for (const BufferData& b : run.globals)
+    if (b.is_output) {
+      if (!output) output = &b;
+    } else {
+      inputs.push_back(b);
+    }
+  if (!output) return {};
+  return check_output(*run.lesson, run.params, *output,
+                      reference_output(*run.lesson, run.params, inputs));
+}
+
+}  // namespace ts

@@ -1,0 +1,448 @@
+#include "engine/sim/fiber_block.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TS_FIBER_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(TS_FIBER_ASAN)
+#define TS_FIBER_ASAN 1
+#endif
+#if defined(TS_FIBER_ASAN)
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+#if TS_SIM_ASM_SWITCH && defined(__x86_64__)
+// void ts_sim_switch(void** save_sp, void* load_sp): saves the callee-saved
+// registers, the x87 control word and MXCSR on the current stack, stores the
+// stack pointer in *save_sp, loads load_sp and restores the same from there.
+// A new stack is laid out by run_block so that the first switch "returns"
+// into FiberBlock::trampoline.
+extern "C" void ts_sim_switch(void** save_sp, void* load_sp);
+asm(R"(
+  .text
+  .globl ts_sim_switch
+  .type ts_sim_switch, @function
+ts_sim_switch:
+  endbr64
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  subq $16, %rsp
+  stmxcsr 8(%rsp)
+  fnstcw (%rsp)
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  fldcw (%rsp)
+  ldmxcsr 8(%rsp)
+  addq $16, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size ts_sim_switch, .-ts_sim_switch
+)");
+#elif TS_SIM_ASM_SWITCH && defined(__aarch64__)
+// The same for AAPCS64: x19-x28, the frame pointer x29, the link register x30,
+// d8-d15 (the low halves of v8-v15) and FPCR (rounding, flush-to-zero), 176
+// bytes below the stack pointer. `ret` goes wherever the loaded x30 points: a
+// new stack's x30 is ts_sim_fiber_start, which calls the trampoline (in x19)
+// as the outermost frame, so unwinders and debuggers stop there.
+extern "C" void ts_sim_switch(void** save_sp, void* load_sp);
+extern "C" void ts_sim_fiber_start();
+asm(R"(
+  .text
+  .p2align 2
+  .globl ts_sim_switch
+  .type ts_sim_switch, %function
+ts_sim_switch:
+  hint #34
+  sub sp, sp, #176
+  stp x19, x20, [sp, #0]
+  stp x21, x22, [sp, #16]
+  stp x23, x24, [sp, #32]
+  stp x25, x26, [sp, #48]
+  stp x27, x28, [sp, #64]
+  stp x29, x30, [sp, #80]
+  stp d8, d9, [sp, #96]
+  stp d10, d11, [sp, #112]
+  stp d12, d13, [sp, #128]
+  stp d14, d15, [sp, #144]
+  mrs x9, fpcr
+  str x9, [sp, #160]
+  mov x10, sp
+  str x10, [x0]
+  mov sp, x1
+  ldr x10, [sp, #160]
+  cmp x9, x10
+  b.eq 1f
+  msr fpcr, x10
+1:
+  ldp d14, d15, [sp, #144]
+  ldp d12, d13, [sp, #128]
+  ldp d10, d11, [sp, #112]
+  ldp d8, d9, [sp, #96]
+  ldp x29, x30, [sp, #80]
+  ldp x27, x28, [sp, #64]
+  ldp x25, x26, [sp, #48]
+  ldp x23, x24, [sp, #32]
+  ldp x21, x22, [sp, #16]
+  ldp x19, x20, [sp, #0]
+  add sp, sp, #176
+  ret
+  .size ts_sim_switch, .-ts_sim_switch
+
+  .p2align 2
+  .globl ts_sim_fiber_start
+  .hidden ts_sim_fiber_start
+  .type ts_sim_fiber_start, %function
+ts_sim_fiber_start:
+  .cfi_startproc
+  .cfi_undefined x30
+  hint #34
+  blr x19
+  brk #0
+  .cfi_endproc
+  .size ts_sim_fiber_start, .-ts_sim_fiber_start
+)");
+#endif
+
+namespace ts::sim {
+
+// Declared in kernels/cuda_compat.hpp: what `threadIdx`, `blockIdx`, ... and
+// `extern __shared__` name while a simulated thread runs.
+thread_local const ThreadBuiltins* current_builtins = nullptr;
+thread_local void* current_dynamic_shared = nullptr;
+
+namespace {
+
+thread_local FiberBlock* tl_active = nullptr;
+
+uint64_t splitmix64(uint64_t& state) {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+std::string dim_string(const Uint3& d) {
+  std::string s = "(";
+  s += std::to_string(d.x);
+  s += ", ";
+  s += std::to_string(d.y);
+  s += ", ";
+  s += std::to_string(d.z);
+  s += ")";
+  return s;
+}
+
+}  // namespace
+
+FiberBlock* FiberBlock::active() {
+  return tl_active;
+}
+
+const char* FiberBlock::switch_kind() {
+#if TS_SIM_ASM_SWITCH && defined(__x86_64__)
+  return "x86-64 assembly";
+#elif TS_SIM_ASM_SWITCH
+  return "aarch64 assembly";
+#else
+  return "ucontext";
+#endif
+}
+
+FiberBlock::FiberBlock(size_t stack_bytes) : stack_bytes_(stack_bytes) {
+#if !TS_SIM_ASM_SWITCH
+  std::memset(&scheduler_ctx_, 0, sizeof scheduler_ctx_);  // no stack of its own (see run_block)
+#endif
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  stack_bytes_ = (stack_bytes_ + page - 1) / page * page;
+  map_bytes_ = stack_bytes_ + page;  // plus a guard page below each stack
+}
+
+FiberBlock::~FiberBlock() {
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  for (int i = 0; i < stacks_; ++i)
+    munmap(fibers_[i].stack - page, map_bytes_);
+}
+
+bool FiberBlock::ensure_stacks(int threads) {
+  if (int(fibers_.size()) < threads) fibers_.resize(threads);
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  for (; stacks_ < threads; ++stacks_) {
+    void* base =
+        mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED) return false;
+    // A stack overflow hits the guard page (a clean crash) instead of the next stack.
+    mprotect(base, page, PROT_NONE);
+    fibers_[stacks_].stack = static_cast<char*>(base) + page;
+  }
+  return true;
+}
+
+void FiberBlock::trampoline() {
+  FiberBlock* self = tl_active;
+#if defined(TS_FIBER_ASAN)
+  __sanitizer_finish_switch_fiber(nullptr, &self->sched_stack_bottom_, &self->sched_stack_size_);
+#endif
+  const int t = self->current_;
+  try {
+    self->entry_(self->user_, t);
+  } catch (const std::exception& e) {
+    if (self->error_.empty()) self->error_ = std::string("simulated thread failed: ") + e.what();
+  } catch (...) {
+    if (self->error_.empty()) self->error_ = "simulated thread failed with an unknown exception";
+  }
+  Fiber& f = self->fibers_[t];
+  f.state = State::Exited;
+  ++self->exited_;
+  --self->runnable_in_warp_[t / kWarpSize];
+  self->switch_to_scheduler(true);
+  std::abort();  // an exited fiber is never resumed
+}
+
+void FiberBlock::resume(int thread) {
+  Fiber& f = fibers_[thread];
+  ++thread_steps_;
+  current_ = thread;
+  current_builtins = &f.builtins;
+  current_dynamic_shared = dynamic_shared_;
+#if defined(TS_FIBER_ASAN)
+  void* fake = nullptr;
+  __sanitizer_start_switch_fiber(&fake, f.stack, stack_bytes_);
+#endif
+#if TS_SIM_ASM_SWITCH
+  ts_sim_switch(&scheduler_sp_, f.sp);
+#else
+  swapcontext(&scheduler_ctx_, &f.ctx);
+#endif
+#if defined(TS_FIBER_ASAN)
+  __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+#endif
+  current_ = -1;
+}
+
+void FiberBlock::switch_to_scheduler(bool exiting) {
+  Fiber& f = fibers_[current_];
+#if defined(TS_FIBER_ASAN)
+  __sanitizer_start_switch_fiber(exiting ? nullptr : &f.asan_fake_stack, sched_stack_bottom_,
+                                 sched_stack_size_);
+#else
+  (void)exiting;
+#endif
+#if TS_SIM_ASM_SWITCH
+  ts_sim_switch(&f.sp, scheduler_sp_);
+#else
+  swapcontext(&f.ctx, &scheduler_ctx_);
+#endif
+#if defined(TS_FIBER_ASAN)
+  __sanitizer_finish_switch_fiber(f.asan_fake_stack, &sched_stack_bottom_, &sched_stack_size_);
+#endif
+}
+
+void FiberBlock::step() {
+  switch_to_scheduler(false);
+}
+
+void FiberBlock::barrier_wait() {
+  Fiber& f = fibers_[current_];
+  f.state = State::AtBarrier;
+  ++at_barrier_;
+  --runnable_in_warp_[current_ / kWarpSize];
+  switch_to_scheduler(false);  // resumed by the scheduler only after the release
+}
+
+void FiberBlock::step_warp(int warp) {
+  ++clock_;
+  const int first = warp * kWarpSize, last = std::min(first + kWarpSize, threads_);
+  for (int t = first; t < last; ++t)
+    if (fibers_[t].state == State::Runnable) resume(t);
+  if (step_limit_ && thread_steps_ > step_limit_ && error_.empty())
+    error_ = "the kernel did not finish within " + std::to_string(step_limit_) +
+             " thread steps (several times what it should need): it looks stuck";
+}
+
+void FiberBlock::release_barrier() {
+  for (int t = 0; t < threads_; ++t) {
+    if (fibers_[t].state != State::AtBarrier) continue;
+    fibers_[t].state = State::Runnable;
+    ++runnable_in_warp_[t / kWarpSize];
+  }
+  at_barrier_ = 0;
+  // Skewed warps fall behind again in every phase between barriers.
+  if (schedule_.kind == ScheduleKind::WarpSkew)
+    for (int w = 0; w < warps_; ++w)
+      if (w < 32 && (schedule_.skew_warps >> w & 1u) && runnable_in_warp_[w] > 0)
+        delay_[w] = std::max(0, schedule_.skew_steps);
+}
+
+std::string FiberBlock::run_block(const Dim3& grid, const Dim3& block, const Dim3& block_idx,
+                                  void* dynamic_shared, const Schedule& schedule, Entry entry,
+                                  void* user) {
+  const uint64_t count = block.count();
+  if (count == 0 || count > 1024)
+    return "block of " + std::to_string(count) + " threads cannot be simulated";
+  threads_ = int(count);
+  warps_ = (threads_ + kWarpSize - 1) / kWarpSize;
+  if (!ensure_stacks(threads_))
+    return "out of memory for " + std::to_string(threads_) + " thread stacks of " +
+           std::to_string(stack_bytes_ / 1024) + " KiB";
+
+  schedule_ = schedule;
+  entry_ = entry;
+  user_ = user;
+  dynamic_shared_ = dynamic_shared;
+  error_.clear();
+  exited_ = 0;
+  at_barrier_ = 0;
+  runnable_in_warp_.assign(warps_, 0);
+  delay_.assign(warps_, 0);
+
+  for (int t = 0; t < threads_; ++t) {
+    Fiber& f = fibers_[t];
+    const uint32_t x = uint32_t(t) % block.x, y = uint32_t(t) / block.x % block.y,
+                   z = uint32_t(t) / (block.x * block.y);
+    f.builtins.thread_idx = {x, y, z};
+    f.builtins.block_idx = {block_idx.x, block_idx.y, block_idx.z};
+    f.builtins.block_dim = {block.x, block.y, block.z};
+    f.builtins.grid_dim = {grid.x, grid.y, grid.z};
+    f.state = State::Runnable;
+    f.asan_fake_stack = nullptr;
+#if defined(TS_FIBER_ASAN)
+    // A thread abandoned mid-run (deadlock) may have left its frames poisoned.
+    ASAN_UNPOISON_MEMORY_REGION(f.stack, stack_bytes_);
+#endif
+#if TS_SIM_ASM_SWITCH && defined(__x86_64__)
+    {
+      // What ts_sim_switch pops, from the new stack pointer up: x87 control
+      // word, MXCSR, r15, r14, r13, r12, rbx, rbp, then the address it
+      // returns to (the trampoline) and a null return address for the
+      // trampoline itself (which never returns), keeping the ABI's alignment.
+      auto top = reinterpret_cast<uintptr_t>(f.stack + stack_bytes_) & ~uintptr_t(15);
+      auto* slot = reinterpret_cast<uint64_t*>(top);
+      slot[-1] = 0;
+      slot[-2] = reinterpret_cast<uint64_t>(&FiberBlock::trampoline);
+      for (int i = 3; i <= 8; ++i)
+        slot[-i] = 0;
+      slot[-9] = 0x1F80;   // MXCSR: default rounding, all exceptions masked
+      slot[-10] = 0x037F;  // x87 control word: the default
+      f.sp = &slot[-10];
+    }
+#elif TS_SIM_ASM_SWITCH
+    {
+      // What ts_sim_switch loads, 22 slots from the new stack pointer up:
+      // x19 (the trampoline), x20-x28, x29 (no caller frame), x30 (where its
+      // `ret` goes: ts_sim_fiber_start), d8-d15, FPCR (0: round to nearest,
+      // no flush-to-zero, no traps: the default), padding.
+      auto top = reinterpret_cast<uintptr_t>(f.stack + stack_bytes_) & ~uintptr_t(15);
+      auto* slot = reinterpret_cast<uint64_t*>(top) - 22;
+      std::memset(slot, 0, 22 * sizeof(uint64_t));
+      slot[0] = reinterpret_cast<uint64_t>(&FiberBlock::trampoline);
+      slot[11] = reinterpret_cast<uint64_t>(&ts_sim_fiber_start);
+      f.sp = slot;
+    }
+#else
+    getcontext(&f.ctx);
+    f.ctx.uc_stack.ss_sp = f.stack;
+    f.ctx.uc_stack.ss_size = stack_bytes_;
+    f.ctx.uc_link = nullptr;
+    makecontext(&f.ctx, &FiberBlock::trampoline, 0);
+#if defined(TS_FIBER_ASAN)
+    // ASan's swapcontext interceptor clears the shadow of the target's
+    // uc_stack on every switch: slow, and it would unpoison the redzones of a
+    // live fiber. The stack was unpoisoned above, the switch annotations do
+    // the rest, and only makecontext reads uc_stack.
+    f.ctx.uc_stack.ss_sp = nullptr;
+    f.ctx.uc_stack.ss_size = 0;
+#endif
+#endif
+    ++runnable_in_warp_[t / kWarpSize];
+  }
+  if (schedule.kind == ScheduleKind::WarpSkew)
+    for (int w = 0; w < warps_ && w < 32; ++w)
+      if (schedule.skew_warps >> w & 1u) delay_[w] = std::max(0, schedule.skew_steps);
+
+  // Each block gets its own random stream, so a block's schedule does not
+  // depend on how many steps the blocks before it took.
+  const uint64_t linear_block =
+      block_idx.x + uint64_t(block_idx.y) * grid.x + uint64_t(block_idx.z) * grid.x * grid.y;
+  uint64_t rng = schedule.seed ^ (linear_block * 0xD1B54A32D192ED03ull);
+  std::vector<int> candidates;
+  candidates.reserve(warps_);
+
+  FiberBlock* const outer = tl_active;
+  tl_active = this;
+  std::string result;
+  auto maybe_release = [&] {
+    if (at_barrier_ > 0 && at_barrier_ + exited_ == threads_) release_barrier();
+  };
+
+  while (exited_ < threads_ && error_.empty()) {
+    bool progressed = false, pending = false;
+    if (schedule.kind == ScheduleKind::Random) {
+      candidates.clear();
+      for (int w = 0; w < warps_; ++w)
+        if (runnable_in_warp_[w] > 0) candidates.push_back(w);
+      if (!candidates.empty()) {
+        const uint64_t r = splitmix64(rng);
+        const auto pick = size_t((static_cast<unsigned __int128>(r) * candidates.size()) >> 64);
+        step_warp(candidates[pick]);
+        progressed = true;
+        maybe_release();
+      }
+    } else {  // Lockstep, WarpSkew: one round of warps in order
+      for (int w = 0; w < warps_ && error_.empty(); ++w) {
+        if (delay_[w] > 0) {
+          --delay_[w];
+          pending = true;
+          continue;
+        }
+        if (runnable_in_warp_[w] == 0) continue;
+        step_warp(w);
+        progressed = true;
+        maybe_release();
+      }
+    }
+    if (progressed || !error_.empty()) continue;
+    if (pending) {
+      // Nobody else can move: skip the rounds the delayed warps would sit out.
+      int64_t m = INT64_MAX;
+      for (int64_t d : delay_)
+        if (d > 0) m = std::min(m, d);
+      for (int64_t& d : delay_)
+        if (d > 0) d -= m;
+      continue;
+    }
+    if (at_barrier_ > 0 && at_barrier_ + exited_ == threads_) {
+      release_barrier();
+      continue;
+    }
+    // No thread can move and the barrier cannot open (a safety net: with
+    // exited threads not counted, the model itself cannot get here).
+    result = "deadlock in block " + dim_string({block_idx.x, block_idx.y, block_idx.z}) + ": " +
+             std::to_string(at_barrier_) + " threads wait at a barrier, " +
+             std::to_string(exited_) + " have exited, and no thread can move";
+    break;
+  }
+  tl_active = outer;
+  if (result.empty() && !error_.empty()) result = error_;
+  return result;
+}
+
+}  // namespace ts::sim

@@ -1,0 +1,157 @@
+// Runs one block of simulated CUDA threads as fibers of the calling OS thread.
+//
+// Every thread is a fiber with its own stack (switched by a few lines of
+// assembly on x86-64 and aarch64, by ucontext elsewhere). A thread runs until
+// it reaches a *step* -- a recorded access or a barrier -- and then yields to
+// the scheduler, which decides which warp advances next. A warp step resumes
+// every runnable lane of that warp once, in lane order, so the 32 lanes of a
+// warp move in lockstep between accesses, as on the GPU.
+//
+// Barrier semantics are the hardware's: a thread at a barrier waits until
+// every thread of its block that has not exited has arrived. All barriers of
+// a block are one barrier (like `bar.sync 0`, which every `__syncthreads()`
+// compiles to), whatever their number in the source.
+//
+// Schedules (trace/trace.hpp `Schedule`):
+//   Lockstep  every warp takes one step in turn: warp 0, warp 1, ..., again.
+//   WarpSkew  as Lockstep, but the warps in `skew_warps` start `skew_steps`
+//             steps late, and again after every barrier release: they stay
+//             behind, like a warp that sleeps in every phase.
+//   Random    a seeded splitmix64 picks which runnable warp steps next.
+// Everything is deterministic: the same schedule gives the same order of
+// steps on every run and every machine.
+#pragma once
+
+#include <ucontext.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/catalogue.hpp"
+#include "lessons/cuda_compat.hpp"
+#include "model/trace.hpp"
+
+// x86-64 and aarch64 ELF systems: switch stacks with a hand-written routine
+// that saves the callee-saved registers (no signal-mask system call, unlike
+// swapcontext: about 4x faster per step). Define TS_SIM_UCONTEXT to use
+// ucontext anyway (CI builds the simulator tests that way too).
+#if (defined(__x86_64__) || defined(__aarch64__)) && defined(__ELF__) && !defined(TS_SIM_UCONTEXT)
+#define TS_SIM_ASM_SWITCH 1
+#else
+#define TS_SIM_ASM_SWITCH 0
+#endif
+
+namespace ts::sim {
+
+class FiberBlock {
+ public:
+  // Runs one simulated thread: `entry(user, thread)` with the builtins of
+  // `thread` already current. Returning from it exits the thread.
+  using Entry = void (*)(void* user, int thread);
+
+  enum class State : uint8_t { Runnable, AtBarrier, Exited };
+
+  static constexpr int kWarpSize = 32;
+#if defined(__SANITIZE_ADDRESS__) || defined(TS_SANITIZED)
+  static constexpr size_t kDefaultStackBytes = 256 * 1024;  // sanitizer frames are larger
+#else
+  static constexpr size_t kDefaultStackBytes = 64 * 1024;
+#endif
+
+  explicit FiberBlock(size_t stack_bytes = kDefaultStackBytes);
+  ~FiberBlock();
+  FiberBlock(const FiberBlock&) = delete;
+  FiberBlock& operator=(const FiberBlock&) = delete;
+
+  // Runs every thread of block `block_idx` to completion under `schedule`.
+  // Stacks are allocated on first use and reused by later blocks. Returns an
+  // empty string, or what went wrong (a deadlock, stacks out of memory).
+  std::string run_block(const Dim3& grid, const Dim3& block, const Dim3& block_idx,
+                        void* dynamic_shared, const Schedule& schedule, Entry entry, void* user);
+
+  // --- called from inside a running thread (through the recorder) ---
+  // Ends this thread's step: back to the scheduler until its warp steps again.
+  void step();
+  // Arrives at the block's barrier (the arrival is this step) and returns
+  // once every live thread of the block has arrived.
+  void barrier_wait();
+
+  int current_thread() const {
+    return current_;
+  }
+  const ThreadBuiltins& builtins(int thread) const {
+    return fibers_[thread].builtins;
+  }
+  // The global step counter: one tick per warp step, across blocks and runs
+  // of this FiberBlock. It is the simulator's clock.
+  uint64_t clock() const {
+    return clock_;
+  }
+  // Thread steps (resumptions) so far, and a limit beyond which a run is
+  // stopped with an error instead of spinning for ever (0: no limit).
+  uint64_t thread_steps() const {
+    return thread_steps_;
+  }
+  void set_step_limit(uint64_t limit) {
+    step_limit_ = limit;
+  }
+
+  // The FiberBlock whose block is running on this OS thread (nullptr outside).
+  static FiberBlock* active();
+
+  // How this build switches fibers: "x86-64 assembly", "aarch64 assembly" or
+  // "ucontext" (tests check the fallback build really uses the fallback).
+  static const char* switch_kind();
+
+ private:
+  struct Fiber {
+#if TS_SIM_ASM_SWITCH
+    void* sp = nullptr;  // saved stack pointer while switched out
+#else
+    ucontext_t ctx;
+#endif
+    char* stack = nullptr;  // usable bytes: stack_bytes_, below a guard page
+    State state = State::Exited;
+    ThreadBuiltins builtins;
+    void* asan_fake_stack = nullptr;
+  };
+
+  static void trampoline();
+  bool ensure_stacks(int threads);
+  void resume(int thread);
+  void switch_to_scheduler(bool exiting);
+  void step_warp(int warp);
+  void release_barrier();
+
+  size_t stack_bytes_;
+  size_t map_bytes_ = 0;
+  std::vector<Fiber> fibers_;  // one per thread of the current block
+  int stacks_ = 0;             // fibers_ with a stack
+#if TS_SIM_ASM_SWITCH
+  void* scheduler_sp_ = nullptr;
+#else
+  ucontext_t scheduler_ctx_;
+#endif
+  int current_ = -1;
+
+  // State of the block being run.
+  int threads_ = 0, warps_ = 0;
+  int exited_ = 0, at_barrier_ = 0;
+  std::vector<int> runnable_in_warp_;
+  std::vector<int64_t> delay_;  // WarpSkew: steps a warp still waits
+  Schedule schedule_;
+  uint64_t clock_ = 0;
+  uint64_t thread_steps_ = 0, step_limit_ = 0;
+  Entry entry_ = nullptr;
+  void* user_ = nullptr;
+  void* dynamic_shared_ = nullptr;
+  std::string error_;  // set by a thread that failed; ends the block
+
+  // AddressSanitizer's view of the scheduler's stack (learned on the first switch).
+  const void* sched_stack_bottom_ = nullptr;
+  size_t sched_stack_size_ = 0;
+};
+
+}  // namespace ts::sim

@@ -1,0 +1,119 @@
+// `run_simulator`: a catalogue variant on the CPU simulator, from the same
+// kernel source the GPU runs, into the same Trace the GPU backend produces.
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "engine/backend.hpp"
+#include "engine/catalogue.hpp"
+#include "engine/lesson_dispatch.hpp"
+#include "engine/prepare.hpp"
+#include "engine/reference.hpp"
+#include "engine/sim/simulate.hpp"
+
+namespace ts {
+namespace {
+
+// The simulator takes one fiber switch per recorded access (50-100 ns of CPU;
+// 256 x 256 tiled, 42 M steps, took 2 s of CPU):
+// beyond this many steps a run would take minutes, so it is refused.
+constexpr uint64_t kMaxSimSteps = 256ull << 20;
+
+RunResult simulate_variant(const RunRequest& req) {
+  RunResult res;
+  PreparedRun run;
+  if (auto err = prepare_run(req, simulator_model().limits(), run)) {
+    res.error = *err;
+    return res;
+  }
+  if (req.schedule.kind == ScheduleKind::WarpSkew && req.schedule.skew_steps < 0) {
+    res.error = "warp skew of " + std::to_string(req.schedule.skew_steps) +
+                " steps: the skew must be 0 or more steps";
+    return res;
+  }
+  const Variant& v = *run.lesson;
+  if (auto err = check_simulator_steps(v, run.params)) {
+    res.error = *err;
+    return res;
+  }
+
+  // Allocated like the GPU backend does (room past the end for the kernels
+  // that overrun by design); the recorder still reports any index beyond
+  // the array's extent and does not perform the access.
+  std::vector<std::vector<float>> storage;  // the allocations the kernel sees
+  for (size_t i = 0; i < run.globals.size(); ++i) {
+    std::vector<float> mem(run.allocation[i], 0.0f);
+    std::copy(run.globals[i].values.begin(), run.globals[i].values.end(), mem.begin());
+    run.args.data[run.globals[i].slot] = mem.data();
+    storage.push_back(std::move(mem));
+  }
+
+  sim::SimOptions opt;
+  opt.schedule = req.schedule;
+  opt.barrier_mask = req.barrier_mask;
+  opt.traced = req.traced;
+  opt.capacity = req.trace_capacity;
+  opt.reserve = run.expected_events;
+  opt.arrays = &run.arrays;
+  // The closed form counts every step with all barriers; a kernel that takes
+  // far more is stuck (spinning on memory no one writes), not slow.
+  opt.max_steps = 4 * run.expected_events + (1u << 20);
+  sim::SimResult sr;
+  const bool found = visit_lesson(v.id, run.params, [&](auto body) {
+    sr = sim::simulate<decltype(body)>(run.geometry, run.args, opt);
+  });
+  if (!found) {
+    res.error = std::string("no kernel body for ") + v.id + " at tile " +
+                std::to_string(run.params.tile);
+    return res;
+  }
+
+  for (size_t i = 0; i < run.globals.size(); ++i)
+    if (run.globals[i].is_output)
+      std::copy_n(storage[i].begin(), run.globals[i].values.size(), run.globals[i].values.begin());
+
+  Trace& t = res.trace;
+  t.config = run_config(req, run, BackendKind::Simulator, "CPU simulator");
+  t.config.schedule = req.schedule;
+  t.events = std::move(sr.events);
+  t.capacity = req.trace_capacity;
+  t.events_dropped = sr.events_dropped;
+  t.buffers = run.globals;
+  res.faults = std::move(sr.faults);
+  res.backend_note = std::string("CPU simulator (") + to_string(req.schedule.kind) + " schedule)";
+  if (!sr.error.empty()) {
+    res.error = "simulator: " + sr.error;
+    return res;
+  }
+  res.verdict = run_verdict(run);
+  res.ok = true;
+  return res;
+}
+
+}  // namespace
+
+std::optional<std::string> check_simulator_steps(const Variant& v, const Params& p) {
+  const uint64_t steps = expected_counts(v, p).total();
+  if (steps <= kMaxSimSteps) return std::nullopt;
+  return "the simulator would take " + std::to_string(steps) + " steps for " + describe(v, p) +
+         "; it allows at most " + std::to_string(kMaxSimSteps) +
+         " (half a minute or more): use smaller sizes, or a GPU";
+}
+
+RunResult run_simulator(const RunRequest& req) {
+  try {
+    return simulate_variant(req);
+  } catch (const std::bad_alloc&) {
+    RunResult res;
+    res.error = "the simulator ran out of memory for " + req.variant + ": use smaller sizes";
+    return res;
+  } catch (const std::exception& e) {
+    RunResult res;
+    res.error = std::string("the simulator failed: ") + e.what();
+    return res;
+  }
+}
+
+}  // namespace ts

@@ -1,0 +1,104 @@
+#include "engine/sim/simulate.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <exception>
+#include <memory>
+#include <thread>
+
+namespace ts::sim {
+
+void SimSink::fault(const char* what, Space space, ArraySlot buf, int index, int count, int line,
+                    const ThreadBuiltins& who) {
+  ++fault_count;
+  if (faults.size() < kMaxFaultMessages) {
+    const auto& t = who.thread_idx;
+    const auto& b = who.block_idx;
+    const std::string name = arrays ? array_name(*arrays, buf) : "array " + std::to_string(buf);
+    faults.push_back(
+        std::string("out-of-range ") + (space == Space::Global ? "global " : "shared ") + what +
+        " of " + name + "[" + std::to_string(index) + "] (" + name + " has " +
+        std::to_string(count) + " elements, 0.." + std::to_string(count - 1) + ") by thread (" +
+        std::to_string(t.x) + ", " + std::to_string(t.y) + ", " + std::to_string(t.z) +
+        ") of block (" + std::to_string(b.x) + ", " + std::to_string(b.y) + ", " +
+        std::to_string(b.z) + "), line " + std::to_string(line) + "; not performed" +
+        (std::string(what) == "load" ? ", read as 0" : ""));
+  }
+}
+
+namespace {
+
+struct LaunchContext {
+  SimSink* sink;
+  const KernelArgs* args;
+  ThreadFn fn;
+};
+
+void thread_entry(void* user, int thread) {
+  auto* ctx = static_cast<LaunchContext*>(user);
+  SimRec rec(*FiberBlock::active(), *ctx->sink, thread);
+  ctx->fn(rec, *ctx->args);
+}
+
+void run_launch(const LaunchGeometry& geo, const KernelArgs& args, const SimOptions& opt,
+                ThreadFn fn, SimResult& out) {
+  SimSink sink;
+  sink.traced = opt.traced;
+  sink.capacity = opt.traced ? opt.capacity : 0;
+  sink.barrier_mask = opt.barrier_mask;
+  if (opt.traced) sink.events.reserve(size_t(std::min(opt.reserve, opt.capacity)));
+
+  // `extern __shared__`: one block's worth, zeroed once and reused by every
+  // block like the static shared arrays.
+  std::vector<std::max_align_t> dynamic_shared(
+      (geo.dynamic_shared_bytes + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t));
+  LaunchContext ctx{&sink, &args, fn};
+  FiberBlock fiber;
+  fiber.set_step_limit(opt.max_steps);
+  const Dim3 grid = geo.grid;
+  for (uint32_t z = 0; z < grid.z && out.error.empty(); ++z)
+    for (uint32_t y = 0; y < grid.y && out.error.empty(); ++y)
+      for (uint32_t x = 0; x < grid.x && out.error.empty(); ++x) {
+        sink.block_linear = x + y * grid.x + z * grid.x * grid.y;
+        out.error = fiber.run_block(grid, geo.block, Dim3{x, y, z},
+                                    dynamic_shared.empty() ? nullptr : dynamic_shared.data(),
+                                    opt.schedule, &thread_entry, &ctx);
+      }
+  out.steps = fiber.clock();
+  out.events = std::move(sink.events);
+  out.events_dropped = sink.events_dropped;
+  out.fault_count = sink.fault_count;
+  out.faults = std::move(sink.faults);
+  if (out.fault_count > out.faults.size())
+    out.faults.push_back("... and " + std::to_string(out.fault_count - out.faults.size()) +
+                         " more out-of-range accesses");
+}
+
+}  // namespace
+
+SimResult simulate_launch(const LaunchGeometry& geometry, const KernelArgs& args,
+                          const SimOptions& options, ThreadFn thread_fn) {
+  SimResult out;
+  if (geometry.grid.count() == 0 || geometry.block.count() == 0) {
+    out.error = "empty launch: a grid and a block need at least one thread each";
+    return out;
+  }
+  auto body = [&] {
+    try {
+      run_launch(geometry, args, options, thread_fn, out);
+    } catch (const std::bad_alloc&) {
+      out.error = "the simulator ran out of memory (try a smaller size or trace capacity)";
+    } catch (const std::exception& e) {
+      out.error = std::string("the simulator failed: ") + e.what();
+    }
+  };
+  try {
+    std::thread worker(body);
+    worker.join();
+  } catch (const std::system_error& e) {
+    out.error = std::string("could not start the simulator's thread: ") + e.what();
+  }
+  return out;
+}
+
+}  // namespace ts::sim

@@ -1,0 +1,730 @@
+// The .tstrace file format: see trace_file.hpp for the layout.
+#include "io/trace_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <ostream>
+#include <streambuf>
+
+#include "analysis/trace_validate.hpp"
+
+namespace ts {
+
+static_assert(std::endian::native == std::endian::little,
+              "the trace file stores integers and events as little-endian raw bytes");
+
+namespace {
+
+constexpr uint32_t kMaxStringBytes = 4096;
+constexpr int32_t kMaxParam = 1 << 28;  // far beyond anything a traced run uses
+constexpr uint32_t kMaxBufferSide = 1u << 28;
+constexpr uint32_t kMaxDynamicShared = 16u << 20;
+
+// Valid UTF-8 without control characters.
+// Length of the valid UTF-8 character (no control character) at s[i], or 0.
+size_t text_char(const std::string& s, size_t i) {
+  const auto c = uint8_t(s[i]);
+  if (c < 0x20 || c == 0x7f) return 0;
+  if (c < 0x80) return 1;
+  int more = 0;
+  uint32_t cp = 0;
+  if ((c & 0xE0) == 0xC0) {
+    more = 1, cp = c & 0x1F;
+  } else if ((c & 0xF0) == 0xE0) {
+    more = 2, cp = c & 0x0F;
+  } else if ((c & 0xF8) == 0xF0) {
+    more = 3, cp = c & 0x07;
+  } else {
+    return 0;
+  }
+  if (i + size_t(more) >= s.size()) return 0;  // the sequence is cut off
+  for (int k = 1; k <= more; ++k) {
+    const auto cc = uint8_t(s[i + k]);
+    if ((cc & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (cc & 0x3F);
+  }
+  // Overlong forms, surrogates and code points beyond Unicode.
+  if ((more == 1 && cp < 0x80) || (more == 2 && cp < 0x800) || (more == 3 && cp < 0x10000) ||
+      (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+    return 0;
+  return size_t(more) + 1;
+}
+
+bool is_text(const std::string& s) {
+  for (size_t i = 0, n; i < s.size(); i += n)
+    if ((n = text_char(s, i)) == 0) return false;
+  return true;
+}
+
+// What the file stores for a name: at most kMaxStringBytes of whole
+// characters, anything that is not text replaced by '?', so a save always loads.
+std::string as_text(const std::string& s) {
+  std::string out;
+  for (size_t i = 0, n; i < s.size(); i += n) {
+    n = text_char(s, i);
+    if (out.size() + std::max<size_t>(n, 1) > kMaxStringBytes) break;
+    if (n == 0) {
+      out += '?';
+      n = 1;
+    } else {
+      out.append(s, i, n);
+    }
+  }
+  return out;
+}
+
+class Writer {
+ public:
+  std::vector<uint8_t> bytes;
+  template <class T>
+  void put(T v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const size_t at = bytes.size();
+    bytes.resize(at + sizeof(T));
+    std::memcpy(bytes.data() + at, &v, sizeof(T));
+  }
+  void put_bytes(const void* p, size_t n) {
+    if (n == 0) return;
+    const size_t at = bytes.size();
+    bytes.resize(at + n);
+    std::memcpy(bytes.data() + at, p, n);
+  }
+  void put_str(const std::string& s) {
+    const std::string text = as_text(s);
+    put(uint32_t(text.size()));
+    put_bytes(text.data(), text.size());
+  }
+};
+
+// Reads the file front to back; every read checks that the bytes are there.
+// Running out means "truncated" when the file is shorter than its header
+// says, and "corrupt" (a count or size that does not fit) when it is not.
+class Reader {
+ public:
+  Reader(std::span<const uint8_t> b, bool complete) : bytes_(b), complete_(complete) {}
+  const char* section = "header";
+  std::string error;
+
+  bool ok() const { return error.empty(); }
+  size_t pos() const { return pos_; }
+  size_t remaining() const { return bytes_.size() - pos_; }
+
+  template <class T>
+  T get() {
+    T v{};
+    if (!need(sizeof(T), "")) return v;
+    std::memcpy(&v, bytes_.data() + pos_, sizeof(T));
+    pos_ += sizeof(T);
+    return v;
+  }
+  std::string get_str(const char* what) {
+    const uint32_t n = get<uint32_t>();
+    if (!ok()) return {};
+    if (n > kMaxStringBytes) {
+      fail("the " + std::string(what) + " is " + std::to_string(n) + " bytes long; at most " +
+           std::to_string(kMaxStringBytes) + " are allowed");
+      return {};
+    }
+    if (!need(n, what)) return {};
+    std::string s(reinterpret_cast<const char*>(bytes_.data() + pos_), n);
+    pos_ += n;
+    // Names are shown and exported as JSON: they must be text.
+    if (!is_text(s)) fail("the " + std::string(what) + " is not UTF-8 text");
+    return s;
+  }
+  // Checks that `n` bytes remain for `what` (a description for the message).
+  bool need(uint64_t n, const std::string& what) {
+    if (!ok()) return false;
+    if (n <= remaining()) return true;
+    if (!complete_) {
+      error = "truncated: the file ends inside the " + std::string(section) + " section";
+      if (!what.empty()) error += " (" + what + ")";
+    } else {
+      error = "corrupt: the " + std::string(section) + " section needs " + std::to_string(n) +
+              " bytes" + (what.empty() ? std::string() : " for " + what) + " but only " +
+              std::to_string(remaining()) + " remain in the file";
+    }
+    return false;
+  }
+  void fail(const std::string& why) {
+    if (ok()) error = "corrupt: in the " + std::string(section) + " section, " + why;
+  }
+  const uint8_t* here() const { return bytes_.data() + pos_; }
+  void skip(size_t n) { pos_ += n; }
+
+ private:
+  std::span<const uint8_t> bytes_;
+  bool complete_;
+  size_t pos_ = 0;
+};
+
+constexpr size_t kHeaderBytes = sizeof(kTraceMagic) + sizeof(uint32_t) + sizeof(uint64_t);
+
+std::string range_msg(const char* what, int64_t v, int64_t lo, int64_t hi) {
+  return std::string(what) + " is " + std::to_string(v) + "; allowed: " + std::to_string(lo) +
+         " to " + std::to_string(hi);
+}
+
+bool parse_config(Reader& r, RunConfig& c) {
+  r.section = "run configuration";
+  c.variant = r.get_str("variant id");
+  int32_t* params[] = {&c.params.m,      &c.params.k,      &c.params.n,    &c.params.tile,
+                       &c.params.length, &c.params.radius, &c.params.block};
+  const char* names[] = {"m", "k", "n", "tile", "length", "radius", "block"};
+  for (int i = 0; i < 7; ++i) {
+    *params[i] = r.get<int32_t>();
+    if (r.ok() && (*params[i] < 0 || *params[i] > kMaxParam))
+      r.fail(range_msg((std::string("parameter ") + names[i]).c_str(), *params[i], 0, kMaxParam));
+  }
+  c.barrier_mask = r.get<uint32_t>();
+  auto& g = c.geometry;
+  g.grid.x = r.get<uint32_t>();
+  g.grid.y = r.get<uint32_t>();
+  g.grid.z = r.get<uint32_t>();
+  g.block.x = r.get<uint32_t>();
+  g.block.y = r.get<uint32_t>();
+  g.block.z = r.get<uint32_t>();
+  g.dynamic_shared_bytes = r.get<uint32_t>();
+  g.static_shared_bytes = r.get<uint32_t>();
+  if (!r.ok()) return false;
+  // CUDA's own limits: grid x < 2^31, y and z <= 65535; at most 1024 threads per block.
+  if (g.grid.x < 1 || g.grid.x > 0x7fffffffu)
+    r.fail(range_msg("grid x", g.grid.x, 1, 0x7fffffff));
+  else if (g.grid.y < 1 || g.grid.y > 65535)
+    r.fail(range_msg("grid y", g.grid.y, 1, 65535));
+  else if (g.grid.z < 1 || g.grid.z > 65535)
+    r.fail(range_msg("grid z", g.grid.z, 1, 65535));
+  else if (g.block.x < 1 || g.block.x > 1024)
+    r.fail(range_msg("block x", g.block.x, 1, 1024));
+  else if (g.block.y < 1 || g.block.y > 1024)
+    r.fail(range_msg("block y", g.block.y, 1, 1024));
+  else if (g.block.z < 1 || g.block.z > 64)
+    r.fail(range_msg("block z", g.block.z, 1, 64));
+  else if (g.block.count() > 1024)
+    r.fail("a block of " + std::to_string(g.block.count()) + " threads; at most 1024 are allowed");
+  else if (g.dynamic_shared_bytes > kMaxDynamicShared || g.static_shared_bytes > kMaxDynamicShared)
+    r.fail("shared memory of " +
+           std::to_string(std::max(g.dynamic_shared_bytes, g.static_shared_bytes)) +
+           " bytes per block; at most " + std::to_string(kMaxDynamicShared) + " are allowed");
+  const uint8_t backend = r.get<uint8_t>();
+  if (r.ok() && backend > uint8_t(BackendKind::Simulator))
+    r.fail(range_msg("backend", backend, 0, int(BackendKind::Simulator)));
+  c.backend = BackendKind(backend);
+  c.device_name = r.get_str("device name");
+  const uint8_t sched = r.get<uint8_t>();
+  if (r.ok() && sched > uint8_t(ScheduleKind::Random))
+    r.fail(range_msg("schedule", sched, 0, int(ScheduleKind::Random)));
+  c.schedule.kind = ScheduleKind(sched);
+  c.schedule.skew_warps = r.get<uint32_t>();
+  c.schedule.skew_steps = r.get<int32_t>();
+  c.schedule.seed = r.get<uint64_t>();
+  c.skew_ns = r.get<int32_t>();
+  c.skew_warps = r.get<uint32_t>();
+  c.input_seed = r.get<uint64_t>();
+  if (r.ok() && c.schedule.skew_steps < 0)
+    r.fail(range_msg("skew steps", c.schedule.skew_steps, 0, INT32_MAX));
+  if (r.ok() && c.skew_ns < 0) r.fail(range_msg("skew ns", c.skew_ns, 0, INT32_MAX));
+  return r.ok();
+}
+
+bool parse_buffers(Reader& r, std::vector<BufferData>& out) {
+  r.section = "buffers";
+  const uint32_t count = r.get<uint32_t>();
+  if (!r.ok()) return false;
+  if (count > uint32_t(kBufferCount)) {
+    r.fail("it lists " + std::to_string(count) + " buffers; at most " +
+           std::to_string(kBufferCount) + " exist");
+    return false;
+  }
+  uint32_t seen = 0;
+  out.reserve(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    BufferData b;
+    const uint8_t id = r.get<uint8_t>();
+    const uint8_t is_output = r.get<uint8_t>();
+    const uint32_t rows = r.get<uint32_t>();
+    const uint32_t cols = r.get<uint32_t>();
+    if (!r.ok()) return false;
+    if (id == 0 || id >= kBufferCount) {
+      r.fail("buffer " + std::to_string(i) + " has id " + std::to_string(id) + "; allowed: 1 to " +
+             std::to_string(kBufferCount - 1));
+      return false;
+    }
+    if (seen & (1u << id)) {
+      r.fail(std::string("buffer ") + to_string(Buffer(id)) + " appears twice");
+      return false;
+    }
+    seen |= 1u << id;
+    if (is_output > 1) {
+      r.fail("buffer " + std::to_string(i) + " has output flag " + std::to_string(is_output));
+      return false;
+    }
+    if (rows > kMaxBufferSide || cols > kMaxBufferSide) {
+      r.fail(std::string("buffer ") + to_string(Buffer(id)) + " is " + std::to_string(rows) +
+             " x " + std::to_string(cols) + "; each side may be at most " +
+             std::to_string(kMaxBufferSide));
+      return false;
+    }
+    const uint64_t n = uint64_t(rows) * cols;
+    // Size check before the allocation: a corrupt count must not allocate gigabytes.
+    if (!r.need(n * sizeof(float), std::string("the values of buffer ") + to_string(Buffer(id))))
+      return false;
+    b.id = Buffer(id);
+    b.is_output = is_output != 0;
+    b.rows = int(rows);
+    b.cols = int(cols);
+    b.values.resize(n);
+    if (n) std::memcpy(b.values.data(), r.here(), n * sizeof(float));
+    r.skip(n * sizeof(float));
+    out.push_back(std::move(b));
+  }
+  return true;
+}
+
+bool parse_events(Reader& r, const LaunchGeometry& g, std::vector<Event>& out) {
+  r.section = "events";
+  const uint64_t count = r.get<uint64_t>();
+  if (!r.ok()) return false;
+  if (count > r.remaining() / sizeof(Event)) {
+    r.need(count > UINT64_MAX / sizeof(Event) ? UINT64_MAX : count * sizeof(Event),
+           std::to_string(count) + " events");
+    return false;
+  }
+  out.resize(count);
+  if (count) std::memcpy(out.data(), r.here(), count * sizeof(Event));
+  r.skip(count * sizeof(Event));
+  const uint64_t blocks = g.grid.count();
+  const uint64_t threads = g.block.count();
+  const uint64_t warps = (threads + 31) / 32;
+  // Consumers index arrays with these fields: check each one.
+  for (uint64_t i = 0; i < count; ++i) {
+    const Event& e = out[i];
+    const bool fine = uint8_t(e.kind) < kEventKindCount && uint8_t(e.array) < kBufferCount &&
+                      e.block < blocks && e.thread < threads && e.warp < warps && e.barrier <= 32;
+    if (fine) continue;  // the message is built only for the bad one
+    const std::string at = "event " + std::to_string(i) + " ";
+    if (uint8_t(e.kind) >= kEventKindCount)
+      r.fail(at + "has kind " + std::to_string(int(e.kind)) + "; known kinds are 0 to " +
+             std::to_string(kEventKindCount - 1));
+    else if (uint8_t(e.array) >= kBufferCount)
+      r.fail(at + "has buffer " + std::to_string(int(e.array)) + "; known buffers are 0 to " +
+             std::to_string(kBufferCount - 1));
+    else if (e.block >= blocks)
+      r.fail(at + "is in block " + std::to_string(e.block) + " of a grid of " +
+             std::to_string(blocks));
+    else if (e.thread >= threads)
+      r.fail(at + "is by thread " + std::to_string(e.thread) + " of a block of " +
+             std::to_string(threads));
+    else if (e.warp >= warps)
+      r.fail(at + "is by warp " + std::to_string(e.warp) + " of a block of " +
+             std::to_string(warps) + " warps");
+    else if (e.barrier > 32)
+      r.fail(at + "names barrier " + std::to_string(e.barrier) + "; at most 32 exist");
+    if (!r.ok()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+uint64_t fnv1a64(std::span<const uint8_t> bytes) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (uint8_t b : bytes) {
+    h ^= b;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+std::vector<uint8_t> serialize_trace(const Trace& t) {
+  Writer w;
+  const RunConfig& c = t.config;
+  w.put_bytes(kTraceMagic, sizeof(kTraceMagic));
+  w.put(kTraceFormatVersion);
+  w.put(uint64_t(0));  // file size, patched below
+  w.put_str(c.variant);
+  for (int32_t p : {c.params.m, c.params.k, c.params.n, c.params.tile, c.params.length,
+                    c.params.radius, c.params.block})
+    w.put(p);
+  w.put(c.barrier_mask);
+  const auto& g = c.geometry;
+  for (uint32_t v : {g.grid.x, g.grid.y, g.grid.z, g.block.x, g.block.y, g.block.z,
+                     g.dynamic_shared_bytes, g.static_shared_bytes})
+    w.put(v);
+  w.put(uint8_t(c.backend));
+  w.put_str(c.device_name);
+  w.put(uint8_t(c.schedule.kind));
+  w.put(c.schedule.skew_warps);
+  w.put(int32_t(c.schedule.skew_steps));
+  w.put(c.schedule.seed);
+  w.put(int32_t(c.skew_ns));
+  w.put(c.skew_warps);
+  w.put(c.input_seed);
+  w.put(t.capacity);
+  w.put(t.events_dropped);
+  w.put(uint32_t(t.buffers.size()));
+  for (const auto& b : t.buffers) {
+    w.put(uint8_t(b.id));
+    w.put(uint8_t(b.is_output ? 1 : 0));
+    w.put(uint32_t(b.rows));
+    w.put(uint32_t(b.cols));
+    w.put_bytes(b.values.data(), b.values.size() * sizeof(float));
+  }
+  w.put(uint64_t(t.events.size()));
+  w.put_bytes(t.events.data(), t.events.size() * sizeof(Event));
+  const uint64_t total = w.bytes.size() + sizeof(uint64_t);
+  std::memcpy(w.bytes.data() + sizeof(kTraceMagic) + sizeof(uint32_t), &total, sizeof(total));
+  w.put(fnv1a64(w.bytes));
+  return std::move(w.bytes);
+}
+
+namespace {
+
+// The first kHeaderBytes (or fewer) of a file of `size` bytes: magic, version
+// and the size the header declares. The loader checks these before it reads
+// the rest, so junk is refused after 20 bytes, not after reading it whole.
+std::optional<std::string> check_header(std::span<const uint8_t> head, uint64_t size,
+                                        uint64_t* declared) {
+  if (size == 0) return "empty file (0 bytes): not a TileScope trace";
+  const size_t magic_bytes = std::min<size_t>(head.size(), sizeof(kTraceMagic));
+  if (std::memcmp(head.data(), kTraceMagic, magic_bytes) != 0)
+    return "not a TileScope trace: the file does not start with \"TSTRACE\"";
+  if (size < kHeaderBytes)
+    return "truncated: the file ends inside the header (" + std::to_string(size) +
+           " bytes; a header alone has " + std::to_string(kHeaderBytes) + ")";
+  uint32_t version = 0;
+  std::memcpy(&version, head.data() + sizeof(kTraceMagic), sizeof(version));
+  std::memcpy(declared, head.data() + sizeof(kTraceMagic) + sizeof(version), sizeof(*declared));
+  // A version this build does not read is as likely a damaged byte as a newer
+  // program: say both.
+  if (version > kTraceFormatVersion)
+    return "format version " + std::to_string(version) +
+           ": the file is damaged, or written by a newer TileScope (this build reads up to v" +
+           std::to_string(kTraceFormatVersion) + ")";
+  if (version == 0) return "corrupt: format version 0 does not exist";
+  if (*declared < size)
+    return "corrupt: the header says the file has " + std::to_string(*declared) +
+           " bytes, but it has " + std::to_string(size);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Trace> parse_trace(std::span<const uint8_t> bytes, std::string* error) {
+  auto fail = [&](std::string msg) -> std::optional<Trace> {
+    if (error) *error = std::move(msg);
+    return std::nullopt;
+  };
+  const size_t size = bytes.size();
+  uint64_t declared = 0;
+  if (auto e = check_header(bytes.first(std::min(size, kHeaderBytes)), size, &declared))
+    return fail(*e);
+
+  const bool complete = declared == size;
+  if (complete) {
+    // A flipped byte anywhere is caught here, before any field is trusted.
+    uint64_t stored = 0;
+    std::memcpy(&stored, bytes.data() + size - sizeof(stored), sizeof(stored));
+    if (size < kHeaderBytes + sizeof(stored) ||
+        fnv1a64(bytes.first(size - sizeof(stored))) != stored)
+      return fail(
+          "corrupt: checksum mismatch (the file was damaged or changed after it was written)");
+  }
+
+  Reader r(bytes, complete);
+  r.skip(kHeaderBytes);
+  Trace t;
+  if (parse_config(r, t.config)) {
+    r.section = "recording";
+    t.capacity = r.get<uint64_t>();
+    t.events_dropped = r.get<uint64_t>();
+    if (r.ok() && parse_buffers(r, t.buffers)) parse_events(r, t.config.geometry, t.events);
+  }
+  if (r.ok()) {
+    r.section = "checksum";
+    r.need(sizeof(uint64_t), "");
+  }
+  if (!r.ok()) {
+    if (!complete && r.error.rfind("truncated", 0) != 0)
+      // The file is short AND something before the cut is bad: say both.
+      return fail("truncated (" + std::to_string(size) + " of " + std::to_string(declared) +
+                  " bytes) and " + r.error);
+    if (!complete)
+      return fail(r.error + " (" + std::to_string(size) + " of " + std::to_string(declared) +
+                  " bytes)");
+    return fail(r.error);
+  }
+  if (!complete)  // every section parsed, yet the header promised more: the size field is bad
+    return fail("corrupt: the header says the file has " + std::to_string(declared) +
+                " bytes, but its contents end at " + std::to_string(size));
+  if (r.pos() + sizeof(uint64_t) != size)
+    return fail("corrupt: " + std::to_string(size - r.pos() - sizeof(uint64_t)) +
+                " unexpected bytes after the events");
+  // Well-formed; now: is it a run this build could have recorded?
+  if (auto e = check_trace_semantics(t)) return fail("invalid: " + *e);
+  return t;
+}
+
+namespace {
+
+// Closes a file descriptor when it goes out of scope.
+struct Fd {
+  int fd = -1;
+  Fd() = default;
+  explicit Fd(int f) : fd(f) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+  // Closes now and reports what close says (a network file system may fail here).
+  int close_now() {
+    const int rc = ::close(fd);
+    fd = -1;
+    return rc;
+  }
+};
+
+std::string errno_text(int e) {
+  return std::strerror(e);
+}
+
+const char* file_kind(mode_t m) {
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISSOCK(m)) return "a socket";
+  return "of an unknown kind";
+}
+
+bool write_all(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    const ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      if (w == 0) errno = EIO;
+      return false;
+    }
+    p += w;
+    n -= size_t(w);
+  }
+  return true;
+}
+
+// Reads exactly n bytes; false with errno set on an error, or 0 when the file
+// ended early (it shrank since its size was taken).
+bool read_all(int fd, uint8_t* p, size_t n) {
+  while (n > 0) {
+    const ssize_t r = ::read(fd, p, std::min<size_t>(n, size_t(1) << 30));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      if (r == 0) errno = 0;
+      return false;
+    }
+    p += r;
+    n -= size_t(r);
+  }
+  return true;
+}
+
+// An output stream buffer onto a file descriptor that keeps the first write
+// error (errno), so that "No space left on device" reaches the message.
+class FdBuf : public std::streambuf {
+ public:
+  explicit FdBuf(int fd) : fd_(fd) { setp(buf_, buf_ + sizeof buf_); }
+  int error() const { return error_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (!drain()) return traits_type::eof();
+    if (!traits_type::eq_int_type(c, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(c);
+      pbump(1);
+    }
+    return traits_type::not_eof(c);
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    if (n < std::streamsize(sizeof buf_)) return std::streambuf::xsputn(s, n);
+    if (!drain()) return 0;
+    if (!write_all(fd_, s, size_t(n))) {
+      error_ = errno;
+      return 0;
+    }
+    return n;
+  }
+  int sync() override { return drain() ? 0 : -1; }
+
+ private:
+  bool drain() {
+    if (error_) return false;
+    if (!write_all(fd_, pbase(), size_t(pptr() - pbase()))) {
+      error_ = errno;
+      return false;
+    }
+    setp(buf_, buf_ + sizeof buf_);
+    return true;
+  }
+  int fd_;
+  int error_ = 0;
+  char buf_[1 << 16];
+};
+
+// Runs `write` into fd, flushes, and with `durable` waits until the data is
+// on disk; 0 or the errno of what failed.
+int write_into(int fd, const std::function<bool(std::ostream&)>& write, bool durable) {
+  FdBuf buf(fd);
+  std::ostream os(&buf);
+  const bool wrote = write(os) && os.flush();
+  if (!wrote) return buf.error() ? buf.error() : EIO;
+  if (durable && ::fsync(fd) != 0) return errno;
+  return 0;
+}
+
+// The file that `path` leads to through symbolic links (the path itself when
+// it is no link, or a link's missing target: a new file there).
+std::optional<std::string> follow_links(const std::string& path, std::string* target) {
+  namespace fs = std::filesystem;
+  fs::path p = path;
+  for (int hops = 0;; ++hops) {
+    std::error_code ec;
+    const fs::file_status s = fs::symlink_status(p, ec);
+    if (ec || !fs::is_symlink(s)) break;
+    if (hops == 40) return std::string("too many levels of symbolic links");
+    const fs::path to = fs::read_symlink(p, ec);
+    if (ec) return ec.message();
+    p = to.is_absolute() ? to : p.parent_path() / to;
+  }
+  *target = p.string();
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool write_file_safely(const std::string& path, const std::function<bool(std::ostream&)>& write,
+                       std::string* error) {
+  auto fail = [&](const std::string& why) {
+    if (error) *error = "cannot write " + path + ": " + why;
+    return false;
+  };
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) return fail("it is a directory");
+    // A device or a pipe (/dev/null, /dev/stdout, a FIFO): written in place,
+    // as a shell redirection would; a file renamed over it would replace it.
+    Fd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+    if (fd.fd < 0) return fail(errno_text(errno));
+    if (const int e = write_into(fd.fd, write, false)) return fail(errno_text(e));
+    if (fd.close_now() != 0) return fail(errno_text(errno));
+    return true;
+  }
+  // A regular file or a new one. Through symbolic links the file they lead to
+  // is replaced and the links stay links.
+  std::string target;
+  if (auto e = follow_links(path, &target)) return fail(*e);
+  struct stat tst {};
+  const bool exists = ::stat(target.c_str(), &tst) == 0;
+  if (exists && !S_ISREG(tst.st_mode))  // changed since the first look
+    return fail(std::string("it is ") + file_kind(tst.st_mode));
+  // A read-only file stays unwritten, as a direct write would leave it.
+  if (exists && ::access(target.c_str(), W_OK) != 0) return fail(errno_text(errno));
+
+  // Written next to the target and renamed over it once complete: a failed
+  // or interrupted write leaves the old file as it was.
+  static std::atomic<unsigned> counter{0};
+  const mode_t mode = exists ? (tst.st_mode & 07777) : 0666;  // new files: 0666 less the umask
+  std::string tmp;
+  Fd fd;
+  for (int attempt = 0; attempt < 100 && fd.fd < 0; ++attempt) {
+    tmp = target + ".part-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+    fd.fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    if (fd.fd < 0 && errno != EEXIST) return fail(errno_text(errno));
+  }
+  if (fd.fd < 0) return fail("no free name for a temporary file beside it");
+  if (exists) ::fchmod(fd.fd, mode);  // keep the permissions the file had
+  int err = write_into(fd.fd, write, true);
+  if (fd.close_now() != 0 && err == 0) err = errno;
+  if (err == 0 && ::rename(tmp.c_str(), target.c_str()) != 0) err = errno;
+  if (err != 0) {
+    ::unlink(tmp.c_str());
+    return fail(errno_text(err));
+  }
+  return true;
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  const bool same = std::filesystem::equivalent(a, b, ec);
+  return !ec && same;
+}
+
+bool save_trace(const Trace& t, const std::string& path, std::string* error) {
+  const std::vector<uint8_t> bytes = serialize_trace(t);
+  return write_file_safely(
+      path,
+      [&](std::ostream& out) {
+        return bool(
+            out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size())));
+      },
+      error);
+}
+
+std::optional<Trace> load_trace(const std::string& path, std::string* error) {
+  auto fail = [&](const std::string& msg) -> std::optional<Trace> {
+    if (error) *error = path + ": " + msg;
+    return std::nullopt;
+  };
+  // Looked at before it is opened: opening a FIFO for reading waits for a
+  // writer, and a device (/dev/zero, /dev/urandom) never ends.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return fail("cannot open: " + errno_text(errno));
+  if (S_ISDIR(st.st_mode)) return fail("is a directory, not a trace file");
+  if (!S_ISREG(st.st_mode))
+    return fail(std::string("not a regular file (") + file_kind(st.st_mode) + ")");
+  // O_NONBLOCK: should the path become a FIFO after the look, open still returns.
+  Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  if (fd.fd < 0) return fail("cannot open: " + errno_text(errno));
+  if (::fstat(fd.fd, &st) != 0) return fail("cannot read its size: " + errno_text(errno));
+  if (!S_ISREG(st.st_mode))
+    return fail(std::string("not a regular file (") + file_kind(st.st_mode) + ")");
+  const uint64_t size = uint64_t(st.st_size);
+
+  // The header first: junk, a wrong version or a wrong size is refused after
+  // 20 bytes, however large the file.
+  uint8_t head[kHeaderBytes];
+  const size_t head_bytes = size_t(std::min<uint64_t>(size, kHeaderBytes));
+  if (!read_all(fd.fd, head, head_bytes))
+    return fail(errno ? "read error: " + errno_text(errno)
+                      : std::string("the file changed while it was read"));
+  uint64_t declared = 0;
+  if (auto e = check_header(std::span<const uint8_t>(head, head_bytes), size, &declared))
+    return fail(*e);
+  if (size > kMaxTraceFileBytes)
+    return fail("the file has " + std::to_string(size) + " bytes; TileScope reads traces up to " +
+                std::to_string(kMaxTraceFileBytes >> 30) + " GiB");
+  // Shorter than its header says. A small one is read anyway, so that the
+  // message says in which section it ends; a large one is not read at all.
+  constexpr uint64_t kReadTruncatedUpTo = 64ull << 20;
+  if (declared != size && size > kReadTruncatedUpTo)
+    return fail("truncated: the header says the file has " + std::to_string(declared) +
+                " bytes, but it has " + std::to_string(size) + " (an interrupted copy?)");
+
+  std::vector<uint8_t> bytes(static_cast<size_t>(size));
+  std::memcpy(bytes.data(), head, head_bytes);
+  if (!read_all(fd.fd, bytes.data() + head_bytes, bytes.size() - head_bytes))
+    return fail(errno ? "read error: " + errno_text(errno)
+                      : std::string("the file changed while it was read"));
+  std::string why;
+  auto t = parse_trace(bytes, &why);
+  if (!t) return fail(why);
+  return t;
+}
+
+}  // namespace ts

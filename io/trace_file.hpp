@@ -1,0 +1,69 @@
+// The trace file (.tstrace): save a Trace and load it back, exactly.
+//
+// Layout, version 1 (all integers little-endian; this build assumes a
+// little-endian host, checked at compile time, as every CUDA host is):
+//
+//   header    "TSTRACE\0" (8 bytes), u32 format version, u64 file size in bytes
+//   config    str variant; i32 m, k, n, tile, length, radius, block;
+//             u32 barrier mask; u32 grid x, y, z, block x, y, z,
+//             dynamic shared bytes, static shared bytes; u8 backend;
+//             str device name; u8 schedule kind, u32 skew warps,
+//             i32 skew steps, u64 schedule seed; i32 skew ns, u32 skew warps;
+//             u64 input seed                          (str = u32 length + bytes)
+//   recording u64 capacity, u64 events dropped
+//   buffers   u32 count; per buffer: u8 id, u8 is_output, u32 rows, u32 cols,
+//             rows * cols f32
+//   events    u64 count; count raw 40-byte Event records (trace/event.hpp)
+//   checksum  u64 FNV-1a (64-bit) of every byte before it
+//
+// The loader checks sizes before it allocates and validates every field a
+// consumer indexes with (enum values, block and thread ids, dimensions), then
+// what the trace means (trace/trace_validate.hpp: parameters, geometry,
+// arrays, every event), so a damaged or hand-edited file gives a message,
+// never a crash, a hang or a huge allocation.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "model/trace.hpp"
+
+namespace ts {
+
+inline constexpr char kTraceMagic[8] = {'T', 'S', 'T', 'R', 'A', 'C', 'E', '\0'};
+inline constexpr uint32_t kTraceFormatVersion = 1;
+inline constexpr const char* kTraceFileExtension = ".tstrace";
+
+// The file's bytes. Never fails (the Trace is trusted).
+std::vector<uint8_t> serialize_trace(const Trace& t);
+// Parses bytes written by serialize_trace; on failure returns nullopt and,
+// when `error` is given, a message that says what is wrong with the file.
+std::optional<Trace> parse_trace(std::span<const uint8_t> bytes, std::string* error);
+
+// Writes with write_file_safely.
+bool save_trace(const Trace& t, const std::string& path, std::string* error);
+// Refuses what is not a regular file (a directory, /dev/zero, a FIFO) before
+// opening it, and reads the 20-byte header before the rest: junk or a wrong
+// size is refused without reading the file.
+std::optional<Trace> load_trace(const std::string& path, std::string* error);
+
+// Writes `path` so that nothing the user owns is lost: a regular file (or a
+// new path) is written beside it and renamed over it once complete, so a
+// failed write leaves the old file; through symbolic links the file they lead
+// to is replaced and the links stay; a device or pipe (/dev/null, /dev/stdout,
+// a FIFO) is written in place; a directory is refused. `write` fills the
+// stream and returns false when it failed. On failure, `error` says why
+// ("cannot write /dev/full: No space left on device").
+bool write_file_safely(const std::string& path, const std::function<bool(std::ostream&)>& write,
+                       std::string* error);
+// Whether two paths name one file (links followed); false when either is missing.
+bool same_file(const std::string& a, const std::string& b);
+
+uint64_t fnv1a64(std::span<const uint8_t> bytes);
+
+}  // namespace ts

@@ -1,0 +1,127 @@
+// Accessor types that let a kernel read like the textbook version
+//
+//     tileA[ty][tx] = A[row * n + col];
+//     SYNCTHREADS(1);
+//
+// while every global and shared access goes through a recorder `Rec`. The
+// recorder decides what an access costs:
+//   - PlainRec (engine/cuda/recorders.cuh): a plain load or store, nothing else;
+//     this is the instantiation the performance panel times.
+//   - DeviceTraceRec (engine/cuda/recorders.cuh): also appends an Event to the
+//     device trace buffer.
+//   - sim::SimRec (engine/sim/sim_recorder.hpp): records, and yields to the
+//     simulator's scheduler so that warps advance in lockstep between accesses.
+//
+// A recorder provides:
+//   template <class T> T load(Space, const T* base, int index, int count, ArraySlot, uint16_t line);
+//   template <class T> void store(Space, T* base, int index, int count, ArraySlot, T value,
+//                                 uint16_t line);
+//   void syncthreads(int barrier_id, int line);  // honours the run's barrier mask
+//   void delay_point(bool here);                 // race lab: stall chosen warps here
+// `count` is the array's extent, so that an index outside it is reported
+// (simulator) or flagged (device trace) instead of silently read.
+#pragma once
+
+#include <cstdint>
+
+#include "lessons/cuda_compat.hpp"
+#include "lessons/kernel_args.hpp"
+#include "model/array.hpp"
+#include "model/event.hpp"
+
+namespace ts {
+
+// An index that remembers the source line where it was written, so that the
+// trace can point at the statement. `__builtin_LINE()` in a default argument
+// takes the line of the call site, on the host compiler and nvcc alike.
+struct Idx {
+  int i;
+  uint16_t line;
+  TS_HD Idx(int index, int src_line = __builtin_LINE()) : i(index), line(uint16_t(src_line)) {}
+};
+
+// A reference to one element: reading it is a load, assigning to it a store.
+template <class T, class Rec, Space S>
+class ElemRef {
+ public:
+  TS_HD ElemRef(Rec& rec, T* base, int index, int count, ArraySlot buf, uint16_t line)
+      : rec_(rec), base_(base), index_(index), count_(count), buf_(buf), line_(line) {}
+
+  TS_HD operator T() const { return rec_.load(S, base_, index_, count_, buf_, line_); }
+  TS_HD ElemRef& operator=(T v) {
+    rec_.store(S, base_, index_, count_, buf_, v, line_);
+    return *this;
+  }
+  TS_HD ElemRef& operator=(const ElemRef& other) { return *this = T(other); }
+  TS_HD ElemRef& operator+=(T v) { return *this = T(*this) + v; }
+
+ private:
+  Rec& rec_;
+  T* base_;
+  int index_;
+  int count_;
+  ArraySlot buf_;
+  uint16_t line_;
+};
+
+// An array of `count` elements in memory space S, indexed 1D: global arrays
+// (row-major matrices are indexed `row * width + col`, as in the textbook)
+// and shared ones (a row of A, the stencil's block).
+template <class T, class Rec, Space S>
+class Array {
+ public:
+  TS_HD Array(Rec& rec, T* data, int count, ArraySlot buf)
+      : rec_(rec), data_(data), count_(count), buf_(buf) {}
+  // A global array of the lesson, as the backend allocated it for `slot`.
+  TS_HD Array(Rec& rec, const KernelArgs& args, ArraySlot slot)
+      : rec_(rec), data_(static_cast<T*>(args.data[slot])), count_(args.count[slot]), buf_(slot) {}
+  TS_HD ElemRef<T, Rec, S> operator[](Idx i) const {
+    return {rec_, data_, i.i, count_, buf_, i.line};
+  }
+
+ private:
+  Rec& rec_;
+  T* data_;
+  int count_;
+  ArraySlot buf_;
+};
+
+// The names kernels use.
+template <class T, class Rec>
+using GlobalArray = Array<T, Rec, Space::Global>;
+template <class T, class Rec>
+using SharedArray = Array<T, Rec, Space::Shared>;
+
+// A shared ROWS x COLS tile, indexed tile[row][col] like `__shared__ float t[ROWS][COLS]`.
+template <class T, int ROWS, int COLS, class Rec>
+class SharedTile {
+ public:
+  class Row {
+   public:
+    TS_HD Row(const SharedTile& t, int row) : t_(t), row_(row) {}
+    TS_HD ElemRef<T, Rec, Space::Shared> operator[](Idx col) const {
+      return {t_.rec_, t_.data_, row_ * COLS + col.i, ROWS * COLS, t_.buf_, col.line};
+    }
+
+   private:
+    const SharedTile& t_;
+    int row_;
+  };
+
+  TS_HD SharedTile(Rec& rec, T (*data)[COLS], ArraySlot buf)
+      : rec_(rec), data_(&data[0][0]), buf_(buf) {}
+  TS_HD Row operator[](int row) const { return Row(*this, row); }
+
+ private:
+  Rec& rec_;
+  T* data_;
+  ArraySlot buf_;
+};
+
+}  // namespace ts
+
+// A block-wide barrier that the lesson can switch off: barrier `id` (1-based,
+// in order of appearance in the kernel) runs only if the run's mask keeps it.
+#define SYNCTHREADS(id) rec.syncthreads((id), __LINE__)
+// Where the race lab may stall chosen warps (a no-op in every other run).
+#define DELAY_POINT(cond) rec.delay_point(cond)

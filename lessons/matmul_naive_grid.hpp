@@ -1,0 +1,88 @@
+// Naive matrix multiply on a grid of blocks: every thread computes one
+// element of C from a row of A and a column of B in global memory. The
+// baseline every shared-memory lesson is measured against: each element of A
+// and of B is read n times.
+#pragma once
+
+#include "lessons/access.hpp"
+#include "lessons/matmul_kit.hpp"
+
+namespace ts::lessons::matmul_naive_grid {
+
+enum : ArraySlot { kA = 1, kB, kC };
+
+// A grid of blocks, each BLOCK x BLOCK threads: the block's position in the
+// grid tells which part of C it computes, so any n works.
+template <class Rec>
+TS_DEVICE void matmul_naive_grid(Rec& rec, const KernelArgs& args) {
+  const int n = args.n;
+  GlobalArray<const float, Rec> A(rec, args, kA);  // (n, n)
+  GlobalArray<const float, Rec> B(rec, args, kB);  // (n, n)
+  GlobalArray<float, Rec> C(rec, args, kC);        // (n, n)
+
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+
+  // The last blocks hang over the edge when n is not a multiple of the block.
+  if (row < n && col < n) {
+    float sum = 0.0f;
+    for (int k = 0; k < n; ++k) {
+      sum += A[row * n + k] * B[k * n + col];
+    }
+    C[row * n + col] = sum;
+  }
+}
+
+// ---- The lesson's description for TileScope (not part of the kernel) ----
+
+TS_KERNEL_BODY(Body, matmul_naive_grid(rec, args));
+
+struct Lesson {
+  template <class F>
+  static bool visit(const Params&, F&& f) {
+    f(Body{});
+    return true;
+  }
+
+  static const Variant& descriptor() {
+    using namespace matmul_kit;
+    static const Variant v = {
+        .id = "matmul.naive_grid",
+        .title = "Naive, a grid of blocks",
+        .summary = "One thread per element of C, blocks tiling C: every element of A and B is "
+                   "read n times from global memory.",
+        .family = "matmul",
+        .family_title = "Matrix multiply",
+        .source_file = "lessons/matmul_naive_grid.hpp",
+        .function = "matmul_naive_grid",
+        .narration_key = "matmul_naive_grid",
+        .uses = kUsesN | kUsesBlock,
+        .defaults = Params{.n = 10, .block = 4},
+        .block_help = "block side",
+        .barriers = {},
+        .arrays = [](const Params& p) { return square_arrays(p); },
+        .geometry = [](const Params& p) { return tiled_geometry(p.n, p.n, p.block); },
+        .check = [](const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
+          if (auto e = check_side("n", p.n)) return e;
+          return check_block_side(p.block, lim);
+        },
+        .shared_advice = smaller_tile,
+        .counts =
+            [](const Params& p) {
+              const uint64_t n = p.n;
+              ExpectedCounts c;
+              c.global_loads = 2 * n * n * n;
+              c.global_stores = n * n;
+              return c;
+            },
+        .reference = square_reference,
+        .sum_length = square_sum_length,
+        .loads_per_output = naive_loads,
+        .metric = PerfMetric::Flops,
+        .flops = square_flops,
+    };
+    return v;
+  }
+};
+
+}  // namespace ts::lessons::matmul_naive_grid

@@ -1,0 +1,140 @@
+// Matrix multiply with a block's rows of A and its columns of B in shared
+// memory: after the loads, the sums read shared memory only. Both must fit:
+// 2 * TILE * n floats, sized at launch with `extern __shared__`.
+#pragma once
+
+#include "lessons/access.hpp"
+#include "lessons/matmul_kit.hpp"
+
+namespace ts::lessons::matmul_row_col_shared {
+
+enum : ArraySlot { kA = 1, kB, kC, kRowsA, kColsB };
+
+// C = A x B, n x n, any n whose TILE rows and columns fit in shared memory.
+template <int TILE, class Rec>
+TS_DEVICE void matmul_row_col_shared(Rec& rec, const KernelArgs& args) {
+  const int n = args.n;
+  GlobalArray<const float, Rec> A(rec, args, kA);  // (n, n)
+  GlobalArray<const float, Rec> B(rec, args, kB);  // (n, n)
+  GlobalArray<float, Rec> C(rec, args, kC);        // (n, n)
+
+  // One launch-sized array holds both: TILE rows of A, then TILE columns of B,
+  // 2 * TILE * n * sizeof(float) bytes.
+  TS_EXTERN_SHARED(float, smem);
+  SharedArray<float, Rec> rowsA(rec, smem, TILE * n, kRowsA);             // (TILE, n)
+  SharedArray<float, Rec> colsB(rec, smem + TILE * n, n * TILE, kColsB);  // (n, TILE)
+
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int tid = ty * TILE + tx;
+  const int first_row = blockIdx.y * TILE;
+  const int first_col = blockIdx.x * TILE;
+  const int row = first_row + ty;
+  const int col = first_col + tx;
+  const int rows = n - first_row < TILE ? n - first_row : TILE;  // rows of A that exist
+  const int cols = n - first_col < TILE ? n - first_col : TILE;  // columns of B that exist
+
+  DELAY_POINT(true);  // race lab: the chosen warps start loading late
+  for (int i = tid; i < rows * n; i += TILE * TILE) {
+    rowsA[i] = A[first_row * n + i];
+  }
+  // Column c of the block is stored as colsB[k * TILE + c], so that threads
+  // next to each other read neighbouring shared elements in the sums.
+  for (int i = tid; i < n * cols; i += TILE * TILE) {
+    const int k = i / cols, c = i % cols;
+    colsB[k * TILE + c] = B[k * n + first_col + c];
+  }
+  SYNCTHREADS(1);  // rows and columns come from every warp: all loaded before anyone reads
+
+  if (row < n && col < n) {
+    float sum = 0.0f;
+    for (int k = 0; k < n; ++k) {
+      sum += rowsA[ty * n + k] * colsB[k * TILE + tx];  // shared memory only
+    }
+    C[row * n + col] = sum;
+  }
+}
+
+// ---- The lesson's description for TileScope (not part of the kernel) ----
+
+template <int TILE>
+TS_KERNEL_BODY(Body, (matmul_row_col_shared<TILE>(rec, args)));
+
+struct Lesson {
+  template <class F>
+  static bool visit(const Params& p, F&& f) {
+    return lesson_kit::visit_tile(p.tile, [&]<int T>() { f(Body<T>{}); });
+  }
+
+  static const Variant& descriptor() {
+    using namespace matmul_kit;
+    static const Variant v = {
+        .id = "matmul.row_col_shared",
+        .title = "Rows of A and columns of B in shared memory",
+        .summary = "Each block loads its rows of A and its columns of B once; the sums read "
+                   "shared memory only.",
+        .family = "matmul",
+        .family_title = "Matrix multiply",
+        .source_file = "lessons/matmul_row_col_shared.hpp",
+        .function = "matmul_row_col_shared",
+        .narration_key = "matmul_row_col_shared",
+        .uses = kUsesN | kUsesTile,
+        .defaults = Params{.n = 12, .tile = 8},
+        .block_help = "",
+        .barriers = {{1, 0,
+                      "rows and columns are loaded by every warp: all in place before anyone "
+                      "reads"}},
+        .arrays =
+            [](const Params& p) {
+              return square_arrays(
+                  p, {shared_array("rowsA", p.tile, p.n), shared_array("colsB", p.n, p.tile)});
+            },
+        .geometry =
+            [](const Params& p) {
+              LaunchGeometry g = tiled_geometry(p.n, p.n, p.tile);
+              g.dynamic_shared_bytes = uint32_t(
+                  std::min<int64_t>(int64_t(8) * std::max(p.tile, 1) * std::max(p.n, 0), 1u << 31));
+              return g;
+            },
+        .check = [](const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
+          if (auto e = check_side("n", p.n)) return e;
+          return check_tile(p.tile, lim);
+        },
+        .shared_advice =
+            [](const Params& p, const DeviceLimits& lim) {
+              const int64_t max_n = lim.max_shared_per_block / (int64_t(8) * p.tile);
+              return SharedAdvice{" (2 x " + std::to_string(p.tile) + " rows of " +
+                                      std::to_string(p.n) + " floats)",
+                                  "use n <= " + std::to_string(max_n) + " with tile " +
+                                      std::to_string(p.tile) +
+                                      ", a smaller tile, or a tiled kernel, which needs only two "
+                                      "tiles"};
+            },
+        .counts =
+            [](const Params& p) {
+              // Every block column loads all n rows of A once, every block row
+              // all of B once; the sums read shared memory only.
+              const LaunchGeometry g = tiled_geometry(p.n, p.n, p.tile);
+              const uint64_t n = p.n, gx = g.grid.x, gy = g.grid.y;
+              ExpectedCounts c;
+              c.shared_stores = gx * n * n + gy * n * n;
+              c.global_loads = gx * n * n + gy * n * n;
+              c.shared_loads = 2 * n * n * n;
+              c.global_stores = n * n;
+              c.barrier_arrivals = g.grid.count() * g.block.count();
+              return c;
+            },
+        .reference = square_reference,
+        .sum_length = square_sum_length,
+        .with_warps =
+            [](const Params& p, int warps) {
+              return tile_with_warps(p, descriptor().defaults, warps);
+            },
+        .loads_per_output = row_col_loads,
+        .metric = PerfMetric::Flops,
+        .flops = square_flops,
+    };
+    return v;
+  }
+};
+
+}  // namespace ts::lessons::matmul_row_col_shared

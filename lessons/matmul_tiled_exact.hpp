@@ -1,0 +1,134 @@
+// Tiled matrix multiply, the textbook loop: each block loads a TILE x TILE
+// tile of A and of B into shared memory, multiplies them, and moves on along
+// the shared dimension. Every element of A and B is read from global memory
+// n / TILE times instead of n times.
+//
+// Square n x n matrices, n a multiple of TILE -- and nothing checks that it
+// is. The tile loop runs n / TILE times (rounding down) and no index is
+// checked, as in many tutorials. When n is not a multiple of TILE the last,
+// partial tile is never added (every sum comes out short), and the threads of
+// the blocks that hang over the edge read past the end of a row (into the next
+// row) or past the end of the matrix, and write C where they should not. The
+// trace marks each out-of-range access; the next lesson is the fix.
+#pragma once
+
+#include "lessons/access.hpp"
+#include "lessons/matmul_kit.hpp"
+
+namespace ts::lessons::matmul_tiled_exact {
+
+enum : ArraySlot { kA = 1, kB, kC, kTileA, kTileB };
+
+template <int TILE, class Rec>
+TS_DEVICE void matmul_tiled_exact(Rec& rec, const KernelArgs& args) {
+  const int n = args.n;
+  GlobalArray<const float, Rec> A(rec, args, kA);  // (n, n)
+  GlobalArray<const float, Rec> B(rec, args, kB);  // (n, n)
+  GlobalArray<float, Rec> C(rec, args, kC);        // (n, n)
+
+  __shared__ float tileA_mem[TILE][TILE];
+  __shared__ float tileB_mem[TILE][TILE];
+  SharedTile<float, TILE, TILE, Rec> tileA(rec, tileA_mem, kTileA);
+  SharedTile<float, TILE, TILE, Rec> tileB(rec, tileB_mem, kTileB);
+
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int row = blockIdx.y * TILE + ty;
+  const int col = blockIdx.x * TILE + tx;
+
+  float sum = 0.0f;
+  for (int t = 0; t < n / TILE; ++t) {             // rounds down: a partial last tile is dropped
+    tileA[ty][tx] = A[row * n + t * TILE + tx];    // no check: row may be past the last row
+    tileB[ty][tx] = B[(t * TILE + ty) * n + col];  // no check: col may be past the last column
+    SYNCTHREADS(1);                                // both tiles complete before anyone reads them
+
+    for (int kk = 0; kk < TILE; ++kk) {
+      sum += tileA[ty][kk] * tileB[kk][tx];
+      DELAY_POINT(kk == TILE / 2);
+    }
+    SYNCTHREADS(2);  // everyone done with these tiles before the next ones overwrite them
+  }
+  C[row * n + col] = sum;  // no check: threads outside C write into other cells
+}
+
+// ---- The lesson's description for TileScope (not part of the kernel) ----
+
+template <int TILE>
+TS_KERNEL_BODY(Body, (matmul_tiled_exact<TILE>(rec, args)));
+
+struct Lesson {
+  template <class F>
+  static bool visit(const Params& p, F&& f) {
+    return lesson_kit::visit_tile(p.tile, [&]<int T>() { f(Body<T>{}); });
+  }
+
+  static const Variant& descriptor() {
+    using namespace matmul_kit;
+    static const Variant v = {
+        .id = "matmul.tiled_exact",
+        .title = "Tiled, exact multiples only",
+        .summary = "The textbook tile loop with no bounds checks: right when n is a multiple of "
+                   "the tile, wrong (and out of range) when it is not.",
+        .family = "matmul",
+        .family_title = "Matrix multiply",
+        .source_file = "lessons/matmul_tiled_exact.hpp",
+        .function = "matmul_tiled_exact",
+        .narration_key = "matmul_tiled_exact",
+        .uses = kUsesN | kUsesTile,
+        .defaults = Params{.n = 12, .tile = 8},
+        .block_help = "",
+        .barriers = {{1, 0, "both tiles complete before anyone reads them"},
+                     {2, 0, "everyone done with these tiles before the next ones overwrite them"}},
+        .arrays =
+            [](const Params& p) {
+              return square_arrays(
+                  p, {shared_array("tileA", p.tile, p.tile), shared_array("tileB", p.tile, p.tile)});
+            },
+        .geometry =
+            [](const Params& p) {
+              LaunchGeometry g = tiled_geometry(p.n, p.n, p.tile);
+              g.static_shared_bytes = uint32_t(2 * 4 * std::max(p.tile, 1) * std::max(p.tile, 1));
+              return g;
+            },
+        .check = [](const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
+          if (auto e = check_side("n", p.n)) return e;
+          return check_tile(p.tile, lim);
+        },
+        .shared_advice = smaller_tile,
+        .counts =
+            [](const Params& p) {
+              // No checks: every thread loads and stores, n / TILE tiles (rounded down).
+              const LaunchGeometry g = tiled_geometry(p.n, p.n, p.tile);
+              const uint64_t threads = g.grid.count() * g.block.count();
+              const uint64_t t = uint64_t(p.tile), tiles = uint64_t(p.n) / t;
+              ExpectedCounts c;
+              c.global_loads = threads * tiles * 2;
+              c.global_stores = threads;
+              c.shared_stores = threads * tiles * 2;
+              c.shared_loads = threads * tiles * 2 * t;
+              c.barrier_arrivals = threads * tiles * 2;
+              return c;
+            },
+        .reference = square_reference,
+        .sum_length = square_sum_length,
+        .allocation =
+            [](const Params& p, ArraySlot slot) {
+              // Threads of the overhanging blocks index up to (R - 1) * n + R - 1
+              // with R = ceil(n / T) * T: an R x R allocation holds every such access.
+              const uint64_t count = uint64_t(p.n) * uint64_t(p.n);
+              if (slot > kC || p.tile <= 0 || p.n <= 0) return count;
+              const uint64_t r = ceil_div(p.n, p.tile) * p.tile;
+              return std::max(count, r * r);
+            },
+        .with_warps =
+            [](const Params& p, int warps) {
+              return tile_with_warps(p, descriptor().defaults, warps);
+            },
+        .loads_per_output = tiled_exact_loads,
+        .metric = PerfMetric::Flops,
+        .flops = square_flops,
+    };
+    return v;
+  }
+};
+
+}  // namespace ts::lessons::matmul_tiled_exact

@@ -1,0 +1,109 @@
+// Tiled matrix multiply for any shapes: C (m x n) = A (m x k) x B (k x n). A
+// tile can hang over any edge: over the bottom of A and C (row >= m), the
+// right of B and C (col >= n), or the end of the shared dimension (k). Each
+// gets zeros, and every thread takes part in every load and every barrier.
+#pragma once
+
+#include "lessons/access.hpp"
+#include "lessons/matmul_kit.hpp"
+
+namespace ts::lessons::matmul_tiled_rect {
+
+enum : ArraySlot { kA = 1, kB, kC, kTileA, kTileB };
+
+template <int TILE, class Rec>
+TS_DEVICE void matmul_tiled_rect(Rec& rec, const KernelArgs& args) {
+  const int m = args.m, k = args.k, n = args.n;
+  GlobalArray<const float, Rec> A(rec, args, kA);  // (m, k)
+  GlobalArray<const float, Rec> B(rec, args, kB);  // (k, n)
+  GlobalArray<float, Rec> C(rec, args, kC);        // (m, n)
+
+  __shared__ float tileA_mem[TILE][TILE];
+  __shared__ float tileB_mem[TILE][TILE];
+  SharedTile<float, TILE, TILE, Rec> tileA(rec, tileA_mem, kTileA);
+  SharedTile<float, TILE, TILE, Rec> tileB(rec, tileB_mem, kTileB);
+
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int row = blockIdx.y * TILE + ty;  // row of A and C: must be < m
+  const int col = blockIdx.x * TILE + tx;  // column of B and C: must be < n
+
+  float sum = 0.0f;
+  for (int t = 0; t < (k + TILE - 1) / TILE; ++t) {
+    const int a_col = t * TILE + tx;  // column of A: must be < k
+    const int b_row = t * TILE + ty;  // row of B: must be < k
+    tileA[ty][tx] = (row < m && a_col < k) ? float(A[row * k + a_col]) : 0.0f;
+    tileB[ty][tx] = (b_row < k && col < n) ? float(B[b_row * n + col]) : 0.0f;
+    SYNCTHREADS(1);  // both tiles complete before anyone reads them
+
+    for (int kk = 0; kk < TILE; ++kk) {
+      sum += tileA[ty][kk] * tileB[kk][tx];
+      DELAY_POINT(kk == TILE / 2);
+    }
+    SYNCTHREADS(2);  // everyone done with these tiles before the next ones overwrite them
+  }
+  if (row < m && col < n) C[row * n + col] = sum;
+}
+
+// ---- The lesson's description for TileScope (not part of the kernel) ----
+
+template <int TILE>
+TS_KERNEL_BODY(Body, (matmul_tiled_rect<TILE>(rec, args)));
+
+struct Lesson {
+  template <class F>
+  static bool visit(const Params& p, F&& f) {
+    return lesson_kit::visit_tile(p.tile, [&]<int T>() { f(Body<T>{}); });
+  }
+
+  static const Variant& descriptor() {
+    using namespace matmul_kit;
+    static const Variant v = {
+        .id = "matmul.tiled_rect",
+        .title = "Tiled, rectangular M x K times K x N",
+        .summary = "The tiled multiply for any shapes, zero padding at every edge of A, B and C.",
+        .family = "matmul",
+        .family_title = "Matrix multiply",
+        .source_file = "lessons/matmul_tiled_rect.hpp",
+        .function = "matmul_tiled_rect",
+        .narration_key = "matmul_tiled_rect",
+        .uses = kUsesM | kUsesK | kUsesN | kUsesTile,
+        .defaults = Params{.m = 10, .k = 12, .n = 14, .tile = 8},
+        .block_help = "",
+        .barriers = {{1, 0, "both tiles complete before anyone reads them"},
+                     {2, 0, "everyone done with these tiles before the next ones overwrite them"}},
+        .arrays =
+            [](const Params& p) {
+              return arrays(p.m, p.k, p.n,
+                            {shared_array("tileA", p.tile, p.tile),
+                             shared_array("tileB", p.tile, p.tile)});
+            },
+        .geometry =
+            [](const Params& p) {
+              LaunchGeometry g = tiled_geometry(p.m, p.n, p.tile);
+              g.static_shared_bytes = uint32_t(2 * 4 * std::max(p.tile, 1) * std::max(p.tile, 1));
+              return g;
+            },
+        .check = [](const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
+          if (auto e = check_side("m", p.m)) return e;
+          if (auto e = check_side("k", p.k)) return e;
+          if (auto e = check_side("n", p.n)) return e;
+          return check_tile(p.tile, lim);
+        },
+        .shared_advice = smaller_tile,
+        .counts = [](const Params& p) { return padded_tile_counts(p.m, p.k, p.n, p.tile); },
+        .reference = [](const Params& p,
+                        const LessonInputs& in) { return reference(p.m, p.k, p.n, in[kA], in[kB]); },
+        .sum_length = [](const Params& p) { return p.k; },
+        .with_warps =
+            [](const Params& p, int warps) {
+              return tile_with_warps(p, descriptor().defaults, warps);
+            },
+        .loads_per_output = tiled_rect_loads,
+        .metric = PerfMetric::Flops,
+        .flops = [](const Params& p) { return flops(p.m, p.k, p.n); },
+    };
+    return v;
+  }
+};
+
+}  // namespace ts::lessons::matmul_tiled_rect

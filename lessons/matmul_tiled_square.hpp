@@ -1,0 +1,110 @@
+// Tiled matrix multiply for square n x n matrices, any n. Each block loads a
+// TILE x TILE tile of A and of B into shared memory, multiplies them, and
+// moves on along the shared dimension: every element of A and B is read from
+// global memory n / TILE times instead of n times. Tiles that hang over the
+// edge are padded with zeros, and threads outside C still load and still
+// reach both barriers: a thread that skipped a barrier would leave its block
+// waiting forever.
+#pragma once
+
+#include "lessons/access.hpp"
+#include "lessons/matmul_kit.hpp"
+
+namespace ts::lessons::matmul_tiled_square {
+
+enum : ArraySlot { kA = 1, kB, kC, kTileA, kTileB };
+
+template <int TILE, class Rec>
+TS_DEVICE void matmul_tiled_square(Rec& rec, const KernelArgs& args) {
+  const int n = args.n;
+  GlobalArray<const float, Rec> A(rec, args, kA);  // (n, n)
+  GlobalArray<const float, Rec> B(rec, args, kB);  // (n, n)
+  GlobalArray<float, Rec> C(rec, args, kC);        // (n, n)
+
+  __shared__ float tileA_mem[TILE][TILE];
+  __shared__ float tileB_mem[TILE][TILE];
+  SharedTile<float, TILE, TILE, Rec> tileA(rec, tileA_mem, kTileA);
+  SharedTile<float, TILE, TILE, Rec> tileB(rec, tileB_mem, kTileB);
+
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int row = blockIdx.y * TILE + ty;  // the row of C this thread computes
+  const int col = blockIdx.x * TILE + tx;  // the column of C this thread computes
+
+  float sum = 0.0f;
+  for (int t = 0; t < (n + TILE - 1) / TILE; ++t) {
+    const int a_col = t * TILE + tx;
+    const int b_row = t * TILE + ty;
+    // Each thread loads one element of each tile; outside the matrix, a zero.
+    tileA[ty][tx] = (row < n && a_col < n) ? float(A[row * n + a_col]) : 0.0f;
+    tileB[ty][tx] = (b_row < n && col < n) ? float(B[b_row * n + col]) : 0.0f;
+    SYNCTHREADS(1);  // both tiles complete before anyone reads them
+
+    for (int kk = 0; kk < TILE; ++kk) {
+      sum += tileA[ty][kk] * tileB[kk][tx];
+      DELAY_POINT(kk == TILE / 2);
+    }
+    SYNCTHREADS(2);  // everyone done with these tiles before the next ones overwrite them
+  }
+  if (row < n && col < n) C[row * n + col] = sum;
+}
+
+// ---- The lesson's description for TileScope (not part of the kernel) ----
+
+template <int TILE>
+TS_KERNEL_BODY(Body, (matmul_tiled_square<TILE>(rec, args)));
+
+struct Lesson {
+  template <class F>
+  static bool visit(const Params& p, F&& f) {
+    return lesson_kit::visit_tile(p.tile, [&]<int T>() { f(Body<T>{}); });
+  }
+
+  static const Variant& descriptor() {
+    using namespace matmul_kit;
+    static const Variant v = {
+        .id = "matmul.tiled_square",
+        .title = "Tiled, square, with bounds checks",
+        .summary = "Tiles of A and B in shared memory, zero padding where a tile hangs over the "
+                   "edge: each element is read n / TILE times instead of n.",
+        .family = "matmul",
+        .family_title = "Matrix multiply",
+        .source_file = "lessons/matmul_tiled_square.hpp",
+        .function = "matmul_tiled_square",
+        .narration_key = "matmul_tiled_square",
+        .uses = kUsesN | kUsesTile,
+        .defaults = Params{.n = 12, .tile = 8},
+        .block_help = "",
+        .barriers = {{1, 0, "both tiles complete before anyone reads them"},
+                     {2, 0, "everyone done with these tiles before the next ones overwrite them"}},
+        .arrays =
+            [](const Params& p) {
+              return square_arrays(
+                  p, {shared_array("tileA", p.tile, p.tile), shared_array("tileB", p.tile, p.tile)});
+            },
+        .geometry =
+            [](const Params& p) {
+              LaunchGeometry g = tiled_geometry(p.n, p.n, p.tile);
+              g.static_shared_bytes = uint32_t(2 * 4 * std::max(p.tile, 1) * std::max(p.tile, 1));
+              return g;
+            },
+        .check = [](const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
+          if (auto e = check_side("n", p.n)) return e;
+          return check_tile(p.tile, lim);
+        },
+        .shared_advice = smaller_tile,
+        .counts = [](const Params& p) { return padded_tile_counts(p.n, p.n, p.n, p.tile); },
+        .reference = square_reference,
+        .sum_length = square_sum_length,
+        .with_warps =
+            [](const Params& p, int warps) {
+              return tile_with_warps(p, descriptor().defaults, warps);
+            },
+        .loads_per_output = tiled_square_loads,
+        .metric = PerfMetric::Flops,
+        .flops = square_flops,
+    };
+    return v;
+  }
+};
+
+}  // namespace ts::lessons::matmul_tiled_square

@@ -1,0 +1,63 @@
+// The array table of a run: what each array slot of the events is called (as
+// in the kernel's source), where it lives, its element type and its shape.
+// The lesson describes its arrays (lessons/lesson.hpp), the run copies the
+// table into the trace, and everything that reads a trace (analysis, views,
+// the file format) takes names and shapes from here, never from a lesson id.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/event.hpp"
+
+namespace ts {
+
+enum class Space : uint8_t { Global = 0, Shared = 1 };
+enum class ArrayRole : uint8_t { Input = 0, Output = 1, Scratch = 2 };
+enum class ElemType : uint8_t { F32 = 0, I32 = 1, U32 = 2 };
+
+// At most this many arrays per lesson (slots 1 .. kMaxArrays).
+inline constexpr int kMaxArrays = 16;
+
+struct ArrayInfo {
+  std::string name;  // as the kernel's source names it: "A", "tileA", "cache"
+  Space space = Space::Global;
+  ArrayRole role = ArrayRole::Input;
+  ElemType type = ElemType::F32;
+  int elem_bytes = 4;
+  int rows = 1, cols = 0;  // row-major; a 1D array is 1 x count
+  // Inputs: the stream of the deterministic input generator (the same seed
+  // gives the same values for the same stream, whatever the slot).
+  uint32_t fill_stream = 0;
+
+  uint64_t count() const { return uint64_t(rows > 0 ? rows : 0) * uint64_t(cols > 0 ? cols : 0); }
+  bool shared() const { return space == Space::Shared; }
+  bool output() const { return role == ArrayRole::Output; }
+  bool operator==(const ArrayInfo&) const = default;
+};
+
+// The table: slot s is tables[s - 1].
+using ArrayTable = std::vector<ArrayInfo>;
+
+inline const ArrayInfo* array_at(const ArrayTable& t, ArraySlot slot) {
+  return slot >= 1 && slot <= t.size() ? &t[slot - 1] : nullptr;
+}
+// The slot of the array called `name`, or kNoArray.
+inline ArraySlot slot_named(const ArrayTable& t, const std::string& name) {
+  for (size_t i = 0; i < t.size(); ++i)
+    if (t[i].name == name) return ArraySlot(i + 1);
+  return kNoArray;
+}
+// The name of a slot for messages: the array's name, "none" for kNoArray,
+// "array 9" for a slot the table does not have.
+std::string array_name(const ArrayTable& t, ArraySlot slot);
+// One element under its source name: "tileB[3][7]" for a 2-D array,
+// "cache[12]" or "A[5]" for a 1-D one or a global matrix (indexed row * n + col).
+std::string element_name(const ArrayTable& t, ArraySlot slot, uint32_t element);
+
+const char* to_string(Space s);
+const char* to_string(ArrayRole r);
+const char* to_string(ElemType t);
+
+}  // namespace ts
