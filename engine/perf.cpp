@@ -12,14 +12,6 @@
 
 namespace ts {
 
-namespace {
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-}  // namespace
-
 // ---------------------------------------------------------------- config
 
 PerfConfig default_perf_config() {
@@ -182,15 +174,12 @@ int fp32_cores_per_sm(int major, int minor) {
   return 192;  // Kepler
 }
 
-namespace {
-// flops per byte the result's kernel loads and stores; 0 for cuBLAS and the copy.
 double issued_intensity_of(const PerfResult& x) {
   const Variant* v = find_variant(x.kernel);
   if (!v || !(x.flops > 0)) return 0;
   const double bytes = issued_bytes(*v, x.params);
   return bytes > 0 ? x.flops / bytes : 0;
 }
-}  // namespace
 
 double fp32_peak_gflops(int sm_count, int cores_per_sm, int clock_khz) {
   return double(sm_count) * cores_per_sm * 2.0 * double(clock_khz) * 1e3 / 1e9;

@@ -157,6 +157,8 @@ double compulsory_bytes(const Variant& v, const Params& p);
 // the catalogue's closed form (equal to a traced run's count; no cache is
 // assumed). 0 when the parameters cannot be counted (a tile or size of 0).
 double issued_bytes(const Variant& v, const Params& p);
+// flops / issued bytes of a result (the roofline's second intensity); 0 when unknown.
+double issued_intensity_of(const PerfResult& x);
 // FP32 cores per SM for a compute capability (128 for sm_86 and newer, 64 for sm_80 and
 // sm_7x, 128 for sm_6x except sm_60).
 int fp32_cores_per_sm(int cc_major, int cc_minor);

@@ -54,7 +54,7 @@ bool write_chrome_trace(const Trace& t, std::ostream& out, const ChromeExportOpt
       most = std::max(most, b.threads);
     per_thread = most <= 64;
   }
-  auto lane_of = [&](const Event& e) { return per_thread ? uint32_t(e.thread) : uint32_t(e.warp); };
+  auto lane_of = [&](const Event& e) { return per_thread ? uint32_t(e.thread) : warp_of(e); };
 
   out << "{\"displayTimeUnit\":\"" << (gpu ? "ns" : "ms") << "\",\n\"otherData\":{";
   out << "\"variant\":" << quoted(c.variant) << ",\"device\":" << quoted(c.device_name)
@@ -161,12 +161,12 @@ bool write_chrome_trace(const Trace& t, std::ostream& out, const ChromeExportOpt
       if (is_barrier(e.kind))
         o << to_string(e.kind) << ' ' << int(e.barrier);
       else
-        o << to_string(e.kind) << ' ' << to_string(e.array);
+        o << to_string(e.kind) << ' ' << array_name(c.arrays, e.array);
       o << "\",\"pid\":" << e.block << ",\"tid\":" << lane_of(e)
         << ",\"ts\":" << num(ts_of(event_time(e))) << ",\"args\":{\"thread\":" << e.thread
-        << ",\"warp\":" << e.warp << ",\"line\":" << e.line;
+        << ",\"warp\":" << warp_of(e) << ",\"instr\":" << e.instr << ",\"line\":" << e.line;
       if (!is_barrier(e.kind)) {
-        o << ",\"buffer\":\"" << to_string(e.array) << "\",\"element\":" << e.element;
+        o << ",\"array\":" << quoted(array_name(c.arrays, e.array)) << ",\"element\":" << e.element;
         if (const BufferData* bd = t.buffer(e.array); bd && bd->cols > 0 && !is_shared(e.kind))
           o << ",\"row\":" << e.element / uint32_t(bd->cols)
             << ",\"col\":" << e.element % uint32_t(bd->cols);

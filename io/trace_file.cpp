@@ -12,8 +12,10 @@
 #include <filesystem>
 #include <ostream>
 #include <streambuf>
+#include <unordered_map>
 
 #include "analysis/trace_validate.hpp"
+#include "engine/catalogue.hpp"
 
 namespace ts {
 
@@ -172,16 +174,42 @@ std::string range_msg(const char* what, int64_t v, int64_t lo, int64_t hi) {
          " to " + std::to_string(hi);
 }
 
-bool parse_config(Reader& r, RunConfig& c) {
+bool parse_config(Reader& r, uint32_t version, RunConfig& c) {
   r.section = "run configuration";
   c.variant = r.get_str("variant id");
-  int32_t* params[] = {&c.params.m,      &c.params.k,      &c.params.n,    &c.params.tile,
-                       &c.params.length, &c.params.radius, &c.params.block};
-  const char* names[] = {"m", "k", "n", "tile", "length", "radius", "block"};
-  for (int i = 0; i < 7; ++i) {
-    *params[i] = r.get<int32_t>();
-    if (r.ok() && (*params[i] < 0 || *params[i] > kMaxParam))
-      r.fail(range_msg((std::string("parameter ") + names[i]).c_str(), *params[i], 0, kMaxParam));
+  if (version == 1) {
+    // Version 1: the seven parameters in a fixed order.
+    for (const ParamField& f : kParamFields) {
+      c.params.*f.field = r.get<int32_t>();
+      if (r.ok() && (c.params.*f.field < 0 || c.params.*f.field > kMaxParam))
+        r.fail(range_msg((std::string("parameter ") + f.name).c_str(), c.params.*f.field, 0,
+                         kMaxParam));
+    }
+  } else {
+    // Parameters by name; a name this build does not know is refused.
+    const uint32_t count = r.get<uint32_t>();
+    if (r.ok() && count > std::size(kParamFields))
+      r.fail("it lists " + std::to_string(count) + " parameters; at most " +
+             std::to_string(std::size(kParamFields)) + " exist");
+    uint32_t seen = 0;
+    for (uint32_t i = 0; i < count && r.ok(); ++i) {
+      const std::string name = r.get_str("parameter name");
+      const int32_t value = r.get<int32_t>();
+      if (!r.ok()) break;
+      const auto f = std::find_if(std::begin(kParamFields), std::end(kParamFields),
+                                  [&](const ParamField& x) { return name == x.name; });
+      if (f == std::end(kParamFields)) {
+        r.fail("parameter \"" + name + "\" is not one this build knows (m, k, n, tile, " +
+               "length, radius, block)");
+      } else if (seen & f->bit) {
+        r.fail("parameter " + name + " appears twice");
+      } else if (value < 0 || value > kMaxParam) {
+        r.fail(range_msg(("parameter " + name).c_str(), value, 0, kMaxParam));
+      } else {
+        seen |= f->bit;
+        c.params.*f->field = value;
+      }
+    }
   }
   c.barrier_mask = r.get<uint32_t>();
   auto& g = c.geometry;
@@ -234,16 +262,77 @@ bool parse_config(Reader& r, RunConfig& c) {
   return r.ok();
 }
 
-bool parse_buffers(Reader& r, std::vector<BufferData>& out) {
+bool parse_arrays(Reader& r, ArrayTable& out) {
+  r.section = "arrays";
+  const uint32_t count = r.get<uint32_t>();
+  if (!r.ok()) return false;
+  if (count > uint32_t(kMaxArrays)) {
+    r.fail("it lists " + std::to_string(count) + " arrays; at most " + std::to_string(kMaxArrays) +
+           " are allowed");
+    return false;
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    ArrayInfo a;
+    a.name = r.get_str("array name");
+    const uint8_t space = r.get<uint8_t>(), role = r.get<uint8_t>(), type = r.get<uint8_t>();
+    const uint8_t elem = r.get<uint8_t>();
+    const uint32_t rows = r.get<uint32_t>(), cols = r.get<uint32_t>();
+    a.fill_stream = r.get<uint32_t>();
+    if (!r.ok()) return false;
+    const std::string at = "array " + std::to_string(i + 1) + " (" + a.name + ")";
+    if (a.name.empty())
+      r.fail("array " + std::to_string(i + 1) + " has no name");
+    else if (space > uint8_t(Space::Shared))
+      r.fail(at + ": " + range_msg("space", space, 0, int(Space::Shared)));
+    else if (role > uint8_t(ArrayRole::Scratch))
+      r.fail(at + ": " + range_msg("role", role, 0, int(ArrayRole::Scratch)));
+    else if (type > uint8_t(ElemType::U32))
+      r.fail(at + ": " + range_msg("element type", type, 0, int(ElemType::U32)));
+    else if (elem != 4)
+      r.fail(at + ": element size is " + std::to_string(elem) + " bytes; every type is 4");
+    else if (rows > kMaxBufferSide || cols > kMaxBufferSide)
+      r.fail(at + " is " + std::to_string(rows) + " x " + std::to_string(cols) +
+             "; each side may be at most " + std::to_string(kMaxBufferSide));
+    if (!r.ok()) return false;
+    a.space = Space(space);
+    a.role = ArrayRole(role);
+    a.type = ElemType(type);
+    a.elem_bytes = elem;
+    a.rows = int(rows);
+    a.cols = int(cols);
+    out.push_back(std::move(a));
+  }
+  return true;
+}
+
+// Version 1 named arrays by a fixed list of ids (A, B, C, In, Out, TileA,
+// TileB, StencilShared); version 2 by slots of the lesson's array table.
+// The slot a version-1 id means in `table`: global ones by name, the shared
+// ones in order; kNoArray when the lesson has no such array.
+ArraySlot v1_slot(uint8_t id, const ArrayTable& table) {
+  static const char* const kGlobal[] = {"", "A", "B", "C", "in", "out"};
+  if (id >= 1 && id <= 5) return slot_named(table, kGlobal[id]);
+  const int shared_index = id == 6 || id == 8 ? 0 : id == 7 ? 1 : -1;
+  if (shared_index < 0) return kNoArray;
+  int seen = 0;
+  for (size_t i = 0; i < table.size(); ++i)
+    if (table[i].shared() && seen++ == shared_index) return ArraySlot(i + 1);
+  return kNoArray;
+}
+constexpr int kV1BufferIds = 9;
+
+bool parse_buffers(Reader& r, uint32_t version, const ArrayTable& table,
+                   std::vector<BufferData>& out) {
   r.section = "buffers";
   const uint32_t count = r.get<uint32_t>();
   if (!r.ok()) return false;
-  if (count > uint32_t(kBufferCount)) {
-    r.fail("it lists " + std::to_string(count) + " buffers; at most " +
-           std::to_string(kBufferCount) + " exist");
+  const uint32_t most = version == 1 ? uint32_t(kV1BufferIds) : uint32_t(kMaxArrays);
+  if (count > most) {
+    r.fail("it lists " + std::to_string(count) + " buffers; at most " + std::to_string(most) +
+           " exist");
     return false;
   }
-  uint32_t seen = 0;
+  uint64_t seen = 0;
   out.reserve(count);
   for (uint32_t i = 0; i < count; ++i) {
     BufferData b;
@@ -252,31 +341,33 @@ bool parse_buffers(Reader& r, std::vector<BufferData>& out) {
     const uint32_t rows = r.get<uint32_t>();
     const uint32_t cols = r.get<uint32_t>();
     if (!r.ok()) return false;
-    if (id == 0 || id >= kBufferCount) {
+    const ArraySlot slot = version == 1 ? v1_slot(id, table) : ArraySlot(id);
+    if (version == 1 ? (id == 0 || id >= kV1BufferIds || slot == kNoArray)
+                     : (slot == kNoArray || slot > table.size())) {
       r.fail("buffer " + std::to_string(i) + " has id " + std::to_string(id) + "; allowed: 1 to " +
-             std::to_string(kBufferCount - 1));
+             std::to_string(version == 1 ? kV1BufferIds - 1 : int(table.size())) +
+             (version == 1 ? " (of the lesson's arrays)" : " (the array table's slots)"));
       return false;
     }
-    if (seen & (1u << id)) {
-      r.fail(std::string("buffer ") + to_string(Buffer(id)) + " appears twice");
+    const std::string name = array_name(table, slot);
+    if (seen & (uint64_t(1) << slot)) {
+      r.fail("buffer " + name + " appears twice");
       return false;
     }
-    seen |= 1u << id;
+    seen |= uint64_t(1) << slot;
     if (is_output > 1) {
       r.fail("buffer " + std::to_string(i) + " has output flag " + std::to_string(is_output));
       return false;
     }
     if (rows > kMaxBufferSide || cols > kMaxBufferSide) {
-      r.fail(std::string("buffer ") + to_string(Buffer(id)) + " is " + std::to_string(rows) +
-             " x " + std::to_string(cols) + "; each side may be at most " +
-             std::to_string(kMaxBufferSide));
+      r.fail("buffer " + name + " is " + std::to_string(rows) + " x " + std::to_string(cols) +
+             "; each side may be at most " + std::to_string(kMaxBufferSide));
       return false;
     }
     const uint64_t n = uint64_t(rows) * cols;
     // Size check before the allocation: a corrupt count must not allocate gigabytes.
-    if (!r.need(n * sizeof(float), std::string("the values of buffer ") + to_string(Buffer(id))))
-      return false;
-    b.id = Buffer(id);
+    if (!r.need(n * sizeof(float), "the values of buffer " + name)) return false;
+    b.slot = slot;
     b.is_output = is_output != 0;
     b.rows = int(rows);
     b.cols = int(cols);
@@ -288,7 +379,33 @@ bool parse_buffers(Reader& r, std::vector<BufferData>& out) {
   return true;
 }
 
-bool parse_events(Reader& r, const LaunchGeometry& g, std::vector<Event>& out) {
+// Version-1 events kept the warp (thread / 32) where version 2 keeps the
+// thread's event number, and a buffer id where it keeps an array slot.
+// Rewrites them in place: slots through the lesson's table, event numbers
+// counted per thread in file order (each thread's events are in its program
+// order in every trace).
+bool upgrade_v1_events(Reader& r, const ArrayTable& table, uint64_t blocks, uint64_t threads,
+                       std::vector<Event>& events) {
+  std::unordered_map<uint64_t, uint16_t> next;  // block * threads + thread -> event number
+  for (size_t i = 0; i < events.size(); ++i) {
+    Event& e = events[i];
+    if (e.block >= blocks || e.thread >= threads) continue;  // reported by the caller
+    if (e.array != 0) {
+      const ArraySlot slot = e.array < kV1BufferIds ? v1_slot(e.array, table) : kNoArray;
+      if (slot == kNoArray) {
+        r.fail("event " + std::to_string(i) + " has buffer id " + std::to_string(int(e.array)) +
+               ", which is not an array of this lesson");
+        return false;
+      }
+      e.array = slot;
+    }
+    e.instr = next[e.block * threads + e.thread]++;
+  }
+  return true;
+}
+
+bool parse_events(Reader& r, uint32_t version, const ArrayTable& table, const LaunchGeometry& g,
+                  std::vector<Event>& out) {
   r.section = "events";
   const uint64_t count = r.get<uint64_t>();
   if (!r.ok()) return false;
@@ -302,29 +419,26 @@ bool parse_events(Reader& r, const LaunchGeometry& g, std::vector<Event>& out) {
   r.skip(count * sizeof(Event));
   const uint64_t blocks = g.grid.count();
   const uint64_t threads = g.block.count();
-  const uint64_t warps = (threads + 31) / 32;
+  if (version == 1 && !upgrade_v1_events(r, table, blocks, threads, out)) return false;
   // Consumers index arrays with these fields: check each one.
   for (uint64_t i = 0; i < count; ++i) {
     const Event& e = out[i];
-    const bool fine = uint8_t(e.kind) < kEventKindCount && uint8_t(e.array) < kBufferCount &&
-                      e.block < blocks && e.thread < threads && e.warp < warps && e.barrier <= 32;
+    const bool fine = uint8_t(e.kind) < kEventKindCount && e.array <= table.size() &&
+                      e.block < blocks && e.thread < threads && e.barrier <= 32;
     if (fine) continue;  // the message is built only for the bad one
     const std::string at = "event " + std::to_string(i) + " ";
     if (uint8_t(e.kind) >= kEventKindCount)
       r.fail(at + "has kind " + std::to_string(int(e.kind)) + "; known kinds are 0 to " +
              std::to_string(kEventKindCount - 1));
-    else if (uint8_t(e.array) >= kBufferCount)
-      r.fail(at + "has buffer " + std::to_string(int(e.array)) + "; known buffers are 0 to " +
-             std::to_string(kBufferCount - 1));
+    else if (e.array > table.size())
+      r.fail(at + "names array " + std::to_string(int(e.array)) + "; the table has 0 to " +
+             std::to_string(table.size()));
     else if (e.block >= blocks)
       r.fail(at + "is in block " + std::to_string(e.block) + " of a grid of " +
              std::to_string(blocks));
     else if (e.thread >= threads)
       r.fail(at + "is by thread " + std::to_string(e.thread) + " of a block of " +
              std::to_string(threads));
-    else if (e.warp >= warps)
-      r.fail(at + "is by warp " + std::to_string(e.warp) + " of a block of " +
-             std::to_string(warps) + " warps");
     else if (e.barrier > 32)
       r.fail(at + "names barrier " + std::to_string(e.barrier) + "; at most 32 exist");
     if (!r.ok()) return false;
@@ -350,9 +464,11 @@ std::vector<uint8_t> serialize_trace(const Trace& t) {
   w.put(kTraceFormatVersion);
   w.put(uint64_t(0));  // file size, patched below
   w.put_str(c.variant);
-  for (int32_t p : {c.params.m, c.params.k, c.params.n, c.params.tile, c.params.length,
-                    c.params.radius, c.params.block})
-    w.put(p);
+  w.put(uint32_t(std::size(kParamFields)));
+  for (const ParamField& f : kParamFields) {
+    w.put_str(f.name);
+    w.put(int32_t(c.params.*f.field));
+  }
   w.put(c.barrier_mask);
   const auto& g = c.geometry;
   for (uint32_t v : {g.grid.x, g.grid.y, g.grid.z, g.block.x, g.block.y, g.block.z,
@@ -367,11 +483,22 @@ std::vector<uint8_t> serialize_trace(const Trace& t) {
   w.put(int32_t(c.skew_ns));
   w.put(c.skew_warps);
   w.put(c.input_seed);
+  w.put(uint32_t(c.arrays.size()));
+  for (const ArrayInfo& a : c.arrays) {
+    w.put_str(a.name);
+    w.put(uint8_t(a.space));
+    w.put(uint8_t(a.role));
+    w.put(uint8_t(a.type));
+    w.put(uint8_t(a.elem_bytes));
+    w.put(uint32_t(a.rows));
+    w.put(uint32_t(a.cols));
+    w.put(uint32_t(a.fill_stream));
+  }
   w.put(t.capacity);
   w.put(t.events_dropped);
   w.put(uint32_t(t.buffers.size()));
   for (const auto& b : t.buffers) {
-    w.put(uint8_t(b.id));
+    w.put(uint8_t(b.slot));
     w.put(uint8_t(b.is_output ? 1 : 0));
     w.put(uint32_t(b.rows));
     w.put(uint32_t(b.cols));
@@ -391,7 +518,7 @@ namespace {
 // and the size the header declares. The loader checks these before it reads
 // the rest, so junk is refused after 20 bytes, not after reading it whole.
 std::optional<std::string> check_header(std::span<const uint8_t> head, uint64_t size,
-                                        uint64_t* declared) {
+                                        uint64_t* declared, uint32_t* version_out = nullptr) {
   if (size == 0) return "empty file (0 bytes): not a TileScope trace";
   const size_t magic_bytes = std::min<size_t>(head.size(), sizeof(kTraceMagic));
   if (std::memcmp(head.data(), kTraceMagic, magic_bytes) != 0)
@@ -409,6 +536,7 @@ std::optional<std::string> check_header(std::span<const uint8_t> head, uint64_t 
            ": the file is damaged, or written by a newer TileScope (this build reads up to v" +
            std::to_string(kTraceFormatVersion) + ")";
   if (version == 0) return "corrupt: format version 0 does not exist";
+  if (version_out) *version_out = version;
   if (*declared < size)
     return "corrupt: the header says the file has " + std::to_string(*declared) +
            " bytes, but it has " + std::to_string(size);
@@ -424,7 +552,8 @@ std::optional<Trace> parse_trace(std::span<const uint8_t> bytes, std::string* er
   };
   const size_t size = bytes.size();
   uint64_t declared = 0;
-  if (auto e = check_header(bytes.first(std::min(size, kHeaderBytes)), size, &declared))
+  uint32_t version = 0;
+  if (auto e = check_header(bytes.first(std::min(size, kHeaderBytes)), size, &declared, &version))
     return fail(*e);
 
   const bool complete = declared == size;
@@ -441,11 +570,24 @@ std::optional<Trace> parse_trace(std::span<const uint8_t> bytes, std::string* er
   Reader r(bytes, complete);
   r.skip(kHeaderBytes);
   Trace t;
-  if (parse_config(r, t.config)) {
+  if (parse_config(r, version, t.config)) {
+    if (version == 1) {
+      // Version 1 carried no array table: the lesson's, for its parameters.
+      const Variant* v = find_variant(t.config.variant);
+      if (!v || validate(*v, t.config.params, DeviceLimits{1024, 228 * 1024, 2 * kMaxTraceFileBytes}))
+        return fail("invalid: a version-1 trace names its arrays through its lesson, and \"" +
+                    t.config.variant + "\" with " + describe(kUsesM | kUsesK | kUsesN | kUsesTile |
+                    kUsesLength | kUsesRadius | kUsesBlock, t.config.params) +
+                    " is not a lesson run this build knows");
+      t.config.arrays = arrays(*v, t.config.params);
+    } else {
+      parse_arrays(r, t.config.arrays);
+    }
     r.section = "recording";
     t.capacity = r.get<uint64_t>();
     t.events_dropped = r.get<uint64_t>();
-    if (r.ok() && parse_buffers(r, t.buffers)) parse_events(r, t.config.geometry, t.events);
+    if (r.ok() && parse_buffers(r, version, t.config.arrays, t.buffers))
+      parse_events(r, version, t.config.arrays, t.config.geometry, t.events);
   }
   if (r.ok()) {
     r.section = "checksum";

@@ -1,24 +1,34 @@
 // The trace file (.tstrace): save a Trace and load it back, exactly.
 //
-// Layout, version 1 (all integers little-endian; this build assumes a
+// Layout, version 2 (all integers little-endian; this build assumes a
 // little-endian host, checked at compile time, as every CUDA host is):
 //
 //   header    "TSTRACE\0" (8 bytes), u32 format version, u64 file size in bytes
-//   config    str variant; i32 m, k, n, tile, length, radius, block;
+//   config    str lesson id; u32 count, per parameter: str name, i32 value;
 //             u32 barrier mask; u32 grid x, y, z, block x, y, z,
 //             dynamic shared bytes, static shared bytes; u8 backend;
 //             str device name; u8 schedule kind, u32 skew warps,
 //             i32 skew steps, u64 schedule seed; i32 skew ns, u32 skew warps;
 //             u64 input seed                          (str = u32 length + bytes)
+//   arrays    u32 count; per array (its slot is its position, from 1): str name,
+//             u8 space (0 global, 1 shared), u8 role (0 input, 1 output,
+//             2 scratch), u8 element type (0 f32, 1 i32, 2 u32), u8 element
+//             bytes, u32 rows, u32 cols, u32 input stream
 //   recording u64 capacity, u64 events dropped
-//   buffers   u32 count; per buffer: u8 id, u8 is_output, u32 rows, u32 cols,
-//             rows * cols f32
-//   events    u64 count; count raw 40-byte Event records (trace/event.hpp)
+//   buffers   u32 count; per global array: u8 slot, u8 is_output, u32 rows,
+//             u32 cols, rows * cols f32
+//   events    u64 count; count raw 40-byte Event records (model/event.hpp)
 //   checksum  u64 FNV-1a (64-bit) of every byte before it
+//
+// Version 1 (TileScope before the open catalogue) had the seven parameters
+// in a fixed order, no array table, buffer ids from a fixed list (A, B, C,
+// In, Out, TileA, TileB, StencilShared) in buffers and events, and the warp
+// where version 2 has the event number. It still opens: the table comes from
+// the lesson, ids map to its slots, event numbers are counted per thread.
 //
 // The loader checks sizes before it allocates and validates every field a
 // consumer indexes with (enum values, block and thread ids, dimensions), then
-// what the trace means (trace/trace_validate.hpp: parameters, geometry,
+// what the trace means (analysis/trace_validate.hpp: parameters, geometry,
 // arrays, every event), so a damaged or hand-edited file gives a message,
 // never a crash, a hang or a huge allocation.
 #pragma once
@@ -36,7 +46,7 @@
 namespace ts {
 
 inline constexpr char kTraceMagic[8] = {'T', 'S', 'T', 'R', 'A', 'C', 'E', '\0'};
-inline constexpr uint32_t kTraceFormatVersion = 1;
+inline constexpr uint32_t kTraceFormatVersion = 2;
 inline constexpr const char* kTraceFileExtension = ".tstrace";
 
 // The file's bytes. Never fails (the Trace is trusted).
