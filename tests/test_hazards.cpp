@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <utility>
@@ -11,32 +12,39 @@
 #include "engine/catalogue.hpp"
 #include "tests/cli_process.hpp"
 #include "analysis/hazards.hpp"
+#include "lessons/matmul_tiled_square.hpp"
 
 namespace ts {
 namespace {
+
+// The hand-built traces use the tiled multiply's array slots.
+using lessons::matmul_tiled_square::kC;
+using lessons::matmul_tiled_square::kTileA;
+using lessons::matmul_tiled_square::kTileB;
 
 // Builds a one-block trace event by event; the clock is the order of calls.
 struct TraceBuilder {
   Trace t;
   uint64_t clock = 0;
+  std::map<std::pair<uint32_t, uint16_t>, uint16_t> instr;  // next event number per thread
   void access(EventKind kind, uint16_t thread, uint32_t element, float value, uint16_t line,
-              Buffer buf = Buffer::TileA, uint32_t block = 0) {
+              ArraySlot buf = kTileA, uint32_t block = 0) {
     Event e{};
     e.clock = e.globaltimer = clock++;
     e.block = block;
     e.element = element;
     e.value = value;
     e.thread = thread;
-    e.warp = uint16_t(thread / 32);
+    e.instr = instr[{block, thread}]++;
     e.line = line;
     e.kind = kind;
     e.array = buf;
     t.events.push_back(e);
   }
-  void store(uint16_t th, uint32_t el, float v, uint16_t line, Buffer b = Buffer::TileA) {
+  void store(uint16_t th, uint32_t el, float v, uint16_t line, ArraySlot b = kTileA) {
     access(EventKind::SharedStore, th, el, v, line, b);
   }
-  void load(uint16_t th, uint32_t el, float v, uint16_t line, Buffer b = Buffer::TileA) {
+  void load(uint16_t th, uint32_t el, float v, uint16_t line, ArraySlot b = kTileA) {
     access(EventKind::SharedLoad, th, el, v, line, b);
   }
   void barrier(std::initializer_list<uint16_t> threads, uint16_t line = 50) {
@@ -118,15 +126,15 @@ TEST(Hazards, DifferentElementsOrBuffersOrBlocksDoNotRace) {
   TraceBuilder b;
   b.store(0, 5, 1.f, 10);
   b.load(40, 6, 1.f, 20);
-  b.load(40, 5, 1.f, 20, Buffer::TileB);
-  b.access(EventKind::SharedLoad, 40, 5, 1.f, 20, Buffer::TileA, /*block=*/1);
+  b.load(40, 5, 1.f, 20, kTileB);
+  b.access(EventKind::SharedLoad, 40, 5, 1.f, 20, kTileA, /*block=*/1);
   EXPECT_TRUE(analyze_hazards(b.t).empty());
 }
 
 TEST(Hazards, GlobalAccessesAreNotAnalysed) {
   TraceBuilder b;
-  b.access(EventKind::GlobalStore, 0, 5, 1.f, 10, Buffer::C);
-  b.access(EventKind::GlobalLoad, 40, 5, 1.f, 20, Buffer::C);
+  b.access(EventKind::GlobalStore, 0, 5, 1.f, 10, kC);
+  b.access(EventKind::GlobalLoad, 40, 5, 1.f, 20, kC);
   EXPECT_TRUE(analyze_hazards(b.t).empty());
 }
 
@@ -432,13 +440,13 @@ TEST(HazardsCatalogue, TiledTile16BarrierTwoIsWriteAfterReadAcrossWarps) {
   // tileB[kk][tx] is read by every row's thread and stored by row kk's:
   // across warps. tileA[ty][kk] stays within the two rows of one warp.
   for (const auto& g : r.groups) {
-    if (g.buffer == Buffer::TileA) {
+    if (g.buffer == kTileA) {
       EXPECT_EQ(g.severity, HazardSeverity::Warning);
     }
   }
   bool tileB_error = false;
   for (const auto& g : r.groups)
-    tileB_error |= g.buffer == Buffer::TileB && g.severity == HazardSeverity::Error;
+    tileB_error |= g.buffer == kTileB && g.severity == HazardSeverity::Error;
   EXPECT_TRUE(tileB_error);
 }
 
