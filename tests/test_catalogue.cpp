@@ -80,17 +80,17 @@ std::string trimmed(const std::string& s) {
 
 TEST(BarrierLines, StatementsCountCommentsDoNot) {
   const std::string text =
-      "// SYNCTHREADS(1) in a comment is no barrier\n"  // line 1
-      "void k() {\n"                                     // 2
-      "  load();\n"                                      // 3
-      "  SYNCTHREADS(2);  // the second, written first\n"  // 4
-      "  /* SYNCTHREADS(3); */\n"                        // 5
-      "  * SYNCTHREADS(3); in a block comment\n"         // 6
-      "\tSYNCTHREADS(1);\n"                              // 7: a tab before it
+      "// SYNCTHREADS(1) in a comment is no barrier\n"          // line 1
+      "void k() {\n"                                            // 2
+      "  load();\n"                                             // 3
+      "  SYNCTHREADS(2);  // the second, written first\n"       // 4
+      "  /* SYNCTHREADS(3); */\n"                               // 5
+      "  * SYNCTHREADS(3); in a block comment\n"                // 6
+      "\tSYNCTHREADS(1);\n"                                     // 7: a tab before it
       "  SYNCTHREADS(2);  // repeated: the first one counts\n"  // 8
-      "  SYNCTHREADS(id);  // not a number\n"            // 9
-      "  SYNCTHREADS(0);  // ids start at 1\n"           // 10
-      "  SYNCTHREADS(5);\n"                              // 11
+      "  SYNCTHREADS(id);  // not a number\n"                   // 9
+      "  SYNCTHREADS(0);  // ids start at 1\n"                  // 10
+      "  SYNCTHREADS(5);\n"                                     // 11
       "}\n";
   const std::vector<int> lines = barrier_lines(text);
   ASSERT_EQ(lines.size(), 6u) << "index 0 unused, ids 1 to 5";
@@ -176,6 +176,19 @@ TEST(BarrierLines, EveryLessonsBarriersPointAtSyncthreadsInItsHeader) {
                               << slot_names[slot];
     }
   }
+}
+
+// Asked before main (a static initialiser, like the trace fixtures'
+// kTiledBarrierLine), the registry must already see the embedded sources:
+// it reads the barrier lines once and keeps them.
+const int kLineAskedDuringStaticInit = find_variant("matmul.tiled_square")->barriers[1].line;
+
+TEST(BarrierLines, AreThereForCallersDuringStaticInitialisation) {
+  const std::vector<int> lines =
+      barrier_lines(lesson_source(var("matmul.tiled_square").source_file));
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_GT(lines[2], 0);
+  EXPECT_EQ(kLineAskedDuringStaticInit, lines[2]);
 }
 
 TEST(Arrays, NamesAsInTheKernelSource) {

@@ -2,17 +2,18 @@
 // variant and every subset of its barriers on simulator traces.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <utility>
 
+#include "analysis/hazards.hpp"
 #include "engine/backend.hpp"
 #include "engine/catalogue.hpp"
-#include "tests/cli_process.hpp"
-#include "analysis/hazards.hpp"
 #include "lessons/matmul_tiled_square.hpp"
+#include "tests/cli_process.hpp"
 
 namespace ts {
 namespace {
@@ -497,6 +498,14 @@ TEST(RacesCli, JsonVerdictAndRuns) {
   EXPECT_EQ(std::string(j["runs"]["state"]).rfind("race present", 0), 0u);
 }
 
+// The line of a lesson header on which `text` first stands (0: nowhere).
+int line_of(const std::string& header, const std::string& text) {
+  const std::string_view source = lesson_source(header);
+  const size_t at = source.find(text);
+  if (at == std::string_view::npos) return 0;
+  return 1 + int(std::count(source.begin(), source.begin() + long(at), '\n'));
+}
+
 TEST(RacesCli, TextReportGroupsAndDetail) {
   REQUIRE_CLI();
   const CliResult r = races_cli(
@@ -504,8 +513,12 @@ TEST(RacesCli, TextReportGroupsAndDetail) {
       "--schedule skew --runs 1 --detail --detail-limit 1",
       true);
   ASSERT_EQ(r.code, 0) << r.out;
-  // The shared array under its name in the kernel's source (cache), lines 64 -> 76.
-  EXPECT_NE(r.out.find("ERROR   RAW (read-after-write) cache line 64 (write) -> line 76 (read)"),
+  // The shared array under its name in the kernel's source (cache), from the
+  // line that loads each thread's own element to the line that sums.
+  const int store = line_of("lessons/stencil_shared.hpp", "cache[s] = in[");
+  const int load = line_of("lessons/stencil_shared.hpp", "sum += cache[s + j]");
+  EXPECT_NE(r.out.find("ERROR   RAW (read-after-write) cache line " + std::to_string(store) +
+                       " (write) -> line " + std::to_string(load) + " (read)"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("Detail"), std::string::npos);

@@ -8,10 +8,10 @@
 #include <map>
 #include <random>
 
-#include "engine/backend.hpp"
-#include "tests/test_trace_fixtures.hpp"
 #include "analysis/memory_estimate.hpp"
 #include "analysis/replay.hpp"
+#include "engine/backend.hpp"
+#include "tests/test_trace_fixtures.hpp"
 
 namespace ts {
 namespace {

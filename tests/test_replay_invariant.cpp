@@ -11,9 +11,9 @@
 #include <cstring>
 #include <map>
 
-#include "engine/backend.hpp"
 #include "analysis/replay.hpp"
 #include "analysis/stale_reads.hpp"
+#include "engine/backend.hpp"
 
 namespace ts {
 namespace {
@@ -194,7 +194,8 @@ TEST(ReplayInvariant, LockstepDrawsTheMissedStoreAfterTheLoad) {
     ASSERT_NE(c, nullptr);
     EXPECT_TRUE(!(c->flags & kCellWritten) || c->value == 0.0f)
         << "thread " << e.thread << " read "
-        << element_name(trace->config.arrays, e.array, e.element) << " = 0, the cell shows " << c->value;
+        << element_name(trace->config.arrays, e.array, e.element) << " = 0, the cell shows "
+        << c->value;
     ++checked;
   }
   EXPECT_GT(checked, 0);

@@ -278,7 +278,8 @@ TEST(SimCore, OutOfRangeIsAFaultNotACrash) {
   KernelArgs args;
   args.data[kIn] = in.data();
   args.data[kOut] = out.data();
-  args.count[kIn] = args.count[kOut] = 3;  // extents smaller than the allocation: nothing touched beyond
+  args.count[kIn] = args.count[kOut] =
+      3;  // extents smaller than the allocation: nothing touched beyond
   LaunchGeometry geo;
   geo.grid = {2, 1, 1};
   geo.block = {2, 1, 1};

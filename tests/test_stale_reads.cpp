@@ -3,10 +3,10 @@
 
 #include <atomic>
 
-#include "engine/backend.hpp"
-#include "analysis/race_runs.hpp"
 #include "analysis/hazards.hpp"
+#include "analysis/race_runs.hpp"
 #include "analysis/stale_reads.hpp"
+#include "engine/backend.hpp"
 #include "lessons/matmul_tiled_square.hpp"
 
 namespace ts {
@@ -32,12 +32,10 @@ TEST(StaleReads, MatchesLoadsByThreadAndPosition) {
   Trace ref, run;
   ref.config.variant = run.config.variant = "matmul.tiled_square";
   // Reference: thread 0 loads A[0] = 1 then tileA[3] = 2; thread 1 loads tileA[3] = 2.
-  ref.events = {load(0, 0, kA, 0, 1), load(0, 0, kTileA, 3, 2),
-                load(0, 1, kTileA, 3, 2)};
+  ref.events = {load(0, 0, kA, 0, 1), load(0, 0, kTileA, 3, 2), load(0, 1, kTileA, 3, 2)};
   // The run interleaves differently (positions per thread stay), and thread
   // 1 saw the old contents of tileA[3].
-  run.events = {load(0, 1, kTileA, 3, 0), load(0, 0, kA, 0, 1),
-                load(0, 0, kTileA, 3, 2)};
+  run.events = {load(0, 1, kTileA, 3, 0), load(0, 0, kA, 0, 1), load(0, 0, kTileA, 3, 2)};
   StaleReadReport r = find_stale_reads(run, ref);
   ASSERT_TRUE(r.compared) << r.error;
   EXPECT_EQ(r.loads_compared, 3u);

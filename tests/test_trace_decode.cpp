@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
-#include "test_trace_fixtures.hpp"
 #include "analysis/counters.hpp"
 #include "analysis/decode.hpp"
 #include "lessons/matmul_tiled_square.hpp"
+#include "test_trace_fixtures.hpp"
 
 namespace ts {
 namespace {

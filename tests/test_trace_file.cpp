@@ -14,9 +14,9 @@
 #include <future>
 #include <iterator>
 
-#include "test_trace_fixtures.hpp"
 #include "io/chrome_export.hpp"
 #include "io/trace_file.hpp"
+#include "test_trace_fixtures.hpp"
 
 namespace ts {
 namespace {

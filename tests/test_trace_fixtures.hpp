@@ -102,10 +102,10 @@ inline Trace tiled_matmul_trace(int n, int t, uint32_t barrier_mask = 3u) {
         for (int k = 0; k < t; ++k)
           for (int th = 0; th < threads; ++th) {
             const int tx = th % t, ty = th / t;
-            push(block, th, EventKind::SharedLoad, kTileA, uint32_t(ty * t + k),
-                 tile_a[ty * t + k], 24);
-            push(block, th, EventKind::SharedLoad, kTileB, uint32_t(k * t + tx),
-                 tile_b[k * t + tx], 24);
+            push(block, th, EventKind::SharedLoad, kTileA, uint32_t(ty * t + k), tile_a[ty * t + k],
+                 24);
+            push(block, th, EventKind::SharedLoad, kTileB, uint32_t(k * t + tx), tile_b[k * t + tx],
+                 24);
           }
         barrier(2, kTiledBarrierLine[2]);
       }

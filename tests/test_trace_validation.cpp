@@ -8,10 +8,10 @@
 #include <cstring>
 #include <filesystem>
 
+#include "analysis/trace_validate.hpp"
 #include "cli_process.hpp"
 #include "engine/backend.hpp"
 #include "io/trace_file.hpp"
-#include "analysis/trace_validate.hpp"
 #include "lessons/matmul_tiled_square.hpp"
 #include "lessons/stencil_shared.hpp"
 
@@ -51,8 +51,7 @@ bool accepted(const Trace& t, std::string* err) {
 
 size_t first_of(const Trace& t, EventKind kind, ArraySlot array = kNoArray) {
   for (size_t i = 0; i < t.events.size(); ++i)
-    if (t.events[i].kind == kind && (array == kNoArray || t.events[i].array == array))
-      return i;
+    if (t.events[i].kind == kind && (array == kNoArray || t.events[i].array == array)) return i;
   ADD_FAILURE() << "no " << to_string(kind) << " event";
   return 0;
 }
@@ -206,8 +205,9 @@ TEST(TraceValidation, RefusesBuffersThatDoNotMatchTheLesson) {
   EXPECT_HAS(refusal(t), "buffer C is marked input");
   t = sim_trace("stencil.shared");
   t.buffers[0].slot = lessons::stencil_shared::kCache;  // contents for the shared array
-  EXPECT_HAS(refusal(t), "buffer cache is not a global array of stencil.shared; its global "
-                         "arrays are in (1 x 150), out (1 x 150)");
+  EXPECT_HAS(refusal(t),
+             "buffer cache is not a global array of stencil.shared; its global "
+             "arrays are in (1 x 150), out (1 x 150)");
 }
 
 // The array table names and shapes what the events touch: it must be the
@@ -236,8 +236,9 @@ TEST(TraceValidation, RefusesAnArrayTableThatIsNotTheLessons) {
     t.config.arrays.pop_back();  // no tileB: its events would name a slot beyond the table
     for (Event& e : t.events)
       if (e.array == kTileB) e.array = kTileA;
-    EXPECT_HAS(refusal(t), "the array table lists 4 arrays; matmul.tiled_square with n=12 "
-                           "tile=8 has 5: A (");
+    EXPECT_HAS(refusal(t),
+               "the array table lists 4 arrays; matmul.tiled_square with n=12 "
+               "tile=8 has 5: A (");
   }
 }
 
