@@ -73,8 +73,9 @@ uint8_t v1_id(const ArrayTable& table, ArraySlot slot) {
   return slot_named(table, "in") != kNoArray ? kV1StencilShared : kV1TileA;
 }
 
-// The trace in the version-1 layout, field by field.
-std::vector<uint8_t> write_v1(const Trace& t) {
+// The trace in the version-1 layout, field by field. `line_shift` moves every
+// event's line, as the kernel headers of that time had them elsewhere.
+std::vector<uint8_t> write_v1(const Trace& t, int line_shift = 0) {
   Bytes w;
   const RunConfig& c = t.config;
   w.b.assign(kTraceMagic, kTraceMagic + 8);
@@ -116,6 +117,8 @@ std::vector<uint8_t> write_v1(const Trace& t) {
     const uint16_t warp = uint16_t(e.thread / 32);
     std::memcpy(rec + 32, &warp, 2);     // version 1: the warp where instr is now
     rec[37] = v1_id(c.arrays, e.array);  // and the buffer id where the slot is
+    const uint16_t line = uint16_t(e.line + line_shift);
+    std::memcpy(rec + offsetof(Event, line), &line, 2);
     w.b.insert(w.b.end(), rec, rec + 40);
   }
   return w.finish();
@@ -210,6 +213,30 @@ TEST(TraceFormatV1, EveryLessonsArraysMapToItsSlots) {
     ASSERT_TRUE(back) << err;
     expect_same_run(r.trace, *back);
   }
+}
+
+// A real version-1 file was recorded from the kernel headers of its time
+// (kernels/*.cuh), where the barriers stood on other lines: it loads with the
+// barriers on the lines of today's lesson header, accesses as recorded.
+TEST(TraceFormatV1, BarrierLinesOfTheOldHeadersMoveToTheLessons) {
+  const RunResult r = sim_run("matmul.tiled_square");
+  ASSERT_TRUE(r.ok);
+  std::string err;
+  const auto back = parse_trace(write_v1(r.trace, 36), &err);
+  ASSERT_TRUE(back) << err;
+  ASSERT_EQ(back->events.size(), r.trace.events.size());
+  const Variant& v = *find_variant("matmul.tiled_square");
+  int barriers = 0;
+  for (size_t i = 0; i < back->events.size(); ++i) {
+    const Event& e = back->events[i];
+    if (is_barrier(e.kind)) {
+      ++barriers;
+      ASSERT_EQ(e.line, v.barriers[e.barrier - 1].line) << "event " << i;
+    } else {
+      ASSERT_EQ(e.line, r.trace.events[i].line + 36) << "event " << i;
+    }
+  }
+  EXPECT_GT(barriers, 0);
 }
 
 TEST(TraceFormatV1, AFileOfAnUnknownLessonIsRefusedClearly) {
