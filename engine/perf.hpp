@@ -104,10 +104,10 @@ inline constexpr const char* kCopyId = "copy.d2d";
 
 // One kernel at one size.
 struct PerfResult {
-  std::string kernel;  // catalogue id, kCublasId or kCopyId
+  std::string kernel;                     // catalogue id, kCublasId or kCopyId
   PerfMetric metric = PerfMetric::Flops;  // GFLOP/s (multiplies) or GB/s
-  int tile = 0;  // 0 when the kernel has no tile (or block side) parameter
-  int size = 0;  // n (matmul) or length (stencil, copy: elements)
+  int tile = 0;                           // 0 when the kernel has no tile (or block side) parameter
+  int size = 0;                           // n (matmul) or length (stencil, copy: elements)
   Params params;
   PerfStatus status = PerfStatus::Ok;
   std::string message;          // why skipped / failed / the verdict summary

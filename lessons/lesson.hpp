@@ -51,14 +51,16 @@ enum class PerfMetric : uint8_t { Flops, Bytes };
 
 struct Variant {
   // Identity and text.
-  const char* id;            // stable name for the CLI and files: "matmul.tiled_square"
-  const char* title;         // "Tiled, square, with bounds checks"
-  const char* summary;       // one sentence for menus
-  const char* family;        // "matmul": groups menus and the performance panel's plots
-  const char* family_title;  // "Matrix multiply": the menu heading of the family
-  const char* source_file;   // the lesson header, relative to the repository root
-  const char* function;      // the kernel's function name in that header
+  const char* id;             // stable name for the CLI and files: "matmul.tiled_square"
+  const char* title;          // "Tiled, square, with bounds checks"
+  const char* summary;        // one sentence for menus
+  const char* family;         // "matmul": groups menus and the performance panel's plots
+  const char* family_title;   // "Matrix multiply": the menu heading of the family
+  const char* source_file;    // the lesson header, relative to the repository root
+  const char* function;       // the kernel's function name in that header
   const char* narration_key;  // assets/narration/<key>.json
+  // The lesson the window opens with when none is named (exactly one has it).
+  bool opens_the_window = false;
 
   // Parameters: which ones the lesson reads (ParamBits), their defaults
   // (small enough to follow by eye), and per parameter a one-line help.

@@ -49,8 +49,9 @@ struct Lesson {
     static const Variant v = {
         .id = "matmul.naive_grid",
         .title = "Naive, a grid of blocks",
-        .summary = "One thread per element of C, blocks tiling C: every element of A and B is "
-                   "read n times from global memory.",
+        .summary =
+            "One thread per element of C, blocks tiling C: every element of A and B is "
+            "read n times from global memory.",
         .family = "matmul",
         .family_title = "Matrix multiply",
         .source_file = "lessons/matmul_naive_grid.hpp",

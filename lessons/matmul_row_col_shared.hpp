@@ -70,8 +70,9 @@ struct Lesson {
     static const Variant v = {
         .id = "matmul.row_col_shared",
         .title = "Rows of A and columns of B in shared memory",
-        .summary = "Each block loads its rows of A and its columns of B once; the sums read "
-                   "shared memory only.",
+        .summary =
+            "Each block loads its rows of A and its columns of B once; the sums read "
+            "shared memory only.",
         .family = "matmul",
         .family_title = "Matrix multiply",
         .source_file = "lessons/matmul_row_col_shared.hpp",
@@ -125,10 +126,8 @@ struct Lesson {
             },
         .reference = square_reference,
         .sum_length = square_sum_length,
-        .with_warps =
-            [](const Params& p, int warps) {
-              return tile_with_warps(p, descriptor().defaults, warps);
-            },
+        .with_warps = [](const Params& p,
+                         int warps) { return tile_with_warps(p, descriptor().defaults, warps); },
         .loads_per_output = row_col_loads,
         .metric = PerfMetric::Flops,
         .flops = square_flops,

@@ -66,8 +66,9 @@ struct Lesson {
     static const Variant v = {
         .id = "matmul.tiled_exact",
         .title = "Tiled, exact multiples only",
-        .summary = "The textbook tile loop with no bounds checks: right when n is a multiple of "
-                   "the tile, wrong (and out of range) when it is not.",
+        .summary =
+            "The textbook tile loop with no bounds checks: right when n is a multiple of "
+            "the tile, wrong (and out of range) when it is not.",
         .family = "matmul",
         .family_title = "Matrix multiply",
         .source_file = "lessons/matmul_tiled_exact.hpp",
@@ -80,8 +81,8 @@ struct Lesson {
                      {2, 0, "everyone done with these tiles before the next ones overwrite them"}},
         .arrays =
             [](const Params& p) {
-              return square_arrays(
-                  p, {shared_array("tileA", p.tile, p.tile), shared_array("tileB", p.tile, p.tile)});
+              return square_arrays(p, {shared_array("tileA", p.tile, p.tile),
+                                       shared_array("tileB", p.tile, p.tile)});
             },
         .geometry =
             [](const Params& p) {
@@ -119,10 +120,8 @@ struct Lesson {
               const uint64_t r = ceil_div(p.n, p.tile) * p.tile;
               return std::max(count, r * r);
             },
-        .with_warps =
-            [](const Params& p, int warps) {
-              return tile_with_warps(p, descriptor().defaults, warps);
-            },
+        .with_warps = [](const Params& p,
+                         int warps) { return tile_with_warps(p, descriptor().defaults, warps); },
         .loads_per_output = tiled_exact_loads,
         .metric = PerfMetric::Flops,
         .flops = square_flops,

@@ -73,9 +73,9 @@ struct Lesson {
                      {2, 0, "everyone done with these tiles before the next ones overwrite them"}},
         .arrays =
             [](const Params& p) {
-              return arrays(p.m, p.k, p.n,
-                            {shared_array("tileA", p.tile, p.tile),
-                             shared_array("tileB", p.tile, p.tile)});
+              return arrays(
+                  p.m, p.k, p.n,
+                  {shared_array("tileA", p.tile, p.tile), shared_array("tileB", p.tile, p.tile)});
             },
         .geometry =
             [](const Params& p) {
@@ -91,13 +91,13 @@ struct Lesson {
         },
         .shared_advice = smaller_tile,
         .counts = [](const Params& p) { return padded_tile_counts(p.m, p.k, p.n, p.tile); },
-        .reference = [](const Params& p,
-                        const LessonInputs& in) { return reference(p.m, p.k, p.n, in[kA], in[kB]); },
-        .sum_length = [](const Params& p) { return p.k; },
-        .with_warps =
-            [](const Params& p, int warps) {
-              return tile_with_warps(p, descriptor().defaults, warps);
+        .reference =
+            [](const Params& p, const LessonInputs& in) {
+              return reference(p.m, p.k, p.n, in[kA], in[kB]);
             },
+        .sum_length = [](const Params& p) { return p.k; },
+        .with_warps = [](const Params& p,
+                         int warps) { return tile_with_warps(p, descriptor().defaults, warps); },
         .loads_per_output = tiled_rect_loads,
         .metric = PerfMetric::Flops,
         .flops = [](const Params& p) { return flops(p.m, p.k, p.n); },

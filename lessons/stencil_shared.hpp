@@ -71,8 +71,9 @@ struct Lesson {
     static const Variant v = {
         .id = "stencil.shared",
         .title = "1D stencil, shared memory with halo",
-        .summary = "Each block loads its elements plus R halo cells on each side into a static "
-                   "shared array, clamping at the ends.",
+        .summary =
+            "Each block loads its elements plus R halo cells on each side into a static "
+            "shared array, clamping at the ends.",
         .family = "stencil",
         .family_title = "1D stencil",
         .source_file = "lessons/stencil_shared.hpp",
@@ -111,10 +112,8 @@ struct Lesson {
         .counts = halo_counts,
         .reference = reference,
         .sum_length = sum_length,
-        .with_warps =
-            [](const Params& p, int warps) {
-              return halo_with_warps(p, descriptor().defaults, warps);
-            },
+        .with_warps = [](const Params& p,
+                         int warps) { return halo_with_warps(p, descriptor().defaults, warps); },
         .loads_per_output = halo_loads,
         .metric = PerfMetric::Bytes,
         .flops = flops,

@@ -59,8 +59,9 @@ struct Lesson {
     static const Variant v = {
         .id = "stencil.shared_dynamic",
         .title = "1D stencil, extern __shared__ sized at launch",
-        .summary = "The halo stencil with its shared array sized at launch, for any block size "
-                   "and radius that fit.",
+        .summary =
+            "The halo stencil with its shared array sized at launch, for any block size "
+            "and radius that fit.",
         .family = "stencil",
         .family_title = "1D stencil",
         .source_file = "lessons/stencil_shared_dynamic.hpp",
@@ -88,10 +89,8 @@ struct Lesson {
         .counts = halo_counts,
         .reference = reference,
         .sum_length = sum_length,
-        .with_warps =
-            [](const Params& p, int warps) {
-              return halo_with_warps(p, descriptor().defaults, warps);
-            },
+        .with_warps = [](const Params& p,
+                         int warps) { return halo_with_warps(p, descriptor().defaults, warps); },
         .loads_per_output = halo_loads,
         .metric = PerfMetric::Bytes,
         .flops = flops,
