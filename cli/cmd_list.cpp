@@ -38,7 +38,7 @@ int list(bool json) {
       out.push_back({{"id", v.id},
                      {"title", v.title},
                      {"summary", v.summary},
-                     {"family", v.family == Family::Matmul ? "matmul" : "stencil"},
+                     {"family", v.family},
                      {"source", v.source_file},
                      {"function", v.function},
                      {"defaults", params},

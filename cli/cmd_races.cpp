@@ -55,14 +55,14 @@ std::string fmt(double v) {
   return buf;
 }
 
-nlohmann::json hazard_json(const Variant& v, const Params& p, const Hazard& h) {
+nlohmann::json hazard_json(const ArrayTable& arrays, const Hazard& h) {
   auto side = [](const HazardAccess& a) {
     return nlohmann::json{{"event", a.event}, {"thread", a.thread},  {"warp", a.warp},
                           {"line", a.line},   {"write", a.is_write}, {"value", a.value}};
   };
   return {{"kind", to_string(h.kind)}, {"severity", to_string(h.severity)},
-          {"block", h.block},          {"buffer", to_string(h.buffer)},
-          {"element", h.element},      {"cell", element_name(v, p, h.buffer, h.element)},
+          {"block", h.block},          {"buffer", array_name(arrays, h.buffer)},
+          {"element", h.element},      {"cell", element_name(arrays, h.buffer, h.element)},
           {"interval", h.interval},    {"first", side(h.first)},
           {"second", side(h.second)}};
 }
@@ -148,7 +148,7 @@ int run_races(const RacesOptions& o) {
     for (const auto& g : hz.groups)
       groups.push_back({{"kind", to_string(g.kind)},
                         {"severity", to_string(g.severity)},
-                        {"buffer", to_string(g.buffer)},
+                        {"buffer", array_name(t.trace.config.arrays, g.buffer)},
                         {"first_line", g.first_line},
                         {"second_line", g.second_line},
                         {"count", g.count},
@@ -167,7 +167,7 @@ int run_races(const RacesOptions& o) {
     if (o.detail) {
       nlohmann::json d = nlohmann::json::array();
       for (const auto& h : hz.hazards)
-        d.push_back(hazard_json(*v, req.params, h));
+        d.push_back(hazard_json(t.trace.config.arrays, h));
       j["hazards"]["detail"] = d;
     }
     if (!o.no_stale) {
@@ -235,7 +235,8 @@ int run_races(const RacesOptions& o) {
                     "  %-7s %s %-14s %s line %d (%s) -> line %d (%s): %llu hazards, %llu cells, "
                     "%llu blocks\n",
                     g.severity == HazardSeverity::Error ? "ERROR" : "WARNING", to_string(g.kind),
-                    ("(" + std::string(long_name(g.kind)) + ")").c_str(), source_name(*v, g.buffer),
+                    ("(" + std::string(long_name(g.kind)) + ")").c_str(),
+                    array_name(t.trace.config.arrays, g.buffer).c_str(),
                     g.first_line, first_writes ? "write" : "read", g.second_line,
                     g.kind == HazardKind::ReadAfterWrite ? "read" : "write",
                     (unsigned long long)g.count, (unsigned long long)g.elements,
@@ -255,7 +256,7 @@ int run_races(const RacesOptions& o) {
                    " [event " + std::to_string(a.event) + "]";
           };
           std::cout << "  " << (h.severity == HazardSeverity::Error ? "ERROR  " : "WARNING") << " "
-                    << to_string(h.kind) << " " << element_name(*v, req.params, h.buffer, h.element)
+                    << to_string(h.kind) << " " << element_name(t.trace.config.arrays, h.buffer, h.element)
                     << " block " << h.block << " interval " << h.interval << ": " << who(h.first)
                     << "; then " << who(h.second) << "\n";
         }
@@ -276,12 +277,13 @@ int run_races(const RacesOptions& o) {
     if (stale.unmatched) std::cout << ", " << stale.unmatched << " loads without a counterpart";
     std::cout << "\n";
     for (const auto& l : stale.by_line)
-      std::cout << "    line " << l.line << " (" << source_name(*v, l.buffer) << "): " << l.count
+      std::cout << "    line " << l.line << " (" << array_name(t.trace.config.arrays, l.buffer)
+                << "): " << l.count
                 << "\n";
     if (o.detail)
       for (const auto& s : stale.reads)
         std::cout << "    block " << s.block << " thread " << s.thread << " line " << s.line << " "
-                  << element_name(*v, req.params, s.buffer, s.element) << ": saw " << fmt(s.got)
+                  << element_name(t.trace.config.arrays, s.buffer, s.element) << ": saw " << fmt(s.got)
                   << ", synchronised program saw " << fmt(s.expected) << "\n";
   }
 

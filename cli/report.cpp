@@ -67,11 +67,12 @@ std::optional<Verdict> verdict_of(const Trace& t) {
   }
   if (!out || inputs.empty()) return std::nullopt;
   // The shapes must be the ones the variant expects for these parameters.
-  const auto shapes = buffer_shapes(*v, t.config.params);
-  for (const auto& s : shapes) {
-    const BufferData* b = t.buffer(s.id);
-    if (!b || b->rows != s.rows || b->cols != s.cols ||
-        b->values.size() != size_t(s.rows) * size_t(s.cols))
+  const ArrayTable shapes = arrays(*v, t.config.params);
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const ArrayInfo& s = shapes[i];
+    if (s.shared()) continue;
+    const BufferData* b = t.buffer(ArraySlot(i + 1));
+    if (!b || b->rows != s.rows || b->cols != s.cols || b->values.size() != s.count())
       return std::nullopt;
   }
   const BufferData want = reference_output(*v, t.config.params, inputs);
@@ -128,8 +129,8 @@ void print_summary(std::ostream& out, const Trace& t, const Counters& c,
   out << "  global loads   " << std::setw(10) << c.global_loads();
   std::string per;
   for (const auto& e : c.global_loads_per_element)
-    per += std::string(per.empty() ? "" : ", ") + to_string(e.array) + " " +
-           std::to_string(c.loads[int(e.array)]);
+    per += std::string(per.empty() ? "" : ", ") + array_name(t.config.arrays, e.buffer) + " " +
+           std::to_string(c.loads[e.buffer]);
   if (!per.empty()) out << "   (" << per << ")";
   out << "\n  global stores  " << std::setw(10) << c.global_stores() << "\n  shared stores  "
       << std::setw(10) << c.shared_stores() << "\n  shared loads   " << std::setw(10)
@@ -140,7 +141,7 @@ void print_summary(std::ostream& out, const Trace& t, const Counters& c,
       << " written; shared " << c.shared_bytes_read << " read, " << c.shared_bytes_written
       << " written\n";
   for (const auto& e : c.global_loads_per_element)
-    out << "  global loads per element of " << to_string(e.array) << " (" << e.rows << " x "
+    out << "  global loads per element of " << array_name(t.config.arrays, e.buffer) << " (" << e.rows << " x "
         << e.cols << "): min " << e.min << ", max " << e.max << ", mean " << fixed(e.mean) << "\n";
   if (c.output_elements) {
     out << "  global loads per output element: " << fixed(c.global_loads_per_output);
@@ -208,13 +209,14 @@ nlohmann::json summary_json(const Trace& t, const Counters& c,
                  {"output_elements", c.output_elements},
                  {"global_loads_per_output", c.global_loads_per_output}};
   json per_buffer = json::object();
-  for (int b = 1; b < kBufferCount; ++b)
+  for (int b = 1; b <= kMaxArrays; ++b)
     if (c.loads[b] || c.stores[b])
-      per_buffer[to_string(Buffer(b))] = {{"loads", c.loads[b]}, {"stores", c.stores[b]}};
+      per_buffer[array_name(t.config.arrays, ArraySlot(b))] = {{"loads", c.loads[b]},
+                                                               {"stores", c.stores[b]}};
   counts["per_buffer"] = per_buffer;
   json heat = json::object();
   for (const auto& e : c.global_loads_per_element)
-    heat[to_string(e.array)] = {
+    heat[array_name(t.config.arrays, e.buffer)] = {
         {"rows", e.rows}, {"cols", e.cols}, {"min", e.min}, {"max", e.max}, {"mean", e.mean}};
   counts["global_loads_per_element"] = heat;
   if (const auto x = expected_for(t))

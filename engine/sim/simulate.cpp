@@ -46,6 +46,7 @@ void run_launch(const LaunchGeometry& geo, const KernelArgs& args, const SimOpti
   sink.traced = opt.traced;
   sink.capacity = opt.traced ? opt.capacity : 0;
   sink.barrier_mask = opt.barrier_mask;
+  sink.arrays = opt.arrays;
   if (opt.traced) sink.events.reserve(size_t(std::min(opt.reserve, opt.capacity)));
 
   // `extern __shared__`: one block's worth, zeroed once and reused by every
