@@ -54,13 +54,12 @@ class LessonView final : public View {
                           : fits ? v->title
                                  : "other lessons",
                           ImGuiComboFlags_HeightLarge)) {
-      Family last = Family::Stencil;
-      bool first = true;
+      // Grouped by family, under the family's heading, in catalogue order.
+      std::string_view last;
       for (const Variant& c : catalogue()) {
-        if (first || c.family != last) {
-          ImGui::TextDisabled(c.family == Family::Matmul ? "Matrix multiply" : "1D stencil");
+        if (c.family != last) {
+          ImGui::TextDisabled("%s", c.family_title);
           last = c.family;
-          first = false;
         }
         if (ImGui::Selectable(c.title, v == &c)) {
           req.variant = c.id;
@@ -125,8 +124,17 @@ class LessonView final : public View {
     int_param("length", &p.length, kUsesLength, "number of elements of the stencil's arrays");
     int_param("radius R", &p.radius, kUsesRadius,
               "neighbours on each side: 2R + 1 inputs per output");
-    int_param(v->family == Family::Matmul ? "block side" : "block size", &p.block, kUsesBlock,
-              v->family == Family::Matmul ? "threads per block: side x side" : "threads per block");
+    if (v->uses & kUsesBlock) {
+      // The lesson names its block parameter; the block it gives comes from its geometry.
+      std::string hint = "threads per block";
+      if (!validate(*v, p, lim)) {
+        const Dim3 b = geometry(*v, p).block;
+        hint += ": " + std::to_string(b.x) + (b.y > 1 ? " x " + std::to_string(b.y) : "") + " = " +
+                std::to_string(uint64_t(b.x) * b.y * b.z);
+      }
+      int_param(v->block_help && *v->block_help ? v->block_help : "block", &p.block, kUsesBlock,
+                hint.c_str());
+    }
     ImGui::PushTextWrapPos(0);
     ImGui::TextDisabled("limits: %d threads per block, %d KiB shared memory per block",
                         lim.max_threads_per_block, lim.max_shared_per_block / 1024);
