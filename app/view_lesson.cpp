@@ -154,12 +154,13 @@ class LessonView final : public View {
       ImGui::Separator();
       ImGui::TextUnformatted("Barriers (__syncthreads)");
       for (const BarrierInfo& b : v->barriers) {
-        bool on = (req.barrier_mask >> (b.id - 1)) & 1u;
+        BarrierSet kept(req.barrier_mask);
+        bool on = kept.keeps(b.id);
         const std::string lbl =
             "barrier " + std::to_string(b.id) + ", line " + std::to_string(b.line);
         if (ImGui::Checkbox(lbl.c_str(), &on)) {
-          req.barrier_mask = on ? (req.barrier_mask | (1u << (b.id - 1)))
-                                : (req.barrier_mask & ~(1u << (b.id - 1)));
+          on ? kept.keep(b.id) : kept.remove(b.id);
+          req.barrier_mask = kept.mask();
           changed = true;
         }
         ImGui::PushTextWrapPos(0);

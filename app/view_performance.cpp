@@ -1,5 +1,5 @@
 // Performance: honest timings of the untraced kernels against cuBLAS, the
-// measured copy bandwidth and the FP32 peak (kernels/perf.hpp does the work;
+// measured copy bandwidth and the FP32 peak (engine/perf.hpp does the work;
 // this file only draws). The sweep runs in a background thread with a
 // progress bar and Cancel; results can be saved, loaded, compared with an
 // earlier run and exported. The plots are in perf_plots.cpp (on the kit of

@@ -53,11 +53,12 @@ class VerdictView final : public View {
     if (v.checked) text_wrapped_at_spaces(v.summary());
     const Variant* var = find_variant(t.config.variant);
     if (var && !var->barriers.empty()) {
-      const uint32_t off = all_barriers(*var) & ~t.config.barrier_mask;
-      if (off) {
+      const int count = int(var->barriers.size());
+      if (!t.config.barriers().keeps_all_of(count)) {
         std::string which;
         for (const BarrierInfo& b : var->barriers)
-          if (off & (1u << (b.id - 1))) which += (which.empty() ? "" : ", ") + std::to_string(b.id);
+          if (!t.config.barriers().keeps(b.id))
+            which += (which.empty() ? "" : ", ") + std::to_string(b.id);
         ImGui::Text("Barrier %s removed.", which.c_str());
       }
     }

@@ -124,7 +124,7 @@ CudaStatus probe() {
   return s;
 }
 
-// The device buffer's field-major blocks (kernels/recorders.cuh) back into
+// The device buffer's field-major blocks (engine/cuda/recorders.cuh) back into
 // Event records, in slot order, without the slots nobody wrote (Empty):
 // slot order is each thread's program order.
 void unpack_trace_blocks(const std::vector<uint64_t>& words, std::vector<Event>& out) {

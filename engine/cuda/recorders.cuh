@@ -169,7 +169,7 @@ struct DeviceTraceRec {
 
     const uint32_t thread = detail::linear_thread();
     // The record's five 8-byte words (little-endian, in the field order of
-    // trace/event.hpp), each into its row of the slot's block.
+    // model/event.hpp), each into its row of the slot's block.
     uint64_t* w = events + (slot / kSlotBlock) * (kSlotBlock * kEventWords) + slot % kSlotBlock;
     w[0 * kSlotBlock] = uint64_t(clock64());
     w[1 * kSlotBlock] = detail::globaltimer();
