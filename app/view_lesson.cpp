@@ -96,20 +96,26 @@ class LessonView final : public View {
     Params& p = req.params;
     bool changed = false;
     const float w = ImGui::GetFontSize() * 7;
-    auto int_param = [&](const char* label, int* value, uint32_t bit, const char* hint) {
-      if (!(v->uses & bit)) return;
-      ImGui::SetNextItemWidth(w);
-      changed |= ImGui::InputInt(label, value, 1, 4);
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", hint);
+    // The lesson says what each of its parameters means; the name is the fallback.
+    auto text_of = [&](const char* name) -> ParamText {
+      for (const ParamText& t : v->param_text)
+        if (std::string_view(t.name) == name) return t;
+      return {name, name, name};
     };
-    int_param("m (rows of A, C)", &p.m, kUsesM, "rows of A and C");
-    int_param("k (shared dimension)", &p.k, kUsesK, "columns of A, rows of B");
-    int_param(v->uses & kUsesM ? "n (columns of B, C)" : "n (matrix size)", &p.n, kUsesN,
-              "the matrices are n x n (rectangular: B and C have n columns)");
+    auto int_param = [&](const char* name, int* value, uint32_t bit, std::string hint = "") {
+      if (!(v->uses & bit)) return;
+      const ParamText t = text_of(name);
+      ImGui::SetNextItemWidth(w);
+      changed |= ImGui::InputInt(t.label, value, 1, 4);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", hint.empty() ? t.hint : hint.c_str());
+    };
+    int_param("m", &p.m, kUsesM);
+    int_param("k", &p.k, kUsesK);
+    int_param("n", &p.n, kUsesN);
     if (v->uses & kUsesTile) {
       ImGui::SetNextItemWidth(w);
       const std::string cur = std::to_string(p.tile);
-      if (ImGui::BeginCombo("tile width", cur.c_str())) {
+      if (ImGui::BeginCombo(text_of("tile").label, cur.c_str())) {
         for (int t : kTileWidths) {
           const std::string lbl = std::to_string(t) + " x " + std::to_string(t) + "  (" +
                                   std::to_string(t * t) + " threads)";
@@ -121,19 +127,17 @@ class LessonView final : public View {
         ImGui::EndCombo();
       }
     }
-    int_param("length", &p.length, kUsesLength, "number of elements of the stencil's arrays");
-    int_param("radius R", &p.radius, kUsesRadius,
-              "neighbours on each side: 2R + 1 inputs per output");
+    int_param("length", &p.length, kUsesLength);
+    int_param("radius", &p.radius, kUsesRadius);
     if (v->uses & kUsesBlock) {
-      // The lesson names its block parameter; the block it gives comes from its geometry.
-      std::string hint = "threads per block";
+      // The block this gives comes from the lesson's geometry.
+      std::string hint = text_of("block").hint;
       if (!validate(*v, p, lim)) {
         const Dim3 b = geometry(*v, p).block;
         hint += ": " + std::to_string(b.x) + (b.y > 1 ? " x " + std::to_string(b.y) : "") + " = " +
                 std::to_string(uint64_t(b.x) * b.y * b.z);
       }
-      int_param(v->block_help && *v->block_help ? v->block_help : "block", &p.block, kUsesBlock,
-                hint.c_str());
+      int_param("block", &p.block, kUsesBlock, hint);
     }
     ImGui::PushTextWrapPos(0);
     ImGui::TextDisabled("limits: %d threads per block, %d KiB shared memory per block",

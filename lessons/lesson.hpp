@@ -24,6 +24,14 @@
 
 namespace ts {
 
+// What a parameter means in one lesson: {"n", "n (matrix size)", "the
+// matrices are n x n"}. The window's lesson panel shows label and hint.
+struct ParamText {
+  const char* name;   // as in Params and on the command line: "m", "block"
+  const char* label;  // next to the input box
+  const char* hint;   // the tooltip
+};
+
 // One barrier of a kernel: its number (1-based, order in the source), its
 // line (filled by the registry from the source) and why it is there.
 struct BarrierInfo {
@@ -66,7 +74,8 @@ struct Variant {
   // (small enough to follow by eye), and per parameter a one-line help.
   uint32_t uses;
   Params defaults;
-  const char* block_help;  // what --block means here ("block side", "threads per block")
+  // How the window labels each parameter the lesson reads, and its tooltip.
+  std::vector<ParamText> param_text;
 
   std::vector<BarrierInfo> barriers;  // lines filled by the registry from the source
 

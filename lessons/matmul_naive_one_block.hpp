@@ -59,7 +59,7 @@ struct Lesson {
         .narration_key = "matmul_naive_one_block",
         .uses = kUsesN,
         .defaults = Params{.n = 6},
-        .block_help = "",
+        .param_text = {{"n", "n (matrix size)", "A, B and C are n x n"}},
         .barriers = {},
         .arrays = [](const Params& p) { return square_arrays(p); },
         .geometry =

@@ -80,7 +80,9 @@ struct Lesson {
         .narration_key = "matmul_row_col_shared",
         .uses = kUsesN | kUsesTile,
         .defaults = Params{.n = 12, .tile = 8},
-        .block_help = "",
+        .param_text = {{"n", "n (matrix size)", "A, B and C are n x n"},
+                       {"tile", "tile width",
+                        "tile width: 2, 4, 8, 16 or 32 (tile x tile threads per block)"}},
         .barriers = {{1, 0,
                       "rows and columns are loaded by every warp: all in place before anyone "
                       "reads"}},

@@ -83,7 +83,9 @@ struct Lesson {
         .narration_key = "matmul_row_shared",
         .uses = kUsesN | kUsesTile,
         .defaults = Params{.n = 12, .tile = 8},
-        .block_help = "",
+        .param_text = {{"n", "n (matrix size)", "A, B and C are n x n"},
+                       {"tile", "tile width",
+                        "tile width: 2, 4, 8, 16 or 32 (tile x tile threads per block)"}},
         .barriers = {{1, 0,
                       "the rows are loaded by every warp of the block: all in place before "
                       "anyone reads"}},

@@ -76,7 +76,9 @@ struct Lesson {
         .narration_key = "matmul_tiled_exact",
         .uses = kUsesN | kUsesTile,
         .defaults = Params{.n = 12, .tile = 8},
-        .block_help = "",
+        .param_text = {{"n", "n (matrix size)", "A, B and C are n x n"},
+                       {"tile", "tile width",
+                        "tile width: 2, 4, 8, 16 or 32 (tile x tile threads per block)"}},
         .barriers = {{1, 0, "both tiles complete before anyone reads them"},
                      {2, 0, "everyone done with these tiles before the next ones overwrite them"}},
         .arrays =

@@ -68,7 +68,11 @@ struct Lesson {
         .narration_key = "matmul_tiled_rect",
         .uses = kUsesM | kUsesK | kUsesN | kUsesTile,
         .defaults = Params{.m = 10, .k = 12, .n = 14, .tile = 8},
-        .block_help = "",
+        .param_text = {{"m", "m (rows of A, C)", "rows of A and C"},
+                       {"k", "k (shared dimension)", "columns of A, rows of B"},
+                       {"n", "n (columns of B, C)", "columns of B and C"},
+                       {"tile", "tile width",
+                        "tile width: 2, 4, 8, 16 or 32 (tile x tile threads per block)"}},
         .barriers = {{1, 0, "both tiles complete before anyone reads them"},
                      {2, 0, "everyone done with these tiles before the next ones overwrite them"}},
         .arrays =

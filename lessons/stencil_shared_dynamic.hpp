@@ -69,7 +69,9 @@ struct Lesson {
         .narration_key = "stencil_shared_dynamic",
         .uses = kUsesLength | kUsesRadius | kUsesBlock,
         .defaults = Params{.length = 150, .radius = 3, .block = 64},
-        .block_help = "block size",
+        .param_text = {{"length", "length", "elements of in and out"},
+                       {"radius", "radius R", "neighbours on each side: 2R + 1 inputs per output"},
+                       {"block", "block size", "threads per block"}},
         .barriers = {{1, 0,
                       "neighbours were loaded by other threads and warps: all in place before "
                       "anyone reads"}},

@@ -68,7 +68,8 @@ struct Lesson {
         .narration_key = "transpose_shared",
         .uses = kUsesM | kUsesN,
         .defaults = Params{.m = 40, .n = 48},
-        .block_help = "",
+        .param_text = {{"m", "m (rows of in)", "rows of in, columns of out"},
+                       {"n", "n (columns of in)", "columns of in, rows of out"}},
         .barriers = {{1, 0,
                       "the tile is stored by rows and read by columns: what a thread reads was "
                       "stored by another warp"}},
