@@ -26,7 +26,7 @@ struct ElementCounts {
 
 struct Counters {
   std::array<uint64_t, kEventKindCount> per_kind{};  // indexed by EventKind
-  std::array<uint64_t, kMaxArrays + 1> loads{};  // per array slot (global or shared)
+  std::array<uint64_t, kMaxArrays + 1> loads{};      // per array slot (global or shared)
   std::array<uint64_t, kMaxArrays + 1> stores{};
   uint64_t out_of_range = 0;  // accesses flagged outside their array
   // Bytes by each access's width (4 for every lesson so far).

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <string>
 
-#include "engine/perf.hpp"
 #include "analysis/counters.hpp"
+#include "engine/perf.hpp"
 
 namespace ts {
 

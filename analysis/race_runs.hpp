@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/backend.hpp"
 #include "analysis/hazards.hpp"
+#include "engine/backend.hpp"
 
 namespace ts {
 

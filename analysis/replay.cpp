@@ -1,4 +1,4 @@
-// The replay model (see trace/replay.hpp).
+// The replay model (see analysis/replay.hpp).
 #include "analysis/replay.hpp"
 
 #include <algorithm>

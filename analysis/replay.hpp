@@ -147,7 +147,7 @@ class Replay {
   // then can the grid call its value wrong. False for other arrays.
   bool output_final(ArraySlot id, uint32_t element) const;
 
-  // Stale reads, one definition everywhere (trace/stale_reads.hpp): loads that
+  // Stale reads, one definition everywhere (analysis/stale_reads.hpp): loads that
   // saw another value than the synchronised program. The app computes them
   // once and hands them over; until then nothing is stale.
   void set_stale_reads(std::shared_ptr<const StaleReadReport> report);
@@ -159,7 +159,7 @@ class Replay {
   // Position of the first stale read in the current order; 0 when there is none.
   uint64_t first_stale_position() const;
 
-  // Bytes this replay holds beyond the trace itself (trace/memory_estimate.hpp).
+  // Bytes this replay holds beyond the trace itself (analysis/memory_estimate.hpp).
   uint64_t memory_bytes() const;
 
  private:

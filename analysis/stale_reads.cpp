@@ -174,7 +174,7 @@ StaleReadReport find_stale_reads(const Trace& run, InputKind inputs, size_t cap)
   const Variant* v = find_variant(run.config.variant);
   if (v && run.config.backend == BackendKind::Simulator &&
       run.config.schedule.kind == ScheduleKind::Lockstep &&
-      (run.config.barrier_mask & all_barriers(*v)) == all_barriers(*v))
+      run.config.barriers().keeps_all_of(int(v->barriers.size())))
     return find_stale_reads(run, run, cap);
   std::string err;
   auto ref = reference_trace(run, inputs, &err);

@@ -47,8 +47,7 @@ struct Expected {
 // "tileA (shared, 8 x 8)": the array as the kernel's source names it.
 std::string array_text(const Expected& x, ArraySlot b) {
   const SlotInfo& a = x.arrays[b];
-  return array_name(*x.table, b) + " (" + (a.shared ? "shared, " : "") + dims(a.rows, a.cols) +
-         ")";
+  return array_name(*x.table, b) + " (" + (a.shared ? "shared, " : "") + dims(a.rows, a.cols) + ")";
 }
 
 std::string who(uint64_t i, const Event& e) {
@@ -68,14 +67,15 @@ std::optional<std::string> check_event(uint64_t i, const Event& e, const Expecte
     if (e.barrier < 1 || e.barrier > x.barriers)
       return at + ": barrier is " + num(e.barrier) + "; " + x.v->id +
              (x.barriers ? " has barriers 1 to " + num(x.barriers) : std::string(" has none"));
-    if (!(x.mask >> (e.barrier - 1) & 1u))
+    if (!BarrierSet(x.mask).keeps(e.barrier))
       return at + ": barrier " + num(e.barrier) + " was removed from this run (barrier mask " +
              hex(x.mask) + "), yet the event is there";
     if (e.line != x.barrier_line[e.barrier])
       return at + ": line is " + num(e.line) + "; barrier " + num(e.barrier) + " of " + x.v->id +
              " is on line " + num(x.barrier_line[e.barrier]);
     if (e.array != kNoArray)
-      return at + ": array is " + array_name(*x.table, e.array) + "; a barrier touches no array (0)";
+      return at + ": array is " + array_name(*x.table, e.array) +
+             "; a barrier touches no array (0)";
     if (e.element != 0 || e.flags != 0)
       return at + ": element is " + num(e.element) + " and flags " + num(e.flags) +
              "; a barrier has 0 for both";
@@ -127,8 +127,8 @@ std::optional<std::string> check_array_table(const ArrayTable& have, const Array
     const ArrayInfo &h = have[i], &w = want[i];
     if (h.name != w.name || h.space != w.space || h.role != w.role || h.type != w.type ||
         h.elem_bytes != w.elem_bytes || h.rows != w.rows || h.cols != w.cols)
-      return "array " + num(i + 1) + " is " + array_desc(h) + "; " + run + " has " +
-             array_desc(w) + " there";
+      return "array " + num(i + 1) + " is " + array_desc(h) + "; " + run + " has " + array_desc(w) +
+             " there";
   }
   return std::nullopt;
 }
@@ -258,8 +258,8 @@ std::optional<std::string> check_trace_semantics(const Trace& t) {
     a.shared = info.shared();
     a.rows = uint64_t(info.rows), a.cols = uint64_t(info.cols);
     a.extent = info.count();
-    a.allocation = a.shared ? a.extent
-                            : std::max(a.extent, allocation_elements(*v, p, ArraySlot(i + 1)));
+    a.allocation =
+        a.shared ? a.extent : std::max(a.extent, allocation_elements(*v, p, ArraySlot(i + 1)));
   }
   const uint64_t block_count = blocks, thread_count = want.block.count();
   for (uint64_t i = 0; i < recorded; ++i) {
@@ -282,9 +282,9 @@ std::optional<std::string> check_trace_semantics(const Trace& t) {
     const bool fine =
         e.line < 0xFFFF &&
         (is_barrier(e.kind)
-             ? e.barrier >= 1 && e.barrier <= x.barriers && (x.mask >> (e.barrier - 1) & 1u) &&
-                   e.line == x.barrier_line[e.barrier] && e.array == kNoArray &&
-                   e.element == 0 && e.flags == 0
+             ? e.barrier >= 1 && e.barrier <= x.barriers && BarrierSet(x.mask).keeps(e.barrier) &&
+                   e.line == x.barrier_line[e.barrier] && e.array == kNoArray && e.element == 0 &&
+                   e.flags == 0
              : e.barrier == 0 && (is_shared(e.kind) ? a.shared : a.global) &&
                    (e.flags & kFlagWidthMask) == 0 &&
                    (e.flags == 0 ? e.element < a.extent

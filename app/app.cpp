@@ -47,13 +47,10 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
   // multiple of the tile, so padding shows).
   s.request = opt_.request;
   if (!find_variant(s.request.variant)) {
-    const Variant* v = find_variant(Options::kDefaultLesson);
-    if (!v && !catalogue().empty()) v = &catalogue()[0];
-    if (v) {
-      s.request.variant = v->id;
-      s.request.params = v->defaults;
-      s.request.barrier_mask = all_barriers(*v);
-    }
+    const Variant& v = default_variant();
+    s.request.variant = v.id;
+    s.request.params = v.defaults;
+    s.request.barrier_mask = all_barriers(v);
   }
   if (opt_.select_block >= 0) s.selection.block = uint32_t(opt_.select_block);
   s.select_tab = opt_.tab;

@@ -21,9 +21,8 @@ namespace ts::app {
 
 // Command-line options (interactive and scripted).
 struct Options {
-  static constexpr const char* kDefaultLesson = "matmul.tiled_square";
   // The lesson to run: variant, parameters, barriers, backend, schedule, ...,
-  // parsed and checked by main() as tilescope-cli does (options/lesson_options.hpp).
+  // parsed and checked by main() as tilescope-cli does (engine/lesson_options.hpp).
   // An empty variant: the default lesson.
   RunRequest request;
   std::string order = "lockstep";  // recorded, lockstep

@@ -42,8 +42,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/backend.hpp"
 #include "analysis/replay.hpp"
+#include "engine/backend.hpp"
 
 namespace ts::app {
 

@@ -1,5 +1,5 @@
 // The memory budget the user can see: before a run or a trace file, what the
-// window would need. Beyond the budget (trace/memory_estimate.hpp) nothing
+// window would need. Beyond the budget (analysis/memory_estimate.hpp) nothing
 // starts; a dialog says how many events and how much memory it would take and
 // offers the largest size of the lesson that fits. A run the trace capacity
 // would cut short is asked about too: the size recorded whole, or the
@@ -12,8 +12,8 @@
 #include <optional>
 #include <string>
 
-#include "app/app_state.hpp"
 #include "analysis/memory_estimate.hpp"
+#include "app/app_state.hpp"
 
 namespace ts::app {
 

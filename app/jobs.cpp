@@ -4,9 +4,9 @@
 #include <chrono>
 #include <future>
 
+#include "analysis/stale_reads.hpp"
 #include "engine/perf.hpp"
 #include "engine/reference.hpp"
-#include "analysis/stale_reads.hpp"
 #include "io/trace_file.hpp"
 
 namespace ts::app {
@@ -176,7 +176,7 @@ std::string suggested_trace_name(const Trace& t) {
       name.append("_").append(p.name).append(std::to_string(p.value));
     std::string removed;
     for (const BarrierInfo& b : v->barriers)
-      if (!((t.config.barrier_mask >> (b.id - 1)) & 1u))
+      if (!t.config.barriers().keeps(b.id))
         removed.append(removed.empty() ? "" : "-").append(std::to_string(b.id));
     if (!removed.empty()) name.append("_without-barrier-").append(removed);
   }

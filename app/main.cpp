@@ -43,10 +43,10 @@ int main(int argc, char** argv) {
   std::string size = "1600x900";
   std::string position;
   cli.add_option("trace", opt.trace_file, "a .tstrace file to replay (recorded anywhere)");
-  // The lesson options are the command line's own (options/lesson_options.hpp):
+  // The lesson options are the command line's own (engine/lesson_options.hpp):
   // the same names, ranges, checks and messages.
   ts::LessonOptions lesson;
-  lesson.default_variant = ts::app::Options::kDefaultLesson;
+  lesson.default_variant = ts::default_variant().id;
   // The window's simulator lets the odd warps fall behind by default, so that
   // unticking a barrier shows the race at once (the CLI keeps lockstep).
   lesson.schedule = "skew";

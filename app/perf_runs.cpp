@@ -4,9 +4,14 @@ namespace ts::app {
 
 SweepChoices SweepChoices::defaults() {
   SweepChoices c;
+  // A kernel that cannot run at the sweep's smallest size (the naive
+  // one-block multiply stops at 32 x 32) is off by default.
+  const DeviceLimits lim = simulator_model().limits();
   for (const Variant& v : catalogue()) {
-    // The lesson-only naive one-block kernel cannot run past 32 x 32: off by default.
-    c.kernel_on.push_back(std::string(v.id) != "matmul.naive_one_block");
+    Params p = v.defaults;
+    p.m = p.k = p.n = 128;
+    p.length = 1 << 16;
+    c.kernel_on.push_back(!validate(v, p, lim));
   }
   for (int n = 128; n <= 4096; n *= 2)
     c.sizes.push_back({n, true});
@@ -66,10 +71,11 @@ std::vector<CountRow> compute_counts() {
     req.variant = v.id;
     Params p = v.defaults;
     if (v.metric == PerfMetric::Flops) {
-      const bool one_block = std::string(v.id) == "matmul.naive_one_block";
-      p.m = p.k = p.n = one_block ? 32 : 64;  // one block holds at most 32 x 32 threads
       p.tile = 16;
       p.block = 16;
+      // 64, or 32 where one block holds the whole matrix (at most 32 x 32 threads).
+      p.m = p.k = p.n = 64;
+      if (validate(v, p, simulator_model().limits())) p.m = p.k = p.n = 32;
       row.params = "n=" + std::to_string(p.n) + ((v.uses & kUsesTile) ? " T=16" : "") +
                    ((v.uses & kUsesBlock) ? " block 16x16" : "");
     } else {

@@ -1,5 +1,5 @@
 // What the Performance panel runs besides drawing: the timing sweep's
-// choices turned into a PerfConfig (kernels/perf.hpp's BackgroundSweep runs
+// choices turned into a PerfConfig (engine/perf.hpp's BackgroundSweep runs
 // it on its own thread), and the access counts of every kernel traced at a
 // small size, which need no GPU.
 #pragma once

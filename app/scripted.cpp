@@ -94,6 +94,10 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
   const float sy = float(fh) / ImGui::GetIO().DisplaySize.y;
   const Palette& pal = palette(s.present.theme);
   auto rgb = [](Rgb c) { return nlohmann::json::array({c.r, c.g, c.b}); };
+  // Arrays by their names in the kernel's source ("C", "tileA", "cache").
+  auto name = [&s](ArraySlot slot) {
+    return s.replay ? array_name(s.replay->trace().config.arrays, slot) : std::to_string(slot);
+  };
   nlohmann::json j;
   j["width"] = fw;
   j["height"] = fh;
@@ -118,7 +122,7 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
   // chosen hazard (--hazard) put on screen.
   if (s.replay && s.replay->last_event()) {
     const Event& e = *s.replay->last_event();
-    j["last_event"] = {{"kind", to_string(e.kind)}, {"buffer", to_string(e.array)},
+    j["last_event"] = {{"kind", to_string(e.kind)}, {"buffer", name(e.array)},
                        {"element", e.element},      {"block", e.block},
                        {"thread", e.thread},        {"line", e.line}};
   }
@@ -126,7 +130,7 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
   for (const auto& [owner, list] : s.marks)
     for (const CellMark& m : list)
       marks.push_back({{"owner", owner},
-                       {"buffer", to_string(m.buffer)},
+                       {"buffer", name(m.buffer)},
                        {"block", m.block},
                        {"element", m.element},
                        {"style", int(m.style)},
@@ -135,7 +139,7 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
   j["variant"] = s.request.variant;
   nlohmann::json arrays = nlohmann::json::array();
   for (const DrawnArray& a : s.drawn) {
-    arrays.push_back({{"buffer", to_string(a.id)},
+    arrays.push_back({{"buffer", name(a.id)},
                       {"shared", a.shared},
                       {"block", a.block},
                       {"rows", a.rows},
@@ -192,8 +196,7 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
     for (uint64_t p = r.position(); p > 0; --p) {
       const Event& e = r.trace().events[r.event_at(p)];
       if (e.kind == EventKind::GlobalStore) {
-        j["last_store"] = {
-            {"buffer", to_string(e.array)}, {"element", e.element}, {"value", e.value}};
+        j["last_store"] = {{"buffer", name(e.array)}, {"element", e.element}, {"value", e.value}};
         break;
       }
     }

@@ -1,7 +1,10 @@
-// Grid: the lesson's arrays as cells (A, B, C as in the textbook picture, or
-// the stencil's In and Out wrapped one block per row), the selected block's
-// shared memory beside them, drawn with our shaders (app/cell_renderer.hpp).
-// Colours follow app/palette.hpp; the legend on top says what each means.
+// Grid: the lesson's arrays as cells, laid out from the trace's array table
+// (model/array.hpp), never from the lesson: two inputs that chain as
+// (m x k)(k x n) into an m x n output get the textbook picture of a multiply
+// (A left of C, B above it); anything else is stacked in data-flow order,
+// inputs, the selected block's shared arrays, outputs, with 1D arrays wrapped
+// one block per row. Drawn with our shaders (app/cell_renderer.hpp); colours
+// follow app/palette.hpp and the legend on top says what each means.
 #include <imgui.h>
 
 #include <algorithm>
@@ -46,15 +49,36 @@ Rgb mark_colour(MarkStyle m) {
 struct Placed {
   ArraySlot id = kNoArray;
   bool shared = false;
+  bool output = false;
   uint32_t block = 0;
   int rows = 0, cols = 0;            // cells drawn
   int data_rows = 0, data_cols = 0;  // cells of the array itself
   int wrap = 0;                      // 1D arrays wrapped into rows of `wrap` cells
   int tile = 0;
+  int halo = 0;      // 1D shared: cells on each side beyond the block's (a stencil's halo)
+  std::string name;  // as the kernel's source names it
   std::string title;
   ImVec2 pos;  // top left of the cells
   float cell = 0;
   float title_max = 1e9f;  // the title's room before the next array's
+};
+
+// The lesson's arrays, grouped by what they are (positions come from arrange()).
+struct Shapes {
+  bool multiply = false;  // inputs[0] (m x k) x inputs[1] (k x n) = outputs[0] (m x n)
+  std::vector<Placed> inputs, shared, outputs;
+  bool empty() const { return inputs.empty() && shared.empty() && outputs.empty(); }
+  bool wrapped() const {
+    for (const auto* g : {&inputs, &outputs})
+      for (const Placed& p : *g)
+        if (p.wrap) return true;
+    return false;
+  }
+  bool halos() const {
+    for (const Placed& p : shared)
+      if (p.halo) return true;
+    return false;
+  }
 };
 
 // The arrays of a lesson and where they go, for a pane of a given size. Pure
@@ -63,154 +87,257 @@ struct Placed {
 struct Arrangement {
   std::vector<Placed> arrays;
   float cell = 0;
-  const char* name = "";  // "classic", "classic, shared in the corner", "row", "stencil"
-  bool heading = false;   // the shared arrays under one heading (the corner)
+  // "classic", "classic, shared in the corner", "row", "stacked", "side by side"
+  const char* name = "";
+  bool heading = false;  // the shared arrays under one heading (the corner)
   ImVec2 heading_pos;
   float heading_w = 0;
 };
 
-struct Shapes {
-  bool matmul = false, stencil = false;
-  Placed A, B, C, TA, TB;  // a multiply
-  Placed In, Out, Sh;      // a stencil
-  int radius = 0, block = 1;
+float snap_cell(float cell) {
+  return std::clamp(std::floor(cell), 2.0f, 96.0f);
+}
+
+// A multiply: B above C, A to the left of C (the row of A and the column of B
+// meet at their cell of C), or the three in a row; the shared arrays in the
+// free corner (left of B, above A) when they fit, else in a column right of C.
+void arrange_multiply(const Shapes& sh, ImVec2 origin, ImVec2 avail, Arrangement& out) {
+  const float font = ImGui::GetFontSize();
+  const float label_h = ImGui::GetTextLineHeightWithSpacing() + 2;
+  const float gap = font * 1.2f;
+  Placed A = sh.inputs[0], B = sh.inputs[1], C = sh.outputs[0];
+  std::vector<Placed> S = sh.shared;
+  const int count = int(S.size());
+  const bool has_shared = count > 0;
+  int sw = 0, sh_rows = 0, corner_cols = 0, corner_rows = 0;
+  std::string longest;
+  for (const Placed& p : S) {
+    sw = std::max(sw, p.cols);
+    sh_rows += p.rows;
+    corner_cols += p.cols;
+    corner_rows = std::max(corner_rows, p.rows);
+    if (p.name.size() > longest.size()) longest = p.name;
+  }
+  const float corner_gap = gap * 0.5f * float(std::max(0, count - 1));
+  const float col_title_w =
+      has_shared ? ImGui::CalcTextSize((longest + " of block (00, 00)").c_str()).x : 0;
+  // Beyond two shared arrays, each more takes a title and a gap of the column.
+  const float more_titles = float(std::max(0, count - 2)) * (label_h + gap * 0.5f);
+  const float classic_h = avail.y - 2 * label_h - gap * 0.5f - 4;
+  auto classic = [&](int extra_cols, float extra_w) {
+    return std::min((avail.x - gap - extra_w - 4) / float(A.cols + C.cols + extra_cols),
+                    classic_h / float(B.rows + C.rows));
+  };
+  float c_corner = classic(0, 0);
+  const bool corner_ok =
+      has_shared && corner_cols > 0 && corner_rows < B.rows &&
+      float(corner_cols) * c_corner + corner_gap <= float(A.cols) * c_corner + gap * 0.5f &&
+      float(corner_rows) * c_corner + label_h <= float(B.rows) * c_corner;
+  float c_column = classic(has_shared ? sw : 0, has_shared ? gap * 1.5f : 0);
+  if (has_shared) {
+    c_column =
+        std::min(c_column, (classic_h + label_h - gap * 0.5f - more_titles) / float(sh_rows));
+    if (c_column * sw < col_title_w)
+      c_column =
+          std::min(c_column, (avail.x - gap * 2.5f - col_title_w - 4) / float(A.cols + C.cols));
+  }
+  const float c_classic = corner_ok ? std::max(c_corner, c_column) : c_column;
+  const bool use_corner = corner_ok && c_corner >= c_column;
+  // In a row: A, B, C (and the shared column) side by side. A wide, short
+  // pane (a projector, grid focus) fits cells twice as big this way.
+  const float rgaps = gap * (has_shared ? 3.5f : 2.0f);
+  const float row_h = avail.y - label_h - 4;
+  float c_row =
+      std::min((avail.x - rgaps - 4) / float(A.cols + B.cols + C.cols + (has_shared ? sw : 0)),
+               row_h / float(std::max({A.rows, B.rows, C.rows})));
+  if (has_shared) {
+    c_row = std::min(c_row, (row_h - label_h - gap * 0.5f - more_titles) / float(sh_rows));
+    if (c_row * sw < col_title_w)
+      c_row =
+          std::min(c_row, (avail.x - rgaps - col_title_w - 4) / float(A.cols + B.cols + C.cols));
+  }
+  // The classic picture unless the row is clearly bigger.
+  const bool in_row = c_row > c_classic * 1.25f;
+  const float cell = snap_cell(in_row ? c_row : c_classic);
+  out.cell = cell;
+  A.cell = B.cell = C.cell = cell;
+  for (Placed& p : S)
+    p.cell = cell;
+  const float y0 = origin.y + label_h;
+  const float shared_w = has_shared ? std::max(cell * sw, col_title_w) : 0.0f;
+  if (in_row) {
+    out.name = "row";
+    const float used_w = cell * float(A.cols + B.cols + C.cols) + shared_w + rgaps;
+    const float x0 = origin.x + std::max(0.0f, (avail.x - used_w) * 0.5f);
+    A.pos = ImVec2(x0, y0);
+    B.pos = ImVec2(A.pos.x + A.cols * cell + gap, y0);
+    C.pos = ImVec2(B.pos.x + B.cols * cell + gap, y0);
+    A.title_max = A.cols * cell + gap - 6;
+    B.title_max = B.cols * cell + gap - 6;
+    C.title_max = has_shared ? C.cols * cell + gap * 1.5f - 6 : 1e9f;
+  } else {
+    out.name = use_corner ? "classic, shared in the corner" : "classic";
+    const float used_w = cell * float(A.cols + C.cols) + gap +
+                         (use_corner || !has_shared ? 0 : shared_w + gap * 1.5f);
+    const float x0 = origin.x + std::max(0.0f, (avail.x - used_w) * 0.5f);
+    B.pos = ImVec2(x0 + A.cols * cell + gap, y0);
+    C.pos = ImVec2(B.pos.x, y0 + B.rows * cell + label_h + gap * 0.5f);
+    A.pos = ImVec2(x0, C.pos.y);
+    A.title_max = A.cols * cell + gap - 6;
+    if (has_shared && !use_corner) {
+      B.title_max = B.cols * cell + gap * 1.5f - 6;
+      C.title_max = C.cols * cell + gap * 1.5f - 6;
+    }
+  }
+  out.arrays = {A, B, C};
+  if (has_shared && !in_row && use_corner) {
+    // Side by side in slot order, bottom-aligned with B, right-aligned a gap
+    // before it (the first nearer A, the last nearer B), under one heading
+    // naming the block.
+    const float bottom = y0 + B.rows * cell, right = B.pos.x - gap * 0.5f;
+    float x = right;
+    for (int i = count - 1; i >= 0; --i) {
+      Placed& p = S[size_t(i)];
+      x -= p.cols * cell;
+      p.pos = ImVec2(x, bottom - p.rows * cell);
+      p.title_max = p.cols * cell + gap * 0.5f - 4;
+      if (i > 0) x -= gap * 0.5f;
+    }
+    out.heading = true;
+    out.heading_pos =
+        ImVec2(x, bottom - corner_rows * cell - label_h - ImGui::GetTextLineHeightWithSpacing());
+    out.heading_w = right - x + gap * 0.5f;
+  } else if (has_shared) {
+    const float sx = C.pos.x + C.cols * cell + gap * 1.5f;
+    float y = y0;
+    for (Placed& p : S) {
+      p.pos = ImVec2(sx, y);
+      y += p.rows * cell + label_h + gap * 0.5f;
+    }
+  }
+  for (Placed& p : S)
+    out.arrays.push_back(p);
+}
+
+// Anything else, in data-flow order: the inputs, the selected block's shared
+// arrays, the outputs; one under the other (each block's cells lined up under
+// each other, a halo hanging out on both sides) or side by side, whichever
+// gives the bigger cells.
+void arrange_stacked(const Shapes& sh, ImVec2 origin, ImVec2 avail, Arrangement& out) {
+  const float font = ImGui::GetFontSize();
+  const float label_h = ImGui::GetTextLineHeightWithSpacing() + 2;
+  const float gap = font * 1.2f;
+  std::vector<Placed> items = sh.inputs;
+  items.insert(items.end(), sh.shared.begin(), sh.shared.end());
+  items.insert(items.end(), sh.outputs.begin(), sh.outputs.end());
+  if (items.empty()) return;
+  const float n = float(items.size());
+  int left = 0;  // the widest halo: how far shared arrays reach left of the block
+  for (const Placed& p : items)
+    left = std::max(left, p.halo);
+  int wcells = 0, hcells = 0, sum_cols = 0, max_rows = 0;
+  for (const Placed& p : items) {
+    wcells = std::max(wcells, left - p.halo + p.cols);
+    hcells += p.rows;
+    sum_cols += p.cols;
+    max_rows = std::max(max_rows, p.rows);
+  }
+  const float vgaps = label_h * n + gap * (n - 1);
+  const float c_stack =
+      std::min((avail.x - 4) / float(std::max(1, wcells)), (avail.y - vgaps) / float(hcells));
+  const float c_side = std::min((avail.x - gap * (n - 1) - 4) / float(std::max(1, sum_cols)),
+                                (avail.y - label_h - 4) / float(std::max(1, max_rows)));
+  const bool side = c_side > c_stack;
+  const float cell = snap_cell(side ? c_side : c_stack);
+  out.cell = cell;
+  out.name = side ? "side by side" : "stacked";
+  if (side) {
+    float x = origin.x + std::max(0.0f, (avail.x - sum_cols * cell - gap * (n - 1)) * 0.5f);
+    for (Placed& p : items) {
+      p.cell = cell;
+      p.pos = ImVec2(x, origin.y + label_h);
+      p.title_max = &p == &items.back() ? 1e9f : p.cols * cell + gap - 6;
+      x += p.cols * cell + gap;
+    }
+  } else {
+    const float x0 = origin.x + std::max(0.0f, (avail.x - wcells * cell) * 0.5f) + left * cell;
+    float y = origin.y + label_h;
+    for (Placed& p : items) {
+      p.cell = cell;
+      p.pos = ImVec2(x0 - p.halo * cell, y);
+      y += p.rows * cell + gap + label_h;
+    }
+  }
+  out.arrays = std::move(items);
+}
+
+// Which output cell each thread of the run stores to (its first store), per
+// output array: the selected block's part of an output, its threads' cells at
+// a barrier and the thread behind a clicked cell. Where every store lands at
+// its thread's own place (the block's corner plus the thread index: every
+// lesson so far) the grid keeps that geometry, which also places the threads
+// that store nothing (over the edge); other lessons (a transpose) get the
+// cells their stores name.
+struct OutputOwners {
+  struct Of {
+    ArraySlot slot = kNoArray;
+    bool geometric = true;
+    std::vector<int64_t> element;  // block * threads + thread -> element, -1: none
+  };
+  uint64_t generation = ~0ull;
+  uint32_t threads = 1;  // per block
+  std::vector<Of> outputs;
+
+  const Of* of(ArraySlot slot) const {
+    for (const Of& o : outputs)
+      if (o.slot == slot) return &o;
+    return nullptr;
+  }
+
+  void build(uint64_t gen, const Trace& t, const Shapes& sh) {
+    if (gen == generation) return;
+    generation = gen;
+    outputs.clear();
+    const LaunchGeometry& g = t.config.geometry;
+    const uint32_t bx = std::max(1u, g.block.x), by = std::max(1u, g.block.y);
+    const uint32_t gx = std::max(1u, g.grid.x);
+    threads = bx * by * std::max(1u, g.block.z);
+    const uint64_t total = uint64_t(threads) * std::max(1u, g.grid.x) * std::max(1u, g.grid.y) *
+                           std::max(1u, g.grid.z);
+    if (total > (1u << 26)) return;  // too big to index: the geometry it is
+    for (const Placed& p : sh.outputs) {
+      Of o;
+      o.slot = p.id;
+      o.element.assign(size_t(total), -1);
+      for (const Event& e : t.events) {
+        if (e.kind != EventKind::GlobalStore || e.array != p.id) continue;
+        const uint64_t i = uint64_t(e.block) * threads + e.thread;
+        if (i >= total || o.element[i] >= 0) continue;
+        o.element[i] = e.element;
+        // Where the geometry puts this thread's cell.
+        int64_t at = -1;
+        if (p.wrap) {
+          at = int64_t(e.block) * threads + e.thread;
+        } else {
+          const uint64_t row = (e.block / gx) * by + e.thread / bx;
+          const uint64_t col = (e.block % gx) * bx + e.thread % bx;
+          if (row < uint64_t(p.data_rows) && col < uint64_t(p.data_cols))
+            at = int64_t(row * uint64_t(p.data_cols) + col);
+        }
+        o.geometric = o.geometric && at == int64_t(e.element);
+      }
+      outputs.push_back(std::move(o));
+    }
+  }
 };
 
 Arrangement arrange(const Shapes& sh, ImVec2 origin, ImVec2 avail) {
   Arrangement out;
   if (avail.x < 40 || avail.y < 40) return out;
-  const float font = ImGui::GetFontSize();
-  const float label_h = ImGui::GetTextLineHeightWithSpacing() + 2;
-  const float gap = font * 1.2f;
-  auto finish = [&](float cell) { return std::clamp(std::floor(cell), 2.0f, 96.0f); };
-  if (sh.matmul) {
-    Placed A = sh.A, B = sh.B, C = sh.C, TA = sh.TA, TB = sh.TB;
-    const bool has_a = TA.id != kNoArray, has_b = TB.id != kNoArray;
-    const bool has_shared = has_a || has_b;
-    const int sw = std::max(TA.cols, TB.cols), sh_rows = TA.rows + TB.rows;
-    const int corner_cols = TA.cols + TB.cols, corner_rows = std::max(TA.rows, TB.rows);
-    const float corner_gap = has_a && has_b ? gap * 0.5f : 0.0f;
-    const float col_title_w = has_shared ? ImGui::CalcTextSize("tileA of block (00, 00)").x : 0;
-    // Classic: B above C, A to the left of C (the row of A and the column of B
-    // meet at their cell of C). Its top-left corner (left of B, above A) is
-    // free: the shared arrays go there when they fit, else in a column right.
-    const float classic_h = avail.y - 2 * label_h - gap * 0.5f - 4;
-    auto classic = [&](int extra_cols, float extra_w) {
-      return std::min((avail.x - gap - extra_w - 4) / float(A.cols + C.cols + extra_cols),
-                      classic_h / float(B.rows + C.rows));
-    };
-    float c_corner = classic(0, 0);
-    const bool corner_ok =
-        has_shared && corner_cols > 0 && corner_rows < B.rows &&
-        float(corner_cols) * c_corner + corner_gap <= float(A.cols) * c_corner + gap * 0.5f &&
-        float(corner_rows) * c_corner + label_h <= float(B.rows) * c_corner;
-    float c_column = classic(has_shared ? sw : 0, has_shared ? gap * 1.5f : 0);
-    if (has_shared) {
-      c_column = std::min(c_column, (classic_h + label_h - gap * 0.5f) / float(sh_rows));
-      if (c_column * sw < col_title_w)
-        c_column =
-            std::min(c_column, (avail.x - gap * 2.5f - col_title_w - 4) / float(A.cols + C.cols));
-    }
-    const float c_classic = corner_ok ? std::max(c_corner, c_column) : c_column;
-    const bool use_corner = corner_ok && c_corner >= c_column;
-    // In a row: A, B, C (and the shared column) side by side. A wide, short
-    // pane (a projector, grid focus) fits cells twice as big this way.
-    const float rgaps = gap * (has_shared ? 3.5f : 2.0f);
-    const float row_h = avail.y - label_h - 4;
-    float c_row =
-        std::min((avail.x - rgaps - 4) / float(A.cols + B.cols + C.cols + (has_shared ? sw : 0)),
-                 row_h / float(std::max({A.rows, B.rows, C.rows})));
-    if (has_shared) {
-      c_row = std::min(c_row, (row_h - label_h - gap * 0.5f) / float(sh_rows));
-      if (c_row * sw < col_title_w)
-        c_row =
-            std::min(c_row, (avail.x - rgaps - col_title_w - 4) / float(A.cols + B.cols + C.cols));
-    }
-    // The classic picture unless the row is clearly bigger.
-    const bool in_row = c_row > c_classic * 1.25f;
-    const float cell = finish(in_row ? c_row : c_classic);
-    out.cell = cell;
-    A.cell = B.cell = C.cell = TA.cell = TB.cell = cell;
-    const float y0 = origin.y + label_h;
-    const float shared_w = has_shared ? std::max(cell * sw, col_title_w) : 0.0f;
-    if (in_row) {
-      out.name = "row";
-      const float used_w = cell * float(A.cols + B.cols + C.cols) + shared_w + rgaps;
-      const float x0 = origin.x + std::max(0.0f, (avail.x - used_w) * 0.5f);
-      A.pos = ImVec2(x0, y0);
-      B.pos = ImVec2(A.pos.x + A.cols * cell + gap, y0);
-      C.pos = ImVec2(B.pos.x + B.cols * cell + gap, y0);
-      A.title_max = A.cols * cell + gap - 6;
-      B.title_max = B.cols * cell + gap - 6;
-      C.title_max = has_shared ? C.cols * cell + gap * 1.5f - 6 : 1e9f;
-    } else {
-      out.name = use_corner ? "classic, shared in the corner" : "classic";
-      const float used_w = cell * float(A.cols + C.cols) + gap +
-                           (use_corner || !has_shared ? 0 : shared_w + gap * 1.5f);
-      const float x0 = origin.x + std::max(0.0f, (avail.x - used_w) * 0.5f);
-      B.pos = ImVec2(x0 + A.cols * cell + gap, y0);
-      C.pos = ImVec2(B.pos.x, y0 + B.rows * cell + label_h + gap * 0.5f);
-      A.pos = ImVec2(x0, C.pos.y);
-      A.title_max = A.cols * cell + gap - 6;
-      if (has_shared && !use_corner) {
-        B.title_max = B.cols * cell + gap * 1.5f - 6;
-        C.title_max = C.cols * cell + gap * 1.5f - 6;
-      }
-    }
-    out.arrays = {A, B, C};
-    if (has_shared && !in_row && use_corner) {
-      // Side by side, bottom-aligned with B, right-aligned a gap before it:
-      // tileA nearer A, tileB nearer B, under one heading naming the block.
-      const float bottom = y0 + B.rows * cell, right = B.pos.x - gap * 0.5f;
-      float x = right;
-      if (has_b) {
-        x -= TB.cols * cell;
-        TB.pos = ImVec2(x, bottom - TB.rows * cell);
-        TB.title_max = TB.cols * cell + gap * 0.5f - 4;
-        x -= corner_gap;
-      }
-      if (has_a) {
-        x -= TA.cols * cell;
-        TA.pos = ImVec2(x, bottom - TA.rows * cell);
-        TA.title_max = TA.cols * cell + corner_gap - 4;
-      }
-      out.heading = true;
-      out.heading_pos =
-          ImVec2(x, bottom - corner_rows * cell - label_h - ImGui::GetTextLineHeightWithSpacing());
-      out.heading_w = right - x + gap * 0.5f;
-    } else if (has_shared) {
-      const float sx = C.pos.x + C.cols * cell + gap * 1.5f;
-      TA.pos = ImVec2(sx, y0);
-      TB.pos = ImVec2(sx, y0 + TA.rows * cell + label_h + gap * 0.5f);
-    }
-    if (has_a) out.arrays.push_back(TA);
-    if (has_b) out.arrays.push_back(TB);
-  } else if (sh.stencil) {
-    // Stencil: In and Out wrapped one block per row, the block's shared array between.
-    Placed In = sh.In, Out = sh.Out, Sh = sh.Sh;
-    const bool has_shared = Sh.id != kNoArray;
-    const int wcells = std::max(sh.block, has_shared ? Sh.cols : 0);
-    const float hcells = float(In.rows + Out.rows + (has_shared ? 1 : 0));
-    const float vgaps = label_h * (has_shared ? 3 : 2) + gap * (has_shared ? 2 : 1);
-    const float cell = finish(std::min((avail.x - 4) / float(wcells), (avail.y - vgaps) / hcells));
-    out.cell = cell;
-    out.name = "stencil";
-    // Line the block's cells up under each other: the shared array starts R cells earlier.
-    const float x_in = origin.x + std::max(0.0f, (avail.x - wcells * cell) * 0.5f) +
-                       (has_shared ? sh.radius * cell : 0);
-    float y = origin.y + label_h;
-    In.cell = Out.cell = Sh.cell = cell;
-    In.pos = ImVec2(x_in, y);
-    y += In.rows * cell + gap + label_h;
-    out.arrays.push_back(In);
-    if (has_shared) {
-      Sh.pos = ImVec2(x_in - sh.radius * cell, y);
-      y += cell + gap + label_h;
-      out.arrays.push_back(Sh);
-    }
-    Out.pos = ImVec2(x_in, y);
-    out.arrays.push_back(Out);
-  }
+  if (sh.multiply)
+    arrange_multiply(sh, origin, avail, out);
+  else
+    arrange_stacked(sh, origin, avail, out);
   for (Placed& p : out.arrays)
     p.pos = ImVec2(std::floor(p.pos.x), std::floor(p.pos.y));  // whole pixels: crisp lines
   return out;
@@ -225,7 +352,7 @@ class GridView final : public View {
   int order() const override { return 0; }
 
   float cell_size_if_grown(ImVec2 growth) const override {
-    if (!drawn_once_ || (!shapes_.matmul && !shapes_.stencil)) return 0;
+    if (!drawn_once_ || shapes_.empty()) return 0;
     return arrange(shapes_, ImVec2(0, 0), ImVec2(avail_.x + growth.x, avail_.y + growth.y)).cell;
   }
 
@@ -252,6 +379,8 @@ class GridView final : public View {
     const Palette& pal = palette(s.present.theme);
     if (s.selection.block >= r.block_count()) s.selection.block = 0;
     wait_ = barrier_wait(r, s.selection.block);
+    shapes_ = shapes(s, r, t);
+    owners_.build(s.result.generation, t, shapes_);
 
     draw_header(s, r, pal);
     legend(s, pal);
@@ -259,7 +388,6 @@ class GridView final : public View {
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     avail_ = avail;
-    shapes_ = shapes(s, r, t);
     drawn_once_ = true;
     if (avail.x < 40 || avail.y < 40) return;
     Arrangement arr = arrange(shapes_, origin, avail);
@@ -349,7 +477,7 @@ class GridView final : public View {
             "%s.\nMarked on this block's cells of %s: a full triangle where its\n"
             "thread waits at the barrier, an empty one where it has not\n"
             "arrived yet. Nobody leaves until all %u are there.",
-            wait_.text.c_str(), r.array(Buffer::C) ? "C" : "Out", n);
+            wait_.text.c_str(), output_name(t).c_str(), n);
       ImGui::SameLine(0, 0);
       ImGui::Dummy(ImVec2(std::max(0.0f, p.x + wait_w - ImGui::GetCursorScreenPos().x), tri));
     } else {
@@ -460,10 +588,11 @@ class GridView final : public View {
       toggles(s);
       return;
     }
-    const bool stencil = s.has_trace() && s.replay->array(Buffer::In) != nullptr;
-    chip(pal.loaded, stencil ? "in shared memory" : "tile in shared memory");
-    chip(pal.loaded_other, stencil ? "in other blocks' shared memory" : "other blocks' tiles");
-    if (stencil) chip(pal.halo, "halo");
+    // Arrays wrapped one block per row hold elements, 2D ones tiles.
+    const bool elements = shapes_.wrapped();
+    chip(pal.loaded, elements ? "in shared memory" : "tile in shared memory");
+    chip(pal.loaded_other, elements ? "in other blocks' shared memory" : "other blocks' tiles");
+    if (shapes_.halos()) chip(pal.halo, "halo");
     chip(pal.padded, "padding", true);
     chip(pal.written, "written");
     chip(pal.wrong, "wrong / stale");
@@ -471,58 +600,79 @@ class GridView final : public View {
     toggles(s);
   }
 
-  // The lesson's arrays with their shapes (positions come from arrange()).
-  Shapes shapes(const AppState& s, const Replay& r, const Trace& t) const {
+  // The trace's arrays with their shapes (positions come from arrange()).
+  static Shapes shapes(const AppState& s, const Replay& r, const Trace& t) {
     Shapes sh;
-    const int tile = t.config.params.tile;
-    auto padded = [&](int n) { return tile > 0 ? (n + tile - 1) / tile * tile : n; };
-    auto make = [&](Buffer id, bool shared, const std::string& title) {
+    const ArrayTable& table = t.config.arrays;
+    for (size_t i = 0; i < table.size(); ++i) {
+      const ArraySlot slot = ArraySlot(i + 1);
+      const ReplayArray* a = r.array(slot);
+      if (!a || a->count() == 0) continue;
       Placed p;
-      const ReplayArray* a = r.array(id);
-      if (!a) return p;
-      p.id = id;
-      p.shared = shared;
-      p.block = shared ? s.selection.block : 0;
-      p.data_rows = a->rows;
-      p.data_cols = a->cols;
-      p.rows = a->rows;
-      p.cols = a->cols;
-      p.title = title;
-      return p;
-    };
-    if (r.array(Buffer::A)) {
-      sh.matmul = true;
-      sh.A = make(Buffer::A, false, "A");
-      sh.B = make(Buffer::B, false, "B");
-      sh.C = make(Buffer::C, false, "C = A x B");
-      for (Placed* p : {&sh.A, &sh.B, &sh.C}) {
-        if (tile > 0 && !t.config.variant.empty() &&
-            t.config.variant.find("tiled") != std::string::npos) {
-          p->rows = padded(p->data_rows);
-          p->cols = padded(p->data_cols);
-          p->tile = tile;
+      p.id = slot;
+      p.shared = a->shared;
+      p.output = a->is_output;
+      p.block = a->shared ? s.selection.block : 0;
+      p.rows = p.data_rows = a->rows;
+      p.cols = p.data_cols = a->cols;
+      p.name = p.title = table[i].name;
+      (a->shared ? sh.shared : a->is_output ? sh.outputs : sh.inputs).push_back(p);
+    }
+    // A multiply: two inputs whose shapes chain as (m x k)(k x n) into one m x n output.
+    if (sh.inputs.size() == 2 && sh.outputs.size() == 1) {
+      Placed &x = sh.inputs[0], &y = sh.inputs[1];
+      const Placed& z = sh.outputs[0];
+      auto chains = [&](const Placed& a, const Placed& b) {
+        return a.data_cols == b.data_rows && a.data_rows == z.data_rows &&
+               b.data_cols == z.data_cols;
+      };
+      if (!chains(x, y) && chains(y, x)) std::swap(x, y);
+      sh.multiply = chains(x, y);
+      if (sh.multiply)
+        sh.outputs[0].title = z.name + " = " + sh.inputs[0].name + " x " + sh.inputs[1].name;
+    }
+    // Square shared tiles (every 2D shared array t x t): the global matrices
+    // are drawn in tiles of t, padded to whole tiles, where the tiles hang over.
+    int tile = 0;
+    for (const Placed& p : sh.shared) {
+      if (p.data_rows < 2 || p.data_cols < 2) continue;
+      if (p.data_rows != p.data_cols || (tile && tile != p.data_rows)) {
+        tile = -1;
+        break;
+      }
+      tile = p.data_rows;
+    }
+    // 1D global arrays (one row), outside a multiply: wrapped one block's
+    // threads per row. A 1D shared array longer than the block by the same
+    // number of cells on both sides holds a halo there.
+    const Dim3 bd = t.config.geometry.block;
+    const int threads = int(std::max(1u, bd.x) * std::max(1u, bd.y) * std::max(1u, bd.z));
+    int wrap = 0;
+    for (auto* group : {&sh.inputs, &sh.outputs})
+      for (Placed& p : *group) {
+        if (!sh.multiply && p.data_rows == 1) {
+          p.wrap = wrap = threads;
+          p.cols = threads;
+          p.rows = int((int64_t(p.data_cols) + threads - 1) / threads);
+        } else if (tile > 1) {
+          p.rows = (p.data_rows + tile - 1) / tile * tile;
+          p.cols = (p.data_cols + tile - 1) / tile * tile;
+          p.tile = tile;
         }
       }
-      // Shared arrays under the names the kernel's source gives them (tileA, rowsA, ...).
-      sh.TA = make(Buffer::TileA, true, source_name(t.config.variant, Buffer::TileA));
-      sh.TB = make(Buffer::TileB, true, source_name(t.config.variant, Buffer::TileB));
-    } else if (r.array(Buffer::In)) {
-      sh.stencil = true;
-      sh.block = std::max(1, int(t.config.geometry.block.x));
-      sh.radius = t.config.params.radius;
-      sh.In = make(Buffer::In, false, "In");
-      sh.Out = make(Buffer::Out, false, "Out");
-      sh.Sh = make(Buffer::StencilShared, true,
-                   std::string(source_name(t.config.variant, Buffer::StencilShared)) +
-                       " (halo | block | halo)");
-      for (Placed* p : {&sh.In, &sh.Out}) {
-        const int n = p->data_rows * p->data_cols;
-        p->wrap = sh.block;
-        p->cols = sh.block;
-        p->rows = (n + sh.block - 1) / sh.block;
+    for (Placed& p : sh.shared)
+      if (wrap && p.data_rows == 1 && p.data_cols > wrap && (p.data_cols - wrap) % 2 == 0) {
+        p.halo = (p.data_cols - wrap) / 2;
+        p.title = p.name + " (halo | block | halo)";
       }
-    }
     return sh;
+  }
+
+  // The first output's name, for the barrier tooltip.
+  static std::string output_name(const Trace& t) {
+    for (size_t i = 0; i < t.config.arrays.size(); ++i)
+      if (t.config.arrays[i].output()) return t.config.arrays[i].name;
+    return "the output";
   }
 
   // Where each array went, for hit tests and the scripted mode's cell map.
@@ -548,9 +698,11 @@ class GridView final : public View {
     res_sel_.clear();
     res_other_.clear();
     res_sel_halo_.clear();
-    const int radius = r.trace().config.params.radius;
     for (const ReplayArray& a : r.arrays()) {
       if (!a.shared) continue;
+      int halo = 0;
+      for (const Placed& p : shapes_.shared)
+        if (p.id == a.id) halo = p.halo;
       for (uint32_t b = 0; b < a.blocks; ++b)
         for (uint32_t e = 0; e < a.count(); ++e) {
           const CellState* c = r.cell(a.id, b, e);
@@ -558,8 +710,7 @@ class GridView final : public View {
           const uint64_t key = (uint64_t(c->src_buffer) << 32) | uint32_t(c->src);
           // The selected block's halo slots: their input elements get the halo
           // colour too, so the picture shows where the halo comes from.
-          const bool halo_slot = a.id == Buffer::StencilShared &&
-                                 (int64_t(e) < radius || int64_t(e) >= int64_t(a.count()) - radius);
+          const bool halo_slot = int64_t(e) < halo || int64_t(e) >= int64_t(a.count()) - halo;
           if (b != s.selection.block)
             res_other_.insert(key);
           else
@@ -567,14 +718,17 @@ class GridView final : public View {
         }
     }
     // One scale for every lesson: how often an element would be read if nothing
-    // were shared (n for a multiply, 2R + 1 for a stencil), so that naive and
-    // tiled can be compared picture to picture.
+    // were shared (a multiply: a row of C per element of A, a column per
+    // element of B; else the terms of one output's sum, 2R + 1 for a stencil),
+    // so that naive and tiled can be compared picture to picture.
     const Trace& t = r.trace();
     heat_max_ = 1;
-    if (const ReplayArray* c = r.array(Buffer::C))
-      heat_max_ = uint32_t(std::max(c->rows, c->cols));
-    else
-      heat_max_ = uint32_t(2 * std::max(0, t.config.params.radius) + 1);
+    if (shapes_.multiply) {
+      const Placed& c = shapes_.outputs[0];
+      heat_max_ = uint32_t(std::max(c.data_rows, c.data_cols));
+    } else if (const Variant* v = find_variant(t.config.variant); v && v->sum_length) {
+      heat_max_ = uint32_t(std::max(1, v->sum_length(t.config.params)));
+    }
     for (const ReplayArray& a : r.arrays())
       if (!a.shared && !a.is_output)
         for (uint32_t e = 0; e < a.count(); ++e)
@@ -582,9 +736,11 @@ class GridView final : public View {
   }
 
   // Wrong only once the cell's last store is drawn: before, it is unfinished.
-  bool is_wrong(const AppState& s, Buffer id, uint32_t e) const {
+  // The verdict's wrong cells are of the trace's (first) output.
+  bool is_wrong(const AppState& s, ArraySlot id, uint32_t e) const {
     const auto& w = s.result.verdict.wrong_cells;
-    return (id == Buffer::C || id == Buffer::Out) && s.replay->output_final(id, e) &&
+    const BufferData* out = s.trace().output();
+    return out && id == out->slot && s.replay->output_final(id, e) &&
            std::binary_search(w.begin(), w.end(), e);
   }
 
@@ -615,7 +771,6 @@ class GridView final : public View {
     img_.resize(p.cols, p.rows);
     img_.tile_w = img_.tile_h = p.tile;
     const bool heatmap = s.present.heatmap;
-    const int radius = t.config.params.radius;
     const bool at_end = r.position() >= r.size();
     for (int row = 0; row < p.rows; ++row)
       for (int col = 0; col < p.cols; ++col) {
@@ -640,9 +795,7 @@ class GridView final : public View {
           else if (c->flags & kCellPadded)
             fill = pal.padded;
           else if (c->flags & kCellLoaded)
-            fill = (p.id == Buffer::StencilShared && (col < radius || col >= p.data_cols - radius))
-                       ? pal.halo
-                       : pal.shared_loaded;
+            fill = (col < p.halo || col >= p.data_cols - p.halo) ? pal.halo : pal.shared_loaded;
           else if (c->flags & kCellWritten)
             fill = pal.written;
           else
@@ -825,9 +978,9 @@ class GridView final : public View {
     const uint32_t bx = std::max(1u, t.config.geometry.block.x);
     const uint32_t gx = std::max(1u, t.config.geometry.grid.x);
     if (p.wrap)
-      ImGui::Text("%s[%lld]", source_name(t.config.variant, p.id), (long long)e);
+      ImGui::Text("%s[%lld]", p.name.c_str(), (long long)e);
     else
-      ImGui::Text("%s[%d][%d]", p.title.substr(0, p.title.find(' ')).c_str(), row, col);
+      ImGui::Text("%s[%d][%d]", p.name.c_str(), row, col);
     if (c) {
       const ReplayArray* a = r.array(p.id);
       const bool shows = !(p.shared || (a && a->is_output)) || (c->flags & kCellWritten);
@@ -843,7 +996,8 @@ class GridView final : public View {
       if (c->flags & kCellPadded)
         ImGui::TextUnformatted("padding: a zero for an element outside the matrix");
       if ((c->flags & kCellLoaded) && p.shared && c->src >= 0)
-        ImGui::Text("copied from %s[%d]", to_string(c->src_buffer), c->src);
+        ImGui::Text("copied from %s",
+                    element_name(t.config.arrays, c->src_buffer, uint32_t(c->src)).c_str());
       if (c->flags & kCellStale)
         ImGui::TextColored(ImVec4(0.84f, 0.37f, 0, 1), "a thread read a stale value here (a race)");
       if (is_wrong(s, p.id, uint32_t(e)))
@@ -858,7 +1012,16 @@ class GridView final : public View {
     ImGui::EndTooltip();
     if (ImGui::IsMouseClicked(0)) {
       const ReplayArray* a = r.array(p.id);
-      if (a && a->is_output) {
+      const OutputOwners::Of* o = owners_.of(p.id);
+      int64_t owner = -1;  // block * threads + thread of the cell's thread, where stores say
+      if (a && a->is_output && o && !o->geometric) {
+        const auto it = std::find(o->element.begin(), o->element.end(), e);
+        if (it != o->element.end()) owner = it - o->element.begin();
+      }
+      if (owner >= 0) {
+        s.selection.block = uint32_t(owner / owners_.threads);
+        s.selection.thread = int(owner % owners_.threads);
+      } else if (a && a->is_output && (!o || o->geometric)) {
         // The thread that computes this output cell.
         const uint32_t by = std::max(1u, t.config.geometry.block.y);
         uint32_t ox = 0, oy = 0;
@@ -885,8 +1048,28 @@ class GridView final : public View {
     const uint32_t gx = std::max(1u, t.config.geometry.grid.x);
     const uint32_t b = s.selection.block;
     for (const Placed& p : placed) {
-      if (p.shared || !(p.id == Buffer::C || p.id == Buffer::Out)) continue;
-      if (p.wrap) {
+      if (p.shared || !p.output) continue;
+      const OutputOwners::Of* o = owners_.of(p.id);
+      if (o && !o->geometric) {
+        // Where the block's threads store: the box around their cells.
+        int r0 = p.rows, r1 = -1, c0 = p.cols, c1 = -1;
+        for (uint32_t th = 0; th < owners_.threads; ++th) {
+          int row = 0, col = 0;
+          if (!owner_cell(p, *o, b, th, &row, &col)) continue;
+          r0 = std::min(r0, row), r1 = std::max(r1, row);
+          c0 = std::min(c0, col), c1 = std::max(c1, col);
+        }
+        if (r1 >= 0)
+          dl->AddRect(ImVec2(p.pos.x + c0 * p.cell - 2, p.pos.y + r0 * p.cell - 2),
+                      ImVec2(p.pos.x + (c1 + 1) * p.cell + 2, p.pos.y + (r1 + 1) * p.cell + 2),
+                      pal.selected.abgr(), 0, 0, 2.5f);
+        int row = 0, col = 0;
+        if (s.selection.thread >= 0 &&
+            owner_cell(p, *o, b, uint32_t(s.selection.thread), &row, &col)) {
+          const ImVec2 a(p.pos.x + col * p.cell, p.pos.y + row * p.cell);
+          dl->AddRect(a, ImVec2(a.x + p.cell, a.y + p.cell), pal.selected.abgr(), 0, 0, 3.0f);
+        }
+      } else if (p.wrap) {
         const float y = p.pos.y + float(b) * p.cell;
         dl->AddRect(ImVec2(p.pos.x - 2, y - 2),
                     ImVec2(p.pos.x + p.cols * p.cell + 2, y + p.cell + 2), pal.selected.abgr(), 0,
@@ -904,19 +1087,29 @@ class GridView final : public View {
                       3.0f);
         }
       }
-      waiting_marks(pal, dl, p, bx, by, gx, b);
+      waiting_marks(pal, dl, p, o, bx, by, gx, b);
     }
+  }
+
+  // The cell of an output where thread `th` of block `b` stores (its first store).
+  bool owner_cell(const Placed& p, const OutputOwners::Of& o, uint32_t b, uint32_t th, int* row,
+                  int* col) const {
+    const uint64_t i = uint64_t(b) * owners_.threads + th;
+    if (th >= owners_.threads || i >= o.element.size() || o.element[i] < 0) return false;
+    return cell_of(p, uint32_t(o.element[i]), row, col);
   }
 
   // At a barrier: each thread of the selected block marks the output cell it
   // computes, a full triangle if it waits there, an empty one if not yet.
-  void waiting_marks(const Palette& pal, ImDrawList* dl, const Placed& p, uint32_t bx, uint32_t by,
-                     uint32_t gx, uint32_t b) const {
+  void waiting_marks(const Palette& pal, ImDrawList* dl, const Placed& p, const OutputOwners::Of* o,
+                     uint32_t bx, uint32_t by, uint32_t gx, uint32_t b) const {
     if (!wait_.active) return;
     const float size = std::clamp(p.cell * 0.45f, 4.0f, 16.0f);
     for (uint32_t th = 0; th < wait_.threads; ++th) {
       int row = 0, col = 0;
-      if (p.wrap) {
+      if (o && !o->geometric) {
+        if (!owner_cell(p, *o, b, th, &row, &col)) continue;
+      } else if (p.wrap) {
         row = int(b);
         col = int(th);
       } else {
@@ -932,6 +1125,7 @@ class GridView final : public View {
   CellRenderer renderer_;
   bool init_failed_ = false;
   Shapes shapes_;            // the lesson's arrays, as drawn last
+  OutputOwners owners_;      // which output cell each thread stores to
   ImVec2 avail_;             // the room they had
   bool drawn_once_ = false;  // shapes_ and avail_ are known
   float cell_ = 0;           // the cell size drawn

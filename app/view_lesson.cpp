@@ -54,13 +54,12 @@ class LessonView final : public View {
                           : fits ? v->title
                                  : "other lessons",
                           ImGuiComboFlags_HeightLarge)) {
-      Family last = Family::Stencil;
-      bool first = true;
+      // Grouped by family, under the family's heading, in catalogue order.
+      std::string_view last;
       for (const Variant& c : catalogue()) {
-        if (first || c.family != last) {
-          ImGui::TextDisabled(c.family == Family::Matmul ? "Matrix multiply" : "1D stencil");
+        if (c.family != last) {
+          ImGui::TextDisabled("%s", c.family_title);
           last = c.family;
-          first = false;
         }
         if (ImGui::Selectable(c.title, v == &c)) {
           req.variant = c.id;
@@ -97,20 +96,26 @@ class LessonView final : public View {
     Params& p = req.params;
     bool changed = false;
     const float w = ImGui::GetFontSize() * 7;
-    auto int_param = [&](const char* label, int* value, uint32_t bit, const char* hint) {
-      if (!(v->uses & bit)) return;
-      ImGui::SetNextItemWidth(w);
-      changed |= ImGui::InputInt(label, value, 1, 4);
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", hint);
+    // The lesson says what each of its parameters means; the name is the fallback.
+    auto text_of = [&](const char* name) -> ParamText {
+      for (const ParamText& t : v->param_text)
+        if (std::string_view(t.name) == name) return t;
+      return {name, name, name};
     };
-    int_param("m (rows of A, C)", &p.m, kUsesM, "rows of A and C");
-    int_param("k (shared dimension)", &p.k, kUsesK, "columns of A, rows of B");
-    int_param(v->uses & kUsesM ? "n (columns of B, C)" : "n (matrix size)", &p.n, kUsesN,
-              "the matrices are n x n (rectangular: B and C have n columns)");
+    auto int_param = [&](const char* name, int* value, uint32_t bit, std::string hint = "") {
+      if (!(v->uses & bit)) return;
+      const ParamText t = text_of(name);
+      ImGui::SetNextItemWidth(w);
+      changed |= ImGui::InputInt(t.label, value, 1, 4);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", hint.empty() ? t.hint : hint.c_str());
+    };
+    int_param("m", &p.m, kUsesM);
+    int_param("k", &p.k, kUsesK);
+    int_param("n", &p.n, kUsesN);
     if (v->uses & kUsesTile) {
       ImGui::SetNextItemWidth(w);
       const std::string cur = std::to_string(p.tile);
-      if (ImGui::BeginCombo("tile width", cur.c_str())) {
+      if (ImGui::BeginCombo(text_of("tile").label, cur.c_str())) {
         for (int t : kTileWidths) {
           const std::string lbl = std::to_string(t) + " x " + std::to_string(t) + "  (" +
                                   std::to_string(t * t) + " threads)";
@@ -122,11 +127,18 @@ class LessonView final : public View {
         ImGui::EndCombo();
       }
     }
-    int_param("length", &p.length, kUsesLength, "number of elements of the stencil's arrays");
-    int_param("radius R", &p.radius, kUsesRadius,
-              "neighbours on each side: 2R + 1 inputs per output");
-    int_param(v->family == Family::Matmul ? "block side" : "block size", &p.block, kUsesBlock,
-              v->family == Family::Matmul ? "threads per block: side x side" : "threads per block");
+    int_param("length", &p.length, kUsesLength);
+    int_param("radius", &p.radius, kUsesRadius);
+    if (v->uses & kUsesBlock) {
+      // The block this gives comes from the lesson's geometry.
+      std::string hint = text_of("block").hint;
+      if (!validate(*v, p, lim)) {
+        const Dim3 b = geometry(*v, p).block;
+        hint += ": " + std::to_string(b.x) + (b.y > 1 ? " x " + std::to_string(b.y) : "") + " = " +
+                std::to_string(uint64_t(b.x) * b.y * b.z);
+      }
+      int_param("block", &p.block, kUsesBlock, hint);
+    }
     ImGui::PushTextWrapPos(0);
     ImGui::TextDisabled("limits: %d threads per block, %d KiB shared memory per block",
                         lim.max_threads_per_block, lim.max_shared_per_block / 1024);
@@ -146,12 +158,13 @@ class LessonView final : public View {
       ImGui::Separator();
       ImGui::TextUnformatted("Barriers (__syncthreads)");
       for (const BarrierInfo& b : v->barriers) {
-        bool on = (req.barrier_mask >> (b.id - 1)) & 1u;
+        BarrierSet kept(req.barrier_mask);
+        bool on = kept.keeps(b.id);
         const std::string lbl =
             "barrier " + std::to_string(b.id) + ", line " + std::to_string(b.line);
         if (ImGui::Checkbox(lbl.c_str(), &on)) {
-          req.barrier_mask = on ? (req.barrier_mask | (1u << (b.id - 1)))
-                                : (req.barrier_mask & ~(1u << (b.id - 1)));
+          on ? kept.keep(b.id) : kept.remove(b.id);
+          req.barrier_mask = kept.mask();
           changed = true;
         }
         ImGui::PushTextWrapPos(0);

@@ -1,5 +1,5 @@
 // Performance: honest timings of the untraced kernels against cuBLAS, the
-// measured copy bandwidth and the FP32 peak (kernels/perf.hpp does the work;
+// measured copy bandwidth and the FP32 peak (engine/perf.hpp does the work;
 // this file only draws). The sweep runs in a background thread with a
 // progress bar and Cancel; results can be saved, loaded, compared with an
 // earlier run and exported. The plots are in perf_plots.cpp (on the kit of
@@ -385,9 +385,19 @@ class PerformanceView final : public View {
   void draw_plots(AppState& s, const PerfReport& r) {
     ImGui::Checkbox("log y", &log_y_);
     ImGui::SameLine();
-    ImGui::RadioButton("multiply", &plot_family_, 0);
-    ImGui::SameLine();
-    ImGui::RadioButton("stencil", &plot_family_, 1);
+    // One choice per family of the catalogue; the plot is of the family's metric.
+    const std::vector<const char*> fams = families();
+    PerfMetric metric = PerfMetric::Flops;
+    if (plot_family_ >= int(fams.size())) plot_family_ = 0;
+    for (size_t i = 0; i < fams.size(); ++i) {
+      ImGui::SameLine();
+      ImGui::RadioButton(fams[i], &plot_family_, int(i));
+    }
+    for (const Variant& v : catalogue())
+      if (!fams.empty() && std::string_view(v.family) == fams[size_t(plot_family_)]) {
+        metric = v.metric;
+        break;
+      }
     const float avail = std::max(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 10);
     // Side by side where the slot is wide enough (the centre), stacked otherwise.
     const bool side = avail >= ImGui::GetFontSize() * 32;
@@ -397,8 +407,7 @@ class PerformanceView final : public View {
     // that the roofline's lower half and its legend are not scrolled away.
     const float ph = std::clamp(std::min(w * 0.62f, ImGui::GetContentRegionAvail().y),
                                 ImGui::GetFontSize() * 12, ImGui::GetFontSize() * 26);
-    draw_throughput(r, plot_family_ == 0 ? PerfMetric::Flops : PerfMetric::Bytes, ImVec2(w, ph), log_y_,
-                    colours_);
+    draw_throughput(r, metric, ImVec2(w, ph), log_y_, colours_);
     if (side) ImGui::SameLine(0, gap);
     draw_roofline(r, ImVec2(w, ph), colours_, s.plot_marks);
     ImGui::PushTextWrapPos(0);

@@ -17,11 +17,11 @@
 #include <set>
 #include <string>
 
+#include "analysis/hazards.hpp"
+#include "analysis/race_runs.hpp"
+#include "analysis/stale_reads.hpp"
 #include "app/race_hint.hpp"
 #include "app/view.hpp"
-#include "analysis/race_runs.hpp"
-#include "analysis/hazards.hpp"
-#include "analysis/stale_reads.hpp"
 
 namespace ts::app {
 namespace {
@@ -51,10 +51,8 @@ Analysis analyse(uint64_t generation, std::shared_ptr<const Trace> trace,
 }
 
 // "tileB[3][7]", "rowsA[12]", "cache[5]": the array as the kernel's source names it.
-std::string cell_name(const Trace& t, Buffer buf, uint32_t element) {
-  if (const Variant* v = find_variant(t.config.variant))
-    return element_name(*v, t.config.params, buf, element);
-  return std::string(to_string(buf)) + "[" + std::to_string(element) + "]";  // an unknown lesson
+std::string cell_name(const Trace& t, ArraySlot slot, uint32_t element) {
+  return element_name(t.config.arrays, slot, element);
 }
 
 std::string access_text(const HazardAccess& a) {
@@ -150,7 +148,7 @@ class RacesView final : public View {
     std::vector<CellMark> marks;
     const HazardReport& hz = analysis_->hazards;
     if (mark_all_) {
-      std::set<std::tuple<Buffer, uint32_t, uint32_t>> seen;
+      std::set<std::tuple<ArraySlot, uint32_t, uint32_t>> seen;
       for (const Hazard& h : hz.hazards) {
         if (s.replay->position_after(uint32_t(h.second.event)) > pos) continue;
         if (!seen.insert({h.buffer, h.block, h.element}).second) continue;
@@ -233,7 +231,7 @@ class RacesView final : public View {
         const bool open = ImGui::TreeNodeEx(
             "group", ImGuiTreeNodeFlags_SpanAvailWidth, "%s %s %s %u->%u: %llu (%llu cells)",
             g.severity == HazardSeverity::Error ? "Error" : "Warning", to_string(g.kind),
-            source_name(t.config.variant, g.buffer), g.first_line, g.second_line,
+            array_name(t.config.arrays, g.buffer).c_str(), g.first_line, g.second_line,
             (unsigned long long)g.count, (unsigned long long)g.elements);
         ImGui::PopStyleColor();
         group_open_[gi] = open;

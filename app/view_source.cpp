@@ -87,7 +87,7 @@ class SourceView final : public View {
           scrolled_to_ = line;
         }
       }
-      const bool off = bar && s.present.show_barrier_lines && !((mask >> (bar->id - 1)) & 1u);
+      const bool off = bar && s.present.show_barrier_lines && !BarrierSet(mask).keeps(bar->id);
       for (size_t r = 0; r < rows.size(); ++r) {
         char num[16];
         std::snprintf(num, sizeof num, r == 0 ? "%3d " : "    ", line);

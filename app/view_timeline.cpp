@@ -69,8 +69,9 @@ class TimelineView final : public View {
       if (e.block != block_) continue;
       lo_ = std::min(lo_, p - 1);
       hi_ = std::max(hi_, p);
-      if (e.warp >= lanes_.size()) lanes_.resize(size_t(e.warp) + 1);
-      Lane& l = lanes_[e.warp];
+      const uint32_t warp = warp_of(e);
+      if (warp >= lanes_.size()) lanes_.resize(size_t(warp) + 1);
+      Lane& l = lanes_[warp];
       const int ph = r.phase_of(i);
       if (int(l.phases.size()) <= ph) l.phases.resize(size_t(ph) + 1, Segment{~0ull, 0});
       Segment& sg = l.phases[size_t(ph)];
@@ -179,7 +180,7 @@ class TimelineView final : public View {
           "step %llu of %llu   phase %d   last: %s %s  block %u thread (%u, %u)  line %u",
           (unsigned long long)r.position(), (unsigned long long)r.size(),
           r.current_phase(s.selection.block), to_string(e->kind),
-          e->buffer == kNoArray ? "" : source_name(r.trace().config.variant, e->buffer),
+          e->array == kNoArray ? "" : array_name(r.trace().config.arrays, e->array).c_str(),
           e->block, e->thread % bx, e->thread / bx, e->line);
     } else {
       std::snprintf(where, sizeof where, "step 0 of %llu: nothing has run yet",
@@ -201,11 +202,11 @@ class TimelineView final : public View {
   void legend(const AppState& s) {
     const Palette& pal = palette(s.present.theme);
     const float h = ImGui::GetTextLineHeight(), sp = ImGui::GetStyle().ItemSpacing.x;
-    // The output array under its own name: "C written", "Out written".
+    // The output array under its own name: "C written", "out written".
     std::string written = "output written";
     if (s.has_trace())
       for (const ReplayArray& a : s.replay->arrays())
-        if (a.is_output) written = std::string(to_string(a.id)) + " written";
+        if (a.is_output) written = array_name(s.trace().config.arrays, a.id) + " written";
     const char* labels[] = {"arrive", "leave (barrier)", written.c_str(), "phases"};
     float w = 0;
     for (const char* l : labels)

@@ -21,9 +21,11 @@ class VerdictView final : public View {
     gen_ = s.result.generation;
     std::vector<CellMark> marks;
     if (s.has_trace()) {
-      const Buffer out = s.replay->array(Buffer::C) ? Buffer::C : Buffer::Out;
+      // The verdict compares the trace's (first) output.
+      const BufferData* out = s.trace().output();
       for (uint32_t e : s.result.verdict.wrong_cells)
-        marks.push_back({out, 0, e, MarkStyle::Wrong, "differs from the CPU reference"});
+        if (out)
+          marks.push_back({out->slot, 0, e, MarkStyle::Wrong, "differs from the CPU reference"});
     }
     if (marks.empty())
       s.clear_marks("verdict");
@@ -51,11 +53,12 @@ class VerdictView final : public View {
     if (v.checked) text_wrapped_at_spaces(v.summary());
     const Variant* var = find_variant(t.config.variant);
     if (var && !var->barriers.empty()) {
-      const uint32_t off = all_barriers(*var) & ~t.config.barrier_mask;
-      if (off) {
+      const int count = int(var->barriers.size());
+      if (!t.config.barriers().keeps_all_of(count)) {
         std::string which;
         for (const BarrierInfo& b : var->barriers)
-          if (off & (1u << (b.id - 1))) which += (which.empty() ? "" : ", ") + std::to_string(b.id);
+          if (!t.config.barriers().keeps(b.id))
+            which += (which.empty() ? "" : ", ") + std::to_string(b.id);
         ImGui::Text("Barrier %s removed.", which.c_str());
       }
     }
@@ -70,9 +73,8 @@ class VerdictView final : public View {
       ImGui::TextColored(ImVec4(0.84f, 0.37f, 0.0f, 1), "%s", s.result.faults[i].c_str());
     ImGui::PopTextWrapPos();
     if (!v.wrong_cells.empty()) {
-      const BufferData* out = nullptr;
-      for (const BufferData& b : t.buffers)
-        if (b.is_output) out = &b;
+      const BufferData* out = t.output();
+      const std::string name = out ? array_name(t.config.arrays, out->slot) : "out";
       ImGui::Separator();
       ImGui::TextUnformatted("Wrong cells (click to follow):");
       ImGui::BeginChild("##wrong", ImVec2(0, 0));
@@ -80,9 +82,8 @@ class VerdictView final : public View {
         const uint32_t e = v.wrong_cells[i];
         const int cols = out ? std::max(1, out->cols) : 1;
         char lbl[96];
-        std::snprintf(lbl, sizeof lbl, "%s[%d][%d] = %g",
-                      out && out->id == Buffer::Out ? "Out" : "C", int(e) / cols, int(e) % cols,
-                      out && e < out->values.size() ? double(out->values[e]) : 0.0);
+        std::snprintf(lbl, sizeof lbl, "%s[%d][%d] = %g", name.c_str(), int(e) / cols,
+                      int(e) % cols, out && e < out->values.size() ? double(out->values[e]) : 0.0);
         if (ImGui::Selectable(lbl)) {
           const uint32_t bx = std::max(1u, t.config.geometry.block.x),
                          by = std::max(1u, t.config.geometry.block.y);

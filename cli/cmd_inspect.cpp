@@ -2,9 +2,9 @@
 #include <iostream>
 #include <memory>
 
+#include "analysis/decode.hpp"
 #include "cli/command.hpp"
 #include "cli/report.hpp"
-#include "analysis/decode.hpp"
 #include "io/trace_file.hpp"
 
 namespace ts::cli {

@@ -16,13 +16,13 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "analysis/hazards.hpp"
+#include "analysis/race_runs.hpp"
+#include "analysis/stale_reads.hpp"
 #include "cli/command.hpp"
 #include "cli/report.hpp"
 #include "engine/backend.hpp"
-#include "analysis/race_runs.hpp"
 #include "engine/lesson_options.hpp"
-#include "analysis/hazards.hpp"
-#include "analysis/stale_reads.hpp"
 
 namespace ts::cli {
 namespace {
@@ -42,7 +42,7 @@ std::string barrier_text(const Variant& v, uint32_t mask) {
   if (v.barriers.empty()) return "no barriers";
   std::string kept, removed;
   for (const auto& b : v.barriers) {
-    std::string& s = (mask >> (b.id - 1)) & 1u ? kept : removed;
+    std::string& s = BarrierSet(mask).keeps(b.id) ? kept : removed;
     s += (s.empty() ? "" : ",") + std::to_string(b.id);
   }
   if (removed.empty()) return "all barriers (" + kept + ")";
@@ -236,8 +236,8 @@ int run_races(const RacesOptions& o) {
                     "%llu blocks\n",
                     g.severity == HazardSeverity::Error ? "ERROR" : "WARNING", to_string(g.kind),
                     ("(" + std::string(long_name(g.kind)) + ")").c_str(),
-                    array_name(t.trace.config.arrays, g.buffer).c_str(),
-                    g.first_line, first_writes ? "write" : "read", g.second_line,
+                    array_name(t.trace.config.arrays, g.buffer).c_str(), g.first_line,
+                    first_writes ? "write" : "read", g.second_line,
                     g.kind == HazardKind::ReadAfterWrite ? "read" : "write",
                     (unsigned long long)g.count, (unsigned long long)g.elements,
                     (unsigned long long)g.blocks);
@@ -256,9 +256,10 @@ int run_races(const RacesOptions& o) {
                    " [event " + std::to_string(a.event) + "]";
           };
           std::cout << "  " << (h.severity == HazardSeverity::Error ? "ERROR  " : "WARNING") << " "
-                    << to_string(h.kind) << " " << element_name(t.trace.config.arrays, h.buffer, h.element)
-                    << " block " << h.block << " interval " << h.interval << ": " << who(h.first)
-                    << "; then " << who(h.second) << "\n";
+                    << to_string(h.kind) << " "
+                    << element_name(t.trace.config.arrays, h.buffer, h.element) << " block "
+                    << h.block << " interval " << h.interval << ": " << who(h.first) << "; then "
+                    << who(h.second) << "\n";
         }
         if (g.count > g.detail.size())
           std::cout << "  ... and " << (g.count - g.detail.size()) << " more of this group\n";
@@ -278,13 +279,12 @@ int run_races(const RacesOptions& o) {
     std::cout << "\n";
     for (const auto& l : stale.by_line)
       std::cout << "    line " << l.line << " (" << array_name(t.trace.config.arrays, l.buffer)
-                << "): " << l.count
-                << "\n";
+                << "): " << l.count << "\n";
     if (o.detail)
       for (const auto& s : stale.reads)
         std::cout << "    block " << s.block << " thread " << s.thread << " line " << s.line << " "
-                  << element_name(t.trace.config.arrays, s.buffer, s.element) << ": saw " << fmt(s.got)
-                  << ", synchronised program saw " << fmt(s.expected) << "\n";
+                  << element_name(t.trace.config.arrays, s.buffer, s.element) << ": saw "
+                  << fmt(s.got) << ", synchronised program saw " << fmt(s.expected) << "\n";
   }
 
   std::cout << "\nOutput of the traced run\n";

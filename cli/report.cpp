@@ -44,7 +44,7 @@ std::string barrier_summary(const Trace& t) {
   for (const auto& b : v->barriers) {
     if (!s.empty()) s += ", ";
     s += std::to_string(b.id) + " (line " + std::to_string(b.line) + ") " +
-         ((t.config.barrier_mask >> (b.id - 1)) & 1 ? "on" : "OFF");
+         (t.config.barriers().keeps(b.id) ? "on" : "OFF");
   }
   return s;
 }
@@ -141,8 +141,9 @@ void print_summary(std::ostream& out, const Trace& t, const Counters& c,
       << " written; shared " << c.shared_bytes_read << " read, " << c.shared_bytes_written
       << " written\n";
   for (const auto& e : c.global_loads_per_element)
-    out << "  global loads per element of " << array_name(t.config.arrays, e.buffer) << " (" << e.rows << " x "
-        << e.cols << "): min " << e.min << ", max " << e.max << ", mean " << fixed(e.mean) << "\n";
+    out << "  global loads per element of " << array_name(t.config.arrays, e.buffer) << " ("
+        << e.rows << " x " << e.cols << "): min " << e.min << ", max " << e.max << ", mean "
+        << fixed(e.mean) << "\n";
   if (c.output_elements) {
     out << "  global loads per output element: " << fixed(c.global_loads_per_output);
     if (t.truncated())
@@ -169,7 +170,7 @@ nlohmann::json summary_json(const Trace& t, const Counters& c,
   json kept = json::array();
   if (const Variant* v = find_variant(cfg.variant))
     for (const auto& b : v->barriers)
-      if ((cfg.barrier_mask >> (b.id - 1)) & 1) kept.push_back(b.id);
+      if (cfg.barriers().keeps(b.id)) kept.push_back(b.id);
   j["barriers_kept"] = kept;
   j["barrier_mask"] = cfg.barrier_mask;
   j["backend"] = to_string(cfg.backend);

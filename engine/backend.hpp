@@ -1,5 +1,5 @@
-// Running a catalogue variant: on the GPU (kernels/cuda_backend.cu) or on the
-// CPU simulator (sim/sim_backend.cpp), from the same kernel source.
+// Running a catalogue variant: on the GPU (engine/cuda/cuda_backend.cu) or on the
+// CPU simulator (engine/sim/sim_backend.cpp), from the same kernel source.
 #pragma once
 
 #include <cstdint>

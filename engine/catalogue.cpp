@@ -98,6 +98,12 @@ const Variant* find_variant(const std::string& id) {
   return nullptr;
 }
 
+const Variant& default_variant() {
+  for (const Variant& v : table())
+    if (v.opens_the_window) return v;
+  return table().front();
+}
+
 std::string variant_ids() {
   std::string s;
   for (const Variant& v : table()) {

@@ -28,6 +28,8 @@ inline constexpr int kMaxStencilRadius = 1024;
 std::span<const Variant> catalogue();
 // nullptr when the id is unknown.
 const Variant* find_variant(const std::string& id);
+// The lesson the window opens with (the one marked opens_the_window).
+const Variant& default_variant();
 // All ids, comma-separated, for usage messages.
 std::string variant_ids();
 // The families in menu order ("matmul", "stencil", ...), each once.

@@ -2,7 +2,7 @@
 // Both backends use it: the CUDA backend wraps `Body::run` in a __global__
 // function, the simulator calls it on every fiber.
 //
-//   visit_lesson("matmul.tiled_square", params, [&](auto body) {
+//   visit_lesson(variant.id, params, [&](auto body) {
 //     using Body = decltype(body);
 //     Body::run(rec, args);        // or launch<Body><<<...>>>(rec, args)
 //   });

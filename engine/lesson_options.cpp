@@ -1,5 +1,8 @@
 #include "engine/lesson_options.hpp"
 
+#include <algorithm>
+#include <string_view>
+
 #include <cctype>
 #include <charconv>
 
@@ -117,24 +120,35 @@ void LessonOptions::add_to(CLI::App& app, Naming naming) {
     return o;
   };
   if (naming == Naming::LessonFlag) {
-    keep_track(app.add_option("--lesson", variant,
-                              "Catalogue id, e.g. matmul.tiled_square (tilescope-cli list)"));
+    keep_track(app.add_option(
+        "--lesson", variant,
+        "Catalogue id, e.g. " + std::string(ts::default_variant().id) + " (tilescope-cli list)"));
   } else {
     auto* var = app.add_option("variant", variant, "Catalogue id (tilescope-cli list)");
     if (naming == Naming::Positional) var->required();
   }
   // Each parameter within the widest range any lesson allows; validate()
   // narrows it for the lesson and the device.
-  auto param = [&](const char* name, int& field, int lo, int hi, const char* help) {
+  // The help says what the lessons that read a parameter call it.
+  auto param = [&](const char* name, int& field, int lo, int hi) {
+    std::vector<std::string_view> hints;
+    for (const Variant& v : catalogue())
+      for (const ParamText& t : v.param_text)
+        if (std::string_view(t.name) == name + 2 &&
+            std::find(hints.begin(), hints.end(), t.hint) == hints.end())
+          hints.push_back(t.hint);
+    std::string help;
+    for (std::string_view h : hints)
+      help += (help.empty() ? "" : "; ") + std::string(h);
     return keep_track(app.add_option(name, field, help)->check(whole_number(lo, hi)));
   };
-  o_m = param("--m", m, 1, kMaxMatrixSide, "Rows of A and C (rectangular multiply)");
-  o_k = param("--k", k, 1, kMaxMatrixSide, "Columns of A, rows of B (rectangular multiply)");
-  o_n = param("--n", n, 1, kMaxMatrixSide, "Matrix size (square) or columns of B and C");
-  o_tile = param("--tile", tile, 1, kMaxBlockThreads, "Tile width: 2, 4, 8, 16 or 32");
-  o_length = param("--length", length, 1, kMaxLength, "Stencil: number of elements");
-  o_radius = param("--radius", radius, 0, kMaxStencilRadius, "Stencil: neighbours on each side");
-  o_block = param("--block", block, 1, kMaxBlockThreads, "Threads per block (or block side)");
+  o_m = param("--m", m, 1, kMaxMatrixSide);
+  o_k = param("--k", k, 1, kMaxMatrixSide);
+  o_n = param("--n", n, 1, kMaxMatrixSide);
+  o_tile = param("--tile", tile, 1, kMaxBlockThreads);
+  o_length = param("--length", length, 1, kMaxLength);
+  o_radius = param("--radius", radius, 0, kMaxStencilRadius);
+  o_block = param("--block", block, 1, kMaxBlockThreads);
   o_keep = keep_track(
       app.add_option("--barriers", keep, "Keep only these barriers: all, none or a list like 1,2")
           ->delimiter(','));

@@ -127,7 +127,8 @@ double flop_count(PerfMetric f, const Params& p) {
 }
 
 double compulsory_bytes(PerfMetric f, const Params& p) {
-  if (f == PerfMetric::Flops) return 4.0 * (double(p.m) * p.k + double(p.k) * p.n + double(p.m) * p.n);
+  if (f == PerfMetric::Flops)
+    return 4.0 * (double(p.m) * p.k + double(p.k) * p.n + double(p.m) * p.n);
   return 4.0 * 2.0 * double(p.length);
 }
 

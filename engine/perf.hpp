@@ -3,9 +3,9 @@
 // counts from a trace (any backend, so also without a GPU).
 //
 // Three layers, as everywhere in TileScope:
-//   run_perf_sweep()   kernels/perf_cuda.cu (GPU) or kernels/perf_stub.cpp (no CUDA)
+//   run_perf_sweep()   engine/cuda/perf_cuda.cu (GPU) or engine/cuda/perf_stub.cpp (no CUDA)
 //   PerfReport         plain data; derived metrics, save/load, CSV/JSON, compare
-//                      (kernels/perf_report.cpp)
+//                      (io/perf_report.cpp)
 //   views              app/view_performance.cpp and `tilescope-cli bench`
 // No CUDA type appears here: the app and the CLI include it without nvcc.
 #pragma once
@@ -104,10 +104,10 @@ inline constexpr const char* kCopyId = "copy.d2d";
 
 // One kernel at one size.
 struct PerfResult {
-  std::string kernel;  // catalogue id, kCublasId or kCopyId
+  std::string kernel;                     // catalogue id, kCublasId or kCopyId
   PerfMetric metric = PerfMetric::Flops;  // GFLOP/s (multiplies) or GB/s
-  int tile = 0;  // 0 when the kernel has no tile (or block side) parameter
-  int size = 0;  // n (matmul) or length (stencil, copy: elements)
+  int tile = 0;                           // 0 when the kernel has no tile (or block side) parameter
+  int size = 0;                           // n (matmul) or length (stencil, copy: elements)
   Params params;
   PerfStatus status = PerfStatus::Ok;
   std::string message;          // why skipped / failed / the verdict summary
@@ -275,7 +275,7 @@ std::vector<RooflinePoint> roofline_points(const PerfReport& r);
 // The attainable GFLOP/s at an intensity under the measured ceilings.
 double roofline_ceiling(const PerfDevice& d, double intensity);
 
-// ---- Access counts from a trace (kernels/perf_counts.cpp), any backend ----
+// ---- Access counts from a trace (analysis/perf_counts.cpp), any backend ----
 struct AccessCounts {
   std::string kernel;
   Params params;
@@ -295,7 +295,7 @@ struct AccessCounts {
   ExpectedCounts expected;  // the catalogue's closed form
   bool truncated = false;   // the trace lost events: counts are lower bounds
 };
-// Built on trace/counters.hpp's count_accesses (the same counts the grid's
+// Built on analysis/counters.hpp's count_accesses (the same counts the grid's
 // heatmap uses), plus the textbook's formula.
 AccessCounts perf_access_counts(const Trace& t);
 // The global loads per output element the variant makes, as a formula of its

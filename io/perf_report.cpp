@@ -1,5 +1,5 @@
-// The performance report as plain data: save/load (JSON), CSV export, a terminal table, comparison of two
-// runs. Nothing here needs CUDA.
+// The performance report as plain data: save/load (JSON), CSV export, a terminal table, comparison
+// of two runs. Nothing here needs CUDA.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -27,7 +27,6 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 }  // namespace
-
 
 namespace {
 json params_json(const Params& p) {
@@ -204,8 +203,8 @@ std::optional<PerfReport> report_from_json(const std::string& text, std::string*
     for (const json& x : j.value("results", json::array())) {
       PerfResult o;
       o.kernel = x.at("kernel").get<std::string>();
-      o.metric =
-          x.value("family", std::string("matmul")) == "stencil" ? PerfMetric::Bytes : PerfMetric::Flops;
+      o.metric = x.value("family", std::string("matmul")) == "stencil" ? PerfMetric::Bytes
+                                                                       : PerfMetric::Flops;
       o.tile = x.value("tile", 0);
       o.size = x.value("size", 0);
       if (x.contains("params")) o.params = params_from(x.at("params"));

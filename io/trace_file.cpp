@@ -574,11 +574,14 @@ std::optional<Trace> parse_trace(std::span<const uint8_t> bytes, std::string* er
     if (version == 1) {
       // Version 1 carried no array table: the lesson's, for its parameters.
       const Variant* v = find_variant(t.config.variant);
-      if (!v || validate(*v, t.config.params, DeviceLimits{1024, 228 * 1024, 2 * kMaxTraceFileBytes}))
-        return fail("invalid: a version-1 trace names its arrays through its lesson, and \"" +
-                    t.config.variant + "\" with " + describe(kUsesM | kUsesK | kUsesN | kUsesTile |
-                    kUsesLength | kUsesRadius | kUsesBlock, t.config.params) +
-                    " is not a lesson run this build knows");
+      if (!v ||
+          validate(*v, t.config.params, DeviceLimits{1024, 228 * 1024, 2 * kMaxTraceFileBytes}))
+        return fail(
+            "invalid: a version-1 trace names its arrays through its lesson, and \"" +
+            t.config.variant + "\" with " +
+            describe(kUsesM | kUsesK | kUsesN | kUsesTile | kUsesLength | kUsesRadius | kUsesBlock,
+                     t.config.params) +
+            " is not a lesson run this build knows");
       t.config.arrays = arrays(*v, t.config.params);
     } else {
       parse_arrays(r, t.config.arrays);

@@ -13,8 +13,8 @@
 //     simulator's scheduler so that warps advance in lockstep between accesses.
 //
 // A recorder provides:
-//   template <class T> T load(Space, const T* base, int index, int count, ArraySlot, uint16_t line);
-//   template <class T> void store(Space, T* base, int index, int count, ArraySlot, T value,
+//   template <class T> T load(Space, const T* base, int index, int count, ArraySlot, uint16_t
+//   line); template <class T> void store(Space, T* base, int index, int count, ArraySlot, T value,
 //                                 uint16_t line);
 //   void syncthreads(int barrier_id, int line);  // honours the run's barrier mask
 //   void delay_point(bool here);                 // race lab: stall chosen warps here

@@ -1,6 +1,6 @@
 // Lets one kernel header compile twice: by nvcc for the GPU, and by the host
 // compiler for the CPU simulator. On the host, the CUDA built-ins name the
-// state of the simulated thread that is running now (sim/fiber_block.hpp).
+// state of the simulated thread that is running now (engine/sim/fiber_block.hpp).
 #pragma once
 
 #include <cstdint>
@@ -24,7 +24,7 @@ struct Uint3 {
   unsigned x = 0, y = 0, z = 0;
 };
 // Built-ins of the simulated thread that runs now; set by the scheduler on
-// every switch. Defined in sim/fiber_block.cpp.
+// every switch. Defined in engine/sim/fiber_block.cpp.
 struct ThreadBuiltins {
   Uint3 thread_idx, block_idx, block_dim, grid_dim;
 };

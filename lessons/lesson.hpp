@@ -24,6 +24,14 @@
 
 namespace ts {
 
+// What a parameter means in one lesson: {"n", "n (matrix size)", "the
+// matrices are n x n"}. The window's lesson panel shows label and hint.
+struct ParamText {
+  const char* name;   // as in Params and on the command line: "m", "block"
+  const char* label;  // next to the input box
+  const char* hint;   // the tooltip
+};
+
 // One barrier of a kernel: its number (1-based, order in the source), its
 // line (filled by the registry from the source) and why it is there.
 struct BarrierInfo {
@@ -51,20 +59,23 @@ enum class PerfMetric : uint8_t { Flops, Bytes };
 
 struct Variant {
   // Identity and text.
-  const char* id;            // stable name for the CLI and files: "matmul.tiled_square"
-  const char* title;         // "Tiled, square, with bounds checks"
-  const char* summary;       // one sentence for menus
-  const char* family;        // "matmul": groups menus and the performance panel's plots
-  const char* family_title;  // "Matrix multiply": the menu heading of the family
-  const char* source_file;   // the lesson header, relative to the repository root
-  const char* function;      // the kernel's function name in that header
+  const char* id;             // stable name for the CLI and files: "matmul.tiled_square"
+  const char* title;          // "Tiled, square, with bounds checks"
+  const char* summary;        // one sentence for menus
+  const char* family;         // "matmul": groups menus and the performance panel's plots
+  const char* family_title;   // "Matrix multiply": the menu heading of the family
+  const char* source_file;    // the lesson header, relative to the repository root
+  const char* function;       // the kernel's function name in that header
   const char* narration_key;  // assets/narration/<key>.json
+  // The lesson the window opens with when none is named (exactly one has it).
+  bool opens_the_window = false;
 
   // Parameters: which ones the lesson reads (ParamBits), their defaults
   // (small enough to follow by eye), and per parameter a one-line help.
   uint32_t uses;
   Params defaults;
-  const char* block_help;  // what --block means here ("block side", "threads per block")
+  // How the window labels each parameter the lesson reads, and its tooltip.
+  std::vector<ParamText> param_text;
 
   std::vector<BarrierInfo> barriers;  // lines filled by the registry from the source
 

@@ -186,9 +186,9 @@ double tiled_rect_loads(const Params& p, std::string* formula) {
   const int64_t gx = cdiv(n, t), gy = cdiv(m, t);
   const double r = (double(gx) * m * k + double(gy) * k * n) / (double(m) * n);
   return say(formula,
-             "K*ceil(N/T)/N + K*ceil(M/T)/M = " + str(k) + "*ceil(" + str(n) + "/" + str(t) +
-                 ")/" + str(n) + " + " + str(k) + "*ceil(" + str(m) + "/" + str(t) + ")/" +
-                 str(m) + " = " + num(r) + (n % t || m % t ? "" : " (2K/T)"),
+             "K*ceil(N/T)/N + K*ceil(M/T)/M = " + str(k) + "*ceil(" + str(n) + "/" + str(t) + ")/" +
+                 str(n) + " + " + str(k) + "*ceil(" + str(m) + "/" + str(t) + ")/" + str(m) +
+                 " = " + num(r) + (n % t || m % t ? "" : " (2K/T)"),
              r);
 }
 

@@ -65,12 +65,12 @@ ExpectedCounts padded_tile_counts(int m, int k, int n, int tile);
 std::optional<Params> tile_with_warps(const Params& p, const Params& defaults, int warps);
 
 // The textbook's global loads per output element ("2*ceil(N/T) = ...").
-double naive_loads(const Params& p, std::string* formula);           // 2N
-double row_loads(const Params& p, std::string* formula);             // N + ceil(N/T)
-double row_col_loads(const Params& p, std::string* formula);         // 2 ceil(N/T)
-double tiled_square_loads(const Params& p, std::string* formula);    // 2 ceil(N/T)
-double tiled_exact_loads(const Params& p, std::string* formula);     // every thread loads
-double tiled_rect_loads(const Params& p, std::string* formula);      // K ceil(N/T)/N + ...
+double naive_loads(const Params& p, std::string* formula);         // 2N
+double row_loads(const Params& p, std::string* formula);           // N + ceil(N/T)
+double row_col_loads(const Params& p, std::string* formula);       // 2 ceil(N/T)
+double tiled_square_loads(const Params& p, std::string* formula);  // 2 ceil(N/T)
+double tiled_exact_loads(const Params& p, std::string* formula);   // every thread loads
+double tiled_rect_loads(const Params& p, std::string* formula);    // K ceil(N/T)/N + ...
 
 // When two tiles do not fit: "use a smaller tile".
 inline SharedAdvice smaller_tile(const Params&, const DeviceLimits&) {

@@ -49,8 +49,9 @@ struct Lesson {
     static const Variant v = {
         .id = "matmul.naive_grid",
         .title = "Naive, a grid of blocks",
-        .summary = "One thread per element of C, blocks tiling C: every element of A and B is "
-                   "read n times from global memory.",
+        .summary =
+            "One thread per element of C, blocks tiling C: every element of A and B is "
+            "read n times from global memory.",
         .family = "matmul",
         .family_title = "Matrix multiply",
         .source_file = "lessons/matmul_naive_grid.hpp",
@@ -58,7 +59,8 @@ struct Lesson {
         .narration_key = "matmul_naive_grid",
         .uses = kUsesN | kUsesBlock,
         .defaults = Params{.n = 10, .block = 4},
-        .block_help = "block side",
+        .param_text = {{"n", "n (matrix size)", "A, B and C are n x n"},
+                       {"block", "block side", "threads per block: side x side"}},
         .barriers = {},
         .arrays = [](const Params& p) { return square_arrays(p); },
         .geometry = [](const Params& p) { return tiled_geometry(p.n, p.n, p.block); },

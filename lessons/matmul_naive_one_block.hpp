@@ -49,8 +49,9 @@ struct Lesson {
     static const Variant v = {
         .id = "matmul.naive_one_block",
         .title = "Naive, one block",
-        .summary = "One thread per element of C in a single block: fine up to 32 x 32, then a "
-                   "grid is needed.",
+        .summary =
+            "One thread per element of C in a single block: fine up to 32 x 32, then a "
+            "grid is needed.",
         .family = "matmul",
         .family_title = "Matrix multiply",
         .source_file = "lessons/matmul_naive_one_block.hpp",
@@ -58,7 +59,7 @@ struct Lesson {
         .narration_key = "matmul_naive_one_block",
         .uses = kUsesN,
         .defaults = Params{.n = 6},
-        .block_help = "",
+        .param_text = {{"n", "n (matrix size)", "A, B and C are n x n"}},
         .barriers = {},
         .arrays = [](const Params& p) { return square_arrays(p); },
         .geometry =

@@ -70,8 +70,9 @@ struct Lesson {
     static const Variant v = {
         .id = "matmul.row_col_shared",
         .title = "Rows of A and columns of B in shared memory",
-        .summary = "Each block loads its rows of A and its columns of B once; the sums read "
-                   "shared memory only.",
+        .summary =
+            "Each block loads its rows of A and its columns of B once; the sums read "
+            "shared memory only.",
         .family = "matmul",
         .family_title = "Matrix multiply",
         .source_file = "lessons/matmul_row_col_shared.hpp",
@@ -79,7 +80,9 @@ struct Lesson {
         .narration_key = "matmul_row_col_shared",
         .uses = kUsesN | kUsesTile,
         .defaults = Params{.n = 12, .tile = 8},
-        .block_help = "",
+        .param_text = {{"n", "n (matrix size)", "A, B and C are n x n"},
+                       {"tile", "tile width",
+                        "tile width: 2, 4, 8, 16 or 32 (tile x tile threads per block)"}},
         .barriers = {{1, 0,
                       "rows and columns are loaded by every warp: all in place before anyone "
                       "reads"}},
@@ -125,10 +128,8 @@ struct Lesson {
             },
         .reference = square_reference,
         .sum_length = square_sum_length,
-        .with_warps =
-            [](const Params& p, int warps) {
-              return tile_with_warps(p, descriptor().defaults, warps);
-            },
+        .with_warps = [](const Params& p,
+                         int warps) { return tile_with_warps(p, descriptor().defaults, warps); },
         .loads_per_output = row_col_loads,
         .metric = PerfMetric::Flops,
         .flops = square_flops,

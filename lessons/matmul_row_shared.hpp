@@ -73,8 +73,9 @@ struct Lesson {
     static const Variant v = {
         .id = "matmul.row_shared",
         .title = "Rows of A in shared memory",
-        .summary = "Each block loads its rows of A into shared memory once; B is still read from "
-                   "global memory.",
+        .summary =
+            "Each block loads its rows of A into shared memory once; B is still read from "
+            "global memory.",
         .family = "matmul",
         .family_title = "Matrix multiply",
         .source_file = "lessons/matmul_row_shared.hpp",
@@ -82,11 +83,14 @@ struct Lesson {
         .narration_key = "matmul_row_shared",
         .uses = kUsesN | kUsesTile,
         .defaults = Params{.n = 12, .tile = 8},
-        .block_help = "",
+        .param_text = {{"n", "n (matrix size)", "A, B and C are n x n"},
+                       {"tile", "tile width",
+                        "tile width: 2, 4, 8, 16 or 32 (tile x tile threads per block)"}},
         .barriers = {{1, 0,
                       "the rows are loaded by every warp of the block: all in place before "
                       "anyone reads"}},
-        .arrays = [](const Params& p) { return square_arrays(p, {shared_array("rowsA", p.tile, p.n)}); },
+        .arrays =
+            [](const Params& p) { return square_arrays(p, {shared_array("rowsA", p.tile, p.n)}); },
         .geometry =
             [](const Params& p) {
               LaunchGeometry g = tiled_geometry(p.n, p.n, p.tile);
@@ -122,10 +126,8 @@ struct Lesson {
             },
         .reference = square_reference,
         .sum_length = square_sum_length,
-        .with_warps =
-            [](const Params& p, int warps) {
-              return tile_with_warps(p, descriptor().defaults, warps);
-            },
+        .with_warps = [](const Params& p,
+                         int warps) { return tile_with_warps(p, descriptor().defaults, warps); },
         .loads_per_output = row_loads,
         .metric = PerfMetric::Flops,
         .flops = square_flops,

@@ -66,8 +66,9 @@ struct Lesson {
     static const Variant v = {
         .id = "matmul.tiled_exact",
         .title = "Tiled, exact multiples only",
-        .summary = "The textbook tile loop with no bounds checks: right when n is a multiple of "
-                   "the tile, wrong (and out of range) when it is not.",
+        .summary =
+            "The textbook tile loop with no bounds checks: right when n is a multiple of "
+            "the tile, wrong (and out of range) when it is not.",
         .family = "matmul",
         .family_title = "Matrix multiply",
         .source_file = "lessons/matmul_tiled_exact.hpp",
@@ -75,13 +76,15 @@ struct Lesson {
         .narration_key = "matmul_tiled_exact",
         .uses = kUsesN | kUsesTile,
         .defaults = Params{.n = 12, .tile = 8},
-        .block_help = "",
+        .param_text = {{"n", "n (matrix size)", "A, B and C are n x n"},
+                       {"tile", "tile width",
+                        "tile width: 2, 4, 8, 16 or 32 (tile x tile threads per block)"}},
         .barriers = {{1, 0, "both tiles complete before anyone reads them"},
                      {2, 0, "everyone done with these tiles before the next ones overwrite them"}},
         .arrays =
             [](const Params& p) {
-              return square_arrays(
-                  p, {shared_array("tileA", p.tile, p.tile), shared_array("tileB", p.tile, p.tile)});
+              return square_arrays(p, {shared_array("tileA", p.tile, p.tile),
+                                       shared_array("tileB", p.tile, p.tile)});
             },
         .geometry =
             [](const Params& p) {
@@ -119,10 +122,8 @@ struct Lesson {
               const uint64_t r = ceil_div(p.n, p.tile) * p.tile;
               return std::max(count, r * r);
             },
-        .with_warps =
-            [](const Params& p, int warps) {
-              return tile_with_warps(p, descriptor().defaults, warps);
-            },
+        .with_warps = [](const Params& p,
+                         int warps) { return tile_with_warps(p, descriptor().defaults, warps); },
         .loads_per_output = tiled_exact_loads,
         .metric = PerfMetric::Flops,
         .flops = square_flops,

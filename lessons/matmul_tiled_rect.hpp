@@ -68,14 +68,18 @@ struct Lesson {
         .narration_key = "matmul_tiled_rect",
         .uses = kUsesM | kUsesK | kUsesN | kUsesTile,
         .defaults = Params{.m = 10, .k = 12, .n = 14, .tile = 8},
-        .block_help = "",
+        .param_text = {{"m", "m (rows of A, C)", "rows of A and C"},
+                       {"k", "k (shared dimension)", "columns of A, rows of B"},
+                       {"n", "n (columns of B, C)", "columns of B and C"},
+                       {"tile", "tile width",
+                        "tile width: 2, 4, 8, 16 or 32 (tile x tile threads per block)"}},
         .barriers = {{1, 0, "both tiles complete before anyone reads them"},
                      {2, 0, "everyone done with these tiles before the next ones overwrite them"}},
         .arrays =
             [](const Params& p) {
-              return arrays(p.m, p.k, p.n,
-                            {shared_array("tileA", p.tile, p.tile),
-                             shared_array("tileB", p.tile, p.tile)});
+              return arrays(
+                  p.m, p.k, p.n,
+                  {shared_array("tileA", p.tile, p.tile), shared_array("tileB", p.tile, p.tile)});
             },
         .geometry =
             [](const Params& p) {
@@ -91,13 +95,13 @@ struct Lesson {
         },
         .shared_advice = smaller_tile,
         .counts = [](const Params& p) { return padded_tile_counts(p.m, p.k, p.n, p.tile); },
-        .reference = [](const Params& p,
-                        const LessonInputs& in) { return reference(p.m, p.k, p.n, in[kA], in[kB]); },
-        .sum_length = [](const Params& p) { return p.k; },
-        .with_warps =
-            [](const Params& p, int warps) {
-              return tile_with_warps(p, descriptor().defaults, warps);
+        .reference =
+            [](const Params& p, const LessonInputs& in) {
+              return reference(p.m, p.k, p.n, in[kA], in[kB]);
             },
+        .sum_length = [](const Params& p) { return p.k; },
+        .with_warps = [](const Params& p,
+                         int warps) { return tile_with_warps(p, descriptor().defaults, warps); },
         .loads_per_output = tiled_rect_loads,
         .metric = PerfMetric::Flops,
         .flops = [](const Params& p) { return flops(p.m, p.k, p.n); },

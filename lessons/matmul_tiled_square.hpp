@@ -64,22 +64,26 @@ struct Lesson {
     static const Variant v = {
         .id = "matmul.tiled_square",
         .title = "Tiled, square, with bounds checks",
-        .summary = "Tiles of A and B in shared memory, zero padding where a tile hangs over the "
-                   "edge: each element is read n / TILE times instead of n.",
+        .summary =
+            "Tiles of A and B in shared memory, zero padding where a tile hangs over the "
+            "edge: each element is read n / TILE times instead of n.",
         .family = "matmul",
         .family_title = "Matrix multiply",
         .source_file = "lessons/matmul_tiled_square.hpp",
         .function = "matmul_tiled_square",
         .narration_key = "matmul_tiled_square",
+        .opens_the_window = true,
         .uses = kUsesN | kUsesTile,
         .defaults = Params{.n = 12, .tile = 8},
-        .block_help = "",
+        .param_text = {{"n", "n (matrix size)", "A, B and C are n x n"},
+                       {"tile", "tile width",
+                        "tile width: 2, 4, 8, 16 or 32 (tile x tile threads per block)"}},
         .barriers = {{1, 0, "both tiles complete before anyone reads them"},
                      {2, 0, "everyone done with these tiles before the next ones overwrite them"}},
         .arrays =
             [](const Params& p) {
-              return square_arrays(
-                  p, {shared_array("tileA", p.tile, p.tile), shared_array("tileB", p.tile, p.tile)});
+              return square_arrays(p, {shared_array("tileA", p.tile, p.tile),
+                                       shared_array("tileB", p.tile, p.tile)});
             },
         .geometry =
             [](const Params& p) {
@@ -95,10 +99,8 @@ struct Lesson {
         .counts = [](const Params& p) { return padded_tile_counts(p.n, p.n, p.n, p.tile); },
         .reference = square_reference,
         .sum_length = square_sum_length,
-        .with_warps =
-            [](const Params& p, int warps) {
-              return tile_with_warps(p, descriptor().defaults, warps);
-            },
+        .with_warps = [](const Params& p,
+                         int warps) { return tile_with_warps(p, descriptor().defaults, warps); },
         .loads_per_output = tiled_square_loads,
         .metric = PerfMetric::Flops,
         .flops = square_flops,

@@ -71,8 +71,9 @@ struct Lesson {
     static const Variant v = {
         .id = "stencil.shared",
         .title = "1D stencil, shared memory with halo",
-        .summary = "Each block loads its elements plus R halo cells on each side into a static "
-                   "shared array, clamping at the ends.",
+        .summary =
+            "Each block loads its elements plus R halo cells on each side into a static "
+            "shared array, clamping at the ends.",
         .family = "stencil",
         .family_title = "1D stencil",
         .source_file = "lessons/stencil_shared.hpp",
@@ -80,7 +81,9 @@ struct Lesson {
         .narration_key = "stencil_shared",
         .uses = kUsesLength | kUsesRadius | kUsesBlock,
         .defaults = Params{.length = 150, .radius = 3, .block = 64},
-        .block_help = "block size",
+        .param_text = {{"length", "length", "elements of in and out"},
+                       {"radius", "radius R", "neighbours on each side: 2R + 1 inputs per output"},
+                       {"block", "block size", "threads per block"}},
         .barriers = {{1, 0,
                       "neighbours were loaded by other threads and warps: all in place before "
                       "anyone reads"}},
@@ -111,10 +114,8 @@ struct Lesson {
         .counts = halo_counts,
         .reference = reference,
         .sum_length = sum_length,
-        .with_warps =
-            [](const Params& p, int warps) {
-              return halo_with_warps(p, descriptor().defaults, warps);
-            },
+        .with_warps = [](const Params& p,
+                         int warps) { return halo_with_warps(p, descriptor().defaults, warps); },
         .loads_per_output = halo_loads,
         .metric = PerfMetric::Bytes,
         .flops = flops,

@@ -59,8 +59,9 @@ struct Lesson {
     static const Variant v = {
         .id = "stencil.shared_dynamic",
         .title = "1D stencil, extern __shared__ sized at launch",
-        .summary = "The halo stencil with its shared array sized at launch, for any block size "
-                   "and radius that fit.",
+        .summary =
+            "The halo stencil with its shared array sized at launch, for any block size "
+            "and radius that fit.",
         .family = "stencil",
         .family_title = "1D stencil",
         .source_file = "lessons/stencil_shared_dynamic.hpp",
@@ -68,7 +69,9 @@ struct Lesson {
         .narration_key = "stencil_shared_dynamic",
         .uses = kUsesLength | kUsesRadius | kUsesBlock,
         .defaults = Params{.length = 150, .radius = 3, .block = 64},
-        .block_help = "block size",
+        .param_text = {{"length", "length", "elements of in and out"},
+                       {"radius", "radius R", "neighbours on each side: 2R + 1 inputs per output"},
+                       {"block", "block size", "threads per block"}},
         .barriers = {{1, 0,
                       "neighbours were loaded by other threads and warps: all in place before "
                       "anyone reads"}},
@@ -88,10 +91,8 @@ struct Lesson {
         .counts = halo_counts,
         .reference = reference,
         .sum_length = sum_length,
-        .with_warps =
-            [](const Params& p, int warps) {
-              return halo_with_warps(p, descriptor().defaults, warps);
-            },
+        .with_warps = [](const Params& p,
+                         int warps) { return halo_with_warps(p, descriptor().defaults, warps); },
         .loads_per_output = halo_loads,
         .metric = PerfMetric::Bytes,
         .flops = flops,

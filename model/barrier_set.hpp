@@ -31,9 +31,7 @@ class BarrierSet {
     if (id >= 1 && id <= 32) mask_ &= ~(1u << (id - 1));
   }
   // Only the barriers 1 .. count (a kernel's own).
-  constexpr BarrierSet within(int count) const {
-    return BarrierSet(mask_ & first(count).mask_);
-  }
+  constexpr BarrierSet within(int count) const { return BarrierSet(mask_ & first(count).mask_); }
   // Whether every one of barriers 1 .. count is kept.
   constexpr bool keeps_all_of(int count) const { return within(count) == first(count); }
   constexpr uint32_t mask() const { return mask_; }

@@ -48,10 +48,10 @@ struct Event {
   uint32_t block;        // linear block index: blockIdx.x + blockIdx.y * gridDim.x
   uint32_t element;      // linear element index into `array` (row-major)
   float value;           // the value loaded or stored
-  uint16_t thread;       // linear thread index in the block: x + y * blockDim.x (warp = thread / 32)
-  uint16_t line;         // source line of the access or barrier in its lesson header
-  uint16_t instr;        // this thread's event number, counting from 0 (wraps at 65536)
-  uint16_t sm;           // %smid on the GPU; 0 on the simulator
+  uint16_t thread;  // linear thread index in the block: x + y * blockDim.x (warp = thread / 32)
+  uint16_t line;    // source line of the access or barrier in its lesson header
+  uint16_t instr;   // this thread's event number, counting from 0 (wraps at 65536)
+  uint16_t sm;      // %smid on the GPU; 0 on the simulator
   EventKind kind;
   ArraySlot array;  // slot in the trace's array table; kNoArray for barriers
   uint8_t flags;    // EventFlags

@@ -36,11 +36,13 @@ struct ParamField {
   int Params::*field;
   uint32_t bit;
 };
-inline constexpr ParamField kParamFields[] = {
-    {"m", &Params::m, kUsesM},          {"k", &Params::k, kUsesK},
-    {"n", &Params::n, kUsesN},          {"tile", &Params::tile, kUsesTile},
-    {"length", &Params::length, kUsesLength}, {"radius", &Params::radius, kUsesRadius},
-    {"block", &Params::block, kUsesBlock}};
+inline constexpr ParamField kParamFields[] = {{"m", &Params::m, kUsesM},
+                                              {"k", &Params::k, kUsesK},
+                                              {"n", &Params::n, kUsesN},
+                                              {"tile", &Params::tile, kUsesTile},
+                                              {"length", &Params::length, kUsesLength},
+                                              {"radius", &Params::radius, kUsesRadius},
+                                              {"block", &Params::block, kUsesBlock}};
 
 // One parameter by its option name ("tile") and value.
 struct NamedParam {

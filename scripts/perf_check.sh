@@ -59,12 +59,13 @@ stage "registers: nvcc -Xptxas -v (sm_$ARCH)"
 TMP=$(mktemp -d)
 cat > "$TMP/ours.cu" <<'EOF'
 // Only the untraced instantiations the table compares, exactly as the harness wraps them.
-#include "kernels/dispatch.hpp"
-#include "kernels/recorders.cuh"
+#include "lessons/matmul_naive_grid.hpp"
+#include "lessons/matmul_tiled_square.hpp"
+#include "engine/cuda/recorders.cuh"
 template <class Body> __global__ void timed(ts::PlainRec rec, ts::KernelArgs a) { Body::run(rec, a); }
-template __global__ void timed<ts::MatmulNaiveGrid>(ts::PlainRec, ts::KernelArgs);
-template __global__ void timed<ts::MatmulTiledSquare<16>>(ts::PlainRec, ts::KernelArgs);
-template __global__ void timed<ts::MatmulTiledSquare<32>>(ts::PlainRec, ts::KernelArgs);
+template __global__ void timed<ts::lessons::matmul_naive_grid::Body>(ts::PlainRec, ts::KernelArgs);
+template __global__ void timed<ts::lessons::matmul_tiled_square::Body<16>>(ts::PlainRec, ts::KernelArgs);
+template __global__ void timed<ts::lessons::matmul_tiled_square::Body<32>>(ts::PlainRec, ts::KernelArgs);
 EOF
 regs() {  # file -> "kernel: N registers" lines
   "$NVCC" -std=c++20 -O3 -arch=sm_$ARCH -lineinfo --expt-relaxed-constexpr -I"$ROOT" \
@@ -73,7 +74,7 @@ regs() {  # file -> "kernel: N registers" lines
          /Used [0-9]+ registers/ { match($0, /Used [0-9]+ registers/); print "  " f ": " substr($0, RSTART, RLENGTH) }' |
     c++filt 2>/dev/null || true
 }
-echo "ours (timed<Body> with PlainRec):"
+echo "ours (launch_body<Body, PlainRec>, the harness's wrapper, with the same body):"
 regs "$TMP/ours.cu" | c++filt
 echo "textbook (bench/textbook_sgemm.cu):"
 regs "$ROOT/bench/textbook_sgemm.cu" | c++filt

@@ -4,6 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
+# The layers first: no include reaches above its layer, no source outside
+# lessons/ names a lesson (seconds; docs/architecture.md).
+./scripts/check_layers.sh
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH
 preset=${TS_PRESET:-ci}
 cmake --preset "$preset"

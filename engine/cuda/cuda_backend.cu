@@ -10,17 +10,12 @@
 #include <vector>
 
 #include "engine/backend.hpp"
+#include "engine/cuda/launch.cuh"
+#include "engine/cuda/recorders.cuh"
 #include "engine/lesson_dispatch.hpp"
 #include "engine/prepare.hpp"
-#include "engine/cuda/recorders.cuh"
 
 namespace ts {
-
-// One thread of the kernel body, with the recorder passed by value.
-template <class Body, class Rec>
-__global__ void launch_body(Rec rec, KernelArgs args) {
-  Body::run(rec, args);
-}
 
 namespace {
 
@@ -52,22 +47,6 @@ std::string cuda_error_text(const char* what, cudaError_t e) {
   }
 }
 
-// Device memory that frees itself.
-struct DeviceBuffer {
-  void* ptr = nullptr;
-  size_t bytes = 0;
-  DeviceBuffer() = default;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() {
-    if (ptr) cudaFree(ptr);
-  }
-  cudaError_t allocate(size_t n) {
-    bytes = std::max<size_t>(n, 4);
-    return cudaMalloc(&ptr, bytes);
-  }
-};
-
 struct EventPair {
   cudaEvent_t start = nullptr, stop = nullptr;
   ~EventPair() {
@@ -81,19 +60,8 @@ template <class Rec>
 cudaError_t launch(const Variant& v, const Params& p, const LaunchGeometry& g, const Rec& rec,
                    const KernelArgs& args) {
   cudaError_t err = cudaErrorInvalidValue;
-  const bool found = visit_lesson(v.id, p, [&](auto body) {
-    using Body = decltype(body);
-    auto* kernel = &launch_body<Body, Rec>;
-    if (g.dynamic_shared_bytes > 48 * 1024) {
-      // More than 48 KB of dynamic shared memory needs an opt-in per kernel.
-      err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 int(g.dynamic_shared_bytes));
-      if (err != cudaSuccess) return;
-    }
-    const dim3 grid(g.grid.x, g.grid.y, g.grid.z), block(g.block.x, g.block.y, g.block.z);
-    kernel<<<grid, block, g.dynamic_shared_bytes>>>(rec, args);
-    err = cudaGetLastError();
-  });
+  const bool found = visit_lesson(
+      v.id, p, [&](auto body) { err = launch_lesson<decltype(body), Rec>(g, rec, args); });
   return found ? err : cudaErrorInvalidDeviceFunction;
 }
 
@@ -142,7 +110,8 @@ CudaStatus probe() {
 
   // Is there machine code (or PTX) in this build for this GPU?
   cudaFuncAttributes attr{};
-  const cudaError_t fe = cudaFuncGetAttributes(&attr, &launch_body<lessons::stencil_naive::Body, PlainRec>);
+  const cudaError_t fe =
+      cudaFuncGetAttributes(&attr, &launch_body<lessons::stencil_naive::Body, PlainRec>);
   if (fe != cudaSuccess) {
     s.reason = "this build has no kernels for " + s.device_name + " (compute capability " +
                std::to_string(s.cc_major) + "." + std::to_string(s.cc_minor) +
@@ -155,7 +124,7 @@ CudaStatus probe() {
   return s;
 }
 
-// The device buffer's field-major blocks (kernels/recorders.cuh) back into
+// The device buffer's field-major blocks (engine/cuda/recorders.cuh) back into
 // Event records, in slot order, without the slots nobody wrote (Empty):
 // slot order is each thread's program order.
 void unpack_trace_blocks(const std::vector<uint64_t>& words, std::vector<Event>& out) {
@@ -183,8 +152,8 @@ std::string fault_text(const Event& e, const LaunchGeometry& g, const Trace& t) 
   if (const BufferData* b = t.buffer(e.array)) count = b->values.size();
   std::string s = "thread (" + std::to_string(tx) + ", " + std::to_string(ty) + ") of block (" +
                   std::to_string(bx) + ", " + std::to_string(by) + ") " +
-                  (is_load(e.kind) ? "read " : "wrote ") + array_name(t.config.arrays, e.array) + "[" +
-                  std::to_string(int32_t(e.element)) + "]";
+                  (is_load(e.kind) ? "read " : "wrote ") + array_name(t.config.arrays, e.array) +
+                  "[" + std::to_string(int32_t(e.element)) + "]";
   if (count) s += ", outside its " + std::to_string(count) + " elements";
   return s + " (line " + std::to_string(e.line) + ")";
 }

@@ -35,12 +35,9 @@
 #include "engine/perf.hpp"
 #include "engine/reference.hpp"
 
-#if __has_include("engine/cuda/recorders.cuh")
+#include "engine/cuda/launch.cuh"
 #include "engine/cuda/recorders.cuh"
-#define TS_PERF_HAVE_PLAINREC 1
-#else
-#define TS_PERF_HAVE_PLAINREC 0
-#endif
+#include "engine/prepare.hpp"
 
 namespace ts {
 
@@ -87,36 +84,8 @@ const CublasApi& cublas_api() {
   return api;
 }
 
-#if TS_PERF_HAVE_PLAINREC
+// What the harness times: the untraced body, every barrier kept, no delay.
 using TimedRec = PlainRec;
-inline TimedRec make_rec() {
-  return TimedRec{};
-}  // all barriers kept
-#else
-// Until kernels/recorders.cuh lands: the same contract as PlainRec (plain loads
-// and stores, every barrier kept, no delay).
-struct TimedRec {
-  template <class T>
-  __device__ __forceinline__ T load(Space, const T* base, int index, int, ArraySlot, uint16_t) {
-    return base[index];
-  }
-  template <class T>
-  __device__ __forceinline__ void store(Space, T* base, int index, int, ArraySlot, T v, uint16_t) {
-    base[index] = v;
-  }
-  __device__ __forceinline__ void syncthreads(int, int) { __syncthreads(); }
-  __device__ __forceinline__ void delay_point(bool) {}
-};
-inline TimedRec make_rec() {
-  return TimedRec{};
-}
-#endif
-
-// The one wrapper the harness launches: the untraced body, nothing else.
-template <class Body>
-__global__ void timed(TimedRec rec, KernelArgs a) {
-  Body::run(rec, a);
-}
 
 std::string cuda_msg(cudaError_t e) {
   return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
@@ -131,32 +100,7 @@ std::string human_bytes(double b) {
   return buf;
 }
 
-// A device allocation that frees itself.
-struct DevBuf {
-  void* p = nullptr;
-  size_t bytes = 0;
-  DevBuf() = default;
-  DevBuf(const DevBuf&) = delete;
-  DevBuf& operator=(const DevBuf&) = delete;
-  ~DevBuf() { reset(); }
-  cudaError_t alloc(size_t n) {
-    reset();
-    cudaError_t e = cudaMalloc(&p, n);
-    if (e != cudaSuccess) {
-      p = nullptr;
-      cudaGetLastError();  // an out-of-memory is not sticky: clear it
-      return e;
-    }
-    bytes = n;
-    return cudaSuccess;
-  }
-  void reset() {
-    if (p) cudaFree(p);
-    p = nullptr;
-    bytes = 0;
-  }
-  float* f() const { return static_cast<float*>(p); }
-};
+using DevBuf = DeviceBuffer;  // engine/cuda/launch.cuh
 
 struct Timing {
   bool ok = false;
@@ -257,7 +201,7 @@ class Harness {
     }
     // Twice the L2, so that writing it evicts everything a kernel left there.
     if (cfg_.flush_l2 && p.l2CacheSize > 0) {
-      if (flush_.alloc(size_t(p.l2CacheSize) * 2) != cudaSuccess) flush_.reset();
+      if (flush_.allocate(size_t(p.l2CacheSize) * 2) != cudaSuccess) flush_.reset();
     }
     return true;
   }
@@ -316,7 +260,7 @@ class Harness {
     std::vector<float> ms;
     ms.reserve(reps);
     for (int i = 0; i < reps; ++i) {
-      if (flush_.p) cudaMemsetAsync(flush_.p, i & 0xff, flush_.bytes);
+      if (flush_.ptr) cudaMemsetAsync(flush_.ptr, i & 0xff, flush_.bytes);
       nvtxRangePushA(label.c_str());
       cudaEventRecord(start_);
       e = launch();
@@ -354,7 +298,7 @@ class Harness {
   KernelAttributes attributes(const LaunchGeometry& g) {
     KernelAttributes a;
     cudaFuncAttributes fa{};
-    if (cudaFuncGetAttributes(&fa, timed<Body>) != cudaSuccess) {
+    if (cudaFuncGetAttributes(&fa, launch_body<Body, TimedRec>) != cudaSuccess) {
       cudaGetLastError();
       return a;
     }
@@ -365,7 +309,8 @@ class Harness {
     a.local_bytes = int(fa.localSizeBytes);
     a.threads_per_block = int(g.block.count());
     int blocks = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, timed<Body>, a.threads_per_block,
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, launch_body<Body, TimedRec>,
+                                                      a.threads_per_block,
                                                       g.dynamic_shared_bytes) == cudaSuccess) {
       a.max_blocks_per_sm = blocks;
       if (max_threads_per_sm_ > 0)
@@ -378,18 +323,12 @@ class Harness {
 
   template <class Body>
   cudaError_t prepare(const LaunchGeometry& g) {
-    // More than 48 KiB of dynamic shared memory needs the opt-in.
-    if (g.dynamic_shared_bytes > 48 * 1024)
-      return cudaFuncSetAttribute(timed<Body>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  int(g.dynamic_shared_bytes));
-    return cudaSuccess;
+    return prepare_launch<Body, TimedRec>(g);
   }
 
   template <class Body>
   cudaError_t launch(const LaunchGeometry& g, const KernelArgs& args) {
-    const dim3 grid(g.grid.x, g.grid.y, g.grid.z), block(g.block.x, g.block.y, g.block.z);
-    timed<Body><<<grid, block, g.dynamic_shared_bytes>>>(make_rec(), args);
-    return cudaGetLastError();
+    return launch_lesson<Body, TimedRec>(g, TimedRec{}, args);
   }
 
   cudaError_t copy(void* dst, const void* src, size_t bytes) {
@@ -421,17 +360,24 @@ std::string host_name() {
 }
 
 // The parameters of one point: the sweep's size and tile on top of the
-// variant's defaults.
+// lesson's defaults. A multiply (Flops) runs n x n x n; a bandwidth lesson
+// (Bytes) moves `size` elements: a 1D lesson as its length, a 2D one as a
+// square of side sqrt(size).
 Params point_params(const Variant& v, const PerfConfig& c, int size, int tile) {
   Params p = v.defaults;
   if (v.metric == PerfMetric::Flops) {
     p.m = p.k = p.n = size;
     if (v.uses & kUsesTile) p.tile = tile;
     if (v.uses & kUsesBlock) p.block = tile;  // the naive grid's block side
-  } else {
+  } else if (v.uses & kUsesLength) {
     p.length = size;
-    p.radius = c.stencil_radius;
-    p.block = c.stencil_block;
+    if (v.uses & kUsesRadius) p.radius = c.stencil_radius;
+    if (v.uses & kUsesBlock) p.block = c.stencil_block;
+  } else {
+    int side = 1;
+    while (int64_t(side + 1) * (side + 1) <= size)
+      ++side;
+    p.m = p.k = p.n = side;
   }
   return p;
 }
@@ -466,8 +412,8 @@ struct Sweep {
     x.params = point_params(v, cfg, size, tile);
     x.status = PerfStatus::Skipped;
     x.message = why;
-    x.flops = flop_count(v.metric, x.params);
-    x.compulsory_bytes = compulsory_bytes(v.metric, x.params);
+    x.flops = flop_count(v, x.params);
+    x.compulsory_bytes = compulsory_bytes(v, x.params);
     emit(x);
   }
   bool check_cancel() {
@@ -494,8 +440,8 @@ struct Sweep {
     x.tile = tile;
     x.size = size;
     x.params = p;
-    x.flops = flop_count(v.metric, p);
-    x.compulsory_bytes = compulsory_bytes(v.metric, p);
+    x.flops = flop_count(v, p);
+    x.compulsory_bytes = compulsory_bytes(v, p);
     x.checked_against = checked_against;
     const LaunchGeometry g = geometry(v, p);
     // The shared-memory opt-in first: the occupancy query depends on it.
@@ -520,7 +466,7 @@ struct Sweep {
       return;
     }
     BufferData got;
-    got.id = want.id;
+    got.slot = want.slot;
     got.rows = want.rows;
     got.cols = want.cols;
     got.is_output = true;
@@ -571,16 +517,16 @@ struct Sweep {
     x.compulsory_bytes = 2.0 * double(bytes);  // read once, written once
     x.checked_against = "none (cudaMemcpy)";
     if (ctl) ctl->set_current("copy " + human_bytes(double(bytes)));
-    if (src.alloc(bytes) != cudaSuccess || dst.alloc(bytes) != cudaSuccess) {
+    if (src.allocate(bytes) != cudaSuccess || dst.allocate(bytes) != cudaSuccess) {
       x.status = PerfStatus::Skipped;
       x.message = "not enough free GPU memory for the copy reference (" +
                   human_bytes(2.0 * double(bytes)) + ")";
       emit(x);
       return;
     }
-    cudaMemset(src.p, 0, bytes);
+    cudaMemset(src.ptr, 0, bytes);
     Timing t = h.time("copy.d2d " + human_bytes(double(bytes)),
-                      [&] { return h.copy(dst.p, src.p, bytes); });
+                      [&] { return h.copy(dst.ptr, src.ptr, bytes); });
     if (t.cancelled) {
       check_cancel();
       return;
@@ -632,19 +578,20 @@ struct Sweep {
       return;
     }
     DevBuf A, B, C, R;
-    if (A.alloc(padded * 4) || B.alloc(padded * 4) || C.alloc(padded * 4) || R.alloc(padded * 4)) {
+    if (A.allocate(padded * 4) || B.allocate(padded * 4) || C.allocate(padded * 4) ||
+        R.allocate(padded * 4)) {
       const std::string why = "n = " + std::to_string(n) + ": cudaMalloc of " + human_bytes(need) +
                               " failed (out of GPU memory); skipped";
       rep.notes.push_back(why);
       skip_all(why);
       return;
     }
-    cudaMemset(A.p, 0, padded * 4);
-    cudaMemset(B.p, 0, padded * 4);
+    cudaMemset(A.ptr, 0, padded * 4);
+    cudaMemset(B.ptr, 0, padded * 4);
 
     // Inputs from the catalogue's generator: small integers, exact in float sums.
-    const Variant* square = find_variant("matmul.tiled_square");
-    const Variant& gen = square ? *square : *vs.front();
+    // Every multiply lesson fills A and B from the same streams: the first one's.
+    const Variant& gen = *vs.front();
     Params gp = point_params(gen, cfg, n, 16);
     if (ctl) ctl->set_current("inputs n=" + std::to_string(n));
     std::vector<BufferData> inputs = make_inputs(gen, gp, InputKind::SmallIntegers, cfg.input_seed);
@@ -657,8 +604,8 @@ struct Sweep {
       skip_all("no inputs");
       return;
     }
-    cudaMemcpy(A.p, a_in->values.data(), elems * 4, cudaMemcpyHostToDevice);
-    cudaMemcpy(B.p, b_in->values.data(), elems * 4, cudaMemcpyHostToDevice);
+    cudaMemcpy(A.ptr, a_in->values.data(), elems * 4, cudaMemcpyHostToDevice);
+    cudaMemcpy(B.ptr, b_in->values.data(), elems * 4, cudaMemcpyHostToDevice);
 
     // The reference output: the CPU in double for small n, cuBLAS above.
     BufferData want;
@@ -678,7 +625,7 @@ struct Sweep {
       x.params.m = x.params.k = x.params.n = n;
       x.flops = flop_count(PerfMetric::Flops, x.params);
       x.compulsory_bytes = compulsory_bytes(PerfMetric::Flops, x.params);
-      cudaMemset(R.p, 0xFF, elems * 4);
+      cudaMemset(R.ptr, 0xFF, elems * 4);
       cudaError_t e = h.sgemm(A.f(), B.f(), R.f(), n, n, n);
       if (e == cudaSuccess) e = cudaDeviceSynchronize();
       BufferData got;
@@ -687,7 +634,7 @@ struct Sweep {
       got.is_output = true;
       got.values.resize(elems);
       if (e == cudaSuccess)
-        e = cudaMemcpy(got.values.data(), R.p, elems * 4, cudaMemcpyDeviceToHost);
+        e = cudaMemcpy(got.values.data(), R.ptr, elems * 4, cudaMemcpyDeviceToHost);
       bool correct = e == cudaSuccess;
       if (cpu_ref && correct) {
         const Verdict ver = check_output(gen, gp, got, want);
@@ -736,7 +683,9 @@ struct Sweep {
           skip_point(*v, n, tile, *err);
           continue;
         }
-        if (std::string(v->id).find("exact") != std::string::npos && tile > 0 && n % tile != 0) {
+        // A lesson that reaches past its arrays by design (allocation) is
+        // timed only where it does not: sizes that are multiples of the tile.
+        if (v->allocation && tile > 0 && n % tile != 0) {
           skip_point(
               *v, n, tile,
               "the exact-multiples kernel is timed only where n is a multiple of the tile (" +
@@ -757,57 +706,67 @@ struct Sweep {
     }
   }
 
-  void stencil_length(const std::vector<const Variant*>& vs, int len) {
-    if (check_cancel()) return;
-    const double need = 2.0 * 4.0 * (double(len) + 64);
-    const double budget = h.budget_bytes();
-    auto skip_all = [&](const std::string& why) {
-      for (const Variant* v : vs)
-        skip_point(*v, len, 0, why);
-    };
-    if (need > budget) {
-      const std::string why = "length " + std::to_string(len) +
-                              " does not fit in GPU memory: needs " + human_bytes(need) + ", " +
-                              human_bytes(budget) + " available to the sweep; skipped";
-      rep.notes.push_back(why);
-      skip_all(why);
-      return;
-    }
-    DevBuf in, out;
-    if (in.alloc(size_t(len + 64) * 4) || out.alloc(size_t(len + 64) * 4)) {
-      const std::string why = "length " + std::to_string(len) + ": cudaMalloc failed; skipped";
-      rep.notes.push_back(why);
-      skip_all(why);
-      return;
-    }
-    const Variant& gen = *vs.front();
-    const Params gp = point_params(gen, cfg, len, 0);
-    if (ctl) ctl->set_current("inputs length=" + std::to_string(len));
-    std::vector<BufferData> inputs = make_inputs(gen, gp, InputKind::SmallIntegers, cfg.input_seed);
-    const BufferData* x_in = inputs.size() == 1 ? &inputs[0] : nullptr;
-    if (!x_in || x_in->values.size() != size_t(len)) {
-      skip_all("the input generator gave no input array of " + std::to_string(len) + " elements");
-      return;
-    }
-    cudaMemcpy(in.p, x_in->values.data(), size_t(len) * 4, cudaMemcpyHostToDevice);
-    if (ctl) ctl->set_current("CPU reference length=" + std::to_string(len));
-    const BufferData want = reference_output(gen, gp, inputs);
-    inputs.clear();
+  // A bandwidth lesson (stencils, transposes) at `size` elements: its own
+  // arrays (engine/prepare.hpp), inputs and CPU reference, shared by the
+  // lessons of one family at the same parameters.
+  void bandwidth_point(const std::vector<const Variant*>& vs, int size) {
+    std::string family;
+    Params family_params;
+    BufferData want;
     for (const Variant* v : vs) {
       if (check_cancel()) return;
-      const Params p = point_params(*v, cfg, len, 0);
-      if (auto err = validate(*v, p, h.limits())) {
-        skip_point(*v, len, 0, *err);
+      const Params p = point_params(*v, cfg, size, 0);
+      RunRequest req;
+      req.variant = v->id;
+      req.params = p;
+      req.traced = false;
+      req.input_seed = cfg.input_seed;
+      PreparedRun run;
+      if (auto err = prepare_run(req, h.limits(), run)) {
+        skip_point(*v, size, 0, *err);
         continue;
       }
-      KernelArgs args = kernel_args(*v, p);
-      args.data[1] = in.f();
-      args.data[2] = out.f();
-      bool found = visit_lesson(v->id, p, [&](auto body) {
-        run_variant<decltype(body)>(*v, p, len, 0, args, out.f(), size_t(len), want,
+      double need = 0;
+      for (uint64_t n : run.allocation)
+        need += 4.0 * double(n);
+      if (need > h.budget_bytes()) {
+        skip_point(*v, size, 0,
+                   "does not fit in GPU memory: needs " + human_bytes(need) + ", " +
+                       human_bytes(h.budget_bytes()) + " available to the sweep");
+        continue;
+      }
+      std::vector<DeviceBuffer> dev(run.globals.size());
+      float* out_dev = nullptr;
+      size_t out_count = 0;
+      bool ok = true;
+      for (size_t i = 0; i < run.globals.size() && ok; ++i) {
+        const BufferData& b = run.globals[i];
+        ok = dev[i].allocate(run.allocation[i] * 4) == cudaSuccess &&
+             cudaMemset(dev[i].ptr, 0, dev[i].bytes) == cudaSuccess &&
+             (b.is_output || cudaMemcpy(dev[i].ptr, b.values.data(), b.values.size() * 4,
+                                        cudaMemcpyHostToDevice) == cudaSuccess);
+        run.args.data[b.slot] = dev[i].ptr;
+        if (b.is_output && !out_dev) out_dev = dev[i].f(), out_count = b.values.size();
+      }
+      if (!ok || !out_dev) {
+        skip_point(*v, size, 0, "cudaMalloc failed (out of GPU memory)");
+        continue;
+      }
+      if (family != v->family || !(family_params == p)) {
+        if (ctl)
+          ctl->set_current("CPU reference " + std::string(v->family) + " " + describe(*v, p));
+        std::vector<BufferData> inputs;
+        for (const BufferData& b : run.globals)
+          if (!b.is_output) inputs.push_back(b);
+        want = reference_output(*v, p, inputs);
+        family = v->family;
+        family_params = p;
+      }
+      const bool found = visit_lesson(v->id, p, [&](auto body) {
+        run_variant<decltype(body)>(*v, p, size, 0, run.args, out_dev, out_count, want,
                                     "CPU double reference");
       });
-      if (!found) skip_point(*v, len, 0, "no untraced instantiation in this build");
+      if (!found) skip_point(*v, size, 0, "no untraced instantiation in this build");
       if (stop) return;
     }
   }
@@ -874,7 +833,7 @@ PerfReport run_perf_sweep(const PerfConfig& config, SweepControl* control) {
   if (!st.empty())
     for (int len : cfg.stencil_lengths) {
       if (s.stop) break;
-      s.stencil_length(st, len);
+      s.bandwidth_point(st, len);
     }
   s.check_cancel();
   if (control) control->set_current(rep.cancelled ? "cancelled" : "done");

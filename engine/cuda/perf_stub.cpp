@@ -1,5 +1,5 @@
 // The performance sweep in a build without CUDA: nothing to time, and the
-// report says why. (With CUDA, kernels/perf_cuda.cu defines run_perf_sweep.)
+// report says why. (With CUDA, engine/cuda/perf_cuda.cu defines run_perf_sweep.)
 #include "engine/perf.hpp"
 
 #if !TS_HAVE_CUDA

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "lessons/access.hpp"
+#include "model/barrier_set.hpp"
 #include "model/event.hpp"
 
 namespace ts {
@@ -48,13 +49,14 @@ struct PlainRec {
     return base[index];
   }
   template <class T>
-  __device__ __forceinline__ void store(Space, T* base, int index, int, ArraySlot, T value, uint16_t) {
+  __device__ __forceinline__ void store(Space, T* base, int index, int, ArraySlot, T value,
+                                        uint16_t) {
     base[index] = value;
   }
   // The mask is the same for every thread, so the branch is uniform and a
   // kept barrier is reached by the whole block.
   __device__ __forceinline__ void syncthreads(int id, int) {
-    if ((barrier_mask >> (id - 1)) & 1u) __syncthreads();
+    if (BarrierSet(barrier_mask).keeps(id)) __syncthreads();
   }
   __device__ __forceinline__ void delay_point(bool) {}
 };
@@ -112,15 +114,15 @@ struct DeviceTraceRec {
     return v;
   }
   template <class T>
-  __device__ __forceinline__ void store(Space s, T* base, int index, int count, ArraySlot buf, T value,
-                                        uint16_t line) {
+  __device__ __forceinline__ void store(Space s, T* base, int index, int count, ArraySlot buf,
+                                        T value, uint16_t line) {
     base[index] = value;
     record(s == Space::Global ? EventKind::GlobalStore : EventKind::SharedStore, buf, index,
            float(value), line, flags(index, count), 0);
   }
   // A removed barrier leaves no events: the trace shows what ran.
   __device__ __forceinline__ void syncthreads(int id, int line) {
-    if (!((barrier_mask >> (id - 1)) & 1u)) return;
+    if (!BarrierSet(barrier_mask).keeps(id)) return;
     record(EventKind::BarrierArrive, kNoArray, 0, 0.0f, uint16_t(line), 0, uint8_t(id));
     __syncthreads();
     record(EventKind::BarrierLeave, kNoArray, 0, 0.0f, uint16_t(line), 0, uint8_t(id));
@@ -167,15 +169,14 @@ struct DeviceTraceRec {
 
     const uint32_t thread = detail::linear_thread();
     // The record's five 8-byte words (little-endian, in the field order of
-    // trace/event.hpp), each into its row of the slot's block.
+    // model/event.hpp), each into its row of the slot's block.
     uint64_t* w = events + (slot / kSlotBlock) * (kSlotBlock * kEventWords) + slot % kSlotBlock;
     w[0 * kSlotBlock] = uint64_t(clock64());
     w[1 * kSlotBlock] = detail::globaltimer();
     w[2 * kSlotBlock] = uint64_t(detail::linear_block()) | (uint64_t(uint32_t(element)) << 32);
     w[3 * kSlotBlock] = uint64_t(__float_as_uint(value)) | (uint64_t(thread & 0xFFFFu) << 32) |
                         (uint64_t(line) << 48);
-    w[4 * kSlotBlock] = uint64_t(instr) |
-                        (uint64_t(detail::smid() & 0xFFFFu) << 16) |
+    w[4 * kSlotBlock] = uint64_t(instr) | (uint64_t(detail::smid() & 0xFFFFu) << 16) |
                         (uint64_t(uint8_t(kind)) << 32) | (uint64_t(uint8_t(buf)) << 40) |
                         (uint64_t(fl) << 48) | (uint64_t(barrier) << 56);
   }

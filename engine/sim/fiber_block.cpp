@@ -124,7 +124,7 @@ ts_sim_fiber_start:
 
 namespace ts::sim {
 
-// Declared in kernels/cuda_compat.hpp: what `threadIdx`, `blockIdx`, ... and
+// Declared in lessons/cuda_compat.hpp: what `threadIdx`, `blockIdx`, ... and
 // `extern __shared__` name while a simulated thread runs.
 thread_local const ThreadBuiltins* current_builtins = nullptr;
 thread_local void* current_dynamic_shared = nullptr;

@@ -12,7 +12,7 @@
 // a block are one barrier (like `bar.sync 0`, which every `__syncthreads()`
 // compiles to), whatever their number in the source.
 //
-// Schedules (trace/trace.hpp `Schedule`):
+// Schedules (model/trace.hpp `Schedule`):
 //   Lockstep  every warp takes one step in turn: warp 0, warp 1, ..., again.
 //   WarpSkew  as Lockstep, but the warps in `skew_warps` start `skew_steps`
 //             steps late, and again after every barrier release: they stay

@@ -65,8 +65,8 @@ RunResult simulate_variant(const RunRequest& req) {
     sr = sim::simulate<decltype(body)>(run.geometry, run.args, opt);
   });
   if (!found) {
-    res.error = std::string("no kernel body for ") + v.id + " at tile " +
-                std::to_string(run.params.tile);
+    res.error =
+        std::string("no kernel body for ") + v.id + " at tile " + std::to_string(run.params.tile);
     return res;
   }
 

@@ -9,8 +9,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "lessons/access.hpp"
 #include "engine/sim/fiber_block.hpp"
+#include "lessons/access.hpp"
+#include "model/barrier_set.hpp"
 #include "model/event.hpp"
 
 namespace ts::sim {
@@ -27,7 +28,7 @@ struct SimSink {
   std::vector<Event> events;
   uint64_t events_dropped = 0;
   const ArrayTable* arrays = nullptr;  // names for the fault messages
-  std::vector<std::string> faults;  // the first kMaxFaultMessages, then a summary line
+  std::vector<std::string> faults;     // the first kMaxFaultMessages, then a summary line
   uint64_t fault_count = 0;
 
   void fault(const char* what, Space space, ArraySlot buf, int index, int count, int line,
@@ -66,12 +67,10 @@ class SimRec {
   }
 
   void syncthreads(int barrier_id, int line) {
-    if (barrier_id < 1 || barrier_id > 32 || !(sink_.barrier_mask >> (barrier_id - 1) & 1u)) return;
-    record(EventKind::BarrierArrive, kNoArray, 0, 0.0f, uint16_t(line), false,
-           uint8_t(barrier_id));
+    if (!BarrierSet(sink_.barrier_mask).keeps(barrier_id)) return;
+    record(EventKind::BarrierArrive, kNoArray, 0, 0.0f, uint16_t(line), false, uint8_t(barrier_id));
     fiber_.barrier_wait();
-    record(EventKind::BarrierLeave, kNoArray, 0, 0.0f, uint16_t(line), false,
-           uint8_t(barrier_id));
+    record(EventKind::BarrierLeave, kNoArray, 0, 0.0f, uint16_t(line), false, uint8_t(barrier_id));
     fiber_.step();
   }
 

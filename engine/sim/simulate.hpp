@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "engine/catalogue.hpp"
-#include "lessons/kernel_args.hpp"
 #include "engine/sim/sim_recorder.hpp"
+#include "lessons/kernel_args.hpp"
 #include "model/trace.hpp"
 
 namespace ts::sim {

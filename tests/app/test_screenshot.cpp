@@ -19,9 +19,9 @@
 #include <unistd.h>
 #include <csignal>
 
+#include "analysis/replay.hpp"
 #include "engine/backend.hpp"
 #include "engine/reference.hpp"
-#include "analysis/replay.hpp"
 
 #include "tests/app/private_x_server.hpp"
 
@@ -205,8 +205,7 @@ TEST(AppScreenshot, StencilHaloCellsHaveTheirOwnColour) {
                       "--lesson stencil.shared --backend sim --order lockstep "
                       "--select-block 1 --position barrier:1");
   ASSERT_EQ(s.rc, 0);
-  const nlohmann::json* sh = array(s, "StencilShared", true);
-  if (!sh) sh = array(s, "shared", true);
+  const nlohmann::json* sh = array(s, "cache", true);  // the kernel's name for its shared array
   ASSERT_NE(sh, nullptr) << s.cells.dump();
   const int radius = 3, block = 64;  // the lesson's defaults
   const int n = (*sh)["data_cols"].get<int>();
@@ -426,7 +425,8 @@ TEST(AppScreenshot, ThreadsWaitingAtABarrierAreCountedAndMarked) {
   EXPECT_EQ(w["arrived"].get<size_t>(), want.size());
   EXPECT_EQ(w["barrier"], 1);
   EXPECT_EQ(w["arrived_threads"].get<std::vector<uint32_t>>(), want);
-  EXPECT_EQ(w["text"], std::to_string(want.size()) + " of 64 threads at barrier 1 (line 76)");
+  EXPECT_EQ(w["text"], std::to_string(want.size()) + " of 64 threads at barrier 1 (line " +
+                           std::to_string(v->barriers[0].line) + ")");
   // The marks: a full triangle in the top-left corner of the C cell a waiting
   // thread computes, an empty one where the thread has not arrived.
   const nlohmann::json* C = array(s, "C", false);
@@ -531,4 +531,47 @@ TEST(AppScreenshot, RaceHintSaysWhatTheRemovedBarrierCanShow) {
   const Shot kept = take("hint_kept", "--backend sim --tab Races");
   ASSERT_EQ(kept.rc, 0);
   EXPECT_TRUE(kept.cells["race_hint"].empty()) << kept.cells["race_hint"];
+}
+
+// The grid lays arrays out from the trace's table, by shape and role: two
+// inputs that chain as (m x k)(k x n) into an m x n output are a multiply (A
+// left of C on C's rows, B above C on its columns, whatever the sizes), 1D
+// arrays are stacked in data-flow order with a shared array's halo hanging
+// out on both sides of the block's cells.
+TEST(AppScreenshot, ArraysAreLaidOutFromTheirShapes) {
+  const Shot m = take("shapes_rect",
+                      "--lesson matmul.tiled_rect --m 6 --k 10 --n 14 --tile 4 "
+                      "--backend sim --position 0");
+  ASSERT_EQ(m.rc, 0);
+  const nlohmann::json *A = array(m, "A", false), *B = array(m, "B", false),
+                       *C = array(m, "C", false);
+  ASSERT_TRUE(A && B && C) << m.cells.dump();
+  const double cell = (*C)["cell_w"];
+  EXPECT_EQ((*A)["data_rows"], 6);
+  EXPECT_EQ((*B)["data_cols"], 14);
+  EXPECT_DOUBLE_EQ((*A)["y"].get<double>(), (*C)["y"].get<double>());  // A on C's rows
+  EXPECT_DOUBLE_EQ((*B)["x"].get<double>(), (*C)["x"].get<double>());  // B on C's columns
+  EXPECT_LT((*A)["x"].get<double>() + (*A)["cols"].get<double>() * cell, (*C)["x"].get<double>());
+  EXPECT_LT((*B)["y"].get<double>() + (*B)["rows"].get<double>() * cell, (*C)["y"].get<double>());
+  // Padded to whole tiles of the shared arrays' side (4): 6 x 10 drawn as 8 x 12.
+  EXPECT_EQ((*A)["rows"], 8);
+  EXPECT_EQ((*A)["cols"], 12);
+  EXPECT_NE(array(m, "tileA", true), nullptr);
+  EXPECT_NE(array(m, "tileB", true), nullptr);
+
+  const Shot s = take("shapes_stencil",
+                      "--lesson stencil.shared --length 100 --radius 2 "
+                      "--block 32 --backend sim --position 0");
+  ASSERT_EQ(s.rc, 0);
+  const nlohmann::json *in = array(s, "in", false), *out = array(s, "out", false),
+                       *cache = array(s, "cache", true);
+  ASSERT_TRUE(in && out && cache) << s.cells.dump();
+  const double c = (*in)["cell_w"];
+  EXPECT_EQ((*in)["cols"], 32);  // one block of threads per row
+  EXPECT_EQ((*in)["rows"], 4);   // 100 elements: 4 rows
+  EXPECT_EQ((*cache)["data_cols"], 36);
+  EXPECT_LT((*in)["y"].get<double>(), (*cache)["y"].get<double>());
+  EXPECT_LT((*cache)["y"].get<double>(), (*out)["y"].get<double>());
+  EXPECT_DOUBLE_EQ((*in)["x"].get<double>(), (*out)["x"].get<double>());
+  EXPECT_DOUBLE_EQ((*cache)["x"].get<double>(), (*in)["x"].get<double>() - 2 * c);  // the halo
 }

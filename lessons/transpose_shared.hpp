@@ -1,0 +1,104 @@
+// Matrix transpose through a 32 x 32 tile in shared memory. A block reads its
+// tile of `in` row by row (coalesced), and writes it to `out` row by row as
+// well (coalesced), reading the tile by columns: the transpose happens inside
+// shared memory, where a column is as cheap to reach as a row -- almost.
+//
+// The tile has no padding: its column tile[0..31][c] lies in one memory bank
+// (32 floats apart), so the 32 reads of a warp wait for each other, a 32-way
+// bank conflict. The padded tile of the next lesson removes it.
+#pragma once
+
+#include "lessons/access.hpp"
+#include "lessons/transpose_kit.hpp"
+
+namespace ts::lessons::transpose_shared {
+
+using transpose_kit::kTile;
+enum : ArraySlot { kIn = 1, kOut, kTileSlot };
+
+template <class Rec>
+TS_DEVICE void transpose_shared(Rec& rec, const KernelArgs& args) {
+  const int rows = args.m, cols = args.n;
+  GlobalArray<const float, Rec> in(rec, args, kIn);  // (rows, cols)
+  GlobalArray<float, Rec> out(rec, args, kOut);      // (cols, rows)
+
+  __shared__ float tile_mem[kTile][kTile];
+  SharedTile<float, kTile, kTile, Rec> tile(rec, tile_mem, kTileSlot);
+
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  // Read: this block's tile of in, a row per warp.
+  int col = blockIdx.x * kTile + tx;
+  int row = blockIdx.y * kTile + ty;
+  if (row < rows && col < cols) {
+    tile[ty][tx] = in[row * cols + col];
+  }
+  SYNCTHREADS(1);  // the tile is read by columns: every thread reads what other warps stored
+
+  // Write: the same tile to its transposed place in out, again a row per warp.
+  col = blockIdx.y * kTile + tx;  // a column of out is a row of in
+  row = blockIdx.x * kTile + ty;  // a row of out is a column of in
+  if (row < cols && col < rows) {
+    out[row * rows + col] = tile[tx][ty];  // a column of the tile: 32-way bank conflict
+  }
+}
+
+// ---- The lesson's description for TileScope (not part of the kernel) ----
+
+TS_KERNEL_BODY(Body, transpose_shared(rec, args));
+
+struct Lesson {
+  template <class F>
+  static bool visit(const Params&, F&& f) {
+    f(Body{});
+    return true;
+  }
+
+  static const Variant& descriptor() {
+    using namespace transpose_kit;
+    static const Variant v = {
+        .id = "transpose.shared",
+        .title = "Transpose through a shared tile",
+        .summary =
+            "A 32 x 32 tile in shared memory makes both the reads and the writes "
+            "coalesced; reading its columns is a 32-way bank conflict.",
+        .family = "transpose",
+        .family_title = "Transpose",
+        .source_file = "lessons/transpose_shared.hpp",
+        .function = "transpose_shared",
+        .narration_key = "transpose_shared",
+        .uses = kUsesM | kUsesN,
+        .defaults = Params{.m = 40, .n = 48},
+        .param_text = {{"m", "m (rows of in)", "rows of in, columns of out"},
+                       {"n", "n (columns of in)", "columns of in, rows of out"}},
+        .barriers = {{1, 0,
+                      "the tile is stored by rows and read by columns: what a thread reads was "
+                      "stored by another warp"}},
+        .arrays = [](const Params& p) { return arrays(p, {shared_array("tile", kTile, kTile)}); },
+        .geometry =
+            [](const Params& p) {
+              LaunchGeometry g = geometry(p);
+              g.static_shared_bytes = 4 * kTile * kTile;
+              return g;
+            },
+        .check = check,
+        .shared_advice = no_fix,
+        .counts =
+            [](const Params& p) {
+              const LaunchGeometry g = geometry(p);
+              const uint64_t elements = uint64_t(p.m) * uint64_t(p.n);
+              ExpectedCounts c;
+              c.global_loads = c.global_stores = elements;
+              c.shared_stores = c.shared_loads = elements;
+              c.barrier_arrivals = g.grid.count() * g.block.count();
+              return c;
+            },
+        .reference = reference,
+        .sum_length = [](const Params&) { return 1; },
+        .loads_per_output = loads,
+        .metric = PerfMetric::Bytes,
+    };
+    return v;
+  }
+};
+
+}  // namespace ts::lessons::transpose_shared

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Keeps the layers apart (docs/architecture.md):
+#   model -> lessons -> engine -> analysis -> io -> cli, app
+# 1. No file includes a header of a layer above its own.
+# 2. Outside lessons/ (and tests, docs, assets), no source names a lesson id:
+#    menus, the CLI and the panels iterate the registry.
+# Prints every violation with file and line; exits 1 if there is one.
+#   scripts/check_layers.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+layers=(model lessons engine analysis io cli app)
+rank() {
+  local i
+  for i in "${!layers[@]}"; do
+    [ "${layers[$i]}" = "$1" ] && { echo "$i"; return; }
+  done
+  echo -1
+}
+
+bad=0
+for layer in "${layers[@]}"; do
+  mine=$(rank "$layer")
+  [ -d "$layer" ] || continue
+  while IFS= read -r hit; do
+    file=${hit%%:*}
+    rest=${hit#*:}
+    line=${rest%%:*}
+    target=$(sed -E 's/.*#include "([a-z_]+)\/.*/\1/' <<<"$rest")
+    theirs=$(rank "$target")
+    # cli and app sit side by side: neither may include the other.
+    if [ "$theirs" -gt "$mine" ] || { [ "$layer" = cli ] && [ "$target" = app ]; }; then
+      echo "$file:$line: $layer includes $target, a layer above it: ${rest#*:}"
+      bad=1
+    fi
+  done < <(grep -rnE '^#include "[a-z_]+/' "$layer" --include='*.hpp' --include='*.cpp' \
+             --include='*.cu' --include='*.cuh' || true)
+done
+
+ids=$(grep -rhoE '\.id = "[a-z0-9_]+\.[a-z0-9_]+"' lessons/ | sed -E 's/.*"(.*)"/\1/' | sort -u)
+[ -n "$ids" ] || { echo "no lesson ids found in lessons/"; exit 1; }
+for id in $ids; do
+  while IFS= read -r hit; do
+    echo "$hit: names the lesson $id (iterate the registry instead)"
+    bad=1
+  done < <(grep -rnF "\"$id\"" model engine analysis io cli app --include='*.hpp' \
+             --include='*.cpp' --include='*.cu' --include='*.cuh' || true)
+done
+
+if [ "$bad" -ne 0 ]; then
+  echo "check_layers: FAILED"
+  exit 1
+fi
+echo "check_layers: ok ($(wc -w <<<"$ids") lessons; layers ${layers[*]})"
