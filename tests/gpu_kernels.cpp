@@ -43,6 +43,11 @@ std::vector<Case> correctness_cases() {
           cases.push_back({id, {.length = len, .radius = r, .block = b}});
       continue;
     }
+    if ((v.uses & kUsesM) && !(v.uses & kUsesK)) {  // an m x n matrix (transpose)
+      for (auto [m, n] : {std::pair{1, 1}, {7, 33}, {32, 32}, {40, 48}, {64, 96}})
+        cases.push_back({id, {.m = m, .n = n}});
+      continue;
+    }
     if (id == "matmul.naive_one_block") {
       for (int n : {1, 7, 16, 17, 32})
         cases.push_back({id, {.n = n}});

@@ -280,6 +280,8 @@ const Case kCases[] = {
      Params{.length = 100, .radius = 3, .block = 64}},
     {"stencil.shared_dynamic", Params{.length = 128, .radius = 3, .block = 64},
      Params{.length = 100, .radius = 5, .block = 96}},
+    {"transpose.naive", Params{.m = 64, .n = 64}, Params{.m = 40, .n = 48}},
+    {"transpose.shared", Params{.m = 64, .n = 64}, Params{.m = 40, .n = 48}},
 };
 
 using Kinds = std::set<HazardKind>;
