@@ -408,7 +408,11 @@ bool plottable(double v) {
 }
 }  // namespace
 
-std::vector<PlotSeries> throughput_series(const PerfReport& r, PerfMetric f) {
+namespace {
+// The series of the results `take` selects among those of metric f, with the
+// reference of that metric (cuBLAS among the results, the copy drawn flat).
+template <class Take>
+std::vector<PlotSeries> series_of(const PerfReport& r, PerfMetric f, Take take) {
   std::vector<PlotSeries> out;
   auto series = [&](const std::string& label, bool ref) -> PlotSeries& {
     for (auto& s : out)
@@ -423,13 +427,13 @@ std::vector<PlotSeries> throughput_series(const PerfReport& r, PerfMetric f) {
       copy = &x;
       continue;
     }
-    if (x.metric != f) continue;
+    if (x.metric != f || !(x.kernel == kCublasId || take(x))) continue;
     const double y = f == PerfMetric::Flops ? x.gflops : x.gbps;
     if (!plottable(double(x.size)) || !plottable(y)) continue;  // a log axis: positive, finite
     series(x.label(), x.kernel == kCublasId).points.emplace_back(double(x.size), y);
   }
   if (f == PerfMetric::Bytes && copy && !out.empty() && plottable(copy->gbps)) {
-    // The copy's bandwidth, drawn flat across the stencil's lengths.
+    // The copy's bandwidth, drawn flat across the sizes.
     double lo = 1e300, hi = 0;
     for (const auto& s : out)
       for (const auto& p : s.points) {
@@ -442,6 +446,26 @@ std::vector<PlotSeries> throughput_series(const PerfReport& r, PerfMetric f) {
   for (auto& s : out)
     std::sort(s.points.begin(), s.points.end());
   return out;
+}
+
+}  // namespace
+
+std::vector<PlotSeries> throughput_series(const PerfReport& r, PerfMetric f) {
+  return series_of(r, f, [](const PerfResult&) { return true; });
+}
+
+std::vector<PlotSeries> throughput_series(const PerfReport& r, const std::string& family) {
+  const Variant* first = nullptr;
+  for (const Variant& v : catalogue())
+    if (family == v.family) {
+      first = &v;
+      break;
+    }
+  if (!first) return {};
+  return series_of(r, first->metric, [&](const PerfResult& x) {
+    const Variant* v = find_variant(x.kernel);
+    return v && family == v->family;
+  });
 }
 
 std::vector<RooflinePoint> roofline_points(const PerfReport& r) {
