@@ -66,10 +66,11 @@ int run_bench(const BenchOptions& o) {
   c.flush_l2 = !o.no_flush;
   c.with_cublas = !o.no_cublas;
   c.with_copy = !o.no_copy;
-  // Only the families asked for: sizes without lengths means "no stencils".
-  if (c.kernels.empty()) {
-    if (!o.sizes.empty() && o.lengths.empty()) c.kernels = {"matmul"};
-    if (o.sizes.empty() && !o.lengths.empty()) c.kernels = {"stencil"};
+  // Only the kinds asked for: sizes without lengths means "no bandwidth lessons".
+  if (c.kernels.empty() && o.sizes.empty() != o.lengths.empty()) {
+    const PerfMetric want = o.sizes.empty() ? PerfMetric::Bytes : PerfMetric::Flops;
+    for (const Variant& v : catalogue())
+      if (v.metric == want) c.kernels.push_back(v.id);
   }
   if (auto err = validate_perf_config(c)) {
     std::cerr << "bench: " << *err << "\n";

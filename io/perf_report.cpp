@@ -29,6 +29,12 @@ std::string fmt(const char* f, double v) {
 }  // namespace
 
 namespace {
+// The lesson's family, or what a reference is measured against.
+std::string family_of(const PerfResult& x) {
+  if (const Variant* v = find_variant(x.kernel)) return v->family;
+  return x.kernel == kCublasId ? "reference: cuBLAS" : "reference: copy";
+}
+
 json params_json(const Params& p) {
   return {{"m", p.m},           {"k", p.k},           {"n", p.n},        {"tile", p.tile},
           {"length", p.length}, {"radius", p.radius}, {"block", p.block}};
@@ -100,7 +106,8 @@ std::string to_json(const PerfReport& r, int indent) {
   for (const auto& x : r.results) {
     const KernelAttributes& a = x.attrs;
     rows.push_back({{"kernel", x.kernel},
-                    {"family", x.metric == PerfMetric::Flops ? "matmul" : "stencil"},
+                    {"family", family_of(x)},
+                    {"metric", x.metric == PerfMetric::Flops ? "flops" : "bytes"},
                     {"tile", x.tile},
                     {"size", x.size},
                     {"params", params_json(x.params)},
@@ -203,8 +210,12 @@ std::optional<PerfReport> report_from_json(const std::string& text, std::string*
     for (const json& x : j.value("results", json::array())) {
       PerfResult o;
       o.kernel = x.at("kernel").get<std::string>();
-      o.metric = x.value("family", std::string("matmul")) == "stencil" ? PerfMetric::Bytes
-                                                                       : PerfMetric::Flops;
+      // Reports before the open catalogue had only "family": matmul or stencil.
+      o.metric = x.contains("metric")
+                     ? (x.value("metric", std::string()) == "bytes" ? PerfMetric::Bytes
+                                                                    : PerfMetric::Flops)
+                     : (x.value("family", std::string("matmul")) == "stencil" ? PerfMetric::Bytes
+                                                                              : PerfMetric::Flops);
       o.tile = x.value("tile", 0);
       o.size = x.value("size", 0);
       if (x.contains("params")) o.params = params_from(x.at("params"));
