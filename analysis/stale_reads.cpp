@@ -1,5 +1,7 @@
 #include "analysis/stale_reads.hpp"
 
+#include "analysis/verdict.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -193,38 +195,31 @@ OutputDamage output_damage(const Trace& run) {
     d.error = "unknown variant '" + run.config.variant + "'";
     return d;
   }
-  std::vector<BufferData> inputs;
-  const BufferData* got = nullptr;
-  for (const auto& b : run.buffers) {
-    if (b.is_output)
-      got = &b;
-    else
-      inputs.push_back(b);
-  }
+  const BufferData* got = run.output();
   if (!got) {
     d.error = "the trace holds no output";
     return d;
   }
-  const BufferData want = reference_output(*v, run.config.params, inputs);
-  if (want.values.size() != got->values.size()) {
-    d.error = "the output has " + std::to_string(got->values.size()) + " cells, the reference " +
-              std::to_string(want.values.size());
+  const std::optional<Verdict> checked = verdict_of(run);
+  if (!checked || checked->cells != got->values.size()) {
+    d.error = "the output's shape is not the one the lesson gives these parameters";
     return d;
   }
-  const Verdict verdict = check_output(*v, run.config.params, *got, want);
+  const Verdict& verdict = *checked;
   d.max_abs_error = verdict.max_abs_error;
   d.checked = true;
   d.cells = got->values.size();
   d.tolerance = verdict.tolerance;
   const int cols = std::max(1, got->cols);
-  for (uint32_t i : verdict.wrong_cells) {
+  for (size_t j = 0; j < verdict.wrong_cells.size(); ++j) {
+    const uint32_t i = verdict.wrong_cells[j];
     if (i >= got->values.size()) continue;
     WrongCell c;
     c.index = i;
     c.row = int(i / cols);
     c.col = int(i % cols);
     c.got = got->values[i];
-    c.want = want.values[i];
+    c.want = verdict.wrong_expected[j];
     c.abs_error = std::isfinite(c.got) ? std::fabs(double(c.got) - double(c.want)) : INFINITY;
     d.max_abs_error = std::max(d.max_abs_error, c.abs_error);
     d.wrong.push_back(c);

@@ -5,6 +5,7 @@
 #include <future>
 
 #include "analysis/stale_reads.hpp"
+#include "analysis/verdict.hpp"
 #include "engine/perf.hpp"
 #include "engine/reference.hpp"
 #include "io/trace_file.hpp"
@@ -14,23 +15,6 @@ namespace ts::app {
 namespace {
 
 constexpr size_t kStaleReadDetail = 512;  // stale reads the race panel lists (all are counted)
-
-// The verdict of a trace from a file: recompute the reference from its inputs.
-Verdict verdict_for(const Trace& t) {
-  const Variant* v = find_variant(t.config.variant);
-  if (!v) return {};
-  std::vector<BufferData> inputs;
-  const BufferData* out = nullptr;
-  for (const BufferData& b : t.buffers) {
-    if (b.is_output)
-      out = &b;
-    else
-      inputs.push_back(b);
-  }
-  if (!out) return {};
-  const BufferData want = reference_output(*v, t.config.params, inputs);
-  return check_output(*v, t.config.params, *out, want);
-}
 
 }  // namespace
 
@@ -66,7 +50,7 @@ std::unique_ptr<JobOutput> load_job(std::string path) {
       out->error = "Cannot open " + path + ": " + err;
       return out;
     }
-    out->result.verdict = verdict_for(*t);
+    out->result.verdict = verdict_of(*t).value_or(Verdict{});
     out->result.backend_note =
         std::string("trace file recorded on ") +
         (t->config.device_name.empty() ? to_string(t->config.backend) : t->config.device_name);

@@ -14,9 +14,15 @@ ImU32 SeriesColours::of(const std::string& label) {
   return series_colour(size_t(it - order_.begin()));
 }
 
-void draw_throughput(const PerfReport& r, PerfMetric f, ImVec2 size, bool log_y,
+void draw_throughput(const PerfReport& r, const std::string& family, ImVec2 size, bool log_y,
                      SeriesColours& colours) {
-  const auto series = throughput_series(r, f);
+  const auto series = throughput_series(r, family);
+  PerfMetric f = PerfMetric::Flops;
+  for (const Variant& v : catalogue())
+    if (family == v.family) {
+      f = v.metric;
+      break;
+    }
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImGui::InvisibleButton("##throughput", size);
   if (series.empty()) {

@@ -23,7 +23,7 @@ class SeriesColours {
 };
 
 // At the cursor, `size` large (an invisible button takes the room and the hover).
-void draw_throughput(const PerfReport& r, PerfMetric f, ImVec2 size, bool log_y,
+void draw_throughput(const PerfReport& r, const std::string& family, ImVec2 size, bool log_y,
                      SeriesColours& colours);
 // The same; every mark, label, the legend and the x tick labels go into
 // `marks` too (the scripted mode's map).

@@ -387,17 +387,11 @@ class PerformanceView final : public View {
     ImGui::SameLine();
     // One choice per family of the catalogue; the plot is of the family's metric.
     const std::vector<const char*> fams = families();
-    PerfMetric metric = PerfMetric::Flops;
     if (plot_family_ >= int(fams.size())) plot_family_ = 0;
     for (size_t i = 0; i < fams.size(); ++i) {
       ImGui::SameLine();
       ImGui::RadioButton(fams[i], &plot_family_, int(i));
     }
-    for (const Variant& v : catalogue())
-      if (!fams.empty() && std::string_view(v.family) == fams[size_t(plot_family_)]) {
-        metric = v.metric;
-        break;
-      }
     const float avail = std::max(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 10);
     // Side by side where the slot is wide enough (the centre), stacked otherwise.
     const bool side = avail >= ImGui::GetFontSize() * 32;
@@ -407,7 +401,8 @@ class PerformanceView final : public View {
     // that the roofline's lower half and its legend are not scrolled away.
     const float ph = std::clamp(std::min(w * 0.62f, ImGui::GetContentRegionAvail().y),
                                 ImGui::GetFontSize() * 12, ImGui::GetFontSize() * 26);
-    draw_throughput(r, metric, ImVec2(w, ph), log_y_, colours_);
+    draw_throughput(r, fams.empty() ? "" : fams[size_t(plot_family_)], ImVec2(w, ph), log_y_,
+                    colours_);
     if (side) ImGui::SameLine(0, gap);
     draw_roofline(r, ImVec2(w, ph), colours_, s.plot_marks);
     ImGui::PushTextWrapPos(0);

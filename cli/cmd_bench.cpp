@@ -66,10 +66,11 @@ int run_bench(const BenchOptions& o) {
   c.flush_l2 = !o.no_flush;
   c.with_cublas = !o.no_cublas;
   c.with_copy = !o.no_copy;
-  // Only the families asked for: sizes without lengths means "no stencils".
-  if (c.kernels.empty()) {
-    if (!o.sizes.empty() && o.lengths.empty()) c.kernels = {"matmul"};
-    if (o.sizes.empty() && !o.lengths.empty()) c.kernels = {"stencil"};
+  // Only the kinds asked for: sizes without lengths means "no bandwidth lessons".
+  if (c.kernels.empty() && o.sizes.empty() != o.lengths.empty()) {
+    const PerfMetric want = o.sizes.empty() ? PerfMetric::Bytes : PerfMetric::Flops;
+    for (const Variant& v : catalogue())
+      if (v.metric == want) c.kernels.push_back(v.id);
   }
   if (auto err = validate_perf_config(c)) {
     std::cerr << "bench: " << *err << "\n";
@@ -156,13 +157,19 @@ TS_CLI_COMMAND(
     "Time the untraced kernels against cuBLAS, copy bandwidth and the FP32 peak (needs a GPU)",
     [](CLI::App& sub) -> std::function<int()> {
       auto o = std::make_shared<BenchOptions>();
+      std::string fams;
+      for (const char* f : families())
+        fams += (fams.empty() ? "'" : ", '") + std::string(f) + "'";
       sub.add_option("--kernels", o->kernels,
-                     "Kernels: catalogue ids, 'matmul', 'stencil', a prefix ending in *, or 'all' "
-                     "(default: all)")
+                     "Kernels: catalogue ids, families (" + fams +
+                         "), a prefix ending in *, or 'all' (default: all)")
           ->delimiter(',');
-      sub.add_option("--sizes", o->sizes, "Matrix sizes n (default 128,256,...,4096)")
+      sub.add_option("--sizes", o->sizes,
+                     "Multiplies (GFLOP/s): matrix sizes n (default 128,256,...,4096)")
           ->delimiter(',');
-      sub.add_option("--lengths", o->lengths, "Stencil lengths (default 2^16, 2^18, ..., 2^26)")
+      sub.add_option("--lengths", o->lengths,
+                     "Bandwidth lessons (GB/s): elements moved, a 1D lesson's length or a square "
+                     "of that many (default 2^16, 2^18, ..., 2^26)")
           ->delimiter(',');
       sub.add_option("--tiles", o->tiles, "Tile widths (default 8,16,32)")->delimiter(',');
       sub.add_option("--reps", o->reps, "Timed launches per point (median counts)")

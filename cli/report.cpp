@@ -1,6 +1,8 @@
 // The summary of a trace, shared by `run` and `inspect`.
 #include "cli/report.hpp"
 
+#include "analysis/verdict.hpp"
+
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
@@ -52,31 +54,6 @@ std::string barrier_summary(const Trace& t) {
 std::string params_summary(const Trace& t) {
   const Variant* v = find_variant(t.config.variant);
   return describe(v ? v->uses : 0x7fu, t.config.params);
-}
-
-std::optional<Verdict> verdict_of(const Trace& t) {
-  const Variant* v = find_variant(t.config.variant);
-  if (!v) return std::nullopt;
-  std::vector<BufferData> inputs;
-  const BufferData* out = nullptr;
-  for (const auto& b : t.buffers) {
-    if (b.is_output)
-      out = &b;
-    else
-      inputs.push_back(b);
-  }
-  if (!out || inputs.empty()) return std::nullopt;
-  // The shapes must be the ones the variant expects for these parameters.
-  const ArrayTable shapes = arrays(*v, t.config.params);
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    const ArrayInfo& s = shapes[i];
-    if (s.shared()) continue;
-    const BufferData* b = t.buffer(ArraySlot(i + 1));
-    if (!b || b->rows != s.rows || b->cols != s.cols || b->values.size() != s.count())
-      return std::nullopt;
-  }
-  const BufferData want = reference_output(*v, t.config.params, inputs);
-  return check_output(*v, t.config.params, *out, want);
 }
 
 namespace {

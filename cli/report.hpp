@@ -8,8 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/reference.hpp"
 #include "analysis/counters.hpp"
+#include "analysis/verdict.hpp"
+#include "engine/reference.hpp"
 #include "model/trace.hpp"
 
 namespace ts::cli {
@@ -38,10 +39,5 @@ void print_summary(std::ostream& out, const Trace& t, const Counters& c,
                    const std::optional<Verdict>& verdict);
 nlohmann::json summary_json(const Trace& t, const Counters& c,
                             const std::optional<Verdict>& verdict);
-
-// The verdict of a trace's output against the CPU reference, computed from
-// the inputs and output the trace carries; nullopt when the variant is not in
-// this build's catalogue or the trace lacks them.
-std::optional<Verdict> verdict_of(const Trace& t);
 
 }  // namespace ts::cli

@@ -57,6 +57,15 @@ std::vector<const Variant*> selected_variants(const PerfConfig& c) {
   return out;
 }
 
+namespace {
+std::string family_names() {
+  std::string s;
+  for (const char* f : families())
+    s += (s.empty() ? "" : ", ") + std::string(f);
+  return s;
+}
+}  // namespace
+
 std::optional<std::string> validate_perf_config(const PerfConfig& c) {
   const PerfConfig r = resolved(c);
   for (const auto& name : r.kernels) {
@@ -66,7 +75,8 @@ std::optional<std::string> validate_perf_config(const PerfConfig& c) {
       any = any || selects(name, v);
     if (!any)
       return "unknown kernel '" + name +
-             "': use all, matmul, stencil, a prefix ending in *, or one of " + variant_ids();
+             "': use all, a family (" + family_names() + "), a prefix ending in *, or one of " +
+             variant_ids();
   }
   // int indices in the kernels: n * n and length must fit in 31 bits.
   for (int n : r.matmul_sizes)
@@ -74,7 +84,7 @@ std::optional<std::string> validate_perf_config(const PerfConfig& c) {
       return "matmul size " + std::to_string(n) + " is out of range: allowed 1 .. 32768";
   for (int len : r.stencil_lengths)
     if (len < 1 || len > (1 << 30))
-      return "stencil length " + std::to_string(len) + " is out of range: allowed 1 .. 2^30";
+      return "length " + std::to_string(len) + " is out of range: allowed 1 .. 2^30";
   for (int t : r.tiles) {
     bool ok = false;
     for (int w : kTileWidths)
@@ -149,11 +159,18 @@ double issued_bytes(const Variant& v, const Params& p) {
   for (const ArrayInfo& a : arrays(v, p))
     if (a.rows <= 0 || a.cols <= 0) return 0;
   if ((v.uses & kUsesTile) && p.tile <= 0) return 0;
-  // The naive kernels' count does not depend on their block; the halo stencils' does.
-  if ((v.uses & kUsesBlock) && p.block <= 0 && std::string(v.id).find("naive") == std::string::npos)
-    return 0;
   if ((v.uses & kUsesRadius) && p.radius < 0) return 0;
-  const ExpectedCounts e = expected_counts(v, p);
+  Params q = p;
+  if ((v.uses & kUsesBlock) && p.block <= 0) {
+    // Without a block: countable only where the count does not depend on it
+    // (the naive kernels' does not; the halo stencils' does).
+    Params one = p, two = p;
+    one.block = 1, two.block = 2;
+    const ExpectedCounts a = expected_counts(v, one), b = expected_counts(v, two);
+    if (a.global_loads != b.global_loads || a.global_stores != b.global_stores) return 0;
+    q = one;
+  }
+  const ExpectedCounts e = expected_counts(v, q);
   return 4.0 * (double(e.global_loads) + double(e.global_stores));
 }
 

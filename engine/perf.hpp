@@ -259,6 +259,8 @@ struct PlotSeries {
 // Counted results only: matmul -> GFLOP/s against n (with cuBLAS), stencil ->
 // GB/s against length (with the copy's bandwidth as a flat reference line).
 std::vector<PlotSeries> throughput_series(const PerfReport& r, PerfMetric f);
+// One family's lessons ("stencil"), on its metric, with that metric's reference.
+std::vector<PlotSeries> throughput_series(const PerfReport& r, const std::string& family);
 // One point per kernel (and tile) on the roofline: its largest counted size.
 // Two intensities: the compulsory one (every input read once; the same for all
 // multiplies of one n) and the one the kernel has (flop per byte it loads and

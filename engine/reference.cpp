@@ -81,8 +81,10 @@ Verdict check_output(const Variant& v, const Params& p, const BufferData& got,
     verdict.correct = false;
     verdict.max_abs_error = INFINITY;
     verdict.max_rel_error = INFINITY;
-    for (uint32_t i = 0; i < want.values.size(); ++i)
+    for (uint32_t i = 0; i < want.values.size(); ++i) {
       verdict.wrong_cells.push_back(i);
+      verdict.wrong_expected.push_back(want.values[i]);
+    }
     return verdict;
   }
   // A float sum of L terms is off by at most about L * FLT_EPSILON times the
@@ -99,6 +101,7 @@ Verdict check_output(const Variant& v, const Params& p, const BufferData& got,
     const double diff = std::fabs(g - w);
     if (!(diff <= verdict.tolerance)) {  // NaN counts as wrong
       verdict.wrong_cells.push_back(uint32_t(i));
+      verdict.wrong_expected.push_back(want.values[i]);
       if (std::isnan(diff)) {
         verdict.max_abs_error = INFINITY;
         verdict.max_rel_error = INFINITY;

@@ -30,6 +30,7 @@ struct Verdict {
   double tolerance = 0;
   size_t cells = 0;                   // cells compared
   std::vector<uint32_t> wrong_cells;  // linear indices into the output
+  std::vector<float> wrong_expected;  // the reference's value at each of wrong_cells
   std::string summary() const;        // "correct (max abs error 0)" / "17 of 289 cells wrong ..."
 };
 

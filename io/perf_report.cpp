@@ -29,6 +29,12 @@ std::string fmt(const char* f, double v) {
 }  // namespace
 
 namespace {
+// The lesson's family, or what a reference is measured against.
+std::string family_of(const PerfResult& x) {
+  if (const Variant* v = find_variant(x.kernel)) return v->family;
+  return x.kernel == kCublasId ? "reference: cuBLAS" : "reference: copy";
+}
+
 json params_json(const Params& p) {
   return {{"m", p.m},           {"k", p.k},           {"n", p.n},        {"tile", p.tile},
           {"length", p.length}, {"radius", p.radius}, {"block", p.block}};
@@ -100,7 +106,8 @@ std::string to_json(const PerfReport& r, int indent) {
   for (const auto& x : r.results) {
     const KernelAttributes& a = x.attrs;
     rows.push_back({{"kernel", x.kernel},
-                    {"family", x.metric == PerfMetric::Flops ? "matmul" : "stencil"},
+                    {"family", family_of(x)},
+                    {"metric", x.metric == PerfMetric::Flops ? "flops" : "bytes"},
                     {"tile", x.tile},
                     {"size", x.size},
                     {"params", params_json(x.params)},
@@ -203,8 +210,12 @@ std::optional<PerfReport> report_from_json(const std::string& text, std::string*
     for (const json& x : j.value("results", json::array())) {
       PerfResult o;
       o.kernel = x.at("kernel").get<std::string>();
-      o.metric = x.value("family", std::string("matmul")) == "stencil" ? PerfMetric::Bytes
-                                                                       : PerfMetric::Flops;
+      // Reports before the open catalogue had only "family": matmul or stencil.
+      o.metric = x.contains("metric")
+                     ? (x.value("metric", std::string()) == "bytes" ? PerfMetric::Bytes
+                                                                    : PerfMetric::Flops)
+                     : (x.value("family", std::string("matmul")) == "stencil" ? PerfMetric::Bytes
+                                                                              : PerfMetric::Flops);
       o.tile = x.value("tile", 0);
       o.size = x.value("size", 0);
       if (x.contains("params")) o.params = params_from(x.at("params"));
@@ -408,7 +419,11 @@ bool plottable(double v) {
 }
 }  // namespace
 
-std::vector<PlotSeries> throughput_series(const PerfReport& r, PerfMetric f) {
+namespace {
+// The series of the results `take` selects among those of metric f, with the
+// reference of that metric (cuBLAS among the results, the copy drawn flat).
+template <class Take>
+std::vector<PlotSeries> series_of(const PerfReport& r, PerfMetric f, Take take) {
   std::vector<PlotSeries> out;
   auto series = [&](const std::string& label, bool ref) -> PlotSeries& {
     for (auto& s : out)
@@ -423,13 +438,13 @@ std::vector<PlotSeries> throughput_series(const PerfReport& r, PerfMetric f) {
       copy = &x;
       continue;
     }
-    if (x.metric != f) continue;
+    if (x.metric != f || !(x.kernel == kCublasId || take(x))) continue;
     const double y = f == PerfMetric::Flops ? x.gflops : x.gbps;
     if (!plottable(double(x.size)) || !plottable(y)) continue;  // a log axis: positive, finite
     series(x.label(), x.kernel == kCublasId).points.emplace_back(double(x.size), y);
   }
   if (f == PerfMetric::Bytes && copy && !out.empty() && plottable(copy->gbps)) {
-    // The copy's bandwidth, drawn flat across the stencil's lengths.
+    // The copy's bandwidth, drawn flat across the sizes.
     double lo = 1e300, hi = 0;
     for (const auto& s : out)
       for (const auto& p : s.points) {
@@ -442,6 +457,26 @@ std::vector<PlotSeries> throughput_series(const PerfReport& r, PerfMetric f) {
   for (auto& s : out)
     std::sort(s.points.begin(), s.points.end());
   return out;
+}
+
+}  // namespace
+
+std::vector<PlotSeries> throughput_series(const PerfReport& r, PerfMetric f) {
+  return series_of(r, f, [](const PerfResult&) { return true; });
+}
+
+std::vector<PlotSeries> throughput_series(const PerfReport& r, const std::string& family) {
+  const Variant* first = nullptr;
+  for (const Variant& v : catalogue())
+    if (family == v.family) {
+      first = &v;
+      break;
+    }
+  if (!first) return {};
+  return series_of(r, first->metric, [&](const PerfResult& x) {
+    const Variant* v = find_variant(x.kernel);
+    return v && family == v->family;
+  });
 }
 
 std::vector<RooflinePoint> roofline_points(const PerfReport& r) {
