@@ -85,12 +85,23 @@ class VerdictView final : public View {
         std::snprintf(lbl, sizeof lbl, "%s[%d][%d] = %g", name.c_str(), int(e) / cols,
                       int(e) % cols, out && e < out->values.size() ? double(out->values[e]) : 0.0);
         if (ImGui::Selectable(lbl)) {
-          const uint32_t bx = std::max(1u, t.config.geometry.block.x),
-                         by = std::max(1u, t.config.geometry.block.y);
-          const uint32_t gx = std::max(1u, t.config.geometry.grid.x);
-          const uint32_t r = e / uint32_t(cols), c = e % uint32_t(cols);
-          s.selection.block = (r / by) * gx + c / bx;
-          s.selection.thread = int((r % by) * bx + c % bx);
+          // The thread whose store the cell holds: the last one to it in the trace.
+          const Event* writer = nullptr;
+          for (const Event& ev : t.events)
+            if (ev.kind == EventKind::GlobalStore && out && ev.array == out->slot &&
+                ev.element == e && !(ev.flags & kFlagOutOfRange))
+              writer = &ev;
+          if (writer) {
+            s.selection.block = writer->block;
+            s.selection.thread = int(writer->thread);
+          } else {  // never stored: the thread the launch geometry puts on that cell
+            const uint32_t bx = std::max(1u, t.config.geometry.block.x),
+                           by = std::max(1u, t.config.geometry.block.y);
+            const uint32_t gx = std::max(1u, t.config.geometry.grid.x);
+            const uint32_t r = e / uint32_t(cols), c = e % uint32_t(cols);
+            s.selection.block = (r / by) * gx + c / bx;
+            s.selection.thread = int((r % by) * bx + c % bx);
+          }
         }
       }
       ImGui::EndChild();
