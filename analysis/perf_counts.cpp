@@ -7,7 +7,7 @@
 #include <string>
 
 #include "analysis/counters.hpp"
-#include "engine/perf.hpp"
+#include "analysis/perf_counts.hpp"
 
 namespace ts {
 

@@ -20,7 +20,7 @@
 #include "app/palette.hpp"
 #include "app/settings.hpp"
 #include "app/shortcuts.hpp"
-#include "engine/perf.hpp"
+#include "io/perf_report.hpp"
 #include "io/trace_file.hpp"
 
 namespace ts::app {

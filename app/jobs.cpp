@@ -6,8 +6,8 @@
 
 #include "analysis/stale_reads.hpp"
 #include "analysis/verdict.hpp"
-#include "engine/perf.hpp"
 #include "engine/reference.hpp"
+#include "io/perf_report.hpp"
 #include "io/trace_file.hpp"
 
 namespace ts::app {

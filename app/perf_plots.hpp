@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "app/app_state.hpp"
-#include "engine/perf.hpp"
+#include "io/perf_report.hpp"
 
 namespace ts::app {
 

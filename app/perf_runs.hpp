@@ -9,8 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/perf_counts.hpp"
 #include "engine/backend.hpp"
-#include "engine/perf.hpp"
+#include "io/perf_report.hpp"
 
 namespace ts::app {
 

@@ -18,12 +18,13 @@
 #include <string>
 #include <vector>
 
+#include "analysis/perf_counts.hpp"
 #include "app/perf_plots.hpp"
 #include "app/perf_runs.hpp"
 #include "app/plot.hpp"
 #include "app/view.hpp"
 #include "engine/backend.hpp"
-#include "engine/perf.hpp"
+#include "io/perf_report.hpp"
 
 namespace ts::app {
 

@@ -11,7 +11,7 @@
 
 #include "cli/command.hpp"
 #include "cli/output_file.hpp"
-#include "engine/perf.hpp"
+#include "io/perf_report.hpp"
 
 namespace ts::cli {
 namespace {

@@ -74,9 +74,8 @@ std::optional<std::string> validate_perf_config(const PerfConfig& c) {
     for (const Variant& v : catalogue())
       any = any || selects(name, v);
     if (!any)
-      return "unknown kernel '" + name +
-             "': use all, a family (" + family_names() + "), a prefix ending in *, or one of " +
-             variant_ids();
+      return "unknown kernel '" + name + "': use all, a family (" + family_names() +
+             "), a prefix ending in *, or one of " + variant_ids();
   }
   // int indices in the kernels: n * n and length must fit in 31 bits.
   for (int n : r.matmul_sizes)
@@ -172,15 +171,6 @@ double issued_bytes(const Variant& v, const Params& p) {
   }
   const ExpectedCounts e = expected_counts(v, q);
   return 4.0 * (double(e.global_loads) + double(e.global_stores));
-}
-
-bool is_perf_report_path(const std::string& path) {
-  const std::string ext = kPerfReportExtension;
-  if (path.size() < ext.size()) return false;
-  std::string tail = path.substr(path.size() - ext.size());
-  for (char& c : tail)
-    c = char(std::tolower(static_cast<unsigned char>(c)));
-  return tail == ext;
 }
 
 int fp32_cores_per_sm(int major, int minor) {

@@ -4,8 +4,9 @@
 //
 // Three layers, as everywhere in TileScope:
 //   run_perf_sweep()   engine/cuda/perf_cuda.cu (GPU) or engine/cuda/perf_stub.cpp (no CUDA)
-//   PerfReport         plain data; derived metrics, save/load, CSV/JSON, compare
-//                      (io/perf_report.cpp)
+//   PerfReport         plain data and derived metrics (engine/perf.cpp); save/load,
+//                      CSV/JSON, compare, plot data (io/perf_report.hpp); access
+//                      counts from a trace (analysis/perf_counts.hpp)
 //   views              app/view_performance.cpp and `tilescope-cli bench`
 // No CUDA type appears here: the app and the CLI include it without nvcc.
 #pragma once
@@ -221,88 +222,5 @@ class BackgroundSweep {
   std::vector<PerfResult> partial_;
   std::optional<PerfReport> report_;
 };
-
-// Files: a JSON document {"format": "tilescope-perf", "version": 1, ...}.
-inline constexpr const char* kPerfReportExtension = ".json";
-// A path the window opens as a performance report rather than a trace.
-bool is_perf_report_path(const std::string& path);
-std::string to_json(const PerfReport& r, int indent = 2);
-// nullopt and `error` set when the text is not a report we can read (wrong
-// format, newer version, malformed).
-std::optional<PerfReport> report_from_json(const std::string& text, std::string* error);
-bool save_report(const PerfReport& r, const std::string& path, std::string* error);
-std::optional<PerfReport> load_report(const std::string& path, std::string* error);
-// One line per result, a header first; numbers in plain decimal.
-std::string to_csv(const PerfReport& r);
-bool write_text_file(const std::string& path, const std::string& text, std::string* error);
-
-// A fixed-width table for terminals (the CLI and the check script).
-std::string format_table(const PerfReport& r);
-
-// An earlier run against this one, matched by (kernel, tile, size).
-struct PerfComparison {
-  std::string kernel;
-  int tile = 0, size = 0;
-  double ms_before = 0, ms_now = 0;  // 0 when missing or not counted in that run
-  double gflops_before = 0, gflops_now = 0;
-  double speedup = 0;  // ms_before / ms_now when both counted
-};
-std::vector<PerfComparison> compare_reports(const PerfReport& before, const PerfReport& now);
-
-// ---- What the panel plots (kept here so that it is tested without a window) ----
-// One line of the throughput plot: a kernel (and tile) across sizes.
-struct PlotSeries {
-  std::string label;                              // "matmul.tiled_square T16", "cublas.sgemm"
-  bool reference = false;                         // cuBLAS or the copy
-  std::vector<std::pair<double, double>> points;  // (size, GFLOP/s) or (length, GB/s), by size
-};
-// Counted results only: matmul -> GFLOP/s against n (with cuBLAS), stencil ->
-// GB/s against length (with the copy's bandwidth as a flat reference line).
-std::vector<PlotSeries> throughput_series(const PerfReport& r, PerfMetric f);
-// One family's lessons ("stencil"), on its metric, with that metric's reference.
-std::vector<PlotSeries> throughput_series(const PerfReport& r, const std::string& family);
-// One point per kernel (and tile) on the roofline: its largest counted size.
-// Two intensities: the compulsory one (every input read once; the same for all
-// multiplies of one n) and the one the kernel has (flop per byte it loads and
-// stores: ~0.25 naive, T times more tiled), which shows why tiling helps.
-struct RooflinePoint {
-  std::string label;
-  int size = 0;
-  double intensity = 0;         // flop per compulsory byte
-  double issued_intensity = 0;  // flop per byte loaded and stored; 0: unknown (cuBLAS)
-  double gflops = 0;
-  bool reference = false;
-};
-std::vector<RooflinePoint> roofline_points(const PerfReport& r);
-// The attainable GFLOP/s at an intensity under the measured ceilings.
-double roofline_ceiling(const PerfDevice& d, double intensity);
-
-// ---- Access counts from a trace (analysis/perf_counts.cpp), any backend ----
-struct AccessCounts {
-  std::string kernel;
-  Params params;
-  uint64_t outputs = 0;  // elements of the output
-  uint64_t global_loads = 0, global_stores = 0;
-  uint64_t global_loads_per_buffer[kMaxArrays + 1] = {};  // by array slot
-  uint64_t shared_loads = 0, shared_stores = 0;
-  uint64_t barrier_arrivals = 0;
-  uint64_t bytes_moved = 0;      // global loads and stores, 4 bytes each
-  double compulsory_bytes = 0;   // every input once, every output once
-  double flops = 0;              // of the whole run
-  double loads_per_output = 0;   // global loads / output elements
-  double theory_per_output = 0;  // 2N naive, 2 ceil(N/T) tiled, 2R+1 naive stencil, ...
-  std::string theory_formula;    // "2*ceil(N/T) = 2*ceil(10/4) = 6"
-  // flops / bytes_moved: where the run sits on the roofline (0 without flops or bytes).
-  double issued_intensity() const { return bytes_moved ? flops / double(bytes_moved) : 0.0; }
-  ExpectedCounts expected;  // the catalogue's closed form
-  bool truncated = false;   // the trace lost events: counts are lower bounds
-};
-// Built on analysis/counters.hpp's count_accesses (the same counts the grid's
-// heatmap uses), plus the textbook's formula.
-AccessCounts perf_access_counts(const Trace& t);
-// The global loads per output element the variant makes, as a formula of its
-// parameters with the numbers filled in ("2*ceil(N/T) = 2*ceil(10/4) = 6"):
-// exact for every size, also where the tile does not divide it.
-double theory_loads_per_output(const Variant& v, const Params& p, std::string* formula = nullptr);
 
 }  // namespace ts

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "engine/perf.hpp"
+#include "io/perf_report.hpp"
 
 namespace ts {
 
@@ -501,6 +501,15 @@ double roofline_ceiling(const PerfDevice& d, double intensity) {
   double c = d.fp32_peak_gflops > 0 ? d.fp32_peak_gflops : 1e300;
   if (d.copy_gbps > 0) c = std::min(c, d.copy_gbps * intensity);
   return c >= 1e300 ? 0 : c;
+}
+
+bool is_perf_report_path(const std::string& path) {
+  const std::string ext = kPerfReportExtension;
+  if (path.size() < ext.size()) return false;
+  std::string tail = path.substr(path.size() - ext.size());
+  for (char& c : tail)
+    c = char(std::tolower(static_cast<unsigned char>(c)));
+  return tail == ext;
 }
 
 }  // namespace ts

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "analysis/perf_counts.hpp"
 #include "engine/backend.hpp"
 #include "engine/perf.hpp"
 #include "lessons/matmul_naive_grid.hpp"

@@ -10,8 +10,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "analysis/perf_counts.hpp"
 #include "engine/backend.hpp"
-#include "engine/perf.hpp"
+#include "io/perf_report.hpp"
 
 namespace ts {
 namespace {

@@ -17,7 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "engine/perf.hpp"
+#include "io/perf_report.hpp"
 #include "tests/cli_process.hpp"
 
 #include "tests/app/private_x_server.hpp"
