@@ -75,10 +75,10 @@ struct LaneAccess {
 
 // How a shared warp access is served.
 struct BankService {
-  int phases = 0;           // phases with at least one active lane (the ideal wavefronts)
-  int wavefronts = 0;       // sum over phases of the busiest bank's distinct words
-  int degree = 0;           // the worst phase's: "32-way"; 1 = conflict-free
-  int busiest_bank = -1;    // in the worst phase (lowest bank on a tie)
+  int phases = 0;         // phases with at least one active lane (the ideal wavefronts)
+  int wavefronts = 0;     // sum over phases of the busiest bank's distinct words
+  int degree = 0;         // the worst phase's: "32-way"; 1 = conflict-free
+  int busiest_bank = -1;  // in the worst phase (lowest bank on a tie)
   int conflicts() const { return wavefronts - phases; }
 };
 BankService serve_shared(std::span<const LaneAccess> lanes);
@@ -100,7 +100,8 @@ struct WarpAccess {
   uint8_t bytes = 4;       // per lane (the widest lane's)
   uint32_t instance = 0;   // k: the dynamic instance of this access for each of its lanes
   uint32_t lane_mask = 0;  // bit l: lane l took part
-  uint32_t lanes_begin = 0;  // its lanes' event indices: WarpAccesses::lane_events[begin, begin + count)
+  uint32_t lanes_begin =
+      0;  // its lanes' event indices: WarpAccesses::lane_events[begin, begin + count)
   uint8_t lane_count = 0;
   BankService bank;      // shared accesses
   SectorService sector;  // global accesses
@@ -133,11 +134,11 @@ struct SiteTotals {
 };
 
 struct WarpAccesses {
-  std::vector<WarpAccess> accesses;  // in the order of their first event in the trace
-  std::vector<uint32_t> lane_events;  // indices into trace.events, each access's in lane order
+  std::vector<WarpAccess> accesses;        // in the order of their first event in the trace
+  std::vector<uint32_t> lane_events;       // indices into trace.events, each access's in lane order
   std::array<AccessTotals, 4> per_kind{};  // indexed by EventKind (the four access kinds)
   std::vector<SiteTotals> per_site;        // by line, then kind, then array
-  bool partial = false;  // the trace is truncated: the counts cover what it holds
+  bool partial = false;                    // the trace is truncated: the counts cover what it holds
 
   std::span<const uint32_t> lanes_of(const WarpAccess& a) const {
     return {lane_events.data() + a.lanes_begin, a.lane_count};

@@ -77,7 +77,7 @@ struct Lesson {
                      {2, 0, "everyone done with these tiles before the next ones overwrite them"}},
         .arrays =
             [](const Params& p) {
-// Two static __shared__ tiles: the compiler places them; we assume
+              // Two static __shared__ tiles: the compiler places them; we assume
               // declaration order, packed (tileB right after tileA's TILE * TILE floats).
               const uint32_t tile_b = uint32_t(4 * std::max(p.tile, 0) * std::max(p.tile, 0));
               return arrays(p.m, p.k, p.n,

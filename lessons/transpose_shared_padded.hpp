@@ -21,7 +21,8 @@ TS_DEVICE void transpose_shared_padded(Rec& rec, const KernelArgs& args) {
   GlobalArray<const float, Rec> in(rec, args, kIn);  // (rows, cols)
   GlobalArray<float, Rec> out(rec, args, kOut);      // (cols, rows)
 
-  __shared__ float tile_mem[kTile][kTile + 1];  // 33 floats a row: tile[r][c] is in bank (r + c) % 32
+  __shared__ float tile_mem[kTile]
+                           [kTile + 1];  // 33 floats a row: tile[r][c] is in bank (r + c) % 32
   SharedTile<float, kTile, kPaddedCols, Rec> tile(rec, tile_mem, kTileSlot);
 
   const int tx = threadIdx.x, ty = threadIdx.y;
