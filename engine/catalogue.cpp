@@ -196,7 +196,8 @@ KernelArgs kernel_args(const Variant& v, const Params& p) {
 
 uint64_t allocation_elements(const Variant& v, const Params& p, ArraySlot slot) {
   if (v.allocation) return v.allocation(p, slot);
-  const ArrayInfo* a = array_at(arrays(v, p), slot);
+  const ArrayTable table = arrays(v, p);  // kept: array_at points into it
+  const ArrayInfo* a = array_at(table, slot);
   return a ? a->count() : 0;
 }
 

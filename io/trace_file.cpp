@@ -601,6 +601,12 @@ std::optional<Trace> parse_trace(std::span<const uint8_t> bytes, std::string* er
     t.events_dropped = r.get<uint64_t>();
     if (r.ok() && parse_buffers(r, version, t.config.arrays, t.buffers))
       parse_events(r, version, t.config.arrays, t.config.geometry, t.events);
+    // Version-1 lines point into the kernel headers of that time: a barrier
+    // is now on the line its lesson's header gives it (accesses keep theirs).
+    if (const Variant* v = version == 1 ? find_variant(t.config.variant) : nullptr; v && r.ok())
+      for (Event& e : t.events)
+        if (is_barrier(e.kind) && e.barrier >= 1 && e.barrier <= v->barriers.size())
+          e.line = uint16_t(v->barriers[e.barrier - 1].line);
   }
   if (r.ok()) {
     r.section = "checksum";

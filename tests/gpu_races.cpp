@@ -11,11 +11,11 @@
 #include <string>
 #include <utility>
 
-#include "engine/backend.hpp"
-#include "analysis/race_runs.hpp"
-#include "tests/gpu_require.hpp"
 #include "analysis/hazards.hpp"
+#include "analysis/race_runs.hpp"
 #include "analysis/stale_reads.hpp"
+#include "engine/backend.hpp"
+#include "tests/gpu_require.hpp"
 
 namespace ts {
 namespace {
@@ -33,6 +33,8 @@ const std::pair<const char*, Params> kCases[] = {
     {"stencil.naive", Params{.length = 128, .radius = 3, .block = 64}},
     {"stencil.shared", Params{.length = 128, .radius = 3, .block = 64}},
     {"stencil.shared_dynamic", Params{.length = 128, .radius = 3, .block = 64}},
+    {"transpose.naive", Params{.m = 64, .n = 64}},
+    {"transpose.shared", Params{.m = 64, .n = 64}},
 };
 
 std::set<std::pair<int, int>> line_pairs(const HazardReport& r) {

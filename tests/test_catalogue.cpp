@@ -1,5 +1,6 @@
 // The catalogue: the table itself, parameter checks and their messages,
-// barrier lines against the real headers, geometry and closed-form counts.
+// barrier lines read from the lesson headers, array tables, geometry and
+// closed-form counts.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -32,12 +33,34 @@ std::vector<std::string> read_lines(const std::string& path) {
   return lines;
 }
 
+std::string trimmed(const std::string& s) {
+  const size_t b = s.find_first_not_of(" \t");
+  return b == std::string::npos ? std::string() : s.substr(b);
+}
+
 TEST(Catalogue, HasEveryLessonOnceWithUniqueIds) {
-  const std::vector<std::string> want = {"matmul.naive_one_block", "matmul.naive_grid",
-                                         "matmul.row_shared",      "matmul.row_col_shared",
-                                         "matmul.tiled_exact",     "matmul.tiled_square",
-                                         "matmul.tiled_rect",      "stencil.naive",
-                                         "stencil.shared",         "stencil.shared_dynamic"};
+  // The lessons of lessons/CMakeLists.txt, in its order: the registry's.
+  std::vector<std::string> listed;
+  bool in_list = false;
+  for (const std::string& line :
+       read_lines(std::string(TS_SOURCE_DIR) + "/lessons/CMakeLists.txt")) {
+    if (line.rfind("set(TS_LESSONS", 0) == 0) {
+      in_list = true;
+    } else if (in_list && trimmed(line) == ")") {
+      break;
+    } else if (in_list && !trimmed(line).empty()) {
+      listed.push_back("lessons/" + trimmed(line) + ".hpp");
+    }
+  }
+  ASSERT_EQ(listed.size(), catalogue().size());
+  for (size_t i = 0; i < listed.size(); ++i)
+    EXPECT_EQ(catalogue()[i].source_file, listed[i]) << i;
+  // Ids are what files and command lines name: these stay.
+  const std::vector<std::string> want = {
+      "matmul.naive_one_block", "matmul.naive_grid",  "matmul.row_shared",
+      "matmul.row_col_shared",  "matmul.tiled_exact", "matmul.tiled_square",
+      "matmul.tiled_rect",      "stencil.naive",      "stencil.shared",
+      "stencil.shared_dynamic", "transpose.naive",    "transpose.shared"};
   std::set<std::string> ids;
   for (const Variant& v : catalogue())
     ids.insert(v.id);
@@ -46,7 +69,6 @@ TEST(Catalogue, HasEveryLessonOnceWithUniqueIds) {
     EXPECT_NE(find_variant(id), nullptr) << id;
     EXPECT_NE(variant_ids().find(id), std::string::npos) << id;
   }
-  EXPECT_EQ(catalogue().size(), want.size());
   EXPECT_EQ(find_variant("matmul.tiled_cube"), nullptr);
 }
 
@@ -62,12 +84,56 @@ TEST(Catalogue, DefaultsRunAndTiledDefaultsShowPadding) {
             "n=10 tile=4");
 }
 
-// Every barrier's line is a SYNCTHREADS(id) line of the variant's own
-// function in its header, and the function has no other barrier.
-TEST(Catalogue, BarrierLinesPointAtSyncthreadsInTheHeaders) {
+std::vector<std::string> split_lines(std::string_view text) {
+  std::vector<std::string> lines;
+  for (size_t at = 0; at <= text.size();) {
+    const size_t end = std::min(text.find('\n', at), text.size());
+    lines.emplace_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return lines;
+}
+
+TEST(BarrierLines, StatementsCountCommentsDoNot) {
+  const std::string text =
+      "// SYNCTHREADS(1) in a comment is no barrier\n"          // line 1
+      "void k() {\n"                                            // 2
+      "  load();\n"                                             // 3
+      "  SYNCTHREADS(2);  // the second, written first\n"       // 4
+      "  /* SYNCTHREADS(3); */\n"                               // 5
+      "  * SYNCTHREADS(3); in a block comment\n"                // 6
+      "\tSYNCTHREADS(1);\n"                                     // 7: a tab before it
+      "  SYNCTHREADS(2);  // repeated: the first one counts\n"  // 8
+      "  SYNCTHREADS(id);  // not a number\n"                   // 9
+      "  SYNCTHREADS(0);  // ids start at 1\n"                  // 10
+      "  SYNCTHREADS(5);\n"                                     // 11
+      "}\n";
+  const std::vector<int> lines = barrier_lines(text);
+  ASSERT_EQ(lines.size(), 6u) << "index 0 unused, ids 1 to 5";
+  EXPECT_EQ(lines[0], 0);
+  EXPECT_EQ(lines[1], 7);
+  EXPECT_EQ(lines[2], 4);
+  EXPECT_EQ(lines[3], 0) << "only comments mention barrier 3";
+  EXPECT_EQ(lines[4], 0) << "barrier 4 does not occur";
+  EXPECT_EQ(lines[5], 11);
+  // No statement at all; the last line without a newline still counts.
+  EXPECT_EQ(barrier_lines("// SYNCTHREADS(1);\nint x;\n"), std::vector<int>{0});
+  EXPECT_EQ(barrier_lines(""), std::vector<int>{0});
+  EXPECT_EQ(barrier_lines("a\nb\n  SYNCTHREADS(1);"), (std::vector<int>{0, 3}));
+}
+
+// The registry takes every barrier's line from the lesson's header: each is
+// a `SYNCTHREADS(id);` statement of the lesson's kernel function, and the
+// function has no other barrier.
+TEST(BarrierLines, EveryLessonsBarriersPointAtSyncthreadsInItsHeader) {
   for (const Variant& v : catalogue()) {
-    const auto lines = read_lines(std::string(TS_SOURCE_DIR) + "/" + v.source_file);
-    ASSERT_FALSE(lines.empty()) << v.source_file;
+    const std::string_view source = lesson_source(v.source_file);
+    ASSERT_FALSE(source.empty()) << v.id << ": " << v.source_file << " is not embedded";
+    // The embedded text is the header as it is on disk.
+    const auto on_disk = read_lines(std::string(TS_SOURCE_DIR) + "/" + v.source_file);
+    std::vector<std::string> lines = split_lines(source);
+    if (!lines.empty() && lines.back().empty()) lines.pop_back();  // after the final newline
+    EXPECT_EQ(lines, on_disk) << v.source_file;
     // The function's body: from its name to the next top-level closing brace.
     int begin = -1, end = -1;
     for (int i = 0; i < int(lines.size()); ++i)
@@ -81,46 +147,88 @@ TEST(Catalogue, BarrierLinesPointAtSyncthreadsInTheHeaders) {
     ASSERT_GT(end, begin);
     int found = 0;
     for (int i = begin; i <= end; ++i)
-      if (lines[i].find("SYNCTHREADS(") != std::string::npos) ++found;
+      if (trimmed(lines[i]).rfind("SYNCTHREADS(", 0) == 0) ++found;
     EXPECT_EQ(found, int(v.barriers.size())) << v.id;
     for (size_t b = 0; b < v.barriers.size(); ++b) {
       const BarrierInfo& info = v.barriers[b];
       EXPECT_EQ(info.id, int(b) + 1) << v.id;
-      ASSERT_GT(info.line, begin) << v.id;
-      ASSERT_LE(info.line, end + 1) << v.id;
-      const std::string& text = lines[info.line - 1];
-      EXPECT_NE(text.find("SYNCTHREADS(" + std::to_string(info.id) + ")"), std::string::npos)
+      ASSERT_GT(info.line, begin) << v.id << " barrier " << info.id;
+      ASSERT_LE(info.line, end + 1) << v.id << " barrier " << info.id;
+      const std::string text = trimmed(lines[info.line - 1]);
+      EXPECT_EQ(text.rfind("SYNCTHREADS(" + std::to_string(info.id) + ");", 0), 0u)
           << v.id << " barrier " << info.id << " line " << info.line << ": " << text;
       EXPECT_NE(std::string(info.purpose), "");
     }
-    // Every shared array the function declares is in the table under the
-    // name the source gives it, with the buffer it records into.
+    // Every array of the table is declared in the function under the name
+    // the table gives it, with the slot constant of its position in the
+    // header's `enum : ArraySlot { kA = 1, ... }`.
+    std::vector<std::string> slot_names = {""};
+    for (const std::string& l : lines)
+      if (l.rfind("enum : ArraySlot {", 0) == 0) {
+        std::string list = l.substr(l.find('{') + 1, l.find('}') - l.find('{') - 1);
+        for (size_t at = 0; at < list.size();) {
+          const size_t comma = std::min(list.find(',', at), list.size());
+          std::string name = trimmed(list.substr(at, comma - at));
+          name = name.substr(0, name.find(' '));  // "kA = 1" -> "kA"
+          slot_names.push_back(name);
+          at = comma + 1;
+        }
+      }
+    const ArrayTable table = arrays(v, v.defaults);
+    ASSERT_EQ(slot_names.size(), table.size() + 1) << v.id << ": the slot enum and arrays()";
     int declared = 0;
     for (int i = begin; i <= end; ++i)
-      if (lines[i].find("SharedArray<") != std::string::npos ||
-          lines[i].find("SharedTile<") != std::string::npos)
-        ++declared;
-    EXPECT_EQ(declared, int(v.shared_arrays.size())) << v.id;
-    for (const SharedArrayName& a : v.shared_arrays) {
-      const std::string enum_name = a.id == Buffer::TileA   ? "Buffer::TileA"
-                                    : a.id == Buffer::TileB ? "Buffer::TileB"
-                                                            : "Buffer::StencilShared";
+      declared += lines[i].find("Array<") != std::string::npos ||
+                  lines[i].find("SharedTile<") != std::string::npos;
+    EXPECT_EQ(declared, int(table.size())) << v.id;
+    for (size_t slot = 1; slot <= table.size(); ++slot) {
+      const ArrayInfo& a = table[slot - 1];
       bool found_decl = false;
       for (int i = begin; i <= end; ++i)
-        found_decl |= lines[i].find(std::string(" ") + a.name + "(rec,") != std::string::npos &&
-                      lines[i].find(enum_name + ")") != std::string::npos;
-      EXPECT_TRUE(found_decl) << v.id << ": no declaration of " << a.name << " as " << enum_name;
-      EXPECT_STREQ(source_name(v, a.id), a.name);
+        found_decl |= lines[i].find(" " + a.name + "(rec,") != std::string::npos &&
+                      lines[i].find(", " + slot_names[slot] + ");") != std::string::npos &&
+                      lines[i].find(a.shared() ? "Shared" : "GlobalArray<") != std::string::npos;
+      EXPECT_TRUE(found_decl) << v.id << ": no declaration of " << a.name << " as "
+                              << slot_names[slot];
     }
-    EXPECT_STREQ(source_name(v, Buffer::C), "C");  // global arrays keep their own names
   }
-  EXPECT_STREQ(source_name("matmul.row_col_shared", Buffer::TileB), "colsB");
-  EXPECT_STREQ(source_name("no.such.lesson", Buffer::TileB), "tileB");
+}
+
+// Asked before main (a static initialiser, like the trace fixtures'
+// kTiledBarrierLine), the registry must already see the embedded sources:
+// it reads the barrier lines once and keeps them.
+const int kLineAskedDuringStaticInit = find_variant("matmul.tiled_square")->barriers[1].line;
+
+TEST(BarrierLines, AreThereForCallersDuringStaticInitialisation) {
+  const std::vector<int> lines =
+      barrier_lines(lesson_source(var("matmul.tiled_square").source_file));
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_GT(lines[2], 0);
+  EXPECT_EQ(kLineAskedDuringStaticInit, lines[2]);
+}
+
+TEST(Arrays, NamesAsInTheKernelSource) {
+  const Variant& rc = var("matmul.row_col_shared");
+  const ArrayTable t = arrays(rc, rc.defaults);
+  ASSERT_EQ(t.size(), 5u);
+  EXPECT_EQ(array_name(t, 1), "A");
+  EXPECT_EQ(array_name(t, 3), "C");  // global arrays keep their own names
+  EXPECT_EQ(array_name(t, 4), "rowsA");
+  EXPECT_EQ(array_name(t, 5), "colsB");
+  EXPECT_EQ(array_name(t, kNoArray), "none");
+  EXPECT_EQ(array_name(t, 9), "array 9");
+  EXPECT_EQ(slot_named(t, "colsB"), 5);
+  EXPECT_EQ(slot_named(t, "tileB"), kNoArray);
   // Elements as the race reports print them: colsB is n x TILE (12 x 8 by default).
-  const Variant& rc = *find_variant("matmul.row_col_shared");
-  EXPECT_EQ(element_name(rc, rc.defaults, Buffer::TileB, 13), "colsB[1][5]");
-  const Variant& st = *find_variant("stencil.shared");
-  EXPECT_EQ(element_name(st, st.defaults, Buffer::StencilShared, 5), "cache[5]");
+  EXPECT_EQ(element_name(t, 5, 13), "colsB[1][5]");
+  EXPECT_EQ(element_name(t, 1, 13), "A[13]");  // global matrices: row * n + col, one number
+  const Variant& st = var("stencil.shared");
+  const ArrayTable s = arrays(st, st.defaults);
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_EQ(array_name(s, 1), "in");
+  EXPECT_EQ(array_name(s, 2), "out");
+  EXPECT_EQ(element_name(s, 3, 5), "cache[5]");
+  EXPECT_EQ(arrays(var("matmul.tiled_square"), {.n = 10, .tile = 4})[3].name, "tileA");
 }
 
 TEST(Validate, SizesZeroNegativeAndTooLarge) {
@@ -300,34 +408,44 @@ TEST(Counts, ClosedFormsByHand) {
   EXPECT_EQ(c.global_loads, 100u);
 }
 
-TEST(Shapes, BuffersSharedArraysAndAllocations) {
-  auto b = buffer_shapes(var("matmul.tiled_rect"), {.m = 6, .k = 9, .n = 10, .tile = 4});
-  ASSERT_EQ(b.size(), 3u);
-  EXPECT_EQ(b[0].id, Buffer::A);
+TEST(Shapes, ArraysAndAllocations) {
+  ArrayTable b = arrays(var("matmul.tiled_rect"), {.m = 6, .k = 9, .n = 10, .tile = 4});
+  ASSERT_EQ(b.size(), 5u);
+  EXPECT_EQ(b[0].name, "A");
   EXPECT_EQ(b[0].rows, 6);
   EXPECT_EQ(b[0].cols, 9);
+  EXPECT_EQ(b[0].role, ArrayRole::Input);
   EXPECT_EQ(b[1].rows, 9);
   EXPECT_EQ(b[1].cols, 10);
-  EXPECT_TRUE(b[2].is_output);
-  b = buffer_shapes(var("stencil.shared"), {.length = 20, .radius = 2, .block = 8});
-  ASSERT_EQ(b.size(), 2u);
-  EXPECT_EQ(b[1].id, Buffer::Out);
+  EXPECT_TRUE(b[2].output());
+  EXPECT_FALSE(b[2].shared());
+  EXPECT_TRUE(b[3].shared());
+  EXPECT_EQ(b[3].role, ArrayRole::Scratch);
+  EXPECT_EQ(b[3].rows, 4);
+  EXPECT_EQ(b[3].cols, 4);
+  EXPECT_NE(b[0].fill_stream, b[1].fill_stream) << "A and B get different values";
+  b = arrays(var("stencil.shared"), {.length = 20, .radius = 2, .block = 8});
+  ASSERT_EQ(b.size(), 3u);
+  EXPECT_EQ(b[1].name, "out");
+  EXPECT_TRUE(b[1].output());
   EXPECT_EQ(b[1].cols, 20);
-  auto s = shared_shapes(var("stencil.shared"), {.length = 20, .radius = 2, .block = 8});
-  ASSERT_EQ(s.size(), 1u);
-  EXPECT_EQ(s[0].cols, 12);
-  s = shared_shapes(var("matmul.row_col_shared"), {.n = 10, .tile = 4});
-  ASSERT_EQ(s.size(), 2u);
-  EXPECT_EQ(s[1].rows, 10);
-  EXPECT_EQ(s[1].cols, 4);
-  EXPECT_TRUE(shared_shapes(var("matmul.naive_grid"), {.n = 10, .block = 4}).empty());
+  EXPECT_EQ(b[2].name, "cache");
+  EXPECT_TRUE(b[2].shared());
+  EXPECT_EQ(b[2].cols, 12);
+  b = arrays(var("matmul.row_col_shared"), {.n = 10, .tile = 4});
+  ASSERT_EQ(b.size(), 5u);
+  EXPECT_EQ(b[4].rows, 10);
+  EXPECT_EQ(b[4].cols, 4);
+  for (const ArrayInfo& a : arrays(var("matmul.naive_grid"), {.n = 10, .block = 4}))
+    EXPECT_FALSE(a.shared()) << a.name;
   // tiled_exact reads up to a 12 x 12 square for n = 10, tile 4.
-  EXPECT_EQ(allocation_elements(var("matmul.tiled_exact"), {.n = 10, .tile = 4}, Buffer::A), 144u);
-  EXPECT_EQ(allocation_elements(var("matmul.tiled_square"), {.n = 10, .tile = 4}, Buffer::A), 100u);
+  EXPECT_EQ(allocation_elements(var("matmul.tiled_exact"), {.n = 10, .tile = 4}, 1), 144u);
+  EXPECT_EQ(allocation_elements(var("matmul.tiled_square"), {.n = 10, .tile = 4}, 1), 100u);
   const KernelArgs a = kernel_args(var("matmul.tiled_rect"), {.m = 6, .k = 9, .n = 10, .tile = 4});
-  EXPECT_EQ(a.a_count, 54);
-  EXPECT_EQ(a.b_count, 90);
-  EXPECT_EQ(a.c_count, 60);
+  EXPECT_EQ(a.count[1], 54);
+  EXPECT_EQ(a.count[2], 90);
+  EXPECT_EQ(a.count[3], 60);
+  EXPECT_EQ(a.data[1], nullptr) << "the backend sets the pointers";
 }
 
 TEST(Trace, CapacityMessage) {

@@ -11,9 +11,9 @@
 #include <string>
 
 #include "engine/catalogue.hpp"
+#include "io/trace_file.hpp"
 #include "test_trace_fixtures.hpp"
 #include "tests/cli_process.hpp"
-#include "io/trace_file.hpp"
 
 namespace ts {
 namespace {

@@ -2,41 +2,50 @@
 // variant and every subset of its barriers on simulator traces.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <utility>
 
+#include "analysis/hazards.hpp"
 #include "engine/backend.hpp"
 #include "engine/catalogue.hpp"
+#include "lessons/matmul_tiled_square.hpp"
 #include "tests/cli_process.hpp"
-#include "analysis/hazards.hpp"
 
 namespace ts {
 namespace {
+
+// The hand-built traces use the tiled multiply's array slots.
+using lessons::matmul_tiled_square::kC;
+using lessons::matmul_tiled_square::kTileA;
+using lessons::matmul_tiled_square::kTileB;
 
 // Builds a one-block trace event by event; the clock is the order of calls.
 struct TraceBuilder {
   Trace t;
   uint64_t clock = 0;
+  std::map<std::pair<uint32_t, uint16_t>, uint16_t> instr;  // next event number per thread
   void access(EventKind kind, uint16_t thread, uint32_t element, float value, uint16_t line,
-              Buffer buf = Buffer::TileA, uint32_t block = 0) {
+              ArraySlot buf = kTileA, uint32_t block = 0) {
     Event e{};
     e.clock = e.globaltimer = clock++;
     e.block = block;
     e.element = element;
     e.value = value;
     e.thread = thread;
-    e.warp = uint16_t(thread / 32);
+    e.instr = instr[{block, thread}]++;
     e.line = line;
     e.kind = kind;
     e.array = buf;
     t.events.push_back(e);
   }
-  void store(uint16_t th, uint32_t el, float v, uint16_t line, Buffer b = Buffer::TileA) {
+  void store(uint16_t th, uint32_t el, float v, uint16_t line, ArraySlot b = kTileA) {
     access(EventKind::SharedStore, th, el, v, line, b);
   }
-  void load(uint16_t th, uint32_t el, float v, uint16_t line, Buffer b = Buffer::TileA) {
+  void load(uint16_t th, uint32_t el, float v, uint16_t line, ArraySlot b = kTileA) {
     access(EventKind::SharedLoad, th, el, v, line, b);
   }
   void barrier(std::initializer_list<uint16_t> threads, uint16_t line = 50) {
@@ -118,15 +127,15 @@ TEST(Hazards, DifferentElementsOrBuffersOrBlocksDoNotRace) {
   TraceBuilder b;
   b.store(0, 5, 1.f, 10);
   b.load(40, 6, 1.f, 20);
-  b.load(40, 5, 1.f, 20, Buffer::TileB);
-  b.access(EventKind::SharedLoad, 40, 5, 1.f, 20, Buffer::TileA, /*block=*/1);
+  b.load(40, 5, 1.f, 20, kTileB);
+  b.access(EventKind::SharedLoad, 40, 5, 1.f, 20, kTileA, /*block=*/1);
   EXPECT_TRUE(analyze_hazards(b.t).empty());
 }
 
 TEST(Hazards, GlobalAccessesAreNotAnalysed) {
   TraceBuilder b;
-  b.access(EventKind::GlobalStore, 0, 5, 1.f, 10, Buffer::C);
-  b.access(EventKind::GlobalLoad, 40, 5, 1.f, 20, Buffer::C);
+  b.access(EventKind::GlobalStore, 0, 5, 1.f, 10, kC);
+  b.access(EventKind::GlobalLoad, 40, 5, 1.f, 20, kC);
   EXPECT_TRUE(analyze_hazards(b.t).empty());
 }
 
@@ -271,6 +280,8 @@ const Case kCases[] = {
      Params{.length = 100, .radius = 3, .block = 64}},
     {"stencil.shared_dynamic", Params{.length = 128, .radius = 3, .block = 64},
      Params{.length = 100, .radius = 5, .block = 96}},
+    {"transpose.naive", Params{.m = 64, .n = 64}, Params{.m = 40, .n = 48}},
+    {"transpose.shared", Params{.m = 64, .n = 64}, Params{.m = 40, .n = 48}},
 };
 
 using Kinds = std::set<HazardKind>;
@@ -432,13 +443,13 @@ TEST(HazardsCatalogue, TiledTile16BarrierTwoIsWriteAfterReadAcrossWarps) {
   // tileB[kk][tx] is read by every row's thread and stored by row kk's:
   // across warps. tileA[ty][kk] stays within the two rows of one warp.
   for (const auto& g : r.groups) {
-    if (g.buffer == Buffer::TileA) {
+    if (g.buffer == kTileA) {
       EXPECT_EQ(g.severity, HazardSeverity::Warning);
     }
   }
   bool tileB_error = false;
   for (const auto& g : r.groups)
-    tileB_error |= g.buffer == Buffer::TileB && g.severity == HazardSeverity::Error;
+    tileB_error |= g.buffer == kTileB && g.severity == HazardSeverity::Error;
   EXPECT_TRUE(tileB_error);
 }
 
@@ -489,6 +500,14 @@ TEST(RacesCli, JsonVerdictAndRuns) {
   EXPECT_EQ(std::string(j["runs"]["state"]).rfind("race present", 0), 0u);
 }
 
+// The line of a lesson header on which `text` first stands (0: nowhere).
+int line_of(const std::string& header, const std::string& text) {
+  const std::string_view source = lesson_source(header);
+  const size_t at = source.find(text);
+  if (at == std::string_view::npos) return 0;
+  return 1 + int(std::count(source.begin(), source.begin() + long(at), '\n'));
+}
+
 TEST(RacesCli, TextReportGroupsAndDetail) {
   REQUIRE_CLI();
   const CliResult r = races_cli(
@@ -496,8 +515,12 @@ TEST(RacesCli, TextReportGroupsAndDetail) {
       "--schedule skew --runs 1 --detail --detail-limit 1",
       true);
   ASSERT_EQ(r.code, 0) << r.out;
-  // The shared array under its name in the kernel's source (cache), lines 64 -> 76.
-  EXPECT_NE(r.out.find("ERROR   RAW (read-after-write) cache line 64 (write) -> line 76 (read)"),
+  // The shared array under its name in the kernel's source (cache), from the
+  // line that loads each thread's own element to the line that sums.
+  const int store = line_of("lessons/stencil_shared.hpp", "cache[s] = in[");
+  const int load = line_of("lessons/stencil_shared.hpp", "sum += cache[s + j]");
+  EXPECT_NE(r.out.find("ERROR   RAW (read-after-write) cache line " + std::to_string(store) +
+                       " (write) -> line " + std::to_string(load) + " (read)"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("Detail"), std::string::npos);

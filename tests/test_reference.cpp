@@ -5,17 +5,26 @@
 #include <set>
 
 #include "engine/reference.hpp"
+#include "lessons/matmul_tiled_rect.hpp"
+#include "lessons/stencil_naive.hpp"
 
 namespace ts {
 namespace {
+
+// Array slots: the multiplies' and the stencils' (the same in every lesson of a family).
+using lessons::matmul_tiled_rect::kA;
+using lessons::matmul_tiled_rect::kB;
+using lessons::matmul_tiled_rect::kC;
+using lessons::stencil_naive::kIn;
+using lessons::stencil_naive::kOut;
 
 const Variant& var(const char* id) {
   return *find_variant(id);
 }
 
-BufferData matrix(Buffer id, int rows, int cols, std::vector<float> v) {
+BufferData matrix(ArraySlot slot, int rows, int cols, std::vector<float> v) {
   BufferData b;
-  b.id = id;
+  b.slot = slot;
   b.rows = rows;
   b.cols = cols;
   b.values = std::move(v);
@@ -29,10 +38,10 @@ TEST(Inputs, DeterministicSmallIntegersAndUniform) {
   const auto b = make_inputs(v, p, InputKind::SmallIntegers, 42);
   const auto c = make_inputs(v, p, InputKind::SmallIntegers, 43);
   ASSERT_EQ(a.size(), 2u);
-  EXPECT_EQ(a[0].id, Buffer::A);
+  EXPECT_EQ(a[0].slot, kA);
   EXPECT_EQ(a[0].rows, 5);
   EXPECT_EQ(a[0].cols, 7);
-  EXPECT_EQ(a[1].id, Buffer::B);
+  EXPECT_EQ(a[1].slot, kB);
   EXPECT_EQ(a[1].values.size(), 21u);
   EXPECT_EQ(a[0].values, b[0].values);
   EXPECT_NE(a[0].values, c[0].values);
@@ -48,7 +57,7 @@ TEST(Inputs, DeterministicSmallIntegersAndUniform) {
   const auto u = make_inputs(var("stencil.naive"), {.length = 1000, .radius = 1, .block = 32},
                              InputKind::Uniform, 1);
   ASSERT_EQ(u.size(), 1u);
-  EXPECT_EQ(u[0].id, Buffer::In);
+  EXPECT_EQ(u[0].slot, kIn);
   float lo = 1, hi = -1;
   for (float x : u[0].values) {
     EXPECT_GE(x, -1.0f);
@@ -62,16 +71,16 @@ TEST(Inputs, DeterministicSmallIntegersAndUniform) {
 
 TEST(Reference, MatmulByHand) {
   // [1 2; 3 4] x [5 6; 7 8] = [19 22; 43 50]
-  const std::vector<BufferData> in = {matrix(Buffer::A, 2, 2, {1, 2, 3, 4}),
-                                      matrix(Buffer::B, 2, 2, {5, 6, 7, 8})};
+  const std::vector<BufferData> in = {matrix(kA, 2, 2, {1, 2, 3, 4}),
+                                      matrix(kB, 2, 2, {5, 6, 7, 8})};
   const BufferData c = reference_output(var("matmul.tiled_square"), {.n = 2, .tile = 2}, in);
-  EXPECT_EQ(c.id, Buffer::C);
+  EXPECT_EQ(c.slot, kC);
   EXPECT_TRUE(c.is_output);
   EXPECT_EQ(c.rows, 2);
   EXPECT_EQ(c.values, (std::vector<float>{19, 22, 43, 50}));
   // (2 x 3) x (3 x 1): [1 0 2; -1 3 1] x [3; 1; 2] = [7; 2]
-  const std::vector<BufferData> r = {matrix(Buffer::A, 2, 3, {1, 0, 2, -1, 3, 1}),
-                                     matrix(Buffer::B, 3, 1, {3, 1, 2})};
+  const std::vector<BufferData> r = {matrix(kA, 2, 3, {1, 0, 2, -1, 3, 1}),
+                                     matrix(kB, 3, 1, {3, 1, 2})};
   const BufferData d =
       reference_output(var("matmul.tiled_rect"), {.m = 2, .k = 3, .n = 1, .tile = 2}, r);
   EXPECT_EQ(d.rows, 2);
@@ -81,11 +90,11 @@ TEST(Reference, MatmulByHand) {
 
 TEST(Reference, StencilClampsAtTheEdges) {
   // Radius 1 over [4 7 2 9 1 8 3 6]: the ends repeat their element.
-  const std::vector<BufferData> in = {matrix(Buffer::In, 1, 8, {4, 7, 2, 9, 1, 8, 3, 6})};
+  const std::vector<BufferData> in = {matrix(kIn, 1, 8, {4, 7, 2, 9, 1, 8, 3, 6})};
   const BufferData out =
       reference_output(var("stencil.shared"), {.length = 8, .radius = 1, .block = 4}, in);
   ASSERT_EQ(out.values.size(), 8u);
-  EXPECT_EQ(out.id, Buffer::Out);
+  EXPECT_EQ(out.slot, kOut);
   EXPECT_FLOAT_EQ(out.values[0], 5.0f);  // (4 + 4 + 7) / 3
   EXPECT_FLOAT_EQ(out.values[2], 6.0f);  // (7 + 2 + 9) / 3
   EXPECT_FLOAT_EQ(out.values[7], 5.0f);  // (3 + 6 + 6) / 3
@@ -98,7 +107,7 @@ TEST(Reference, StencilClampsAtTheEdges) {
 TEST(Verdict, FindsTheWrongCell) {
   const Variant& v = var("matmul.tiled_square");
   const Params p{.n = 2, .tile = 2};
-  const BufferData want = matrix(Buffer::C, 2, 2, {19, 22, 43, 50});
+  const BufferData want = matrix(kC, 2, 2, {19, 22, 43, 50});
   BufferData got = want;
   Verdict ok = check_output(v, p, got, want);
   EXPECT_TRUE(ok.checked);
@@ -122,7 +131,7 @@ TEST(Verdict, FindsTheWrongCell) {
 
 TEST(Verdict, ToleranceGrowsWithTheSumAndAcceptsRounding) {
   const Variant& v = var("matmul.tiled_square");
-  BufferData want = matrix(Buffer::C, 1, 1, {10.0f});
+  BufferData want = matrix(kC, 1, 1, {10.0f});
   const double t8 = check_output(v, {.n = 8, .tile = 4}, want, want).tolerance;
   const double t64 = check_output(v, {.n = 64, .tile = 4}, want, want).tolerance;
   EXPECT_GT(t64, t8);

@@ -8,13 +8,17 @@
 #include <map>
 #include <random>
 
-#include "engine/backend.hpp"
-#include "tests/test_trace_fixtures.hpp"
 #include "analysis/memory_estimate.hpp"
 #include "analysis/replay.hpp"
+#include "engine/backend.hpp"
+#include "tests/test_trace_fixtures.hpp"
 
 namespace ts {
 namespace {
+
+using lessons::matmul_tiled_square::kA;
+using lessons::matmul_tiled_square::kC;
+using lessons::matmul_tiled_square::kTileA;
 
 std::shared_ptr<const Trace> shared(Trace t) {
   return std::make_shared<const Trace>(std::move(t));
@@ -28,7 +32,7 @@ std::map<std::pair<int, uint64_t>, float> naive_values(const Trace& t, const Rep
     const Event& e = t.events[r.event_at(p)];
     if (!is_store(e.kind)) continue;
     const uint64_t key =
-        is_shared_buffer(e.array) ? (uint64_t(e.block) << 32) | e.element : e.element;
+        t.array(e.array)->shared() ? (uint64_t(e.block) << 32) | e.element : e.element;
     v[{int(e.array), key}] = e.value;
   }
   return v;
@@ -37,19 +41,20 @@ std::map<std::pair<int, uint64_t>, float> naive_values(const Trace& t, const Rep
 void expect_state_matches(const Trace& t, const Replay& r) {
   const auto want = naive_values(t, r, r.position());
   for (const auto& [key, value] : want) {
-    const Buffer b = Buffer(key.first);
-    const uint32_t block = is_shared_buffer(b) ? uint32_t(key.second >> 32) : 0;
+    const ArraySlot b = ArraySlot(key.first);
+    const uint32_t block = t.array(b)->shared() ? uint32_t(key.second >> 32) : 0;
     const CellState* c = r.cell(b, block, uint32_t(key.second & 0xFFFFFFFFu));
     ASSERT_NE(c, nullptr);
-    EXPECT_EQ(c->value, value) << to_string(b) << " element " << (key.second & 0xFFFFFFFF);
+    EXPECT_EQ(c->value, value) << array_name(t.config.arrays, b) << " element "
+                               << (key.second & 0xFFFFFFFF);
     EXPECT_TRUE(c->flags & kCellWritten);
   }
   // Outputs not yet written are not marked written.
-  const ReplayArray* out = r.array(Buffer::C);
+  const ReplayArray* out = r.array(kC);
   ASSERT_NE(out, nullptr);
   for (uint32_t i = 0; i < out->count(); ++i) {
-    const bool written = want.count({int(Buffer::C), i}) > 0;
-    EXPECT_EQ(bool(r.cell(Buffer::C, 0, i)->flags & kCellWritten), written) << "C " << i;
+    const bool written = want.count({int(kC), i}) > 0;
+    EXPECT_EQ(bool(r.cell(kC, 0, i)->flags & kCellWritten), written) << "C " << i;
   }
 }
 
@@ -72,7 +77,7 @@ Trace gpu_like(Trace t, uint64_t seed) {
   std::map<uint32_t, uint64_t> start;
   for (auto& e : t.events) {
     if (!start.count(e.block)) start[e.block] = rng() % 5000;
-    e.globaltimer = start[e.block] + e.globaltimer * 3 + (e.warp * 7);
+    e.globaltimer = start[e.block] + e.globaltimer * 3 + (warp_of(e) * 7);
     e.clock = e.globaltimer * 2;
     e.sm = uint16_t(e.block % 3);
   }
@@ -99,13 +104,13 @@ TEST(Replay, StateAfterEventKMatchesPlainReplayInBothOrders) {
 TEST(Replay, InputsStartWithTheirValuesAndOutputsEmpty) {
   const Trace t = testing::tiled_matmul_trace(8, 4);
   Replay r(shared(t));
-  EXPECT_EQ(r.cell(Buffer::A, 0, 9)->value, t.buffer(Buffer::A)->values[9]);
-  EXPECT_EQ(r.cell(Buffer::C, 0, 9)->flags, 0);
+  EXPECT_EQ(r.cell(kA, 0, 9)->value, t.buffer(kA)->values[9]);
+  EXPECT_EQ(r.cell(kC, 0, 9)->flags, 0);
   r.seek(r.size());
   // At the end C holds the trace's output and every element of A was read n/T times.
   for (uint32_t i = 0; i < 64; ++i) {
-    EXPECT_EQ(r.cell(Buffer::C, 0, i)->value, t.buffer(Buffer::C)->values[i]);
-    EXPECT_EQ(r.cell(Buffer::A, 0, i)->reads, 2u);  // n / T = 8 / 4 blocks in a row
+    EXPECT_EQ(r.cell(kC, 0, i)->value, t.buffer(kC)->values[i]);
+    EXPECT_EQ(r.cell(kA, 0, i)->reads, 2u);  // n / T = 8 / 4 blocks in a row
   }
 }
 
@@ -179,7 +184,7 @@ TEST(Replay, LockstepRunsPhaseByPhase) {
   for (uint64_t p = 1; p <= 64; ++p) {
     const Event& e = t.events[r.event_at(p)];
     EXPECT_EQ(e.kind, EventKind::GlobalLoad);
-    EXPECT_EQ(e.array, Buffer::A);
+    EXPECT_EQ(e.array, kA);
   }
   EXPECT_EQ(r.lockstep_phase_start(0), 0u);
   EXPECT_EQ(r.phase_of(r.event_at(r.lockstep_phase_start(1) + 1)), 1);
@@ -228,7 +233,7 @@ TEST(Replay, SharedCellsRememberTheirSourceAndPadding) {
   // Make thread 5 of block 0 store padding instead of loading A in phase 0.
   for (size_t i = 0; i < t.events.size(); ++i) {
     Event& e = t.events[i];
-    if (e.block == 0 && e.thread == 5 && e.kind == EventKind::GlobalLoad && e.array == Buffer::A) {
+    if (e.block == 0 && e.thread == 5 && e.kind == EventKind::GlobalLoad && e.array == kA) {
       t.events.erase(t.events.begin() + long(i));
       for (size_t j = i; j < t.events.size(); ++j)
         if (t.events[j].thread == 5 && t.events[j].kind == EventKind::SharedStore) {
@@ -241,13 +246,13 @@ TEST(Replay, SharedCellsRememberTheirSourceAndPadding) {
   Replay r(shared(t));
   r.set_order(ReplayOrder::Lockstep);
   r.seek(r.barrier_step(0, true, 0));
-  const CellState* pad = r.cell(Buffer::TileA, 0, 5);
+  const CellState* pad = r.cell(kTileA, 0, 5);
   ASSERT_NE(pad, nullptr);
   EXPECT_TRUE(pad->flags & kCellPadded);
   EXPECT_FALSE(pad->flags & kCellLoaded);
-  const CellState* loaded = r.cell(Buffer::TileA, 0, 6);
+  const CellState* loaded = r.cell(kTileA, 0, 6);
   EXPECT_TRUE(loaded->flags & kCellLoaded);
-  EXPECT_EQ(loaded->src_buffer, Buffer::A);
+  EXPECT_EQ(loaded->src_buffer, kA);
   EXPECT_EQ(loaded->src, 1 * 8 + 2);  // thread 6: ty 1, tx 2 of tile (0,0)
 }
 
@@ -270,16 +275,16 @@ TEST(Replay, StaleReadsAreTheOnesHandedOver) {
   EXPECT_TRUE(r.is_stale_read(uint32_t(victim)));
   EXPECT_EQ(r.first_stale_position(), r.position_after(uint32_t(victim)));
   r.seek(r.position_after(uint32_t(victim)) - 1);
-  EXPECT_FALSE(r.cell(t.events[victim].buffer, 1, t.events[victim].element)->flags & kCellStale);
+  EXPECT_FALSE(r.cell(t.events[victim].array, 1, t.events[victim].element)->flags & kCellStale);
   r.seek(r.position_after(uint32_t(victim)));
-  EXPECT_TRUE(r.cell(t.events[victim].buffer, 1, t.events[victim].element)->flags & kCellStale);
+  EXPECT_TRUE(r.cell(t.events[victim].array, 1, t.events[victim].element)->flags & kCellStale);
   // Handed over later: the flags follow, at any position.
   Replay later(shared(t));
   const uint64_t at = later.position_after(uint32_t(victim));
   later.seek(at);
   later.set_stale_reads(report);
   EXPECT_EQ(later.position(), at);
-  EXPECT_TRUE(later.cell(t.events[victim].buffer, 1, t.events[victim].element)->flags & kCellStale);
+  EXPECT_TRUE(later.cell(t.events[victim].array, 1, t.events[victim].element)->flags & kCellStale);
 }
 
 TEST(Replay, SnapshotsStayWithinTheirBytesPerEvent) {
@@ -353,7 +358,7 @@ TEST(Replay, EmptyTraceIsHarmless) {
   EXPECT_EQ(r.warp_step(0, true), 0u);
   EXPECT_EQ(r.phase_step(0, true, 0), 0u);
   r.set_order(ReplayOrder::Lockstep);
-  EXPECT_EQ(r.cell(Buffer::A, 0, 0), nullptr);
+  EXPECT_EQ(r.cell(kA, 0, 0), nullptr);
 }
 
 // The phase index answers as a scan of the order would: stops where a block's
@@ -363,7 +368,7 @@ TEST(Replay, PhaseAndBarrierStepsAgreeWithAScanOfTheOrder) {
   // Two warps per block (tile 8), the second far behind the first.
   Trace lagging = gpu_like(testing::tiled_matmul_trace(16, 8), 5);
   for (Event& e : lagging.events)
-    e.globaltimer += uint64_t(e.warp) * 20000;
+    e.globaltimer += uint64_t(warp_of(e)) * 20000;
   for (const Trace& t : {testing::tiled_matmul_trace(8, 4), lagging}) {
     Replay r(shared(t));
     bool interleaved = false;  // a block whose last event is behind its furthest thread

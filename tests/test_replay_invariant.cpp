@@ -11,9 +11,9 @@
 #include <cstring>
 #include <map>
 
-#include "engine/backend.hpp"
 #include "analysis/replay.hpp"
 #include "analysis/stale_reads.hpp"
+#include "engine/backend.hpp"
 
 namespace ts {
 namespace {
@@ -34,9 +34,9 @@ bool same_bits(float a, float b) {
   return std::memcmp(&a, &b, sizeof a) == 0;
 }
 
-// (buffer, block for shared arrays, element): one cell.
+// (array, block for shared arrays, element): one cell.
 uint64_t cell_key(const Event& e) {
-  const uint64_t block = is_shared_buffer(e.array) ? e.block : 0;
+  const uint64_t block = is_shared(e.kind) ? e.block : 0;
   return (uint64_t(e.array) << 56) | (block << 32) | e.element;
 }
 
@@ -52,7 +52,7 @@ uint64_t check_order(const Trace& t, Replay& r, const std::vector<uint8_t>& saw_
   uint64_t loads = 0;
   // Each output cell's last store in this order, found independently.
   std::map<uint32_t, uint64_t> last_store;
-  Buffer out = kNoArray;
+  ArraySlot out = kNoArray;
   for (uint64_t p = 1; p <= r.size(); ++p) {
     const Event& e = ev[r.event_at(p)];
     if (e.kind == EventKind::GlobalStore && !(e.flags & kFlagOutOfRange)) {
@@ -77,15 +77,17 @@ uint64_t check_order(const Trace& t, Replay& r, const std::vector<uint8_t>& saw_
     if (input || saw_store[i]) {
       if (!same_bits(c->value, e.value) || (!input && !(c->flags & kCellWritten))) {
         ADD_FAILURE() << to_string(r.order()) << ": at position " << p << " thread " << e.thread
-                      << " of block " << e.block << " read " << to_string(e.array) << "["
-                      << e.element << "] = " << e.value << " but the cell shows " << c->value
+                      << " of block " << e.block << " read "
+                      << element_name(t.config.arrays, e.array, e.element) << " = " << e.value
+                      << " but the cell shows " << c->value
                       << ((c->flags & kCellWritten) ? "" : " (unwritten)");
         return loads;
       }
     } else if (c->flags & kCellWritten) {
       ADD_FAILURE() << to_string(r.order()) << ": at position " << p << " thread " << e.thread
-                    << " of block " << e.block << " read " << to_string(e.array) << "["
-                    << e.element << "] before any store, but the cell shows " << c->value;
+                    << " of block " << e.block << " read "
+                    << element_name(t.config.arrays, e.array, e.element)
+                    << " before any store, but the cell shows " << c->value;
       return loads;
     }
   }
@@ -98,8 +100,8 @@ uint64_t check_order(const Trace& t, Replay& r, const std::vector<uint8_t>& saw_
     EXPECT_TRUE(r.output_final(out, element)) << "element " << element << " at its last store";
     if (data && element < data->values.size()) {
       EXPECT_TRUE(same_bits(r.cell(out, 0, element)->value, data->values[element]))
-          << to_string(r.order()) << ": " << to_string(out) << "[" << element
-          << "] final value differs from the run's output";
+          << to_string(r.order()) << ": " << element_name(t.config.arrays, out, element)
+          << " final value differs from the run's output";
     }
   }
   return loads;
@@ -191,8 +193,9 @@ TEST(ReplayInvariant, LockstepDrawsTheMissedStoreAfterTheLoad) {
     const CellState* c = r.cell(e.array, e.block, e.element);
     ASSERT_NE(c, nullptr);
     EXPECT_TRUE(!(c->flags & kCellWritten) || c->value == 0.0f)
-        << "thread " << e.thread << " read " << to_string(e.array) << "[" << e.element
-        << "] = 0, the cell shows " << c->value;
+        << "thread " << e.thread << " read "
+        << element_name(trace->config.arrays, e.array, e.element) << " = 0, the cell shows "
+        << c->value;
     ++checked;
   }
   EXPECT_GT(checked, 0);

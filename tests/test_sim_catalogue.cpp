@@ -11,6 +11,8 @@
 
 #include "engine/backend.hpp"
 #include "engine/catalogue.hpp"
+#include "lessons/matmul_tiled_rect.hpp"
+#include "lessons/matmul_tiled_square.hpp"
 
 namespace ts {
 namespace {
@@ -57,7 +59,7 @@ std::vector<Params> parameter_sets(const Variant& v) {
   auto add = [&](Params p) {
     if (!validate(v, p, DeviceLimits{})) out.push_back(p);
   };
-  if (v.family == Family::Matmul) {
+  if (!(v.uses & kUsesLength)) {  // matrices: n, or m x k x n, or m x n
     const bool tiled = v.uses & kUsesTile;
     const std::vector<int> tiles = tiled ? std::vector<int>{4, 16} : std::vector<int>{0};
     for (int tile : tiles)
@@ -113,6 +115,13 @@ TEST(SimCatalogue, EveryVariantMatchesTheReferenceWithClosedFormCounts) {
       EXPECT_TRUE(r.verdict.correct) << what << ": " << r.verdict.summary();
       EXPECT_TRUE(r.faults.empty()) << what << ": " << (r.faults.empty() ? "" : r.faults[0]);
       EXPECT_FALSE(r.trace.truncated()) << what;
+      EXPECT_EQ(r.trace.config.arrays, arrays(v, p)) << what;
+      // Event::instr counts each thread's events from 0, in its program order.
+      std::map<std::pair<uint32_t, uint16_t>, uint16_t> next_instr;
+      uint64_t misnumbered = 0;
+      for (const Event& e : r.trace.events)
+        misnumbered += e.instr != next_instr[{e.block, e.thread}]++;
+      EXPECT_EQ(misnumbered, 0u) << what;
 
       const ExpectedCounts want = expected_counts(v, p);
       const Counts got = count_events(r.trace.events);
@@ -200,7 +209,8 @@ TEST(SimCatalogue, SchedulesAreDeterministicByteForByte) {
                           a.trace.events.size() * sizeof(Event)),
               0)
         << to_string(kind);
-    EXPECT_EQ(a.trace.buffer(Buffer::C)->values, b.trace.buffer(Buffer::C)->values);
+    using lessons::matmul_tiled_square::kC;
+    EXPECT_EQ(a.trace.buffer(kC)->values, b.trace.buffer(kC)->values);
     EXPECT_EQ(a.trace.config.schedule, req.schedule);
   }
   RunRequest req = skew_request(8, 0, ScheduleKind::Random);
@@ -293,17 +303,21 @@ TEST(SimCatalogue, TraceDescribesTheRun) {
   EXPECT_EQ(r.trace.config.device_name, "CPU simulator");
   EXPECT_EQ(r.trace.config.params, req.params);
   EXPECT_EQ(r.trace.config.geometry.grid, (Dim3{6, 5, 1}));
-  ASSERT_NE(r.trace.buffer(Buffer::A), nullptr);
-  ASSERT_NE(r.trace.buffer(Buffer::B), nullptr);
-  const BufferData* c = r.trace.buffer(Buffer::C);
+  using namespace lessons::matmul_tiled_rect;
+  ASSERT_EQ(r.trace.config.arrays, arrays(*find_variant(req.variant), req.params));
+  EXPECT_EQ(array_name(r.trace.config.arrays, kTileA), "tileA");
+  ASSERT_NE(r.trace.buffer(kA), nullptr);
+  ASSERT_NE(r.trace.buffer(kB), nullptr);
+  EXPECT_EQ(r.trace.buffer(kTileA), nullptr) << "shared arrays have no contents in the trace";
+  const BufferData* c = r.trace.buffer(kC);
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->rows, 33);
   EXPECT_EQ(c->cols, 45);
   EXPECT_TRUE(c->is_output);
   EXPECT_EQ(c->values.size(), 33u * 45u);
   // C[0][0] by hand from the recorded inputs.
-  const BufferData* a = r.trace.buffer(Buffer::A);
-  const BufferData* b = r.trace.buffer(Buffer::B);
+  const BufferData* a = r.trace.buffer(kA);
+  const BufferData* b = r.trace.buffer(kB);
   double s = 0;
   for (int k = 0; k < 20; ++k)
     s += double(a->values[k]) * b->values[k * 45];
@@ -394,14 +408,25 @@ TEST(LessonDefaults, RemovingEveryBarrierUnderSkewBreaksTheOutput) {
       EXPECT_TRUE(kept.verdict.correct) << v.id << ": " << kept.verdict.summary();
     }
   }
-  EXPECT_EQ(lessons, 7);
+  // Every lesson with barriers was tried, these among them.
+  for (const char* id :
+       {"matmul.row_shared", "matmul.row_col_shared", "matmul.tiled_exact", "matmul.tiled_square",
+        "matmul.tiled_rect", "stencil.shared", "stencil.shared_dynamic", "transpose.shared"})
+    EXPECT_FALSE(find_variant(id)->barriers.empty()) << id;
+  EXPECT_GE(lessons, 8);
 }
 
 // The one-warp case stays available as its own teaching point: without any
 // barrier, every schedule still gives the right output.
 TEST(LessonDefaults, OneWarpPerBlockKeepsTheRaceLatent) {
+  int lessons = 0;
   for (const Variant& v : catalogue()) {
     if (v.barriers.empty()) continue;
+    if (!v.with_warps) {  // a block of fixed size (transpose: 32 x 32): no such knob
+      EXPECT_FALSE(params_with_warps(v, v.defaults, 1)) << v.id;
+      continue;
+    }
+    ++lessons;
     const auto one = params_with_warps(v, v.defaults, 1);
     ASSERT_TRUE(one) << v.id;
     EXPECT_EQ(warps_per_block(v, *one), 1) << v.id;
@@ -415,6 +440,7 @@ TEST(LessonDefaults, OneWarpPerBlockKeepsTheRaceLatent) {
       EXPECT_TRUE(r.verdict.correct) << v.id << " (" << describe(v, *one) << ")";
     }
   }
+  EXPECT_GE(lessons, 7) << "the tiled, row and stencil lessons have the knob";
   EXPECT_FALSE(
       params_with_warps(*find_variant("matmul.naive_grid"), Params{.n = 10, .block = 4}, 2))
       << "a lesson without barriers has no race to show";

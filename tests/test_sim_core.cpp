@@ -11,9 +11,14 @@
 
 #include "engine/lesson_dispatch.hpp"
 #include "engine/sim/simulate.hpp"
+#include "lessons/matmul_tiled_square.hpp"
 
 namespace ts {
 namespace {
+
+using lessons::matmul_tiled_square::kA;
+using lessons::matmul_tiled_square::kB;
+using lessons::matmul_tiled_square::kC;
 
 struct Matmul {
   int n, tile;
@@ -26,11 +31,11 @@ struct Matmul {
       a[i] = float((i * 7 + 3) % 9 - 4);
       b[i] = float((i * 5 + 1) % 9 - 4);
     }
-    args.a = a.data();
-    args.b = b.data();
-    args.c = c.data();
+    args.data[kA] = a.data();
+    args.data[kB] = b.data();
+    args.data[kC] = c.data();
     args.m = args.k = args.n = n;
-    args.a_count = args.b_count = args.c_count = n * n;
+    args.count[kA] = args.count[kB] = args.count[kC] = n * n;
     const uint32_t g = uint32_t((n + tile - 1) / tile);
     geo.grid = {g, g, 1};
     geo.block = {uint32_t(tile), uint32_t(tile), 1};
@@ -50,7 +55,7 @@ struct Matmul {
 
 template <int T>
 sim::SimResult run_tiled(Matmul& m, const sim::SimOptions& opt) {
-  return sim::simulate<MatmulTiledSquare<T>>(m.geo, m.args, opt);
+  return sim::simulate<lessons::matmul_tiled_square::Body<T>>(m.geo, m.args, opt);
 }
 
 TEST(SimCore, TiledSquareMatchesReference) {
@@ -143,11 +148,53 @@ TEST(SimCore, EventsOfAThreadAreInProgramOrderAndClockNeverGoesBack) {
   for (const Event& e : r.events) {
     ASSERT_GE(e.clock, last);
     last = e.clock;
-    EXPECT_EQ(e.warp, e.thread / 32);
     EXPECT_EQ(e.sm, 0);
     EXPECT_EQ(e.globaltimer, e.clock);
   }
   EXPECT_GE(r.steps, last);  // the last step may be a thread exiting, which records nothing
+}
+
+// Event::instr is the thread's own event counter: 0, 1, 2, ... in the
+// thread's program order, whatever the schedule interleaves between them.
+void expect_instr_counts_per_thread(const std::vector<Event>& events) {
+  std::map<std::pair<uint32_t, uint16_t>, uint32_t> next;  // (block, thread) -> expected instr
+  for (size_t i = 0; i < events.size(); ++i) {
+    const Event& e = events[i];
+    uint32_t& want = next[{e.block, e.thread}];
+    ASSERT_EQ(e.instr, uint16_t(want))
+        << "event " << i << " of block " << e.block << " thread " << e.thread;
+    ++want;
+  }
+}
+
+TEST(SimCore, InstrNumbersEachThreadsEventsFromZero) {
+  for (ScheduleKind kind : {ScheduleKind::Lockstep, ScheduleKind::WarpSkew, ScheduleKind::Random}) {
+    sim::SimOptions opt;
+    opt.schedule.kind = kind;
+    opt.schedule.seed = 5;
+    Matmul m(17, 8);  // 3 x 3 blocks of 64 threads: two warps, padded threads included
+    sim::SimResult r = run_tiled<8>(m, opt);
+    ASSERT_EQ(r.error, "");
+    expect_instr_counts_per_thread(r.events);
+    // A thread inside the matrix records per tile 2 global loads, 2 shared
+    // stores, 2 x (arrive, leave) and 2 * 8 shared loads, and finally stores C.
+    std::map<std::pair<uint32_t, uint16_t>, uint16_t> last;
+    for (const Event& e : r.events)
+      last[{e.block, e.thread}] = e.instr;
+    const int per_tile = 2 + 2 + 4 + 2 * 8, tiles = 3;
+    // Block 0, thread 0 is inside the matrix: it loads both tiles and stores
+    // C, so its events are numbered 0 .. per_tile * tiles.
+    const std::pair<uint32_t, uint16_t> first_thread{0, 0};
+    EXPECT_EQ(last[first_thread], per_tile * tiles) << "schedule " << int(kind);
+  }
+  // Barriers removed: fewer events per thread, still numbered from 0.
+  sim::SimOptions none;
+  none.barrier_mask = 0;
+  none.schedule.kind = ScheduleKind::WarpSkew;
+  Matmul m(16, 8);
+  sim::SimResult r = run_tiled<8>(m, none);
+  ASSERT_EQ(r.error, "");
+  expect_instr_counts_per_thread(r.events);
 }
 
 TEST(SimCore, WarpsAdvanceInLockstep) {
@@ -162,7 +209,7 @@ TEST(SimCore, WarpsAdvanceInLockstep) {
   for (const auto& [tick, evs] : by_tick) {
     ASSERT_EQ(evs.size(), 32u) << "tick " << tick;
     for (size_t i = 0; i < evs.size(); ++i) {
-      EXPECT_EQ(evs[i]->warp, evs[0]->warp);
+      EXPECT_EQ(warp_of(*evs[i]), warp_of(*evs[0]));
       EXPECT_EQ(evs[i]->thread % 32, i);
       EXPECT_EQ(evs[i]->kind, evs[0]->kind);
       EXPECT_EQ(evs[i]->line, evs[0]->line);
@@ -199,7 +246,7 @@ TEST(SimCore, RandomSeedsGiveDifferentSchedules) {
   auto key = [](const Event& e) {
     return std::tuple(e.thread, e.kind, e.array, e.element, e.line);
   };
-  std::vector<std::tuple<uint16_t, EventKind, Buffer, uint32_t, uint16_t>> k1, k2;
+  std::vector<std::tuple<uint16_t, EventKind, ArraySlot, uint32_t, uint16_t>> k1, k2;
   for (const Event& e : r1.events)
     k1.push_back(key(e));
   for (const Event& e : r2.events)
@@ -210,12 +257,17 @@ TEST(SimCore, RandomSeedsGiveDifferentSchedules) {
   EXPECT_EQ(k1, k2);
 }
 
+// The test kernels below name two global arrays, `in` and `out`.
+enum : ArraySlot { kIn = 1, kOut };
+const ArrayTable kInOut = {lesson_kit::global_input("in", 1, 4, 0),
+                           lesson_kit::global_output("out", 1, 4)};
+
 // Reads one element past the end of `in`, like a kernel without bounds checks.
 struct Overrun {
   template <class Rec>
   static void run(Rec& rec, const KernelArgs& args) {
-    GlobalArray<const float, Rec> in(rec, args.in, args.in_count, Buffer::In);
-    GlobalArray<float, Rec> out(rec, args.out, args.out_count, Buffer::Out);
+    GlobalArray<const float, Rec> in(rec, args, kIn);
+    GlobalArray<float, Rec> out(rec, args, kOut);
     const int i = int(blockIdx.x * blockDim.x + threadIdx.x);
     out[i] = in[i + 1];
   }
@@ -224,14 +276,16 @@ struct Overrun {
 TEST(SimCore, OutOfRangeIsAFaultNotACrash) {
   std::vector<float> in(4, 1.0f), out(4, 0.0f);
   KernelArgs args;
-  args.in = in.data();
-  args.out = out.data();
-  args.in_count = args.out_count =
+  args.data[kIn] = in.data();
+  args.data[kOut] = out.data();
+  args.count[kIn] = args.count[kOut] =
       3;  // extents smaller than the allocation: nothing touched beyond
   LaunchGeometry geo;
   geo.grid = {2, 1, 1};
   geo.block = {2, 1, 1};
-  sim::SimResult r = sim::simulate<Overrun>(geo, args, {});
+  sim::SimOptions opt;
+  opt.arrays = &kInOut;  // fault messages name the arrays through the table
+  sim::SimResult r = sim::simulate<Overrun>(geo, args, opt);
   ASSERT_EQ(r.error, "");
   // Thread 0 of block 1 stores out[2]; thread 1 of block 1 reads in[4] and stores out[3].
   EXPECT_EQ(r.fault_count, 3u);
@@ -276,7 +330,7 @@ TEST(SimCore, UntracedRunsTheKernelWithoutEvents) {
 struct Spin {
   template <class Rec>
   static void run(Rec& rec, const KernelArgs& args) {
-    GlobalArray<const float, Rec> in(rec, args.in, args.in_count, Buffer::In);
+    GlobalArray<const float, Rec> in(rec, args, kIn);
     while (float(in[0]) == 0.0f) {
     }
   }
@@ -285,8 +339,8 @@ struct Spin {
 TEST(SimCore, AStuckKernelIsStoppedWithAMessage) {
   std::vector<float> in(1, 0.0f);
   KernelArgs args;
-  args.in = in.data();
-  args.in_count = 1;
+  args.data[kIn] = in.data();
+  args.count[kIn] = 1;
   LaunchGeometry geo;
   geo.block = {64, 1, 1};
   sim::SimOptions opt;
@@ -300,7 +354,7 @@ TEST(SimCore, AStuckKernelIsStoppedWithAMessage) {
 struct EarlyExit {
   template <class Rec>
   static void run(Rec& rec, const KernelArgs& args) {
-    GlobalArray<float, Rec> out(rec, args.out, args.out_count, Buffer::Out);
+    GlobalArray<float, Rec> out(rec, args, kOut);
     const int t =
         int(threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y);
     if (t % 2) return;
@@ -312,8 +366,8 @@ struct EarlyExit {
 TEST(SimCore, ExitedThreadsDoNotHoldABarrier) {
   std::vector<float> out(64, -1.0f);
   KernelArgs args;
-  args.out = out.data();
-  args.out_count = 64;
+  args.data[kOut] = out.data();
+  args.count[kOut] = 64;
   LaunchGeometry geo;
   geo.block = {4, 4, 4};  // 3D: linear id = x + y * 4 + z * 16, two warps
   sim::SimResult r = sim::simulate<EarlyExit>(geo, args, {});
@@ -326,7 +380,7 @@ TEST(SimCore, ExitedThreadsDoNotHoldABarrier) {
     leave += e.kind == EventKind::BarrierLeave;
     if (e.kind == EventKind::GlobalStore) {
       EXPECT_EQ(e.element, e.thread);
-      EXPECT_EQ(e.warp, e.thread / 32);
+      EXPECT_EQ(e.instr, 2u);  // after its barrier arrival and leave
       EXPECT_EQ(e.value, float(e.thread));
     }
   }
@@ -338,8 +392,8 @@ TEST(SimCore, ExitedThreadsDoNotHoldABarrier) {
 TEST(SimCore, RemovedBarrierRecordsNothing) {
   std::vector<float> out(64, -1.0f);
   KernelArgs args;
-  args.out = out.data();
-  args.out_count = 64;
+  args.data[kOut] = out.data();
+  args.count[kOut] = 64;
   LaunchGeometry geo;
   geo.block = {64, 1, 1};
   sim::SimOptions opt;

@@ -3,20 +3,24 @@
 
 #include <atomic>
 
-#include "engine/backend.hpp"
-#include "analysis/race_runs.hpp"
 #include "analysis/hazards.hpp"
+#include "analysis/race_runs.hpp"
 #include "analysis/stale_reads.hpp"
+#include "engine/backend.hpp"
+#include "lessons/matmul_tiled_square.hpp"
 
 namespace ts {
 namespace {
 
-Event load(uint32_t block, uint16_t thread, Buffer buf, uint32_t element, float value) {
+using lessons::matmul_tiled_square::kA;
+using lessons::matmul_tiled_square::kTileA;
+using lessons::matmul_tiled_square::kTileB;
+
+Event load(uint32_t block, uint16_t thread, ArraySlot buf, uint32_t element, float value) {
   Event e{};
   e.block = block;
   e.thread = thread;
-  e.warp = uint16_t(thread / 32);
-  e.kind = buf == Buffer::A ? EventKind::GlobalLoad : EventKind::SharedLoad;
+  e.kind = buf == kA ? EventKind::GlobalLoad : EventKind::SharedLoad;
   e.array = buf;
   e.element = element;
   e.value = value;
@@ -28,12 +32,10 @@ TEST(StaleReads, MatchesLoadsByThreadAndPosition) {
   Trace ref, run;
   ref.config.variant = run.config.variant = "matmul.tiled_square";
   // Reference: thread 0 loads A[0] = 1 then tileA[3] = 2; thread 1 loads tileA[3] = 2.
-  ref.events = {load(0, 0, Buffer::A, 0, 1), load(0, 0, Buffer::TileA, 3, 2),
-                load(0, 1, Buffer::TileA, 3, 2)};
+  ref.events = {load(0, 0, kA, 0, 1), load(0, 0, kTileA, 3, 2), load(0, 1, kTileA, 3, 2)};
   // The run interleaves differently (positions per thread stay), and thread
   // 1 saw the old contents of tileA[3].
-  run.events = {load(0, 1, Buffer::TileA, 3, 0), load(0, 0, Buffer::A, 0, 1),
-                load(0, 0, Buffer::TileA, 3, 2)};
+  run.events = {load(0, 1, kTileA, 3, 0), load(0, 0, kA, 0, 1), load(0, 0, kTileA, 3, 2)};
   StaleReadReport r = find_stale_reads(run, ref);
   ASSERT_TRUE(r.compared) << r.error;
   EXPECT_EQ(r.loads_compared, 3u);
@@ -52,8 +54,8 @@ TEST(StaleReads, MatchesLoadsByThreadAndPosition) {
 
 TEST(StaleReads, DifferentElementsAreUnmatchedNotStale) {
   Trace ref, run;
-  ref.events = {load(0, 0, Buffer::TileA, 3, 2)};
-  run.events = {load(0, 0, Buffer::TileA, 4, 5), load(0, 0, Buffer::TileA, 5, 5)};
+  ref.events = {load(0, 0, kTileA, 3, 2)};
+  run.events = {load(0, 0, kTileA, 4, 5), load(0, 0, kTileA, 5, 5)};
   StaleReadReport r = find_stale_reads(run, ref);
   ASSERT_TRUE(r.compared);
   EXPECT_EQ(r.stale, 0u);
@@ -62,7 +64,7 @@ TEST(StaleReads, DifferentElementsAreUnmatchedNotStale) {
 
 TEST(StaleReads, TruncatedTraceIsRefusedWithTheSizeThatFits) {
   Trace ref, run;
-  run.events = {load(0, 0, Buffer::TileA, 3, 2)};
+  run.events = {load(0, 0, kTileA, 3, 2)};
   run.events_dropped = 10;
   StaleReadReport r = find_stale_reads(run, ref);
   EXPECT_FALSE(r.compared);
@@ -113,7 +115,7 @@ TEST(StaleReads, WarpSkewWithABarrierRemovedReadsStaleValues) {
     EXPECT_EQ(s.stale_global, 0u) << "inputs never change: only shared loads go stale";
     EXPECT_EQ(s.stale, s.stale_shared);
     for (const auto& sr : s.reads) {
-      EXPECT_TRUE(sr.buffer == Buffer::TileA || sr.buffer == Buffer::TileB);
+      EXPECT_TRUE(sr.buffer == kTileA || sr.buffer == kTileB);
       EXPECT_NE(sr.got, sr.expected);
       EXPECT_EQ(r.trace.events[sr.event].value, sr.got);
     }

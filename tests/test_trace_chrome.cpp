@@ -9,8 +9,8 @@
 #include <set>
 #include <sstream>
 
-#include "test_trace_fixtures.hpp"
 #include "io/chrome_export.hpp"
+#include "test_trace_fixtures.hpp"
 
 namespace ts {
 namespace {
@@ -48,7 +48,7 @@ TEST(ChromeExport, IsValidJsonWithOneEventPerRecordPlusPhasesAndBarriers) {
   EXPECT_EQ(j["otherData"]["variant"], "matmul.tiled_square");
 }
 
-TEST(ChromeExport, InstantEventsCarryBufferElementValueAndLine) {
+TEST(ChromeExport, InstantEventsCarryArrayElementValueAndLine) {
   const Trace t = tiled_matmul_trace(4, 2);
   const auto j = exported(t, nullptr);
   // The first access of the trace: block 0, thread 0 loads A[0][0] at line 20.
@@ -57,7 +57,9 @@ TEST(ChromeExport, InstantEventsCarryBufferElementValueAndLine) {
   for (const auto& e : j["traceEvents"]) {
     if (e["ph"] != "i" || e["name"] != "global load A") continue;
     if (e["pid"] != 0 || e["tid"] != 0) continue;
-    EXPECT_EQ(e["args"]["buffer"], "A");
+    EXPECT_EQ(e["args"]["array"], "A");  // the table's name for the event's slot
+    EXPECT_EQ(e["args"]["instr"], 0);    // the thread's first event
+    EXPECT_EQ(e["args"]["warp"], 0);
     EXPECT_EQ(e["args"]["element"], e0.element);
     EXPECT_EQ(e["args"]["row"], 0);
     EXPECT_EQ(e["args"]["col"], 0);

@@ -14,9 +14,9 @@
 #include <future>
 #include <iterator>
 
-#include "test_trace_fixtures.hpp"
 #include "io/chrome_export.hpp"
 #include "io/trace_file.hpp"
+#include "test_trace_fixtures.hpp"
 
 namespace ts {
 namespace {
@@ -59,11 +59,12 @@ void expect_same(const Trace& a, const Trace& b) {
   EXPECT_EQ(x.skew_ns, y.skew_ns);
   EXPECT_EQ(x.skew_warps, y.skew_warps);
   EXPECT_EQ(x.input_seed, y.input_seed);
+  EXPECT_EQ(x.arrays, y.arrays);
   EXPECT_EQ(a.capacity, b.capacity);
   EXPECT_EQ(a.events_dropped, b.events_dropped);
   ASSERT_EQ(a.buffers.size(), b.buffers.size());
   for (size_t i = 0; i < a.buffers.size(); ++i) {
-    EXPECT_EQ(a.buffers[i].id, b.buffers[i].id);
+    EXPECT_EQ(a.buffers[i].slot, b.buffers[i].slot);
     EXPECT_EQ(a.buffers[i].rows, b.buffers[i].rows);
     EXPECT_EQ(a.buffers[i].cols, b.buffers[i].cols);
     EXPECT_EQ(a.buffers[i].is_output, b.buffers[i].is_output);
@@ -81,6 +82,30 @@ void expect_same(const Trace& a, const Trace& b) {
 
 std::optional<Trace> parse(const std::vector<uint8_t>& bytes, std::string* err) {
   return parse_trace(std::span<const uint8_t>(bytes.data(), bytes.size()), err);
+}
+
+// Where each section of a version-2 file of `t` ends (trace_file.hpp's layout).
+struct Sections {
+  size_t config_end, arrays_end, recording_end, buffers_end, events_end;
+};
+Sections sections_of(const Trace& t) {
+  Sections s{};
+  size_t at = 20 + 4 + t.config.variant.size() + 4;
+  for (const ParamField& f : kParamFields)
+    at += 4 + std::strlen(f.name) + 4;
+  at += 4 + 8 * 4 + 1 + 4 + t.config.device_name.size() + 1 + 4 + 4 + 8 + 4 + 4 + 8;
+  s.config_end = at;
+  at += 4;
+  for (const ArrayInfo& a : t.config.arrays)
+    at += 4 + a.name.size() + 4 + 3 * 4;
+  s.arrays_end = at;
+  s.recording_end = at += 16;
+  at += 4;
+  for (const auto& b : t.buffers)
+    at += 10 + b.values.size() * 4;
+  s.buffers_end = at;
+  s.events_end = at + 8 + t.events.size() * sizeof(Event);
+  return s;
 }
 
 // Rewrites the checksum, so that a test can damage a field and reach the
@@ -151,7 +176,7 @@ TEST(TraceFile, RefusesAnUnknownVersionAsDamagedOrNewer) {
   EXPECT_FALSE(parse(bytes, &err));
   EXPECT_EQ(err,
             "format version 3: the file is damaged, or written by a newer TileScope (this build "
-            "reads up to v1)");
+            "reads up to v2)");
   bytes[11] ^= 0x01;  // the high byte of version 3: 16777219
   EXPECT_FALSE(parse(bytes, &err));
   EXPECT_NE(err.find("format version 16777219: the file is damaged, or written by a newer"),
@@ -162,21 +187,17 @@ TEST(TraceFile, RefusesAnUnknownVersionAsDamagedOrNewer) {
 TEST(TraceFile, SaysWhichSectionATruncatedFileEndsIn) {
   const Trace t = full_trace();
   const auto bytes = serialize_trace(t);
-  // Section boundaries of this trace: header 20, config, recording, buffers, events, checksum.
-  const size_t config_end = 20 + 4 + t.config.variant.size() + 7 * 4 + 4 + 8 * 4 + 1 + 4 +
-                            t.config.device_name.size() + 1 + 4 + 4 + 8 + 4 + 4 + 8;
-  const size_t recording_end = config_end + 16;
-  size_t buffers_end = recording_end + 4;
-  for (const auto& b : t.buffers)
-    buffers_end += 10 + b.values.size() * 4;
-  const size_t events_end = buffers_end + 8 + t.events.size() * sizeof(Event);
-  ASSERT_EQ(events_end + 8, bytes.size());
+  // Section boundaries of this trace: header 20, config, arrays, recording,
+  // buffers, events, checksum.
+  const Sections at = sections_of(t);
+  ASSERT_EQ(at.events_end + 8, bytes.size());
   auto section_of = [&](size_t cut) -> std::string {
     if (cut < 20) return "header";
-    if (cut < config_end) return "run configuration";
-    if (cut < recording_end) return "recording";
-    if (cut < buffers_end) return "buffers";
-    if (cut < events_end) return "events";
+    if (cut < at.config_end) return "run configuration";
+    if (cut < at.arrays_end) return "arrays";
+    if (cut < at.recording_end) return "recording";
+    if (cut < at.buffers_end) return "buffers";
+    if (cut < at.events_end) return "events";
     return "checksum";
   };
   // Every length short of the whole file, each refused and placed correctly.
@@ -257,10 +278,10 @@ TEST(TraceFile, RefusesUnknownEventKindsAndOutOfRangeThreads) {
 TEST(TraceFile, RefusesAbsurdBufferDimensions) {
   Trace t = tiled_matmul_trace(2, 2);
   auto bytes = serialize_trace(t);
-  // Find the first buffer record (A, 2 x 2) and make it 100000 x 100000.
-  const uint8_t rec[] = {uint8_t(Buffer::A), 0, 2, 0, 0, 0, 2, 0, 0, 0};
-  auto it = std::search(bytes.begin() + 20, bytes.end(), std::begin(rec), std::end(rec));
-  ASSERT_NE(it, bytes.end());
+  // The first buffer record (A, 2 x 2) made 100000 x 100000.
+  const uint8_t rec[] = {1, 0, 2, 0, 0, 0, 2, 0, 0, 0};
+  const auto it = bytes.begin() + long(sections_of(t).recording_end + 4);
+  ASSERT_TRUE(std::equal(std::begin(rec), std::end(rec), it));
   const uint32_t big = 100000;
   std::memcpy(&*(it + 2), &big, 4);
   std::memcpy(&*(it + 6), &big, 4);

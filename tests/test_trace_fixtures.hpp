@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/catalogue.hpp"
+#include "lessons/matmul_tiled_square.hpp"
 #include "model/trace.hpp"
 
 namespace ts::testing {
@@ -34,9 +36,10 @@ inline Trace tiled_matmul_trace(int n, int t, uint32_t barrier_mask = 3u) {
   c.device_name = "CPU simulator";
   c.schedule.kind = ScheduleKind::Lockstep;
   c.input_seed = 7;
+  c.arrays = arrays(*find_variant(c.variant), c.params);
 
-  BufferData a{Buffer::A, n, n, false, {}}, b{Buffer::B, n, n, false, {}},
-      out{Buffer::C, n, n, true, {}};
+  using namespace ts::lessons::matmul_tiled_square;
+  BufferData a{kA, n, n, false, {}}, b{kB, n, n, false, {}}, out{kC, n, n, true, {}};
   for (int i = 0; i < n * n; ++i) {
     a.values.push_back(float(i % 5 - 2));
     b.values.push_back(float(i % 3 - 1));
@@ -51,7 +54,8 @@ inline Trace tiled_matmul_trace(int n, int t, uint32_t barrier_mask = 3u) {
     }
 
   uint64_t step = 0;
-  auto push = [&](uint32_t block, int thread, EventKind kind, Buffer buf, uint32_t elem, float v,
+  std::vector<uint16_t> instr(size_t(n / t) * (n / t) * t * t);  // per (block, thread)
+  auto push = [&](uint32_t block, int thread, EventKind kind, ArraySlot buf, uint32_t elem, float v,
                   uint16_t line, uint8_t barrier = 0) {
     Event e{};
     e.clock = step;
@@ -62,7 +66,7 @@ inline Trace tiled_matmul_trace(int n, int t, uint32_t barrier_mask = 3u) {
     e.value = v;
     e.thread = uint16_t(thread);
     e.line = line;
-    e.warp = uint16_t(thread / 32);
+    e.instr = instr[size_t(block) * t * t + thread]++;
     e.sm = 0;
     e.kind = kind;
     e.array = buf;
@@ -87,10 +91,10 @@ inline Trace tiled_matmul_trace(int n, int t, uint32_t barrier_mask = 3u) {
           const int tx = th % t, ty = th / t;
           const uint32_t ea = uint32_t((by * t + ty) * n + p * t + tx);
           const uint32_t eb = uint32_t((p * t + ty) * n + bx * t + tx);
-          push(block, th, EventKind::GlobalLoad, Buffer::A, ea, a.values[ea], 20);
-          push(block, th, EventKind::SharedStore, Buffer::TileA, uint32_t(th), a.values[ea], 20);
-          push(block, th, EventKind::GlobalLoad, Buffer::B, eb, b.values[eb], 21);
-          push(block, th, EventKind::SharedStore, Buffer::TileB, uint32_t(th), b.values[eb], 21);
+          push(block, th, EventKind::GlobalLoad, kA, ea, a.values[ea], 20);
+          push(block, th, EventKind::SharedStore, kTileA, uint32_t(th), a.values[ea], 20);
+          push(block, th, EventKind::GlobalLoad, kB, eb, b.values[eb], 21);
+          push(block, th, EventKind::SharedStore, kTileB, uint32_t(th), b.values[eb], 21);
           tile_a[th] = a.values[ea];
           tile_b[th] = b.values[eb];
         }
@@ -98,17 +102,17 @@ inline Trace tiled_matmul_trace(int n, int t, uint32_t barrier_mask = 3u) {
         for (int k = 0; k < t; ++k)
           for (int th = 0; th < threads; ++th) {
             const int tx = th % t, ty = th / t;
-            push(block, th, EventKind::SharedLoad, Buffer::TileA, uint32_t(ty * t + k),
-                 tile_a[ty * t + k], 24);
-            push(block, th, EventKind::SharedLoad, Buffer::TileB, uint32_t(k * t + tx),
-                 tile_b[k * t + tx], 24);
+            push(block, th, EventKind::SharedLoad, kTileA, uint32_t(ty * t + k), tile_a[ty * t + k],
+                 24);
+            push(block, th, EventKind::SharedLoad, kTileB, uint32_t(k * t + tx), tile_b[k * t + tx],
+                 24);
           }
         barrier(2, kTiledBarrierLine[2]);
       }
       for (int th = 0; th < threads; ++th) {
         const int tx = th % t, ty = th / t;
         const uint32_t ec = uint32_t((by * t + ty) * n + bx * t + tx);
-        push(block, th, EventKind::GlobalStore, Buffer::C, ec, out.values[ec], 28);
+        push(block, th, EventKind::GlobalStore, kC, ec, out.values[ec], 28);
       }
     }
   tr.buffers = {a, b, out};

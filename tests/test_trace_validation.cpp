@@ -1,4 +1,4 @@
-// Semantic validation of traces (trace/trace_validate.hpp): a file with a
+// Semantic validation of traces (analysis/trace_validate.hpp): a file with a
 // valid checksum and one changed field is refused with a message that names
 // the field, the value and what is allowed; and no trace the simulator
 // records is refused. The hostile cases are those of issue 9, each of which
@@ -8,13 +8,21 @@
 #include <cstring>
 #include <filesystem>
 
+#include "analysis/trace_validate.hpp"
 #include "cli_process.hpp"
 #include "engine/backend.hpp"
 #include "io/trace_file.hpp"
-#include "analysis/trace_validate.hpp"
+#include "lessons/matmul_tiled_square.hpp"
+#include "lessons/stencil_shared.hpp"
 
 namespace ts {
 namespace {
+
+using lessons::matmul_tiled_square::kA;
+using lessons::matmul_tiled_square::kB;
+using lessons::matmul_tiled_square::kC;
+using lessons::matmul_tiled_square::kTileA;
+using lessons::matmul_tiled_square::kTileB;
 
 Trace sim_trace(const std::string& variant, std::optional<Params> params = std::nullopt,
                 uint32_t mask = ~0u) {
@@ -41,10 +49,9 @@ bool accepted(const Trace& t, std::string* err) {
   return parse_trace(serialize_trace(t), err).has_value();
 }
 
-size_t first_of(const Trace& t, EventKind kind, Buffer buffer = kNoArray) {
+size_t first_of(const Trace& t, EventKind kind, ArraySlot array = kNoArray) {
   for (size_t i = 0; i < t.events.size(); ++i)
-    if (t.events[i].kind == kind && (buffer == kNoArray || t.events[i].buffer == buffer))
-      return i;
+    if (t.events[i].kind == kind && (array == kNoArray || t.events[i].array == array)) return i;
   ADD_FAILURE() << "no " << to_string(kind) << " event";
   return 0;
 }
@@ -196,38 +203,74 @@ TEST(TraceValidation, RefusesBuffersThatDoNotMatchTheLesson) {
   t = sim_trace("matmul.tiled_square");
   t.buffers[2].is_output = false;
   EXPECT_HAS(refusal(t), "buffer C is marked input");
-  t = sim_trace("stencil.naive");
-  t.buffers[0].id = Buffer::A;
-  EXPECT_HAS(refusal(t), "buffer A is not an array of stencil.naive");
+  t = sim_trace("stencil.shared");
+  t.buffers[0].slot = lessons::stencil_shared::kCache;  // contents for the shared array
+  EXPECT_HAS(refusal(t),
+             "buffer cache is not a global array of stencil.shared; its global "
+             "arrays are in (1 x 150), out (1 x 150)");
+}
+
+// The array table names and shapes what the events touch: it must be the
+// lesson's for the run's parameters, whatever the file says.
+TEST(TraceValidation, RefusesAnArrayTableThatIsNotTheLessons) {
+  const Trace good = sim_trace("matmul.tiled_square");  // n 12, tile 8
+  {
+    Trace t = good;
+    t.config.arrays[kTileA - 1].name = "tileZ";
+    const std::string err = refusal(t);
+    EXPECT_HAS(err, "array 4 is tileZ (shared");
+    EXPECT_HAS(err, "matmul.tiled_square with n=12 tile=8 has tileA (shared");
+  }
+  {
+    Trace t = good;
+    t.config.arrays[kB - 1].rows = 13;
+    EXPECT_HAS(refusal(t), "array 2 is B (");
+  }
+  {
+    Trace t = good;
+    t.config.arrays[kC - 1].space = Space::Shared;
+    EXPECT_HAS(refusal(t), "array 3 is C (shared");
+  }
+  {
+    Trace t = good;
+    t.config.arrays.pop_back();  // no tileB: its events would name a slot beyond the table
+    for (Event& e : t.events)
+      if (e.array == kTileB) e.array = kTileA;
+    EXPECT_HAS(refusal(t),
+               "the array table lists 4 arrays; matmul.tiled_square with n=12 "
+               "tile=8 has 5: A (");
+  }
 }
 
 TEST(TraceValidation, RefusesEventsOutsideTheirArraysAndLaunch) {
   const Trace good = sim_trace("matmul.tiled_square");
   {
     Trace t = good;
-    const size_t i = first_of(t, EventKind::GlobalLoad, Buffer::A);
+    const size_t i = first_of(t, EventKind::GlobalLoad, kA);
     t.events[i].element = 144;  // A is 12 x 12
     EXPECT_HAS(refusal(t), "element is 144; allowed for A (12 x 12): 0 to 143");
   }
   {
     Trace t = good;
-    t.events[first_of(t, EventKind::GlobalLoad)].buffer = Buffer::StencilShared;
+    t.events[first_of(t, EventKind::GlobalLoad)].array = kTileB;
     EXPECT_HAS(refusal(t),
-               "buffer is 8 (shared); the global arrays of matmul.tiled_square "
-               "are A, B, C");
+               "array is 5 (tileB); the global arrays of matmul.tiled_square are A, B, C");
   }
   {
     Trace t = good;
-    t.events[first_of(t, EventKind::SharedStore)].buffer = Buffer::A;
+    t.events[first_of(t, EventKind::SharedStore)].array = kA;
     EXPECT_HAS(refusal(t),
-               "buffer is 1 (A); the shared arrays of matmul.tiled_square are tileA, tileB");
+               "array is 1 (A); the shared arrays of matmul.tiled_square are tileA, tileB");
   }
   {
     Trace t = good;
+    // A slot beyond the table: the file parser refuses it (corrupt), and so
+    // does the semantic check for a trace built in memory.
     const size_t i = first_of(t, EventKind::GlobalLoad);
-    t.events[i].thread = 40;
-    t.events[i].warp = 0;  // thread 40 is in warp 1
-    EXPECT_HAS(refusal(t), "warp is 0; thread 40 is in warp 1");
+    t.events[i].array = 6;  // the table has slots 1 to 5
+    const auto err = check_trace_semantics(t);
+    ASSERT_TRUE(err);
+    EXPECT_HAS(*err, "event " + std::to_string(i) + ": array is 6; allowed: 0 to 5");
   }
   {
     Trace t = good;
@@ -242,7 +285,7 @@ TEST(TraceValidation, RefusesEventsOutsideTheirArraysAndLaunch) {
   {
     Trace t = good;
     t.events[first_of(t, EventKind::GlobalLoad)].flags = 0x80;
-    EXPECT_HAS(refusal(t), "flags are 128; allowed: 0 or 1");
+    EXPECT_HAS(refusal(t), "flags are 128; allowed: bit 0 (out of range) and bits 1-2");
   }
 }
 
@@ -279,7 +322,7 @@ TEST(TraceValidation, RefusesOutOfRangeFlagsThatContradictTheElement) {
   size_t flagged = good.events.size(), plain = good.events.size();
   for (size_t i = 0; i < good.events.size(); ++i) {
     const Event& e = good.events[i];
-    if (e.kind != EventKind::GlobalLoad || e.array != Buffer::A) continue;
+    if (e.kind != EventKind::GlobalLoad || e.array != kA) continue;
     if (e.flags & kFlagOutOfRange)
       flagged = std::min(flagged, i);
     else

@@ -17,15 +17,15 @@
 #include <string>
 #include <vector>
 
-#include "engine/backend.hpp"
-#include "io/chrome_export.hpp"
 #include "analysis/counters.hpp"
 #include "analysis/decode.hpp"
 #include "analysis/hazards.hpp"
 #include "analysis/replay.hpp"
 #include "analysis/stale_reads.hpp"
-#include "io/trace_file.hpp"
 #include "analysis/trace_validate.hpp"
+#include "engine/backend.hpp"
+#include "io/chrome_export.hpp"
+#include "io/trace_file.hpp"
 
 namespace {
 
@@ -131,7 +131,7 @@ void mutate_event(Event& e, Input& in) {
       e.thread = uint16_t(in.value(e.thread));
       break;
     case 3:
-      e.warp = uint16_t(in.value(e.warp));
+      e.instr = uint16_t(in.value(e.instr));
       break;
     case 4:
       e.line = uint16_t(in.value(e.line));
@@ -140,7 +140,7 @@ void mutate_event(Event& e, Input& in) {
       e.kind = EventKind(in.byte() % (kEventKindCount + 1));
       break;
     case 6:
-      e.array = Buffer(in.byte() % (kBufferCount + 1));
+      e.array = ArraySlot(in.byte() % (kMaxArrays + 2));  // slots beyond the table too
       break;
     case 7:
       e.flags = in.byte();
@@ -167,7 +167,7 @@ void mutate_event(Event& e, Input& in) {
 
 void mutate(Trace& t, Input& in) {
   RunConfig& c = t.config;
-  switch (in.byte() % 12) {
+  switch (in.byte() % 13) {
     case 0: {  // a parameter alone
       int32_t* p = param(c.params, in.byte());
       *p = int32_t(in.value(uint32_t(*p)));
@@ -177,14 +177,14 @@ void mutate(Trace& t, Input& in) {
       const Variant* v = find_variant(c.variant);
       int32_t* p = param(c.params, in.byte());
       *p = int32_t(in.value(uint32_t(*p)) % 4096);
-      // geometry() and buffer_shapes() expect parameters that validate.
+      // geometry() and arrays() expect parameters that validate.
       DeviceLimits lim;
       lim.max_shared_per_block = 228 * 1024;
       if (!v || validate(*v, c.params, lim)) break;
       c.geometry = geometry(*v, c.params);
-      const std::vector<BufferShape> shapes = buffer_shapes(*v, c.params);
-      for (size_t i = 0; i < shapes.size() && i < t.buffers.size(); ++i)
-        reshape(t.buffers[i], shapes[i].rows, shapes[i].cols);
+      c.arrays = arrays(*v, c.params);
+      for (BufferData& b : t.buffers)
+        if (const ArrayInfo* a = array_at(c.arrays, b.slot)) reshape(b, a->rows, a->cols);
       break;
     }
     case 2:
@@ -214,7 +214,7 @@ void mutate(Trace& t, Input& in) {
           reshape(b, b.rows, int(in.value(uint32_t(b.cols))));
           break;
         case 2:
-          b.id = Buffer(1 + in.byte() % (kBufferCount - 1));
+          b.slot = ArraySlot(1 + in.byte() % kMaxArrays);
           break;
         default:
           b.is_output = !b.is_output;
@@ -257,6 +257,41 @@ void mutate(Trace& t, Input& in) {
           break;
         default:
           std::swap(t.events[i], t.events[j]);
+          break;
+      }
+      break;
+    }
+    case 11: {  // the array table: one field of one array, or an array more or less
+      ArrayTable& table = c.arrays;
+      const uint8_t what = in.byte() % 8;
+      if (what == 6) {
+        if (!table.empty()) table.pop_back();
+        break;
+      }
+      if (what == 7) {
+        table.push_back(lesson_kit::shared_array("extra", int(in.value(1)), int(in.value(8))));
+        break;
+      }
+      if (table.empty()) break;
+      ArrayInfo& a = table[in.byte() % table.size()];
+      switch (what) {
+        case 0:
+          a.rows = int(in.value(uint32_t(a.rows)));
+          break;
+        case 1:
+          a.cols = int(in.value(uint32_t(a.cols)));
+          break;
+        case 2:
+          a.space = Space(in.byte() % 2);
+          break;
+        case 3:
+          a.role = ArrayRole(in.byte() % 3);
+          break;
+        case 4:
+          a.name = in.byte() & 1 ? std::string() : a.name + char('a' + in.byte() % 26);
+          break;
+        default:
+          a.fill_stream = in.u32();
           break;
       }
       break;

@@ -1,13 +1,16 @@
 // Writes the seed corpus of the trace loader's fuzz target (run by hand when
 // the format changes): a few small valid traces and damaged variants of them.
+// The valid-v1-* files were written by TileScope before the open catalogue
+// (format version 1) and are kept: version-1 files must still load.
 //   build/tests/fuzz/make_fuzz_corpus tests/fuzz/corpus
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <string>
 
-#include "tests/test_trace_fixtures.hpp"
 #include "io/trace_file.hpp"
+#include "tests/test_trace_fixtures.hpp"
 
 namespace {
 
@@ -49,7 +52,7 @@ int main(int argc, char** argv) {
   write(dir, "bad-empty.tstrace", {});
   write(dir, "bad-not-a-trace.tstrace", {'P', 'K', 3, 4, 'n', 'o', 't', ' ', 'a', ' ', 't'});
   auto newer = small;
-  newer[8] = 2;
+  newer[8] = uint8_t(ts::kTraceFormatVersion + 1);
   write(dir, "bad-newer-version.tstrace", newer);
   write(dir, "bad-truncated-events.tstrace",
         std::vector<uint8_t>(small.begin(), small.begin() + long(small.size() - 100)));
@@ -82,6 +85,17 @@ int main(int argc, char** argv) {
   ts::Trace grid = tiled_matmul_trace(2, 2);
   grid.config.geometry.grid = {16777216, 1, 1};
   write(dir, "bad-grid-mismatch.tstrace", ts::serialize_trace(grid));
+  // Version 2 names parameters and arrays: a name this build does not know,
+  // and a table that is not the lesson's, behind a valid checksum.
+  auto renamed = small;
+  const std::string known("\4\0\0\0tile", 8), unknown("\4\0\0\0tyle", 8);  // length, name
+  std::copy(unknown.begin(), unknown.end(),
+            std::search(renamed.begin() + 20, renamed.end(), known.begin(), known.end()));
+  reseal(renamed);
+  write(dir, "bad-unknown-parameter.tstrace", renamed);
+  ts::Trace table = tiled_matmul_trace(2, 2);
+  table.config.arrays[3].name = "tileZ";
+  write(dir, "bad-array-table.tstrace", ts::serialize_trace(table));
   std::printf("wrote the corpus to %s\n", dir.c_str());
   return 0;
 }
