@@ -5,7 +5,7 @@
 //   Replay r(trace);                      // builds both orders and checkpoints
 //   r.set_order(ReplayOrder::Lockstep);   // keeps the last applied event
 //   r.seek(1234);                         // state after 1234 events
-//   const CellState& c = r.cell(Buffer::C, -1, 17);
+//   const CellState& c = r.cell(slot, block, 17);  // slot: in the trace's array table
 //
 // Jumping is fast at any size: a snapshot of all cells is kept every
 // checkpoint_interval() events and a seek replays forward from the nearest one,

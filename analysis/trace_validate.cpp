@@ -93,6 +93,11 @@ std::optional<std::string> check_event(uint64_t i, const Event& e, const Expecte
            "); the " + (shared ? "shared" : "global") + " arrays of " + x.v->id + " are " +
            (have.empty() ? std::string("none") : have);
   }
+  // Every lesson so far moves one element per access; the event has room for
+  // 8- and 16-byte (vector) accesses, which no lesson records yet.
+  if (access_bytes(e.flags) != 4)
+    return at + ": access width is " + num(access_bytes(e.flags)) + " bytes; " +
+           array_text(x, e.array) + " is accessed 4 bytes (one element) at a time";
   const bool out = e.flags & kFlagOutOfRange;
   if (!out && e.element >= a.extent)
     return at + ": element is " + num(e.element) + "; allowed for " + array_text(x, e.array) +

@@ -20,7 +20,7 @@
 //     Requests are applied by the app at the start of the next frame.
 //
 //   Highlight cells on the grid (and the shared-memory grid):
-//     std::vector<CellMark> marks = {{ts::Buffer::TileA, block, element,
+//     std::vector<CellMark> marks = {{slot, block, element,
 //                                      MarkStyle::Write, "t5 wrote 3.0"}};
 //     s.set_marks("races", std::move(marks));  // replaces this owner's marks
 //     s.clear_marks("races");

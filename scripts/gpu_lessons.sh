@@ -17,8 +17,14 @@ fi
 CLI=$BUILD/tilescope-cli
 TMP=$(mktemp -d)
 strip() {  # what may differ between the backends: names, timing, how faults are worded
+  local wrong_values='^$'
+  # A wrong output's values depend on which out-of-range store landed last
+  # (matmul.tiled_exact): then the cells must agree, not the errors.
+  grep -q '"correct": false' "$TMP/gpu.json" && grep -q '"correct": false' "$TMP/sim.json" &&
+    wrong_values='"max_abs_error"\|"max_rel_error"\|"summary"'
   awk '/"faults": \[/ { skip = 1 } skip && /^  \]/ { skip = 0; next } !skip' "$1" |
-    grep -v '"backend"\|"backend_note"\|"device"\|"kernel_ms"\|"skew_ns"\|"faults"'
+    grep -v '"backend"\|"backend_note"\|"device"\|"kernel_ms"\|"skew_ns"\|"faults"' |
+    grep -v "$wrong_values"
 }
 bad=0
 for id in $("$CLI" list | awk 'NR > 1 && $1 ~ /\./ { print $1 }'); do
