@@ -130,10 +130,17 @@ std::optional<std::string> check_array_table(const ArrayTable& have, const Array
            num(want.size()) + ": " + names;
   for (size_t i = 0; i < have.size(); ++i) {
     const ArrayInfo &h = have[i], &w = want[i];
-    if (h.name != w.name || h.space != w.space || h.role != w.role || h.type != w.type ||
-        h.elem_bytes != w.elem_bytes || h.rows != w.rows || h.cols != w.cols)
-      return "array " + num(i + 1) + " is " + array_desc(h) + "; " + run + " has " + array_desc(w) +
-             " there";
+    if (h == w) continue;  // every field, the input stream and the shared offset included
+    std::string hd = array_desc(h), wd = array_desc(w);
+    if (hd == wd) {  // they differ where the short description does not look
+      const auto detail = [](const ArrayInfo& a) {
+        return a.name + " (input stream " + num(a.fill_stream) + ", element bytes " +
+               num(uint64_t(std::max(a.elem_bytes, 0))) + ", shared offset " +
+               num(a.shared_offset) + " bytes)";
+      };
+      hd = detail(h), wd = detail(w);
+    }
+    return "array " + num(i + 1) + " is " + hd + "; " + run + " has " + wd + " there";
   }
   return std::nullopt;
 }

@@ -17,6 +17,7 @@ struct RunOptions {
   LessonOptions lesson;
   std::string out;
   bool json = false, check = false, force = false;
+  bool untraced = false;  // the plain kernel, as timed (scripts/ncu_compare.sh profiles it)
 };
 
 int run_command(const RunOptions& o) {
@@ -28,6 +29,7 @@ int run_command(const RunOptions& o) {
   const auto err = o.lesson.to_request(req, &notes);
   print_notes(cmd, notes);
   if (err) return usage_error(cmd, *err, o.json);
+  req.traced = !o.untraced;
   // Before the run, so that a refused file costs no time.
   if (!o.out.empty())
     if (auto e = check_output(o.out, {}, o.force)) return usage_error(cmd, *e, o.json);
@@ -76,6 +78,8 @@ TS_CLI_COMMAND(run_cmd, "run",
                  sub.add_flag("--force", o->force, "Overwrite the output file if it exists");
                  sub.add_flag("--json", o->json, "Print one JSON object instead of text");
                  sub.add_flag("--check", o->check, "Exit with 3 when the output is wrong");
+                 sub.add_flag("--untraced", o->untraced,
+                              "Run the plain kernel, recording nothing (outputs and verdict only)");
                  return [o] { return run_command(*o); };
                });
 

@@ -2,7 +2,9 @@
 #include "cli/report.hpp"
 
 #include "analysis/verdict.hpp"
+#include "analysis/warp_access.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
@@ -80,6 +82,103 @@ std::string fixed(double v, int digits = 2) {
   return s.str();
 }
 
+// 1,234,567
+std::string grouped(uint64_t v) {
+  std::string digits = std::to_string(v), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+const char* plural(uint64_t n, const char* one, const char* many) {
+  return n == 1 ? one : many;
+}
+
+// How the memory system served the warps' accesses, in plain words, with the
+// source lines that cost extra wavefronts or sectors.
+void print_warp_accesses(std::ostream& out, const Trace& t, const WarpAccesses& w) {
+  out << "memory, per warp access" << (w.partial ? " (partial: the trace is truncated)" : "")
+      << ":\n";
+  const auto site_name = [&](const SiteTotals& s) {
+    return "line " + std::to_string(s.line) + " " + access_text(t, s.line, s.array);
+  };
+  for (EventKind k : {EventKind::SharedLoad, EventKind::SharedStore}) {
+    const AccessTotals& a = w.totals(k);
+    if (!a.requests) continue;
+    out << "  " << to_string(k) << "s: " << grouped(a.requests) << " warp "
+        << plural(a.requests, "access", "accesses") << ", " << grouped(a.wavefronts)
+        << " wavefronts";
+    if (!a.bank_conflicts()) {
+      out << ": no bank conflicts\n";
+      continue;
+    }
+    out << " for an ideal " << grouped(a.ideal_wavefronts) << ": " << grouped(a.bank_conflicts())
+        << " bank conflicts (extra wavefronts)\n";
+    for (const SiteTotals& s : w.per_site)
+      if (s.kind == k && s.totals.bank_conflicts())
+        out << "    " << site_name(s) << ": up to " << s.totals.worst_degree
+            << "-way conflicts, in " << grouped(s.totals.conflicted) << " of "
+            << grouped(s.totals.requests) << " warp accesses, "
+            << grouped(s.totals.bank_conflicts()) << " extra wavefronts\n";
+  }
+  for (EventKind k : {EventKind::GlobalLoad, EventKind::GlobalStore}) {
+    const AccessTotals& a = w.totals(k);
+    if (!a.requests) continue;
+    out << "  " << to_string(k) << "s: " << grouped(a.requests) << " "
+        << plural(a.requests, "request", "requests") << ", " << grouped(a.sectors)
+        << " sectors of 32 bytes, " << fixed(a.sectors_per_request()) << " per request (ideal "
+        << fixed(a.ideal_sectors_per_request()) << "), " << grouped(a.lines)
+        << " cache lines of 128 bytes\n";
+    if (a.sectors > a.ideal_sectors)
+      for (const SiteTotals& s : w.per_site)
+        if (s.kind == k && s.totals.sectors > s.totals.ideal_sectors)
+          out << "    " << site_name(s) << ": " << fixed(s.totals.sectors_per_request())
+              << " sectors per request (ideal " << fixed(s.totals.ideal_sectors_per_request())
+              << ")\n";
+  }
+}
+
+nlohmann::json warp_accesses_json(const Trace& t, const WarpAccesses& w) {
+  using nlohmann::json;
+  const auto totals = [](const AccessTotals& a, bool shared) {
+    json j = {{"requests", a.requests}, {"lanes", a.lanes}};
+    if (shared) {
+      j["wavefronts"] = a.wavefronts;
+      j["ideal_wavefronts"] = a.ideal_wavefronts;
+      j["bank_conflicts"] = a.bank_conflicts();
+      j["conflicted_requests"] = a.conflicted;
+      j["worst_degree"] = a.worst_degree;
+    } else {
+      j["sectors"] = a.sectors;
+      j["ideal_sectors"] = a.ideal_sectors;
+      j["lines"] = a.lines;
+      j["sectors_per_request"] = a.sectors_per_request();
+      j["ideal_sectors_per_request"] = a.ideal_sectors_per_request();
+    }
+    return j;
+  };
+  json j = {{"partial", w.partial}};
+  for (EventKind k : {EventKind::SharedLoad, EventKind::SharedStore, EventKind::GlobalLoad,
+                      EventKind::GlobalStore}) {
+    std::string name = to_string(k);
+    std::replace(name.begin(), name.end(), ' ', '_');
+    j[name + "s"] = totals(w.totals(k), is_shared(k));
+  }
+  json sites = json::array();
+  for (const SiteTotals& s : w.per_site) {
+    json x = totals(s.totals, is_shared(s.kind));
+    x["line"] = s.line;
+    x["kind"] = to_string(s.kind);
+    x["array"] = array_name(t.config.arrays, s.array);
+    x["source"] = access_text(t, s.line, s.array);
+    sites.push_back(x);
+  }
+  j["sites"] = sites;
+  return j;
+}
+
 }  // namespace
 
 void print_summary(std::ostream& out, const Trace& t, const Counters& c,
@@ -129,6 +228,7 @@ void print_summary(std::ostream& out, const Trace& t, const Counters& c,
       out << " (closed form: " << fixed(x->global_loads_per_output) << ")";
     out << "\n";
   }
+  if (!t.events.empty()) print_warp_accesses(out, t, warp_accesses(t));
   if (t.truncated())
     out << "TRUNCATED: the trace holds " << t.events.size() << " of " << t.events_needed()
         << " events (" << t.events_dropped << " dropped); run again with --capacity "
@@ -204,6 +304,15 @@ nlohmann::json summary_json(const Trace& t, const Counters& c,
                           {"shared_stores", x->counts.shared_stores},
                           {"barrier_arrivals", x->counts.barrier_arrivals},
                           {"global_loads_per_output", x->global_loads_per_output}};
+  if (!t.events.empty()) {
+    // Named as Nsight Compute names its counters (scripts/ncu_compare.sh reads them).
+    const WarpAccesses w = warp_accesses(t);
+    json ncu = json::object();
+    for (const NcuCounter& n : ncu_counters(w))
+      ncu[n.name] = n.value;
+    counts["ncu"] = ncu;
+    counts["warp_access"] = warp_accesses_json(t, w);
+  }
   j["counters"] = counts;
   j["events"] = {{"recorded", t.events.size()},
                  {"dropped", t.events_dropped},

@@ -27,6 +27,8 @@ namespace {
 constexpr uint32_t kMaxStringBytes = 4096;
 constexpr int32_t kMaxParam = 1 << 28;  // far beyond anything a traced run uses
 constexpr uint32_t kMaxBufferSide = 1u << 28;
+// A shared array's start: within the 2 GiB a launch's dynamic shared size can say.
+constexpr uint32_t kMaxSharedOffset = 1u << 31;
 constexpr uint32_t kMaxDynamicShared = 16u << 20;
 
 // Valid UTF-8 without control characters.
@@ -278,6 +280,7 @@ bool parse_arrays(Reader& r, ArrayTable& out) {
     const uint8_t elem = r.get<uint8_t>();
     const uint32_t rows = r.get<uint32_t>(), cols = r.get<uint32_t>();
     a.fill_stream = r.get<uint32_t>();
+    const uint32_t offset = r.get<uint32_t>();
     if (!r.ok()) return false;
     const std::string at = "array " + std::to_string(i + 1) + " (" + a.name + ")";
     if (a.name.empty())
@@ -293,6 +296,11 @@ bool parse_arrays(Reader& r, ArrayTable& out) {
     else if (rows > kMaxBufferSide || cols > kMaxBufferSide)
       r.fail(at + " is " + std::to_string(rows) + " x " + std::to_string(cols) +
              "; each side may be at most " + std::to_string(kMaxBufferSide));
+    else if (space == uint8_t(Space::Global) && offset != 0)
+      r.fail(at + " is global but has a shared offset of " + std::to_string(offset) + " bytes");
+    else if (offset % 4 != 0 || offset > kMaxSharedOffset)
+      r.fail(at + ": shared offset " + std::to_string(offset) +
+             " bytes is not a multiple of 4 up to " + std::to_string(kMaxSharedOffset));
     if (!r.ok()) return false;
     a.space = Space(space);
     a.role = ArrayRole(role);
@@ -300,6 +308,7 @@ bool parse_arrays(Reader& r, ArrayTable& out) {
     a.elem_bytes = elem;
     a.rows = int(rows);
     a.cols = int(cols);
+    a.shared_offset = offset;
     out.push_back(std::move(a));
   }
   return true;
@@ -493,6 +502,7 @@ std::vector<uint8_t> serialize_trace(const Trace& t) {
     w.put(uint32_t(a.rows));
     w.put(uint32_t(a.cols));
     w.put(uint32_t(a.fill_stream));
+    w.put(uint32_t(a.shared_offset));
   }
   w.put(t.capacity);
   w.put(t.events_dropped);

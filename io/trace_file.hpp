@@ -13,7 +13,8 @@
 //   arrays    u32 count; per array (its slot is its position, from 1): str name,
 //             u8 space (0 global, 1 shared), u8 role (0 input, 1 output,
 //             2 scratch), u8 element type (0 f32, 1 i32, 2 u32), u8 element
-//             bytes, u32 rows, u32 cols, u32 input stream
+//             bytes, u32 rows, u32 cols, u32 input stream, u32 shared offset
+//             (bytes from the block's shared base; 0 for global arrays)
 //   recording u64 capacity, u64 events dropped
 //   buffers   u32 count; per global array: u8 slot, u8 is_output, u32 rows,
 //             u32 cols, rows * cols f32

@@ -178,10 +178,11 @@ inline ArrayInfo global_output(const char* name, int rows, int cols) {
   a.rows = rows, a.cols = cols;
   return a;
 }
-inline ArrayInfo shared_array(const char* name, int rows, int cols) {
+// `offset_bytes`: where it starts in the block's shared memory (ArrayInfo::shared_offset).
+inline ArrayInfo shared_array(const char* name, int rows, int cols, uint32_t offset_bytes = 0) {
   ArrayInfo a;
   a.name = name, a.space = Space::Shared, a.role = ArrayRole::Scratch;
-  a.rows = rows, a.cols = cols;
+  a.rows = rows, a.cols = cols, a.shared_offset = offset_bytes;
   return a;
 }
 

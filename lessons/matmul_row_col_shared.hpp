@@ -88,8 +88,10 @@ struct Lesson {
                       "reads"}},
         .arrays =
             [](const Params& p) {
-              return square_arrays(
-                  p, {shared_array("rowsA", p.tile, p.n), shared_array("colsB", p.n, p.tile)});
+              // colsB starts TILE * n floats after rowsA in the one extern array.
+              const uint32_t cols_b = uint32_t(4 * int64_t(std::max(p.tile, 0)) * std::max(p.n, 0));
+              return square_arrays(p, {shared_array("rowsA", p.tile, p.n),
+                                       shared_array("colsB", p.n, p.tile, cols_b)});
             },
         .geometry =
             [](const Params& p) {

@@ -82,8 +82,11 @@ struct Lesson {
                      {2, 0, "everyone done with these tiles before the next ones overwrite them"}},
         .arrays =
             [](const Params& p) {
+              // Two static __shared__ tiles: the compiler places them; we assume
+              // declaration order, packed (tileB right after tileA's TILE * TILE floats).
+              const uint32_t tile_b = uint32_t(4 * std::max(p.tile, 0) * std::max(p.tile, 0));
               return square_arrays(p, {shared_array("tileA", p.tile, p.tile),
-                                       shared_array("tileB", p.tile, p.tile)});
+                                       shared_array("tileB", p.tile, p.tile, tile_b)});
             },
         .geometry =
             [](const Params& p) {

@@ -30,6 +30,10 @@ struct ArrayInfo {
   // Inputs: the stream of the deterministic input generator (the same seed
   // gives the same values for the same stream, whatever the slot).
   uint32_t fill_stream = 0;
+  // Shared arrays: where the array starts, in bytes from the block's shared
+  // memory base (0 for the first or only one). Bank numbers depend on it:
+  // bank = (shared_offset + element * elem_bytes) / 4 % 32. Global arrays: 0.
+  uint32_t shared_offset = 0;
 
   uint64_t count() const { return uint64_t(rows > 0 ? rows : 0) * uint64_t(cols > 0 ? cols : 0); }
   bool shared() const { return space == Space::Shared; }

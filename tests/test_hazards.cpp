@@ -282,6 +282,7 @@ const Case kCases[] = {
      Params{.length = 100, .radius = 5, .block = 96}},
     {"transpose.naive", Params{.m = 64, .n = 64}, Params{.m = 40, .n = 48}},
     {"transpose.shared", Params{.m = 64, .n = 64}, Params{.m = 40, .n = 48}},
+    {"transpose.shared_padded", Params{.m = 64, .n = 64}, Params{.m = 40, .n = 48}},
 };
 
 using Kinds = std::set<HazardKind>;

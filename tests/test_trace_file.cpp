@@ -97,7 +97,7 @@ Sections sections_of(const Trace& t) {
   s.config_end = at;
   at += 4;
   for (const ArrayInfo& a : t.config.arrays)
-    at += 4 + a.name.size() + 4 + 3 * 4;
+    at += 4 + a.name.size() + 4 + 4 * 4;  // name, 4 x u8, rows, cols, stream, shared offset
   s.arrays_end = at;
   s.recording_end = at += 16;
   at += 4;

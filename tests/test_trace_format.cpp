@@ -295,7 +295,7 @@ V2Layout layout_of(const Trace& t) {
   l.arrays = at;
   at += 4;
   for (const ArrayInfo& a : t.config.arrays)
-    at += 4 + a.name.size() + 4 + 3 * 4;
+    at += 4 + a.name.size() + 4 + 4 * 4;  // name, 4 x u8, rows, cols, stream, shared offset
   l.buffers = at + 16;
   at = l.buffers + 4;
   for (const BufferData& b : t.buffers)
@@ -358,7 +358,7 @@ TEST(TraceFormatV2, RoundTripKeepsTheArrayTableAndParametersByName) {
   std::vector<std::string> names;
   for (int i = 0; i < 5; ++i) {
     names.push_back(read_str(bytes, at));
-    at += 4 + 12;
+    at += 4 + 16;  // 4 x u8, rows, cols, stream, shared offset
   }
   EXPECT_EQ(names, (std::vector<std::string>{"A", "B", "C", "tileA", "tileB"}));
   std::string err;

@@ -1,0 +1,262 @@
+// Warp instructions from a trace, and how shared and global memory serve them
+// (analysis/warp_access.hpp states the rules).
+#include "analysis/warp_access.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <tuple>
+#include <unordered_map>
+
+#include "engine/catalogue.hpp"
+
+namespace ts {
+
+uint64_t byte_address(const ArrayInfo& a, uint32_t element) {
+  const uint64_t offset = uint64_t(element) * uint64_t(std::max(a.elem_bytes, 1));
+  return a.shared() ? a.shared_offset + offset : offset;
+}
+
+BankService serve_shared(std::span<const LaneAccess> lanes) {
+  BankService s;
+  int widest = 4;
+  for (const LaneAccess& l : lanes)
+    widest = std::max(widest, l.bytes);
+  // 4-byte accesses: one phase of 32 lanes; 8-byte: two of 16; 16-byte: four of 8.
+  const int lanes_per_phase = kWarpLanes / (widest / kBankWordBytes);
+  const int phase_count = kWarpLanes / lanes_per_phase;
+  std::vector<std::pair<int, uint64_t>> bank_words;  // (bank, word) of one phase
+  for (int phase = 0; phase < phase_count; ++phase) {
+    bank_words.clear();
+    for (const LaneAccess& l : lanes) {
+      if (l.lane / lanes_per_phase != phase) continue;
+      const uint64_t first = l.address / kBankWordBytes;
+      const int words = std::max(1, l.bytes / kBankWordBytes);
+      for (int w = 0; w < words; ++w)
+        bank_words.push_back({bank_of((first + w) * kBankWordBytes), first + w});
+    }
+    if (bank_words.empty()) continue;
+    ++s.phases;
+    // Lanes on one word are one access (broadcast): count distinct words per bank.
+    std::sort(bank_words.begin(), bank_words.end());
+    bank_words.erase(std::unique(bank_words.begin(), bank_words.end()), bank_words.end());
+    int degree = 0, busiest = -1;
+    for (size_t i = 0; i < bank_words.size();) {
+      size_t j = i;
+      while (j < bank_words.size() && bank_words[j].first == bank_words[i].first)
+        ++j;
+      if (int(j - i) > degree) degree = int(j - i), busiest = bank_words[i].first;
+      i = j;
+    }
+    s.wavefronts += degree;
+    if (degree > s.degree) s.degree = degree, s.busiest_bank = busiest;
+  }
+  return s;
+}
+
+SectorService serve_global(std::span<const LaneAccess> lanes) {
+  SectorService s;
+  std::vector<uint64_t> sectors, lines, words;
+  for (const LaneAccess& l : lanes) {
+    const uint64_t last = l.address + uint64_t(std::max(l.bytes, 1)) - 1;
+    for (uint64_t x = l.address / kSectorBytes; x <= last / kSectorBytes; ++x)
+      sectors.push_back(x);
+    for (uint64_t x = l.address / kCacheLineBytes; x <= last / kCacheLineBytes; ++x)
+      lines.push_back(x);
+    for (uint64_t x = l.address / kBankWordBytes; x <= last / kBankWordBytes; ++x)
+      words.push_back(x);
+  }
+  const auto distinct = [](std::vector<uint64_t>& v) {
+    std::sort(v.begin(), v.end());
+    return int(std::unique(v.begin(), v.end()) - v.begin());
+  };
+  s.sectors = distinct(sectors);
+  s.lines = distinct(lines);
+  // The fewest sectors that can hold the distinct bytes asked for (lanes on
+  // one element ask for it once).
+  s.ideal_sectors = (distinct(words) * kBankWordBytes + kSectorBytes - 1) / kSectorBytes;
+  return s;
+}
+
+void AccessTotals::add(const WarpAccess& a) {
+  ++requests;
+  lanes += a.lane_count;
+  if (is_shared(a.kind)) {
+    wavefronts += uint64_t(a.bank.wavefronts);
+    ideal_wavefronts += uint64_t(a.bank.phases);
+    conflicted += a.bank.conflicts() > 0;
+    worst_degree = std::max(worst_degree, a.bank.degree);
+  } else {
+    sectors += uint64_t(a.sector.sectors);
+    lines += uint64_t(a.sector.lines);
+    ideal_sectors += uint64_t(a.sector.ideal_sectors);
+  }
+}
+
+namespace {
+
+constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+
+bool is_access(EventKind k) {
+  return is_load(k) || is_store(k);
+}
+
+LaneAccess lane_access(const Trace& t, const Event& e) {
+  LaneAccess l;
+  l.lane = int(e.thread % kWarpLanes);
+  l.bytes = access_bytes(e.flags);
+  if (const ArrayInfo* a = t.array(e.array)) l.address = byte_address(*a, e.element);
+  return l;
+}
+
+}  // namespace
+
+WarpAccesses warp_accesses(const Trace& t) {
+  WarpAccesses w;
+  w.partial = t.truncated();
+  const std::vector<Event>& ev = t.events;
+
+  // A site is one (line, kind, array): numbered so that the keys below fit 64 bits.
+  std::unordered_map<uint32_t, uint32_t> site_of;
+  std::vector<SiteTotals> sites;
+  // (block, thread, site) -> accesses this thread made there so far: its next k.
+  std::unordered_map<uint64_t, uint32_t> instances;
+  // (block, warp, site) -> the warp access of each k.
+  std::unordered_map<uint64_t, uint32_t> group_of;
+  std::vector<std::vector<uint32_t>> groups;
+  std::vector<uint32_t> access_of(ev.size(), kNone);
+
+  for (size_t i = 0; i < ev.size(); ++i) {
+    const Event& e = ev[i];
+    if (!is_access(e.kind)) continue;
+    const uint32_t site_key = uint32_t(e.line) << 16 | uint32_t(e.kind) << 8 | e.array;
+    const auto [s, new_site] = site_of.try_emplace(site_key, uint32_t(sites.size()));
+    if (new_site) sites.push_back({e.line, e.kind, e.array, {}});
+    const uint64_t site = s->second & 0xFFFFu;  // < 65536 sites: a line, 4 kinds, 16 arrays
+    const uint32_t k = instances[uint64_t(e.block) << 32 | uint64_t(e.thread) << 16 | site]++;
+    const uint64_t group_key = uint64_t(e.block) << 32 | uint64_t(warp_of(e)) << 16 | site;
+    const auto [g, new_group] = group_of.try_emplace(group_key, uint32_t(groups.size()));
+    if (new_group) groups.emplace_back();
+    std::vector<uint32_t>& by_k = groups[g->second];
+    if (by_k.size() <= k) by_k.resize(k + 1, kNone);
+    if (by_k[k] == kNone) {
+      by_k[k] = uint32_t(w.accesses.size());
+      WarpAccess a;
+      a.block = e.block;
+      a.warp = uint16_t(warp_of(e));
+      a.line = e.line;
+      a.kind = e.kind;
+      a.array = e.array;
+      a.instance = k;
+      w.accesses.push_back(a);
+    }
+    WarpAccess& a = w.accesses[by_k[k]];
+    a.lane_mask |= 1u << (e.thread % kWarpLanes);
+    ++a.lane_count;
+    a.bytes = uint8_t(std::max<int>(a.bytes, access_bytes(e.flags)));
+    access_of[i] = by_k[k];
+  }
+
+  // Each access's lanes, contiguous and in lane order.
+  uint32_t begin = 0;
+  for (WarpAccess& a : w.accesses)
+    a.lanes_begin = begin, begin += a.lane_count;
+  w.lane_events.resize(begin);
+  std::vector<uint32_t> fill(w.accesses.size(), 0);
+  for (size_t i = 0; i < ev.size(); ++i)
+    if (const uint32_t a = access_of[i]; a != kNone)
+      w.lane_events[w.accesses[a].lanes_begin + fill[a]++] = uint32_t(i);
+
+  std::vector<LaneAccess> lanes;
+  for (WarpAccess& a : w.accesses) {
+    uint32_t* first = w.lane_events.data() + a.lanes_begin;
+    std::sort(first, first + a.lane_count,
+              [&](uint32_t x, uint32_t y) { return ev[x].thread < ev[y].thread; });
+    lanes.clear();
+    for (uint32_t i = 0; i < a.lane_count; ++i)
+      lanes.push_back(lane_access(t, ev[first[i]]));
+    if (is_shared(a.kind))
+      a.bank = serve_shared(lanes);
+    else
+      a.sector = serve_global(lanes);
+    w.per_kind[size_t(a.kind)].add(a);
+    const uint32_t site_key = uint32_t(a.line) << 16 | uint32_t(a.kind) << 8 | a.array;
+    sites[site_of[site_key]].totals.add(a);
+  }
+  std::sort(sites.begin(), sites.end(), [](const SiteTotals& x, const SiteTotals& y) {
+    return std::tie(x.line, x.kind, x.array) < std::tie(y.line, y.kind, y.array);
+  });
+  w.per_site = std::move(sites);
+  return w;
+}
+
+std::vector<LaneAccess> lane_accesses(const Trace& t, const WarpAccesses& w, const WarpAccess& a) {
+  std::vector<LaneAccess> out;
+  for (uint32_t i : w.lanes_of(a))
+    out.push_back(lane_access(t, t.events[i]));
+  return out;
+}
+
+std::vector<NcuCounter> ncu_counters(const WarpAccesses& w) {
+  const AccessTotals& sl = w.totals(EventKind::SharedLoad);
+  const AccessTotals& ss = w.totals(EventKind::SharedStore);
+  const AccessTotals& gl = w.totals(EventKind::GlobalLoad);
+  const AccessTotals& gs = w.totals(EventKind::GlobalStore);
+  return {
+      {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", sl.bank_conflicts()},
+      {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", ss.bank_conflicts()},
+      {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", sl.wavefronts},
+      {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", ss.wavefronts},
+      {"smsp__inst_executed_op_shared_ld.sum", sl.requests},
+      {"smsp__inst_executed_op_shared_st.sum", ss.requests},
+      {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", gl.requests},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", gl.sectors},
+      {"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", gs.requests},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", gs.sectors},
+  };
+}
+
+namespace {
+
+// Line `line` (1-based) of `text`, or "".
+std::string_view line_of(std::string_view text, int line) {
+  size_t start = 0;
+  for (int i = 1; i < line; ++i) {
+    start = text.find('\n', start);
+    if (start == std::string_view::npos) return {};
+    ++start;
+  }
+  const size_t end = text.find('\n', start);
+  return text.substr(start, end == std::string_view::npos ? text.size() - start : end - start);
+}
+
+bool ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+}  // namespace
+
+std::string access_text(const Trace& t, uint16_t line, ArraySlot array) {
+  const std::string name = array_name(t.config.arrays, array);
+  const Variant* v = find_variant(t.config.variant);
+  if (!v) return name;
+  std::string_view src = line_of(lesson_source(v->source_file), line);
+  // The first `name[...]...[...]` on the line: its name and every subscript that follows.
+  for (size_t at = src.find(name); at != std::string_view::npos; at = src.find(name, at + 1)) {
+    const size_t after = at + name.size();
+    if ((at > 0 && ident_char(src[at - 1])) || after >= src.size() || src[after] != '[') continue;
+    size_t end = after;
+    while (end < src.size() && src[end] == '[') {
+      int depth = 0;
+      for (; end < src.size(); ++end) {
+        depth += src[end] == '[' ? 1 : src[end] == ']' ? -1 : 0;
+        if (depth == 0) break;
+      }
+      if (end >= src.size()) return name;
+      ++end;
+    }
+    return std::string(src.substr(at, end - at));
+  }
+  return name;
+}
+
+}  // namespace ts

@@ -1,0 +1,165 @@
+// How the memory system serves each warp-level access of a trace: the lanes'
+// events grouped into warp instructions, then for shared memory the bank of
+// every lane and the conflict degree, for global memory the 32-byte sectors
+// and 128-byte lines touched. The totals are named as Nsight Compute names
+// its counters, so that `scripts/ncu_compare.sh` can put them side by side.
+//
+// Grouping rule. A warp instruction is the set of events with the same
+// (block, warp, source line, kind, array, k), where k counts how many times
+// this thread had already made an access of this kind to this array on this
+// line: the k-th dynamic instance of the access. The event number (`instr`)
+// would do only while the lanes run the same path: after a divergent branch
+// (stencil.shared: only the first R lanes load the halo) the lanes' event
+// numbers are shifted against each other, yet on the GPU the warp reconverges
+// and runs the next line as one instruction. k ignores what happened on other
+// lines, so it lines the lanes up again.
+// Limits: the rule assumes that the lanes reconverge before each access (what
+// the compiler arranges for these kernels; independent thread scheduling does
+// not promise it); that a loop with a lane-dependent trip count runs its i-th
+// iteration for the lanes still in it as one instruction (k = i for each); and
+// that two accesses to one array of one kind on one line are two instructions
+// (k counts both; the lanes still pair up as long as each lane runs both). A
+// line reached from two different call paths could pair lanes that the
+// hardware runs apart. The compiler may also merge neighbouring accesses into
+// one wider instruction (LDS.64/128), which the trace cannot see.
+//
+// Addresses. Shared: the array's `shared_offset` in the block's shared memory
+// plus element * element size (a wider access starts at its element). Global:
+// element * element size from the array's start, which cudaMalloc aligns to
+// 256 bytes, so sector and line boundaries are those of the offsets.
+//
+// Bank rule. 32 banks of 4-byte words; bank = (byte address / 4) % 32. A warp
+// access is served in phases: 4-byte accesses all 32 lanes at once, 8-byte
+// ones by half-warps (lanes 0-15, 16-31), 16-byte ones by quarter-warps. In a
+// phase the busiest bank decides: its number of DISTINCT words is the number
+// of wavefronts (lanes reading the same word share it: a broadcast, no
+// conflict). Wavefronts = the sum over phases; ideal = the phases with an
+// active lane; bank conflicts = wavefronts - ideal (what ncu's
+// l1tex__data_bank_conflicts_* count for these accesses).
+//
+// Global rule. One request per warp instruction; sectors = the distinct
+// 32-byte sectors the active lanes' bytes fall in; lines = distinct 128-byte
+// lines; ideal = the fewest sectors that hold the distinct bytes asked for:
+// ceil(distinct 4-byte words * 4 / 32), 4 for 32 lanes x 4 distinct bytes each.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "model/trace.hpp"
+
+namespace ts {
+
+inline constexpr int kWarpLanes = 32;
+inline constexpr int kSharedBanks = 32;
+inline constexpr int kBankWordBytes = 4;
+inline constexpr int kSectorBytes = 32;
+inline constexpr int kCacheLineBytes = 128;
+
+// The byte address of an element: shared, from the block's shared base;
+// global, from the array's (256-byte aligned) start.
+uint64_t byte_address(const ArrayInfo& a, uint32_t element);
+constexpr int bank_of(uint64_t byte_address) {
+  return int((byte_address / kBankWordBytes) % kSharedBanks);
+}
+
+// One lane's part of a warp access: its address and width.
+struct LaneAccess {
+  int lane = 0;  // 0..31
+  uint64_t address = 0;
+  int bytes = 4;  // 4, 8 or 16
+};
+
+// How a shared warp access is served.
+struct BankService {
+  int phases = 0;         // phases with at least one active lane (the ideal wavefronts)
+  int wavefronts = 0;     // sum over phases of the busiest bank's distinct words
+  int degree = 0;         // the worst phase's: "32-way"; 1 = conflict-free
+  int busiest_bank = -1;  // in the worst phase (lowest bank on a tie)
+  int conflicts() const { return wavefronts - phases; }
+};
+BankService serve_shared(std::span<const LaneAccess> lanes);
+
+// How a global warp access is served.
+struct SectorService {
+  int sectors = 0, lines = 0;
+  int ideal_sectors = 0;  // ceil(distinct words * 4 / 32): 4 for 32 lanes x 4 distinct bytes
+};
+SectorService serve_global(std::span<const LaneAccess> lanes);
+
+// One warp-level instruction.
+struct WarpAccess {
+  uint32_t block = 0;
+  uint16_t warp = 0;
+  uint16_t line = 0;
+  EventKind kind = EventKind::GlobalLoad;
+  ArraySlot array = kNoArray;
+  uint8_t bytes = 4;       // per lane (the widest lane's)
+  uint32_t instance = 0;   // k: the dynamic instance of this access for each of its lanes
+  uint32_t lane_mask = 0;  // bit l: lane l took part
+  uint32_t lanes_begin =
+      0;  // its lanes' event indices: WarpAccesses::lane_events[begin, begin + count)
+  uint8_t lane_count = 0;
+  BankService bank;      // shared accesses
+  SectorService sector;  // global accesses
+};
+
+// Totals of one kind of access (or of one source line's).
+struct AccessTotals {
+  uint64_t requests = 0;  // warp instructions
+  uint64_t lanes = 0;     // thread accesses
+  // Shared.
+  uint64_t wavefronts = 0, ideal_wavefronts = 0;
+  uint64_t conflicted = 0;  // requests with at least one extra wavefront
+  int worst_degree = 0;
+  uint64_t bank_conflicts() const { return wavefronts - ideal_wavefronts; }
+  // Global.
+  uint64_t sectors = 0, lines = 0, ideal_sectors = 0;
+  double sectors_per_request() const { return requests ? double(sectors) / double(requests) : 0; }
+  double ideal_sectors_per_request() const {
+    return requests ? double(ideal_sectors) / double(requests) : 0;
+  }
+  void add(const WarpAccess& a);
+};
+
+// The totals of one access site: a line, a kind and an array.
+struct SiteTotals {
+  uint16_t line = 0;
+  EventKind kind = EventKind::GlobalLoad;
+  ArraySlot array = kNoArray;
+  AccessTotals totals;
+};
+
+struct WarpAccesses {
+  std::vector<WarpAccess> accesses;        // in the order of their first event in the trace
+  std::vector<uint32_t> lane_events;       // indices into trace.events, each access's in lane order
+  std::array<AccessTotals, 4> per_kind{};  // indexed by EventKind (the four access kinds)
+  std::vector<SiteTotals> per_site;        // by line, then kind, then array
+  bool partial = false;                    // the trace is truncated: the counts cover what it holds
+
+  std::span<const uint32_t> lanes_of(const WarpAccess& a) const {
+    return {lane_events.data() + a.lanes_begin, a.lane_count};
+  }
+  const AccessTotals& totals(EventKind k) const { return per_kind[size_t(k)]; }
+};
+
+WarpAccesses warp_accesses(const Trace& t);
+
+// The lanes of one warp access with their addresses (for the lane x bank view).
+std::vector<LaneAccess> lane_accesses(const Trace& t, const WarpAccesses& w, const WarpAccess& a);
+
+// Nsight Compute's metric names and our values, in the order ncu_compare.sh prints them.
+struct NcuCounter {
+  const char* name;
+  uint64_t value;
+};
+std::vector<NcuCounter> ncu_counters(const WarpAccesses& w);
+
+// The access as the kernel's source writes it: "tile[tx][ty]" from the
+// lesson's source line, or the array's name when the line does not show it.
+std::string access_text(const Trace& t, uint16_t line, ArraySlot array);
+
+}  // namespace ts
