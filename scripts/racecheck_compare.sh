@@ -21,6 +21,7 @@
 # Usage (headless build, about 3-5 minutes on an H100):
 #   scripts/racecheck_compare.sh [build-dir]          # default build/headless
 #   KEEP_LOGS=1 scripts/racecheck_compare.sh          # keep the racecheck logs in $OUT or /tmp
+#   ONLY='transpose.*' scripts/racecheck_compare.sh   # only the lessons whose id matches
 set -u -o pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -130,6 +131,8 @@ matmul.tiled_square@tile4 2"
 while read -r variant nbar; do
   [[ -z "$variant" ]] && continue
   id="${variant%@*}"
+  # shellcheck disable=SC2053  # ONLY is a glob
+  [[ -n "${ONLY:-}" && "$id" != $ONLY ]] && continue
   if [[ "$variant" == *@tile4 ]]; then p="--n 16 --tile 4"; else p="$(params_for "$id")"; fi
   for ((mask = 0; mask < (1 << nbar); ++mask)); do
     kept=""
