@@ -52,12 +52,14 @@ class BanksView final : public View {
     }
     refresh(s);
     const WarpAccess* a = current(*s.replay);
+    // A short pane (a large font at 720p): the diagram without its labels and notes.
+    compact_ = ImGui::GetContentRegionAvail().y < ImGui::GetFontSize() * 10;
     ImGui::PushTextWrapPos(0);
     if (!a) {
       text_wrapped_at_spaces(
-          "No memory access yet. Step forward (the timeline's warp-instruction step) to a load "
-          "or store: this panel then shows how the warp's 32 lanes reach shared memory's banks "
-          "or global memory's sectors.");
+          "No memory access yet. Step forward to a load or store (the timeline's warp button "
+          "steps a warp instruction at a time): this panel then shows how the warp's 32 lanes "
+          "reach shared memory's banks or global memory's sectors.");
       ImGui::PopTextWrapPos();
       return;
     }
@@ -85,9 +87,10 @@ class BanksView final : public View {
     if (big) ImGui::PopFont();
     s.plot_marks.push_back(
         {"banks", "caption", what, caption_at.x, caption_at.y, caption_w, caption_h, 0});
-    ImGui::TextDisabled("%s by warp %d of block %u, %s%s", to_string(a->kind), int(a->warp),
-                        a->block, plural(a->lane_count, "lane", "lanes").c_str(),
-                        position_note_.c_str());
+    if (!compact_)
+      ImGui::TextDisabled("%s by warp %d of block %u, %s%s", to_string(a->kind), int(a->warp),
+                          a->block, plural(a->lane_count, "lane", "lanes").c_str(),
+                          position_note_.c_str());
     ImGui::PopTextWrapPos();
     if (is_shared(a->kind))
       draw_banks(s, *a, lanes);
@@ -160,7 +163,7 @@ class BanksView final : public View {
   // The geometry both diagrams share: 32 lane boxes across the pane.
   struct Rows {
     float x0 = 0, col = 0, box = 0;
-    float lane_y = 0, target_y = 0, bottom = 0;
+    float top = 0, lane_y = 0, target_y = 0, bottom = 0;
     float lane_x(int lane) const { return x0 + (float(lane) + 0.5f) * col; }
   };
   Rows rows() const {
@@ -171,15 +174,20 @@ class BanksView final : public View {
     g.x0 = at.x;
     g.col = std::max(4.0f, avail.x / float(kWarpLanes));
     g.box = std::clamp(g.col * 0.8f, 3.0f, font * 1.5f);
-    g.lane_y = at.y + font * 1.2f;  // under the "lanes" labels
-    // The lines get what the pane has left (labels above, labels and a note below), within reason.
-    const float lines_h = std::clamp(avail.y - font * 4.0f - 2 * g.box, font * 1.5f, font * 9.0f);
+    const float above = compact_ ? 2.0f : font * 1.2f;  // the "lanes" labels
+    const float below = compact_ ? 2.0f : font * 2.6f;  // the "banks" labels and a note
+    g.top = at.y;
+    g.lane_y = at.y + above;
+    // The lines get what the pane has left, within reason.
+    const float lines_h =
+        std::clamp(avail.y - above - below - 2 * g.box - font * 0.4f, font * 1.2f, font * 9.0f);
     g.target_y = g.lane_y + g.box + lines_h;
-    g.bottom = g.target_y + g.box + font * 2.6f;
+    g.bottom = g.target_y + g.box + below;
     return g;
   }
 
   void labels(ImDrawList* dl, const Rows& g, float y, const char* what, ImU32 col) const {
+    if (compact_) return;
     const float font = ImGui::GetFontSize();
     dl->AddText(ImVec2(g.x0, y), col, what);
     const float what_w = ImGui::CalcTextSize(what).x + font * 0.5f;
@@ -246,13 +254,13 @@ class BanksView final : public View {
                                 p1.x - p0.x, p1.y - p0.y, fill.abgr()});
     }
     labels(dl, g, g.target_y + g.box + font * 0.3f, "banks", pal.text_dim.abgr());
-    if (busiest >= 0) {
+    if (busiest >= 0 && !compact_) {
       char note[96];
       std::snprintf(note, sizeof note, "bank %d: %d different words, one per wavefront", busiest,
                     words_in[busiest]);
       dl->AddText(ImVec2(g.x0, g.target_y + g.box + font * 1.4f), hot.abgr(), note);
     }
-    ImGui::Dummy(ImVec2(g.col * kWarpLanes, g.bottom - g.lane_y + font * 1.2f));
+    ImGui::Dummy(ImVec2(g.col * kWarpLanes, g.bottom - g.top));
   }
 
   void draw_sectors(AppState& s, const std::vector<LaneAccess>& lanes) {
@@ -296,8 +304,10 @@ class BanksView final : public View {
     }
     const std::string under = plural(int(sectors.size()), "sector", "sectors") + " of " +
                               std::to_string(kSectorBytes) + " bytes";
-    dl->AddText(ImVec2(g.x0, g.target_y + g.box + font * 0.3f), pal.text_dim.abgr(), under.c_str());
-    ImGui::Dummy(ImVec2(width, g.bottom - g.lane_y + font * 1.2f));
+    if (!compact_)
+      dl->AddText(ImVec2(g.x0, g.target_y + g.box + font * 0.3f), pal.text_dim.abgr(),
+                  under.c_str());
+    ImGui::Dummy(ImVec2(width, g.bottom - g.top));
   }
 
   uint64_t gen_ = ~0ull;
@@ -308,6 +318,7 @@ class BanksView final : public View {
   ReplayOrder cached_order_ = ReplayOrder::AsRecorded;
   int32_t current_ = -1;
   std::string position_note_;
+  bool compact_ = false;
 };
 
 TS_REGISTER_VIEW(BanksView);

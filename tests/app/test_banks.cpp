@@ -108,10 +108,14 @@ TEST(AppBanks, ColumnReadOfTheTileIsA32WayConflictWithItsBankMarked) {
   const uint64_t pos =
       first_position("transpose.shared", ts::EventKind::SharedLoad, kColumnReadLine);
   ASSERT_GT(pos, 0u);
-  for (const char* size : {"1280x720", "1920x1080"}) {
-    const Shot s = take(std::string("banks_shared_") + size,
-                        "--lesson transpose.shared --backend sim --order lockstep --position " +
-                            std::to_string(pos),
+  // A laptop, a monitor, and a projector's 720p with a large font (the panel drops its labels).
+  const struct {
+    const char *size, *font;
+  } screens[] = {{"1280x720", "18"}, {"1920x1080", "18"}, {"1280x720", "26"}};
+  for (const auto& [size, font] : screens) {
+    const Shot s = take(std::string("banks_shared_") + size + "_" + font,
+                        "--lesson transpose.shared --backend sim --order lockstep --font-size " +
+                            std::string(font) + " --position " + std::to_string(pos),
                         size);
     ASSERT_EQ(s.rc, 0) << "tilescope failed; see its log in " << out_dir();
     EXPECT_EQ(caption(s), "tile[tx][ty], line 41: 32-way conflict: 32 wavefronts instead of 1")
