@@ -137,8 +137,10 @@ void SlotLayout::draw(AppState& s, const std::vector<std::unique_ptr<View>>& vie
     float x, y, w, h;
   };
   // The race list needs height, and its marks need the grid beside it: the
-  // right column's upper pane grows while Races is in front.
-  const bool races_front = front_[int(Slot::Right)] == "Races";
+  // right column's upper pane grows while Races is in front (and Banks: its
+  // lane x bank diagram needs the height as well).
+  const bool races_front =
+      front_[int(Slot::Right)] == "Races" || front_[int(Slot::Right)] == "Banks";
   float& right_frac = races_front ? lay.right_top_races : lay.right_top;
   const float left_split = std::round(std::clamp(
       std::max(HL * lay.left_top, lesson_need), HL * 0.2f, std::max(HL * 0.2f, HL - verdict_need)));

@@ -1,0 +1,326 @@
+// Banks: how the memory system serves the warp instruction the replay is at
+// (analysis/warp_access.hpp states the rules). A shared access: the warp's 32
+// lanes across the top, the 32 banks below, a line from each lane to its
+// bank, the busiest bank marked and the conflict in words. A global access:
+// the lanes and the 32-byte sectors their bytes fall in, lanes coloured by
+// sector. The caption and the busiest bank also go to s.plot_marks (plot
+// "banks"), so that the scripted mode's map tells the tests what was drawn.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analysis/warp_access.hpp"
+#include "app/palette.hpp"
+#include "app/view.hpp"
+
+namespace ts::app {
+
+namespace {
+
+bool is_access(EventKind k) {
+  return k == EventKind::GlobalLoad || k == EventKind::GlobalStore || k == EventKind::SharedLoad ||
+         k == EventKind::SharedStore;
+}
+
+// Sector colours: the palette's hues in turn (neighbouring sectors differ).
+Rgb sector_colour(size_t i) {
+  using namespace okabe_ito;
+  static constexpr Rgb kCycle[] = {kSkyBlue, kOrange, kGreen, kPurple, kYellow, kBlue, kVermillion};
+  return kCycle[i % std::size(kCycle)];
+}
+
+std::string plural(int n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+}  // namespace
+
+class BanksView final : public View {
+ public:
+  const char* name() const override { return "Banks"; }
+  Slot slot() const override { return Slot::Right; }
+  int order() const override { return 30; }  // between Memory and Races
+
+  void draw(AppState& s) override {
+    if (!s.has_trace()) {
+      ImGui::TextDisabled("Run a lesson to see how its warps' accesses are served.");
+      return;
+    }
+    refresh(s);
+    const WarpAccess* a = current(*s.replay);
+    // A short pane (a large font at 720p): the diagram without its labels and notes.
+    compact_ = ImGui::GetContentRegionAvail().y < ImGui::GetFontSize() * 10;
+    ImGui::PushTextWrapPos(0);
+    if (!a) {
+      text_wrapped_at_spaces(
+          "No memory access yet. Step forward to a load or store (the timeline's warp button "
+          "steps a warp instruction at a time): this panel then shows how the warp's 32 lanes "
+          "reach shared memory's banks or global memory's sectors.");
+      ImGui::PopTextWrapPos();
+      return;
+    }
+    const Trace& t = s.trace();
+    const std::vector<LaneAccess> lanes = lane_accesses(t, accesses_, *a);
+    const std::string what = access_text(t, a->line, a->array) + ", line " +
+                             std::to_string(a->line) + ": " +
+                             (is_shared(a->kind) ? shared_words(*a, lanes) : global_words(*a));
+    // The heading font while the caption fits in two lines; a narrow pane keeps its room for
+    // the diagram.
+    ImFont* big = static_cast<ImFont*>(s.present.big_font);
+    if (big) {
+      ImGui::PushFont(big);
+      const float two_lines = ImGui::GetTextLineHeight() * 2.2f;
+      if (ImGui::CalcTextSize(what.c_str(), nullptr, false, ImGui::GetContentRegionAvail().x).y >
+          two_lines) {
+        ImGui::PopFont();
+        big = nullptr;
+      }
+    }
+    const ImVec2 caption_at = ImGui::GetCursorScreenPos();
+    const float caption_w = ImGui::GetContentRegionAvail().x;
+    text_wrapped_at_spaces(what);
+    const float caption_h = ImGui::GetCursorScreenPos().y - caption_at.y;
+    if (big) ImGui::PopFont();
+    s.plot_marks.push_back(
+        {"banks", "caption", what, caption_at.x, caption_at.y, caption_w, caption_h, 0});
+    if (!compact_)
+      ImGui::TextDisabled("%s by warp %d of block %u, %s%s", to_string(a->kind), int(a->warp),
+                          a->block, plural(a->lane_count, "lane", "lanes").c_str(),
+                          position_note_.c_str());
+    ImGui::PopTextWrapPos();
+    if (is_shared(a->kind))
+      draw_banks(s, *a, lanes);
+    else
+      draw_sectors(s, lanes);
+  }
+
+ private:
+  // The warp accesses of a new trace, and which one each event belongs to.
+  void refresh(const AppState& s) {
+    if (gen_ == s.result.generation && trace_ == s.result.trace) return;
+    gen_ = s.result.generation;
+    trace_ = s.result.trace;
+    accesses_ = warp_accesses(s.trace());
+    access_of_.assign(s.trace().events.size(), -1);
+    for (size_t i = 0; i < accesses_.accesses.size(); ++i)
+      for (uint32_t e : accesses_.lanes_of(accesses_.accesses[i]))
+        access_of_[e] = int32_t(i);
+    cached_position_ = ~0ull;
+  }
+
+  // The access of the last applied event, else the nearest one before it.
+  const WarpAccess* current(const Replay& r) {
+    if (cached_position_ != r.position() || cached_order_ != r.order()) {
+      cached_position_ = r.position();
+      cached_order_ = r.order();
+      current_ = -1;
+      position_note_.clear();
+      for (uint64_t p = r.position(); p > 0; --p) {
+        const uint32_t e = r.event_at(p);
+        if (e < access_of_.size() && access_of_[e] >= 0 && is_access(r.trace().events[e].kind)) {
+          current_ = access_of_[e];
+          if (p != r.position()) position_note_ = " (the last access before this position)";
+          break;
+        }
+      }
+    }
+    return current_ >= 0 ? &accesses_.accesses[size_t(current_)] : nullptr;
+  }
+
+  static std::string shared_words(const WarpAccess& a, const std::vector<LaneAccess>& lanes) {
+    const BankService& b = a.bank;
+    std::vector<uint64_t> words;
+    for (const LaneAccess& l : lanes)
+      words.push_back(l.address / kBankWordBytes);
+    std::sort(words.begin(), words.end());
+    words.erase(std::unique(words.begin(), words.end()), words.end());
+    if (b.degree <= 1) {
+      std::string w = "no conflict";
+      if (words.size() < lanes.size())
+        w += " (broadcast of " + plural(int(words.size()), "word", "words") + ")";
+      else
+        w += ": " + plural(b.wavefronts, "wavefront", "wavefronts");
+      return w;
+    }
+    return std::to_string(b.degree) +
+           "-way conflict: " + plural(b.wavefronts, "wavefront", "wavefronts") + " instead of " +
+           std::to_string(b.phases);
+  }
+
+  static std::string global_words(const WarpAccess& a) {
+    const SectorService& g = a.sector;
+    if (g.sectors > g.ideal_sectors && g.sectors == int(a.lane_count) && a.lane_count > 1)
+      return std::to_string(g.sectors) + " sectors: each lane its own sector (ideal " +
+             std::to_string(g.ideal_sectors) + ")";
+    return plural(g.sectors, "sector", "sectors") + " (ideal " + std::to_string(g.ideal_sectors) +
+           ")";
+  }
+
+  // The geometry both diagrams share: 32 lane boxes across the pane.
+  struct Rows {
+    float x0 = 0, col = 0, box = 0;
+    float top = 0, lane_y = 0, target_y = 0, bottom = 0;
+    float lane_x(int lane) const { return x0 + (float(lane) + 0.5f) * col; }
+  };
+  Rows rows() const {
+    const float font = ImGui::GetFontSize();
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    Rows g;
+    g.x0 = at.x;
+    g.col = std::max(4.0f, avail.x / float(kWarpLanes));
+    g.box = std::clamp(g.col * 0.8f, 3.0f, font * 1.5f);
+    const float above = compact_ ? 2.0f : font * 1.2f;  // the "lanes" labels
+    const float below = compact_ ? 2.0f : font * 2.6f;  // the "banks" labels and a note
+    g.top = at.y;
+    g.lane_y = at.y + above;
+    // The lines get what the pane has left, within reason.
+    const float lines_h =
+        std::clamp(avail.y - above - below - 2 * g.box - font * 0.4f, font * 1.2f, font * 9.0f);
+    g.target_y = g.lane_y + g.box + lines_h;
+    g.bottom = g.target_y + g.box + below;
+    return g;
+  }
+
+  void labels(ImDrawList* dl, const Rows& g, float y, const char* what, ImU32 col) const {
+    if (compact_) return;
+    const float font = ImGui::GetFontSize();
+    dl->AddText(ImVec2(g.x0, y), col, what);
+    const float what_w = ImGui::CalcTextSize(what).x + font * 0.5f;
+    // Numbers every 8 lanes (every 4 when they fit), clear of the label.
+    const int step = g.col * 4 >= ImGui::CalcTextSize("00 ").x * 1.2f ? 4 : 8;
+    for (int i = 0; i < kWarpLanes; i += step) {
+      char n[8];
+      std::snprintf(n, sizeof n, "%d", i);
+      const float w = ImGui::CalcTextSize(n).x;
+      const float x = g.lane_x(i) - w * 0.5f;
+      if (x < g.x0 + what_w) continue;
+      dl->AddText(ImVec2(x, y), col, n);
+    }
+  }
+
+  void draw_banks(AppState& s, const WarpAccess& a, const std::vector<LaneAccess>& lanes) {
+    const Palette& pal = palette(s.present.theme);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float font = ImGui::GetFontSize();
+    ImGui::Spacing();
+    const Rows g = rows();
+    // Distinct words per bank (the busiest bank's count is the degree).
+    std::map<uint64_t, std::vector<int>> word_lanes;  // word -> its lanes
+    for (const LaneAccess& l : lanes)
+      word_lanes[l.address / kBankWordBytes].push_back(l.lane);
+    int words_in[kSharedBanks] = {};
+    for (const auto& [word, ls] : word_lanes)
+      ++words_in[bank_of(word * kBankWordBytes)];
+    const int busiest = a.bank.degree > 1 ? a.bank.busiest_bank : -1;
+    const Rgb hot = okabe_ito::kVermillion, used = okabe_ito::kSkyBlue, line = okabe_ito::kBlue;
+
+    labels(dl, g, g.lane_y - font * 1.15f, "lanes", pal.text_dim.abgr());
+    for (const auto& [word, ls] : word_lanes) {
+      const int bank = bank_of(word * kBankWordBytes);
+      const ImVec2 to(g.lane_x(bank), g.target_y);
+      const ImU32 c = (bank == busiest ? hot : line).abgr(200);
+      const float thick = std::max(1.0f, font * 0.08f);
+      if (ls.size() == 1) {
+        dl->AddLine(ImVec2(g.lane_x(ls[0]), g.lane_y + g.box), to, c, thick);
+      } else {
+        // A broadcast: the lanes meet just above the bank, one thick line serves them all.
+        const ImVec2 meet(to.x, to.y - (g.target_y - g.lane_y - g.box) * 0.25f);
+        for (int l : ls)
+          dl->AddLine(ImVec2(g.lane_x(l), g.lane_y + g.box), meet, c, thick);
+        dl->AddLine(meet, to, c, thick * 3);
+        dl->AddCircleFilled(meet, thick * 2.5f, c);
+      }
+    }
+    for (int l = 0; l < kWarpLanes; ++l) {
+      const bool on = (a.lane_mask >> l) & 1u;
+      const float x = g.lane_x(l) - g.box * 0.5f;
+      dl->AddRectFilled(ImVec2(x, g.lane_y), ImVec2(x + g.box, g.lane_y + g.box),
+                        (on ? line : pal.cell).abgr());
+    }
+    for (int b = 0; b < kSharedBanks; ++b) {
+      const float x = g.lane_x(b) - g.box * 0.5f;
+      const Rgb fill = b == busiest ? hot : words_in[b] ? used : pal.cell;
+      // The busiest bank stands out also by size: a projector washes colours out.
+      const float grow = b == busiest ? g.box * 0.25f : 0.0f;
+      const ImVec2 p0(x - grow, g.target_y - grow), p1(x + g.box + grow, g.target_y + g.box + grow);
+      dl->AddRectFilled(p0, p1, fill.abgr());
+      if (b == busiest)
+        s.plot_marks.push_back({"banks", "busiest", "bank " + std::to_string(b), p0.x, p0.y,
+                                p1.x - p0.x, p1.y - p0.y, fill.abgr()});
+    }
+    labels(dl, g, g.target_y + g.box + font * 0.3f, "banks", pal.text_dim.abgr());
+    if (busiest >= 0 && !compact_) {
+      char note[96];
+      std::snprintf(note, sizeof note, "bank %d: %d different words, one per wavefront", busiest,
+                    words_in[busiest]);
+      dl->AddText(ImVec2(g.x0, g.target_y + g.box + font * 1.4f), hot.abgr(), note);
+    }
+    ImGui::Dummy(ImVec2(g.col * kWarpLanes, g.bottom - g.top));
+  }
+
+  void draw_sectors(AppState& s, const std::vector<LaneAccess>& lanes) {
+    const Palette& pal = palette(s.present.theme);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float font = ImGui::GetFontSize();
+    ImGui::Spacing();
+    const Rows g = rows();
+    std::vector<uint64_t> sectors;
+    for (const LaneAccess& l : lanes)
+      sectors.push_back(l.address / kSectorBytes);
+    std::sort(sectors.begin(), sectors.end());
+    sectors.erase(std::unique(sectors.begin(), sectors.end()), sectors.end());
+    auto index_of = [&](uint64_t sector) {
+      return size_t(std::lower_bound(sectors.begin(), sectors.end(), sector) - sectors.begin());
+    };
+    // The sectors side by side under the lanes, as wide as the lanes allow.
+    const float width = g.col * kWarpLanes;
+    const float slot = width / float(std::max<size_t>(sectors.size(), 1));
+    const float gap = std::min(slot * 0.15f, font * 0.5f);
+    auto sector_x = [&](size_t i) { return g.x0 + (float(i) + 0.5f) * slot; };
+
+    labels(dl, g, g.lane_y - font * 1.15f, "lanes", pal.text_dim.abgr());
+    const float thick = std::max(1.0f, font * 0.08f);
+    for (const LaneAccess& l : lanes) {
+      const size_t i = index_of(l.address / kSectorBytes);
+      dl->AddLine(ImVec2(g.lane_x(l.lane), g.lane_y + g.box), ImVec2(sector_x(i), g.target_y),
+                  sector_colour(i).abgr(200), thick);
+    }
+    for (int l = 0; l < kWarpLanes; ++l) {
+      Rgb fill = pal.cell;
+      for (const LaneAccess& la : lanes)
+        if (la.lane == l) fill = sector_colour(index_of(la.address / kSectorBytes));
+      const float x = g.lane_x(l) - g.box * 0.5f;
+      dl->AddRectFilled(ImVec2(x, g.lane_y), ImVec2(x + g.box, g.lane_y + g.box), fill.abgr());
+    }
+    for (size_t i = 0; i < sectors.size(); ++i) {
+      const float x = g.x0 + float(i) * slot + gap * 0.5f;
+      dl->AddRectFilled(ImVec2(x, g.target_y), ImVec2(x + slot - gap, g.target_y + g.box),
+                        sector_colour(i).abgr());
+    }
+    const std::string under = plural(int(sectors.size()), "sector", "sectors") + " of " +
+                              std::to_string(kSectorBytes) + " bytes";
+    if (!compact_)
+      dl->AddText(ImVec2(g.x0, g.target_y + g.box + font * 0.3f), pal.text_dim.abgr(),
+                  under.c_str());
+    ImGui::Dummy(ImVec2(width, g.bottom - g.top));
+  }
+
+  uint64_t gen_ = ~0ull;
+  std::shared_ptr<const Trace> trace_;
+  WarpAccesses accesses_;
+  std::vector<int32_t> access_of_;  // trace event -> its warp access, -1: none
+  uint64_t cached_position_ = ~0ull;
+  ReplayOrder cached_order_ = ReplayOrder::AsRecorded;
+  int32_t current_ = -1;
+  std::string position_note_;
+  bool compact_ = false;
+};
+
+TS_REGISTER_VIEW(BanksView);
+
+}  // namespace ts::app
