@@ -27,3 +27,7 @@ shot stencil_halo_light 1600x900 --lesson stencil.shared --position phase:1 --se
 shot heatmap_tiled 1600x900 --n 16 --tile 4 --position end --heatmap --tab Memory
 shot performance_h200 1600x900 --tab Performance --perf-report docs/perf_h200_panel.json
 shot grid_focus 1600x900 --position phase:1 --select-block 3 --focus-grid
+# The Banks view at the transposes' first column read of the tile (lockstep
+# position 12064): 32-way conflict unpadded, none padded.
+shot banks_transpose 1600x900 --lesson transpose.shared --position 12064 --tab Banks
+shot banks_transpose_padded 1600x900 --lesson transpose.shared_padded --position 12064 --tab Banks
