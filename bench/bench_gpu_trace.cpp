@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/backend.hpp"
 #include "analysis/counters.hpp"
 #include "analysis/decode.hpp"
+#include "engine/backend.hpp"
 
 namespace {
 

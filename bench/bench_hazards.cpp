@@ -10,8 +10,8 @@
 #include <ctime>
 #include <vector>
 
-#include "engine/backend.hpp"
 #include "analysis/hazards.hpp"
+#include "engine/backend.hpp"
 
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 64;

@@ -11,9 +11,9 @@
 
 #include <cstring>
 
+#include "analysis/replay.hpp"
 #include "engine/backend.hpp"
 #include "tests/test_trace_fixtures.hpp"
-#include "analysis/replay.hpp"
 
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 64;

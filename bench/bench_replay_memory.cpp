@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/backend.hpp"
 #include "analysis/memory_estimate.hpp"
 #include "analysis/replay.hpp"
+#include "engine/backend.hpp"
 
 namespace {
 
@@ -104,7 +104,8 @@ int main(int argc, char** argv) {
       if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) rc = 1;
     }
   std::printf(
-      "memory estimate: held %llu B/event, window peak %llu B/event (analysis/memory_estimate.hpp)\n",
+      "memory estimate: held %llu B/event, window peak %llu B/event "
+      "(analysis/memory_estimate.hpp)\n",
       (unsigned long long)ts::kHeldBytesPerEvent, (unsigned long long)ts::kWindowPeakBytesPerEvent);
   return rc;
 }

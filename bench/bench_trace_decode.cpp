@@ -10,10 +10,10 @@
 #include <sstream>
 #include <vector>
 
-#include "engine/backend.hpp"
-#include "io/chrome_export.hpp"
 #include "analysis/counters.hpp"
 #include "analysis/decode.hpp"
+#include "engine/backend.hpp"
+#include "io/chrome_export.hpp"
 #include "io/trace_file.hpp"
 
 namespace {

@@ -16,8 +16,8 @@
 #include <unistd.h>
 #include <csignal>
 
-#include "engine/backend.hpp"
 #include "analysis/memory_estimate.hpp"
+#include "engine/backend.hpp"
 #include "io/trace_file.hpp"
 
 #include "tests/app/private_x_server.hpp"
