@@ -128,7 +128,7 @@ std::optional<std::string> validate(const Variant& v, const Params& p, const Dev
   uint64_t bytes = 0;
   const ArrayTable t = arrays(v, p);
   for (size_t i = 0; i < t.size(); ++i)
-    if (!t[i].shared()) bytes += allocation_elements(v, p, ArraySlot(i + 1)) * t[i].elem_bytes;
+    if (!t[i].shared()) bytes += allocation_elements(v, p, t, ArraySlot(i + 1)) * t[i].elem_bytes;
   if (bytes > lim.global_memory_bytes)
     return "the arrays need " + bytes_text(bytes) + " of memory, more than the " +
            bytes_text(lim.global_memory_bytes) + " available; use smaller sizes";
@@ -194,11 +194,15 @@ KernelArgs kernel_args(const Variant& v, const Params& p) {
   return a;
 }
 
-uint64_t allocation_elements(const Variant& v, const Params& p, ArraySlot slot) {
+uint64_t allocation_elements(const Variant& v, const Params& p, const ArrayTable& table,
+                             ArraySlot slot) {
   if (v.allocation) return v.allocation(p, slot);
-  const ArrayTable table = arrays(v, p);  // kept: array_at points into it
   const ArrayInfo* a = array_at(table, slot);
   return a ? a->count() : 0;
+}
+
+uint64_t allocation_elements(const Variant& v, const Params& p, ArraySlot slot) {
+  return allocation_elements(v, p, arrays(v, p), slot);
 }
 
 std::optional<std::string> validate_trace(const Variant& v, const Params& p, uint64_t capacity) {

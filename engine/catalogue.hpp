@@ -74,6 +74,9 @@ KernelArgs kernel_args(const Variant& v, const Params& p);
 // (matmul.tiled_exact on a size that is not a multiple of the tile), so that
 // those accesses stay inside the allocation. Both backends allocate this much.
 uint64_t allocation_elements(const Variant& v, const Params& p, ArraySlot slot);
+// The same with the lesson's table for these parameters already at hand.
+uint64_t allocation_elements(const Variant& v, const Params& p, const ArrayTable& table,
+                             ArraySlot slot);
 // A traced run's events would not fit into `capacity` events: the message
 // (how many are needed, in events and bytes, and what to do). Callers that
 // prefer a truncated trace may ignore it.

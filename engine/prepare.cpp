@@ -30,7 +30,8 @@ std::optional<std::string> prepare_run(const RunRequest& req, const DeviceLimits
     for (const BufferData& in : inputs)
       if (in.slot == d.slot) d.values = in.values;
     d.values.resize(a.count(), 0.0f);
-    run.allocation.push_back(std::max<uint64_t>(a.count(), allocation_elements(*v, p, d.slot)));
+    run.allocation.push_back(
+        std::max<uint64_t>(a.count(), allocation_elements(*v, p, run.arrays, d.slot)));
     run.globals.push_back(std::move(d));
   }
   return std::nullopt;

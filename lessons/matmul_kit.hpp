@@ -3,6 +3,7 @@
 // C (m x n) = A (m x k) x B (k x n), row-major; square lessons use n for all three.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,6 +53,20 @@ inline LaunchGeometry tiled_geometry(int m, int n, int tile) {
   g.block = {at_least_1(t), at_least_1(t), 1};
   g.grid = {at_least_1(int64_t(ceil_div(uint64_t(n < 1 ? 1 : n), t))),
             at_least_1(int64_t(ceil_div(uint64_t(m < 1 ? 1 : m), t))), 1};
+  return g;
+}
+
+// The tiled lessons' two static __shared__ TILE x TILE tiles. The compiler
+// places them; we assume declaration order, packed: tileB right after tileA's
+// TILE * TILE floats (ncu's bank conflicts agree on the H100).
+inline std::vector<ArrayInfo> two_tiles(int tile) {
+  const uint32_t tile_b = uint32_t(4 * std::max(tile, 0) * std::max(tile, 0));
+  return {shared_array("tileA", tile, tile), shared_array("tileB", tile, tile, tile_b)};
+}
+// The tiled launch over C (m x n) with those two tiles as static shared memory.
+inline LaunchGeometry two_tile_geometry(int m, int n, int tile) {
+  LaunchGeometry g = tiled_geometry(m, n, tile);
+  g.static_shared_bytes = uint32_t(2 * 4 * std::max(tile, 1) * std::max(tile, 1));
   return g;
 }
 

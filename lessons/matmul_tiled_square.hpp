@@ -80,20 +80,8 @@ struct Lesson {
                         "tile width: 2, 4, 8, 16 or 32 (tile x tile threads per block)"}},
         .barriers = {{1, 0, "both tiles complete before anyone reads them"},
                      {2, 0, "everyone done with these tiles before the next ones overwrite them"}},
-        .arrays =
-            [](const Params& p) {
-              // Two static __shared__ tiles: the compiler places them; we assume
-              // declaration order, packed (tileB right after tileA's TILE * TILE floats).
-              const uint32_t tile_b = uint32_t(4 * std::max(p.tile, 0) * std::max(p.tile, 0));
-              return square_arrays(p, {shared_array("tileA", p.tile, p.tile),
-                                       shared_array("tileB", p.tile, p.tile, tile_b)});
-            },
-        .geometry =
-            [](const Params& p) {
-              LaunchGeometry g = tiled_geometry(p.n, p.n, p.tile);
-              g.static_shared_bytes = uint32_t(2 * 4 * std::max(p.tile, 1) * std::max(p.tile, 1));
-              return g;
-            },
+        .arrays = [](const Params& p) { return square_arrays(p, two_tiles(p.tile)); },
+        .geometry = [](const Params& p) { return two_tile_geometry(p.n, p.n, p.tile); },
         .check = [](const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
           if (auto e = check_side("n", p.n)) return e;
           return check_tile(p.tile, lim);

@@ -2,6 +2,7 @@
 // transposed, one thread per element, in 32 x 32 blocks.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,26 @@ inline LaunchGeometry geometry(const Params& p) {
   g.grid = {at_least_1(int64_t(ceil_div(uint64_t(p.n < 1 ? 1 : p.n), kTile))),
             at_least_1(int64_t(ceil_div(uint64_t(p.m < 1 ? 1 : p.m), kTile))), 1};
   return g;
+}
+
+// The tiled transposes: the same launch with a 32 x `cols` float tile as
+// static shared memory (cols 32, or 33 padded).
+inline LaunchGeometry tile_geometry(const Params& p, int cols) {
+  LaunchGeometry g = geometry(p);
+  g.static_shared_bytes = uint32_t(4 * kTile * cols);
+  return g;
+}
+
+// The tiled transposes' counts: each element read once into the tile, read
+// once out of it, written once; every thread of every block at the barrier.
+inline ExpectedCounts tile_counts(const Params& p) {
+  const LaunchGeometry g = geometry(p);
+  const uint64_t elements = uint64_t(p.m) * uint64_t(p.n);
+  ExpectedCounts c;
+  c.global_loads = c.global_stores = elements;
+  c.shared_stores = c.shared_loads = elements;
+  c.barrier_arrivals = g.grid.count() * g.block.count();
+  return c;
 }
 
 inline std::optional<std::string> check(const Params& p, const DeviceLimits& lim) {

@@ -74,24 +74,10 @@ struct Lesson {
                       "the tile is stored by rows and read by columns: what a thread reads was "
                       "stored by another warp"}},
         .arrays = [](const Params& p) { return arrays(p, {shared_array("tile", kTile, kTile)}); },
-        .geometry =
-            [](const Params& p) {
-              LaunchGeometry g = geometry(p);
-              g.static_shared_bytes = 4 * kTile * kTile;
-              return g;
-            },
+        .geometry = [](const Params& p) { return tile_geometry(p, kTile); },
         .check = check,
         .shared_advice = no_fix,
-        .counts =
-            [](const Params& p) {
-              const LaunchGeometry g = geometry(p);
-              const uint64_t elements = uint64_t(p.m) * uint64_t(p.n);
-              ExpectedCounts c;
-              c.global_loads = c.global_stores = elements;
-              c.shared_stores = c.shared_loads = elements;
-              c.barrier_arrivals = g.grid.count() * g.block.count();
-              return c;
-            },
+        .counts = tile_counts,
         .reference = reference,
         .sum_length = [](const Params&) { return 1; },
         .loads_per_output = loads,

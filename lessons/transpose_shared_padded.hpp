@@ -76,24 +76,10 @@ struct Lesson {
         // The table has the padded shape, so element = row * 33 + col as the kernel indexes it.
         .arrays =
             [](const Params& p) { return arrays(p, {shared_array("tile", kTile, kPaddedCols)}); },
-        .geometry =
-            [](const Params& p) {
-              LaunchGeometry g = geometry(p);
-              g.static_shared_bytes = 4 * kTile * kPaddedCols;
-              return g;
-            },
+        .geometry = [](const Params& p) { return tile_geometry(p, kPaddedCols); },
         .check = check,
         .shared_advice = no_fix,
-        .counts =
-            [](const Params& p) {
-              const LaunchGeometry g = geometry(p);
-              const uint64_t elements = uint64_t(p.m) * uint64_t(p.n);
-              ExpectedCounts c;
-              c.global_loads = c.global_stores = elements;
-              c.shared_stores = c.shared_loads = elements;
-              c.barrier_arrivals = g.grid.count() * g.block.count();
-              return c;
-            },
+        .counts = tile_counts,
         .reference = reference,
         .sum_length = [](const Params&) { return 1; },
         .loads_per_output = loads,
