@@ -109,6 +109,12 @@ struct Variant {
   // operations of one run (its compulsory bytes come from the arrays).
   PerfMetric metric = PerfMetric::Flops;
   double (*flops)(const Params&) = nullptr;
+
+  // Lessons with the same layout_group are one kernel with different
+  // shared-memory layouts (plain, padded, swizzled); the window offers a
+  // toggle between them, labelled layout_label, that re-runs at once.
+  const char* layout_group = nullptr;  // "transpose.tile"
+  const char* layout_label = nullptr;  // "padded [32][33]"
 };
 
 // Lesson-writing kit: small helpers the lesson headers share.

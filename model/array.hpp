@@ -13,7 +13,9 @@
 
 namespace ts {
 
-enum class Space : uint8_t { Global = 0, Shared = 1 };
+// Constant: a __constant__ array (read-only in the kernel, cached, broadcast
+// when a warp reads one address), e.g. a convolution's mask.
+enum class Space : uint8_t { Global = 0, Shared = 1, Constant = 2 };
 enum class ArrayRole : uint8_t { Input = 0, Output = 1, Scratch = 2 };
 enum class ElemType : uint8_t { F32 = 0, I32 = 1, U32 = 2 };
 

@@ -17,11 +17,18 @@ enum class EventKind : uint8_t {
   SharedLoad = 3,
   BarrierArrive = 4,
   BarrierLeave = 5,
-  // Codes 6 (atomic read-modify-write) and 7 (warp shuffle) are reserved for
-  // the lessons that record them; no version of the format accepts them yet.
+  // An atomic read-modify-write (atomicAdd) on a shared array's element;
+  // `value` is what the element holds after it. Atomics do not race with
+  // each other (racecheck's model); they do with plain loads and stores.
+  SharedAtomic = 6,
+  // A warp shuffle (__shfl_down_sync, __shfl_xor_sync): no memory is touched;
+  // `element` is the lane the value came from, `value` the value received.
+  WarpShuffle = 7,
+  // An atomic read-modify-write on a global array's element (as SharedAtomic).
+  GlobalAtomic = 8,
   Empty = 0xFF,  // an unused slot of the device buffer (buffers are cleared to 0xFF)
 };
-inline constexpr int kEventKindCount = 6;
+inline constexpr int kEventKindCount = 9;
 
 // Which array of the run an access touched: 1-based slot of the trace's array
 // table; 0 for barrier events.
@@ -33,6 +40,9 @@ enum EventFlags : uint8_t {
   // Bits 1-2: the access width, 4 << code bytes (0 = 4 bytes, 1 = 8, 2 = 16);
   // code 3 is reserved. Every lesson so far moves 4-byte elements.
   kFlagWidthMask = 3u << 1,
+  // Barrier events: the barrier is a __syncwarp (SYNCWARP(id)), which orders
+  // the threads of one warp only, not a block-wide __syncthreads.
+  kFlagWarpScope = 1u << 3,
 };
 constexpr int access_bytes(uint8_t flags) {
   return 4 << ((flags & kFlagWidthMask) >> 1);
@@ -70,6 +80,9 @@ constexpr bool is_store(EventKind k) {
 }
 constexpr bool is_shared(EventKind k) {
   return k == EventKind::SharedLoad || k == EventKind::SharedStore;
+}
+constexpr bool is_atomic(EventKind k) {
+  return k == EventKind::SharedAtomic || k == EventKind::GlobalAtomic;
 }
 constexpr bool is_barrier(EventKind k) {
   return k == EventKind::BarrierArrive || k == EventKind::BarrierLeave;

@@ -20,6 +20,12 @@ const char* to_string(EventKind k) {
       return "barrier arrive";
     case EventKind::BarrierLeave:
       return "barrier leave";
+    case EventKind::SharedAtomic:
+      return "shared atomic";
+    case EventKind::WarpShuffle:
+      return "warp shuffle";
+    case EventKind::GlobalAtomic:
+      return "global atomic";
     case EventKind::Empty:
       return "empty";
   }
@@ -27,7 +33,15 @@ const char* to_string(EventKind k) {
 }
 
 const char* to_string(Space s) {
-  return s == Space::Shared ? "shared" : "global";
+  switch (s) {
+    case Space::Global:
+      return "global";
+    case Space::Shared:
+      return "shared";
+    case Space::Constant:
+      return "constant";
+  }
+  return "unknown space";
 }
 
 const char* to_string(ArrayRole r) {
