@@ -82,6 +82,8 @@ struct Lesson {
         .sum_length = [](const Params&) { return 1; },
         .loads_per_output = loads,
         .metric = PerfMetric::Bytes,
+        .layout_group = "transpose.tile",
+        .layout_label = "plain [32][32]",
     };
     return v;
   }

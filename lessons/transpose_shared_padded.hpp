@@ -84,6 +84,8 @@ struct Lesson {
         .sum_length = [](const Params&) { return 1; },
         .loads_per_output = loads,
         .metric = PerfMetric::Bytes,
+        .layout_group = "transpose.tile",
+        .layout_label = "padded [32][33]",
     };
     return v;
   }
