@@ -283,6 +283,7 @@ const Case kCases[] = {
     {"transpose.naive", Params{.m = 64, .n = 64}, Params{.m = 40, .n = 48}},
     {"transpose.shared", Params{.m = 64, .n = 64}, Params{.m = 40, .n = 48}},
     {"transpose.shared_padded", Params{.m = 64, .n = 64}, Params{.m = 40, .n = 48}},
+    {"transpose.shared_swizzled", Params{.m = 64, .n = 64}, Params{.m = 40, .n = 48}},
 };
 
 using Kinds = std::set<HazardKind>;

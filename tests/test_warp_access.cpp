@@ -208,6 +208,35 @@ TEST(WarpAccess, PaddedTransposeHasNoConflicts) {
   }
 }
 
+TEST(WarpAccess, SwizzledTransposeHasNoConflictsAndNoPadding) {
+  // tile[r][c ^ r]: the column read by lanes tx = 0..31 at row tx, column
+  // ty ^ tx is word tx * 32 + (ty ^ tx), bank ty ^ tx: 32 different banks.
+  // The row store at column tx ^ ty: a permutation of one row. 0 conflicts,
+  // the same requests as transpose.shared, and the tile keeps 32 columns.
+  for (const Params& p : {Params{.m = 40, .n = 48}, Params{.m = 64, .n = 64}}) {
+    const Trace t = simulate("transpose.shared_swizzled", p);
+    const WarpAccesses w = warp_accesses(t);
+    for (EventKind k : {EventKind::SharedLoad, EventKind::SharedStore}) {
+      const AccessTotals& a = w.totals(k);
+      EXPECT_EQ(a.bank_conflicts(), 0u) << to_string(k);
+      EXPECT_EQ(a.wavefronts, a.requests) << to_string(k);
+    }
+    const Trace plain = simulate("transpose.shared", p);
+    EXPECT_EQ(w.totals(EventKind::SharedLoad).requests,
+              warp_accesses(plain).totals(EventKind::SharedLoad).requests);
+    const ArrayInfo* tile = t.array(3);
+    ASSERT_NE(tile, nullptr);
+    EXPECT_EQ(tile->cols, 32);
+    // Element (r, c) of the block's square sits at word r * 32 + (c ^ r): the
+    // load by thread (tx, ty) reads word tx * 32 + (ty ^ tx).
+    for (const Event& e : t.events)
+      if (e.kind == EventKind::SharedLoad) {
+        const uint32_t tx = e.thread % 32, ty = e.thread / 32;
+        EXPECT_EQ(e.element, tx * 32 + (ty ^ tx));
+      }
+  }
+}
+
 TEST(WarpAccess, NaiveTransposeStoresOneSectorPerLane) {
   // m = n = 64, full warps. Loads in[row * 64 + col]: 32 floats from a
   // 128-byte boundary: 4 sectors, 1 line per request. Stores out[col * 64 +

@@ -1,0 +1,91 @@
+// Matrix transpose through a swizzled shared tile: the same 32 x 32 tile as
+// transpose.shared, no spare column, but each row is stored with its columns
+// permuted: element (r, c) lives at tile[r][c ^ r]. In a 32-float row, column
+// c ^ r is in bank c ^ r, so going down a column (r = 0..31, c fixed) visits
+// banks c ^ 0, c ^ 1, ..., c ^ 31: all 32 different. The column read is
+// conflict-free like the padded tile's, and the tile stays 4096 bytes, which
+// matters when shared memory, not threads, limits how many blocks fit on an SM.
+#pragma once
+
+#include "lessons/access.hpp"
+#include "lessons/transpose_kit.hpp"
+
+namespace ts::lessons::transpose_shared_swizzled {
+
+using transpose_kit::kTile;
+enum : ArraySlot { kIn = 1, kOut, kTileSlot };
+
+template <class Rec>
+TS_DEVICE void transpose_shared_swizzled(Rec& rec, const KernelArgs& args) {
+  const int rows = args.m, cols = args.n;
+  GlobalArray<const float, Rec> in(rec, args, kIn);  // (rows, cols)
+  GlobalArray<float, Rec> out(rec, args, kOut);      // (cols, rows)
+
+  __shared__ float tile_mem[kTile][kTile];  // (r, c) is kept at tile[r][c ^ r]: bank c ^ r
+  SharedTile<float, kTile, kTile, Rec> tile(rec, tile_mem, kTileSlot);
+
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  // Read: this block's tile of in, a row per warp; element (ty, tx) goes to column tx ^ ty.
+  int col = blockIdx.x * kTile + tx;
+  int row = blockIdx.y * kTile + ty;
+  if (row < rows && col < cols) {
+    tile[ty][tx ^ ty] = in[row * cols + col];  // a row, permuted: still 32 different banks
+  }
+  SYNCTHREADS(1);  // the tile is read by columns: every thread reads what other warps stored
+
+  // Write: the same tile to its transposed place in out, again a row per warp.
+  col = blockIdx.y * kTile + tx;  // a column of out is a row of in
+  row = blockIdx.x * kTile + ty;  // a row of out is a column of in
+  if (row < cols && col < rows) {
+    out[row * rows + col] = tile[tx][ty ^ tx];  // element (tx, ty): a column, banks ty ^ tx
+  }
+}
+
+// ---- The lesson's description for TileScope (not part of the kernel) ----
+
+TS_KERNEL_BODY(Body, transpose_shared_swizzled(rec, args));
+
+struct Lesson {
+  template <class F>
+  static bool visit(const Params&, F&& f) {
+    f(Body{});
+    return true;
+  }
+
+  static const Variant& descriptor() {
+    using namespace transpose_kit;
+    static const Variant v = {
+        .id = "transpose.shared_swizzled",
+        .title = "Transpose through a swizzled shared tile",
+        .summary =
+            "The 32 x 32 tile stores element (r, c) at column c XOR r: a column of the tile "
+            "spans all 32 banks without any padding, so the column reads are conflict-free.",
+        .family = "transpose",
+        .family_title = "Transpose",
+        .source_file = "lessons/transpose_shared_swizzled.hpp",
+        .function = "transpose_shared_swizzled",
+        .narration_key = "transpose_shared_swizzled",
+        .uses = kUsesM | kUsesN,
+        .defaults = Params{.m = 40, .n = 48},
+        .param_text = {{"m", "m (rows of in)", "rows of in, columns of out"},
+                       {"n", "n (columns of in)", "columns of in, rows of out"}},
+        .barriers = {{1, 0,
+                      "the tile is stored by rows and read by columns: what a thread reads was "
+                      "stored by another warp"}},
+        .arrays = [](const Params& p) { return arrays(p, {shared_array("tile", kTile, kTile)}); },
+        .geometry = [](const Params& p) { return tile_geometry(p, kTile); },
+        .check = check,
+        .shared_advice = no_fix,
+        .counts = tile_counts,
+        .reference = reference,
+        .sum_length = [](const Params&) { return 1; },
+        .loads_per_output = loads,
+        .metric = PerfMetric::Bytes,
+        .layout_group = "transpose.tile",
+        .layout_label = "swizzled (c XOR r)",
+    };
+    return v;
+  }
+};
+
+}  // namespace ts::lessons::transpose_shared_swizzled
