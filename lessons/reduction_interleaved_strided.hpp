@@ -65,7 +65,7 @@ struct Lesson {
         .function = "reduce_interleaved_strided",
         .narration_key = "reduction_interleaved_strided",
         .uses = kUsesLength | kUsesBlock,
-        .defaults = Params{.length = 256, .block = 64},
+        .defaults = Params{.length = 512, .block = 128},
         .param_text = {{"length", "length", "elements of in; out gets one sum per block"},
                        {"block", "block size", "threads per block: a power of two, 32 to 1024"}},
         .barriers = {{1, 0,
