@@ -74,7 +74,9 @@ DecodedTrace decode(const Trace& t) {
       for (uint32_t i : stream) {
         const Event& e = ev[i];
         ++b.events;
-        if (e.kind == EventKind::BarrierArrive) {
+        // A __syncwarp (warp-scope) is not an instance of the block's barrier.
+        const bool warp_scope = e.flags & kFlagWarpScope;
+        if (e.kind == EventKind::BarrierArrive && !warp_scope) {
           if (b.barriers.size() <= arrived) b.barriers.resize(arrived + 1);
           BarrierInstance& inst = b.barriers[arrived];
           if (inst.arrivals == 0) {
@@ -88,7 +90,7 @@ DecodedTrace decode(const Trace& t) {
           inst.last_arrive = std::max(inst.last_arrive, event_time(e));
           d.event_interval[i] = left;  // the arrival closes the current interval
           ++arrived;
-        } else if (e.kind == EventKind::BarrierLeave) {
+        } else if (e.kind == EventKind::BarrierLeave && !warp_scope) {
           if (b.barriers.size() <= left) b.barriers.resize(left + 1);
           BarrierInstance& inst = b.barriers[left];
           if (inst.arrivals == 0 && inst.leaves == 0) {

@@ -170,6 +170,10 @@ HazardReport analyze_hazards(const Trace& trace, const HazardOptions& opt) {
   }
   const uint64_t threads = uint64_t(max_thread) + 1;
   std::vector<uint32_t> interval((uint64_t(max_block) + 1) * threads, 0);
+  // Barriers of either scope left so far: two threads of one warp with
+  // different counts have a barrier (a __syncwarp at least) between them.
+  std::vector<uint32_t> synced((uint64_t(max_block) + 1) * threads, 0);
+  std::vector<uint32_t> sync_of(ev.size(), 0);  // per shared access
 
   // Each shared access with its barrier interval, in trace order.
   struct Raw {
@@ -181,9 +185,11 @@ HazardReport analyze_hazards(const Trace& trace, const HazardOptions& opt) {
   for (uint32_t i = 0; i < ev.size(); ++i) {
     const Event& e = ev[i];
     if (e.kind == EventKind::BarrierLeave) {
-      ++interval[e.block * threads + e.thread];
+      if (!(e.flags & kFlagWarpScope)) ++interval[e.block * threads + e.thread];
+      ++synced[e.block * threads + e.thread];
     } else if (is_shared(e.kind) && !(e.flags & kFlagOutOfRange)) {
       const uint32_t iv = interval[e.block * threads + e.thread];
+      sync_of[i] = synced[e.block * threads + e.thread];
       raw.push_back({i, iv});
       max_interval = std::max(max_interval, iv);
       max_element = std::max(max_element, e.element);
@@ -283,6 +289,12 @@ HazardReport analyze_hazards(const Trace& trace, const HazardOptions& opt) {
     uint32_t index;
   };
   std::vector<Reader> readers;
+  // Two accesses of different threads in one block interval race unless a
+  // __syncwarp of their (common) warp lies between them.
+  auto unordered = [&](uint32_t a, uint32_t b) {
+    return ev[a].thread != ev[b].thread &&
+           (warp_of(ev[a]) != warp_of(ev[b]) || sync_of[a] == sync_of[b]);
+  };
   for (size_t begin = 0; begin < acc.size();) {
     size_t end = begin + 1;
     while (end < acc.size() && acc[end].cell == acc[begin].cell)
@@ -300,7 +312,7 @@ HazardReport analyze_hazards(const Trace& trace, const HazardOptions& opt) {
       const uint32_t i = acc[j].index;
       const Event& e = ev[i];
       if (e.kind == EventKind::SharedLoad) {
-        if (have_write && ev[last_write].thread != e.thread)
+        if (have_write && unordered(last_write, i))
           add(HazardKind::ReadAfterWrite, last_write, i, iv);
         auto it = std::find_if(readers.begin(), readers.end(),
                                [&](const Reader& r) { return r.thread == e.thread; });
@@ -310,8 +322,8 @@ HazardReport analyze_hazards(const Trace& trace, const HazardOptions& opt) {
           readers.push_back({e.thread, i});
       } else {
         for (const Reader& r : readers)
-          if (r.thread != e.thread) add(HazardKind::WriteAfterRead, r.index, i, iv);
-        if (have_write && ev[last_write].thread != e.thread)
+          if (unordered(r.index, i)) add(HazardKind::WriteAfterRead, r.index, i, iv);
+        if (have_write && unordered(last_write, i))
           add(HazardKind::WriteAfterWrite, last_write, i, iv);
         have_write = true;
         last_write = i;

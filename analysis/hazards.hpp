@@ -9,8 +9,15 @@
 // "first" (and so read-after-write or write-after-read) is the order in which
 // they were recorded, as racecheck reports what it saw.
 //
+// A __syncwarp (barrier events flagged kFlagWarpScope) orders the threads of
+// its own warp only: it does not end a block's barrier interval, but two
+// threads of one warp that passed different numbers of barriers (of either
+// scope) are ordered. Warp shuffles touch no memory and are not barriers here.
+//
 // Severity, as racecheck labels it: threads of different warps -> error; two
-// threads of one warp -> warning (warp-level programming).
+// threads of one warp -> warning (racecheck's WARNING: hazards of warp-level
+// programming that assume the warp's threads run in step, which independent
+// thread scheduling no longer promises).
 //
 //   HazardReport r = analyze_hazards(trace);
 //   for (const HazardGroup& g : r.groups) ...   // racecheck's "analysis" mode

@@ -19,6 +19,11 @@ bool same_instruction(const Event& a, const Event& b) {
   return a.block == b.block && warp_of(a) == warp_of(b) && a.kind == b.kind && a.line == b.line;
 }
 
+// An arrival at a __syncthreads (a __syncwarp's is flagged warp-scope).
+bool is_block_arrive(const Event& e) {
+  return e.kind == EventKind::BarrierArrive && !(e.flags & kFlagWarpScope);
+}
+
 }  // namespace
 
 Replay::Replay(std::shared_ptr<const Trace> trace, std::shared_ptr<const StaleReadReport> stale)
@@ -178,7 +183,8 @@ void Replay::build_orders() {
     const Event& e = ev[i];
     if (e.block >= blocks_) continue;
     ThreadPos& p = tp[size_t(e.block) * threads + e.thread];
-    if (e.kind == EventKind::BarrierLeave) {
+    // A __syncwarp orders one warp: not a phase boundary of the block.
+    if (e.kind == EventKind::BarrierLeave && !(e.flags & kFlagWarpScope)) {
       ++p.phase;
       p.step = 0;
     }
@@ -306,7 +312,7 @@ void Replay::honour_trace() {
   const uint64_t phases = uint64_t(max_phase_) + 1;
   std::vector<uint32_t> arrive_total(blocks_ * phases, 0), arrived(blocks_ * phases, 0);
   for (uint32_t i = 0; i < n; ++i)
-    if (ev[i].kind == EventKind::BarrierArrive && ev[i].block < blocks_)
+    if (is_block_arrive(ev[i]) && ev[i].block < blocks_)
       ++arrive_total[ev[i].block * phases + phase_[i]];
 
   std::vector<uint32_t> lock_rank(n);
@@ -320,7 +326,9 @@ void Replay::honour_trace() {
   std::vector<uint32_t> wait_head(resources, UINT32_MAX), wait_next(slots, UINT32_MAX);
   auto blocker = [&](uint32_t i) -> uint64_t {  // UINT64_MAX: ready
     const Event& e = ev[i];
-    if (e.kind == EventKind::BarrierLeave) {
+    // A warp barrier's leave waits for nothing here: the cells' versions
+    // already order what its lanes exchanged.
+    if (e.kind == EventKind::BarrierLeave && !(e.flags & kFlagWarpScope)) {
       const uint64_t b = e.block * phases + (phase_[i] > 0 ? phase_[i] - 1u : 0u);
       return arrived[b] < arrive_total[b] ? cell_total_ + b : UINT64_MAX;
     }
@@ -364,7 +372,7 @@ void Replay::honour_trace() {
     const Event& e = ev[i];
     const uint64_t slot = uint64_t(e.block) * threads + e.thread;
     ++head[slot];
-    if (e.kind == EventKind::BarrierArrive) {
+    if (is_block_arrive(e)) {
       const uint64_t b = e.block * phases + phase_[i];
       if (++arrived[b] == arrive_total[b]) wake(cell_total_ + b);
     } else if (const int32_t c = event_cell(e); c >= 0) {

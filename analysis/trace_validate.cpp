@@ -39,7 +39,8 @@ struct Expected {
   const Variant* v = nullptr;
   const ArrayTable* table = nullptr;
   SlotInfo arrays[kMaxArrays + 1];
-  int barrier_line[33] = {};  // by barrier number; 0 = the variant has no such barrier
+  int barrier_line[33] = {};       // by barrier number; 0 = the variant has no such barrier
+  uint8_t barrier_flags[33] = {};  // by barrier number: kFlagWarpScope for a __syncwarp
   uint32_t barriers = 0;
   uint32_t mask = 0;
 };
@@ -60,9 +61,10 @@ std::string who(uint64_t i, const Event& e) {
 std::optional<std::string> check_event(uint64_t i, const Event& e, const Expected& x) {
   const std::string at = who(i, e);  // only a bad event gets here
   if (e.line >= 0xFFFF) return at + ": line is " + num(e.line) + "; allowed: 0 to 65534";
-  if ((e.flags & ~uint8_t(kFlagOutOfRange | kFlagWidthMask)) || access_bytes(e.flags) > 16)
-    return at + ": flags are " + num(e.flags) + "; allowed: bit 0 (out of range) and " +
-           "bits 1-2 (access width 4, 8 or 16 bytes)";
+  const uint8_t scope = is_barrier(e.kind) ? uint8_t(kFlagWarpScope) : uint8_t(0);
+  if ((e.flags & ~uint8_t(kFlagOutOfRange | kFlagWidthMask | scope)) || access_bytes(e.flags) > 16)
+    return at + ": flags are " + num(e.flags) + "; allowed: bit 0 (out of range), " +
+           "bits 1-2 (access width 4, 8 or 16 bytes) and, on barrier events, bit 3 (__syncwarp)";
   if (is_barrier(e.kind)) {
     if (e.barrier < 1 || e.barrier > x.barriers)
       return at + ": barrier is " + num(e.barrier) + "; " + x.v->id +
@@ -76,9 +78,21 @@ std::optional<std::string> check_event(uint64_t i, const Event& e, const Expecte
     if (e.array != kNoArray)
       return at + ": array is " + array_name(*x.table, e.array) +
              "; a barrier touches no array (0)";
-    if (e.element != 0 || e.flags != 0)
-      return at + ": element is " + num(e.element) + " and flags " + num(e.flags) +
-             "; a barrier has 0 for both";
+    const uint8_t want = x.barrier_flags[e.barrier];
+    if (e.element != 0 || e.flags != want)
+      return at + ": element is " + num(e.element) + " and flags " + num(e.flags) + "; barrier " +
+             num(e.barrier) + " of " + x.v->id + " is a " +
+             (want ? "__syncwarp: element 0, flags 8 (warp scope)" : "__syncthreads: 0 for both");
+    return std::nullopt;
+  }
+  if (e.kind == EventKind::WarpShuffle) {
+    if (e.array != kNoArray)
+      return at + ": array is " + array_name(*x.table, e.array) +
+             "; a shuffle touches no array (0)";
+    if (e.element >= 32) return at + ": source lane is " + num(e.element) + "; allowed: 0 to 31";
+    if (e.flags != 0 || e.barrier != 0)
+      return at + ": flags are " + num(e.flags) + " and barrier " + num(e.barrier) +
+             "; a shuffle has 0 for both";
     return std::nullopt;
   }
   if (e.barrier != 0) return at + ": barrier is " + num(e.barrier) + "; allowed for an access: 0";
@@ -262,7 +276,10 @@ std::optional<std::string> check_trace_semantics(const Trace& t) {
   x.mask = c.barrier_mask;
   x.barriers = uint32_t(std::min<size_t>(v->barriers.size(), 32));
   for (const BarrierInfo& b : v->barriers)
-    if (b.id >= 1 && b.id <= 32) x.barrier_line[b.id] = b.line;
+    if (b.id >= 1 && b.id <= 32) {
+      x.barrier_line[b.id] = b.line;
+      x.barrier_flags[b.id] = b.warp_scope ? uint8_t(kFlagWarpScope) : uint8_t(0);
+    }
   for (size_t i = 0; i < c.arrays.size(); ++i) {
     const ArrayInfo& info = c.arrays[i];
     SlotInfo& a = x.arrays[i + 1];
@@ -296,7 +313,9 @@ std::optional<std::string> check_trace_semantics(const Trace& t) {
         (is_barrier(e.kind)
              ? e.barrier >= 1 && e.barrier <= x.barriers && BarrierSet(x.mask).keeps(e.barrier) &&
                    e.line == x.barrier_line[e.barrier] && e.array == kNoArray && e.element == 0 &&
-                   e.flags == 0
+                   e.flags == x.barrier_flags[e.barrier]
+         : e.kind == EventKind::WarpShuffle
+             ? e.array == kNoArray && e.element < 32 && e.flags == 0 && e.barrier == 0
              : e.barrier == 0 && (is_shared(e.kind) ? a.shared : a.global) &&
                    (e.flags & kFlagWidthMask) == 0 &&
                    (e.flags == 0 ? e.element < a.extent

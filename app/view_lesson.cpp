@@ -156,12 +156,12 @@ class LessonView final : public View {
     // One checkbox per barrier, named by its line.
     if (!v->barriers.empty()) {
       ImGui::Separator();
-      ImGui::TextUnformatted("Barriers (__syncthreads)");
+      ImGui::TextUnformatted("Barriers");
       for (const BarrierInfo& b : v->barriers) {
         BarrierSet kept(req.barrier_mask);
         bool on = kept.keeps(b.id);
-        const std::string lbl =
-            "barrier " + std::to_string(b.id) + ", line " + std::to_string(b.line);
+        const std::string lbl = "barrier " + std::to_string(b.id) + " (" + barrier_call(b) +
+                                "), line " + std::to_string(b.line);
         if (ImGui::Checkbox(lbl.c_str(), &on)) {
           on ? kept.keep(b.id) : kept.remove(b.id);
           req.barrier_mask = kept.mask();

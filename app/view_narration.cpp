@@ -1,7 +1,7 @@
 // Narration: a few sentences for the moment of the lesson on screen (why this
 // load, why this barrier, what the halo is), from
 // assets/narration/<narration_key>.json. The moment comes from the last event:
-//   start, load, store_shared, barrier1, barrier2, compute, store, end
+//   start, load, store_shared, barrier1, barrier2, compute, shuffle, store, end
 // and, when a barrier is removed, "without_barrier" text for it.
 #include <imgui.h>
 #include <nlohmann/json.hpp>
@@ -82,6 +82,8 @@ class NarrationView final : public View {
       case EventKind::BarrierArrive:
       case EventKind::BarrierLeave:
         return "barrier" + std::to_string(e->barrier);
+      case EventKind::WarpShuffle:
+        return "shuffle";
       default:
         return "start";
     }

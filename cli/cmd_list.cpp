@@ -20,7 +20,8 @@ std::string barriers_of(const Variant& v) {
   if (v.barriers.empty()) return "none";
   std::string s;
   for (const auto& b : v.barriers)
-    s += (s.empty() ? "" : ", ") + std::to_string(b.id) + " (line " + std::to_string(b.line) + ")";
+    s += (s.empty() ? "" : ", ") + std::to_string(b.id) + " (line " + std::to_string(b.line) +
+         (b.warp_scope ? ", __syncwarp)" : ")");
   return s;
 }
 
@@ -31,7 +32,8 @@ int list(bool json) {
     for (const Variant& v : cat) {
       nlohmann::json bars = nlohmann::json::array();
       for (const auto& b : v.barriers)
-        bars.push_back({{"id", b.id}, {"line", b.line}, {"purpose", b.purpose}});
+        bars.push_back(
+            {{"id", b.id}, {"line", b.line}, {"call", barrier_call(b)}, {"purpose", b.purpose}});
       nlohmann::json params = nlohmann::json::object();
       for (const NamedParam& q : used_params(v.uses, v.defaults))
         params[q.name] = q.value;

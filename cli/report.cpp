@@ -47,7 +47,8 @@ std::string barrier_summary(const Trace& t) {
   std::string s;
   for (const auto& b : v->barriers) {
     if (!s.empty()) s += ", ";
-    s += std::to_string(b.id) + " (line " + std::to_string(b.line) + ") " +
+    s += std::to_string(b.id) + " (line " + std::to_string(b.line) +
+         (b.warp_scope ? ", __syncwarp) " : ") ") +
          (t.config.barriers().keeps(b.id) ? "on" : "OFF");
   }
   return s;
@@ -303,6 +304,7 @@ nlohmann::json summary_json(const Trace& t, const Counters& c,
                           {"shared_loads", x->counts.shared_loads},
                           {"shared_stores", x->counts.shared_stores},
                           {"barrier_arrivals", x->counts.barrier_arrivals},
+                          {"warp_shuffles", x->counts.warp_shuffles},
                           {"global_loads_per_output", x->global_loads_per_output}};
   if (!t.events.empty()) {
     // Named as Nsight Compute names its counters (scripts/ncu_compare.sh reads them).

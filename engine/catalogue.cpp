@@ -20,9 +20,12 @@ std::vector<Variant> collect(LessonList<L...>) {
   std::vector<Variant> all = {L::descriptor()...};
   for (Variant& v : all) {
     // The barrier lines come from the code, not from the descriptor.
-    const std::vector<int> lines = barrier_lines(lesson_source(v.source_file));
-    for (BarrierInfo& b : v.barriers)
-      b.line = b.id > 0 && b.id < int(lines.size()) ? lines[b.id] : 0;
+    const std::vector<BarrierStatement> found = barrier_statements(lesson_source(v.source_file));
+    for (BarrierInfo& b : v.barriers) {
+      const bool known = b.id > 0 && b.id < int(found.size());
+      b.line = known ? found[b.id].line : 0;
+      b.warp_scope = known && found[b.id].warp_scope;
+    }
   }
   return all;
 }
@@ -63,28 +66,36 @@ std::string_view lesson_source(const std::string& source_file) {
   return {};
 }
 
-std::vector<int> barrier_lines(std::string_view text) {
-  std::vector<int> lines(1, 0);
+std::vector<BarrierStatement> barrier_statements(std::string_view text) {
+  std::vector<BarrierStatement> found(1);
   int line = 1;
   for (size_t at = 0; at < text.size();) {
     const size_t end = std::min(text.find('\n', at), text.size());
     std::string_view s = text.substr(at, end - at);
     s.remove_prefix(std::min(s.find_first_not_of(" \t"), s.size()));
-    // A statement `SYNCTHREADS(<id>);` (comments that mention it do not count).
-    constexpr std::string_view kCall = "SYNCTHREADS(";
-    if (s.substr(0, kCall.size()) == kCall) {
+    // A statement `SYNCTHREADS(<id>);` or `SYNCWARP(<id>);` (comments that
+    // mention one do not count).
+    for (const std::string_view call : {"SYNCTHREADS(", "SYNCWARP("}) {
+      if (s.substr(0, call.size()) != call) continue;
       int id = 0;
-      size_t i = kCall.size();
+      size_t i = call.size();
       while (i < s.size() && s[i] >= '0' && s[i] <= '9')
         id = id * 10 + (s[i++] - '0');
       if (i < s.size() && s[i] == ')' && id > 0 && id < 64) {
-        if (int(lines.size()) <= id) lines.resize(id + 1, 0);
-        if (lines[id] == 0) lines[id] = line;
+        if (int(found.size()) <= id) found.resize(id + 1);
+        if (found[id].line == 0) found[id] = {line, call == "SYNCWARP("};
       }
     }
     at = end + 1;
     ++line;
   }
+  return found;
+}
+
+std::vector<int> barrier_lines(std::string_view text) {
+  std::vector<int> lines;
+  for (const BarrierStatement& b : barrier_statements(text))
+    lines.push_back(b.line);
   return lines;
 }
 

@@ -36,8 +36,15 @@ std::string variant_ids();
 std::vector<const char*> families();
 // The text of a lesson header as it was compiled ("" when unknown).
 std::string_view lesson_source(const std::string& source_file);
-// The barrier lines of a header's text: the line of each `SYNCTHREADS(id);`
-// statement, by id (index 0 unused; 0 where an id does not occur).
+// The barrier statements of a header's text: the line of each `SYNCTHREADS(id);`
+// or `SYNCWARP(id);` statement and which of the two it is, by id (index 0
+// unused; line 0 where an id does not occur).
+struct BarrierStatement {
+  int line = 0;
+  bool warp_scope = false;  // SYNCWARP: a __syncwarp
+};
+std::vector<BarrierStatement> barrier_statements(std::string_view source);
+// Their lines only.
 std::vector<int> barrier_lines(std::string_view source);
 
 // Empty when the parameters can run; otherwise a message that names the limit

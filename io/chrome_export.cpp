@@ -30,6 +30,7 @@ std::string num(double v) {
 
 const char* category(EventKind k) {
   if (is_barrier(k)) return "barrier";
+  if (k == EventKind::WarpShuffle) return "shuffle";
   return is_shared(k) ? "shared" : "global";
 }
 
@@ -160,12 +161,16 @@ bool write_chrome_trace(const Trace& t, std::ostream& out, const ChromeExportOpt
       o << "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"" << category(e.kind) << "\",\"name\":\"";
       if (is_barrier(e.kind))
         o << to_string(e.kind) << ' ' << int(e.barrier);
+      else if (e.kind == EventKind::WarpShuffle)
+        o << to_string(e.kind);
       else
         o << to_string(e.kind) << ' ' << array_name(c.arrays, e.array);
       o << "\",\"pid\":" << e.block << ",\"tid\":" << lane_of(e)
         << ",\"ts\":" << num(ts_of(event_time(e))) << ",\"args\":{\"thread\":" << e.thread
         << ",\"warp\":" << warp_of(e) << ",\"instr\":" << e.instr << ",\"line\":" << e.line;
-      if (!is_barrier(e.kind)) {
+      if (e.kind == EventKind::WarpShuffle) {
+        o << ",\"src_lane\":" << e.element << ",\"value\":" << num(e.value);
+      } else if (!is_barrier(e.kind)) {
         o << ",\"array\":" << quoted(array_name(c.arrays, e.array)) << ",\"element\":" << e.element;
         if (const BufferData* bd = t.buffer(e.array); bd && bd->cols > 0 && !is_shared(e.kind))
           o << ",\"row\":" << e.element / uint32_t(bd->cols)
@@ -174,6 +179,7 @@ bool write_chrome_trace(const Trace& t, std::ostream& out, const ChromeExportOpt
         if (e.flags & kFlagOutOfRange) o << ",\"out_of_range\":true";
       } else {
         o << ",\"barrier\":" << int(e.barrier);
+        if (e.flags & kFlagWarpScope) o << ",\"scope\":\"warp\"";
       }
       o << ",\"interval\":" << d.event_interval[i];
       if (gpu) o << ",\"sm\":" << e.sm << ",\"clock\":" << e.clock;

@@ -17,6 +17,8 @@
 //   line); template <class T> void store(Space, T* base, int index, int count, ArraySlot, T value,
 //                                 uint16_t line);
 //   void syncthreads(int barrier_id, int line);  // honours the run's barrier mask
+//   void syncwarp(int barrier_id, int line);     // __syncwarp(): the same mask and numbering
+//   template <class T> T shfl_down(T value, int delta, int line);  // __shfl_down_sync, full mask
 //   void delay_point(bool here);                 // race lab: stall chosen warps here
 // `count` is the array's extent, so that an index outside it is reported
 // (simulator) or flagged (device trace) instead of silently read.
@@ -49,7 +51,7 @@ class ElemRef {
 
   TS_HD operator T() const { return rec_.load(S, base_, index_, count_, buf_, line_); }
   TS_HD ElemRef& operator=(T v) {
-    rec_.store(S, base_, index_, count_, buf_, v, line_);
+    rec_.template store<T>(S, base_, index_, count_, buf_, v, line_);
     return *this;
   }
   TS_HD ElemRef& operator=(const ElemRef& other) { return *this = T(other); }
@@ -123,5 +125,13 @@ class SharedTile {
 // A block-wide barrier that the lesson can switch off: barrier `id` (1-based,
 // in order of appearance in the kernel) runs only if the run's mask keeps it.
 #define SYNCTHREADS(id) rec.syncthreads((id), __LINE__)
+// A warp-wide barrier (__syncwarp(), full mask) that the lesson can switch off:
+// numbered with the SYNCTHREADS of the same kernel, in order of appearance.
+// It orders the threads of one warp only.
+#define SYNCWARP(id) rec.syncwarp((id), __LINE__)
+// __shfl_down_sync(0xffffffff, value, delta): lane l gets lane l + delta's
+// value (its own where l + delta is past the warp). Every lane of the warp
+// must reach it; recorded as a WarpShuffle event.
+#define SHFL_DOWN(value, delta) rec.shfl_down((value), (delta), __LINE__)
 // Where the race lab may stall chosen warps (a no-op in every other run).
 #define DELAY_POINT(cond) rec.delay_point(cond)

@@ -38,7 +38,14 @@ struct BarrierInfo {
   int id;
   int line;
   const char* purpose;  // "tiles complete before anyone reads them"
+  // A SYNCWARP(id) (__syncwarp: one warp) rather than a SYNCTHREADS(id);
+  // filled by the registry from the source, like the line.
+  bool warp_scope = false;
 };
+// "__syncwarp" or "__syncthreads": what the barrier is in CUDA.
+inline const char* barrier_call(const BarrierInfo& b) {
+  return b.warp_scope ? "__syncwarp" : "__syncthreads";
+}
 
 // A lesson's input values by slot, for its CPU reference: in[kA] is A's.
 struct LessonInputs {

@@ -147,7 +147,9 @@ TEST(BarrierLines, EveryLessonsBarriersPointAtSyncthreadsInItsHeader) {
     ASSERT_GT(end, begin);
     int found = 0;
     for (int i = begin; i <= end; ++i)
-      if (trimmed(lines[i]).rfind("SYNCTHREADS(", 0) == 0) ++found;
+      if (trimmed(lines[i]).rfind("SYNCTHREADS(", 0) == 0 ||
+          trimmed(lines[i]).rfind("SYNCWARP(", 0) == 0)
+        ++found;
     EXPECT_EQ(found, int(v.barriers.size())) << v.id;
     for (size_t b = 0; b < v.barriers.size(); ++b) {
       const BarrierInfo& info = v.barriers[b];
@@ -155,7 +157,8 @@ TEST(BarrierLines, EveryLessonsBarriersPointAtSyncthreadsInItsHeader) {
       ASSERT_GT(info.line, begin) << v.id << " barrier " << info.id;
       ASSERT_LE(info.line, end + 1) << v.id << " barrier " << info.id;
       const std::string text = trimmed(lines[info.line - 1]);
-      EXPECT_EQ(text.rfind("SYNCTHREADS(" + std::to_string(info.id) + ");", 0), 0u)
+      const std::string call = info.warp_scope ? "SYNCWARP(" : "SYNCTHREADS(";
+      EXPECT_EQ(text.rfind(call + std::to_string(info.id) + ");", 0), 0u)
           << v.id << " barrier " << info.id << " line " << info.line << ": " << text;
       EXPECT_NE(std::string(info.purpose), "");
     }

@@ -80,9 +80,12 @@ std::vector<Params> parameter_sets(const Variant& v) {
         }
       }
   } else {
+    // The lesson's default block too, where that is the smallest it allows.
+    std::vector<int> blocks = {8, 32};
+    if (v.defaults.block > 32) blocks.push_back(v.defaults.block);
     for (int length : {1, 7, 16, 17, 100})
       for (int radius : {0, 1, 3})
-        for (int block : {8, 32}) {
+        for (int block : blocks) {
           Params p = v.defaults;
           p.length = length, p.radius = radius, p.block = block;
           add(p);

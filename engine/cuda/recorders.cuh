@@ -1,9 +1,9 @@
 // The device recorders: what an access costs on the GPU (see lessons/access.hpp).
-//   PlainRec        a plain load or store; removed barriers are skipped. The
-//                   instantiation that is timed.
+//   PlainRec        a plain load or store, shuffle or barrier; removed barriers
+//                   are skipped. The instantiation that is timed.
 //   SkewRec         PlainRec plus the race lab's stall: chosen warps sleep at
 //                   DELAY_POINT, for untraced race runs.
-//   DeviceTraceRec  also records every access and barrier as an Event.
+//   DeviceTraceRec  also records every access, barrier and shuffle as an Event.
 #pragma once
 
 #include <cooperative_groups.h>
@@ -57,6 +57,13 @@ struct PlainRec {
   // kept barrier is reached by the whole block.
   __device__ __forceinline__ void syncthreads(int id, int) {
     if (BarrierSet(barrier_mask).keeps(id)) __syncthreads();
+  }
+  __device__ __forceinline__ void syncwarp(int id, int) {
+    if (BarrierSet(barrier_mask).keeps(id)) __syncwarp();
+  }
+  template <class T>
+  __device__ __forceinline__ T shfl_down(T value, int delta, int) {
+    return __shfl_down_sync(0xffffffffu, value, unsigned(delta));
   }
   __device__ __forceinline__ void delay_point(bool) {}
 };
@@ -126,6 +133,25 @@ struct DeviceTraceRec {
     record(EventKind::BarrierArrive, kNoArray, 0, 0.0f, uint16_t(line), 0, uint8_t(id));
     __syncthreads();
     record(EventKind::BarrierLeave, kNoArray, 0, 0.0f, uint16_t(line), 0, uint8_t(id));
+  }
+  // A __syncwarp: the same events, flagged warp-scope.
+  __device__ __forceinline__ void syncwarp(int id, int line) {
+    if (!BarrierSet(barrier_mask).keeps(id)) return;
+    record(EventKind::BarrierArrive, kNoArray, 0, 0.0f, uint16_t(line), kFlagWarpScope,
+           uint8_t(id));
+    __syncwarp();
+    record(EventKind::BarrierLeave, kNoArray, 0, 0.0f, uint16_t(line), kFlagWarpScope,
+           uint8_t(id));
+  }
+  // The element of a WarpShuffle is the lane the value came from (the
+  // caller's own lane where lane + delta is past the warp).
+  template <class T>
+  __device__ __forceinline__ T shfl_down(T value, int delta, int line) {
+    const T got = __shfl_down_sync(0xffffffffu, value, unsigned(delta));
+    const uint32_t lane = detail::linear_thread() % 32u;
+    const uint32_t src = lane + uint32_t(delta) < 32u ? lane + uint32_t(delta) : lane;
+    record(EventKind::WarpShuffle, kNoArray, int(src), float(got), uint16_t(line), 0, 0);
+    return got;
   }
   __device__ __forceinline__ void delay_point(bool here) {
     detail::skew(here, skew_ns, skew_warps);

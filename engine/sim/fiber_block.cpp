@@ -268,11 +268,45 @@ void FiberBlock::barrier_wait() {
   switch_to_scheduler(false);  // resumed by the scheduler only after the release
 }
 
+void FiberBlock::warp_barrier_wait() {
+  Fiber& f = fibers_[current_];
+  f.state = State::AtWarpBarrier;
+  ++at_warp_barrier_[current_ / kWarpSize];
+  --runnable_in_warp_[current_ / kWarpSize];
+  switch_to_scheduler(false);  // resumed after the warp's release (end of a step_warp)
+}
+
+uint64_t FiberBlock::warp_exchange(uint64_t bits, int src_lane) {
+  const int self = current_;
+  exchange_[self] = bits;
+  warp_barrier_wait();
+  const int src = self / kWarpSize * kWarpSize + src_lane;
+  return src_lane >= 0 && src_lane < kWarpSize && src < threads_ ? exchange_[src] : bits;
+}
+
+void FiberBlock::release_warp_barrier(int warp) {
+  const int first = warp * kWarpSize, last = std::min(first + kWarpSize, threads_);
+  for (int t = first; t < last; ++t) {
+    if (fibers_[t].state != State::AtWarpBarrier) continue;
+    fibers_[t].state = State::Runnable;
+    ++runnable_in_warp_[warp];
+  }
+  at_warp_barrier_[warp] = 0;
+}
+
 void FiberBlock::step_warp(int warp) {
   ++clock_;
   const int first = warp * kWarpSize, last = std::min(first + kWarpSize, threads_);
   for (int t = first; t < last; ++t)
     if (fibers_[t].state == State::Runnable) resume(t);
+  // The warp barrier opens when every live lane is there (lanes at a block
+  // barrier are live: a __syncwarp they skip is the kernel's bug, a deadlock).
+  if (at_warp_barrier_[warp] > 0) {
+    int live = 0;
+    for (int t = first; t < last; ++t)
+      live += fibers_[t].state != State::Exited;
+    if (at_warp_barrier_[warp] == live) release_warp_barrier(warp);
+  }
   if (step_limit_ && thread_steps_ > step_limit_ && error_.empty())
     error_ = "the kernel did not finish within " + std::to_string(step_limit_) +
              " thread steps (several times what it should need): it looks stuck";
@@ -312,6 +346,8 @@ std::string FiberBlock::run_block(const Dim3& grid, const Dim3& block, const Dim
   exited_ = 0;
   at_barrier_ = 0;
   runnable_in_warp_.assign(warps_, 0);
+  at_warp_barrier_.assign(warps_, 0);
+  exchange_.assign(threads_, 0);
   delay_.assign(warps_, 0);
 
   for (int t = 0; t < threads_; ++t) {

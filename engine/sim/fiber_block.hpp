@@ -10,7 +10,12 @@
 // Barrier semantics are the hardware's: a thread at a barrier waits until
 // every thread of its block that has not exited has arrived. All barriers of
 // a block are one barrier (like `bar.sync 0`, which every `__syncthreads()`
-// compiles to), whatever their number in the source.
+// compiles to), whatever their number in the source. A warp barrier
+// (`__syncwarp()`, full mask) waits for the live lanes of its own warp only.
+// A warp shuffle is a warp barrier that exchanges one value per lane: each
+// lane publishes its value and arrives; once the warp is released every lane
+// reads its source's value in the warp step that resumes them, before any of
+// them can publish again, whatever the schedule.
 //
 // Schedules (model/trace.hpp `Schedule`):
 //   Lockstep  every warp takes one step in turn: warp 0, warp 1, ..., again.
@@ -51,7 +56,7 @@ class FiberBlock {
   // `thread` already current. Returning from it exits the thread.
   using Entry = void (*)(void* user, int thread);
 
-  enum class State : uint8_t { Runnable, AtBarrier, Exited };
+  enum class State : uint8_t { Runnable, AtBarrier, AtWarpBarrier, Exited };
 
   static constexpr int kWarpSize = 32;
 #if defined(__SANITIZE_ADDRESS__) || defined(TS_SANITIZED)
@@ -77,6 +82,13 @@ class FiberBlock {
   // Arrives at the block's barrier (the arrival is this step) and returns
   // once every live thread of the block has arrived.
   void barrier_wait();
+  // Arrives at this thread's warp barrier (the arrival is this step) and
+  // returns once every live lane of its warp has arrived.
+  void warp_barrier_wait();
+  // A warp shuffle: publishes `bits`, waits for the warp, returns what lane
+  // `src_lane` of this warp published (this thread's own bits when that lane
+  // does not exist in the block).
+  uint64_t warp_exchange(uint64_t bits, int src_lane);
 
   int current_thread() const {
     return current_;
@@ -124,6 +136,7 @@ class FiberBlock {
   void switch_to_scheduler(bool exiting);
   void step_warp(int warp);
   void release_barrier();
+  void release_warp_barrier(int warp);
 
   size_t stack_bytes_;
   size_t map_bytes_ = 0;
@@ -140,7 +153,9 @@ class FiberBlock {
   int threads_ = 0, warps_ = 0;
   int exited_ = 0, at_barrier_ = 0;
   std::vector<int> runnable_in_warp_;
-  std::vector<int64_t> delay_;  // WarpSkew: steps a warp still waits
+  std::vector<int> at_warp_barrier_;  // lanes of each warp waiting at its warp barrier
+  std::vector<uint64_t> exchange_;    // per thread: the value it published for a shuffle
+  std::vector<int64_t> delay_;        // WarpSkew: steps a warp still waits
   Schedule schedule_;
   uint64_t clock_ = 0;
   uint64_t thread_steps_ = 0, step_limit_ = 0;

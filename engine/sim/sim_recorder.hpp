@@ -1,10 +1,12 @@
 // The simulator's recorder (the `Rec` of lessons/access.hpp): every load and
 // store is checked against its array's extent, performed, appended to the
 // trace and then ends the thread's step, so that the scheduler decides which
-// warp moves next. Barriers wait for the whole block (engine/sim/fiber_block.hpp).
+// warp moves next. Barriers wait for the whole block, warp barriers and
+// shuffles for the warp (engine/sim/fiber_block.hpp).
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -74,6 +76,34 @@ class SimRec {
     fiber_.step();
   }
 
+  // __syncwarp: the same events, flagged warp-scope; waits for this warp only.
+  void syncwarp(int barrier_id, int line) {
+    if (!BarrierSet(sink_.barrier_mask).keeps(barrier_id)) return;
+    record(EventKind::BarrierArrive, kNoArray, 0, 0.0f, uint16_t(line), false, uint8_t(barrier_id),
+           kFlagWarpScope);
+    fiber_.warp_barrier_wait();
+    record(EventKind::BarrierLeave, kNoArray, 0, 0.0f, uint16_t(line), false, uint8_t(barrier_id),
+           kFlagWarpScope);
+    fiber_.step();
+  }
+
+  // __shfl_down_sync with a full mask: the lanes meet, then each takes lane
+  // + delta's value (its own past the warp's end). One event, no memory.
+  template <class T>
+  T shfl_down(T value, int delta, int line) {
+    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= sizeof(uint64_t));
+    const int lane = thread_ % FiberBlock::kWarpSize;
+    const int src = lane + delta < FiberBlock::kWarpSize && delta >= 0 ? lane + delta : lane;
+    uint64_t bits = 0;
+    std::memcpy(&bits, &value, sizeof(T));
+    bits = fiber_.warp_exchange(bits, src);
+    T got;
+    std::memcpy(&got, &bits, sizeof(T));
+    record(EventKind::WarpShuffle, kNoArray, src, as_float(got), uint16_t(line), false, 0);
+    fiber_.step();
+    return got;
+  }
+
   // On the simulator the schedule (WarpSkew, Random) makes races bite.
   void delay_point(bool) {}
 
@@ -87,7 +117,7 @@ class SimRec {
   }
 
   void record(EventKind kind, ArraySlot buf, int index, float value, uint16_t line, bool out,
-              uint8_t barrier) {
+              uint8_t barrier, uint8_t flags = 0) {
     if (!sink_.traced) return;
     if (sink_.events.size() >= sink_.capacity) {
       ++sink_.events_dropped;
@@ -105,7 +135,7 @@ class SimRec {
     e.sm = 0;
     e.kind = kind;
     e.array = buf;
-    e.flags = out ? uint8_t(kFlagOutOfRange) : uint8_t(0);
+    e.flags = uint8_t((out ? kFlagOutOfRange : 0) | flags);
     e.barrier = barrier;
     sink_.events.push_back(e);
   }

@@ -1,0 +1,156 @@
+// What the reduction lessons share: each block sums its part of `in` into
+// out[blockIdx.x], one partial sum per block (a second pass over `out`, or an
+// atomicAdd per block, finishes the job). The classic steps differ in how a
+// block loads (one element per thread, or two added on the way in) and how its
+// tree of additions runs; everything else is here: arrays, geometry, checks,
+// reference and the closed-form counts.
+#pragma once
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lessons/cuda_compat.hpp"
+#include "lessons/lesson.hpp"
+
+namespace ts::lessons::reduction_kit {
+
+using namespace ts::lesson_kit;
+
+// How a lesson ends its tree.
+enum class LastWarp : uint8_t {
+  None,      // the shared-memory tree runs to one element, a barrier after every step
+  Volatile,  // the tree stops at 64 elements; warp 0 finishes through a volatile pointer
+  Syncwarp,  // ... warp 0 finishes with a __syncwarp between every read and write
+  Shuffle,   // ... warp 0 finishes in registers with __shfl_down_sync
+};
+
+struct Shape {
+  bool first_add;  // each thread adds two elements while loading: half as many blocks
+  LastWarp last;
+};
+
+// Elements one block sums, and the number of blocks.
+inline int64_t per_block(const Params& p, Shape s) {
+  return int64_t(std::max(p.block, 1)) * (s.first_add ? 2 : 1);
+}
+inline int64_t block_count(const Params& p, Shape s) {
+  return int64_t(ceil_div(uint64_t(std::max(p.length, 1)), uint64_t(per_block(p, s))));
+}
+
+// in (slot 1, input stream 4), out (slot 2: one value per block), and the
+// block's shared array (slot 3, from byte 0 of its shared memory).
+inline ArrayTable arrays(const Params& p, Shape s) {
+  return {global_input("in", 1, p.length, 4),
+          global_output("out", 1, int(std::min<int64_t>(block_count(p, s), INT32_MAX))),
+          shared_array("sdata", 1, p.block)};
+}
+
+// One thread per element (per two with the first add), `block` floats of
+// shared memory given at launch.
+inline LaunchGeometry geometry(const Params& p, Shape s) {
+  LaunchGeometry g;
+  g.block = {at_least_1(p.block), 1, 1};
+  g.grid = {at_least_1(block_count(p, s)), 1, 1};
+  g.dynamic_shared_bytes = uint32_t(4 * int64_t(std::max(p.block, 1)));
+  return g;
+}
+
+// The tree halves the block at every step: a power of two, at least a warp
+// (at least two warps where the last warp adds sdata[tid + 32]).
+inline std::optional<std::string> check(const Params& p, const DeviceLimits& lim, Shape s) {
+  if (auto e = check_length(p.length)) return e;
+  const int least = s.last == LastWarp::None ? 32 : 64;
+  if (p.block < least || p.block > 1024 || (p.block & (p.block - 1)) != 0)
+    return "block " + std::to_string(p.block) +
+           ": the tree halves the block at every step, so it must be a power of two from " +
+           std::to_string(least) + " to 1024" +
+           (s.last == LastWarp::None ? std::string()
+                                     : std::string(" (the last warp adds sdata[tid + 32])"));
+  return check_block_size(p.block, lim);
+}
+
+inline int log2_of(int power_of_two) {
+  int b = 0;
+  while ((1 << (b + 1)) <= power_of_two)
+    ++b;
+  return b;
+}
+
+// Counts of a traced run with every barrier kept. Per block of B = 2^b threads:
+// the load stores B cells and meets barrier 1; a tree step of s active threads
+// loads 2s cells, stores s and meets barrier 2 (all B threads). The full tree
+// has b steps (s = B/2 .. 1: sum B - 1); the warp-unrolled ones b - 6 (s = B/2
+// .. 64: sum B - 64), then warp 0 (32 lanes) takes the 6 steps s = 32 .. 1:
+//   Volatile  2 loads + 1 store per lane and step, then thread 0 loads sdata[0];
+//   Syncwarp  1 load, then per step 1 load, 1 store, 2 __syncwarp (barriers 3, 4);
+//   Shuffle   2 loads (sdata[tid] + sdata[tid + 32]), then 5 shuffles (16 .. 1).
+// Every element of `in` is loaded once; one store to `out` per block.
+inline ExpectedCounts counts(const Params& p, Shape s) {
+  const uint64_t B = uint64_t(p.block), b = uint64_t(log2_of(p.block));
+  const uint64_t G = uint64_t(block_count(p, s));
+  ExpectedCounts c;
+  c.global_loads = uint64_t(p.length);
+  c.global_stores = G;
+  uint64_t sl = 0, ss = B, arrive = B;  // the load and barrier 1
+  if (s.last == LastWarp::None) {
+    sl += 2 * (B - 1) + 1, ss += B - 1, arrive += b * B;
+  } else {
+    sl += 2 * (B - 64), ss += B - 64, arrive += (b - 6) * B;
+    switch (s.last) {
+      case LastWarp::Volatile:
+        sl += 32 * 6 * 2 + 1, ss += 32 * 6;
+        break;
+      case LastWarp::Syncwarp:
+        sl += 32 + 32 * 6, ss += 32 * 6, arrive += 32 * 6 * 2;
+        break;
+      case LastWarp::Shuffle:
+        sl += 32 * 2, c.warp_shuffles = G * 32 * 5;
+        break;
+      case LastWarp::None:
+        break;
+    }
+  }
+  c.shared_loads = G * sl;
+  c.shared_stores = G * ss;
+  c.barrier_arrivals = G * arrive;
+  return c;
+}
+
+// out[g]: the sum of block g's elements, in double, rounded once.
+inline std::vector<float> reference(const Params& p, const LessonInputs& in, Shape s) {
+  const std::vector<float>& x = in[1];
+  const int64_t E = per_block(p, s), G = block_count(p, s);
+  std::vector<float> out(size_t(G), 0.0f);
+  for (int64_t g = 0; g < G; ++g) {
+    double sum = 0;
+    for (int64_t i = g * E; i < std::min<int64_t>((g + 1) * E, p.length); ++i)
+      sum += x[size_t(i)];
+    out[size_t(g)] = float(sum);
+  }
+  return out;
+}
+
+inline int sum_length(const Params& p, Shape s) {
+  return int(per_block(p, s));
+}
+// One add per element (B - 1 per block, plus the first adds).
+inline double flops(const Params& p) {
+  return double(p.length);
+}
+
+// 1 or 2 warps per block: a block of 32 or 64 threads (with the defaults'
+// length, so that the second warp has work).
+inline std::optional<Params> with_warps(const Params& p, const Params& defaults, int warps) {
+  Params q = p;
+  q.block = 32 * warps;
+  if (warps > 1) q.length = std::max(q.length, defaults.length);
+  return q;
+}
+
+inline SharedAdvice smaller_block(const Params&, const DeviceLimits&) {
+  return {" (one float per thread)", "use a smaller block"};
+}
+
+}  // namespace ts::lessons::reduction_kit

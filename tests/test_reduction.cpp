@@ -1,0 +1,505 @@
+// The reduction family (issue 11): every step against its reference on the
+// simulator, bank conflicts of the strided step against a closed form,
+// hazards with and without each barrier (__syncthreads and __syncwarp), the
+// warp shuffles as recorded, and traces with shuffles and warp barriers
+// through validation, files, replay, decode and the Chrome export.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstring>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "analysis/decode.hpp"
+#include "analysis/hazards.hpp"
+#include "analysis/replay.hpp"
+#include "analysis/trace_validate.hpp"
+#include "analysis/warp_access.hpp"
+#include "cli_process.hpp"
+#include "engine/backend.hpp"
+#include "engine/catalogue.hpp"
+#include "io/chrome_export.hpp"
+#include "io/trace_file.hpp"
+
+namespace ts {
+namespace {
+
+const char* const kLessons[] = {"reduction.interleaved_divergent",
+                                "reduction.interleaved_strided",
+                                "reduction.sequential",
+                                "reduction.first_add",
+                                "reduction.warp_volatile",
+                                "reduction.warp_syncwarp",
+                                "reduction.warp_shuffle"};
+
+bool warp_lesson(const std::string& id) {
+  return id.rfind("reduction.warp_", 0) == 0;
+}
+
+RunResult run(const std::string& id, Params p, uint32_t mask = ~0u,
+              ScheduleKind kind = ScheduleKind::Lockstep, uint64_t seed = 1) {
+  RunRequest req;
+  req.variant = id;
+  req.params = p;
+  req.barrier_mask = mask;
+  req.backend = BackendChoice::Sim;
+  req.schedule.kind = kind;
+  req.schedule.seed = seed;
+  return run_simulator(req);
+}
+
+Params params(int length, int block) {
+  Params p;
+  p.length = length;
+  p.block = block;
+  return p;
+}
+
+uint64_t count(const Trace& t, EventKind k) {
+  uint64_t n = 0;
+  for (const Event& e : t.events)
+    n += e.kind == k;
+  return n;
+}
+
+TEST(Reduction, EveryStepMatchesItsReferenceUnderEverySchedule) {
+  int runs = 0;
+  for (const char* id : kLessons) {
+    const Variant& v = *find_variant(id);
+    EXPECT_STREQ(v.family, "reduction");
+    EXPECT_EQ(v.metric, PerfMetric::Bytes);
+    for (int block : {32, 64, 128, 256}) {
+      if (block == 32 && warp_lesson(id)) continue;
+      // Not multiples of the block (or of two blocks), one element, and the defaults.
+      for (int length : {1, 100, 333, 1000, v.defaults.length})
+        for (ScheduleKind kind :
+             {ScheduleKind::Lockstep, ScheduleKind::WarpSkew, ScheduleKind::Random}) {
+          const RunResult r = run(id, params(length, block), ~0u, kind, 7);
+          const std::string what = std::string(id) + " length " + std::to_string(length) +
+                                   " block " + std::to_string(block) + " " +
+                                   std::to_string(int(kind));
+          ASSERT_TRUE(r.ok) << what << ": " << r.error;
+          EXPECT_TRUE(r.verdict.correct) << what << ": " << r.verdict.summary();
+          EXPECT_TRUE(r.faults.empty()) << what;
+          EXPECT_EQ(r.trace.events.size(), expected_counts(v, params(length, block)).total())
+              << what;
+          ++runs;
+        }
+    }
+  }
+  EXPECT_GE(runs, 7 * 3 * 15);
+}
+
+TEST(Reduction, BlocksArePowersOfTwoFrom32And64ForTheUnrolledWarp) {
+  for (const char* id : kLessons) {
+    const Variant& v = *find_variant(id);
+    for (int block : {0, 16, 48, 96, 2048}) {
+      const auto e = validate(v, params(256, block), DeviceLimits{});
+      ASSERT_TRUE(e) << id << " block " << block;
+      EXPECT_NE(e->find("power of two"), std::string::npos) << *e;
+    }
+    const auto e32 = validate(v, params(256, 32), DeviceLimits{});
+    EXPECT_EQ(bool(e32), warp_lesson(id)) << id;
+    if (e32) EXPECT_NE(e32->find("sdata[tid + 32]"), std::string::npos) << *e32;
+    EXPECT_FALSE(validate(v, params(256, 1024), DeviceLimits{})) << id;
+  }
+}
+
+TEST(Reduction, ClosedFormCountsByHand) {
+  // interleaved, defaults: 256 elements, 4 blocks of 64. Per block: 64 stores
+  // of the load, 63 adds (2 loads, 1 store each), thread 0's final load;
+  // barrier 1 once and barrier 2 in each of the 6 steps.
+  ExpectedCounts c =
+      expected_counts(*find_variant("reduction.interleaved_divergent"), params(256, 64));
+  EXPECT_EQ(c.global_loads, 256u);
+  EXPECT_EQ(c.global_stores, 4u);
+  EXPECT_EQ(c.shared_loads, 4u * (2 * 63 + 1));
+  EXPECT_EQ(c.shared_stores, 4u * (64 + 63));
+  EXPECT_EQ(c.barrier_arrivals, 4u * 64 * 7);
+  EXPECT_EQ(c.warp_shuffles, 0u);
+  // first add: 512 elements, 2 blocks of 128.
+  c = expected_counts(*find_variant("reduction.first_add"), params(512, 128));
+  EXPECT_EQ(c.global_stores, 2u);
+  EXPECT_EQ(c.shared_loads, 2u * (2 * 127 + 1));
+  // syncwarp: the tree down to 64 (one step of 64 adds), then 32 lanes x 6
+  // steps with two __syncwarp each.
+  c = expected_counts(*find_variant("reduction.warp_syncwarp"), params(512, 128));
+  EXPECT_EQ(c.shared_loads, 2u * (2 * 64 + 32 + 32 * 6));
+  EXPECT_EQ(c.shared_stores, 2u * (128 + 64 + 32 * 6));
+  EXPECT_EQ(c.barrier_arrivals, 2u * (128 * 2 + 32 * 12));
+  // shuffle: 32 lanes x 5 shuffles (16, 8, 4, 2, 1) per block.
+  c = expected_counts(*find_variant("reduction.warp_shuffle"), params(512, 128));
+  EXPECT_EQ(c.warp_shuffles, 2u * 160);
+  EXPECT_EQ(c.shared_loads, 2u * (2 * 64 + 64));
+}
+
+// Bank conflicts of one warp-wide access of the strided step: at step j
+// (s = 2^j) thread tid works on cell 2s * tid, so lanes are d = 2s words
+// apart and A = B / d threads work. A >= 32: A / 32 full warps, each with
+// d lanes on one bank (d - 1 extra wavefronts). A < 32: one warp of A lanes,
+// B / 32 of them on one bank while d < 32, all A of them once d >= 32.
+uint64_t strided_conflicts_per_block(uint64_t B) {
+  uint64_t total = 0;
+  for (uint64_t d = 2; d <= B; d *= 2) {
+    const uint64_t active = B / d;
+    if (active >= 32)
+      total += active / 32 * (d - 1);
+    else
+      total += (d < 32 ? B / 32 : active) - 1;
+  }
+  return total;
+}
+
+TEST(Reduction, StridedStepHasBankConflictsOfTheClosedFormSequentialNone) {
+  EXPECT_EQ(strided_conflicts_per_block(64), 5u);
+  EXPECT_EQ(strided_conflicts_per_block(128), 15u);
+  EXPECT_EQ(strided_conflicts_per_block(256), 35u);
+  for (int block : {32, 64, 128, 256, 1024})
+    for (int length : {1000, 4096}) {
+      const Params p = params(length, block);
+      const uint64_t blocks = (uint64_t(length) + block - 1) / block;
+      const RunResult strided = run("reduction.interleaved_strided", p);
+      ASSERT_TRUE(strided.ok) << strided.error;
+      const WarpAccesses w = warp_accesses(strided.trace);
+      const uint64_t per_access = blocks * strided_conflicts_per_block(uint64_t(block));
+      // Two loads (sdata[index + s], sdata[index]) and one store per step and warp.
+      EXPECT_EQ(w.totals(EventKind::SharedLoad).bank_conflicts(), 2 * per_access)
+          << "block " << block << " length " << length;
+      EXPECT_EQ(w.totals(EventKind::SharedStore).bank_conflicts(), per_access) << block;
+      if (block >= 64) EXPECT_GT(per_access, 0u);
+      for (const char* id :
+           {"reduction.interleaved_divergent", "reduction.sequential", "reduction.first_add",
+            "reduction.warp_syncwarp", "reduction.warp_shuffle", "reduction.warp_volatile"}) {
+        if (block == 32 && warp_lesson(id)) continue;
+        const RunResult r = run(id, p);
+        ASSERT_TRUE(r.ok) << id << ": " << r.error;
+        const WarpAccesses c = warp_accesses(r.trace);
+        EXPECT_EQ(c.totals(EventKind::SharedLoad).bank_conflicts(), 0u) << id << " " << block;
+        EXPECT_EQ(c.totals(EventKind::SharedStore).bank_conflicts(), 0u) << id << " " << block;
+      }
+    }
+}
+
+#ifdef TS_CLI_PATH
+TEST(Reduction, RunJsonCountersNamesTheConflictsAsNsightComputeDoes) {
+  for (const auto& [id, want_ld, want_st] :
+       std::vector<std::tuple<std::string, uint64_t, uint64_t>>{
+           // defaults: 4 blocks of 128, 15 extra wavefronts per block and access
+           {"reduction.interleaved_strided", 2 * 4 * 15, 4 * 15},
+           {"reduction.sequential", 0, 0}}) {
+    const auto r = testing::run_cli("run " + id + " --backend sim --json", false);
+    ASSERT_EQ(r.code, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out);
+    const auto& ncu = j["counters"]["ncu"];
+    EXPECT_EQ(ncu["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"].get<uint64_t>(),
+              want_ld)
+        << id;
+    EXPECT_EQ(ncu["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"].get<uint64_t>(),
+              want_st)
+        << id;
+  }
+  const auto list = testing::run_cli("list", false);
+  EXPECT_NE(list.out.find("3 (line "), std::string::npos);
+  EXPECT_NE(list.out.find(", __syncwarp)"), std::string::npos) << list.out;
+}
+#endif
+
+HazardReport hazards(const std::string& id, uint32_t mask, Params p = {}) {
+  const Variant& v = *find_variant(id);
+  const RunResult r = run(id, p.block ? p : v.defaults, mask);
+  EXPECT_TRUE(r.ok) << r.error;
+  return analyze_hazards(r.trace);
+}
+
+TEST(Reduction, VolatileLastWarpRacesWithinTheWarp) {
+  const HazardReport h = hazards("reduction.warp_volatile", ~0u);
+  EXPECT_GT(h.total, 0u);
+  EXPECT_EQ(h.errors, 0u) << h.verdict();
+  EXPECT_GT(h.warnings, 0u);
+  // Lane i reads sdata[i + s] that lane i + s overwrites (WAR), then reads
+  // cells other lanes have just written (RAW): both inside warp 0.
+  EXPECT_EQ(h.verdict(), "warning RAW,WAR");
+  for (const Hazard& x : h.hazards) {
+    EXPECT_EQ(x.first.warp, 0);
+    EXPECT_EQ(x.second.warp, 0);
+    EXPECT_NE(x.first.thread, x.second.thread);
+  }
+}
+
+TEST(Reduction, SyncwarpRemovesTheRaceAndEachRemovalBringsItBack) {
+  const Variant& v = *find_variant("reduction.warp_syncwarp");
+  ASSERT_EQ(v.barriers.size(), 4u);
+  EXPECT_FALSE(v.barriers[0].warp_scope);
+  EXPECT_FALSE(v.barriers[1].warp_scope);
+  EXPECT_TRUE(v.barriers[2].warp_scope);
+  EXPECT_TRUE(v.barriers[3].warp_scope);
+  EXPECT_STREQ(barrier_call(v.barriers[2]), "__syncwarp");
+  EXPECT_STREQ(barrier_call(v.barriers[0]), "__syncthreads");
+
+  EXPECT_TRUE(hazards(v.id, ~0u).empty()) << hazards(v.id, ~0u).verdict();
+  // Without barrier 3 a lane overwrites its cell before its partner has read it.
+  EXPECT_EQ(hazards(v.id, ~0u & ~(1u << 2)).verdict(), "warning WAR");
+  // Without barrier 4 a lane reads a cell before its owner has stored.
+  EXPECT_EQ(hazards(v.id, ~0u & ~(1u << 3)).verdict(), "warning RAW");
+  // Both: the volatile version's hazards.
+  EXPECT_EQ(hazards(v.id, ~0u & ~(3u << 2)).verdict(), "warning RAW,WAR");
+}
+
+TEST(Reduction, EachSyncthreadsRemovalIsAHazard) {
+  for (const char* id : kLessons) {
+    const Variant& v = *find_variant(id);
+    const bool racy = std::string(id) == "reduction.warp_volatile";
+    for (const BarrierInfo& b : v.barriers) {
+      if (b.warp_scope) continue;
+      const HazardReport h = hazards(id, ~0u & ~(1u << (b.id - 1)));
+      ASSERT_GT(h.total, 0u) << id << " without barrier " << b.id;
+      // The first step of the interleaved tree pairs neighbours of one warp:
+      // without barrier 1 only warnings; every other removal crosses warps
+      // (at the defaults' 4 warps per block: with 2, the strided and
+      // sequential trees run in warp 0 alone and barrier 2 guards warnings).
+      if (std::string(id) == "reduction.interleaved_divergent" && b.id == 1) {
+        EXPECT_EQ(h.errors, 0u) << h.verdict();
+        EXPECT_EQ(h.verdict(), "warning RAW");
+      } else {
+        EXPECT_GT(h.errors, 0u) << id << " without barrier " << b.id << ": " << h.verdict();
+      }
+    }
+    if (!racy) EXPECT_TRUE(hazards(id, ~0u).empty()) << id << ": " << hazards(id, ~0u).verdict();
+  }
+  // Every barrier combination of the syncwarp lesson: hazards exactly when one is missing.
+  const Variant& s = *find_variant("reduction.warp_syncwarp");
+  for (uint32_t mask = 0; mask < 16; ++mask)
+    EXPECT_EQ(hazards(s.id, mask).empty(), mask == 15) << "mask " << mask;
+}
+
+TEST(Reduction, ShufflesAreRecordedWithTheSendersValue) {
+  const Variant& v = *find_variant("reduction.warp_shuffle");
+  for (const Params& p : {v.defaults, params(1000, 256), params(77, 64)}) {
+    const RunResult r = run(v.id, p, ~0u, ScheduleKind::Random, 3);
+    ASSERT_TRUE(r.ok) << r.error;
+    ASSERT_TRUE(r.verdict.correct) << r.verdict.summary();
+    const uint64_t blocks = r.trace.config.geometry.grid.count();
+    EXPECT_EQ(count(r.trace, EventKind::WarpShuffle), blocks * 32 * 5);
+    EXPECT_EQ(count(r.trace, EventKind::WarpShuffle), expected_counts(v, p).warp_shuffles);
+
+    // Per (block, lane): v starts as the sum of the lane's last two shared
+    // loads; each shuffle receives the source lane's v of that round.
+    struct Lane {
+      std::vector<float> loads;
+      std::vector<const Event*> shuffles;
+    };
+    std::map<std::pair<uint32_t, uint16_t>, Lane> lanes;
+    for (const Event& e : r.trace.events) {
+      Lane& l = lanes[{e.block, e.thread}];
+      if (e.kind == EventKind::SharedLoad && l.shuffles.empty()) l.loads.push_back(e.value);
+      if (e.kind == EventKind::WarpShuffle) {
+        EXPECT_EQ(e.array, kNoArray);
+        EXPECT_LT(e.thread, 32);
+        l.shuffles.push_back(&e);
+      }
+    }
+    const BufferData* out = r.trace.buffer(2);
+    ASSERT_NE(out, nullptr);
+    for (uint32_t b = 0; b < blocks; ++b) {
+      float val[32];
+      for (int lane = 0; lane < 32; ++lane) {
+        const Lane& l = lanes[{b, uint16_t(lane)}];
+        ASSERT_GE(l.loads.size(), 2u);
+        ASSERT_EQ(l.shuffles.size(), 5u);
+        val[lane] = l.loads[l.loads.size() - 2] + l.loads.back();
+      }
+      for (int round = 0; round < 5; ++round) {
+        const int delta = 16 >> round;
+        float next[32];
+        for (int lane = 0; lane < 32; ++lane) {
+          const Event& e = *lanes[{b, uint16_t(lane)}].shuffles[size_t(round)];
+          const int src = lane + delta < 32 ? lane + delta : lane;
+          EXPECT_EQ(e.element, uint32_t(src)) << "block " << b << " lane " << lane;
+          EXPECT_EQ(e.value, val[src]) << "block " << b << " lane " << lane << " round " << round;
+          next[lane] = val[lane] + e.value;
+        }
+        std::copy(next, next + 32, val);
+      }
+      EXPECT_EQ(val[0], out->values[b]) << "lane 0 ends with the block's sum";
+    }
+  }
+}
+
+TEST(Reduction, WarpBarriersAndShufflesWorkUnderRandomSchedules) {
+  // The exchange through the per-warp slots and the warp barrier are right
+  // whichever warp the scheduler picks next.
+  for (const char* id : {"reduction.warp_shuffle", "reduction.warp_syncwarp"})
+    for (uint64_t seed = 1; seed <= 20; ++seed) {
+      const RunResult r = run(id, params(1500, 256), ~0u, ScheduleKind::Random, seed);
+      ASSERT_TRUE(r.ok) << r.error;
+      EXPECT_TRUE(r.verdict.correct) << id << " seed " << seed << ": " << r.verdict.summary();
+    }
+}
+
+TEST(Reduction, SyncwarpWaitsForItsOwnWarpOnly) {
+  // Warp 0's lanes leave each __syncwarp only after all 32 arrived, while the
+  // other warps (done with the tree) are not waited for: they exit.
+  const RunResult r = run("reduction.warp_syncwarp", params(512, 128), ~0u, ScheduleKind::WarpSkew);
+  ASSERT_TRUE(r.ok) << r.error;
+  std::map<std::tuple<uint32_t, int, uint16_t>, int> arrivals, leaves;  // (block, barrier, n)
+  std::map<std::pair<uint32_t, uint16_t>, std::map<int, uint16_t>> nth;
+  for (const Event& e : r.trace.events) {
+    if (!is_barrier(e.kind) || !(e.flags & kFlagWarpScope)) continue;
+    EXPECT_LT(e.thread, 32) << "only warp 0 meets a __syncwarp";
+    const uint16_t n = e.kind == EventKind::BarrierArrive ? nth[{e.block, e.thread}][e.barrier]
+                                                          : nth[{e.block, e.thread}][e.barrier]++;
+    if (e.kind == EventKind::BarrierArrive) {
+      ++arrivals[{e.block, e.barrier, n}];
+    } else {
+      EXPECT_EQ((arrivals[{e.block, e.barrier, n}]), 32) << "left before the warp arrived";
+      ++leaves[{e.block, e.barrier, n}];
+    }
+  }
+  EXPECT_EQ(leaves.size(), 2u * 2 * 6);
+}
+
+TEST(Reduction, TracesWithShufflesAndWarpBarriersValidateAndRoundTrip) {
+  for (const char* id : {"reduction.warp_shuffle", "reduction.warp_syncwarp"}) {
+    const RunResult r = run(id, find_variant(id)->defaults);
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(check_trace_semantics(r.trace), std::nullopt) << id;
+    std::string err;
+    const auto back = parse_trace(serialize_trace(r.trace), &err);
+    ASSERT_TRUE(back) << err;
+    EXPECT_EQ(back->events.size(), r.trace.events.size());
+    EXPECT_EQ(std::memcmp(back->events.data(), r.trace.events.data(),
+                          r.trace.events.size() * sizeof(Event)),
+              0);
+  }
+}
+
+// The first event of `kind` (and, for barriers, warp scope or not).
+size_t first_of(const Trace& t, EventKind kind, int warp_scope = -1) {
+  for (size_t i = 0; i < t.events.size(); ++i)
+    if (t.events[i].kind == kind &&
+        (warp_scope < 0 || bool(t.events[i].flags & kFlagWarpScope) == bool(warp_scope)))
+      return i;
+  ADD_FAILURE() << "no such event";
+  return 0;
+}
+
+std::string refused(Trace t, size_t i, void (*edit)(Event&)) {
+  edit(t.events[i]);
+  const auto e = check_trace_semantics(t);
+  std::string err;
+  const auto parsed = parse_trace(serialize_trace(t), &err);
+  EXPECT_FALSE(parsed) << "the file loader accepted it too";
+  return e ? *e : std::string();
+}
+
+TEST(Reduction, BadShuffleAndWarpBarrierFieldsAreRefused) {
+  const RunResult sh =
+      run("reduction.warp_shuffle", find_variant("reduction.warp_shuffle")->defaults);
+  ASSERT_TRUE(sh.ok);
+  const size_t s = first_of(sh.trace, EventKind::WarpShuffle);
+  EXPECT_NE(refused(sh.trace, s, [](Event& e) { e.array = 1; }).find("a shuffle touches no array"),
+            std::string::npos);
+  EXPECT_NE(refused(sh.trace, s, [](Event& e) { e.element = 32; })
+                .find("source lane is 32; allowed: 0 to 31"),
+            std::string::npos);
+  EXPECT_NE(refused(sh.trace, s, [](Event& e) { e.flags = kFlagWarpScope; }).find("bit 3"),
+            std::string::npos);
+  EXPECT_NE(refused(sh.trace, s, [](Event& e) { e.barrier = 3; }).find("a shuffle has 0"),
+            std::string::npos);
+
+  const RunResult sw =
+      run("reduction.warp_syncwarp", find_variant("reduction.warp_syncwarp")->defaults);
+  ASSERT_TRUE(sw.ok);
+  // A __syncwarp's events carry the warp-scope flag; a __syncthreads' do not;
+  // an access never does.
+  const size_t w = first_of(sw.trace, EventKind::BarrierArrive, 1);
+  EXPECT_NE(refused(sw.trace, w, [](Event& e) { e.flags = 0; }).find("is a __syncwarp"),
+            std::string::npos);
+  const size_t b = first_of(sw.trace, EventKind::BarrierLeave, 0);
+  EXPECT_NE(
+      refused(sw.trace, b, [](Event& e) { e.flags = kFlagWarpScope; }).find("is a __syncthreads"),
+      std::string::npos);
+  const size_t a = first_of(sw.trace, EventKind::SharedLoad);
+  EXPECT_NE(refused(sw.trace, a, [](Event& e) { e.flags = kFlagWarpScope; }).find("bit 3"),
+            std::string::npos);
+  // A shuffle in a lesson without shuffles is still a well-formed event.
+  Trace t = sw.trace;
+  t.events[a].kind = EventKind::WarpShuffle;
+  t.events[a].array = kNoArray;
+  t.events[a].element = 5;
+  EXPECT_EQ(check_trace_semantics(t), std::nullopt);
+}
+
+TEST(Reduction, WarpBarriersAreNoBlockPhasesAndShufflesTouchNoCell) {
+  const Variant& v = *find_variant("reduction.warp_syncwarp");
+  const RunResult r = run(v.id, v.defaults);
+  ASSERT_TRUE(r.ok);
+  // Block 128: barrier 1, one tree step's barrier 2: three phases, whatever
+  // the 12 __syncwarp of warp 0.
+  const Replay rp(std::make_shared<Trace>(r.trace));
+  EXPECT_EQ(rp.phase_count(), 3);
+  const DecodedTrace d = decode(r.trace);
+  ASSERT_FALSE(d.blocks.empty());
+  EXPECT_EQ(d.blocks[0].barriers.size(), 2u);
+  EXPECT_TRUE(d.blocks[0].balanced);
+
+  // The shuffle lesson's replay ends with out as computed; no shuffle changes a cell.
+  const Variant& sv = *find_variant("reduction.warp_shuffle");
+  const RunResult s = run(sv.id, sv.defaults, ~0u, ScheduleKind::WarpSkew);
+  ASSERT_TRUE(s.ok);
+  Replay sr(std::make_shared<Trace>(s.trace));
+  for (ReplayOrder o : {ReplayOrder::AsRecorded, ReplayOrder::Lockstep}) {
+    sr.set_order(o);
+    std::vector<CellState> before;
+    sr.seek(0);
+    int shuffles = 0;
+    for (uint64_t pos = 1; pos <= sr.size(); ++pos) {
+      const bool shuffle = s.trace.events[sr.event_at(pos)].kind == EventKind::WarpShuffle;
+      if (shuffle) before.assign(sr.cells().begin(), sr.cells().end());
+      sr.seek(pos);
+      if (!shuffle) continue;
+      ++shuffles;
+      ASSERT_EQ(before.size(), sr.cells().size());
+      for (size_t c = 0; c < before.size(); ++c)
+        ASSERT_EQ(before[c].value, sr.cells()[c].value) << "cell " << c << " at " << pos;
+    }
+    EXPECT_EQ(shuffles, 2 * 160);
+    sr.seek(sr.size());
+    const BufferData* out = s.trace.buffer(2);
+    for (uint32_t b = 0; b < out->values.size(); ++b)
+      EXPECT_EQ(sr.cell(2, 0, b)->value, out->values[b]) << to_string(o);
+  }
+
+  // The Chrome export names shuffles and warp-scope barriers.
+  std::ostringstream chrome;
+  ASSERT_TRUE(write_chrome_trace(s.trace, chrome));
+  EXPECT_NE(chrome.str().find("\"cat\":\"shuffle\""), std::string::npos);
+  EXPECT_NE(chrome.str().find("\"src_lane\":"), std::string::npos);
+  std::ostringstream chrome_sw;
+  ASSERT_TRUE(write_chrome_trace(r.trace, chrome_sw));
+  EXPECT_NE(chrome_sw.str().find("\"scope\":\"warp\""), std::string::npos);
+}
+
+TEST(Reduction, BarrierStatementsKnowTheirScope) {
+  const auto found = barrier_statements(
+      "  SYNCTHREADS(1);\n"
+      "  // SYNCWARP(2); a comment\n"
+      "  SYNCWARP(2);\n"
+      "  SYNCWARP(x);\n"
+      "  SYNCTHREADS(3);\n");
+  ASSERT_EQ(found.size(), 4u);
+  EXPECT_EQ(found[1].line, 1);
+  EXPECT_FALSE(found[1].warp_scope);
+  EXPECT_EQ(found[2].line, 3);
+  EXPECT_TRUE(found[2].warp_scope);
+  EXPECT_EQ(found[3].line, 5);
+  EXPECT_FALSE(found[3].warp_scope);
+  EXPECT_EQ(barrier_lines("  SYNCWARP(1);\n"), (std::vector<int>{0, 1}));
+}
+
+}  // namespace
+}  // namespace ts
