@@ -32,9 +32,9 @@ struct ElementContention {
 struct ArrayContention {
   ArraySlot array = kNoArray;
   Space space = Space::Global;
-  uint64_t atomics = 0;            // atomics on the array
-  uint64_t warp_instructions = 0;  // warp instructions that made them
-  uint32_t most_lanes = 0;         // the worst queue on one element
+  uint64_t atomics = 0;                     // atomics on the array
+  uint64_t warp_instructions = 0;           // warp instructions that made them
+  uint32_t most_lanes = 0;                  // the worst queue on one element
   std::vector<ElementContention> elements;  // every element of the array, by index
 };
 

@@ -150,11 +150,12 @@ void print_contention(std::ostream& out, const Trace& t, const AtomicContention&
   for (const ArrayContention& a : c.arrays)
     out << "  " << array_name(t.config.arrays, a.array) << " (" << to_string(a.space)
         << "): " << grouped(a.atomics) << " atomics in " << grouped(a.warp_instructions)
-        << " warp instructions, at most " << a.most_lanes << " lanes on one element at once\n";
+        << " warp instructions, at most " << a.most_lanes << plural(a.most_lanes, " lane", " lanes")
+        << " on one element at once\n";
   for (const ElementContention& e : c.hottest(kHottestShown))
     out << "    " << element_name(t.config.arrays, e.array, e.element) << ": " << grouped(e.atomics)
-        << " atomics, at most " << e.most_lanes << " lanes at once, " << grouped(e.queued)
-        << " waited\n";
+        << " atomics, at most " << e.most_lanes << plural(e.most_lanes, " lane", " lanes")
+        << " at once, " << grouped(e.queued) << " waited\n";
 }
 
 nlohmann::json contention_json(const Trace& t, const AtomicContention& c) {

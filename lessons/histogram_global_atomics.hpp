@@ -72,8 +72,7 @@ struct Lesson {
             },
         .reference = reference,
         .sum_length = sum_length,
-        .with_warps = [](const Params& p,
-                         int warps) { return with_warps(p, descriptor().defaults, warps); },
+        .loads_per_output = loads,
         .metric = PerfMetric::Bytes,
     };
     return v;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -82,12 +83,15 @@ inline int sum_length(const Params&) {
   return 1;
 }
 
-// 1 or 2 warps per block: a block of 32 or 64 threads.
-inline std::optional<Params> with_warps(const Params& p, const Params& defaults, int warps) {
-  Params q = p;
-  q.block = 32 * warps;
-  if (warps > 1) q.length = std::max(q.length, defaults.length);
-  return q;
+// Each element of in is read once: L / 64 global loads per bin.
+inline double loads(const Params& p, std::string* formula) {
+  const double r = double(std::max(p.length, 0)) / kBinCount;
+  if (formula) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", r);
+    *formula = "L/64 = " + std::to_string(p.length) + "/64 = " + buf;
+  }
+  return r;
 }
 
 inline SharedAdvice no_fix(const Params&, const DeviceLimits&) {
