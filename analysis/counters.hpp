@@ -29,7 +29,7 @@ struct Counters {
   std::array<uint64_t, kMaxArrays + 1> loads{};      // per array slot (global or shared)
   std::array<uint64_t, kMaxArrays + 1> stores{};
   std::array<uint64_t, kMaxArrays + 1> atomics{};  // read-modify-writes (atomicAdd) per slot
-  uint64_t out_of_range = 0;  // accesses flagged outside their array
+  uint64_t out_of_range = 0;                       // accesses flagged outside their array
   // Bytes by each access's width (4 for every lesson so far); an atomic both
   // reads and writes its element.
   uint64_t global_bytes_read = 0, global_bytes_written = 0;

@@ -300,8 +300,8 @@ HazardReport analyze_hazards(const Trace& trace, const HazardOptions& opt) {
   };
   std::vector<Reader> readers, atomics;
   const auto remember = [](std::vector<Reader>& list, uint16_t thread, uint32_t index) {
-    auto it = std::find_if(list.begin(), list.end(),
-                           [&](const Reader& r) { return r.thread == thread; });
+    auto it =
+        std::find_if(list.begin(), list.end(), [&](const Reader& r) { return r.thread == thread; });
     if (it != list.end())
       it->index = index;
     else

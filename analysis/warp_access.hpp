@@ -149,12 +149,12 @@ struct SiteTotals {
 };
 
 struct WarpAccesses {
-  std::vector<WarpAccess> accesses;        // in the order of their first event in the trace
-  std::vector<uint32_t> lane_events;       // indices into trace.events, each access's in lane order
+  std::vector<WarpAccess> accesses;   // in the order of their first event in the trace
+  std::vector<uint32_t> lane_events;  // indices into trace.events, each access's in lane order
   // Indexed by EventKind: the four load and store kinds and the two atomic ones.
   std::array<AccessTotals, kEventKindCount> per_kind{};
-  std::vector<SiteTotals> per_site;        // by line, then kind, then array
-  bool partial = false;                    // the trace is truncated: the counts cover what it holds
+  std::vector<SiteTotals> per_site;  // by line, then kind, then array
+  bool partial = false;              // the trace is truncated: the counts cover what it holds
 
   std::span<const uint32_t> lanes_of(const WarpAccess& a) const {
     return {lane_events.data() + a.lanes_begin, a.lane_count};

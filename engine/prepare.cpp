@@ -76,7 +76,7 @@ void values_to_element_bits(ElemType type, float* values, size_t count) {
     if (type == ElemType::U32)
       bits = v <= 0.0f ? 0u : v >= 4294967040.0f ? UINT32_MAX : uint32_t(v);
     else
-      bits = uint32_t(v <= -2147483648.0f ? INT32_MIN
+      bits = uint32_t(v <= -2147483648.0f  ? INT32_MIN
                       : v >= 2147483520.0f ? INT32_MAX
                                            : int32_t(v));
     std::memcpy(&values[i], &bits, 4);

@@ -75,8 +75,8 @@ RunResult simulate_variant(const RunRequest& req) {
   for (size_t i = 0; i < run.globals.size(); ++i)
     if (run.globals[i].is_output) {
       std::copy_n(storage[i].begin(), run.globals[i].values.size(), run.globals[i].values.begin());
-      element_bits_to_values(run.arrays[run.globals[i].slot - 1].type,
-                             run.globals[i].values.data(), run.globals[i].values.size());
+      element_bits_to_values(run.arrays[run.globals[i].slot - 1].type, run.globals[i].values.data(),
+                             run.globals[i].values.size());
     }
 
   Trace& t = res.trace;
