@@ -81,6 +81,19 @@ Counters count_accesses(const Trace& t) {
         ++c.stores[b];
         c.shared_bytes_written += bytes;
         break;
+      case EventKind::GlobalAtomic:
+        ++c.atomics[b];
+        c.global_bytes_read += bytes;
+        c.global_bytes_written += bytes;
+        if (auto* s = store_slot[b];
+            s && !(e.flags & kFlagOutOfRange) && e.element < s->count.size())
+          ++s->count[e.element];
+        break;
+      case EventKind::SharedAtomic:
+        ++c.atomics[b];
+        c.shared_bytes_read += bytes;
+        c.shared_bytes_written += bytes;
+        break;
       default:
         break;
     }

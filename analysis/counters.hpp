@@ -28,13 +28,17 @@ struct Counters {
   std::array<uint64_t, kEventKindCount> per_kind{};  // indexed by EventKind
   std::array<uint64_t, kMaxArrays + 1> loads{};      // per array slot (global or shared)
   std::array<uint64_t, kMaxArrays + 1> stores{};
-  uint64_t out_of_range = 0;  // accesses flagged outside their array
-  // Bytes by each access's width (4 for every lesson so far).
+  std::array<uint64_t, kMaxArrays + 1> atomics{};  // read-modify-writes (atomicAdd) per slot
+  uint64_t out_of_range = 0;                       // accesses flagged outside their array
+  // Bytes by each access's width (4 for every lesson so far); an atomic both
+  // reads and writes its element.
   uint64_t global_bytes_read = 0, global_bytes_written = 0;
   uint64_t shared_bytes_read = 0, shared_bytes_written = 0;
   // Global loads of each element of the inputs present in the trace.
   std::vector<ElementCounts> global_loads_per_element;
-  // Global stores of each element of the outputs: 1 each in a correct run.
+  // Global stores and atomics of each element of the outputs: 1 store each
+  // in a correct run of a lesson that stores them (a histogram's bins count
+  // the atomics they received).
   std::vector<ElementCounts> global_stores_per_element;
   uint64_t output_elements = 0;
   double global_loads_per_output = 0;  // global loads / output elements
@@ -44,6 +48,8 @@ struct Counters {
   uint64_t shared_loads() const { return per_kind[int(EventKind::SharedLoad)]; }
   uint64_t shared_stores() const { return per_kind[int(EventKind::SharedStore)]; }
   uint64_t barrier_arrivals() const { return per_kind[int(EventKind::BarrierArrive)]; }
+  uint64_t shared_atomics() const { return per_kind[int(EventKind::SharedAtomic)]; }
+  uint64_t global_atomics() const { return per_kind[int(EventKind::GlobalAtomic)]; }
   const ElementCounts* loads_of(ArraySlot slot) const;
 };
 

@@ -1,8 +1,8 @@
 // Shared-memory hazards in a trace, in compute-sanitizer racecheck's model.
 //
 // Two accesses race when they touch the same element of the same shared array
-// of one block, come from different threads, at least one writes, and no
-// barrier of that block lies between them. A barrier needs every thread of the
+// of one block, come from different threads, at least one writes, not both
+// are atomics, and no barrier of that block lies between them. A barrier needs every thread of the
 // block, so each thread's accesses fall into numbered barrier intervals (how
 // many barriers it has left before the access); two accesses of different
 // threads with the same interval number are unordered. Which of the pair is
@@ -46,8 +46,9 @@ const char* explanation(HazardKind k);
 struct HazardAccess {
   uint64_t event = 0;  // index into Trace::events
   uint16_t thread = 0, warp = 0, line = 0;
-  bool is_write = false;
-  float value = 0;  // the value stored, or the value the load saw
+  bool is_write = false;   // a store or an atomic
+  bool is_atomic = false;  // an atomic read-modify-write (atomicAdd)
+  float value = 0;         // the value stored (an atomic's: the new one), or the value the load saw
 };
 
 // One racing pair, as racecheck's hazard mode prints it.
@@ -83,7 +84,7 @@ struct HazardReport {
   std::vector<Hazard> hazards;      // detail, grouped as in `groups`
   uint64_t total = 0, errors = 0, warnings = 0;
   uint64_t by_kind[kHazardKindCount] = {};
-  uint64_t shared_accesses = 0;  // shared loads and stores analysed
+  uint64_t shared_accesses = 0;  // shared loads, stores and atomics analysed
   bool trace_truncated = false;  // the trace lost events: hazards may be missing
   bool has(HazardKind k) const { return by_kind[int(k)] > 0; }
   bool empty() const { return total == 0; }

@@ -14,6 +14,12 @@ const char* to_string(ReplayOrder o) {
 
 namespace {
 
+// Stores and atomics write their cell: each makes a new version of it (an
+// atomic also reads the version before, which the store order already fixes).
+bool writes(EventKind k) {
+  return is_store(k) || is_atomic(k);
+}
+
 // A warp instruction: consecutive events of one warp with the same kind and line.
 bool same_instruction(const Event& a, const Event& b) {
   return a.block == b.block && warp_of(a) == warp_of(b) && a.kind == b.kind && a.line == b.line;
@@ -253,7 +259,7 @@ void Replay::honour_trace() {
   for (uint32_t idx : order_[int(ReplayOrder::AsRecorded)]) {
     const int32_t c = event_cell(ev[idx]);
     if (c < 0) continue;
-    if (is_store(ev[idx].kind))
+    if (writes(ev[idx].kind))
       version[idx] = ++stores[size_t(c)];
     else
       version[idx] = stores[size_t(c)];
@@ -265,7 +271,7 @@ void Replay::honour_trace() {
   for (uint32_t idx : lock) {
     const int32_t c = event_cell(ev[idx]);
     if (c < 0) continue;
-    if (is_store(ev[idx].kind)) {
+    if (writes(ev[idx].kind)) {
       stores_in_order &= version[idx] == current[size_t(c)] + 1;
       current[size_t(c)] = version[idx];
     } else if (version[idx] != current[size_t(c)]) {
@@ -284,7 +290,7 @@ void Replay::honour_trace() {
     for (uint32_t idx : order_[int(ReplayOrder::AsRecorded)]) {
       const int32_t c = event_cell(ev[idx]);
       if (c < 0) continue;
-      if (is_store(ev[idx].kind))
+      if (writes(ev[idx].kind))
         last_store[size_t(c)] = idx;
       else if (last_store[size_t(c)] == UINT32_MAX)
         ++initial_readers[size_t(c)];
@@ -334,7 +340,7 @@ void Replay::honour_trace() {
     }
     const int32_t c = event_cell(e);
     if (c < 0) return UINT64_MAX;
-    if (is_store(e.kind))
+    if (writes(e.kind))
       return version[i] == current[size_t(c)] + 1 && pending[size_t(c)] == 0 ? UINT64_MAX
                                                                              : uint64_t(c);
     return version[i] == current[size_t(c)] ? UINT64_MAX : uint64_t(c);
@@ -376,7 +382,7 @@ void Replay::honour_trace() {
       const uint64_t b = e.block * phases + phase_[i];
       if (++arrived[b] == arrive_total[b]) wake(cell_total_ + b);
     } else if (const int32_t c = event_cell(e); c >= 0) {
-      if (is_store(e.kind)) {
+      if (writes(e.kind)) {
         current[size_t(c)] = version[i];
         pending[size_t(c)] = readers[i];
         wake(uint64_t(c));
@@ -443,6 +449,17 @@ void Replay::apply(std::vector<CellState>& cells, uint32_t index, uint32_t time)
       c.value = e.value;
       c.flags |= kCellWritten;
       break;
+    case EventKind::GlobalAtomic:  // read and written: the heatmap counts the read too
+      ++c.reads;
+      c.value = e.value;
+      c.flags |= kCellWritten;
+      break;
+    case EventKind::SharedAtomic:  // a count, not a copy of a global element
+      c.value = e.value;
+      c.flags = uint8_t((c.flags | kCellWritten) & ~(kCellStale | kCellLoaded | kCellPadded));
+      c.src = -1;
+      c.src_buffer = kNoArray;
+      break;
     case EventKind::SharedStore: {
       c.value = e.value;
       c.flags = uint8_t((c.flags | kCellWritten) & ~(kCellStale | kCellLoaded | kCellPadded));
@@ -478,7 +495,7 @@ void Replay::build_checkpoints() {
   for (uint32_t p = 0; p < n; ++p) {
     if (p % interval_ == 0) checkpoints_.insert(checkpoints_.end(), cells.begin(), cells.end());
     const Event& e = trace_->events[ord[p]];
-    if (is_store(e.kind))
+    if (writes(e.kind))
       if (const int32_t c = event_cell(e); c >= 0) last_store_[size_t(c)] = p + 1;
     apply(cells, ord[p], p + 1);
   }

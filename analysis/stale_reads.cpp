@@ -14,6 +14,9 @@ namespace {
 
 // Each thread's loads, in program order, as a compressed table: the loads of
 // slot s (= block * threads + thread) are index[start[s] .. start[s + 1]).
+// Atomics are not compared: the value an atomic saw depends on the order of
+// the atomics on its element, which is free even in a correct run (the plain
+// loads that read their result after a barrier are compared).
 struct LoadsByThread {
   uint64_t threads = 0;
   std::vector<uint32_t> start;

@@ -16,7 +16,7 @@ uint64_t byte_address(const ArrayInfo& a, uint32_t element) {
   return a.shared() ? a.shared_offset + offset : offset;
 }
 
-BankService serve_shared(std::span<const LaneAccess> lanes) {
+BankService serve_shared(std::span<const LaneAccess> lanes, bool atomic) {
   BankService s;
   int widest = 4;
   for (const LaneAccess& l : lanes)
@@ -36,9 +36,11 @@ BankService serve_shared(std::span<const LaneAccess> lanes) {
     }
     if (bank_words.empty()) continue;
     ++s.phases;
-    // Lanes on one word are one access (broadcast): count distinct words per bank.
+    // Lanes on one word are one access (broadcast): count distinct words per
+    // bank. Atomics on one word are not: every lane counts.
     std::sort(bank_words.begin(), bank_words.end());
-    bank_words.erase(std::unique(bank_words.begin(), bank_words.end()), bank_words.end());
+    if (!atomic)
+      bank_words.erase(std::unique(bank_words.begin(), bank_words.end()), bank_words.end());
     int degree = 0, busiest = -1;
     for (size_t i = 0; i < bank_words.size();) {
       size_t j = i;
@@ -80,7 +82,7 @@ SectorService serve_global(std::span<const LaneAccess> lanes) {
 void AccessTotals::add(const WarpAccess& a) {
   ++requests;
   lanes += a.lane_count;
-  if (is_shared(a.kind)) {
+  if (shared_access(a.kind)) {
     wavefronts += uint64_t(a.bank.wavefronts);
     ideal_wavefronts += uint64_t(a.bank.phases);
     conflicted += a.bank.conflicts() > 0;
@@ -97,7 +99,7 @@ namespace {
 constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 
 bool is_access(EventKind k) {
-  return is_load(k) || is_store(k);
+  return is_load(k) || is_store(k) || is_atomic(k);
 }
 
 LaneAccess lane_access(const Trace& t, const Event& e) {
@@ -174,8 +176,8 @@ WarpAccesses warp_accesses(const Trace& t) {
     lanes.clear();
     for (uint32_t i = 0; i < a.lane_count; ++i)
       lanes.push_back(lane_access(t, ev[first[i]]));
-    if (is_shared(a.kind))
-      a.bank = serve_shared(lanes);
+    if (shared_access(a.kind))
+      a.bank = serve_shared(lanes, a.kind == EventKind::SharedAtomic);
     else
       a.sector = serve_global(lanes);
     w.per_kind[size_t(a.kind)].add(a);
@@ -201,6 +203,11 @@ std::vector<NcuCounter> ncu_counters(const WarpAccesses& w) {
   const AccessTotals& ss = w.totals(EventKind::SharedStore);
   const AccessTotals& gl = w.totals(EventKind::GlobalLoad);
   const AccessTotals& gs = w.totals(EventKind::GlobalStore);
+  const AccessTotals& sa = w.totals(EventKind::SharedAtomic);
+  const AccessTotals& ga = w.totals(EventKind::GlobalAtomic);
+  // The lessons discard atomicAdd's result on global memory, so the compiler
+  // issues RED (a reduction, no value back): ncu counts those under op_red,
+  // not op_atom. Shared memory has no RED: ATOMS, counted under op_atom.
   return {
       {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", sl.bank_conflicts()},
       {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", ss.bank_conflicts()},
@@ -212,6 +219,11 @@ std::vector<NcuCounter> ncu_counters(const WarpAccesses& w) {
       {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", gl.sectors},
       {"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", gs.requests},
       {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", gs.sectors},
+      {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum", sa.bank_conflicts()},
+      {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum", sa.wavefronts},
+      {"smsp__inst_executed_op_shared_atom.sum", sa.requests},
+      {"l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", ga.requests},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum", ga.sectors},
   };
 }
 

@@ -37,6 +37,15 @@
 // active lane; bank conflicts = wavefronts - ideal (what ncu's
 // l1tex__data_bank_conflicts_* count for these accesses).
 //
+// Atomics (atomicAdd). Shared: as above, except that lanes on one word are
+// no broadcast: each lane's read-modify-write must see the one before, so
+// every lane counts (wavefronts = the most lanes on one bank). That is our
+// model of ATOMS; scripts/ncu_compare.sh checks it against ncu's
+// l1tex__data_*_op_atom counters. Global: requests and sectors as for a
+// store; the lanes on one address are served one after another (Nsight's
+// documentation: each read-modify-write of a location by lanes of a warp
+// occurs, serialized), which analysis/atomic_contention.hpp counts per element.
+//
 // Global rule. One request per warp instruction; sectors = the distinct
 // 32-byte sectors the active lanes' bytes fall in; lines = distinct 128-byte
 // lines; ideal = the fewest sectors that hold the distinct bytes asked for:
@@ -58,6 +67,11 @@ inline constexpr int kSharedBanks = 32;
 inline constexpr int kBankWordBytes = 4;
 inline constexpr int kSectorBytes = 32;
 inline constexpr int kCacheLineBytes = 128;
+
+// Accesses to shared memory: loads, stores and atomics.
+constexpr bool shared_access(EventKind k) {
+  return is_shared(k) || k == EventKind::SharedAtomic;
+}
 
 // The byte address of an element: shared, from the block's shared base;
 // global, from the array's (256-byte aligned) start.
@@ -81,7 +95,8 @@ struct BankService {
   int busiest_bank = -1;  // in the worst phase (lowest bank on a tie)
   int conflicts() const { return wavefronts - phases; }
 };
-BankService serve_shared(std::span<const LaneAccess> lanes);
+// `atomic`: lanes on one word are served one by one (no broadcast).
+BankService serve_shared(std::span<const LaneAccess> lanes, bool atomic = false);
 
 // How a global warp access is served.
 struct SectorService {
@@ -134,11 +149,12 @@ struct SiteTotals {
 };
 
 struct WarpAccesses {
-  std::vector<WarpAccess> accesses;        // in the order of their first event in the trace
-  std::vector<uint32_t> lane_events;       // indices into trace.events, each access's in lane order
-  std::array<AccessTotals, 4> per_kind{};  // indexed by EventKind (the four access kinds)
-  std::vector<SiteTotals> per_site;        // by line, then kind, then array
-  bool partial = false;                    // the trace is truncated: the counts cover what it holds
+  std::vector<WarpAccess> accesses;   // in the order of their first event in the trace
+  std::vector<uint32_t> lane_events;  // indices into trace.events, each access's in lane order
+  // Indexed by EventKind: the four load and store kinds and the two atomic ones.
+  std::array<AccessTotals, kEventKindCount> per_kind{};
+  std::vector<SiteTotals> per_site;  // by line, then kind, then array
+  bool partial = false;              // the trace is truncated: the counts cover what it holds
 
   std::span<const uint32_t> lanes_of(const WarpAccess& a) const {
     return {lane_events.data() + a.lanes_begin, a.lane_count};

@@ -1,7 +1,8 @@
 // Narration: a few sentences for the moment of the lesson on screen (why this
 // load, why this barrier, what the halo is), from
 // assets/narration/<narration_key>.json. The moment comes from the last event:
-//   start, load, store_shared, barrier1, barrier2, compute, shuffle, store, end
+//   start, load, store_shared, barrier1, barrier2, compute, shuffle, store, end,
+//   atomic_shared, atomic_global
 // and, when a barrier is removed, "without_barrier" text for it.
 #include <imgui.h>
 #include <nlohmann/json.hpp>
@@ -79,6 +80,10 @@ class NarrationView final : public View {
         return "compute";
       case EventKind::GlobalStore:
         return "store";
+      case EventKind::SharedAtomic:
+        return "atomic_shared";
+      case EventKind::GlobalAtomic:
+        return "atomic_global";
       case EventKind::BarrierArrive:
       case EventKind::BarrierLeave:
         return "barrier" + std::to_string(e->barrier);

@@ -1,6 +1,7 @@
 // The summary of a trace, shared by `run` and `inspect`.
 #include "cli/report.hpp"
 
+#include "analysis/atomic_contention.hpp"
 #include "analysis/verdict.hpp"
 #include "analysis/warp_access.hpp"
 
@@ -105,7 +106,7 @@ void print_warp_accesses(std::ostream& out, const Trace& t, const WarpAccesses& 
   const auto site_name = [&](const SiteTotals& s) {
     return "line " + std::to_string(s.line) + " " + access_text(t, s.line, s.array);
   };
-  for (EventKind k : {EventKind::SharedLoad, EventKind::SharedStore}) {
+  for (EventKind k : {EventKind::SharedLoad, EventKind::SharedStore, EventKind::SharedAtomic}) {
     const AccessTotals& a = w.totals(k);
     if (!a.requests) continue;
     out << "  " << to_string(k) << "s: " << grouped(a.requests) << " warp "
@@ -124,7 +125,7 @@ void print_warp_accesses(std::ostream& out, const Trace& t, const WarpAccesses& 
             << grouped(s.totals.requests) << " warp accesses, "
             << grouped(s.totals.bank_conflicts()) << " extra wavefronts\n";
   }
-  for (EventKind k : {EventKind::GlobalLoad, EventKind::GlobalStore}) {
+  for (EventKind k : {EventKind::GlobalLoad, EventKind::GlobalStore, EventKind::GlobalAtomic}) {
     const AccessTotals& a = w.totals(k);
     if (!a.requests) continue;
     out << "  " << to_string(k) << "s: " << grouped(a.requests) << " "
@@ -139,6 +140,43 @@ void print_warp_accesses(std::ostream& out, const Trace& t, const WarpAccesses& 
               << " sectors per request (ideal " << fixed(s.totals.ideal_sectors_per_request())
               << ")\n";
   }
+}
+
+// The most contended elements of the atomically updated arrays (a histogram's bins).
+constexpr size_t kHottestShown = 8;
+
+void print_contention(std::ostream& out, const Trace& t, const AtomicContention& c) {
+  out << "atomic contention" << (c.partial ? " (partial: the trace is truncated)" : "")
+      << ": lanes of one warp instruction on one element are served one after another\n";
+  for (const ArrayContention& a : c.arrays)
+    out << "  " << array_name(t.config.arrays, a.array) << " (" << to_string(a.space)
+        << "): " << grouped(a.atomics) << " atomics in " << grouped(a.warp_instructions)
+        << " warp instructions, at most " << a.most_lanes << plural(a.most_lanes, " lane", " lanes")
+        << " on one element at once\n";
+  for (const ElementContention& e : c.hottest(kHottestShown))
+    out << "    " << element_name(t.config.arrays, e.array, e.element) << ": " << grouped(e.atomics)
+        << " atomics, at most " << e.most_lanes << plural(e.most_lanes, " lane", " lanes")
+        << " at once, " << grouped(e.queued) << " waited\n";
+}
+
+nlohmann::json contention_json(const Trace& t, const AtomicContention& c) {
+  using nlohmann::json;
+  json arrays = json::array();
+  for (const ArrayContention& a : c.arrays)
+    arrays.push_back({{"array", array_name(t.config.arrays, a.array)},
+                      {"space", to_string(a.space)},
+                      {"atomics", a.atomics},
+                      {"warp_instructions", a.warp_instructions},
+                      {"most_lanes", a.most_lanes}});
+  json hottest = json::array();
+  for (const ElementContention& e : c.hottest(kHottestShown))
+    hottest.push_back({{"array", array_name(t.config.arrays, e.array)},
+                       {"element", e.element},
+                       {"name", element_name(t.config.arrays, e.array, e.element)},
+                       {"atomics", e.atomics},
+                       {"most_lanes", e.most_lanes},
+                       {"queued", e.queued}});
+  return {{"partial", c.partial}, {"arrays", arrays}, {"hottest", hottest}};
 }
 
 nlohmann::json warp_accesses_json(const Trace& t, const WarpAccesses& w) {
@@ -162,14 +200,14 @@ nlohmann::json warp_accesses_json(const Trace& t, const WarpAccesses& w) {
   };
   json j = {{"partial", w.partial}};
   for (EventKind k : {EventKind::SharedLoad, EventKind::SharedStore, EventKind::GlobalLoad,
-                      EventKind::GlobalStore}) {
+                      EventKind::GlobalStore, EventKind::SharedAtomic, EventKind::GlobalAtomic}) {
     std::string name = to_string(k);
     std::replace(name.begin(), name.end(), ' ', '_');
-    j[name + "s"] = totals(w.totals(k), is_shared(k));
+    j[name + "s"] = totals(w.totals(k), shared_access(k));
   }
   json sites = json::array();
   for (const SiteTotals& s : w.per_site) {
-    json x = totals(s.totals, is_shared(s.kind));
+    json x = totals(s.totals, shared_access(s.kind));
     x["line"] = s.line;
     x["kind"] = to_string(s.kind);
     x["array"] = array_name(t.config.arrays, s.array);
@@ -213,6 +251,9 @@ void print_summary(std::ostream& out, const Trace& t, const Counters& c,
       << std::setw(10) << c.shared_stores() << "\n  shared loads   " << std::setw(10)
       << c.shared_loads() << "\n  barrier waits  " << std::setw(10) << c.barrier_arrivals()
       << "   (thread arrivals)\n";
+  if (c.shared_atomics() || c.global_atomics())
+    out << "  shared atomics " << std::setw(10) << c.shared_atomics() << "\n  global atomics "
+        << std::setw(10) << c.global_atomics() << "\n";
   if (c.out_of_range) out << "  out of range   " << std::setw(10) << c.out_of_range << "\n";
   out << "  bytes: global " << c.global_bytes_read << " read, " << c.global_bytes_written
       << " written; shared " << c.shared_bytes_read << " read, " << c.shared_bytes_written
@@ -230,6 +271,7 @@ void print_summary(std::ostream& out, const Trace& t, const Counters& c,
     out << "\n";
   }
   if (!t.events.empty()) print_warp_accesses(out, t, warp_accesses(t));
+  if (const AtomicContention ac = atomic_contention(t); !ac.empty()) print_contention(out, t, ac);
   if (t.truncated())
     out << "TRUNCATED: the trace holds " << t.events.size() << " of " << t.events_needed()
         << " events (" << t.events_dropped << " dropped); run again with --capacity "
@@ -280,6 +322,8 @@ nlohmann::json summary_json(const Trace& t, const Counters& c,
                  {"shared_loads", c.shared_loads()},
                  {"shared_stores", c.shared_stores()},
                  {"barrier_arrivals", c.barrier_arrivals()},
+                 {"shared_atomics", c.shared_atomics()},
+                 {"global_atomics", c.global_atomics()},
                  {"out_of_range", c.out_of_range},
                  {"global_bytes_read", c.global_bytes_read},
                  {"global_bytes_written", c.global_bytes_written},
@@ -289,9 +333,11 @@ nlohmann::json summary_json(const Trace& t, const Counters& c,
                  {"global_loads_per_output", c.global_loads_per_output}};
   json per_buffer = json::object();
   for (int b = 1; b <= kMaxArrays; ++b)
-    if (c.loads[b] || c.stores[b])
-      per_buffer[array_name(t.config.arrays, ArraySlot(b))] = {{"loads", c.loads[b]},
-                                                               {"stores", c.stores[b]}};
+    if (c.loads[b] || c.stores[b] || c.atomics[b]) {
+      json& x = per_buffer[array_name(t.config.arrays, ArraySlot(b))];
+      x = {{"loads", c.loads[b]}, {"stores", c.stores[b]}};
+      if (c.atomics[b]) x["atomics"] = c.atomics[b];
+    }
   counts["per_buffer"] = per_buffer;
   json heat = json::object();
   for (const auto& e : c.global_loads_per_element)
@@ -305,6 +351,8 @@ nlohmann::json summary_json(const Trace& t, const Counters& c,
                           {"shared_stores", x->counts.shared_stores},
                           {"barrier_arrivals", x->counts.barrier_arrivals},
                           {"warp_shuffles", x->counts.warp_shuffles},
+                          {"shared_atomics", x->counts.shared_atomics},
+                          {"global_atomics", x->counts.global_atomics},
                           {"global_loads_per_output", x->global_loads_per_output}};
   if (!t.events.empty()) {
     // Named as Nsight Compute names its counters (scripts/ncu_compare.sh reads them).
@@ -314,6 +362,8 @@ nlohmann::json summary_json(const Trace& t, const Counters& c,
       ncu[n.name] = n.value;
     counts["ncu"] = ncu;
     counts["warp_access"] = warp_accesses_json(t, w);
+    if (const AtomicContention ac = atomic_contention(t); !ac.empty())
+      counts["atomic_contention"] = contention_json(t, ac);
   }
   j["counters"] = counts;
   j["events"] = {{"recorded", t.events.size()},

@@ -166,11 +166,14 @@ double issued_bytes(const Variant& v, const Params& p) {
     Params one = p, two = p;
     one.block = 1, two.block = 2;
     const ExpectedCounts a = expected_counts(v, one), b = expected_counts(v, two);
-    if (a.global_loads != b.global_loads || a.global_stores != b.global_stores) return 0;
+    if (a.global_loads != b.global_loads || a.global_stores != b.global_stores ||
+        a.global_atomics != b.global_atomics)
+      return 0;
     q = one;
   }
   const ExpectedCounts e = expected_counts(v, q);
-  return 4.0 * (double(e.global_loads) + double(e.global_stores));
+  // An atomic reads its element and writes it back.
+  return 4.0 * (double(e.global_loads) + double(e.global_stores) + 2.0 * double(e.global_atomics));
 }
 
 int fp32_cores_per_sm(int major, int minor) {

@@ -1,6 +1,9 @@
 // The preparation both backends share (engine/prepare.hpp).
 #include "engine/prepare.hpp"
 
+#include <cmath>
+#include <cstring>
+
 namespace ts {
 
 std::optional<std::string> prepare_run(const RunRequest& req, const DeviceLimits& limits,
@@ -63,6 +66,30 @@ Verdict run_verdict(const PreparedRun& run) {
   if (!output) return {};
   return check_output(*run.lesson, run.params, *output,
                       reference_output(*run.lesson, run.params, inputs));
+}
+
+void values_to_element_bits(ElemType type, float* values, size_t count) {
+  if (type == ElemType::F32) return;
+  for (size_t i = 0; i < count; ++i) {
+    const float v = std::isfinite(values[i]) ? values[i] : 0.0f;
+    uint32_t bits = 0;
+    if (type == ElemType::U32)
+      bits = v <= 0.0f ? 0u : v >= 4294967040.0f ? UINT32_MAX : uint32_t(v);
+    else
+      bits = uint32_t(v <= -2147483648.0f  ? INT32_MIN
+                      : v >= 2147483520.0f ? INT32_MAX
+                                           : int32_t(v));
+    std::memcpy(&values[i], &bits, 4);
+  }
+}
+
+void element_bits_to_values(ElemType type, float* values, size_t count) {
+  if (type == ElemType::F32) return;
+  for (size_t i = 0; i < count; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, &values[i], 4);
+    values[i] = type == ElemType::U32 ? float(bits) : float(int32_t(bits));
+  }
 }
 
 }  // namespace ts

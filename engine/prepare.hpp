@@ -43,4 +43,11 @@ RunConfig run_config(const RunRequest& req, const PreparedRun& run, BackendKind 
 // The output in `run.globals` against the CPU reference of the inputs there.
 Verdict run_verdict(const PreparedRun& run);
 
+// BufferData holds every array as floats; the kernel sees its elements in
+// their own type (a histogram's bins are unsigned). In place, 4-byte types:
+// the values as the element type's bits before they are copied in, and the
+// bits copied back as values.
+void values_to_element_bits(ElemType type, float* values, size_t count);
+void element_bits_to_values(ElemType type, float* values, size_t count);
+
 }  // namespace ts

@@ -31,7 +31,7 @@ std::string num(double v) {
 const char* category(EventKind k) {
   if (is_barrier(k)) return "barrier";
   if (k == EventKind::WarpShuffle) return "shuffle";
-  return is_shared(k) ? "shared" : "global";
+  return is_shared(k) || k == EventKind::SharedAtomic ? "shared" : "global";
 }
 
 }  // namespace

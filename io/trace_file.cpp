@@ -413,6 +413,13 @@ bool upgrade_v1_events(Reader& r, const ArrayTable& table, uint64_t blocks, uint
   return true;
 }
 
+// An atomic (kinds 6 and 8, version 2 on) names an array of its own space:
+// a shared atomic a shared array, a global atomic a global one.
+bool atomic_fits(const Event& e, const ArrayTable& table, uint32_t version) {
+  if (version < 2 || e.array == kNoArray || e.array > table.size()) return false;
+  return table[e.array - 1].shared() == (e.kind == EventKind::SharedAtomic);
+}
+
 bool parse_events(Reader& r, uint32_t version, const ArrayTable& table, const LaunchGeometry& g,
                   std::vector<Event>& out) {
   r.section = "events";
@@ -433,7 +440,8 @@ bool parse_events(Reader& r, uint32_t version, const ArrayTable& table, const La
   for (uint64_t i = 0; i < count; ++i) {
     const Event& e = out[i];
     const bool fine = uint8_t(e.kind) < kEventKindCount && e.array <= table.size() &&
-                      e.block < blocks && e.thread < threads && e.barrier <= 32;
+                      e.block < blocks && e.thread < threads && e.barrier <= 32 &&
+                      (!is_atomic(e.kind) || atomic_fits(e, table, version));
     if (fine) continue;  // the message is built only for the bad one
     const std::string at = "event " + std::to_string(i) + " ";
     if (uint8_t(e.kind) >= kEventKindCount)
@@ -450,6 +458,17 @@ bool parse_events(Reader& r, uint32_t version, const ArrayTable& table, const La
              std::to_string(threads));
     else if (e.barrier > 32)
       r.fail(at + "names barrier " + std::to_string(e.barrier) + "; at most 32 exist");
+    else if (version == 1)
+      r.fail(at + "is an atomic (kind " + std::to_string(int(e.kind)) +
+             "); version 1 files have none");
+    else
+      r.fail(at + "is a " + (e.kind == EventKind::SharedAtomic ? "shared" : "global") +
+             " atomic on " +
+             (e.array == kNoArray ? std::string("no array")
+                                  : std::string(table[e.array - 1].shared() ? "shared" : "global") +
+                                        " array " + array_name(table, e.array)) +
+             "; it must name a " + (e.kind == EventKind::SharedAtomic ? "shared" : "global") +
+             " array");
     if (!r.ok()) return false;
   }
   return true;

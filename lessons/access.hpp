@@ -16,6 +16,8 @@
 //   template <class T> T load(Space, const T* base, int index, int count, ArraySlot, uint16_t
 //   line); template <class T> void store(Space, T* base, int index, int count, ArraySlot, T value,
 //                                 uint16_t line);
+//   template <class T> T atomic_add(Space, T* base, int index, int count, ArraySlot, T value,
+//                                   uint16_t line);  // atomicAdd: returns the old value
 //   void syncthreads(int barrier_id, int line);  // honours the run's barrier mask
 //   void syncwarp(int barrier_id, int line);     // __syncwarp(): the same mask and numbering
 //   template <class T> T shfl_down(T value, int delta, int line);  // __shfl_down_sync, full mask
@@ -42,10 +44,12 @@ struct Idx {
   TS_HD Idx(int index, int src_line = __builtin_LINE()) : i(index), line(uint16_t(src_line)) {}
 };
 
-// A reference to one element: reading it is a load, assigning to it a store.
+// A reference to one element: reading it is a load, assigning to it a store,
+// atomic_add an atomicAdd (one read-modify-write no other thread can split).
 template <class T, class Rec, Space S>
 class ElemRef {
  public:
+  using value_type = T;
   TS_HD ElemRef(Rec& rec, T* base, int index, int count, ArraySlot buf, uint16_t line)
       : rec_(rec), base_(base), index_(index), count_(count), buf_(buf), line_(line) {}
 
@@ -56,6 +60,8 @@ class ElemRef {
   }
   TS_HD ElemRef& operator=(const ElemRef& other) { return *this = T(other); }
   TS_HD ElemRef& operator+=(T v) { return *this = T(*this) + v; }
+  // atomicAdd(&element, v): returns what the element held before.
+  TS_HD T atomic_add(T v) { return rec_.atomic_add(S, base_, index_, count_, buf_, v, line_); }
 
  private:
   Rec& rec_;
@@ -65,6 +71,13 @@ class ElemRef {
   ArraySlot buf_;
   uint16_t line_;
 };
+
+// `atomic_add(bins[b], 1u)` reads as the textbook's `atomicAdd(&bins[b], 1u)`.
+// The value's type is the element's (not deduced), so that `1` works for unsigned bins.
+template <class T, class Rec, Space S>
+TS_HD T atomic_add(ElemRef<T, Rec, S> ref, typename ElemRef<T, Rec, S>::value_type v) {
+  return ref.atomic_add(v);
+}
 
 // An array of `count` elements in memory space S, indexed 1D: global arrays
 // (row-major matrices are indexed `row * width + col`, as in the textbook)

@@ -79,10 +79,11 @@ struct ExpectedCounts {
   uint64_t shared_loads = 0, shared_stores = 0;
   uint64_t barrier_arrivals = 0;  // BarrierArrive events over all barriers (as many BarrierLeave)
   uint64_t warp_shuffles = 0;     // WarpShuffle events (one per lane and shuffle)
-  // Every event of the run: loads, stores, arrivals and departures, shuffles.
+  uint64_t shared_atomics = 0, global_atomics = 0;  // atomicAdd and friends
+  // Every event of the run: loads, stores, atomics, arrivals and departures, shuffles.
   uint64_t total() const {
-    return global_loads + global_stores + shared_loads + shared_stores + 2 * barrier_arrivals +
-           warp_shuffles;
+    return global_loads + global_stores + shared_loads + shared_stores + shared_atomics +
+           global_atomics + 2 * barrier_arrivals + warp_shuffles;
   }
 };
 

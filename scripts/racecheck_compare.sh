@@ -53,6 +53,7 @@ params_for() {  # the sizes tests/test_hazards.cpp checks on the simulator
     matmul.tiled_square) echo "--n 32 --tile 8" ;;
     matmul.tiled_rect) echo "--m 16 --k 24 --n 32 --tile 8" ;;
     stencil.*) echo "--length 128 --radius 3 --block 64" ;;
+    histogram.*) echo "--length 256 --block 64" ;;
     *) echo "" ;;  # the catalogue's defaults
   esac
 }

@@ -205,7 +205,8 @@ TEST(TraceFormatV1, AFileOfTheOldLayoutLoadsAsTheRunItRecorded) {
 // race that interleaves threads, maps each old id to the right slot.
 TEST(TraceFormatV1, EveryLessonsArraysMapToItsSlots) {
   for (const Variant& v : catalogue()) {
-    if (std::string(v.family) == "transpose") continue;  // came after version 1
+    // Transpose and histogram came after version 1 (which has no atomics).
+    if (std::string(v.family) == "transpose" || std::string(v.family) == "histogram") continue;
     SCOPED_TRACE(v.id);
     const RunResult r = sim_run(v.id, std::nullopt, 0u, ScheduleKind::Random);
     ASSERT_TRUE(r.ok);

@@ -212,11 +212,14 @@ RunResult run_on_device(const RunRequest& req, bool& lost) {
       return fail("allocating the lesson's arrays on the GPU", e);
     if (cudaError_t e = cudaMemset(dev[i].ptr, 0, dev[i].bytes); e != cudaSuccess)
       return fail("clearing the lesson's arrays", e);
-    if (!b.is_output)
-      if (cudaError_t e = cudaMemcpy(dev[i].ptr, b.values.data(), b.values.size() * sizeof(float),
+    if (!b.is_output) {
+      std::vector<float> bits = b.values;  // in the element type the kernel reads
+      values_to_element_bits(run.arrays[b.slot - 1].type, bits.data(), bits.size());
+      if (cudaError_t e = cudaMemcpy(dev[i].ptr, bits.data(), bits.size() * sizeof(float),
                                      cudaMemcpyHostToDevice);
           e != cudaSuccess)
         return fail("copying the inputs to the GPU", e);
+    }
     args.data[b.slot] = dev[i].ptr;
   }
 
@@ -344,6 +347,7 @@ RunResult run_on_device(const RunRequest& req, bool& lost) {
                                    cudaMemcpyDeviceToHost);
         e != cudaSuccess)
       return fail("copying the output to the host", e);
+    element_bits_to_values(run.arrays[b.slot - 1].type, b.values.data(), b.values.size());
   }
   t.buffers = run.globals;
 

@@ -451,9 +451,14 @@ struct Sweep {
                               " n=" + std::to_string(size);
     if (ctl) ctl->set_current(label);
 
+    const ArrayTable table = arrays(v, p);
+    const ArrayInfo* out_info = array_at(table, want.slot);
+    const ElemType out_type = out_info ? out_info->type : ElemType::F32;
     if (e == cudaSuccess) {
       // NaN everywhere first, so that a cell the kernel never writes is wrong.
-      cudaMemset(out_dev, 0xFF, out_count * sizeof(float));
+      // Integer outputs are counters the kernel adds to (a histogram's bins):
+      // they start at zero, as before any real launch of such a kernel.
+      cudaMemset(out_dev, out_type == ElemType::F32 ? 0xFF : 0, out_count * sizeof(float));
       e = h.launch<Body>(g, args);
       if (e == cudaSuccess) e = cudaDeviceSynchronize();
     }
@@ -472,6 +477,7 @@ struct Sweep {
     got.is_output = true;
     got.values.resize(out_count);
     cudaMemcpy(got.values.data(), out_dev, out_count * sizeof(float), cudaMemcpyDeviceToHost);
+    element_bits_to_values(out_type, got.values.data(), got.values.size());
     const Verdict verdict = check_output(v, p, got, want);
     x.max_abs_error = verdict.max_abs_error;
     const bool correct = verdict.checked && verdict.correct;

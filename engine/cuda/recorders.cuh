@@ -1,6 +1,6 @@
 // The device recorders: what an access costs on the GPU (see lessons/access.hpp).
-//   PlainRec        a plain load or store, shuffle or barrier; removed barriers
-//                   are skipped. The instantiation that is timed.
+//   PlainRec        a plain load, store, atomicAdd, shuffle or barrier; removed
+//                   barriers are skipped. The instantiation that is timed.
 //   SkewRec         PlainRec plus the race lab's stall: chosen warps sleep at
 //                   DELAY_POINT, for untraced race runs.
 //   DeviceTraceRec  also records every access, barrier and shuffle as an Event.
@@ -52,6 +52,11 @@ struct PlainRec {
   __device__ __forceinline__ void store(Space, T* base, int index, int, ArraySlot, T value,
                                         uint16_t) {
     base[index] = value;
+  }
+  template <class T>
+  __device__ __forceinline__ T atomic_add(Space, T* base, int index, int, ArraySlot, T value,
+                                          uint16_t) {
+    return atomicAdd(base + index, value);
   }
   // The mask is the same for every thread, so the branch is uniform and a
   // kept barrier is reached by the whole block.
@@ -126,6 +131,16 @@ struct DeviceTraceRec {
     base[index] = value;
     record(s == Space::Global ? EventKind::GlobalStore : EventKind::SharedStore, buf, index,
            float(value), line, flags(index, count), 0);
+  }
+  // The event's value is what the element holds after this thread's add: the
+  // old value atomicAdd returns, plus the addend.
+  template <class T>
+  __device__ __forceinline__ T atomic_add(Space s, T* base, int index, int count, ArraySlot buf,
+                                          T value, uint16_t line) {
+    const T old = atomicAdd(base + index, value);
+    record(s == Space::Global ? EventKind::GlobalAtomic : EventKind::SharedAtomic, buf, index,
+           float(T(old + value)), line, flags(index, count), 0);
+    return old;
   }
   // A removed barrier leaves no events: the trace shows what ran.
   __device__ __forceinline__ void syncthreads(int id, int line) {

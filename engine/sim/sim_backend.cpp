@@ -46,6 +46,8 @@ RunResult simulate_variant(const RunRequest& req) {
   for (size_t i = 0; i < run.globals.size(); ++i) {
     std::vector<float> mem(run.allocation[i], 0.0f);
     std::copy(run.globals[i].values.begin(), run.globals[i].values.end(), mem.begin());
+    values_to_element_bits(run.arrays[run.globals[i].slot - 1].type, mem.data(),
+                           run.globals[i].values.size());
     run.args.data[run.globals[i].slot] = mem.data();
     storage.push_back(std::move(mem));
   }
@@ -71,8 +73,11 @@ RunResult simulate_variant(const RunRequest& req) {
   }
 
   for (size_t i = 0; i < run.globals.size(); ++i)
-    if (run.globals[i].is_output)
+    if (run.globals[i].is_output) {
       std::copy_n(storage[i].begin(), run.globals[i].values.size(), run.globals[i].values.begin());
+      element_bits_to_values(run.arrays[run.globals[i].slot - 1].type, run.globals[i].values.data(),
+                             run.globals[i].values.size());
+    }
 
   Trace& t = res.trace;
   t.config = run_config(req, run, BackendKind::Simulator, "CPU simulator");

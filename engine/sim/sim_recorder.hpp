@@ -1,5 +1,5 @@
-// The simulator's recorder (the `Rec` of lessons/access.hpp): every load and
-// store is checked against its array's extent, performed, appended to the
+// The simulator's recorder (the `Rec` of lessons/access.hpp): every load,
+// store and atomic is checked against its array's extent, performed, appended to the
 // trace and then ends the thread's step, so that the scheduler decides which
 // warp moves next. Barriers wait for the whole block, warp barriers and
 // shuffles for the warp (engine/sim/fiber_block.hpp).
@@ -66,6 +66,24 @@ class SimRec {
     record(space == Space::Global ? EventKind::GlobalStore : EventKind::SharedStore, buf, index,
            as_float(value), line, out, 0);
     fiber_.step();
+  }
+
+  // atomicAdd: the read, the add and the write in one step, so no other
+  // simulated thread comes between them; the event's value is the new one.
+  template <class T>
+  T atomic_add(Space space, T* base, int index, int count, ArraySlot buf, T value, uint16_t line) {
+    const bool out = index < 0 || index >= count;
+    T old{};
+    if (out) {
+      sink_.fault("atomic update", space, buf, index, count, line, fiber_.builtins(thread_));
+    } else {
+      old = base[index];
+      base[index] = T(old + value);
+    }
+    record(space == Space::Global ? EventKind::GlobalAtomic : EventKind::SharedAtomic, buf, index,
+           as_float(T(old + value)), line, out, 0);
+    fiber_.step();
+    return old;
   }
 
   void syncthreads(int barrier_id, int line) {
