@@ -78,9 +78,12 @@ struct ExpectedCounts {
   uint64_t global_loads = 0, global_stores = 0;
   uint64_t shared_loads = 0, shared_stores = 0;
   uint64_t barrier_arrivals = 0;  // BarrierArrive events over all barriers (as many BarrierLeave)
+  // Reads of constant-memory arrays: GlobalLoad events, not in global_loads.
+  uint64_t constant_loads = 0;
   // Every event of the run: loads, stores, arrivals and departures.
   uint64_t total() const {
-    return global_loads + global_stores + shared_loads + shared_stores + 2 * barrier_arrivals;
+    return global_loads + constant_loads + global_stores + shared_loads + shared_stores +
+           2 * barrier_arrivals;
   }
 };
 
