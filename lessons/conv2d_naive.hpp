@@ -37,10 +37,12 @@ TS_DEVICE void conv2d_naive(Rec& rec, const KernelArgs& args) {
     float sum = 0.0f;
     for (int i = -r; i <= r; ++i) {
       for (int j = -r; j <= r; ++j) {
+        // Every thread reads every weight, in step with its warp: one address
+        // per warp at a time, a broadcast from the constant cache.
+        const float weight = mask[(i + r) * w + (j + r)];
         const int y = row + i, x = col + j;
-        if (y >= 0 && y < rows && x >= 0 && x < cols) {      // outside the image: 0, no read
-          const float weight = mask[(i + r) * w + (j + r)];  // constant: one address per warp
-          sum += weight * in[y * cols + x];                  // global: up to (2R + 1)^2 per pixel
+        if (y >= 0 && y < rows && x >= 0 && x < cols) {  // outside the image: 0, no read
+          sum += weight * in[y * cols + x];              // global: up to (2R + 1)^2 per pixel
         }
       }
     }
@@ -94,15 +96,14 @@ struct Lesson {
         .shared_advice = [](const Params&, const DeviceLimits&) -> SharedAdvice {
           return {"", "this kernel uses no shared memory"};
         },
-        // Every in-image neighbour of every pixel: one global read of the
-        // image and one constant read of the mask. The window is separable,
-        // so the count is (sum over rows) x (sum over columns).
+        // A global read for every in-image neighbour of every pixel (the
+        // window is separable: (sum over rows) x (sum over columns)), a
+        // constant read for every weight of every pixel.
         .counts =
             [](const Params& p) {
               ExpectedCounts c;
-              const uint64_t taps = window_sum(p.m, p.radius) * window_sum(p.n, p.radius);
-              c.global_loads = taps;
-              c.constant_loads = taps;
+              c.global_loads = window_sum(p.m, p.radius) * window_sum(p.n, p.radius);
+              c.constant_loads = uint64_t(p.m) * uint64_t(p.n) * uint64_t(sum_length(p));
               c.global_stores = uint64_t(p.m) * uint64_t(p.n);
               return c;
             },

@@ -42,31 +42,33 @@ TS_DEVICE void conv2d_tiled(Rec& rec, const KernelArgs& args) {
   const int col = blockIdx.x * T + tx;  // this thread's output pixel
   const int row = blockIdx.y * T + ty;
   // Image pixel (y, x) goes to tile[y - top][x - left]; 0 outside the image.
+  // Each load has a line of its own, so that a warp's loads pair up by line.
   const int top = blockIdx.y * T - R, left = blockIdx.x * T - R;
-  const auto pixel = [&](int y, int x) {
-    return (y >= 0 && y < rows && x >= 0 && x < cols) ? float(in[y * cols + x]) : 0.0f;
-  };
+  const int y_top = top + ty, y_bottom = top + ty + T + R;    // halo rows (threads ty < R)
+  const int x_left = left + tx, x_right = left + tx + T + R;  // halo columns (threads tx < R)
+  const auto inside = [&](int y, int x) { return y >= 0 && y < rows && x >= 0 && x < cols; };
 
   DELAY_POINT(true);  // race lab: the chosen warps start loading late
   // The centre: every thread its own pixel.
-  tile[ty + R][tx + R] = pixel(row, col);
+  tile[ty + R][tx + R] = inside(row, col) ? float(in[row * cols + col]) : 0.0f;
   // The halo, by a subset of the threads (R <= T): the top R rows of the
   // block also load the R rows above and the R rows below the tile ...
   if (ty < R) {
-    tile[ty][tx + R] = pixel(top + ty, col);
-    tile[ty + T + R][tx + R] = pixel(top + ty + T + R, col);
+    tile[ty][tx + R] = inside(y_top, col) ? float(in[y_top * cols + col]) : 0.0f;
+    tile[ty + T + R][tx + R] = inside(y_bottom, col) ? float(in[y_bottom * cols + col]) : 0.0f;
   }
   // ... the left R columns the R columns left and right of it ...
   if (tx < R) {
-    tile[ty + R][tx] = pixel(row, left + tx);
-    tile[ty + R][tx + T + R] = pixel(row, left + tx + T + R);
+    tile[ty + R][tx] = inside(row, x_left) ? float(in[row * cols + x_left]) : 0.0f;
+    tile[ty + R][tx + T + R] = inside(row, x_right) ? float(in[row * cols + x_right]) : 0.0f;
   }
   // ... and the top-left R x R threads the four R x R corners.
   if (ty < R && tx < R) {
-    tile[ty][tx] = pixel(top + ty, left + tx);
-    tile[ty][tx + T + R] = pixel(top + ty, left + tx + T + R);
-    tile[ty + T + R][tx] = pixel(top + ty + T + R, left + tx);
-    tile[ty + T + R][tx + T + R] = pixel(top + ty + T + R, left + tx + T + R);
+    tile[ty][tx] = inside(y_top, x_left) ? float(in[y_top * cols + x_left]) : 0.0f;
+    tile[ty][tx + T + R] = inside(y_top, x_right) ? float(in[y_top * cols + x_right]) : 0.0f;
+    tile[ty + T + R][tx] = inside(y_bottom, x_left) ? float(in[y_bottom * cols + x_left]) : 0.0f;
+    tile[ty + T + R][tx + T + R] =
+        inside(y_bottom, x_right) ? float(in[y_bottom * cols + x_right]) : 0.0f;
   }
   SYNCTHREADS(1);  // a pixel's neighbours were stored by other threads, other warps: wait for all
 
