@@ -35,6 +35,7 @@ const std::pair<const char*, Params> kCases[] = {
     {"stencil.shared_dynamic", Params{.length = 128, .radius = 3, .block = 64}},
     {"transpose.naive", Params{.m = 64, .n = 64}},
     {"transpose.shared", Params{.m = 64, .n = 64}},
+    {"conv2d.tiled", Params{.m = 16, .n = 16, .tile = 8, .radius = 2}},
 };
 
 std::set<std::pair<int, int>> line_pairs(const HazardReport& r) {

@@ -283,6 +283,9 @@ const Case kCases[] = {
     {"transpose.naive", Params{.m = 64, .n = 64}, Params{.m = 40, .n = 48}},
     {"transpose.shared", Params{.m = 64, .n = 64}, Params{.m = 40, .n = 48}},
     {"transpose.shared_padded", Params{.m = 64, .n = 64}, Params{.m = 40, .n = 48}},
+    {"conv2d.naive", Params{.m = 16, .n = 16, .radius = 2}, Params{.m = 13, .n = 11, .radius = 2}},
+    {"conv2d.tiled", Params{.m = 16, .n = 16, .tile = 8, .radius = 2},
+     Params{.m = 13, .n = 11, .tile = 8, .radius = 2}},
 };
 
 using Kinds = std::set<HazardKind>;
