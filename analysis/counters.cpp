@@ -52,6 +52,10 @@ Counters count_accesses(const Trace& t) {
   for (auto& e : c.global_stores_per_element)
     store_slot[e.buffer] = &e;
 
+  std::array<bool, kMaxArrays + 1> constant{};
+  for (size_t i = 0; i < t.config.arrays.size() && i < kMaxArrays; ++i)
+    constant[i + 1] = t.config.arrays[i].space == Space::Constant;
+
   for (const Event& e : t.events) {
     const uint8_t k = uint8_t(e.kind), b = uint8_t(e.array);
     if (k >= kEventKindCount || b > kMaxArrays) continue;
@@ -61,7 +65,10 @@ Counters count_accesses(const Trace& t) {
     switch (e.kind) {
       case EventKind::GlobalLoad:
         ++c.loads[b];
-        c.global_bytes_read += bytes;
+        if (constant[b])
+          ++c.constant_loads, c.constant_bytes_read += bytes;
+        else
+          c.global_bytes_read += bytes;
         if (auto* s = load_slot[b];
             s && !(e.flags & kFlagOutOfRange) && e.element < s->count.size())
           ++s->count[e.element];

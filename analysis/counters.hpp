@@ -30,11 +30,16 @@ struct Counters {
   std::array<uint64_t, kMaxArrays + 1> stores{};
   std::array<uint64_t, kMaxArrays + 1> atomics{};  // read-modify-writes (atomicAdd) per slot
   uint64_t out_of_range = 0;                       // accesses flagged outside their array
+  // Reads of constant-memory arrays (GlobalLoad events on a Space::Constant
+  // array): in per_kind and loads[], not in global_loads() or the global bytes.
+  uint64_t constant_loads = 0;
+  uint64_t constant_bytes_read = 0;
   // Bytes by each access's width (4 for every lesson so far); an atomic both
   // reads and writes its element.
   uint64_t global_bytes_read = 0, global_bytes_written = 0;
   uint64_t shared_bytes_read = 0, shared_bytes_written = 0;
-  // Global loads of each element of the inputs present in the trace.
+  // Global loads of each element of the inputs present in the trace (constant
+  // arrays too: reads of each mask element).
   std::vector<ElementCounts> global_loads_per_element;
   // Global stores and atomics of each element of the outputs: 1 store each
   // in a correct run of a lesson that stores them (a histogram's bins count
@@ -43,7 +48,8 @@ struct Counters {
   uint64_t output_elements = 0;
   double global_loads_per_output = 0;  // global loads / output elements
 
-  uint64_t global_loads() const { return per_kind[int(EventKind::GlobalLoad)]; }
+  // Loads from global memory: the GlobalLoad events less the constant-memory reads.
+  uint64_t global_loads() const { return per_kind[int(EventKind::GlobalLoad)] - constant_loads; }
   uint64_t global_stores() const { return per_kind[int(EventKind::GlobalStore)]; }
   uint64_t shared_loads() const { return per_kind[int(EventKind::SharedLoad)]; }
   uint64_t shared_stores() const { return per_kind[int(EventKind::SharedStore)]; }

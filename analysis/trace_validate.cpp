@@ -29,6 +29,7 @@ std::string dims3(const Dim3& d) {
 // neither (a slot the table does not have).
 struct SlotInfo {
   bool global = false, shared = false;
+  bool constant = false;  // a global-kind array the kernel only reads (__constant__)
   uint64_t rows = 0, cols = 0;
   uint64_t extent = 0;      // the count the kernel passes: an index >= it is flagged
   uint64_t allocation = 0;  // global: elements allocated (tiled_exact overruns into them)
@@ -113,6 +114,9 @@ std::optional<std::string> check_event(uint64_t i, const Event& e, const Expecte
            "); the " + (shared ? "shared" : "global") + " arrays of " + x.v->id + " are " +
            (have.empty() ? std::string("none") : have);
   }
+  if (a.constant && (is_store(e.kind) || is_atomic(e.kind)))
+    return at + ": a " + to_string(e.kind) + " to " + array_name(*x.table, e.array) +
+           ", which lives in constant memory: a kernel can only read it";
   // Every lesson so far moves one element per access; the event has room for
   // 8- and 16-byte (vector) accesses, which no lesson records yet.
   if (access_bytes(e.flags) != 4)
@@ -291,6 +295,7 @@ std::optional<std::string> check_trace_semantics(const Trace& t) {
     SlotInfo& a = x.arrays[i + 1];
     a.global = !info.shared();
     a.shared = info.shared();
+    a.constant = info.space == Space::Constant;
     a.rows = uint64_t(info.rows), a.cols = uint64_t(info.cols);
     a.extent = info.count();
     a.allocation =
@@ -323,6 +328,7 @@ std::optional<std::string> check_trace_semantics(const Trace& t) {
          : e.kind == EventKind::WarpShuffle
              ? e.array == kNoArray && e.element < 32 && e.flags == 0 && e.barrier == 0
              : e.barrier == 0 && (shared_kind(e.kind) ? a.shared : a.global) &&
+                   !(a.constant && (is_store(e.kind) || is_atomic(e.kind))) &&
                    (e.flags & kFlagWidthMask) == 0 &&
                    (e.flags == 0 ? e.element < a.extent
                                  : e.flags == kFlagOutOfRange && e.element >= a.extent &&

@@ -79,10 +79,20 @@ SectorService serve_global(std::span<const LaneAccess> lanes) {
   return s;
 }
 
+int distinct_addresses(std::span<const LaneAccess> lanes) {
+  std::vector<uint64_t> addresses;
+  for (const LaneAccess& l : lanes)
+    addresses.push_back(l.address);
+  std::sort(addresses.begin(), addresses.end());
+  return int(std::unique(addresses.begin(), addresses.end()) - addresses.begin());
+}
+
 void AccessTotals::add(const WarpAccess& a) {
   ++requests;
   lanes += a.lane_count;
-  if (shared_access(a.kind)) {
+  if (a.constant) {
+    constant_addresses += uint64_t(a.constant_addresses);
+  } else if (shared_access(a.kind)) {
     wavefronts += uint64_t(a.bank.wavefronts);
     ideal_wavefronts += uint64_t(a.bank.phases);
     conflicted += a.bank.conflicts() > 0;
@@ -149,6 +159,8 @@ WarpAccesses warp_accesses(const Trace& t) {
       a.kind = e.kind;
       a.array = e.array;
       a.instance = k;
+      const ArrayInfo* info = t.array(e.array);
+      a.constant = info && info->space == Space::Constant && is_load(e.kind);
       w.accesses.push_back(a);
     }
     WarpAccess& a = w.accesses[by_k[k]];
@@ -176,11 +188,13 @@ WarpAccesses warp_accesses(const Trace& t) {
     lanes.clear();
     for (uint32_t i = 0; i < a.lane_count; ++i)
       lanes.push_back(lane_access(t, ev[first[i]]));
-    if (shared_access(a.kind))
+    if (a.constant)
+      a.constant_addresses = distinct_addresses(lanes);
+    else if (shared_access(a.kind))
       a.bank = serve_shared(lanes, a.kind == EventKind::SharedAtomic);
     else
       a.sector = serve_global(lanes);
-    w.per_kind[size_t(a.kind)].add(a);
+    (a.constant ? w.constant_loads : w.per_kind[size_t(a.kind)]).add(a);
     const uint32_t site_key = uint32_t(a.line) << 16 | uint32_t(a.kind) << 8 | a.array;
     sites[site_of[site_key]].totals.add(a);
   }

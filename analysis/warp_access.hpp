@@ -50,6 +50,14 @@
 // 32-byte sectors the active lanes' bytes fall in; lines = distinct 128-byte
 // lines; ideal = the fewest sectors that hold the distinct bytes asked for:
 // ceil(distinct 4-byte words * 4 / 32), 4 for 32 lanes x 4 distinct bytes each.
+//
+// Constant rule. A read of a constant-memory array (a GlobalLoad event on an
+// array whose table entry says Space::Constant) is no global request: the
+// constant cache serves one address to the whole warp at once (a broadcast),
+// and a warp that asks for several addresses is served one address after
+// another. Its cost is the number of distinct addresses, 1 when all lanes
+// agree. These accesses are kept apart (WarpAccesses::constant_loads), out of
+// the global totals and out of ncu's l1tex global counters.
 #pragma once
 
 #include <array>
@@ -105,6 +113,9 @@ struct SectorService {
 };
 SectorService serve_global(std::span<const LaneAccess> lanes);
 
+// How a constant-memory warp access is served: one address at a time.
+int distinct_addresses(std::span<const LaneAccess> lanes);
+
 // One warp-level instruction.
 struct WarpAccess {
   uint32_t block = 0;
@@ -118,8 +129,10 @@ struct WarpAccess {
   uint32_t lanes_begin =
       0;  // its lanes' event indices: WarpAccesses::lane_events[begin, begin + count)
   uint8_t lane_count = 0;
-  BankService bank;      // shared accesses
-  SectorService sector;  // global accesses
+  BankService bank;            // shared accesses
+  SectorService sector;        // global accesses
+  bool constant = false;       // a read of a constant-memory array (kind GlobalLoad)
+  int constant_addresses = 0;  // its distinct addresses: the serialised constant-cache reads
 };
 
 // Totals of one kind of access (or of one source line's).
@@ -133,6 +146,10 @@ struct AccessTotals {
   uint64_t bank_conflicts() const { return wavefronts - ideal_wavefronts; }
   // Global.
   uint64_t sectors = 0, lines = 0, ideal_sectors = 0;
+  // Constant: the sum of each warp access's distinct addresses (= requests
+  // when every warp reads one address at a time: broadcasts only).
+  uint64_t constant_addresses = 0;
+  uint64_t serialised() const { return constant_addresses - requests; }
   double sectors_per_request() const { return requests ? double(sectors) / double(requests) : 0; }
   double ideal_sectors_per_request() const {
     return requests ? double(ideal_sectors) / double(requests) : 0;
@@ -153,6 +170,7 @@ struct WarpAccesses {
   std::vector<uint32_t> lane_events;  // indices into trace.events, each access's in lane order
   // Indexed by EventKind: the four load and store kinds and the two atomic ones.
   std::array<AccessTotals, kEventKindCount> per_kind{};
+  AccessTotals constant_loads;       // reads of constant arrays: not in per_kind
   std::vector<SiteTotals> per_site;  // by line, then kind, then array
   bool partial = false;              // the trace is truncated: the counts cover what it holds
 

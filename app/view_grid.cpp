@@ -50,6 +50,7 @@ struct Placed {
   ArraySlot id = kNoArray;
   bool shared = false;
   bool output = false;
+  bool constant = false;  // a __constant__ array (a mask): its own small matrix, never tiled
   uint32_t block = 0;
   int rows = 0, cols = 0;            // cells drawn
   int data_rows = 0, data_cols = 0;  // cells of the array itself
@@ -616,6 +617,8 @@ class GridView final : public View {
       p.rows = p.data_rows = a->rows;
       p.cols = p.data_cols = a->cols;
       p.name = p.title = table[i].name;
+      p.constant = table[i].space == Space::Constant;
+      if (p.constant) p.title = p.name + " (constant)";
       (a->shared ? sh.shared : a->is_output ? sh.outputs : sh.inputs).push_back(p);
     }
     // A multiply: two inputs whose shapes chain as (m x k)(k x n) into one m x n output.
@@ -650,6 +653,7 @@ class GridView final : public View {
     int wrap = 0;
     for (auto* group : {&sh.inputs, &sh.outputs})
       for (Placed& p : *group) {
+        if (p.constant) continue;
         if (!sh.multiply && p.data_rows == 1) {
           p.wrap = wrap = threads;
           p.cols = threads;

@@ -72,8 +72,11 @@ class NarrationView final : public View {
     if (r.position() >= r.size()) return "end";
     const Event* e = r.last_event();
     switch (e->kind) {
-      case EventKind::GlobalLoad:
-        return "load";
+      case EventKind::GlobalLoad: {
+        // A read of a constant-memory array has its own moment where the lesson has one.
+        const ArrayInfo* a = s.trace().array(e->array);
+        return a && a->space == Space::Constant ? "load_constant" : "load";
+      }
       case EventKind::SharedStore:
         return "store_shared";
       case EventKind::SharedLoad:

@@ -125,6 +125,16 @@ void print_warp_accesses(std::ostream& out, const Trace& t, const WarpAccesses& 
             << grouped(s.totals.requests) << " warp accesses, "
             << grouped(s.totals.bank_conflicts()) << " extra wavefronts\n";
   }
+  if (const AccessTotals& c = w.constant_loads; c.requests) {
+    out << "  constant loads: " << grouped(c.requests) << " warp "
+        << plural(c.requests, "access", "accesses") << " through the constant cache, "
+        << grouped(c.constant_addresses) << " distinct addresses served one after another";
+    if (!c.serialised())
+      out << ": every warp read one address at a time (broadcasts only)\n";
+    else
+      out << ", " << grouped(c.serialised())
+          << " more than one per access (a warp reading several addresses waits for each)\n";
+  }
   for (EventKind k : {EventKind::GlobalLoad, EventKind::GlobalStore, EventKind::GlobalAtomic}) {
     const AccessTotals& a = w.totals(k);
     if (!a.requests) continue;
@@ -135,7 +145,8 @@ void print_warp_accesses(std::ostream& out, const Trace& t, const WarpAccesses& 
         << " cache lines of 128 bytes\n";
     if (a.sectors > a.ideal_sectors)
       for (const SiteTotals& s : w.per_site)
-        if (s.kind == k && s.totals.sectors > s.totals.ideal_sectors)
+        if (s.kind == k && s.totals.sectors > s.totals.ideal_sectors &&
+            !s.totals.constant_addresses)
           out << "    " << site_name(s) << ": " << fixed(s.totals.sectors_per_request())
               << " sectors per request (ideal " << fixed(s.totals.ideal_sectors_per_request())
               << ")\n";
@@ -199,6 +210,10 @@ nlohmann::json warp_accesses_json(const Trace& t, const WarpAccesses& w) {
     return j;
   };
   json j = {{"partial", w.partial}};
+  // Constant-memory reads: no global requests; one address at a time.
+  j["constant_loads"] = {{"requests", w.constant_loads.requests},
+                         {"lanes", w.constant_loads.lanes},
+                         {"distinct_addresses", w.constant_loads.constant_addresses}};
   for (EventKind k : {EventKind::SharedLoad, EventKind::SharedStore, EventKind::GlobalLoad,
                       EventKind::GlobalStore, EventKind::SharedAtomic, EventKind::GlobalAtomic}) {
     std::string name = to_string(k);
@@ -208,6 +223,12 @@ nlohmann::json warp_accesses_json(const Trace& t, const WarpAccesses& w) {
   json sites = json::array();
   for (const SiteTotals& s : w.per_site) {
     json x = totals(s.totals, shared_access(s.kind));
+    if (s.totals.constant_addresses) {
+      x = {{"requests", s.totals.requests},
+           {"lanes", s.totals.lanes},
+           {"distinct_addresses", s.totals.constant_addresses}};
+      x["space"] = "constant";
+    }
     x["line"] = s.line;
     x["kind"] = to_string(s.kind);
     x["array"] = array_name(t.config.arrays, s.array);
@@ -242,11 +263,19 @@ void print_summary(std::ostream& out, const Trace& t, const Counters& c,
   if (t.capacity) out << " (capacity " << t.capacity << ")";
   out << "\n";
   out << "  global loads   " << std::setw(10) << c.global_loads();
-  std::string per;
+  const auto is_constant = [&](ArraySlot slot) {
+    const ArrayInfo* a = t.array(slot);
+    return a && a->space == Space::Constant;
+  };
+  std::string per, constant;
   for (const auto& e : c.global_loads_per_element)
-    per += std::string(per.empty() ? "" : ", ") + array_name(t.config.arrays, e.buffer) + " " +
-           std::to_string(c.loads[e.buffer]);
+    (is_constant(e.buffer) ? constant : per) +=
+        std::string((is_constant(e.buffer) ? constant : per).empty() ? "" : ", ") +
+        array_name(t.config.arrays, e.buffer) + " " + std::to_string(c.loads[e.buffer]);
   if (!per.empty()) out << "   (" << per << ")";
+  if (c.constant_loads)
+    out << "\n  constant loads " << std::setw(10) << c.constant_loads << "   (" << constant
+        << "; constant memory, not global)";
   out << "\n  global stores  " << std::setw(10) << c.global_stores() << "\n  shared stores  "
       << std::setw(10) << c.shared_stores() << "\n  shared loads   " << std::setw(10)
       << c.shared_loads() << "\n  barrier waits  " << std::setw(10) << c.barrier_arrivals()
@@ -258,10 +287,11 @@ void print_summary(std::ostream& out, const Trace& t, const Counters& c,
   out << "  bytes: global " << c.global_bytes_read << " read, " << c.global_bytes_written
       << " written; shared " << c.shared_bytes_read << " read, " << c.shared_bytes_written
       << " written\n";
+  if (c.constant_bytes_read) out << "  bytes: constant " << c.constant_bytes_read << " read\n";
   for (const auto& e : c.global_loads_per_element)
-    out << "  global loads per element of " << array_name(t.config.arrays, e.buffer) << " ("
-        << e.rows << " x " << e.cols << "): min " << e.min << ", max " << e.max << ", mean "
-        << fixed(e.mean) << "\n";
+    out << "  " << (is_constant(e.buffer) ? "constant" : "global") << " loads per element of "
+        << array_name(t.config.arrays, e.buffer) << " (" << e.rows << " x " << e.cols << "): min "
+        << e.min << ", max " << e.max << ", mean " << fixed(e.mean) << "\n";
   if (c.output_elements) {
     out << "  global loads per output element: " << fixed(c.global_loads_per_output);
     if (t.truncated())
@@ -318,6 +348,8 @@ nlohmann::json summary_json(const Trace& t, const Counters& c,
                     {"summary", verdict->summary()}};
   }
   json counts = {{"global_loads", c.global_loads()},
+                 {"constant_loads", c.constant_loads},
+                 {"constant_bytes_read", c.constant_bytes_read},
                  {"global_stores", c.global_stores()},
                  {"shared_loads", c.shared_loads()},
                  {"shared_stores", c.shared_stores()},
@@ -353,6 +385,7 @@ nlohmann::json summary_json(const Trace& t, const Counters& c,
                           {"warp_shuffles", x->counts.warp_shuffles},
                           {"shared_atomics", x->counts.shared_atomics},
                           {"global_atomics", x->counts.global_atomics},
+                          {"constant_loads", x->counts.constant_loads},
                           {"global_loads_per_output", x->global_loads_per_output}};
   if (!t.events.empty()) {
     // Named as Nsight Compute names its counters (scripts/ncu_compare.sh reads them).

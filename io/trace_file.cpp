@@ -285,8 +285,8 @@ bool parse_arrays(Reader& r, ArrayTable& out) {
     const std::string at = "array " + std::to_string(i + 1) + " (" + a.name + ")";
     if (a.name.empty())
       r.fail("array " + std::to_string(i + 1) + " has no name");
-    else if (space > uint8_t(Space::Shared))
-      r.fail(at + ": " + range_msg("space", space, 0, int(Space::Shared)));
+    else if (space > uint8_t(Space::Constant))
+      r.fail(at + ": " + range_msg("space", space, 0, int(Space::Constant)));
     else if (role > uint8_t(ArrayRole::Scratch))
       r.fail(at + ": " + range_msg("role", role, 0, int(ArrayRole::Scratch)));
     else if (type > uint8_t(ElemType::U32))
@@ -296,8 +296,9 @@ bool parse_arrays(Reader& r, ArrayTable& out) {
     else if (rows > kMaxBufferSide || cols > kMaxBufferSide)
       r.fail(at + " is " + std::to_string(rows) + " x " + std::to_string(cols) +
              "; each side may be at most " + std::to_string(kMaxBufferSide));
-    else if (space == uint8_t(Space::Global) && offset != 0)
-      r.fail(at + " is global but has a shared offset of " + std::to_string(offset) + " bytes");
+    else if (space != uint8_t(Space::Shared) && offset != 0)
+      r.fail(at + " is " + to_string(Space(space)) + " but has a shared offset of " +
+             std::to_string(offset) + " bytes");
     else if (offset % 4 != 0 || offset > kMaxSharedOffset)
       r.fail(at + ": shared offset " + std::to_string(offset) +
              " bytes is not a multiple of 4 up to " + std::to_string(kMaxSharedOffset));

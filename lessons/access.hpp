@@ -101,6 +101,41 @@ class Array {
   ArraySlot buf_;
 };
 
+// An array in constant memory, read-only: `__constant__ T symbol[capacity]`
+// (declared with TS_CONSTANT), read as mask[i]. On the GPU the reads go to
+// the symbol, through the constant cache; the simulator reads the run's copy
+// of the array (args.data[slot]). The recorders log a read as a GlobalLoad on
+// `slot`, whose table entry says Space::Constant. Writing does not compile.
+template <class T, class Rec>
+class ConstantArray {
+ public:
+  TS_HD ConstantArray(Rec& rec, const T* symbol, const KernelArgs& args, ArraySlot slot)
+      : rec_(rec),
+        data_(TS_ON_DEVICE ? symbol : static_cast<const T*>(args.data[slot])),
+        count_(args.count[slot]),
+        buf_(slot) {}
+  TS_HD ElemRef<const T, Rec, Space::Constant> operator[](Idx i) const {
+    return {rec_, data_, i.i, count_, buf_, i.line};
+  }
+
+ private:
+  Rec& rec_;
+  const T* data_;
+  int count_;
+  ArraySlot buf_;
+};
+
+// What a backend fills before a launch: the constant-memory symbol of the
+// array in `slot` (its host-side address, as cudaMemcpyToSymbol takes it) and
+// its capacity in bytes. A lesson that reads constant memory defines, next to
+// its Body, `static inline std::array<ConstantSymbol, N> constant_symbols(Body)`:
+// `static`, so that each .cu names its own copy of the symbol.
+struct ConstantSymbol {
+  ArraySlot slot;
+  const void* symbol;
+  unsigned long capacity_bytes;
+};
+
 // The names kernels use.
 template <class T, class Rec>
 using GlobalArray = Array<T, Rec, Space::Global>;

@@ -12,6 +12,11 @@
 #define TS_ON_DEVICE 1
 // Dynamically sized shared memory, sized at launch: `extern __shared__`.
 #define TS_EXTERN_SHARED(T, name) extern __shared__ T name[]
+// A constant-memory array: `TS_CONSTANT float mask_c[49];`. nvcc compiles each
+// .cu on its own, so every .cu that includes the lessons has its own copy of
+// the symbol (internal linkage, as whole-program mode requires); the launch in
+// that .cu fills it (engine/cuda/launch.cuh: upload_constants).
+#define TS_CONSTANT static __constant__
 
 #else  // host compiler: the simulator
 
@@ -34,6 +39,9 @@ extern thread_local void* current_dynamic_shared;
 }  // namespace ts::sim
 
 #define TS_EXTERN_SHARED(T, name) T* const name = static_cast<T*>(::ts::sim::current_dynamic_shared)
+   // The simulator never reads a constant-memory symbol: ConstantArray reads the
+   // run's copy of the array (KernelArgs), so that simulations may run side by side.
+#define TS_CONSTANT [[maybe_unused]] static
 
 #define threadIdx (::ts::sim::current_builtins->thread_idx)
 #define blockIdx (::ts::sim::current_builtins->block_idx)

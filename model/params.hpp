@@ -80,10 +80,12 @@ struct ExpectedCounts {
   uint64_t barrier_arrivals = 0;  // BarrierArrive events over all barriers (as many BarrierLeave)
   uint64_t warp_shuffles = 0;     // WarpShuffle events (one per lane and shuffle)
   uint64_t shared_atomics = 0, global_atomics = 0;  // atomicAdd and friends
+  // Reads of constant-memory arrays: GlobalLoad events, not in global_loads.
+  uint64_t constant_loads = 0;
   // Every event of the run: loads, stores, atomics, arrivals and departures, shuffles.
   uint64_t total() const {
-    return global_loads + global_stores + shared_loads + shared_stores + shared_atomics +
-           global_atomics + 2 * barrier_arrivals + warp_shuffles;
+    return global_loads + constant_loads + global_stores + shared_loads + shared_stores +
+           shared_atomics + global_atomics + 2 * barrier_arrivals + warp_shuffles;
   }
 };
 

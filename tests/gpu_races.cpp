@@ -37,6 +37,7 @@ const std::pair<const char*, Params> kCases[] = {
     {"transpose.shared", Params{.m = 64, .n = 64}},
     {"histogram.global_atomics", Params{.length = 256, .block = 64}},
     {"histogram.shared_atomics", Params{.length = 256, .block = 64}},
+    {"conv2d.tiled", Params{.m = 16, .n = 16, .tile = 8, .radius = 2}},
 };
 
 std::set<std::pair<int, int>> line_pairs(const HazardReport& r) {

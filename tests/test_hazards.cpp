@@ -288,6 +288,9 @@ const Case kCases[] = {
      Params{.length = 100, .block = 64}},
     {"histogram.shared_atomics", Params{.length = 256, .block = 64},
      Params{.length = 100, .block = 64}},
+    {"conv2d.naive", Params{.m = 16, .n = 16, .radius = 2}, Params{.m = 13, .n = 11, .radius = 2}},
+    {"conv2d.tiled", Params{.m = 16, .n = 16, .tile = 8, .radius = 2},
+     Params{.m = 13, .n = 11, .tile = 8, .radius = 2}},
 };
 
 using Kinds = std::set<HazardKind>;

@@ -321,14 +321,16 @@ class Harness {
     return a;
   }
 
+  // The shared-memory opt-in and the constant-memory inputs, once per point.
   template <class Body>
-  cudaError_t prepare(const LaunchGeometry& g) {
-    return prepare_launch<Body, TimedRec>(g);
+  cudaError_t prepare(const LaunchGeometry& g, const KernelArgs& args) {
+    if (const cudaError_t e = prepare_launch<Body, TimedRec>(g); e != cudaSuccess) return e;
+    return upload_constants<Body>(args);
   }
 
   template <class Body>
   cudaError_t launch(const LaunchGeometry& g, const KernelArgs& args) {
-    return launch_lesson<Body, TimedRec>(g, TimedRec{}, args);
+    return launch_prepared<Body, TimedRec>(g, TimedRec{}, args);
   }
 
   cudaError_t copy(void* dst, const void* src, size_t bytes) {
@@ -445,7 +447,7 @@ struct Sweep {
     x.checked_against = checked_against;
     const LaunchGeometry g = geometry(v, p);
     // The shared-memory opt-in first: the occupancy query depends on it.
-    cudaError_t e = h.prepare<Body>(g);
+    cudaError_t e = h.prepare<Body>(g, args);
     x.attrs = h.attributes<Body>(g);
     const std::string label = std::string(v.id) + (tile ? " T" + std::to_string(tile) : "") +
                               " n=" + std::to_string(size);

@@ -121,7 +121,8 @@ struct DeviceTraceRec {
     // Out-of-range reads happen by design only in matmul.tiled_exact, whose
     // arrays are allocated large enough to hold them; here they are flagged.
     const T v = base[index];
-    record(s == Space::Global ? EventKind::GlobalLoad : EventKind::SharedLoad, buf, index, float(v),
+    // A constant-memory read is a GlobalLoad; the array table says Space::Constant.
+    record(s == Space::Shared ? EventKind::SharedLoad : EventKind::GlobalLoad, buf, index, float(v),
            line, flags(index, count), 0);
     return v;
   }

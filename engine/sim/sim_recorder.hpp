@@ -50,7 +50,8 @@ class SimRec {
       sink_.fault("load", space, buf, index, count, line, fiber_.builtins(thread_));
     else
       v = base[index];
-    record(space == Space::Global ? EventKind::GlobalLoad : EventKind::SharedLoad, buf, index,
+    // A constant-memory read is a GlobalLoad; the array table says Space::Constant.
+    record(space == Space::Shared ? EventKind::SharedLoad : EventKind::GlobalLoad, buf, index,
            as_float(v), line, out, 0);
     fiber_.step();
     return v;

@@ -1,0 +1,111 @@
+// What the 2D convolution lessons share: out (m x n) is the image `in` (m x n)
+// convolved with a (2R + 1) x (2R + 1) mask, pixels outside the image counting
+// as 0. The mask lives in constant memory. Their arrays, reference, counts and checks.
+#pragma once
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lessons/lesson.hpp"
+
+namespace ts::lessons::conv2d_kit {
+
+using namespace ts::lesson_kit;
+
+// The constant-memory symbol has a fixed capacity: radius 3, a 7 x 7 mask.
+inline constexpr int kMaxRadius = 3;
+inline constexpr int kMaxMaskElems = (2 * kMaxRadius + 1) * (2 * kMaxRadius + 1);
+
+inline int mask_width(int radius) {
+  return 2 * radius + 1;
+}
+
+// in (slot 1, stream 6), mask (slot 2, constant memory, stream 7), out (slot 3), then the shared
+// ones.
+inline ArrayTable arrays(const Params& p, std::vector<ArrayInfo> shared = {}) {
+  ArrayInfo mask = global_input("mask", mask_width(p.radius), mask_width(p.radius), 7);
+  mask.space = Space::Constant;
+  ArrayTable t = {global_input("in", p.m, p.n, 6), mask, global_output("out", p.m, p.n)};
+  for (ArrayInfo& s : shared)
+    t.push_back(std::move(s));
+  return t;
+}
+
+// One thread per output pixel, side x side blocks.
+inline LaunchGeometry geometry(const Params& p, int side) {
+  LaunchGeometry g;
+  g.block = {at_least_1(side), at_least_1(side), 1};
+  g.grid = {at_least_1(int64_t(ceil_div(uint64_t(std::max(p.n, 1)), uint64_t(std::max(side, 1))))),
+            at_least_1(int64_t(ceil_div(uint64_t(std::max(p.m, 1)), uint64_t(std::max(side, 1))))),
+            1};
+  return g;
+}
+
+// Zero padding: double sums, rounded to float once.
+inline std::vector<float> reference(const Params& p, const LessonInputs& in) {
+  const std::vector<float>& x = in[1];
+  const std::vector<float>& mask = in[2];
+  const int rows = p.m, cols = p.n, r = p.radius, w = mask_width(r);
+  if (x.size() != size_t(rows) * size_t(cols) || mask.size() != size_t(w) * size_t(w)) return {};
+  std::vector<float> out(size_t(rows) * size_t(cols));
+  for (int row = 0; row < rows; ++row)
+    for (int col = 0; col < cols; ++col) {
+      double sum = 0;
+      for (int i = -r; i <= r; ++i)
+        for (int j = -r; j <= r; ++j) {
+          const int y = row + i, xc = col + j;
+          if (y >= 0 && y < rows && xc >= 0 && xc < cols)
+            sum +=
+                double(mask[size_t(i + r) * w + size_t(j + r)]) * double(x[size_t(y) * cols + xc]);
+        }
+      out[size_t(row) * cols + col] = float(sum);
+    }
+  return out;
+}
+
+inline int sum_length(const Params& p) {
+  return mask_width(p.radius) * mask_width(p.radius);
+}
+// A multiply and an add per mask element per output pixel.
+inline double flops(const Params& p) {
+  return 2.0 * double(p.m) * double(p.n) * double(sum_length(p));
+}
+
+// How many of the positions lo .. hi - 1 lie inside 0 .. size - 1.
+inline uint64_t inside(int64_t lo, int64_t hi, int64_t size) {
+  return uint64_t(std::max<int64_t>(0, std::min(hi, size) - std::max<int64_t>(lo, 0)));
+}
+
+// Over all pixels of a line of `size`, the neighbours within `r` that lie
+// inside it: sum over x of |[x - r, x + r] n [0, size)|.
+inline uint64_t window_sum(int size, int r) {
+  uint64_t s = 0;
+  for (int x = 0; x < size; ++x)
+    s += inside(x - r, x + r + 1, size);
+  return s;
+}
+
+// Over the blocks of a line of `size` cut into tiles of `tile`, the input
+// tile positions (tile + 2r, starting r before the block) inside the line.
+inline uint64_t halo_tile_sum(int size, int tile, int r) {
+  uint64_t s = 0;
+  for (int64_t start = 0; start < size; start += tile)
+    s += inside(start - r, start + tile + r, size);
+  return s;
+}
+
+// Sizes, radius 1..3.
+inline std::optional<std::string> check(const Params& p) {
+  if (auto e = check_side("m", p.m)) return e;
+  if (auto e = check_side("n", p.n)) return e;
+  if (p.radius < 1 || p.radius > kMaxRadius)
+    return "radius " + std::to_string(p.radius) +
+           ": the mask radius must be from 1 to 3 (the __constant__ mask holds at most 7 x 7 = " +
+           std::to_string(kMaxMaskElems) + " values)";
+  return std::nullopt;
+}
+
+}  // namespace ts::lessons::conv2d_kit

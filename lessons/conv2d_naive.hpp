@@ -1,0 +1,133 @@
+// 2D convolution, global memory only: out[row][col] is the sum of the
+// (2R + 1) x (2R + 1) pixels around in[row][col], each times its mask weight.
+// Pixels outside the image count as 0 ("ghost cells"): the thread skips them.
+// The mask is the same for every thread and never changes during the kernel,
+// so it lives in constant memory: a warp whose threads all read the same mask
+// element gets it in one broadcast from the constant cache. The image is read
+// from global memory, (2R + 1)^2 times per output pixel.
+#pragma once
+
+#include <array>
+
+#include "lessons/access.hpp"
+#include "lessons/conv2d_kit.hpp"
+
+namespace ts::lessons::conv2d_naive {
+
+using conv2d_kit::kMaxMaskElems;
+enum : ArraySlot { kIn = 1, kMask, kOut };
+
+// The mask in constant memory, sized for the largest radius (3: 7 x 7); the
+// host copies the (2R + 1)^2 weights in before the launch.
+TS_CONSTANT float mask_c[kMaxMaskElems];
+
+// 8 x 8 threads per block: two warps.
+inline constexpr int kBlockSide = 8;
+
+template <class Rec>
+TS_DEVICE void conv2d_naive(Rec& rec, const KernelArgs& args) {
+  const int rows = args.m, cols = args.n, r = args.radius, w = 2 * r + 1;
+  GlobalArray<const float, Rec> in(rec, args, kIn);          // (rows, cols)
+  ConstantArray<float, Rec> mask(rec, mask_c, args, kMask);  // (w, w), in constant memory
+  GlobalArray<float, Rec> out(rec, args, kOut);              // (rows, cols)
+
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row < rows && col < cols) {
+    float sum = 0.0f;
+    for (int i = -r; i <= r; ++i) {
+      for (int j = -r; j <= r; ++j) {
+        // Every thread reads every weight, in step with its warp: one address
+        // per warp at a time, a broadcast from the constant cache.
+        const float weight = mask[(i + r) * w + (j + r)];
+        const int y = row + i, x = col + j;
+        if (y >= 0 && y < rows && x >= 0 && x < cols) {  // outside the image: 0, no read
+          sum += weight * in[y * cols + x];              // global: up to (2R + 1)^2 per pixel
+        }
+      }
+    }
+    out[row * cols + col] = sum;
+  }
+}
+
+// ---- The lesson's description for TileScope (not part of the kernel) ----
+
+TS_KERNEL_BODY(Body, conv2d_naive(rec, args));
+
+// The constant-memory symbol the backends fill before a launch (lessons/access.hpp).
+static inline std::array<ConstantSymbol, 1> constant_symbols(Body) {
+  return {{{kMask, &mask_c, sizeof mask_c}}};
+}
+
+struct Lesson {
+  template <class F>
+  static bool visit(const Params&, F&& f) {
+    f(Body{});
+    return true;
+  }
+
+  static const Variant& descriptor() {
+    using namespace conv2d_kit;
+    static const Variant v = {
+        .id = "conv2d.naive",
+        .title = "2D convolution, global memory and a constant mask",
+        .summary =
+            "One thread per output pixel reads its (2R + 1)^2 neighbours from global memory; "
+            "the mask comes from constant memory.",
+        .family = "conv2d",
+        .family_title = "2D convolution",
+        .source_file = "lessons/conv2d_naive.hpp",
+        .function = "conv2d_naive",
+        .narration_key = "conv2d_naive",
+        .uses = kUsesM | kUsesN | kUsesRadius,
+        .defaults = Params{.m = 12, .n = 12, .radius = 2},
+        .param_text = {{"m", "m (image rows)", "rows of in and out"},
+                       {"n", "n (image columns)", "columns of in and out"},
+                       {"radius", "radius R", "mask radius, 1 to 3: a (2R + 1) x (2R + 1) mask"}},
+        .barriers = {},
+        .arrays = [](const Params& p) { return arrays(p); },
+        .geometry = [](const Params& p) { return geometry(p, kBlockSide); },
+        .check = [](const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
+          if (auto e = check(p)) return e;
+          if (kBlockSide * kBlockSide > lim.max_threads_per_block)
+            return std::string("a block of 8 x 8 threads exceeds this device's limit");
+          return std::nullopt;
+        },
+        .shared_advice = [](const Params&, const DeviceLimits&) -> SharedAdvice {
+          return {"", "this kernel uses no shared memory"};
+        },
+        // A global read for every in-image neighbour of every pixel (the
+        // window is separable: (sum over rows) x (sum over columns)), a
+        // constant read for every weight of every pixel.
+        .counts =
+            [](const Params& p) {
+              ExpectedCounts c;
+              c.global_loads = window_sum(p.m, p.radius) * window_sum(p.n, p.radius);
+              c.constant_loads = uint64_t(p.m) * uint64_t(p.n) * uint64_t(sum_length(p));
+              c.global_stores = uint64_t(p.m) * uint64_t(p.n);
+              return c;
+            },
+        .reference = reference,
+        .sum_length = sum_length,
+        .loads_per_output =
+            [](const Params& p, std::string* formula) {
+              const double r = double(window_sum(p.m, p.radius) * window_sum(p.n, p.radius)) /
+                               (double(p.m) * double(p.n));
+              const int w = mask_width(p.radius);
+              if (formula) {
+                char buf[32];
+                std::snprintf(buf, sizeof buf, "%.4g", r);
+                *formula = "(2R+1)^2 = " + std::to_string(w * w) +
+                           " inside the image, fewer at its edges: " + buf +
+                           " (the mask from constant memory, not counted)";
+              }
+              return r;
+            },
+        .metric = PerfMetric::Bytes,
+        .flops = flops,
+    };
+    return v;
+  }
+};
+
+}  // namespace ts::lessons::conv2d_naive
