@@ -35,7 +35,14 @@ void handle_shortcuts(AppState& s, bool file_dialog_open, bool budget_dialog_ope
     return;  // keys belong to the dialog
   if (pressed(GLFW_KEY_T, false))
     s.present.theme = s.present.theme == Theme::Dark ? Theme::Light : Theme::Dark;
-  if (pressed(GLFW_KEY_H, false)) s.present.heatmap = !s.present.heatmap;
+  if (pressed(GLFW_KEY_H, false)) {
+    s.present.heatmap = !s.present.heatmap;
+    if (s.present.heatmap) s.present.memory = MemoryColours::State;
+  }
+  if (pressed(GLFW_KEY_M, false)) {  // the grid's memory colours, in turn
+    s.present.memory = MemoryColours((int(s.present.memory) + 1) % 5);
+    if (s.present.memory != MemoryColours::State) s.present.heatmap = false;
+  }
   if (pressed(GLFW_KEY_G, false)) {
     s.present.focus_grid = !s.present.focus_grid;
     s.present.focus_auto = false;  // the user's choice from now on
@@ -58,6 +65,7 @@ void handle_shortcuts(AppState& s, bool file_dialog_open, bool budget_dialog_ope
   if (pressed(GLFW_KEY_PAGE_UP) || pressed(GLFW_KEY_UP))
     go(r.phase_step(pos, false, s.selection.block));
   if (pressed(GLFW_KEY_B)) go(r.barrier_step(pos, !shift, s.selection.block));
+  if (pressed(GLFW_KEY_A) && s.result.warp) go(s.access_stops.step(s.result.warp, r, pos, !shift));
   if (pressed(GLFW_KEY_HOME, false)) go(0);
   if (pressed(GLFW_KEY_END, false)) go(r.size());
 }
