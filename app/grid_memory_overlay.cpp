@@ -88,10 +88,16 @@ void ramp(float w) {
   ImGui::Dummy(ImVec2(w, h));
 }
 
-// Text on this line when it fits, else on the next.
+// Dim text on this line when it fits; else a "(?)" that shows it when
+// hovered, so that the legend keeps to one line and the cells their room.
 void note(const std::string& text) {
-  if (!same_line_if_fits(ImGui::CalcTextSize(text.c_str()).x)) ImGui::NewLine();
-  ImGui::TextDisabled("%s", text.c_str());
+  if (same_line_if_fits(ImGui::CalcTextSize(text.c_str()).x)) {
+    ImGui::TextDisabled("%s", text.c_str());
+    return;
+  }
+  ImGui::SameLine();
+  ImGui::TextDisabled("(?)");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text.c_str());
 }
 
 }  // namespace
@@ -210,7 +216,7 @@ bool MemoryOverlay::legend(AppState& s) {
       ImGui::Dummy(ImVec2(w * kSharedBanks, h));
       ImGui::SameLine(0, 4);
       ImGui::TextUnformatted("31");
-      note("(bank = 4-byte word % 32; a warp's lanes on one colour wait for each other)");
+      note("(4-byte words; lanes on one colour wait for each other)");
       break;
     }
     case MemoryColours::Conflicts: {
@@ -239,11 +245,18 @@ bool MemoryOverlay::legend(AppState& s) {
     }
     case MemoryColours::Coalescing: {
       said = caption_;
+      // The heading font while the caption fits on one line; else wrapped.
       ImFont* big = static_cast<ImFont*>(s.present.big_font);
-      if (big && ImGui::CalcTextSize(said.c_str()).x * 1.4f > ImGui::GetContentRegionAvail().x)
-        big = nullptr;
-      if (big) ImGui::PushFont(big);
+      if (big) {
+        ImGui::PushFont(big);
+        if (ImGui::CalcTextSize(said.c_str()).x > ImGui::GetContentRegionAvail().x) {
+          ImGui::PopFont();
+          big = nullptr;
+        }
+      }
+      ImGui::PushTextWrapPos(0);
       ImGui::TextUnformatted(said.c_str());
+      ImGui::PopTextWrapPos();
       if (big) ImGui::PopFont();
       if (current_ >= 0) {
         const WarpAccess& a = index_->accesses.accesses[size_t(current_)];
@@ -254,9 +267,7 @@ bool MemoryOverlay::legend(AppState& s) {
                           ? "its lanes' elements in their bank's colour, lane numbers in them"
                           : "its lanes' elements in their sector's colour, each 32-byte sector "
                             "they touch outlined");
-        ImGui::PushTextWrapPos(0);
-        ImGui::TextDisabled("%s", who);
-        ImGui::PopTextWrapPos();
+        note(who);
       }
       break;
     }

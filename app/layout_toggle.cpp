@@ -4,6 +4,7 @@
 
 #include <string_view>
 
+#include "app/palette.hpp"
 #include "app/view.hpp"
 
 namespace ts::app {
@@ -47,14 +48,18 @@ void layout_toggle(AppState& s) {
     ImGui::SetTooltip(
         "The same kernel with another shared-memory layout: runs at once,\n"
         "with the same parameters and barriers.");
-  const ImVec4 on = st.Colors[ImGuiCol_ButtonActive];
+  const Rgb blue = okabe_ito::kBlue;  // the chosen one: solid, as a lit segment
+  const ImVec4 on(to_f(blue.r), to_f(blue.g), to_f(blue.b), 1.0f);
   for (const Variant* c : sibs) {
     ImGui::SameLine(0, c == sibs.front() ? st.ItemInnerSpacing.x : 1.0f);
     const bool chosen = c == v;
-    if (chosen) ImGui::PushStyleColor(ImGuiCol_Button, on);
+    if (chosen) {
+      ImGui::PushStyleColor(ImGuiCol_Button, on);
+      ImGui::PushStyleColor(ImGuiCol_ButtonHovered, on);
+    }
     const char* label = c->layout_label ? c->layout_label : c->id;
     const bool clicked = ImGui::Button(label);
-    if (chosen) ImGui::PopStyleColor();
+    if (chosen) ImGui::PopStyleColor(2);
     const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
     s.plot_marks.push_back({"layout", chosen ? "chosen" : "option", label, a.x, a.y, b.x - a.x,
                             b.y - a.y,

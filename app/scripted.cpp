@@ -111,6 +111,10 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
   for (int b = 0; b < kSharedBanks; ++b)
     banks.push_back(rgb(bank_colour(b)));
   j["bank_colours"] = banks;
+  nlohmann::json ramp = nlohmann::json::array();  // heat(i / 32): the memory heatmaps' scale
+  for (int i = 0; i <= 32; ++i)
+    ramp.push_back(rgb(heat(float(i) / 32.0f)));
+  j["heat_ramp"] = ramp;
   j["palette"] = {{"loaded", rgb(pal.loaded)},
                   {"padded", rgb(pal.padded)},
                   {"hatch", rgb(pal.hatch)},
