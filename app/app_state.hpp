@@ -199,7 +199,7 @@ struct AppState {
   CurrentResult result;
   std::unique_ptr<Replay> replay;  // over result.trace; null when there is none
   ReplayUi replay_ui;
-  AccessStops access_stops;  // the transport's warp access step, in the current order
+  AccessStops access_stops;  // the transport's warp step, in the current order
   Selection selection;
   std::map<std::string, std::vector<CellMark>> marks;  // owner -> its marks
   Banner banner;

@@ -40,7 +40,9 @@ Rgb hsv(float h, float s, float v) {
   return {u8(r + m), u8(g + m), u8(b + m)};
 }
 
-const char* mode_name(MemoryColours m) {
+}  // namespace
+
+const char* memory_colours_name(MemoryColours m) {
   switch (m) {
     case MemoryColours::State:
       return "state";
@@ -55,6 +57,8 @@ const char* mode_name(MemoryColours m) {
   }
   return "state";
 }
+
+namespace {
 
 std::string number(double v) {
   char b[32];
@@ -134,7 +138,7 @@ void MemoryOverlay::prepare(AppState& s) {
   const Trace& t = s.trace();
   current_ = index_->current(*s.replay, &earlier_);
   if (current_ < 0) {
-    caption_ = "No access yet: step to a load or store (A, or the timeline's access button).";
+    caption_ = "No access yet: step to a load or store (Right, or the timeline's warp button).";
     return;
   }
   const WarpAccess& a = index_->accesses.accesses[size_t(current_)];
@@ -167,16 +171,21 @@ void MemoryOverlay::selector(AppState& s) {
   const char* label = "colour by";
   float widest = 0;
   for (int m = 0; m <= int(MemoryColours::Coalescing); ++m)
-    widest = std::max(widest, ImGui::CalcTextSize(mode_name(MemoryColours(m))).x);
+    widest = std::max(widest, ImGui::CalcTextSize(memory_colours_name(MemoryColours(m))).x);
   const float w = widest + ImGui::GetFrameHeight() + ImGui::GetStyle().FramePadding.x * 2;
-  same_line_if_fits(ImGui::CalcTextSize(label).x + w + ImGui::GetStyle().ItemInnerSpacing.x + 8);
+  // With the state colours it takes no line of its own (the View menu and M
+  // reach it): the grid keeps its room.
+  if (!same_line_if_fits(ImGui::CalcTextSize(label).x + w + ImGui::GetStyle().ItemInnerSpacing.x +
+                         8) &&
+      s.present.memory == MemoryColours::State)
+    return;
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted(label);
   ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
   ImGui::SetNextItemWidth(w);
-  if (ImGui::BeginCombo("##memory", mode_name(s.present.memory))) {
+  if (ImGui::BeginCombo("##memory", memory_colours_name(s.present.memory))) {
     for (int m = 0; m <= int(MemoryColours::Coalescing); ++m)
-      if (ImGui::Selectable(mode_name(MemoryColours(m)), int(s.present.memory) == m)) {
+      if (ImGui::Selectable(memory_colours_name(MemoryColours(m)), int(s.present.memory) == m)) {
         s.present.memory = MemoryColours(m);
         if (s.present.memory != MemoryColours::State) s.present.heatmap = false;
       }

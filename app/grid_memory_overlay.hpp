@@ -36,6 +36,8 @@ namespace ts::app {
 // lightness as well, so that a row reads as a rainbow and a column of one bank
 // as one colour, on a projector too.
 Rgb bank_colour(int bank);
+// "state", "banks", "bank conflicts", "sectors / request", "coalescing".
+const char* memory_colours_name(MemoryColours m);
 // Sector colours (the Banks view and the coalescing picture): the palette's hues in turn.
 Rgb sector_colour(size_t i);
 

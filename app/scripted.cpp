@@ -47,7 +47,7 @@ bool apply_position_spec(AppState& s, const std::string& spec, std::string* erro
         pos = r.size();
       }
     } else if (spec.rfind("access:", 0) == 0) {
-      // As the transport's access step N times: the N-th warp access with all its lanes.
+      // As the transport's warp step N times: the N-th warp access with all its lanes.
       const uint64_t n = std::stoull(spec.substr(7));
       if (s.result.warp) pos = s.access_stops.nth(s.result.warp, r, n);
     } else if (spec.rfind("barrier:", 0) == 0) {

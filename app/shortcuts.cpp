@@ -58,14 +58,19 @@ void handle_shortcuts(AppState& s, bool file_dialog_open, bool budget_dialog_ope
     if (pos >= r.size()) s.request_position(0);
     s.replay_ui.playing = !s.replay_ui.playing;
   }
-  if (pressed(GLFW_KEY_RIGHT)) go(shift ? std::min(r.size(), pos + 1) : r.warp_step(pos, true));
-  if (pressed(GLFW_KEY_LEFT)) go(shift ? (pos ? pos - 1 : 0) : r.warp_step(pos, false));
+  // A warp instruction: the next (previous) warp access with all its lanes
+  // applied, as the timeline's warp buttons step.
+  auto warp_step = [&](bool forward) {
+    return s.result.warp ? s.access_stops.step(s.result.warp, r, pos, forward)
+                         : r.warp_step(pos, forward);
+  };
+  if (pressed(GLFW_KEY_RIGHT)) go(shift ? std::min(r.size(), pos + 1) : warp_step(true));
+  if (pressed(GLFW_KEY_LEFT)) go(shift ? (pos ? pos - 1 : 0) : warp_step(false));
   if (pressed(GLFW_KEY_PAGE_DOWN) || pressed(GLFW_KEY_DOWN))
     go(r.phase_step(pos, true, s.selection.block));
   if (pressed(GLFW_KEY_PAGE_UP) || pressed(GLFW_KEY_UP))
     go(r.phase_step(pos, false, s.selection.block));
   if (pressed(GLFW_KEY_B)) go(r.barrier_step(pos, !shift, s.selection.block));
-  if (pressed(GLFW_KEY_A) && s.result.warp) go(s.access_stops.step(s.result.warp, r, pos, !shift));
   if (pressed(GLFW_KEY_HOME, false)) go(0);
   if (pressed(GLFW_KEY_END, false)) go(r.size());
 }

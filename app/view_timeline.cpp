@@ -114,13 +114,17 @@ class TimelineView final : public View {
       go(r.phase_step(pos, false, blk));
     if (button(sym ? "\u25C0 barrier" : "< barrier", "previous barrier (Shift+B)"))
       go(r.barrier_step(pos, false, blk));
-    if (button(sym ? "\u25C0 warp" : "< warp", "one warp instruction back (Left)"))
-      go(r.warp_step(pos, false));
-    if (s.result.warp &&
-        button(sym ? "\u25C0 access" : "< access",
-               "the previous warp access, with all its lanes (Shift+A): what the Banks\n"
-               "view and the grid's coalescing colours show"))
-      go(s.access_stops.step(s.result.warp, r, pos, false));
+    // One warp instruction: the next (previous) warp access with all its lanes
+    // applied, whatever the order interleaves (app/warp_index.hpp); without the
+    // index, the run of one warp's events.
+    auto warp_step = [&](bool forward) {
+      return s.result.warp ? s.access_stops.step(s.result.warp, r, pos, forward)
+                           : r.warp_step(pos, forward);
+    };
+    if (button(sym ? "\u25C0 warp" : "< warp",
+               "the previous warp instruction, all its lanes (Left): what the Banks view\n"
+               "and the grid's coalescing colours show"))
+      go(warp_step(false));
     if (button(sym ? "\u25C1##ev" : "<##ev", "one event back (Shift+Left)")) go(pos ? pos - 1 : 0);
     const char* play = s.replay_ui.playing ? (sym ? "\u275A\u275A pause" : "pause")
                                            : (sym ? "\u25B6 play" : "play");
@@ -134,13 +138,10 @@ class TimelineView final : public View {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("play / pause (Space)");
     if (button(sym ? "\u25B7##ev" : ">##ev", "one event forward (Shift+Right)"))
       go(std::min(r.size(), pos + 1));
-    if (button(sym ? "warp \u25B6" : "warp >", "one warp instruction (Right)"))
-      go(r.warp_step(pos, true));
-    if (s.result.warp &&
-        button(sym ? "access \u25B6" : "access >",
-               "the next warp access, with all its lanes (A): the position where its\n"
-               "last lane has run, whatever the order interleaves"))
-      go(s.access_stops.step(s.result.warp, r, pos, true));
+    if (button(sym ? "warp \u25B6" : "warp >",
+               "the next warp instruction: the position where a warp access has all\n"
+               "its lanes applied (Right)"))
+      go(warp_step(true));
     if (button(sym ? "barrier \u25B6" : "barrier >",
                "next barrier: all threads of the block arrived (B)"))
       go(r.barrier_step(pos, true, blk));

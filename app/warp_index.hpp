@@ -40,7 +40,7 @@ struct WarpIndex {
 
 std::shared_ptr<const WarpIndex> build_warp_index(const Trace& t);
 
-// The transport's access step: the positions, in the replay's current order,
+// The transport's warp step (buttons, Left/Right): the positions, in the replay's current order,
 // where a warp access has all its lanes applied (its last lane's event), so
 // that one step is exactly one warp instruction whatever the interleaving.
 class AccessStops {

@@ -3,7 +3,7 @@
 // banks shift by one a row), the conflict heatmap hot on the plain tile and
 // cold on the padded one, sectors per request 32 on the naive transpose's out
 // and 4 on the tiled one's, the coalescing picture of one warp store, the
-// layout toggle and the transport's warp access step. The cells map gives the
+// layout toggle and the transport's warp step (access:N). The cells map gives the
 // bank colours and the heatmap's ramp (bank_colours, heat_ramp) and what the
 // overlay drew (plot_marks "memory", "coalescing", "layout").
 #include <gtest/gtest.h>
