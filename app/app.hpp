@@ -26,7 +26,7 @@ struct Options {
   // An empty variant: the default lesson.
   RunRequest request;
   std::string order = "lockstep";  // recorded, lockstep
-  std::string position;            // event index, 'end', 'phase:N', 'barrier:N'
+  std::string position;            // event index, 'end', 'phase:N', 'barrier:N', 'access:N'
   int select_block = -1;
   std::string tab;         // bring this panel to the front (e.g. Memory)
   std::string trace_file;  // open this trace instead of running
@@ -38,7 +38,9 @@ struct Options {
   float font_size = 0;  // 0: default
   std::string theme;    // dark, light; empty: as last time (imgui.ini)
   bool heatmap = false;
-  int hazard = -1;          // scripted: choose this hazard (0 = the first listed) in the race panel
+  std::string memory;  // the grid's memory colours: banks, conflicts, sectors, coalescing
+  std::string layout;  // scripted: run the lesson's sibling with this layout_label, as its toggle
+  int hazard = -1;     // scripted: choose this hazard (0 = the first listed) in the race panel
   bool focus_grid = false;  // scripted or at start: grid and timeline only (G)
   std::string dialog;       // scripted: "open" or "save" shows that file dialog, as Ctrl+O / Ctrl+S
   std::string perf_report;  // a performance report (JSON) to open in the Performance panel

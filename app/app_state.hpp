@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "analysis/replay.hpp"
+#include "app/warp_index.hpp"
 #include "engine/backend.hpp"
 
 namespace ts::app {
@@ -55,7 +56,8 @@ struct JobOutput {
   RunResult result;  // trace moved out into `trace`
   std::shared_ptr<const Trace> trace;
   std::unique_ptr<Replay> replay;
-  std::string source;  // "run" or the file's path
+  std::shared_ptr<const WarpIndex> warp;  // its warp accesses (app/warp_index.hpp)
+  std::string source;                     // "run" or the file's path
 };
 
 // A run of the engine in the background, so the window stays responsive.
@@ -70,10 +72,11 @@ struct RunJob {
 struct CurrentResult {
   std::shared_ptr<const Trace> trace;  // null until the first run or file
   Verdict verdict;
-  std::string backend_note;         // "GPU: ..." or "CPU simulator: no CUDA device"
-  std::vector<std::string> faults;  // simulator: out-of-range accesses
-  std::string source;               // "run" or the trace file's path
-  uint64_t generation = 0;          // bumps with every new trace: compare to refresh caches
+  std::string backend_note;               // "GPU: ..." or "CPU simulator: no CUDA device"
+  std::vector<std::string> faults;        // simulator: out-of-range accesses
+  std::string source;                     // "run" or the trace file's path
+  std::shared_ptr<const WarpIndex> warp;  // the trace's warp accesses, built with it
+  uint64_t generation = 0;                // bumps with every new trace: compare to refresh caches
 };
 
 struct ReplayUi {
@@ -123,6 +126,16 @@ struct Banner {
 
 enum class Theme : uint8_t { Dark, Light };
 
+// What the grid colours cells by (app/grid_memory_overlay.hpp): the replay's
+// state, or how memory serves the accesses.
+enum class MemoryColours : uint8_t {
+  State,       // loaded, written, stale, ... (the legend's chips)
+  Banks,       // shared arrays: each element in its bank's colour
+  Conflicts,   // shared arrays: the bank conflicts of the accesses that touched it
+  Sectors,     // global arrays: sectors per request of the accesses that touched it
+  Coalescing,  // the current warp access: its lanes' elements and the sectors they fall in
+};
+
 struct Presentation {
   Theme theme = Theme::Dark;
   float font_size = 18.0f;     // in points before the monitor's content scale
@@ -131,6 +144,7 @@ struct Presentation {
   bool fullscreen = false;
   bool show_values = true;  // values in cells when they fit
   bool heatmap = false;     // global-load heatmap instead of state colours
+  MemoryColours memory = MemoryColours::State;
   bool show_barrier_lines = true;
   bool focus_grid = false;          // grid and timeline only, the side columns hidden (a projector)
   bool focus_auto = true;           // the app sets focus_grid itself while the panels leave the
@@ -185,6 +199,7 @@ struct AppState {
   CurrentResult result;
   std::unique_ptr<Replay> replay;  // over result.trace; null when there is none
   ReplayUi replay_ui;
+  AccessStops access_stops;  // the transport's warp step, in the current order
   Selection selection;
   std::map<std::string, std::vector<CellMark>> marks;  // owner -> its marks
   Banner banner;

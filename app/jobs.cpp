@@ -32,6 +32,7 @@ std::unique_ptr<JobOutput> run_job(RunRequest req) {
       out->replay = std::make_unique<Replay>(
           out->trace, std::make_shared<const StaleReadReport>(
                           find_stale_reads(*out->trace, req.inputs, kStaleReadDetail)));
+      out->warp = build_warp_index(*out->trace);
     }
   } catch (const std::exception& e) {
     out->ok = false;
@@ -58,6 +59,7 @@ std::unique_ptr<JobOutput> load_job(std::string path) {
     out->replay = std::make_unique<Replay>(
         out->trace, std::make_shared<const StaleReadReport>(
                         find_stale_reads(*out->trace, InputKind::SmallIntegers, kStaleReadDetail)));
+    out->warp = build_warp_index(*out->trace);
     out->ok = true;
   } catch (const std::exception& e) {
     out->error = "Cannot open " + path + ": " + e.what();
@@ -123,6 +125,7 @@ void install(AppState& s, std::unique_ptr<JobOutput> out) {
   s.result.backend_note = out->result.backend_note;
   s.result.faults = out->result.faults;
   s.result.source = out->source;
+  s.result.warp = out->warp ? out->warp : build_warp_index(*out->trace);
   ++s.result.generation;
   s.replay = std::move(out->replay);
   s.replay->set_order(s.replay_ui.order_request);

@@ -54,7 +54,8 @@ int main(int argc, char** argv) {
   cli.add_option("--order", opt.order, "replay order: lockstep or recorded")
       ->check(CLI::IsMember({"lockstep", "recorded"}));
   cli.add_option("--position", opt.position,
-                 "event index, start, end, phase:N, barrier:N or stale (the first stale read)");
+                 "event index, start, end, phase:N, barrier:N, access:N (the N-th warp access "
+                 "complete) or stale (the first stale read)");
   cli.add_option("--select-block", opt.select_block, "the block whose shared memory is shown");
   cli.add_option("--tab", opt.tab, "bring this panel to the front of its column, e.g. Memory");
   cli.add_option("--screenshot", opt.screenshot, "write a PNG of the window");
@@ -67,6 +68,12 @@ int main(int argc, char** argv) {
   cli.add_option("--font-size", opt.font_size, "text size in points (Ctrl +/- in the window)");
   cli.add_option("--theme", opt.theme, "dark or light")->check(CLI::IsMember({"dark", "light"}));
   cli.add_flag("--heatmap", opt.heatmap, "show the global-load heatmap");
+  cli.add_option("--memory", opt.memory,
+                 "colour the grid by how memory serves the accesses (M in the window)")
+      ->check(CLI::IsMember({"state", "banks", "conflicts", "sectors", "coalescing"}));
+  cli.add_option("--layout", opt.layout,
+                 "run the lesson with this shared-memory layout of its group (\"padded "
+                 "[32][33]\"), as the grid's layout toggle does");
   cli.add_flag("--focus-grid", opt.focus_grid,
                "grid and timeline only, side panels hidden (G in the window)");
   cli.add_option("--dialog", opt.dialog, "show the open or save file dialog, as Ctrl+O / Ctrl+S")

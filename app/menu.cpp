@@ -8,6 +8,7 @@
 #include <string>
 
 #include "app/fonts_themes.hpp"
+#include "app/grid_memory_overlay.hpp"
 #include "app/palette.hpp"
 
 namespace ts::app {
@@ -42,13 +43,22 @@ void draw_menu(AppState& s) {
     ImGui::Separator();
     ImGui::MenuItem("Values in cells", nullptr, &s.present.show_values);
     ImGui::MenuItem("Global-load heatmap", "H", &s.present.heatmap);
+    if (ImGui::BeginMenu("Colour cells by (M)")) {
+      for (int m = 0; m <= int(MemoryColours::Coalescing); ++m)
+        if (ImGui::MenuItem(memory_colours_name(MemoryColours(m)), nullptr,
+                            s.present.memory == MemoryColours(m))) {
+          s.present.memory = MemoryColours(m);
+          if (m) s.present.heatmap = false;
+        }
+      ImGui::EndMenu();
+    }
     ImGui::MenuItem("Barrier lines in the source", nullptr, &s.present.show_barrier_lines);
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Help")) {
     ImGui::TextUnformatted(
         "Space        play / pause\n"
-        "Left/Right   one warp instruction back / forward\n"
+        "Left/Right   one warp instruction (all its lanes) back / forward\n"
         "Shift+arrow  one event\n"
         "Up/Down      one barrier phase (PageUp/PageDown too)\n"
         "B / Shift+B  next / previous barrier\n"
@@ -57,6 +67,7 @@ void draw_menu(AppState& s) {
         "Ctrl +/-/0   text size\n"
         "T            light / dark theme\n"
         "H            global-load heatmap\n"
+        "M            colour by: state, banks, bank conflicts, sectors, coalescing\n"
         "F11          fullscreen\n"
         "G            grid and timeline only (side panels hidden)\n"
         "Ctrl+O       open a trace or a performance report (.json; or drop one on the window)\n"

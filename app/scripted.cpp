@@ -15,7 +15,9 @@
 #include <vector>
 
 #include "app/app.hpp"
+#include "app/grid_memory_overlay.hpp"
 #include "app/jobs.hpp"
+#include "app/layout_toggle.hpp"
 #include "app/palette.hpp"
 
 namespace ts::app {
@@ -44,6 +46,10 @@ bool apply_position_spec(AppState& s, const std::string& spec, std::string* erro
       } else {
         pos = r.size();
       }
+    } else if (spec.rfind("access:", 0) == 0) {
+      // As the transport's warp step N times: the N-th warp access with all its lanes.
+      const uint64_t n = std::stoull(spec.substr(7));
+      if (s.result.warp) pos = s.access_stops.nth(s.result.warp, r, n);
     } else if (spec.rfind("barrier:", 0) == 0) {
       const int n = std::stoi(spec.substr(8));
       for (int i = 0; i < n; ++i)
@@ -52,8 +58,8 @@ bool apply_position_spec(AppState& s, const std::string& spec, std::string* erro
       pos = std::stoull(spec);
     }
   } catch (const std::exception&) {
-    *error =
-        "--position '" + spec + "': use an event index, start, end, phase:N, barrier:N or stale";
+    *error = "--position '" + spec +
+             "': use an event index, start, end, phase:N, barrier:N, access:N or stale";
     return false;
   }
   r.seek(pos);
@@ -101,6 +107,14 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
   nlohmann::json j;
   j["width"] = fw;
   j["height"] = fh;
+  nlohmann::json banks = nlohmann::json::array();
+  for (int b = 0; b < kSharedBanks; ++b)
+    banks.push_back(rgb(bank_colour(b)));
+  j["bank_colours"] = banks;
+  nlohmann::json ramp = nlohmann::json::array();  // heat(i / 32): the memory heatmaps' scale
+  for (int i = 0; i <= 32; ++i)
+    ramp.push_back(rgb(heat(float(i) / 32.0f)));
+  j["heat_ramp"] = ramp;
   j["palette"] = {{"loaded", rgb(pal.loaded)},
                   {"padded", rgb(pal.padded)},
                   {"hatch", rgb(pal.hatch)},
@@ -137,6 +151,24 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
                        {"label", m.label}});
   j["marks"] = marks;
   j["variant"] = s.request.variant;
+  // The warp access the replay is at (the Banks view's and the coalescing picture's).
+  if (s.replay && s.result.warp) {
+    bool earlier = false;
+    const int32_t i = s.result.warp->current(*s.replay, &earlier);
+    if (i >= 0) {
+      const WarpAccess& a = s.result.warp->accesses.accesses[size_t(i)];
+      j["warp_access"] = {{"index", i},
+                          {"earlier", earlier},
+                          {"kind", to_string(a.kind)},
+                          {"buffer", name(a.array)},
+                          {"block", a.block},
+                          {"warp", a.warp},
+                          {"line", a.line},
+                          {"lanes", a.lane_count},
+                          {"sectors", a.sector.sectors},
+                          {"conflicts", a.bank.conflicts()}};
+    }
+  }
   nlohmann::json arrays = nlohmann::json::array();
   for (const DrawnArray& a : s.drawn) {
     arrays.push_back({{"buffer", name(a.id)},
@@ -228,6 +260,20 @@ bool App::prepare_scripted(std::string* error) {
     if (!budget_.admit_file(s, opt_.trace_file, true)) return refused();
     install(s, load_job(opt_.trace_file));
   } else {
+    if (!opt_.layout.empty()) {  // as a click on the grid's layout toggle
+      const Variant* v = find_variant(s.request.variant);
+      const Variant* to = v ? layout_named(*v, opt_.layout) : nullptr;
+      if (!to) {
+        std::string labels;
+        for (const Variant* c : v ? layout_siblings(*v) : std::vector<const Variant*>{})
+          labels += std::string(labels.empty() ? "" : ", ") + "'" + c->layout_label + "'";
+        *error = "--layout '" + opt_.layout + "': " +
+                 (labels.empty() ? "this lesson has no other layouts"
+                                 : "the lesson's layouts are " + labels);
+        return false;
+      }
+      choose_layout(s, *to);
+    }
     start_run(s, budget_, opt_.scripted());
     if (budget_.is_open()) return refused();
     if (!s.job.active()) {

@@ -35,7 +35,14 @@ void handle_shortcuts(AppState& s, bool file_dialog_open, bool budget_dialog_ope
     return;  // keys belong to the dialog
   if (pressed(GLFW_KEY_T, false))
     s.present.theme = s.present.theme == Theme::Dark ? Theme::Light : Theme::Dark;
-  if (pressed(GLFW_KEY_H, false)) s.present.heatmap = !s.present.heatmap;
+  if (pressed(GLFW_KEY_H, false)) {
+    s.present.heatmap = !s.present.heatmap;
+    if (s.present.heatmap) s.present.memory = MemoryColours::State;
+  }
+  if (pressed(GLFW_KEY_M, false)) {  // the grid's memory colours, in turn
+    s.present.memory = MemoryColours((int(s.present.memory) + 1) % 5);
+    if (s.present.memory != MemoryColours::State) s.present.heatmap = false;
+  }
   if (pressed(GLFW_KEY_G, false)) {
     s.present.focus_grid = !s.present.focus_grid;
     s.present.focus_auto = false;  // the user's choice from now on
@@ -51,8 +58,14 @@ void handle_shortcuts(AppState& s, bool file_dialog_open, bool budget_dialog_ope
     if (pos >= r.size()) s.request_position(0);
     s.replay_ui.playing = !s.replay_ui.playing;
   }
-  if (pressed(GLFW_KEY_RIGHT)) go(shift ? std::min(r.size(), pos + 1) : r.warp_step(pos, true));
-  if (pressed(GLFW_KEY_LEFT)) go(shift ? (pos ? pos - 1 : 0) : r.warp_step(pos, false));
+  // A warp instruction: the next (previous) warp access with all its lanes
+  // applied, as the timeline's warp buttons step.
+  auto warp_step = [&](bool forward) {
+    return s.result.warp ? s.access_stops.step(s.result.warp, r, pos, forward)
+                         : r.warp_step(pos, forward);
+  };
+  if (pressed(GLFW_KEY_RIGHT)) go(shift ? std::min(r.size(), pos + 1) : warp_step(true));
+  if (pressed(GLFW_KEY_LEFT)) go(shift ? (pos ? pos - 1 : 0) : warp_step(false));
   if (pressed(GLFW_KEY_PAGE_DOWN) || pressed(GLFW_KEY_DOWN))
     go(r.phase_step(pos, true, s.selection.block));
   if (pressed(GLFW_KEY_PAGE_UP) || pressed(GLFW_KEY_UP))

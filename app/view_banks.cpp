@@ -14,24 +14,13 @@
 #include <vector>
 
 #include "analysis/warp_access.hpp"
+#include "app/grid_memory_overlay.hpp"
 #include "app/palette.hpp"
 #include "app/view.hpp"
 
 namespace ts::app {
 
 namespace {
-
-bool is_access(EventKind k) {
-  return k == EventKind::GlobalLoad || k == EventKind::GlobalStore || k == EventKind::SharedLoad ||
-         k == EventKind::SharedStore;
-}
-
-// Sector colours: the palette's hues in turn (neighbouring sectors differ).
-Rgb sector_colour(size_t i) {
-  using namespace okabe_ito;
-  static constexpr Rgb kCycle[] = {kSkyBlue, kOrange, kGreen, kPurple, kYellow, kBlue, kVermillion};
-  return kCycle[i % std::size(kCycle)];
-}
 
 std::string plural(int n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
@@ -64,7 +53,7 @@ class BanksView final : public View {
       return;
     }
     const Trace& t = s.trace();
-    const std::vector<LaneAccess> lanes = lane_accesses(t, accesses_, *a);
+    const std::vector<LaneAccess> lanes = lane_accesses(t, index_->accesses, *a);
     const std::string what = access_text(t, a->line, a->array) + ", line " +
                              std::to_string(a->line) + ": " +
                              (is_shared(a->kind) ? shared_words(*a, lanes) : global_words(*a));
@@ -99,36 +88,24 @@ class BanksView final : public View {
   }
 
  private:
-  // The warp accesses of a new trace, and which one each event belongs to.
+  // The run's warp accesses: built with the trace by the background job.
   void refresh(const AppState& s) {
-    if (gen_ == s.result.generation && trace_ == s.result.trace) return;
-    gen_ = s.result.generation;
-    trace_ = s.result.trace;
-    accesses_ = warp_accesses(s.trace());
-    access_of_.assign(s.trace().events.size(), -1);
-    for (size_t i = 0; i < accesses_.accesses.size(); ++i)
-      for (uint32_t e : accesses_.lanes_of(accesses_.accesses[i]))
-        access_of_[e] = int32_t(i);
+    if (index_ == s.result.warp) return;
+    index_ = s.result.warp;
     cached_position_ = ~0ull;
   }
 
   // The access of the last applied event, else the nearest one before it.
   const WarpAccess* current(const Replay& r) {
+    if (!index_) return nullptr;
     if (cached_position_ != r.position() || cached_order_ != r.order()) {
       cached_position_ = r.position();
       cached_order_ = r.order();
-      current_ = -1;
-      position_note_.clear();
-      for (uint64_t p = r.position(); p > 0; --p) {
-        const uint32_t e = r.event_at(p);
-        if (e < access_of_.size() && access_of_[e] >= 0 && is_access(r.trace().events[e].kind)) {
-          current_ = access_of_[e];
-          if (p != r.position()) position_note_ = " (the last access before this position)";
-          break;
-        }
-      }
+      bool earlier = false;
+      current_ = index_->current(r, &earlier);
+      position_note_ = earlier ? " (the last access before this position)" : "";
     }
-    return current_ >= 0 ? &accesses_.accesses[size_t(current_)] : nullptr;
+    return current_ >= 0 ? &index_->accesses.accesses[size_t(current_)] : nullptr;
   }
 
   static std::string shared_words(const WarpAccess& a, const std::vector<LaneAccess>& lanes) {
@@ -310,10 +287,7 @@ class BanksView final : public View {
     ImGui::Dummy(ImVec2(width, g.bottom - g.top));
   }
 
-  uint64_t gen_ = ~0ull;
-  std::shared_ptr<const Trace> trace_;
-  WarpAccesses accesses_;
-  std::vector<int32_t> access_of_;  // trace event -> its warp access, -1: none
+  std::shared_ptr<const WarpIndex> index_;
   uint64_t cached_position_ = ~0ull;
   ReplayOrder cached_order_ = ReplayOrder::AsRecorded;
   int32_t current_ = -1;

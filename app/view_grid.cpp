@@ -13,6 +13,8 @@
 #include <unordered_set>
 
 #include "app/cell_renderer.hpp"
+#include "app/grid_memory_overlay.hpp"
+#include "app/layout_toggle.hpp"
 #include "app/palette.hpp"
 #include "app/view.hpp"
 
@@ -382,6 +384,7 @@ class GridView final : public View {
     wait_ = barrier_wait(r, s.selection.block);
     shapes_ = shapes(s, r, t);
     owners_.build(s.result.generation, t, shapes_);
+    memory_.prepare(s);
 
     draw_header(s, r, pal);
     legend(s, pal);
@@ -520,7 +523,10 @@ class GridView final : public View {
             double(cell_), double(min_readable_cell()));
     }
     same_line_if_fits(ImGui::CalcTextSize("heatmap (H)").x + ImGui::GetFrameHeight() + 8);
-    ImGui::Checkbox("heatmap (H)", &s.present.heatmap);
+    if (ImGui::Checkbox("heatmap (H)", &s.present.heatmap) && s.present.heatmap)
+      s.present.memory = MemoryColours::State;
+    memory_.selector(s);
+    layout_toggle(s);
   }
 
   static float min_readable_cell() {
@@ -566,6 +572,10 @@ class GridView final : public View {
   }
 
   void legend(AppState& s, const Palette& pal) {
+    if (memory_.legend(s)) {  // banks, conflicts, sectors or coalescing
+      toggles(s);
+      return;
+    }
     if (s.present.heatmap) {
       ImGui::TextUnformatted("Global loads per element:");
       ImGui::SameLine();
@@ -827,6 +837,7 @@ class GridView final : public View {
         }
         if (c->flags & kCellTouchedNow) img_.set_outline(col, row, pal.touched);
       }
+    memory_.recolour(s, area(p), img_);
     // Marks from other panels (races, verdict, ...).
     for (const auto& [owner, marks] : s.marks)
       for (const CellMark& m : marks) {
@@ -838,6 +849,7 @@ class GridView final : public View {
       }
     const ImVec2 p1(p.pos.x + p.cols * p.cell, p.pos.y + p.rows * p.cell);
     renderer_.draw(dl, p.pos, p1, img_, pal);
+    memory_.draw_over(s, dl, area(p));
     // A chosen access (a hazard's write and read) also gets a thick ring around
     // its cell: a one-pixel outline is lost on a projector when cells are small.
     for (const auto& [owner, marks] : s.marks)
@@ -881,6 +893,11 @@ class GridView final : public View {
     hover(s, r, t, p);
   }
 
+  static GridArea area(const Placed& p) {
+    return {p.id,        p.shared,    p.block, p.rows, p.cols,
+            p.data_rows, p.data_cols, p.wrap,  p.pos,  p.cell};
+  }
+
   // The element at (row, col) of a drawn array, -1 outside the data.
   static int64_t element_at(const Placed& p, int row, int col) {
     if (row < 0 || col < 0 || row >= p.rows || col >= p.cols) return -1;
@@ -896,6 +913,7 @@ class GridView final : public View {
                          int col) const {
     const int64_t e = element_at(p, row, col);
     if (e < 0) return {};
+    if (auto m = memory_.cell_text(s, area(p), uint32_t(e))) return *m;
     const CellState* c = r.cell(p.id, p.block, uint32_t(e));
     if (!c) return {};
     const ReplayArray* a = r.array(p.id);
@@ -1007,6 +1025,7 @@ class GridView final : public View {
       if (is_wrong(s, p.id, uint32_t(e)))
         ImGui::TextColored(ImVec4(0.84f, 0.37f, 0, 1), "wrong: differs from the CPU reference");
     }
+    memory_.tooltip(s, area(p), uint32_t(e));
     for (const auto& [owner, marks] : s.marks)
       for (const CellMark& mk : marks)
         if (mk.buffer == p.id && mk.element == uint32_t(e) && (!p.shared || mk.block == p.block) &&
@@ -1138,6 +1157,7 @@ class GridView final : public View {
   CellImage img_;
   std::unordered_set<uint64_t> res_sel_, res_sel_halo_, res_other_;
   uint32_t heat_max_ = 1;
+  MemoryOverlay memory_;  // banks, conflicts, sectors, coalescing (app/grid_memory_overlay.hpp)
 };
 
 TS_REGISTER_VIEW(GridView);

@@ -114,8 +114,17 @@ class TimelineView final : public View {
       go(r.phase_step(pos, false, blk));
     if (button(sym ? "\u25C0 barrier" : "< barrier", "previous barrier (Shift+B)"))
       go(r.barrier_step(pos, false, blk));
-    if (button(sym ? "\u25C0 warp" : "< warp", "one warp instruction back (Left)"))
-      go(r.warp_step(pos, false));
+    // One warp instruction: the next (previous) warp access with all its lanes
+    // applied, whatever the order interleaves (app/warp_index.hpp); without the
+    // index, the run of one warp's events.
+    auto warp_step = [&](bool forward) {
+      return s.result.warp ? s.access_stops.step(s.result.warp, r, pos, forward)
+                           : r.warp_step(pos, forward);
+    };
+    if (button(sym ? "\u25C0 warp" : "< warp",
+               "the previous warp instruction, all its lanes (Left): what the Banks view\n"
+               "and the grid's coalescing colours show"))
+      go(warp_step(false));
     if (button(sym ? "\u25C1##ev" : "<##ev", "one event back (Shift+Left)")) go(pos ? pos - 1 : 0);
     const char* play = s.replay_ui.playing ? (sym ? "\u275A\u275A pause" : "pause")
                                            : (sym ? "\u25B6 play" : "play");
@@ -129,8 +138,10 @@ class TimelineView final : public View {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("play / pause (Space)");
     if (button(sym ? "\u25B7##ev" : ">##ev", "one event forward (Shift+Right)"))
       go(std::min(r.size(), pos + 1));
-    if (button(sym ? "warp \u25B6" : "warp >", "one warp instruction (Right)"))
-      go(r.warp_step(pos, true));
+    if (button(sym ? "warp \u25B6" : "warp >",
+               "the next warp instruction: the position where a warp access has all\n"
+               "its lanes applied (Right)"))
+      go(warp_step(true));
     if (button(sym ? "barrier \u25B6" : "barrier >",
                "next barrier: all threads of the block arrived (B)"))
       go(r.barrier_step(pos, true, blk));

@@ -31,3 +31,15 @@ shot grid_focus 1600x900 --position phase:1 --select-block 3 --focus-grid
 # position 12064): 32-way conflict unpadded, none padded.
 shot banks_transpose 1600x900 --lesson transpose.shared --position 12064 --tab Banks
 shot banks_transpose_padded 1600x900 --lesson transpose.shared_padded --position 12064 --tab Banks
+# The grid's memory colours (M) on one 32 x 32 tile (lockstep order). The
+# coalescing picture at each transpose's first warp store to out (access:33
+# naive, access:97 tiled): 32 sectors against 4.
+shot coalescing_transpose_naive 1600x900 --lesson transpose.naive --m 32 --n 32 \
+  --memory coalescing --position access:33 --focus-grid
+shot coalescing_transpose_shared 1600x900 --lesson transpose.shared --m 32 --n 32 \
+  --memory coalescing --position access:97 --focus-grid
+# The tile by bank: plain (a column per bank) and padded (the banks shift a row).
+shot bank_colours_transpose 1600x900 --lesson transpose.shared --m 32 --n 32 --memory banks \
+  --position end --focus-grid
+shot bank_colours_transpose_padded 1600x900 --lesson transpose.shared_padded --m 32 --n 32 \
+  --memory banks --position end --focus-grid
