@@ -205,7 +205,8 @@ TEST(TraceFormatV1, AFileOfTheOldLayoutLoadsAsTheRunItRecorded) {
 // race that interleaves threads, maps each old id to the right slot.
 TEST(TraceFormatV1, EveryLessonsArraysMapToItsSlots) {
   for (const Variant& v : catalogue()) {
-    if (std::string(v.family) == "transpose") continue;  // came after version 1
+    const std::string family = v.family;
+    if (family == "transpose" || family == "conv2d") continue;  // came after version 1
     SCOPED_TRACE(v.id);
     const RunResult r = sim_run(v.id, std::nullopt, 0u, ScheduleKind::Random);
     ASSERT_TRUE(r.ok);
@@ -483,7 +484,7 @@ TEST(TraceFormatV2, RefusesAnArrayTableThatDiffersFromTheLessons) {
     reseal(bytes);
     std::string err;
     EXPECT_FALSE(parse_trace(bytes, &err));
-    EXPECT_HAS(err, "array 1 (A): space is 7; allowed: 0 to 1");
+    EXPECT_HAS(err, "array 1 (A): space is 7; allowed: 0 to 2");
   }
 }
 
