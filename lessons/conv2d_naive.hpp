@@ -118,8 +118,8 @@ struct Lesson {
                 char buf[32];
                 std::snprintf(buf, sizeof buf, "%.4g", r);
                 *formula = "(2R+1)^2 = " + std::to_string(w * w) +
-                           " inside the image, fewer at its edges: " + buf +
-                           " (the mask from constant memory, not counted)";
+                           " inside the image, fewer near its edges: mean = " + buf +
+                           " (the mask is read from constant memory)";
               }
               return r;
             },

@@ -268,7 +268,8 @@ TEST(GpuTrace, CountsEqualTheClosedForms) {
       ++n[int(e.kind)];
     }
     const ExpectedCounts want = expected_counts(*find_variant(c.id), c.p);
-    EXPECT_EQ(n[int(EventKind::GlobalLoad)], want.global_loads);
+    // GlobalLoad events: global reads, and reads of constant-memory arrays (a mask).
+    EXPECT_EQ(n[int(EventKind::GlobalLoad)], want.global_loads + want.constant_loads);
     EXPECT_EQ(n[int(EventKind::GlobalStore)], want.global_stores);
     EXPECT_EQ(n[int(EventKind::SharedLoad)], want.shared_loads);
     EXPECT_EQ(n[int(EventKind::SharedStore)], want.shared_stores);

@@ -115,6 +115,7 @@ TEST(PerfCounts, FormulaEqualsTheTraceForEverySizeAndTile) {
               std::array{12, 20, 6, 2}, std::array{40, 8, 48, 8}, std::array{64, 8, 32, 8}}) {
           Params p;
           p.m = m, p.k = k, p.n = n, p.tile = t;
+          if (v.uses & kUsesRadius) p.radius = v.defaults.radius;  // the 2D convolutions
           cases.push_back(p);
         }
       } else {
