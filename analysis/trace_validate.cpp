@@ -115,7 +115,8 @@ std::optional<std::string> check_event(uint64_t i, const Event& e, const Expecte
            (have.empty() ? std::string("none") : have);
   }
   if (a.constant && (is_store(e.kind) || is_atomic(e.kind)))
-    return at + ": a " + to_string(e.kind) + " to " + array_name(*x.table, e.array) +
+    return at + ": " + (is_atomic(e.kind) ? "an atomic on " : "a store to ") +
+           array_name(*x.table, e.array) +
            ", which lives in constant memory: a kernel can only read it";
   // Every lesson so far moves one element per access; the event has room for
   // 8- and 16-byte (vector) accesses, which no lesson records yet.
