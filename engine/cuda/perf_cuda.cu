@@ -714,12 +714,16 @@ struct Sweep {
     }
   }
 
-  // A bandwidth lesson (stencils, transposes) at `size` elements: its own
-  // arrays (engine/prepare.hpp), inputs and CPU reference, shared by the
-  // lessons of one family at the same parameters.
+  // A bandwidth lesson (stencils, transposes, reductions, ...) at `size`
+  // elements: its own arrays (engine/prepare.hpp), inputs and CPU reference.
   void bandwidth_point(const std::vector<const Variant*>& vs, int size) {
-    std::string family;
-    Params family_params;
+    // The CPU reference is computed once for the lessons that share one
+    // reference function at the same parameters (the transposes, the
+    // stencils); lessons of a family that compute something else at the
+    // same parameters (a reduction that adds two elements per thread has half
+    // the outputs) have their own function and get their own reference.
+    decltype(Variant::reference) want_of = nullptr;
+    Params want_params;
     BufferData want;
     for (const Variant* v : vs) {
       if (check_cancel()) return;
@@ -760,15 +764,15 @@ struct Sweep {
         skip_point(*v, size, 0, "cudaMalloc failed (out of GPU memory)");
         continue;
       }
-      if (family != v->family || !(family_params == p)) {
+      if (want_of != v->reference || !(want_params == p)) {
         if (ctl)
           ctl->set_current("CPU reference " + std::string(v->family) + " " + describe(*v, p));
         std::vector<BufferData> inputs;
         for (const BufferData& b : run.globals)
           if (!b.is_output) inputs.push_back(b);
         want = reference_output(*v, p, inputs);
-        family = v->family;
-        family_params = p;
+        want_of = v->reference;
+        want_params = p;
       }
       const bool found = visit_lesson(v->id, p, [&](auto body) {
         run_variant<decltype(body)>(*v, p, size, 0, run.args, out_dev, out_count, want,
