@@ -272,6 +272,7 @@ TEST(GpuTrace, CountsEqualTheClosedForms) {
     EXPECT_EQ(n[int(EventKind::SharedStore)], want.shared_stores);
     EXPECT_EQ(n[int(EventKind::BarrierArrive)], want.barrier_arrivals);
     EXPECT_EQ(n[int(EventKind::BarrierLeave)], want.barrier_arrivals);
+    EXPECT_EQ(n[int(EventKind::WarpShuffle)], want.warp_shuffles);
   }
 }
 
