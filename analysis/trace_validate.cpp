@@ -70,8 +70,8 @@ std::optional<std::string> check_event(uint64_t i, const Event& e, const Expecte
   if (e.line >= 0xFFFF) return at + ": line is " + num(e.line) + "; allowed: 0 to 65534";
   const uint8_t scope = is_barrier(e.kind) ? uint8_t(kFlagWarpScope) : uint8_t(0);
   if ((e.flags & ~uint8_t(kFlagOutOfRange | kFlagWidthMask | scope)) || access_bytes(e.flags) > 16)
-    return at + ": flags are " + num(e.flags) + "; allowed: bit 0 (out of range), " +
-           "bits 1-2 (access width 4, 8 or 16 bytes) and, on barrier events, bit 3 (__syncwarp)";
+    return at + ": flags are " + num(e.flags) + "; allowed: bit 0 (out of range) and " +
+           "bits 1-2 (access width 4, 8 or 16 bytes); on barrier events also bit 3 (__syncwarp)";
   if (is_barrier(e.kind)) {
     if (e.barrier < 1 || e.barrier > x.barriers)
       return at + ": barrier is " + num(e.barrier) + "; " + x.v->id +

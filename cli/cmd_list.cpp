@@ -20,8 +20,8 @@ std::string barriers_of(const Variant& v) {
   if (v.barriers.empty()) return "none";
   std::string s;
   for (const auto& b : v.barriers)
-    s += (s.empty() ? "" : ", ") + std::to_string(b.id) + " (line " + std::to_string(b.line) +
-         (b.warp_scope ? ", __syncwarp)" : ")");
+    s += (s.empty() ? "" : ", ") + std::to_string(b.id) + " (line " + std::to_string(b.line) + ")" +
+         (b.warp_scope ? " __syncwarp" : "");
   return s;
 }
 

@@ -48,9 +48,8 @@ std::string barrier_summary(const Trace& t) {
   std::string s;
   for (const auto& b : v->barriers) {
     if (!s.empty()) s += ", ";
-    s += std::to_string(b.id) + " (line " + std::to_string(b.line) +
-         (b.warp_scope ? ", __syncwarp) " : ") ") +
-         (t.config.barriers().keeps(b.id) ? "on" : "OFF");
+    s += std::to_string(b.id) + " (line " + std::to_string(b.line) + ") " +
+         (b.warp_scope ? "__syncwarp " : "") + (t.config.barriers().keeps(b.id) ? "on" : "OFF");
   }
   return s;
 }

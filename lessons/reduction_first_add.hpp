@@ -83,6 +83,8 @@ struct Lesson {
         .sum_length = [](const Params& p) { return sum_length(p, kShape); },
         .with_warps = [](const Params& p,
                          int warps) { return with_warps(p, descriptor().defaults, warps); },
+        .loads_per_output = [](const Params& p,
+                               std::string* f) { return loads_per_output(p, f, kShape); },
         .metric = PerfMetric::Bytes,
         .flops = flops,
     };

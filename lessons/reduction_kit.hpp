@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -130,6 +131,21 @@ inline std::vector<float> reference(const Params& p, const LessonInputs& in, Sha
     out[size_t(g)] = float(sum);
   }
   return out;
+}
+
+// The textbook's global loads per output (per block's sum): every element
+// once, E = B (2B with the first add) of them per block.
+inline double loads_per_output(const Params& p, std::string* formula, Shape s) {
+  const int64_t l = std::max(p.length, 1), e = per_block(p, s), g = block_count(p, s);
+  const double r = double(l) / double(g);
+  if (formula) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", r);
+    *formula = std::string("L/ceil(L/E) with E = ") + (s.first_add ? "2B" : "B") + ": " +
+               std::to_string(l) + "/ceil(" + std::to_string(l) + "/" + std::to_string(e) +
+               ") = " + buf;
+  }
+  return r;
 }
 
 inline int sum_length(const Params& p, Shape s) {

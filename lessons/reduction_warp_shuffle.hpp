@@ -89,6 +89,8 @@ struct Lesson {
         .reference = [](const Params& p,
                         const LessonInputs& in) { return reference(p, in, kShape); },
         .sum_length = [](const Params& p) { return sum_length(p, kShape); },
+        .loads_per_output = [](const Params& p,
+                               std::string* f) { return loads_per_output(p, f, kShape); },
         .metric = PerfMetric::Bytes,
         .flops = flops,
     };

@@ -43,6 +43,12 @@ std::vector<Case> correctness_cases() {
           cases.push_back({id, {.length = len, .radius = r, .block = b}});
       continue;
     }
+    if (std::string(v.family) == "reduction") {  // blocks 64 and up suit every step
+      for (int len : {1, 7, 1000, 4097})
+        for (int b : {64, 256, 1024})
+          cases.push_back({id, {.length = len, .block = b}});
+      continue;
+    }
     if ((v.uses & kUsesM) && !(v.uses & kUsesK)) {  // an m x n matrix (transpose)
       for (auto [m, n] : {std::pair{1, 1}, {7, 33}, {32, 32}, {40, 48}, {64, 96}})
         cases.push_back({id, {.m = m, .n = n}});
@@ -228,6 +234,8 @@ std::vector<Case> comparison_cases() {
     cases.push_back({v.id, v.defaults});
     if (v.uses & kUsesLength)
       cases.push_back({v.id, {.length = 20, .radius = 2, .block = 8}});  // one partial warp
+    else if (std::string(v.family) == "reduction")
+      cases.push_back({v.id, {.length = 1000, .block = 64}});  // a partial last block
     else if (v.uses & kUsesM)
       cases.push_back({v.id, {.m = 33, .k = 20, .n = 45, .tile = 8}});
     else if (v.uses & kUsesTile)
@@ -275,6 +283,7 @@ TEST(GpuTrace, CountsEqualTheClosedForms) {
     EXPECT_EQ(n[int(EventKind::SharedStore)], want.shared_stores);
     EXPECT_EQ(n[int(EventKind::BarrierArrive)], want.barrier_arrivals);
     EXPECT_EQ(n[int(EventKind::BarrierLeave)], want.barrier_arrivals);
+    EXPECT_EQ(n[int(EventKind::WarpShuffle)], want.warp_shuffles);
   }
 }
 

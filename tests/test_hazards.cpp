@@ -378,7 +378,13 @@ void expect_consistent(const HazardReport& r, uint32_t cap) {
 }
 
 TEST(HazardsCatalogue, EveryVariantEveryBarrierSubset) {
-  ASSERT_EQ(std::size(kCases), catalogue().size()) << "a variant was added: add it to kCases";
+  // The reduction family has its own table of verdicts (tests/test_reduction.cpp):
+  // warp-scope barriers and a lesson that races with every barrier kept.
+  const auto reductions =
+      std::count_if(catalogue().begin(), catalogue().end(),
+                    [](const Variant& v) { return std::string(v.family) == "reduction"; });
+  ASSERT_EQ(std::size(kCases), catalogue().size() - size_t(reductions))
+      << "a variant was added: add it to kCases";
   Schedule lockstep;
   Schedule skew;
   skew.kind = ScheduleKind::WarpSkew;
@@ -420,6 +426,8 @@ TEST(HazardsCatalogue, EveryVariantEveryBarrierSubset) {
 
 TEST(HazardsCatalogue, NoFalsePositivesWithAllBarriersAnySchedule) {
   for (const Variant& v : catalogue()) {
+    // Its race (the unrolled warp without __syncwarp) is the lesson.
+    if (std::string(v.id) == "reduction.warp_volatile") continue;
     for (uint64_t seed : {1, 2, 3}) {
       Schedule random;
       random.kind = ScheduleKind::Random;

@@ -137,6 +137,7 @@ TEST(PerfCounts, FormulaEqualsTheTraceForEverySizeAndTile) {
         }
     }
     for (const Params& p : cases) {
+      if (validate(v, p, DeviceLimits{})) continue;  // e.g. a reduction's block below 64
       SCOPED_TRACE(std::string(v.id) + " " + describe(v, p));
       RunRequest req;
       req.variant = v.id;
