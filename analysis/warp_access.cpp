@@ -37,10 +37,14 @@ BankService serve_shared(std::span<const LaneAccess> lanes, bool atomic) {
     if (bank_words.empty()) continue;
     ++s.phases;
     // Lanes on one word are one access (broadcast): count distinct words per
-    // bank. Atomics on one word are not: every lane counts.
+    // bank. Shared atomics (ATOMS) as Nsight Compute counted them on an H100
+    // (scripts/ncu_compare.sh, histogram.shared_atomics: 7 instructions, about
+    // 4 lanes per word, no two words in one bank -> 14 wavefronts, 7
+    // "conflicts"): lanes on one word cost no extra wavefront (the atomic
+    // unit resolves them), but every pass is a read and a write: twice the
+    // wavefronts of a load of the same words.
     std::sort(bank_words.begin(), bank_words.end());
-    if (!atomic)
-      bank_words.erase(std::unique(bank_words.begin(), bank_words.end()), bank_words.end());
+    bank_words.erase(std::unique(bank_words.begin(), bank_words.end()), bank_words.end());
     int degree = 0, busiest = -1;
     for (size_t i = 0; i < bank_words.size();) {
       size_t j = i;
@@ -49,7 +53,7 @@ BankService serve_shared(std::span<const LaneAccess> lanes, bool atomic) {
       if (int(j - i) > degree) degree = int(j - i), busiest = bank_words[i].first;
       i = j;
     }
-    s.wavefronts += degree;
+    s.wavefronts += atomic ? 2 * degree : degree;
     if (degree > s.degree) s.degree = degree, s.busiest_bank = busiest;
   }
   return s;
@@ -222,6 +226,10 @@ std::vector<NcuCounter> ncu_counters(const WarpAccesses& w) {
   // The lessons discard atomicAdd's result on global memory, so the compiler
   // issues RED (a reduction, no value back): ncu counts those under op_red,
   // not op_atom. Shared memory has no RED: ATOMS, counted under op_atom.
+  // Not modelled: ncu's op_red sectors. On an H100 it counted 189 for
+  // histogram.global_atomics at its defaults, where the warps' lanes touch
+  // 53 distinct sectors (7 requests, exact): the L1 does not gather
+  // reductions into sectors as it gathers loads. ncu_compare.sh shows the DIFF.
   return {
       {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", sl.bank_conflicts()},
       {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", ss.bank_conflicts()},

@@ -37,21 +37,33 @@ std::vector<Case> correctness_cases() {
     const std::string id = v.id;
     // tiled_exact's defaults (n = 12, tile 8) show its failure: tested below.
     if (id != "matmul.tiled_exact") cases.push_back({id, v.defaults});
-    if (v.uses & kUsesLength) {  // stencils, histograms (which ignore the radius)
-      for (int len : {1, 7, 16, 17, 1000})
-        for (auto [r, b] : {std::pair{0, 8}, {1, 8}, {3, 32}, {8, 128}, {5, 1024}})
-          cases.push_back({id, {.length = len, .radius = r, .block = b}});
-      continue;
-    }
     if (std::string(v.family) == "reduction") {  // blocks 64 and up suit every step
       for (int len : {1, 7, 1000, 4097})
         for (int b : {64, 256, 1024})
           cases.push_back({id, {.length = len, .block = b}});
       continue;
     }
-    if ((v.uses & kUsesM) && !(v.uses & kUsesK)) {  // an m x n matrix (transpose)
-      for (auto [m, n] : {std::pair{1, 1}, {7, 33}, {32, 32}, {40, 48}, {64, 96}})
-        cases.push_back({id, {.m = m, .n = n}});
+    if (v.uses & kUsesLength) {  // stencils, histograms (which ignore the radius)
+      for (int len : {1, 7, 16, 17, 1000})
+        for (auto [r, b] : {std::pair{0, 8}, {1, 8}, {3, 32}, {8, 128}, {5, 1024}})
+          cases.push_back({id, {.length = len, .radius = r, .block = b}});
+      continue;
+    }
+    if ((v.uses & kUsesM) && !(v.uses & kUsesK)) {  // an m x n matrix (transpose, convolution)
+      for (auto [m, n] : {std::pair{1, 1}, {7, 33}, {32, 32}, {40, 48}, {64, 96}, {17, 9}}) {
+        Params p = v.defaults;
+        p.m = m, p.n = n;
+        if (!(v.uses & kUsesRadius)) {
+          cases.push_back({id, p});
+          continue;
+        }
+        for (int r : {1, 3})  // a convolution: every mask radius, tiles 4 and 8 (radius <= tile)
+          for (int t : {4, 8}) {
+            p.radius = r;
+            if (v.uses & kUsesTile) p.tile = t;
+            cases.push_back({id, p});
+          }
+      }
       continue;
     }
     if (id == "matmul.naive_one_block") {
@@ -232,11 +244,15 @@ std::vector<Case> comparison_cases() {
   std::vector<Case> cases;
   for (const Variant& v : catalogue()) {
     cases.push_back({v.id, v.defaults});
-    if (v.uses & kUsesLength)
-      cases.push_back({v.id, {.length = 20, .radius = 2, .block = 8}});  // one partial warp
-    else if (std::string(v.family) == "reduction")
+    if (std::string(v.family) == "reduction")
       cases.push_back({v.id, {.length = 1000, .block = 64}});  // a partial last block
-    else if (v.uses & kUsesM)
+    else if (v.uses & kUsesLength)
+      cases.push_back({v.id, {.length = 20, .radius = 2, .block = 8}});  // one partial warp
+    else if ((v.uses & kUsesM) && !(v.uses & kUsesK)) {  // sizes that are not multiples of 32
+      Params p = v.defaults;
+      p.m = 33, p.n = 45;
+      cases.push_back({v.id, p});
+    } else if (v.uses & kUsesM)
       cases.push_back({v.id, {.m = 33, .k = 20, .n = 45, .tile = 8}});
     else if (v.uses & kUsesTile)
       cases.push_back({v.id, {.n = 10, .tile = 4}});  // one warp per block (defaults: two)
@@ -284,6 +300,8 @@ TEST(GpuTrace, CountsEqualTheClosedForms) {
     EXPECT_EQ(n[int(EventKind::BarrierArrive)], want.barrier_arrivals);
     EXPECT_EQ(n[int(EventKind::BarrierLeave)], want.barrier_arrivals);
     EXPECT_EQ(n[int(EventKind::WarpShuffle)], want.warp_shuffles);
+    EXPECT_EQ(n[int(EventKind::SharedAtomic)], want.shared_atomics);
+    EXPECT_EQ(n[int(EventKind::GlobalAtomic)], want.global_atomics);
   }
 }
 
