@@ -77,6 +77,13 @@ struct HazardGroup {
 
 struct HazardOptions {
   uint32_t detail_per_group = 256;  // hazards kept per group (all are counted)
+  // Shared atomics. racecheck does not check them at all (measured on an
+  // H100: histogram.shared_atomics without its barriers, where the zeroing
+  // store and the merge's read race with the atomics and the bins come out
+  // wrong, gets no report), so by default neither do we. true: an atomic
+  // counts as a write against plain loads and stores of other threads (two
+  // atomics still never race) -- the races racecheck misses.
+  bool atomics = false;
 };
 
 struct HazardReport {
@@ -86,6 +93,15 @@ struct HazardReport {
   uint64_t by_kind[kHazardKindCount] = {};
   uint64_t shared_accesses = 0;  // shared loads, stores and atomics analysed
   bool trace_truncated = false;  // the trace lost events: hazards may be missing
+  // With atomics off (racecheck's model) on a trace with shared atomics: the
+  // verdict and count with atomics counted (HazardOptions::atomics), so that a
+  // report can say which races racecheck would not show. Empty otherwise.
+  std::string with_atomics_verdict;
+  uint64_t with_atomics_total = 0;
+  // Hazards racecheck's model leaves out: pairs of a plain access and an atomic.
+  uint64_t missed_by_racecheck() const {
+    return with_atomics_total > total ? with_atomics_total - total : 0;
+  }
   bool has(HazardKind k) const { return by_kind[int(k)] > 0; }
   bool empty() const { return total == 0; }
   // "none", or e.g. "RAW WAR (errors)" / "RAW (warnings)": the compact verdict

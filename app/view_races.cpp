@@ -199,6 +199,14 @@ class RacesView final : public View {
     if (hz.trace_truncated)
       ImGui::TextColored(ImVec4(0.9f, 0.62f, 0.0f, 1.0f),
                          "The trace is truncated: hazards may be missing.");
+    if (hz.missed_by_racecheck()) {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.9f, 0.62f, 0.0f, 1.0f));
+      ImGui::TextWrapped(
+          "racecheck does not check atomics. Counting an atomic as a write against plain loads "
+          "and stores of the same cell: %llu more hazards (%s), races racecheck misses.",
+          (unsigned long long)hz.missed_by_racecheck(), hz.with_atomics_verdict.c_str());
+      ImGui::PopStyleColor();
+    }
     if (hz.empty()) {
       ImGui::TextWrapped(
           "No shared-memory hazards: every pair of accesses to the same shared "

@@ -154,6 +154,10 @@ int run_races(const RacesOptions& o) {
                         {"count", g.count},
                         {"elements", g.elements},
                         {"blocks", g.blocks}});
+    if (!hz.with_atomics_verdict.empty())
+      j["with_atomics"] = {{"verdict", hz.with_atomics_verdict},
+                           {"total", hz.with_atomics_total},
+                           {"missed_by_racecheck", hz.missed_by_racecheck()}};
     j["hazards"] = {{"verdict", hz.verdict()},
                     {"total", hz.total},
                     {"errors", hz.errors},
@@ -222,6 +226,11 @@ int run_races(const RacesOptions& o) {
     std::cout << "  WARNING: the trace is truncated (" << t.trace.events_dropped
               << " events lost): hazards may be missing; raise --capacity to "
               << t.trace.events_needed() << "\n";
+  if (hz.missed_by_racecheck())
+    std::cout << "  racecheck does not check atomics; counting an atomic as a write against "
+                 "plain loads and stores: "
+              << hz.missed_by_racecheck() << " more hazards (" << hz.with_atomics_verdict
+              << ") -- races racecheck misses\n";
   if (hz.empty()) {
     std::cout << "  none (" << hz.shared_accesses << " shared accesses checked)\n";
   } else {

@@ -304,12 +304,9 @@ Kinds expected_lockstep_kinds(const Variant& v, uint32_t mask) {
     if (!b2) k.insert(HazardKind::WriteAfterRead);
     return k;
   }
-  if (id == "histogram.shared_atomics") {  // atomics do not race with each other
-    Kinds k;
-    if (!b1) k.insert(HazardKind::WriteAfterWrite);  // the zeroing store, then an atomic
-    if (!b2) k.insert(HazardKind::ReadAfterWrite);   // an atomic, then the total's read
-    return k;
-  }
+  // racecheck does not check atomics, and the histogram's races are all a plain
+  // access against an atomic: none (test_histogram.cpp counts them with atomics on).
+  if (id == "histogram.shared_atomics") return {};
   if (v.barriers.empty()) return {};
   return b1 ? Kinds{} : Kinds{HazardKind::ReadAfterWrite};
 }

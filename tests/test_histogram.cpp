@@ -208,12 +208,17 @@ int line_of(const Trace& t, EventKind kind, ArraySlot array) {
   return -1;
 }
 
+// Atomics counted as writes against plain accesses: the races racecheck does
+// not report (analysis/hazards.hpp, HazardOptions::atomics).
+const HazardOptions kWithAtomics{.atomics = true};
+
 TEST(Histogram, NoHazardWithBothBarriersAnySchedule) {
   for (ScheduleKind kind : {ScheduleKind::Lockstep, ScheduleKind::WarpSkew, ScheduleKind::Random})
     for (const char* id : {kGlobal, kShared}) {
       const RunResult r = sim(id, params(300, 64), ~0u, kind);
-      const HazardReport h = analyze_hazards(r.trace);
+      const HazardReport h = analyze_hazards(r.trace, kWithAtomics);
       EXPECT_TRUE(h.empty()) << id << " " << to_string(kind) << ": " << h.verdict();
+      EXPECT_TRUE(analyze_hazards(r.trace).empty());
       if (std::string(id) == kShared)
         EXPECT_EQ(h.shared_accesses, 300u + 2 * 5 * 64) << "atomics are analysed too";
     }
@@ -223,7 +228,7 @@ TEST(Histogram, WithoutBarrierOneTheZeroingRacesTheAtomics) {
   const RunResult r = sim(kShared, params(256, 64), kWithoutBarrier1);
   const int zero = line_of(r.trace, EventKind::SharedStore, shared_lesson::kLocalBins);
   const int atomic = line_of(r.trace, EventKind::SharedAtomic, shared_lesson::kLocalBins);
-  const HazardReport h = analyze_hazards(r.trace);
+  const HazardReport h = analyze_hazards(r.trace, kWithAtomics);
   EXPECT_EQ(h.verdict(), "error WAW; warning WAW");
   EXPECT_EQ(groups_of(h),
             (std::set<std::pair<std::string, std::pair<int, int>>>{{"WAW", {zero, atomic}}}));
@@ -238,7 +243,7 @@ TEST(Histogram, WithoutBarrierTwoTheTotalsReadRacesTheAtomics) {
   const RunResult r = sim(kShared, params(256, 64), kWithoutBarrier2);
   const int atomic = line_of(r.trace, EventKind::SharedAtomic, shared_lesson::kLocalBins);
   const int total = line_of(r.trace, EventKind::SharedLoad, shared_lesson::kLocalBins);
-  const HazardReport h = analyze_hazards(r.trace);
+  const HazardReport h = analyze_hazards(r.trace, kWithAtomics);
   EXPECT_TRUE(h.has(HazardKind::ReadAfterWrite));
   EXPECT_FALSE(h.has(HazardKind::WriteAfterWrite));
   EXPECT_GT(h.errors, 0u);
@@ -246,7 +251,7 @@ TEST(Histogram, WithoutBarrierTwoTheTotalsReadRacesTheAtomics) {
             (std::set<std::pair<std::string, std::pair<int, int>>>{{"RAW", {atomic, total}}}));
   // Skewed: a lagging warp counts after a fast one read the total (write-after-read).
   const RunResult s = sim(kShared, params(256, 64), kWithoutBarrier2, ScheduleKind::WarpSkew);
-  const HazardReport hs = analyze_hazards(s.trace);
+  const HazardReport hs = analyze_hazards(s.trace, kWithAtomics);
   EXPECT_TRUE(hs.has(HazardKind::WriteAfterRead)) << hs.verdict();
   EXPECT_GT(hs.errors, 0u);
 }
@@ -258,7 +263,13 @@ TEST(Histogram, RemovedBarriersGiveWrongCountsUnderWarpSkew) {
     EXPECT_FALSE(skewed.verdict.correct);
     // The race is there in lockstep too (the hazards say so), whatever the output.
     const RunResult lockstep = sim(kShared, params(256, 64), mask);
-    EXPECT_FALSE(analyze_hazards(lockstep.trace).empty());
+    EXPECT_FALSE(analyze_hazards(lockstep.trace, kWithAtomics).empty());
+    // racecheck's model sees nothing: the report says what it misses instead.
+    const HazardReport as_racecheck = analyze_hazards(lockstep.trace);
+    EXPECT_TRUE(as_racecheck.empty()) << as_racecheck.verdict();
+    EXPECT_GT(as_racecheck.missed_by_racecheck(), 0u);
+    EXPECT_EQ(as_racecheck.with_atomics_verdict,
+              analyze_hazards(lockstep.trace, kWithAtomics).verdict());
   }
   const RunResult kept = sim(kShared, params(256, 64), ~0u, ScheduleKind::WarpSkew);
   EXPECT_TRUE(kept.verdict.correct) << kept.verdict.summary();
@@ -296,11 +307,12 @@ TEST(Histogram, TwoAtomicsOnOneElementNeverMakeAHazard) {
   EXPECT_TRUE(analyze_hazards(crafted({{0, K::SharedAtomic, 39},
                                        {40, K::SharedAtomic, 39},
                                        {1, K::SharedAtomic, 39},
-                                       {63, K::SharedAtomic, 41}}))
+                                       {63, K::SharedAtomic, 41}}),
+                              kWithAtomics)
                   .empty());
   // An atomic against a plain access of another thread is one, as a write.
   const auto verdict = [](std::vector<std::tuple<int, EventKind, int>> a) {
-    return analyze_hazards(crafted(a)).verdict();
+    return analyze_hazards(crafted(a), kWithAtomics).verdict();
   };
   EXPECT_EQ(verdict({{0, K::SharedAtomic, 39}, {40, K::SharedLoad, 44}}), "error RAW");
   EXPECT_EQ(verdict({{40, K::SharedLoad, 44}, {0, K::SharedAtomic, 39}}), "error WAR");
@@ -312,12 +324,18 @@ TEST(Histogram, TwoAtomicsOnOneElementNeverMakeAHazard) {
   // A store, then atomics of two other threads: each atomic races the store,
   // not the other atomic.
   const HazardReport h = analyze_hazards(
-      crafted({{40, K::SharedStore, 32}, {0, K::SharedAtomic, 39}, {1, K::SharedAtomic, 39}}));
+      crafted({{40, K::SharedStore, 32}, {0, K::SharedAtomic, 39}, {1, K::SharedAtomic, 39}}),
+      kWithAtomics);
   EXPECT_EQ(h.total, 2u);
   EXPECT_EQ(h.by_kind[int(HazardKind::WriteAfterWrite)], 2u);
   // Atomics, then one read: it races each atomic of another thread.
   const HazardReport r = analyze_hazards(
-      crafted({{0, K::SharedAtomic, 39}, {33, K::SharedAtomic, 39}, {2, K::SharedLoad, 44}}));
+      crafted({{0, K::SharedAtomic, 39}, {33, K::SharedAtomic, 39}, {2, K::SharedLoad, 44}}),
+      kWithAtomics);
+  // racecheck's model: atomics are not checked at all, not even against the load.
+  EXPECT_EQ(verdict({{0, K::SharedAtomic, 39}, {40, K::SharedLoad, 44}}), "error RAW");
+  EXPECT_TRUE(
+      analyze_hazards(crafted({{0, K::SharedAtomic, 39}, {40, K::SharedLoad, 44}})).empty());
   EXPECT_EQ(r.by_kind[int(HazardKind::ReadAfterWrite)], 2u);
   EXPECT_EQ(r.total, 2u);
 }
