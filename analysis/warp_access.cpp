@@ -16,7 +16,7 @@ uint64_t byte_address(const ArrayInfo& a, uint32_t element) {
   return a.shared() ? a.shared_offset + offset : offset;
 }
 
-BankService serve_shared(std::span<const LaneAccess> lanes, bool atomic) {
+BankService serve_shared(std::span<const LaneAccess> lanes) {
   BankService s;
   int widest = 4;
   for (const LaneAccess& l : lanes)
@@ -37,12 +37,12 @@ BankService serve_shared(std::span<const LaneAccess> lanes, bool atomic) {
     if (bank_words.empty()) continue;
     ++s.phases;
     // Lanes on one word are one access (broadcast): count distinct words per
-    // bank. Shared atomics (ATOMS) as Nsight Compute counted them on an H100
-    // (scripts/ncu_compare.sh, histogram.shared_atomics: 7 instructions, about
-    // 4 lanes per word, no two words in one bank -> 14 wavefronts, 7
-    // "conflicts"): lanes on one word cost no extra wavefront (the atomic
-    // unit resolves them), but every pass is a read and a write: twice the
-    // wavefronts of a load of the same words.
+    // bank. Shared atomics (ATOMS) too, as Nsight Compute counted them on an
+    // H100 (scripts/ncu_compare.sh, histogram.shared_atomics at its defaults:
+    // 7 instructions, about 4 lanes per word, 14 wavefronts and 7 conflicts,
+    // exactly a load of the same words): the lanes on one word do not take a
+    // wavefront each; the atomic unit serialises them after the bank access
+    // (analysis/atomic_contention.hpp counts that queue).
     std::sort(bank_words.begin(), bank_words.end());
     bank_words.erase(std::unique(bank_words.begin(), bank_words.end()), bank_words.end());
     int degree = 0, busiest = -1;
@@ -53,7 +53,7 @@ BankService serve_shared(std::span<const LaneAccess> lanes, bool atomic) {
       if (int(j - i) > degree) degree = int(j - i), busiest = bank_words[i].first;
       i = j;
     }
-    s.wavefronts += atomic ? 2 * degree : degree;
+    s.wavefronts += degree;
     if (degree > s.degree) s.degree = degree, s.busiest_bank = busiest;
   }
   return s;
@@ -195,7 +195,7 @@ WarpAccesses warp_accesses(const Trace& t) {
     if (a.constant)
       a.constant_addresses = distinct_addresses(lanes);
     else if (shared_access(a.kind))
-      a.bank = serve_shared(lanes, a.kind == EventKind::SharedAtomic);
+      a.bank = serve_shared(lanes);
     else
       a.sector = serve_global(lanes);
     (a.constant ? w.constant_loads : w.per_kind[size_t(a.kind)]).add(a);

@@ -104,7 +104,7 @@ struct BankService {
   int conflicts() const { return wavefronts - phases; }
 };
 // `atomic`: lanes on one word are served one by one (no broadcast).
-BankService serve_shared(std::span<const LaneAccess> lanes, bool atomic = false);
+BankService serve_shared(std::span<const LaneAccess> lanes);
 
 // How a global warp access is served.
 struct SectorService {

@@ -406,21 +406,16 @@ TEST(Histogram, ReplayEndsWithTheBinsTheRunComputed) {
   }
 }
 
-// The model Nsight Compute's counts on an H100 gave (analysis/warp_access.cpp):
-// a shared atomic takes twice a load's wavefronts; lanes on one word cost nothing more.
-TEST(Histogram, SharedAtomicsTakeTwiceTheWavefrontsOfALoad) {
-  std::vector<LaneAccess> lanes;
-  for (int l = 0; l < 32; ++l)
-    lanes.push_back({l, 20, 4});                       // every lane on one word
-  EXPECT_EQ(serve_shared(lanes).wavefronts, 1);        // a load: one broadcast
-  EXPECT_EQ(serve_shared(lanes, true).wavefronts, 2);  // an atomic: read and write
-  lanes.clear();
-  for (int l = 0; l < 32; ++l)
-    lanes.push_back({l, uint64_t(4 * l), 4});  // 32 banks
-  EXPECT_EQ(serve_shared(lanes, true).wavefronts, 2);
-  lanes[1].address = 128;  // lane 1 moves to bank 0's next word: two words in bank 0
-  EXPECT_EQ(serve_shared(lanes, true).degree, 2);
-  EXPECT_EQ(serve_shared(lanes, true).wavefronts, 4);
+// Shared atomics are served like loads of the same words (analysis/warp_access.cpp).
+// At the defaults Nsight Compute counted, on an H100 (scripts/ncu_compare.sh):
+// 7 ATOMS instructions, 14 wavefronts, 7 bank conflicts.
+TEST(Histogram, SharedAtomicWavefrontsAreNsightsAtTheDefaults) {
+  const RunResult r = sim(kShared, find_variant(kShared)->defaults);
+  const WarpAccesses w = warp_accesses(r.trace);
+  const AccessTotals& a = w.totals(EventKind::SharedAtomic);
+  EXPECT_EQ(a.requests, 7u);
+  EXPECT_EQ(a.wavefronts, 14u);
+  EXPECT_EQ(a.bank_conflicts(), 7u);
 }
 
 TEST(Histogram, WarpAccessesCountAtomicsUnderTheirNsightNames) {
@@ -438,14 +433,14 @@ TEST(Histogram, WarpAccessesCountAtomicsUnderTheirNsightNames) {
             w.totals(EventKind::SharedAtomic).wavefronts);
   EXPECT_EQ(ncu.at("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum"),
             w.totals(EventKind::SharedAtomic).wavefronts - 8);
-  // Twice the wavefronts a load of the same words would take (at least 2 per
-  // instruction, so at least one "conflict" each, as ncu counts them).
+  // The wavefronts a load of the same words would take; the bins of one
+  // warp's 32 values span more than 32 words here, so some share a bank.
   uint64_t as_loads = 0;
   for (const WarpAccess& a : w.accesses)
     if (a.kind == EventKind::SharedAtomic)
       as_loads += uint64_t(serve_shared(lane_accesses(r.trace, w, a)).wavefronts);
-  EXPECT_EQ(ncu.at("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum"), 2 * as_loads);
-  EXPECT_GE(ncu.at("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum"), 8u);
+  EXPECT_EQ(ncu.at("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum"), as_loads);
+  EXPECT_GT(ncu.at("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum"), 0u);
   EXPECT_EQ(ncu.at("l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"), 8u);
   EXPECT_EQ(ncu.at("l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum"), 32u);
 }
