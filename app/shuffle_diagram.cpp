@@ -144,10 +144,12 @@ void draw_shuffle(AppState& s, const WarpIndex::Shuffle& sh, bool compact) {
   }
   labels(recv_y + box + font * 0.2f, "receivers");
   ImGui::Dummy(ImVec2(col * kWarpLanes, recv_y + box + below - at.y));
+  ImGui::PushTextWrapPos(0);
   if (!compact)
     ImGui::TextDisabled(values ? "in the boxes: the value each lane sent (where one read it) and "
                                  "got; grey lines: a lane keeps its own"
                                : "grey lines: a lane keeps its own (values need a wider pane)");
+  ImGui::PopTextWrapPos();
 }
 
 }  // namespace ts::app

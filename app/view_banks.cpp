@@ -283,7 +283,7 @@ class BanksView final : public View {
       const int bank = bank_of(word * kBankWordBytes);
       const ImVec2 to(g.lane_x(bank), g.target_y);
       const bool worst = atomic && ls.size() == queue && queue > 1;
-      const ImU32 c = (bank == busiest || worst ? hot : line).abgr(200);
+      const ImU32 c = (worst ? okabe_ito::kOrange : bank == busiest ? hot : line).abgr(200);
       const float thick = std::max(1.0f, font * 0.08f);
       if (ls.size() == 1 || atomic) {  // an atomic's lanes on one word: each its own pass
         for (int l : ls)
@@ -336,12 +336,16 @@ class BanksView final : public View {
     const float font = ImGui::GetFontSize();
     const float top = g.target_y + g.box + font * 0.15f;
     const float step = (height - font * 0.15f) / float(longest);
-    int in_bank[kSharedBanks] = {};  // words of a bank already drawn: side by side
+    // Queues of one bank (a bank conflict: several words) side by side under it.
+    int queues_in[kSharedBanks] = {}, drawn_in[kSharedBanks] = {};
+    for (const auto& [word, ls] : word_lanes)
+      if (ls.size() > 1) ++queues_in[bank_of(word * kBankWordBytes)];
     for (const auto& [word, ls] : word_lanes) {
       if (ls.size() < 2) continue;
       const int bank = bank_of(word * kBankWordBytes);
-      const Rgb c = ls.size() == longest ? okabe_ito::kVermillion : okabe_ito::kSkyBlue;
-      const float w = g.box * 0.8f, x = g.lane_x(bank) - w * 0.5f + float(in_bank[bank]++) * 3;
+      const Rgb c = ls.size() == longest ? okabe_ito::kOrange : okabe_ito::kSkyBlue;
+      const float span = g.box * 1.1f, w = span / float(queues_in[bank]) - 1;
+      const float x = g.lane_x(bank) - span * 0.5f + float(drawn_in[bank]++) * (w + 1);
       for (size_t i = 0; i < ls.size(); ++i) {
         const float y = top + float(i) * step;
         if (i == 0)
