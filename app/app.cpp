@@ -36,8 +36,9 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
   s.present.theme_pinned = !opt_.theme.empty() || opt_.scripted();
   if (opt_.scripted()) s.present.font_pinned = true;
   s.present.heatmap = opt_.heatmap;
-  const char* const memory_modes[] = {"state", "banks", "conflicts", "sectors", "coalescing"};
-  for (int m = 0; m < 5; ++m)
+  const char* const memory_modes[] = {"state",   "banks",      "conflicts",
+                                      "sectors", "coalescing", "contention"};
+  for (int m = 0; m < kMemoryColourModes; ++m)
     if (opt_.memory == memory_modes[m]) s.present.memory = MemoryColours(m);
   s.replay_ui.order_request =
       opt_.order == "recorded" ? ReplayOrder::AsRecorded : ReplayOrder::Lockstep;

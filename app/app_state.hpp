@@ -134,7 +134,9 @@ enum class MemoryColours : uint8_t {
   Conflicts,   // shared arrays: the bank conflicts of the accesses that touched it
   Sectors,     // global arrays: sectors per request of the accesses that touched it
   Coalescing,  // the current warp access: its lanes' elements and the sectors they fall in
+  Contention,  // atomically updated arrays: the atomics each element (bin) received
 };
+inline constexpr int kMemoryColourModes = int(MemoryColours::Contention) + 1;
 
 struct Presentation {
   Theme theme = Theme::Dark;

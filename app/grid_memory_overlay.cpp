@@ -54,6 +54,8 @@ const char* memory_colours_name(MemoryColours m) {
       return "sectors / request";
     case MemoryColours::Coalescing:
       return "coalescing";
+    case MemoryColours::Contention:
+      return "atomic contention";
   }
   return "state";
 }
@@ -102,6 +104,17 @@ void note(const std::string& text) {
   ImGui::SameLine();
   ImGui::TextDisabled("(?)");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text.c_str());
+}
+
+uint64_t blocks_of(const Trace& t) {
+  const Dim3 g = t.config.geometry.grid;
+  return uint64_t(std::max(1u, g.x)) * std::max(1u, g.y) * std::max(1u, g.z);
+}
+
+// A bin's colour: its atomics on its array's scale, from none (heat(0)) to
+// the array's hottest bin (heat(1)).
+Rgb contention_colour(uint64_t atomics, uint64_t most) {
+  return heat(most ? float(double(atomics) / double(most)) : 0.0f);
 }
 
 }  // namespace
@@ -170,7 +183,7 @@ void MemoryOverlay::prepare(AppState& s) {
 void MemoryOverlay::selector(AppState& s) {
   const char* label = "colour by";
   float widest = 0;
-  for (int m = 0; m <= int(MemoryColours::Coalescing); ++m)
+  for (int m = 0; m < kMemoryColourModes; ++m)
     widest = std::max(widest, ImGui::CalcTextSize(memory_colours_name(MemoryColours(m))).x);
   const float w = widest + ImGui::GetFrameHeight() + ImGui::GetStyle().FramePadding.x * 2;
   // With the state colours it takes no line of its own (the View menu and M
@@ -184,7 +197,7 @@ void MemoryOverlay::selector(AppState& s) {
   ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
   ImGui::SetNextItemWidth(w);
   if (ImGui::BeginCombo("##memory", memory_colours_name(s.present.memory))) {
-    for (int m = 0; m <= int(MemoryColours::Coalescing); ++m)
+    for (int m = 0; m < kMemoryColourModes; ++m)
       if (ImGui::Selectable(memory_colours_name(MemoryColours(m)), int(s.present.memory) == m)) {
         s.present.memory = MemoryColours(m);
         if (s.present.memory != MemoryColours::State) s.present.heatmap = false;
@@ -198,7 +211,8 @@ void MemoryOverlay::selector(AppState& s) {
         "banks: each shared element in its bank's colour\n"
         "bank conflicts: the extra wavefronts of the accesses that touched it\n"
         "sectors / request: of the global accesses that touched it (ideal 4)\n"
-        "coalescing: the warp access the replay is at, and its 32-byte sectors");
+        "coalescing: the warp access the replay is at, and its 32-byte sectors\n"
+        "atomic contention: the atomics each bin received, its longest queue in it");
 }
 
 bool MemoryOverlay::legend(AppState& s) {
@@ -280,11 +294,49 @@ bool MemoryOverlay::legend(AppState& s) {
       }
       break;
     }
+    case MemoryColours::Contention:
+      said = contention_legend(s);
+      break;
   }
   const ImVec2 end = ImGui::GetItemRectMax();
   s.plot_marks.push_back({"memory", "legend", said, at.x, at.y, end.x - at.x, end.y - at.y, 0});
   ImGui::SameLine(0, 20);
   return true;
+}
+
+std::string MemoryOverlay::contention_legend(const AppState& s) const {
+  const AtomicContention& c = index_->contention;
+  if (c.empty()) {
+    const std::string said = "Atomic contention: this run makes no atomics.";
+    ImGui::TextUnformatted(said.c_str());
+    return said;
+  }
+  const Trace& t = s.trace();
+  const std::string said = "Atomics per bin:";
+  ImGui::TextUnformatted(said.c_str());
+  ImGui::SameLine();
+  ramp(ImGui::GetFontSize() * 5);
+  // Each array on its own scale: "local_bins 0 .. 12, bins 0 .. 4".
+  std::string scales, shared_names;
+  for (const ArrayContention& a : c.arrays) {
+    const std::string name = array_name(t.config.arrays, a.array);
+    scales += (scales.empty() ? "" : ", ") + name + " 0 .. " +
+              std::to_string(index_->most_atomics_of(a.array));
+    if (a.space == Space::Shared) shared_names += (shared_names.empty() ? "" : ", ") + name;
+  }
+  ImGui::SameLine();
+  ImGui::TextUnformatted(scales.c_str());
+  std::string more =
+      "(the number in a bin: its longest queue, the most lanes of one warp instruction on it at "
+      "once; the atomic unit serves them one after another";
+  if (!shared_names.empty())
+    more += "; " + shared_names +
+            ": one copy per block, every block's bin b coloured by bin b's "
+            "atomics summed over all " +
+            std::to_string(blocks_of(t)) + " blocks";
+  if (c.partial) more += "; the trace is truncated: what it holds";
+  note(more + ")");
+  return said;
 }
 
 bool MemoryOverlay::is_current_array(const GridArea& a) const {
@@ -345,6 +397,13 @@ void MemoryOverlay::recolour(const AppState& s, const GridArea& a, CellImage& im
             }
           }
           break;
+        case MemoryColours::Contention:
+          if (const ArrayContention* c = index_->contention_of(a.id);
+              c && e < int64_t(c->elements.size()))
+            img.set(
+                col, row,
+                contention_colour(c->elements[size_t(e)].atomics, index_->most_atomics_of(a.id)));
+          break;
       }
     }
 }
@@ -381,6 +440,13 @@ std::optional<std::string> MemoryOverlay::cell_text(const AppState& s, const Gri
                                        std::make_pair(element, -1));
       if (it == lane_of_element_.end() || it->first != element) return std::string();
       return std::to_string(it->second);
+    }
+    case MemoryColours::Contention: {
+      // The longest queue: a bin with 8 lanes of one warp on it at once reads "8".
+      const ArrayContention* c = index_->contention_of(a.id);
+      if (!c) return std::nullopt;
+      if (element >= c->elements.size() || !c->elements[element].atomics) return std::string();
+      return std::to_string(c->elements[element].most_lanes);
     }
   }
   return std::nullopt;
@@ -441,6 +507,19 @@ void MemoryOverlay::draw_over(AppState& s, ImDrawList* dl, const GridArea& a) co
 void MemoryOverlay::tooltip(const AppState& s, const GridArea& a, uint32_t element) const {
   const ArrayInfo* ai = info(s, a.id);
   if (!ai || !index_) return;
+  if (const ArrayContention* c = index_->contention_of(a.id); c && element < c->elements.size()) {
+    const ElementContention& e = c->elements[element];
+    const std::string over =
+        a.shared ? " (all " + std::to_string(blocks_of(s.trace())) + " blocks' copies of this bin)"
+                 : "";
+    if (e.atomics)
+      ImGui::Text("%llu atomics%s; longest queue %u %s, %llu lanes waited in all",
+                  (unsigned long long)e.atomics, over.c_str(), e.most_lanes,
+                  e.most_lanes == 1 ? "lane" : "lanes of one warp instruction",
+                  (unsigned long long)e.queued);
+    else
+      ImGui::Text("no atomics%s", over.c_str());
+  }
   const uint64_t address = byte_address(*ai, element);
   if (a.shared) {
     ImGui::Text("bank %d (byte %llu of the block's shared memory)", bank_of(address),

@@ -15,6 +15,12 @@
 //               sector's colour with the lane number, the 32-byte sector
 //               boundaries of their rows drawn and each touched sector outlined,
 //               "32 loads -> 32 sectors (ideal 4)" above the grid.
+//   Contention  arrays that received atomics (a histogram's bins): per element
+//               the atomics it received over the run, on a heatmap from 0 to
+//               the array's hottest element, and its longest queue (the most
+//               lanes of one warp instruction on it at once) in the cell. A
+//               shared array's bin b is counted over all blocks' copies
+//               (analysis/atomic_contention.hpp), and every copy shows that sum.
 // The grid (app/view_grid.cpp) asks it for the legend, the cells' colours and
 // texts and what goes over the cells; everything else stays the grid's.
 #pragma once
@@ -36,7 +42,7 @@ namespace ts::app {
 // lightness as well, so that a row reads as a rainbow and a column of one bank
 // as one colour, on a projector too.
 Rgb bank_colour(int bank);
-// "state", "banks", "bank conflicts", "sectors / request", "coalescing".
+// "state", "banks", "bank conflicts", "sectors / request", "coalescing", "atomic contention".
 const char* memory_colours_name(MemoryColours m);
 // Sector colours (the Banks view and the coalescing picture): the palette's hues in turn.
 Rgb sector_colour(size_t i);
@@ -74,7 +80,8 @@ class MemoryOverlay {
  private:
   const ArrayInfo* info(const AppState& s, ArraySlot id) const;
   bool is_current_array(const GridArea& a) const;
-  uint32_t conflict_scale() const;  // the heatmap's top
+  uint32_t conflict_scale() const;                         // the heatmap's top
+  std::string contention_legend(const AppState& s) const;  // draws it; returns its title
 
   std::shared_ptr<const WarpIndex> index_;
   MemoryColours mode_ = MemoryColours::State;

@@ -70,7 +70,8 @@ int main(int argc, char** argv) {
   cli.add_flag("--heatmap", opt.heatmap, "show the global-load heatmap");
   cli.add_option("--memory", opt.memory,
                  "colour the grid by how memory serves the accesses (M in the window)")
-      ->check(CLI::IsMember({"state", "banks", "conflicts", "sectors", "coalescing"}));
+      ->check(
+          CLI::IsMember({"state", "banks", "conflicts", "sectors", "coalescing", "contention"}));
   cli.add_option("--layout", opt.layout,
                  "run the lesson with this shared-memory layout of its group (\"padded "
                  "[32][33]\"), as the grid's layout toggle does");

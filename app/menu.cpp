@@ -44,7 +44,7 @@ void draw_menu(AppState& s) {
     ImGui::MenuItem("Values in cells", nullptr, &s.present.show_values);
     ImGui::MenuItem("Global-load heatmap", "H", &s.present.heatmap);
     if (ImGui::BeginMenu("Colour cells by (M)")) {
-      for (int m = 0; m <= int(MemoryColours::Coalescing); ++m)
+      for (int m = 0; m < kMemoryColourModes; ++m)
         if (ImGui::MenuItem(memory_colours_name(MemoryColours(m)), nullptr,
                             s.present.memory == MemoryColours(m))) {
           s.present.memory = MemoryColours(m);
@@ -67,7 +67,8 @@ void draw_menu(AppState& s) {
         "Ctrl +/-/0   text size\n"
         "T            light / dark theme\n"
         "H            global-load heatmap\n"
-        "M            colour by: state, banks, bank conflicts, sectors, coalescing\n"
+        "M            colour by: state, banks, bank conflicts, sectors, coalescing,\n"
+        "             atomic contention\n"
         "F11          fullscreen\n"
         "G            grid and timeline only (side panels hidden)\n"
         "Ctrl+O       open a trace or a performance report (.json; or drop one on the window)\n"

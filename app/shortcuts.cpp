@@ -40,7 +40,7 @@ void handle_shortcuts(AppState& s, bool file_dialog_open, bool budget_dialog_ope
     if (s.present.heatmap) s.present.memory = MemoryColours::State;
   }
   if (pressed(GLFW_KEY_M, false)) {  // the grid's memory colours, in turn
-    s.present.memory = MemoryColours((int(s.present.memory) + 1) % 5);
+    s.present.memory = MemoryColours((int(s.present.memory) + 1) % kMemoryColourModes);
     if (s.present.memory != MemoryColours::State) s.present.heatmap = false;
   }
   if (pressed(GLFW_KEY_G, false)) {

@@ -3,7 +3,10 @@
 // lanes across the top, the 32 banks below, a line from each lane to its
 // bank, the busiest bank marked and the conflict in words. A global access:
 // the lanes and the 32-byte sectors their bytes fall in, lanes coloured by
-// sector. The caption and the busiest bank also go to s.plot_marks (plot
+// sector. A shared atomic: the same, and the lanes on one word as the queue
+// the atomic unit serves one after another. A warp shuffle: the lanes twice,
+// a line from each to the lane it got its value from (app/shuffle_diagram.hpp).
+// The caption and the busiest bank also go to s.plot_marks (plot
 // "banks"), so that the scripted mode's map tells the tests what was drawn.
 #include <imgui.h>
 
@@ -16,6 +19,7 @@
 #include "analysis/warp_access.hpp"
 #include "app/grid_memory_overlay.hpp"
 #include "app/palette.hpp"
+#include "app/shuffle_diagram.hpp"
 #include "app/view.hpp"
 
 namespace ts::app {
@@ -44,6 +48,10 @@ class BanksView final : public View {
     // A short pane (a large font at 720p): the diagram without its labels and notes.
     compact_ = ImGui::GetContentRegionAvail().y < ImGui::GetFontSize() * 10;
     ImGui::PushTextWrapPos(0);
+    if (shuffle_ >= 0) {
+      draw_shuffle_step(s);
+      return;
+    }
     if (!a) {
       text_wrapped_at_spaces(
           "No memory access yet. Step forward to a load or store (the timeline's warp button "
@@ -56,7 +64,7 @@ class BanksView final : public View {
     const std::vector<LaneAccess> lanes = lane_accesses(t, index_->accesses, *a);
     const std::string what = access_text(t, a->line, a->array) + ", line " +
                              std::to_string(a->line) + ": " +
-                             (is_shared(a->kind) ? shared_words(*a, lanes) : global_words(*a));
+                             (shared_access(a->kind) ? shared_words(*a, lanes) : global_words(*a));
     // The heading font while the caption fits in two lines; a narrow pane keeps its room for
     // the diagram.
     ImFont* big = static_cast<ImFont*>(s.present.big_font);
@@ -81,7 +89,7 @@ class BanksView final : public View {
                           a->block, plural(a->lane_count, "lane", "lanes").c_str(),
                           position_note_.c_str());
     ImGui::PopTextWrapPos();
-    if (is_shared(a->kind))
+    if (shared_access(a->kind))
       draw_banks(s, *a, lanes);
     else
       draw_sectors(s, lanes);
@@ -104,8 +112,57 @@ class BanksView final : public View {
       bool earlier = false;
       current_ = index_->current(r, &earlier);
       position_note_ = earlier ? " (the last access before this position)" : "";
+      shuffle_ = index_->current_shuffle(r, &earlier);
+      if (shuffle_ >= 0) position_note_ = earlier ? " (the last one before this position)" : "";
     }
     return current_ >= 0 ? &index_->accesses.accesses[size_t(current_)] : nullptr;
+  }
+
+  // The shuffle the replay is at: its caption in the heading font, the diagram below.
+  void draw_shuffle_step(AppState& s) {
+    const WarpIndex::Shuffle& sh = index_->shuffles[size_t(shuffle_)];
+    const Trace& t = s.trace();
+    std::vector<std::pair<int, int>> lane_source;
+    for (uint32_t e : index_->lanes_of(sh))
+      lane_source.push_back(
+          {int(t.events[e].thread % kWarpLanes), int(t.events[e].element % kWarpLanes)});
+    const std::string what = shuffle_caption(lane_source);
+    caption(s, what);
+    if (!compact_)
+      ImGui::TextDisabled("line %u, warp %d of block %u, %s: registers to registers, no memory%s",
+                          unsigned(sh.line), int(sh.warp), sh.block,
+                          plural(int(sh.lane_count), "lane", "lanes").c_str(),
+                          position_note_.c_str());
+    ImGui::PopTextWrapPos();
+    draw_shuffle(s, sh, compact_);
+  }
+
+  // The caption in the heading font while it fits in two lines, reported in the plot marks.
+  void caption(AppState& s, const std::string& what) {
+    ImFont* big = static_cast<ImFont*>(s.present.big_font);
+    if (big) {
+      ImGui::PushFont(big);
+      if (ImGui::CalcTextSize(what.c_str(), nullptr, false, ImGui::GetContentRegionAvail().x).y >
+          ImGui::GetTextLineHeight() * 2.2f) {
+        ImGui::PopFont();
+        big = nullptr;
+      }
+    }
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    const float w = ImGui::GetContentRegionAvail().x;
+    text_wrapped_at_spaces(what);
+    const float h = ImGui::GetCursorScreenPos().y - at.y;
+    if (big) ImGui::PopFont();
+    s.plot_marks.push_back({"banks", "caption", what, at.x, at.y, w, h, 0});
+  }
+
+  // The longest queue of lanes on one word (a shared atomic's).
+  static size_t longest_queue(const std::vector<LaneAccess>& lanes) {
+    std::map<uint64_t, size_t> n;
+    size_t most = 0;
+    for (const LaneAccess& l : lanes)
+      most = std::max(most, ++n[l.address / kBankWordBytes]);
+    return most;
   }
 
   static std::string shared_words(const WarpAccess& a, const std::vector<LaneAccess>& lanes) {
@@ -115,6 +172,19 @@ class BanksView final : public View {
       words.push_back(l.address / kBankWordBytes);
     std::sort(words.begin(), words.end());
     words.erase(std::unique(words.begin(), words.end()), words.end());
+    if (a.kind == EventKind::SharedAtomic) {
+      // The warp_access model: twice a load's wavefronts (a read and a write),
+      // lanes on one word no extra wavefront; the atomic unit queues them.
+      const size_t q = longest_queue(lanes);
+      std::string w = "atomic on " + plural(int(words.size()), "word", "words") + ": " +
+                      plural(b.wavefronts, "wavefront", "wavefronts") +
+                      (b.degree > 1 ? " (" + std::to_string(b.degree) + "-way bank conflict)"
+                                    : std::string(" (a read and a write)"));
+      w += q > 1 ? "; the atomic unit queues lanes on one word: longest queue " +
+                       std::to_string(q) + " lanes"
+                 : "; no two lanes on one word: no queue";
+      return w;
+    }
     if (b.degree <= 1) {
       std::string w = "no conflict";
       if (words.size() < lanes.size())
@@ -129,6 +199,11 @@ class BanksView final : public View {
   }
 
   static std::string global_words(const WarpAccess& a) {
+    if (is_atomic(a.kind)) {
+      const SectorService& g = a.sector;
+      return "atomic: " + plural(g.sectors, "sector", "sectors") + " (ideal " +
+             std::to_string(g.ideal_sectors) + ")";
+    }
     const SectorService& g = a.sector;
     if (g.sectors > g.ideal_sectors && g.sectors == int(a.lane_count) && a.lane_count > 1)
       return std::to_string(g.sectors) + " sectors: each lane its own sector (ideal " +
@@ -143,7 +218,7 @@ class BanksView final : public View {
     float top = 0, lane_y = 0, target_y = 0, bottom = 0;
     float lane_x(int lane) const { return x0 + (float(lane) + 0.5f) * col; }
   };
-  Rows rows() const {
+  Rows rows(float extra_below = 0) const {
     const float font = ImGui::GetFontSize();
     const ImVec2 at = ImGui::GetCursorScreenPos();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -152,7 +227,8 @@ class BanksView final : public View {
     g.col = std::max(4.0f, avail.x / float(kWarpLanes));
     g.box = std::clamp(g.col * 0.8f, 3.0f, font * 1.5f);
     const float above = compact_ ? 2.0f : font * 1.2f;  // the "lanes" labels
-    const float below = compact_ ? 2.0f : font * 2.6f;  // the "banks" labels and a note
+    const float below =
+        (compact_ ? 2.0f : font * 2.6f) + extra_below;  // the "banks" labels and a note
     g.top = at.y;
     g.lane_y = at.y + above;
     // The lines get what the pane has left, within reason.
@@ -185,7 +261,13 @@ class BanksView final : public View {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float font = ImGui::GetFontSize();
     ImGui::Spacing();
-    const Rows g = rows();
+    const bool atomic = a.kind == EventKind::SharedAtomic;
+    const size_t queue = atomic ? longest_queue(lanes) : 0;
+    // A queue of lanes under its bank: small boxes, as many as fit.
+    const float queue_h =
+        queue > 1 ? std::min(ImGui::GetContentRegionAvail().y * 0.3f, font * 0.9f * float(queue))
+                  : 0.0f;
+    const Rows g = rows(queue_h);
     // Distinct words per bank (the busiest bank's count is the degree).
     std::map<uint64_t, std::vector<int>> word_lanes;  // word -> its lanes
     for (const LaneAccess& l : lanes)
@@ -200,10 +282,12 @@ class BanksView final : public View {
     for (const auto& [word, ls] : word_lanes) {
       const int bank = bank_of(word * kBankWordBytes);
       const ImVec2 to(g.lane_x(bank), g.target_y);
-      const ImU32 c = (bank == busiest ? hot : line).abgr(200);
+      const bool worst = atomic && ls.size() == queue && queue > 1;
+      const ImU32 c = (worst ? okabe_ito::kOrange : bank == busiest ? hot : line).abgr(200);
       const float thick = std::max(1.0f, font * 0.08f);
-      if (ls.size() == 1) {
-        dl->AddLine(ImVec2(g.lane_x(ls[0]), g.lane_y + g.box), to, c, thick);
+      if (ls.size() == 1 || atomic) {  // an atomic's lanes on one word: each its own pass
+        for (int l : ls)
+          dl->AddLine(ImVec2(g.lane_x(l), g.lane_y + g.box), to, c, thick);
       } else {
         // A broadcast: the lanes meet just above the bank, one thick line serves them all.
         const ImVec2 meet(to.x, to.y - (g.target_y - g.lane_y - g.box) * 0.25f);
@@ -230,14 +314,60 @@ class BanksView final : public View {
         s.plot_marks.push_back({"banks", "busiest", "bank " + std::to_string(b), p0.x, p0.y,
                                 p1.x - p0.x, p1.y - p0.y, fill.abgr()});
     }
-    labels(dl, g, g.target_y + g.box + font * 0.3f, "banks", pal.text_dim.abgr());
+    if (queue > 1) draw_queues(s, g, word_lanes, queue, queue_h);
+    labels(dl, g, g.target_y + g.box + queue_h + font * 0.3f, "banks", pal.text_dim.abgr());
     if (busiest >= 0 && !compact_) {
       char note[96];
       std::snprintf(note, sizeof note, "bank %d: %d different words, one per wavefront", busiest,
                     words_in[busiest]);
-      dl->AddText(ImVec2(g.x0, g.target_y + g.box + font * 1.4f), hot.abgr(), note);
+      dl->AddText(ImVec2(g.x0, g.target_y + g.box + queue_h + font * 1.4f), hot.abgr(), note);
     }
     ImGui::Dummy(ImVec2(g.col * kWarpLanes, g.bottom - g.top));
+  }
+
+  // A shared atomic: under each bank, the lanes on one of its words as a
+  // queue (the first is served, the others wait their turn at the atomic
+  // unit), the longest in the highlight colour.
+  void draw_queues(AppState& s, const Rows& g,
+                   const std::map<uint64_t, std::vector<int>>& word_lanes, size_t longest,
+                   float height) const {
+    const Palette& pal = palette(s.present.theme);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float font = ImGui::GetFontSize();
+    const float top = g.target_y + g.box + font * 0.15f;
+    const float step = (height - font * 0.15f) / float(longest);
+    // Queues of one bank (a bank conflict: several words) side by side under it.
+    int queues_in[kSharedBanks] = {}, drawn_in[kSharedBanks] = {};
+    for (const auto& [word, ls] : word_lanes)
+      if (ls.size() > 1) ++queues_in[bank_of(word * kBankWordBytes)];
+    for (const auto& [word, ls] : word_lanes) {
+      if (ls.size() < 2) continue;
+      const int bank = bank_of(word * kBankWordBytes);
+      const Rgb c = ls.size() == longest ? okabe_ito::kOrange : okabe_ito::kSkyBlue;
+      const float span = g.box * 1.1f, w = span / float(queues_in[bank]) - 1;
+      const float x = g.lane_x(bank) - span * 0.5f + float(drawn_in[bank]++) * (w + 1);
+      for (size_t i = 0; i < ls.size(); ++i) {
+        const float y = top + float(i) * step;
+        if (i == 0)
+          dl->AddRectFilled(ImVec2(x, y), ImVec2(x + w, y + step - 1), c.abgr());
+        else
+          dl->AddRect(ImVec2(x, y), ImVec2(x + w, y + step - 1), c.abgr(), 0, 0,
+                      std::max(1.0f, font * 0.08f));
+        const std::string n = std::to_string(ls[i]);
+        const float size = std::min(font * 0.7f, step * 0.9f);
+        const ImVec2 ts = ImGui::GetFont()->CalcTextSizeA(size, FLT_MAX, 0, n.c_str());
+        if (size >= 9 && ts.x <= w)
+          dl->AddText(ImGui::GetFont(), size,
+                      ImVec2(x + (w - ts.x) * 0.5f, y + (step - 1 - ts.y) * 0.5f),
+                      (i == 0 ? text_on(pal, c) : pal.text).abgr(), n.c_str());
+      }
+      std::string label =
+          "word " + std::to_string(word) + " (bank " + std::to_string(bank) + "): lanes";
+      for (int l : ls)
+        label += " " + std::to_string(l);
+      s.plot_marks.push_back(
+          {"banks", "queue", label, x, top, w, step * float(ls.size()), c.abgr()});
+    }
   }
 
   void draw_sectors(AppState& s, const std::vector<LaneAccess>& lanes) {
@@ -291,6 +421,7 @@ class BanksView final : public View {
   uint64_t cached_position_ = ~0ull;
   ReplayOrder cached_order_ = ReplayOrder::AsRecorded;
   int32_t current_ = -1;
+  int32_t shuffle_ = -1;  // the shuffle the replay is at, -1 when at an access
   std::string position_note_;
   bool compact_ = false;
 };

@@ -8,8 +8,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
+#include <utility>
 #include <vector>
 
+#include "analysis/atomic_contention.hpp"
 #include "analysis/replay.hpp"
 #include "analysis/warp_access.hpp"
 
@@ -36,6 +39,32 @@ struct WarpIndex {
   // The access of the last applied event, else (earlier = true) the nearest one
   // before it; -1 when no access has run yet.
   int32_t current(const Replay& r, bool* earlier = nullptr) const;
+
+  // Atomics per element of the arrays that received them (the grid's
+  // "atomic contention" colours); empty when the run made none.
+  AtomicContention contention;
+  std::vector<uint64_t> most_atomics;  // per contention.arrays entry: its hottest element's
+  const ArrayContention* contention_of(ArraySlot array) const;
+  uint64_t most_atomics_of(ArraySlot array) const;
+
+  // Warp shuffles (no memory touched, so not accesses), grouped into warp
+  // instructions as accesses are: (block, warp, line, k-th on that line).
+  struct Shuffle {
+    uint32_t block = 0;
+    uint16_t warp = 0, line = 0;
+    uint32_t lanes_begin = 0;  // into shuffle_lanes
+    uint8_t lane_count = 0;
+  };
+  std::vector<Shuffle> shuffles;
+  std::vector<uint32_t> shuffle_lanes;                    // trace events, each shuffle's by lane
+  std::vector<std::pair<uint32_t, uint32_t>> shuffle_of;  // (trace event, shuffle), by event
+  std::span<const uint32_t> lanes_of(const Shuffle& s) const {
+    return {shuffle_lanes.data() + s.lanes_begin, s.lane_count};
+  }
+  // The shuffle the replay is at: when the last applied event that is an
+  // access or a shuffle is a shuffle (earlier: not the last applied event);
+  // -1 otherwise.
+  int32_t current_shuffle(const Replay& r, bool* earlier = nullptr) const;
 };
 
 std::shared_ptr<const WarpIndex> build_warp_index(const Trace& t);

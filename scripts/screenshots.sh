@@ -43,3 +43,11 @@ shot bank_colours_transpose 1600x900 --lesson transpose.shared --m 32 --n 32 --m
   --position end --focus-grid
 shot bank_colours_transpose_padded 1600x900 --lesson transpose.shared_padded --m 32 --n 32 \
   --memory banks --position end --focus-grid
+# Atomic contention per bin (M): the private shared bins coloured by the
+# atomics each received over all blocks, the longest queue in the cell.
+shot contention_histogram 1280x720 --lesson histogram.shared_atomics --memory contention \
+  --position end
+# The Banks view at the last warp's first shuffle (lockstep position 2305):
+# delta 16, a line from each lane i to lane i+16.
+shot shuffle_reduction 1920x1080 --lesson reduction.warp_shuffle --order lockstep --position 2305 \
+  --tab Banks
