@@ -204,7 +204,9 @@ TEST(Conv2d, TiledLoadsEveryHaloAndCornerCellOnceByTheRightThread) {
     for (const auto& [key, times] : stored)
       EXPECT_EQ(times, 1) << what << " block " << key.first << " element " << key.second;
     EXPECT_EQ(corner_loads, want_corner_loads) << what;
-    if (p.m >= 12 && p.n >= 12) EXPECT_GT(corner_loads, 0u) << what;
+    if (p.m >= 12 && p.n >= 12) {
+      EXPECT_GT(corner_loads, 0u) << what;
+    }
   }
 }
 
@@ -251,7 +253,9 @@ TEST(Conv2d, MaskReadsAreConstantNotGlobalRequests) {
       if (a.kind != EventKind::GlobalLoad) continue;
       EXPECT_EQ(a.constant, a.array == 2) << id;
       (a.array == 2 ? mask_requests : in_requests)++;
-      if (a.constant) EXPECT_EQ(a.constant_addresses, 1) << id << ": the warp reads one weight";
+      if (a.constant) {
+        EXPECT_EQ(a.constant_addresses, 1) << id << ": the warp reads one weight";
+      }
     }
     EXPECT_GT(mask_requests, 0u);
     EXPECT_EQ(w.constant_loads.requests, mask_requests) << id;
@@ -259,8 +263,9 @@ TEST(Conv2d, MaskReadsAreConstantNotGlobalRequests) {
     EXPECT_EQ(w.constant_loads.serialised(), 0u);
     EXPECT_EQ(w.totals(EventKind::GlobalLoad).requests, in_requests) << id;
     for (const NcuCounter& c : ncu_counters(w))
-      if (std::string(c.name) == "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")
+      if (std::string(c.name) == "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum") {
         EXPECT_EQ(c.value, in_requests) << id << ": the mask is no global request";
+      }
   }
   // Lanes that read different weights are served one address after another.
   const std::vector<LaneAccess> lanes = {{0, 0, 4}, {1, 0, 4}, {2, 4, 4}, {3, 96, 4}};

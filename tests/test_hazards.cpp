@@ -412,8 +412,9 @@ TEST(HazardsCatalogue, EveryVariantEveryBarrierSubset) {
         SCOPED_TRACE(sched.kind == ScheduleKind::WarpSkew ? "warp skew" : "lockstep, padded");
         const HazardReport r = analyze_hazards(sim_trace(c.variant, params, mask, sched), opt);
         EXPECT_EQ(r.empty(), want.empty()) << r.verdict();
-        if (!want.count(HazardKind::WriteAfterWrite))
+        if (!want.count(HazardKind::WriteAfterWrite)) {
           EXPECT_EQ(r.by_kind[int(HazardKind::WriteAfterWrite)], 0u);
+        }
         EXPECT_EQ(line_pairs(r), line_pairs(lock));
         expect_consistent(r, opt.detail_per_group);
       }

@@ -219,8 +219,9 @@ TEST(Histogram, NoHazardWithBothBarriersAnySchedule) {
       const HazardReport h = analyze_hazards(r.trace, kWithAtomics);
       EXPECT_TRUE(h.empty()) << id << " " << to_string(kind) << ": " << h.verdict();
       EXPECT_TRUE(analyze_hazards(r.trace).empty());
-      if (std::string(id) == kShared)
+      if (std::string(id) == kShared) {
         EXPECT_EQ(h.shared_accesses, 300u + 2 * 5 * 64) << "atomics are analysed too";
+      }
     }
 }
 
@@ -368,7 +369,8 @@ TEST(Histogram, AnAtomicOnAnArrayOfTheOtherSpaceIsRefused) {
     ASSERT_NE(it, t.events.end());
     const size_t at = size_t(it - t.events.begin());
     // A shared atomic on the global bins, a global atomic on the shared ones.
-    it->array = kind == EventKind::SharedAtomic ? global_lesson::kBins : shared_lesson::kLocalBins;
+    it->array = kind == EventKind::SharedAtomic ? ArraySlot(global_lesson::kBins)
+                                                : ArraySlot(shared_lesson::kLocalBins);
     std::string err;
     EXPECT_FALSE(parse_trace(serialize_trace(t), &err));
     const std::string space = kind == EventKind::SharedAtomic ? "shared" : "global";

@@ -104,7 +104,9 @@ TEST(Reduction, BlocksArePowersOfTwoFrom32And64ForTheUnrolledWarp) {
     }
     const auto e32 = validate(v, params(256, 32), DeviceLimits{});
     EXPECT_EQ(bool(e32), warp_lesson(id)) << id;
-    if (e32) EXPECT_NE(e32->find("sdata[tid + 32]"), std::string::npos) << *e32;
+    if (e32) {
+      EXPECT_NE(e32->find("sdata[tid + 32]"), std::string::npos) << *e32;
+    }
     EXPECT_FALSE(validate(v, params(256, 1024), DeviceLimits{})) << id;
   }
 }
@@ -170,7 +172,9 @@ TEST(Reduction, StridedStepHasBankConflictsOfTheClosedFormSequentialNone) {
       EXPECT_EQ(w.totals(EventKind::SharedLoad).bank_conflicts(), 2 * per_access)
           << "block " << block << " length " << length;
       EXPECT_EQ(w.totals(EventKind::SharedStore).bank_conflicts(), per_access) << block;
-      if (block >= 64) EXPECT_GT(per_access, 0u);
+      if (block >= 64) {
+        EXPECT_GT(per_access, 0u);
+      }
       for (const char* id :
            {"reduction.interleaved_divergent", "reduction.sequential", "reduction.first_add",
             "reduction.warp_syncwarp", "reduction.warp_shuffle", "reduction.warp_volatile"}) {
@@ -346,7 +350,9 @@ TEST(Reduction, EachSyncthreadsRemovalIsAHazard) {
         EXPECT_GT(h.errors, 0u) << id << " without barrier " << b.id << ": " << h.verdict();
       }
     }
-    if (!racy) EXPECT_TRUE(hazards(id, ~0u).empty()) << id << ": " << hazards(id, ~0u).verdict();
+    if (!racy) {
+      EXPECT_TRUE(hazards(id, ~0u).empty()) << id << ": " << hazards(id, ~0u).verdict();
+    }
   }
   // Every barrier combination of the syncwarp lesson: hazards exactly when one is missing.
   const Variant& s = *find_variant("reduction.warp_syncwarp");

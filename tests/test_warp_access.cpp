@@ -204,7 +204,9 @@ TEST(WarpAccess, PaddedTransposeHasNoConflicts) {
   EXPECT_EQ(tile->rows, 32);
   EXPECT_EQ(tile->cols, 33);
   for (const Event& e : t.events) {
-    if (is_shared(e.kind)) EXPECT_NE(e.element % 33, 32u) << "the spare column is never touched";
+    if (is_shared(e.kind)) {
+      EXPECT_NE(e.element % 33, 32u) << "the spare column is never touched";
+    }
   }
 }
 

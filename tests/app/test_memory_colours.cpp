@@ -309,7 +309,9 @@ TEST(AppMemoryColours, CoalescingPictureOfOneWarpStoreNaiveAndTiled) {
       EXPECT_EQ(int(boxes.size()), sectors) << lesson << " font " << font;
       const nlohmann::json* out = drawn(s, "out");
       ASSERT_NE(out, nullptr);
-      if (std::string(font) == "18") EXPECT_GE((*out)["cell_w"].get<double>(), 5);
+      if (std::string(font) == "18") {
+        EXPECT_GE((*out)["cell_w"].get<double>(), 5);
+      }
       if ((*out)["cell_w"].get<double>() < 5) continue;
       for (const nlohmann::json* b : boxes) {
         const int x = int((*b)["x"].get<double>() + (*b)["w"].get<double>() / 2);
@@ -372,7 +374,9 @@ TEST(AppMemoryColours, AccessStepMovesExactlyOneWarpInstructionInEitherOrder) {
       EXPECT_EQ(pos, st.at[n - 1]) << flag << " step " << n;
       // One step = one more warp access with all its lanes, no more.
       EXPECT_EQ(complete_at(st, pos), complete_at(st, pos - 1) + 1) << flag << " step " << n;
-      if (n > 1) EXPECT_EQ(complete_at(st, st.at[n - 2]) + 1, complete_at(st, pos));
+      if (n > 1) {
+        EXPECT_EQ(complete_at(st, st.at[n - 2]) + 1, complete_at(st, pos));
+      }
       // The access the window shows is that one, all its lanes applied.
       ASSERT_TRUE(s.cells.contains("warp_access"));
       const size_t i = s.cells["warp_access"]["index"];
