@@ -43,6 +43,8 @@ struct Options {
   int hazard = -1;     // scripted: choose this hazard (0 = the first listed) in the race panel
   bool focus_grid = false;  // scripted or at start: grid and timeline only (G)
   std::string dialog;       // scripted: "open" or "save" shows that file dialog, as Ctrl+O / Ctrl+S
+  std::string lecture;      // a lecture script (.tslecture) to present
+  int lecture_step = 1;     // its step to open at, 1-based
   std::string perf_report;  // a performance report (JSON) to open in the Performance panel
   bool scripted() const { return !screenshot.empty() || exit_after || frames > 0; }
 };
