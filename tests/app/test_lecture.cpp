@@ -24,7 +24,7 @@ using ts::app_test::x_display;
 
 const std::string kLectures = std::string(TS_SOURCE_DIR) + "/assets/lectures/";
 
-struct Run {
+struct LectureRun {
   int rc = -1;
   std::string log;
   nlohmann::json cells;
@@ -32,9 +32,9 @@ struct Run {
   std::vector<unsigned char> px;
 };
 
-Run lecture(const std::string& file, int step, const std::string& name,
-            const std::string& size = "1280x720") {
-  Run r;
+LectureRun lecture(const std::string& file, int step, const std::string& name,
+                   const std::string& size = "1280x720") {
+  LectureRun r;
   const std::string& display = x_display();
   if (display.empty()) {
     ADD_FAILURE() << "Xvfb did not start";
@@ -67,7 +67,7 @@ TEST(Lecture, StepShowsItsLessonPositionAndCaptionBand) {
   std::string err;
   const auto l = ts::load_lecture(file, &err);
   ASSERT_TRUE(l) << err;
-  const Run r = lecture(file, 4, "lecture_step4");
+  const LectureRun r = lecture(file, 4, "lecture_step4");
   ASSERT_EQ(r.rc, 0) << r.log;
   const ts::LectureStep& step = l->steps[3];
   EXPECT_EQ(r.cells["variant"], step.request.variant);
@@ -108,21 +108,23 @@ TEST(Lecture, EveryStepOfTheShippedLecturesRenders) {
     const auto l = ts::load_lecture(file, &err);
     ASSERT_TRUE(l) << err;
     for (size_t k = 1; k <= l->steps.size(); ++k) {
-      const Run r = lecture(file, int(k), std::string(name) + "_" + std::to_string(k), "800x600");
+      const LectureRun r =
+          lecture(file, int(k), std::string(name) + "_" + std::to_string(k), "800x600");
       ASSERT_EQ(r.rc, 0) << name << " step " << k << ": " << r.log;
       EXPECT_EQ(r.cells["variant"], l->steps[k - 1].request.variant) << name << " step " << k;
       EXPECT_EQ(r.cells["lecture"]["step"], int(k));
     }
   }
   // The race lab's first step stops at the stale read it is about.
-  const Run stale = lecture(kLectures + "race_lab.tslecture", 1, "race_lab_stale", "800x600");
+  const LectureRun stale =
+      lecture(kLectures + "race_lab.tslecture", 1, "race_lab_stale", "800x600");
   ASSERT_EQ(stale.rc, 0) << stale.log;
   EXPECT_GT(stale.cells["position"].get<uint64_t>(), 0u);
   EXPECT_LT(stale.cells["position"].get<uint64_t>(), stale.cells["events"].get<uint64_t>());
 }
 
 TEST(Lecture, StepOutOfRangeAndBadFilesAreUsageErrors) {
-  const Run far = lecture(kLectures + "race_lab.tslecture", 99, "lecture_far");
+  const LectureRun far = lecture(kLectures + "race_lab.tslecture", 99, "lecture_far");
   EXPECT_EQ(far.rc, 2) << far.log;
   EXPECT_NE(far.log.find("--step 99:"), std::string::npos) << far.log;
   EXPECT_NE(far.log.find("give 1 to 8"), std::string::npos) << far.log;
@@ -131,10 +133,10 @@ TEST(Lecture, StepOutOfRangeAndBadFilesAreUsageErrors) {
     std::ofstream f(bad);
     f << R"({"title": "t", "steps": [{"lesson": "matmul.tiled_square", "barriers": [7], "caption": "c"}]})";
   }
-  const Run r = lecture(bad.string(), 1, "lecture_bad");
+  const LectureRun r = lecture(bad.string(), 1, "lecture_bad");
   EXPECT_EQ(r.rc, 2) << r.log;
   EXPECT_NE(r.log.find("step 1, barriers: "), std::string::npos) << r.log;
-  const Run dir = lecture(out_dir().string(), 1, "lecture_dir");
+  const LectureRun dir = lecture(out_dir().string(), 1, "lecture_dir");
   EXPECT_EQ(dir.rc, 2) << dir.log;
   EXPECT_NE(dir.log.find("is a folder"), std::string::npos) << dir.log;
 }
