@@ -45,7 +45,8 @@ struct Options {
   std::string dialog;       // scripted: "open" or "save" shows that file dialog, as Ctrl+O / Ctrl+S
   std::string lecture;      // a lecture script (.tslecture) to present
   int lecture_step = 1;     // its step to open at, 1-based
-  std::string perf_report;  // a performance report (JSON) to open in the Performance panel
+  std::vector<std::string> keys;  // scripted: keys pressed before the screenshot (pagedown, ...)
+  std::string perf_report;        // a performance report (JSON) to open in the Performance panel
   bool scripted() const { return !screenshot.empty() || exit_after || frames > 0; }
 };
 
@@ -62,6 +63,9 @@ class App {
   // Scripted mode: run (or load) synchronously, then place the replay.
   bool prepare_scripted(std::string* error);
   bool write_screenshot(const std::string& png, const std::string& json, std::string* error);
+  // Scripted: --keys pressed through GLFW's key callback, as a keyboard (or a
+  // presenter's remote) sends them, each followed by frames until its run is in.
+  void press_keys();
 
   AppState& state() { return state_; }
 

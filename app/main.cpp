@@ -89,6 +89,9 @@ int main(int argc, char** argv) {
   cli.add_option("--lecture", opt.lecture,
                  "present this lecture script (.tslecture, docs/lectures.md): PageDown / PageUp");
   cli.add_option("--step", opt.lecture_step, "the lecture's step to open at (1 = the first)");
+  cli.add_option("--keys", opt.keys, "scripted: press these keys before the screenshot")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"pagedown", "pageup", "escape"}));
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -195,6 +198,7 @@ int main(int argc, char** argv) {
           app.frame();
           if (i < 3) glfwSwapBuffers(window);
         }
+        app.press_keys();
         if (!opt.screenshot.empty()) {
           if (!app.write_screenshot(opt.screenshot, opt.cells_json, &err)) {
             std::fprintf(stderr, "tilescope: %s\n", err.c_str());

@@ -5,6 +5,7 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 #include <imgui.h>
+#include <imgui_impl_glfw.h>
 #include <stb/stb_image_write.h>
 #include <nlohmann/json.hpp>
 
@@ -309,6 +310,33 @@ bool App::prepare_scripted(std::string* error) {
     return false;
   }
   return apply_position_spec(s, opt_.position, error);
+}
+
+void App::press_keys() {
+  AppState& s = state_;
+  if (opt_.keys.empty()) return;
+  for (const std::string& name : opt_.keys) {
+    const int key = name == "pagedown" ? GLFW_KEY_PAGE_DOWN
+                    : name == "pageup" ? GLFW_KEY_PAGE_UP
+                                       : GLFW_KEY_ESCAPE;
+    const int scancode = glfwGetKeyScancode(key);
+    for (int action : {GLFW_PRESS, GLFW_RELEASE}) {
+      ImGui_ImplGlfw_KeyCallback(window_, key, scancode, action, 0);
+      frame();
+      glfwSwapBuffers(window_);
+    }
+    const double until = glfwGetTime() + 60;
+    while ((s.job.active() || s.lecture.step_request || s.lecture.awaiting_run || s.busy) &&
+           glfwGetTime() < until) {
+      glfwPollEvents();
+      frame();
+      glfwSwapBuffers(window_);
+    }
+  }
+  for (int i = 0; i < 4; ++i) {  // the layout settles; the last frame stays in the back buffer
+    frame();
+    if (i < 3) glfwSwapBuffers(window_);
+  }
 }
 
 bool App::write_screenshot(const std::string& png, const std::string& json, std::string* error) {

@@ -142,3 +142,35 @@ TEST(Lecture, StepOutOfRangeAndBadFilesAreUsageErrors) {
 }
 
 }  // namespace
+
+namespace {
+
+// PageDown and PageUp, pressed through GLFW's key callback as a keyboard or a
+// presenter's remote sends them, move between steps; Esc leaves the lecture.
+TEST(Lecture, PageDownAndPageUpMoveBetweenSteps) {
+  const std::string file = kLectures + "tiled_multiply.tslecture";
+  std::string err;
+  const auto l = ts::load_lecture(file, &err);
+  ASSERT_TRUE(l) << err;
+  const LectureRun next = lecture(file + " --keys pagedown", 1, "lecture_pagedown");
+  ASSERT_EQ(next.rc, 0) << next.log;
+  EXPECT_EQ(next.cells["lecture"]["step"], 2);
+  EXPECT_EQ(next.cells["lecture"]["caption"], l->steps[1].caption);
+  EXPECT_EQ(next.cells["variant"], l->steps[1].request.variant);
+  // Step 2 stands at its end; PageDown again reaches step 3, a new lesson at its start.
+  EXPECT_EQ(next.cells["position"], next.cells["events"]);
+  const LectureRun third = lecture(file + " --keys pagedown,pagedown", 1, "lecture_pagedown2");
+  ASSERT_EQ(third.rc, 0) << third.log;
+  EXPECT_EQ(third.cells["lecture"]["step"], 3);
+  EXPECT_EQ(third.cells["variant"], l->steps[2].request.variant);
+  EXPECT_EQ(third.cells["position"], 0);
+  const LectureRun back = lecture(file + " --keys pageup", 4, "lecture_pageup");
+  ASSERT_EQ(back.rc, 0) << back.log;
+  EXPECT_EQ(back.cells["lecture"]["step"], 3);
+  EXPECT_EQ(back.cells["position"], 0);
+  const LectureRun left = lecture(file + " --keys escape", 4, "lecture_escape");
+  ASSERT_EQ(left.rc, 0) << left.log;
+  EXPECT_FALSE(left.cells.contains("lecture"));
+}
+
+}  // namespace
