@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include "app/jobs.hpp"
+#include "app/lecture.hpp"
 #include "app/menu.hpp"
 #include "app/palette.hpp"
 #include "app/settings.hpp"
@@ -71,7 +72,10 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
   }
   s.open_perf_report_request = opt_.perf_report;
 
-  if (!opt_.scripted()) {
+  // A lecture: its step's run replaces the lesson's (main() checked the file).
+  if (!opt_.lecture.empty() && open_lecture(s, opt_.lecture, opt_.lecture_step - 1, nullptr))
+    opt_.trace_file.clear();
+  if (!opt_.scripted() && !s.lecture.active()) {
     if (!opt_.trace_file.empty())
       start_load(s, budget_, opt_.trace_file, opt_.scripted());
     else
@@ -88,12 +92,18 @@ App::~App() {
 void App::apply_requests(double dt) {
   AppState& s = state_;
   if (s.run_requested) start_run(s, budget_, opt_.scripted());
+  if (is_lecture_path(s.open_trace_request)) {  // File > Open or a drop
+    s.lecture.open_request = s.open_trace_request;
+    s.open_trace_request.clear();
+  }
+  update_lecture(s, budget_, opt_.scripted(), false);
   if (!s.open_trace_request.empty()) {
     start_load(s, budget_, s.open_trace_request, opt_.scripted());
     s.open_trace_request.clear();
   }
   if (s.file_dialog_open) {
-    dialog_.open("", std::vector<std::string>{kTraceFileExtension, kPerfReportExtension});
+    dialog_.open(
+        "", std::vector<std::string>{kTraceFileExtension, kPerfReportExtension, kLectureExtension});
     s.file_dialog_open = false;
   }
   if (s.save_dialog_open) {
@@ -183,6 +193,7 @@ bool App::frame() {
   const float top = ImGui::GetFrameHeight();
   const float banner_h = draw_banner(s, top, ImGui::GetIO().DisplaySize.x);
   slots_.draw(s, views_, top + banner_h);
+  draw_lecture_caption(s);
   std::string chosen;
   if (dialog_.draw(&chosen)) {
     if (dialog_.mode() == FileDialogMode::Open) {

@@ -43,7 +43,10 @@ struct Options {
   int hazard = -1;     // scripted: choose this hazard (0 = the first listed) in the race panel
   bool focus_grid = false;  // scripted or at start: grid and timeline only (G)
   std::string dialog;       // scripted: "open" or "save" shows that file dialog, as Ctrl+O / Ctrl+S
-  std::string perf_report;  // a performance report (JSON) to open in the Performance panel
+  std::string lecture;      // a lecture script (.tslecture) to present
+  int lecture_step = 1;     // its step to open at, 1-based
+  std::vector<std::string> keys;  // scripted: keys pressed before the screenshot (pagedown, ...)
+  std::string perf_report;        // a performance report (JSON) to open in the Performance panel
   bool scripted() const { return !screenshot.empty() || exit_after || frames > 0; }
 };
 
@@ -60,6 +63,9 @@ class App {
   // Scripted mode: run (or load) synchronously, then place the replay.
   bool prepare_scripted(std::string* error);
   bool write_screenshot(const std::string& png, const std::string& json, std::string* error);
+  // Scripted: --keys pressed through GLFW's key callback, as a keyboard (or a
+  // presenter's remote) sends them, each followed by frames until its run is in.
+  void press_keys();
 
   AppState& state() { return state_; }
 

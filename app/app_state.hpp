@@ -45,6 +45,7 @@
 #include "analysis/replay.hpp"
 #include "app/warp_index.hpp"
 #include "engine/backend.hpp"
+#include "io/lecture_file.hpp"
 
 namespace ts::app {
 
@@ -192,6 +193,20 @@ struct PlotMark {
   uint32_t colour = 0;               // ImU32 as drawn
 };
 
+// A lecture script being presented (app/lecture.hpp).
+struct LectureState {
+  std::shared_ptr<const Lecture> lecture;  // null: no lecture
+  std::string path;
+  int step = -1;                    // 0-based, the step on screen
+  std::optional<int> step_request;  // go there once no run is in flight
+  bool awaiting_run = false;        // the step's run is in flight: place the replay when it is in
+  uint64_t generation = 0;          // result.generation when that run started
+  std::string open_request;         // a .tslecture from File > Open or a drop
+  bool leave_request = false;       // Esc
+  float band[4] = {0, 0, 0, 0};     // the caption band as drawn this frame (x, y, w, h)
+  bool active() const { return lecture != nullptr; }
+};
+
 struct AppState {
   // The lesson as edited in the Lesson panel; Run sends a copy to the engine.
   RunRequest request;
@@ -212,6 +227,8 @@ struct AppState {
   // The timeline's warp lanes as drawn this frame (x, y, width, height; 0 wide
   // when they had no room): the screenshot test checks they stay in view.
   float lanes_rect[4] = {0, 0, 0, 0};
+  float center_rect[4] = {0, 0, 0, 0};  // the grid's pane (x, y, w, h), for the lecture caption
+  LectureState lecture;
   std::vector<PlotMark> plot_marks;  // filled by the performance panel each frame
   // The race hint as drawn this frame (Verdict, Races): its text, then its
   // buttons' labels; the scripted mode's cells JSON reports them.

@@ -22,6 +22,7 @@
 
 #include "app/app.hpp"
 #include "engine/lesson_options.hpp"
+#include "io/lecture_file.hpp"
 
 namespace {
 
@@ -85,6 +86,12 @@ int main(int argc, char** argv) {
                  "open this performance report (tilescope-cli bench --json) in the Performance "
                  "panel")
       ->check(CLI::ExistingFile);
+  cli.add_option("--lecture", opt.lecture,
+                 "present this lecture script (.tslecture, docs/lectures.md): PageDown / PageUp");
+  cli.add_option("--step", opt.lecture_step, "the lecture's step to open at (1 = the first)");
+  cli.add_option("--keys", opt.keys, "scripted: press these keys before the screenshot")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"pagedown", "pageup", "escape"}));
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -107,6 +114,20 @@ int main(int argc, char** argv) {
                  "tilescope: note: %s is replayed with its own lesson and settings; the lesson "
                  "options are for new runs from the window\n",
                  opt.trace_file.c_str());
+  if (!opt.lecture.empty()) {  // refused here, with the step and field, before any window
+    std::string err;
+    const auto lecture = ts::load_lecture(opt.lecture, &err);
+    if (!lecture) {
+      std::fprintf(stderr, "tilescope: error: --lecture %s\n", err.c_str());
+      return 2;
+    }
+    if (opt.lecture_step < 1 || size_t(opt.lecture_step) > lecture->steps.size()) {
+      std::fprintf(stderr, "tilescope: error: --step %d: %s has %zu steps; give 1 to %zu\n",
+                   opt.lecture_step, opt.lecture.c_str(), lecture->steps.size(),
+                   lecture->steps.size());
+      return 2;
+    }
+  }
   if (std::sscanf(size.c_str(), "%dx%d", &opt.width, &opt.height) != 2 || opt.width < 200 ||
       opt.height < 150 || opt.width > 8192 || opt.height > 8192) {
     std::fprintf(stderr, "tilescope: --size %s: use WIDTHxHEIGHT between 200x150 and 8192x8192\n",
@@ -177,6 +198,7 @@ int main(int argc, char** argv) {
           app.frame();
           if (i < 3) glfwSwapBuffers(window);
         }
+        app.press_keys();
         if (!opt.screenshot.empty()) {
           if (!app.write_screenshot(opt.screenshot, opt.cells_json, &err)) {
             std::fprintf(stderr, "tilescope: %s\n", err.c_str());

@@ -17,6 +17,9 @@ void draw_menu(AppState& s) {
   if (!ImGui::BeginMainMenuBar()) return;
   if (ImGui::BeginMenu("File")) {
     if (ImGui::MenuItem("Open trace or performance report...", "Ctrl+O")) s.file_dialog_open = true;
+    if (ImGui::MenuItem("Open lecture... (.tslecture)")) s.file_dialog_open = true;
+    if (s.lecture.active() && ImGui::MenuItem("Leave the lecture", "Esc"))
+      s.lecture.leave_request = true;
     if (ImGui::MenuItem("Save trace as...", "Ctrl+S", false, s.has_trace()))
       s.save_dialog_open = true;
     if (ImGui::MenuItem("Run the lesson", "F5")) s.run_requested = true;
@@ -60,7 +63,8 @@ void draw_menu(AppState& s) {
         "Space        play / pause\n"
         "Left/Right   one warp instruction (all its lanes) back / forward\n"
         "Shift+arrow  one event\n"
-        "Up/Down      one barrier phase (PageUp/PageDown too)\n"
+        "Up/Down      one barrier phase (PageUp/PageDown too, outside a lecture)\n"
+        "PageDown/Up  a lecture's next / previous step (Esc leaves the lecture)\n"
         "B / Shift+B  next / previous barrier\n"
         "Home / End   start / end\n"
         "F5           run the lesson\n"

@@ -5,6 +5,7 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 #include <imgui.h>
+#include <imgui_impl_glfw.h>
 #include <stb/stb_image_write.h>
 #include <nlohmann/json.hpp>
 
@@ -18,11 +19,10 @@
 #include "app/grid_memory_overlay.hpp"
 #include "app/jobs.hpp"
 #include "app/layout_toggle.hpp"
+#include "app/lecture.hpp"
 #include "app/palette.hpp"
 
 namespace ts::app {
-
-namespace {
 
 bool apply_position_spec(AppState& s, const std::string& spec, std::string* error) {
   Replay& r = *s.replay;
@@ -65,6 +65,8 @@ bool apply_position_spec(AppState& s, const std::string& spec, std::string* erro
   r.seek(pos);
   return true;
 }
+
+namespace {
 
 // The window's back buffer as a PNG; its size in pixels in fw, fh.
 bool write_window_png(GLFWwindow* window, const std::string& png, int* fw_out, int* fh_out,
@@ -214,6 +216,18 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
          {"rgb", {m.colour & 255, (m.colour >> 8) & 255, (m.colour >> 16) & 255}}});
   j["plot_marks"] = plot_marks;
   j["race_hint"] = s.race_hint;
+  if (s.lecture.active()) {
+    const LectureState& L = s.lecture;
+    j["lecture"] = {{"title", L.lecture->title},
+                    {"step", L.step + 1},
+                    {"steps", L.lecture->steps.size()},
+                    {"caption", L.step >= 0 ? L.lecture->steps[size_t(L.step)].caption : ""},
+                    {"band",
+                     {{"x", L.band[0] * sx},
+                      {"y", L.band[1] * sy},
+                      {"w", L.band[2] * sx},
+                      {"h", L.band[3] * sy}}}};
+  }
   j["banner"] = {{"kind", s.banner.kind == Banner::Error     ? "error"
                           : s.banner.kind == Banner::Warning ? "warning"
                                                              : "info"},
@@ -256,6 +270,15 @@ bool App::prepare_scripted(std::string* error) {
       std::printf("wrote %s\n", opt_.screenshot.c_str());
     return false;
   };
+  if (s.lecture.active()) {  // the step's run, with its position
+    update_lecture(s, budget_, true, true);
+    if (budget_.is_open()) return refused();
+    if (!s.replay) {
+      *error = s.banner.text.empty() ? "no trace" : s.banner.text;
+      return false;
+    }
+    return true;
+  }
   if (!opt_.trace_file.empty()) {
     if (!budget_.admit_file(s, opt_.trace_file, true)) return refused();
     install(s, load_job(opt_.trace_file));
@@ -287,6 +310,33 @@ bool App::prepare_scripted(std::string* error) {
     return false;
   }
   return apply_position_spec(s, opt_.position, error);
+}
+
+void App::press_keys() {
+  AppState& s = state_;
+  if (opt_.keys.empty()) return;
+  for (const std::string& name : opt_.keys) {
+    const int key = name == "pagedown" ? GLFW_KEY_PAGE_DOWN
+                    : name == "pageup" ? GLFW_KEY_PAGE_UP
+                                       : GLFW_KEY_ESCAPE;
+    const int scancode = glfwGetKeyScancode(key);
+    for (int action : {GLFW_PRESS, GLFW_RELEASE}) {
+      ImGui_ImplGlfw_KeyCallback(window_, key, scancode, action, 0);
+      frame();
+      glfwSwapBuffers(window_);
+    }
+    const double until = glfwGetTime() + 60;
+    while ((s.job.active() || s.lecture.step_request || s.lecture.awaiting_run || s.busy) &&
+           glfwGetTime() < until) {
+      glfwPollEvents();
+      frame();
+      glfwSwapBuffers(window_);
+    }
+  }
+  for (int i = 0; i < 4; ++i) {  // the layout settles; the last frame stays in the back buffer
+    frame();
+    if (i < 3) glfwSwapBuffers(window_);
+  }
 }
 
 bool App::write_screenshot(const std::string& png, const std::string& json, std::string* error) {

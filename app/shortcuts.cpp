@@ -47,6 +47,13 @@ void handle_shortcuts(AppState& s, bool file_dialog_open, bool budget_dialog_ope
     s.present.focus_grid = !s.present.focus_grid;
     s.present.focus_auto = false;  // the user's choice from now on
   }
+  if (s.lecture.active()) {  // a presenter's remote sends PageDown / PageUp
+    const int last = int(s.lecture.lecture->steps.size()) - 1;
+    const int at = s.lecture.step_request.value_or(s.lecture.step);
+    if (pressed(GLFW_KEY_PAGE_DOWN, false)) s.lecture.step_request = std::min(last, at + 1);
+    if (pressed(GLFW_KEY_PAGE_UP, false)) s.lecture.step_request = std::max(0, at - 1);
+    if (pressed(GLFW_KEY_ESCAPE, false)) s.lecture.leave_request = true;
+  }
   if (!s.replay) return;
   Replay& r = *s.replay;
   const uint64_t pos = r.position();
@@ -66,9 +73,10 @@ void handle_shortcuts(AppState& s, bool file_dialog_open, bool budget_dialog_ope
   };
   if (pressed(GLFW_KEY_RIGHT)) go(shift ? std::min(r.size(), pos + 1) : warp_step(true));
   if (pressed(GLFW_KEY_LEFT)) go(shift ? (pos ? pos - 1 : 0) : warp_step(false));
-  if (pressed(GLFW_KEY_PAGE_DOWN) || pressed(GLFW_KEY_DOWN))
+  const bool pages = !s.lecture.active();  // in a lecture they move between its steps
+  if ((pages && pressed(GLFW_KEY_PAGE_DOWN)) || pressed(GLFW_KEY_DOWN))
     go(r.phase_step(pos, true, s.selection.block));
-  if (pressed(GLFW_KEY_PAGE_UP) || pressed(GLFW_KEY_UP))
+  if ((pages && pressed(GLFW_KEY_PAGE_UP)) || pressed(GLFW_KEY_UP))
     go(r.phase_step(pos, false, s.selection.block));
   if (pressed(GLFW_KEY_B)) go(r.barrier_step(pos, !shift, s.selection.block));
   if (pressed(GLFW_KEY_HOME, false)) go(0);
