@@ -127,7 +127,7 @@ void App::apply_requests(double dt) {
 }
 
 bool App::needs_continuous_redraw() const {
-  return state_.replay_ui.playing || state_.job.active() || state_.busy || slots_.measuring() ||
+  return state_.replay_ui.playing || state_.exporting || state_.job.active() || state_.busy || slots_.measuring() ||
          (!state_.banner.text.empty() && state_.banner.kind == Banner::Info);
 }
 
@@ -170,12 +170,15 @@ bool App::frame() {
   if (opt_.scripted()) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
   ImGui::NewFrame();
   handle_shortcuts(s, dialog_.is_open(), budget_.is_open());
+  export_before_frame();
   apply_requests(dt);
   s.busy = false;   // views with work in flight set it again in update() or draw()
   s.drawn.clear();  // the grid refills it when its tab is in front
   std::fill(std::begin(s.lanes_rect), std::end(s.lanes_rect), 0.0f);  // so does the timeline
   s.plot_marks.clear();                                               // and the performance panel
   s.race_hint.clear();                                                // and the race hint
+  for (auto& r : s.slot_rects)                                        // and the layout
+    std::fill(std::begin(r), std::end(r), 0.0f);
   for (auto& v : views_)
     v->update(s);
 
@@ -197,6 +200,19 @@ bool App::frame() {
     }
   }
   budget_.draw(s);
+  if (!export_capture_) {
+    ExportRequest req;
+    bool cancel = false;
+    if (export_dialog_.draw(s, exporter_, &req, &cancel)) {
+      std::string err;
+      if (!start_export(req, &err)) s.banner.show(Banner::Error, "Cannot export: " + err);
+    }
+    if (cancel && exporter_.active()) {
+      exporter_.cancel();
+      s.exporting = false;
+      s.banner.show(Banner::Info, "Export cancelled");
+    }
+  }
 
   ImGui::Render();
   int fw = 0, fh = 0;
@@ -206,6 +222,7 @@ bool App::frame() {
   glClearColor(to_f(p.background.r), to_f(p.background.g), to_f(p.background.b), 1);
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  export_after_render(fw, fh);
   return !s.quit_requested;
 }
 

@@ -10,6 +10,8 @@
 
 #include "app/app_state.hpp"
 #include "app/budget_dialog.hpp"
+#include "app/export.hpp"
+#include "app/export_dialog.hpp"
 #include "app/file_dialog.hpp"
 #include "app/fonts_themes.hpp"
 #include "app/layout.hpp"
@@ -44,8 +46,19 @@ struct Options {
   bool focus_grid = false;  // scripted or at start: grid and timeline only (G)
   std::string dialog;       // scripted: "open" or "save" shows that file dialog, as Ctrl+O / Ctrl+S
   std::string perf_report;  // a performance report (JSON) to open in the Performance panel
-  bool scripted() const { return !screenshot.empty() || exit_after || frames > 0; }
+  // --record FILE: export the replay from --from to --to (positions as --position takes them).
+  std::string record, record_from = "start", record_to = "end", record_panels = "window";
+  int record_fps = 10;
+  double record_seconds = 10, record_speed = 0;
+  bool scripted() const {
+    return !screenshot.empty() || exit_after || frames > 0 || !record.empty();
+  }
 };
+
+// Places the replay at a position as --position names it (event index, start,
+// end, phase:N, barrier:N, access:N, stale); `flag` names the option in the error.
+bool apply_position_spec(AppState& s, const std::string& spec, std::string* error,
+                         const char* flag = "--position");
 
 class App {
  public:
@@ -61,10 +74,19 @@ class App {
   bool prepare_scripted(std::string* error);
   bool write_screenshot(const std::string& png, const std::string& json, std::string* error);
 
+  // Scripted mode: export the replay as --record asks (export_app.cpp); prints what it wrote.
+  bool record_scripted(std::string* error);
+  // Starts an export (the dialog's, or --record's); frames then follow in frame().
+  bool start_export(const ExportRequest& req, std::string* error);
+  // False for a frame drawn only to be exported (the dialog hidden): not for the screen.
+  bool frame_for_screen() const { return !export_capture_; }
+
   AppState& state() { return state_; }
 
  private:
   void apply_requests(double dt);
+  void export_before_frame();
+  void export_after_render(int fw, int fh);
 
   GLFWwindow* window_;
   Options opt_;
@@ -76,6 +98,10 @@ class App {
   int windowed_[4] = {100, 100, 1600, 900};
   AppliedStyle style_;
   SlotLayout slots_;
+  Exporter exporter_;
+  ExportDialog export_dialog_;
+  bool export_capture_ = false;  // this frame is taken by the export
+  std::string export_error_;     // the last export's failure, for --record
 };
 
 }  // namespace ts::app

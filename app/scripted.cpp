@@ -22,9 +22,8 @@
 
 namespace ts::app {
 
-namespace {
-
-bool apply_position_spec(AppState& s, const std::string& spec, std::string* error) {
+bool apply_position_spec(AppState& s, const std::string& spec, std::string* error,
+                         const char* flag) {
   Replay& r = *s.replay;
   uint64_t pos = 0;
   try {
@@ -58,13 +57,15 @@ bool apply_position_spec(AppState& s, const std::string& spec, std::string* erro
       pos = std::stoull(spec);
     }
   } catch (const std::exception&) {
-    *error = "--position '" + spec +
+    *error = std::string(flag) + " '" + spec +
              "': use an event index, start, end, phase:N, barrier:N, access:N or stale";
     return false;
   }
   r.seek(pos);
   return true;
 }
+
+namespace {
 
 // The window's back buffer as a PNG; its size in pixels in fw, fh.
 bool write_window_png(GLFWwindow* window, const std::string& png, int* fw_out, int* fh_out,
