@@ -63,6 +63,7 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
   if (opt_.focus_grid) s.present.focus_auto = false;
   s.file_dialog_open = opt_.dialog == "open";
   s.save_dialog_open = opt_.dialog == "save";
+  s.export_dialog_open = opt_.dialog == "export";
   // A performance report goes to the Performance panel, also where a trace would
   // (tilescope report.json); the lesson then runs as without a file.
   if (is_perf_report_path(opt_.trace_file)) {
