@@ -128,8 +128,8 @@ void App::apply_requests(double dt) {
 }
 
 bool App::needs_continuous_redraw() const {
-  return state_.replay_ui.playing || state_.exporting || state_.job.active() || state_.busy || slots_.measuring() ||
-         (!state_.banner.text.empty() && state_.banner.kind == Banner::Info);
+  return state_.replay_ui.playing || state_.exporting || state_.job.active() || state_.busy ||
+         slots_.measuring() || (!state_.banner.text.empty() && state_.banner.kind == Banner::Info);
 }
 
 bool App::frame() {
@@ -165,13 +165,14 @@ bool App::frame() {
   apply_theme(s.present, style_);
   poll_job(s, false);
 
+  export_before_frame();  // decides whether this frame is the export's
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
-  // Scripted pictures show no tooltip from wherever the X server's pointer is.
-  if (opt_.scripted()) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+  // Scripted pictures and exported frames show no tooltip from wherever the pointer is.
+  if (opt_.scripted() || export_capture_) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
   ImGui::NewFrame();
   handle_shortcuts(s, dialog_.is_open(), budget_.is_open());
-  export_before_frame();
+  export_place_replay();
   apply_requests(dt);
   s.busy = false;   // views with work in flight set it again in update() or draw()
   s.drawn.clear();  // the grid refills it when its tab is in front

@@ -86,6 +86,7 @@ class App {
  private:
   void apply_requests(double dt);
   void export_before_frame();
+  void export_place_replay();
   void export_after_render(int fw, int fh);
 
   GLFWwindow* window_;

@@ -40,8 +40,6 @@ void App::export_before_frame() {
   const bool was = export_capture_;
   export_capture_ = false;
   if (!exporter_.active() || exporter_.done()) return;
-  state_.replay_ui.playing = false;
-  state_.request_position(exporter_.next_position());
   if (export_warmup > 0) {
     --export_warmup;
     return;
@@ -49,6 +47,13 @@ void App::export_before_frame() {
   // Interactive: every other frame is the export's (no dialog drawn, not
   // shown); the others draw the progress. Scripted: all of them.
   export_capture_ = opt_.scripted() || !was;
+}
+
+void App::export_place_replay() {
+  if (!exporter_.active() || exporter_.done()) return;
+  // After the shortcuts: the keys do not move the replay under the export.
+  state_.replay_ui.playing = false;
+  state_.request_position(exporter_.next_position());
 }
 
 void App::export_after_render(int fw, int fh) {
