@@ -80,6 +80,9 @@ class App {
   bool start_export(const ExportRequest& req, std::string* error);
   // False for a frame drawn only to be exported (the dialog hidden): not for the screen.
   bool frame_for_screen() const { return !export_capture_; }
+  // The next frame is the export's: input waits for the one after (which
+  // draws the progress and its Cancel, with the pointer where it is).
+  bool export_frame_next() const;
 
   AppState& state() { return state_; }
 

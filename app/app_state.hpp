@@ -222,7 +222,7 @@ struct AppState {
   std::string open_trace_request;  // a path to load, set by the file dialog or a drop
   std::string open_perf_report_request;  // a performance report (.json) for the Performance panel
   bool file_dialog_open = false;
-  bool save_dialog_open = false;  // "Save trace as...": the dialog in save mode
+  bool save_dialog_open = false;    // "Save trace as...": the dialog in save mode
   bool export_dialog_open = false;  // File > Export replay...
   bool exporting = false;           // an export is taking the frames: the panels do not react
   // Each slot's rectangle as laid out this frame (x, y, w, h; 0 wide when

@@ -49,6 +49,11 @@ void App::export_before_frame() {
   export_capture_ = opt_.scripted() || !was;
 }
 
+bool App::export_frame_next() const {
+  return exporter_.active() && !exporter_.done() && export_warmup == 0 && !export_capture_ &&
+         !opt_.scripted();
+}
+
 void App::export_place_replay() {
   if (!exporter_.active() || exporter_.done()) return;
   // After the shortcuts: the keys do not move the replay under the export.

@@ -13,26 +13,43 @@ bool ExportDialog::draw(AppState& s, const Exporter& running, ExportRequest* req
     was_open_ = false;
     return false;
   }
-  const char* title = "Export replay";
-  if (!ImGui::IsPopupOpen(title)) ImGui::OpenPopup(title);
   const ImVec2 centre(ImGui::GetIO().DisplaySize.x * 0.5f, ImGui::GetIO().DisplaySize.y * 0.5f);
-  ImGui::SetNextWindowPos(centre, ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
-  bool pressed = false;
-  if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return false;
   const float em = ImGui::GetFontSize();
   if (running.active()) {
-    // Frames are taken inside the render loop (they need the GL context); the
-    // window keeps drawing this dialog between them.
+    // Frames are taken inside the render loop (they need the GL context);
+    // every other frame draws this window and the others are the export's.
+    // A plain window of a fixed size: a modal or an auto-sized window would be
+    // "appearing" (drawn hidden) on each of these frames.
+    ImGui::SetNextWindowPos(centre, ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+    const ImGuiStyle& st = ImGui::GetStyle();
+    const float h = ImGui::GetFrameHeight() + st.WindowPadding.y * 2 +
+                    ImGui::GetTextLineHeightWithSpacing() * 2 +
+                    ImGui::GetFrameHeightWithSpacing() * 2;
+    ImGui::SetNextWindowSize(ImVec2(em * 26, h), ImGuiCond_Always);
+    ImGui::Begin("Exporting the replay", nullptr,
+                 ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse |
+                     ImGuiWindowFlags_NoSavedSettings);
     const int done = running.frames_done(), total = std::max(1, running.frames_total());
     ImGui::Text("Writing %s", running.request().path.c_str());
     char overlay[64];
     std::snprintf(overlay, sizeof overlay, "%d of %d frames", done, total);
-    ImGui::ProgressBar(float(done) / float(total), ImVec2(em * 24, 0), overlay);
+    ImGui::ProgressBar(float(done) / float(total), ImVec2(-1, 0), overlay);
     ImGui::Text("%.1f s", running.seconds_elapsed());
-    if (ImGui::Button("Cancel")) *cancel = true;
-    ImGui::EndPopup();
+    // Tested on the press and by the rectangle: this window is absent from
+    // the export's frames in between, so ImGui never sees it hovered.
+    ImGui::Button("Cancel");
+    if ((ImGui::IsMouseClicked(0) &&
+         ImGui::IsMouseHoveringRect(ImGui::GetItemRectMin(), ImGui::GetItemRectMax(), false)) ||
+        ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)))
+      *cancel = true;
+    ImGui::End();
     return false;
   }
+  const char* title = "Export replay";
+  if (!ImGui::IsPopupOpen(title)) ImGui::OpenPopup(title);
+  ImGui::SetNextWindowPos(centre, ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+  bool pressed = false;
+  if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return false;
   const uint64_t size = s.replay ? s.replay->size() : 0;
   if (!was_open_) {  // a fresh dialog starts from the replay as it is now
     to_ = int(std::min<uint64_t>(size, uint64_t(INT32_MAX)));

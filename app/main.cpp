@@ -240,7 +240,7 @@ int main(int argc, char** argv) {
       int settle = 2;
       while (!glfwWindowShouldClose(window)) {
         if (app.needs_continuous_redraw() || settle > 0) {
-          glfwPollEvents();
+          if (!app.export_frame_next()) glfwPollEvents();
           --settle;
         } else {
           glfwWaitEventsTimeout(1.0);

@@ -31,7 +31,8 @@ using ts::app_test::x_display;
 using Rgb = std::array<int, 3>;
 
 // The first phase of the default tiled multiply, 11 frames, at 1280x720.
-const std::string kLesson = "--lesson matmul.tiled_square --backend sim --size 1280x720 --theme dark";
+const std::string kLesson =
+    "--lesson matmul.tiled_square --backend sim --size 1280x720 --theme dark";
 const std::string kRange = "--to phase:1 --fps 10 --duration 1";
 
 struct AppRun {
@@ -101,8 +102,8 @@ const Reference& reference() {
     Reference r;
     const fs::path png = out_dir() / "ref.png", json = out_dir() / "ref.json";
     const AppRun run = run_app(kLesson + " --position phase:1 --screenshot " + png.string() +
-                                " --cells-json " + json.string() + " --exit",
-                            "ref");
+                                   " --cells-json " + json.string() + " --exit",
+                               "ref");
     EXPECT_EQ(run.rc, 0) << run.log;
     r.shot = load_png(png);
     std::ifstream f(json);
@@ -126,7 +127,8 @@ int distance(Rgb a, Rgb b) {
 TEST(Export, GifHasTheReportedFramesAndTheWindowsPixels) {
   const Reference& ref = reference();
   const fs::path gif = out_dir() / "phase.gif";
-  const AppRun run = run_app(kLesson + " --record " + gif.string() + " " + kRange + " --exit", "gif");
+  const AppRun run =
+      run_app(kLesson + " --record " + gif.string() + " " + kRange + " --exit", "gif");
   ASSERT_EQ(run.rc, 0) << run.log;
   const Reported rep = reported(run.log);
   EXPECT_EQ(rep.frames, 11) << run.log;  // 1 s at 10 fps, both ends included
@@ -142,7 +144,8 @@ TEST(Export, GifHasTheReportedFramesAndTheWindowsPixels) {
   auto pixel = [&](int frame, int x, int y) -> Rgb {
     const SavedImage& im = g->SavedImages[frame];
     const ColorMapObject* map = im.ImageDesc.ColorMap ? im.ImageDesc.ColorMap : g->SColorMap;
-    const GifColorType c = map->Colors[im.RasterBits[size_t(y) * size_t(im.ImageDesc.Width) + size_t(x)]];
+    const GifColorType c =
+        map->Colors[im.RasterBits[size_t(y) * size_t(im.ImageDesc.Width) + size_t(x)]];
     return {c.Red, c.Green, c.Blue};
   };
   ASSERT_GT(g->ImageCount, 1);
@@ -161,7 +164,8 @@ TEST(Export, Mp4DecodesToTheReportedFramesAndTheWindowsPixels) {
     GTEST_SKIP() << "ffmpeg is not installed (apt-get install ffmpeg): the MP4 export is untested";
   const Reference& ref = reference();
   const fs::path mp4 = out_dir() / "phase.mp4";
-  const AppRun run = run_app(kLesson + " --record " + mp4.string() + " " + kRange + " --exit", "mp4");
+  const AppRun run =
+      run_app(kLesson + " --record " + mp4.string() + " " + kRange + " --exit", "mp4");
   ASSERT_EQ(run.rc, 0) << run.log;
   const Reported rep = reported(run.log);
   EXPECT_EQ(rep.frames, 11) << run.log;
@@ -217,9 +221,9 @@ TEST(Export, PngSequenceIsTheWindowFrameByFrame) {
 
 TEST(Export, GridOnlyIsTheGridPane) {
   const fs::path gif = out_dir() / "grid.gif";
-  const AppRun run = run_app(kLesson + " --record " + gif.string() +
-                              " --to 40 --fps 5 --duration 1 --panels grid --exit",
-                          "grid");
+  const AppRun run = run_app(
+      kLesson + " --record " + gif.string() + " --to 40 --fps 5 --duration 1 --panels grid --exit",
+      "grid");
   ASSERT_EQ(run.rc, 0) << run.log;
   const Reported rep = reported(run.log);
   EXPECT_EQ(rep.frames, 6);
