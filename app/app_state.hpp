@@ -224,7 +224,7 @@ struct AppState {
   bool file_dialog_open = false;
   bool save_dialog_open = false;    // "Save trace as...": the dialog in save mode
   bool export_dialog_open = false;  // File > Export replay...
-  bool exporting = false;           // an export is taking the frames: the panels do not react
+  bool exporting = false;           // an export is taking frames: the window redraws continuously
   // Each slot's rectangle as laid out this frame (x, y, w, h; 0 wide when
   // hidden), indexed by Slot: the export crops to the grid's and the timeline's.
   float slot_rects[6][4] = {};
