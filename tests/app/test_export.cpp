@@ -232,6 +232,15 @@ TEST(Export, GridOnlyIsTheGridPane) {
   EXPECT_LT(rep.h, 720 - 100);  // without the menu bar and the timeline
 }
 
+TEST(Export, SpeedSetsTheLength) {
+  // 40 events at 100 events a second: 0.4 s, 4 frames at 10 fps and the last position.
+  const fs::path gif = out_dir() / "speed.gif";
+  const AppRun run = run_app(
+      kLesson + " --record " + gif.string() + " --to 40 --fps 10 --speed 100 --exit", "speed");
+  ASSERT_EQ(run.rc, 0) << run.log;
+  EXPECT_EQ(reported(run.log).frames, 5) << run.log;
+}
+
 TEST(Export, BadPathsSayWhyAndFail) {
   for (const std::string out : {"/nonexistent/dir/x.gif", "/nonexistent/dir/x.mp4",
                                 "/nonexistent/dir/x.png", "/dev/full", "/tmp/x.avi"}) {
