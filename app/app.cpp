@@ -64,6 +64,7 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
   if (opt_.focus_grid) s.present.focus_auto = false;
   s.file_dialog_open = opt_.dialog == "open";
   s.save_dialog_open = opt_.dialog == "save";
+  s.export_dialog_open = opt_.dialog == "export";
   // A performance report goes to the Performance panel, also where a trace would
   // (tilescope report.json); the lesson then runs as without a file.
   if (is_perf_report_path(opt_.trace_file)) {
@@ -137,8 +138,8 @@ void App::apply_requests(double dt) {
 }
 
 bool App::needs_continuous_redraw() const {
-  return state_.replay_ui.playing || state_.job.active() || state_.busy || slots_.measuring() ||
-         (!state_.banner.text.empty() && state_.banner.kind == Banner::Info);
+  return state_.replay_ui.playing || state_.exporting || state_.job.active() || state_.busy ||
+         slots_.measuring() || (!state_.banner.text.empty() && state_.banner.kind == Banner::Info);
 }
 
 bool App::frame() {
@@ -174,18 +175,22 @@ bool App::frame() {
   apply_theme(s.present, style_);
   poll_job(s, false);
 
+  export_before_frame();  // decides whether this frame is the export's
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
-  // Scripted pictures show no tooltip from wherever the X server's pointer is.
-  if (opt_.scripted()) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+  // Scripted pictures and exported frames show no tooltip from wherever the pointer is.
+  if (opt_.scripted() || export_capture_) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
   ImGui::NewFrame();
   handle_shortcuts(s, dialog_.is_open(), budget_.is_open());
+  export_place_replay();
   apply_requests(dt);
   s.busy = false;   // views with work in flight set it again in update() or draw()
   s.drawn.clear();  // the grid refills it when its tab is in front
   std::fill(std::begin(s.lanes_rect), std::end(s.lanes_rect), 0.0f);  // so does the timeline
   s.plot_marks.clear();                                               // and the performance panel
   s.race_hint.clear();                                                // and the race hint
+  for (auto& r : s.slot_rects)                                        // and the layout
+    std::fill(std::begin(r), std::end(r), 0.0f);
   for (auto& v : views_)
     v->update(s);
 
@@ -208,6 +213,19 @@ bool App::frame() {
     }
   }
   budget_.draw(s);
+  if (!export_capture_) {
+    ExportRequest req;
+    bool cancel = false;
+    if (export_dialog_.draw(s, exporter_, &req, &cancel)) {
+      std::string err;
+      if (!start_export(req, &err)) s.banner.show(Banner::Error, "Cannot export: " + err);
+    }
+    if (cancel && exporter_.active()) {
+      exporter_.cancel();
+      s.exporting = false;
+      s.banner.show(Banner::Info, "Export cancelled");
+    }
+  }
 
   ImGui::Render();
   int fw = 0, fh = 0;
@@ -217,6 +235,7 @@ bool App::frame() {
   glClearColor(to_f(p.background.r), to_f(p.background.g), to_f(p.background.b), 1);
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  export_after_render(fw, fh);
   return !s.quit_requested;
 }
 

@@ -10,9 +10,12 @@
 
 #include "app/app_state.hpp"
 #include "app/budget_dialog.hpp"
+#include "app/export.hpp"
+#include "app/export_dialog.hpp"
 #include "app/file_dialog.hpp"
 #include "app/fonts_themes.hpp"
 #include "app/layout.hpp"
+#include "app/position_spec.hpp"
 #include "app/view.hpp"
 
 struct GLFWwindow;
@@ -47,7 +50,13 @@ struct Options {
   int lecture_step = 1;     // its step to open at, 1-based
   std::vector<std::string> keys;  // scripted: keys pressed before the screenshot (pagedown, ...)
   std::string perf_report;        // a performance report (JSON) to open in the Performance panel
-  bool scripted() const { return !screenshot.empty() || exit_after || frames > 0; }
+  // --record FILE: export the replay from --from to --to (positions as --position takes them).
+  std::string record, record_from = "start", record_to = "end", record_panels = "window";
+  int record_fps = 10;
+  double record_seconds = 10, record_speed = 0;
+  bool scripted() const {
+    return !screenshot.empty() || exit_after || frames > 0 || !record.empty();
+  }
 };
 
 class App {
@@ -67,10 +76,23 @@ class App {
   // presenter's remote) sends them, each followed by frames until its run is in.
   void press_keys();
 
+  // Scripted mode: export the replay as --record asks (export_app.cpp); prints what it wrote.
+  bool record_scripted(std::string* error);
+  // Starts an export (the dialog's, or --record's); frames then follow in frame().
+  bool start_export(const ExportRequest& req, std::string* error);
+  // False for a frame drawn only to be exported (the dialog hidden): not for the screen.
+  bool frame_for_screen() const { return !export_capture_; }
+  // The next frame is the export's: input waits for the one after (which
+  // draws the progress and its Cancel, with the pointer where it is).
+  bool export_frame_next() const;
+
   AppState& state() { return state_; }
 
  private:
   void apply_requests(double dt);
+  void export_before_frame();
+  void export_place_replay();
+  void export_after_render(int fw, int fh);
 
   GLFWwindow* window_;
   Options opt_;
@@ -82,6 +104,10 @@ class App {
   int windowed_[4] = {100, 100, 1600, 900};
   AppliedStyle style_;
   SlotLayout slots_;
+  Exporter exporter_;
+  ExportDialog export_dialog_;
+  bool export_capture_ = false;  // this frame is taken by the export
+  std::string export_error_;     // the last export's failure, for --record
 };
 
 }  // namespace ts::app

@@ -239,7 +239,12 @@ struct AppState {
   std::string open_trace_request;  // a path to load, set by the file dialog or a drop
   std::string open_perf_report_request;  // a performance report (.json) for the Performance panel
   bool file_dialog_open = false;
-  bool save_dialog_open = false;  // "Save trace as...": the dialog in save mode
+  bool save_dialog_open = false;    // "Save trace as...": the dialog in save mode
+  bool export_dialog_open = false;  // File > Export replay...
+  bool exporting = false;           // an export is taking frames: the window redraws continuously
+  // Each slot's rectangle as laid out this frame (x, y, w, h; 0 wide when
+  // hidden), indexed by Slot: the export crops to the grid's and the timeline's.
+  float slot_rects[6][4] = {};
   bool quit_requested = false;
 
   // Set by a view (in update() or draw()) while it has background work in

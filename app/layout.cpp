@@ -182,6 +182,8 @@ void SlotLayout::draw(AppState& s, const std::vector<std::unique_ptr<View>>& vie
       const float c[4] = {r.x, r.y, r.w, r.h};
       std::copy(c, c + 4, s.center_rect);
     }
+    const float xywh[4] = {r.x, r.y, r.w, r.h};
+    std::copy(xywh, xywh + 4, s.slot_rects[int(slot)]);
     ImGui::SetNextWindowPos(ImVec2(r.x, r.y));
     ImGui::SetNextWindowSize(ImVec2(std::max(r.w, 1.0f), std::max(r.h, 1.0f)));
     char id[32];

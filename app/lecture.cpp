@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "app/jobs.hpp"
+#include "app/position_spec.hpp"
 
 namespace ts::app {
 

@@ -22,7 +22,4 @@ void update_lecture(AppState& s, BudgetDialog& budget, bool scripted, bool wait)
 void draw_lecture_caption(AppState& s);
 bool is_lecture_path(const std::string& path);
 
-// --position's syntax applied to the replay (scripted.cpp).
-bool apply_position_spec(AppState& s, const std::string& spec, std::string* error);
-
 }  // namespace ts::app

@@ -78,8 +78,9 @@ int main(int argc, char** argv) {
                  "[32][33]\"), as the grid's layout toggle does");
   cli.add_flag("--focus-grid", opt.focus_grid,
                "grid and timeline only, side panels hidden (G in the window)");
-  cli.add_option("--dialog", opt.dialog, "show the open or save file dialog, as Ctrl+O / Ctrl+S")
-      ->check(CLI::IsMember({"open", "save"}));
+  cli.add_option("--dialog", opt.dialog,
+                 "show the open or save file dialog (Ctrl+O / Ctrl+S) or File > Export replay")
+      ->check(CLI::IsMember({"open", "save", "export"}));
   cli.add_option("--hazard", opt.hazard,
                  "choose this hazard in the race panel (0 = the first), as a click would");
   cli.add_option("--perf-report", opt.perf_report,
@@ -92,6 +93,22 @@ int main(int argc, char** argv) {
   cli.add_option("--keys", opt.keys, "scripted: press these keys before the screenshot")
       ->delimiter(',')
       ->check(CLI::IsMember({"pagedown", "pageup", "escape"}));
+  cli.add_option("--record", opt.record,
+                 "export the replay from --from to --to: FILE.gif (animated), FILE.mp4 (H.264, "
+                 "needs ffmpeg) or FILE.png (FILE_0000.png, ...); a frame is the window at one "
+                 "replay position, evenly spaced over the range");
+  cli.add_option("--from", opt.record_from, "--record from this position (as --position)");
+  cli.add_option("--to", opt.record_to, "--record up to this position (as --position)");
+  cli.add_option("--fps", opt.record_fps, "--record frames per second")->check(CLI::Range(1, 60));
+  cli.add_option("--duration", opt.record_seconds,
+                 "--record length in seconds: fps x duration frames (fewer when the range has "
+                 "fewer events)")
+      ->check(CLI::Range(0.1, 3600.0));
+  cli.add_option("--speed", opt.record_speed,
+                 "--record at this many events a second instead of --duration")
+      ->check(CLI::PositiveNumber);
+  cli.add_option("--panels", opt.record_panels, "--record grid, grid+timeline or window")
+      ->check(CLI::IsMember({"grid", "grid+timeline", "window"}));
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -208,6 +225,10 @@ int main(int argc, char** argv) {
           }
         }
         glfwSwapBuffers(window);
+        if (!opt.record.empty() && rc == 0 && !app.record_scripted(&err)) {
+          std::fprintf(stderr, "tilescope: %s\n", err.c_str());
+          rc = 1;
+        }
         if (opt.frames > 0) {
           // Frames per second while the replay plays (the cells change every frame).
           auto& s = app.state();
@@ -241,14 +262,14 @@ int main(int argc, char** argv) {
       int settle = 2;
       while (!glfwWindowShouldClose(window)) {
         if (app.needs_continuous_redraw() || settle > 0) {
-          glfwPollEvents();
+          if (!app.export_frame_next()) glfwPollEvents();
           --settle;
         } else {
           glfwWaitEventsTimeout(1.0);
           settle = 2;  // ImGui needs a frame or two after an input to settle
         }
         if (!app.frame()) break;
-        glfwSwapBuffers(window);
+        if (app.frame_for_screen()) glfwSwapBuffers(window);
       }
     }
     g_app_for_drop = nullptr;

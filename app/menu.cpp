@@ -22,6 +22,8 @@ void draw_menu(AppState& s) {
       s.lecture.leave_request = true;
     if (ImGui::MenuItem("Save trace as...", "Ctrl+S", false, s.has_trace()))
       s.save_dialog_open = true;
+    if (ImGui::MenuItem("Export replay (GIF, MP4, PNG)...", nullptr, false, s.has_trace()))
+      s.export_dialog_open = true;
     if (ImGui::MenuItem("Run the lesson", "F5")) s.run_requested = true;
     ImGui::Separator();
     if (ImGui::MenuItem("Quit")) s.quit_requested = true;

@@ -24,7 +24,8 @@
 
 namespace ts::app {
 
-bool apply_position_spec(AppState& s, const std::string& spec, std::string* error) {
+bool apply_position_spec(AppState& s, const std::string& spec, std::string* error,
+                         const char* flag) {
   Replay& r = *s.replay;
   uint64_t pos = 0;
   try {
@@ -58,7 +59,7 @@ bool apply_position_spec(AppState& s, const std::string& spec, std::string* erro
       pos = std::stoull(spec);
     }
   } catch (const std::exception&) {
-    *error = "--position '" + spec +
+    *error = std::string(flag) + " '" + spec +
              "': use an event index, start, end, phase:N, barrier:N, access:N or stale";
     return false;
   }

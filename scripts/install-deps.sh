@@ -7,6 +7,7 @@ packages=(
   googletest libgtest-dev libgmock-dev
   nlohmann-json3-dev libcli11-dev
   libglfw3-dev libimgui-dev python3-glad libstb-dev fonts-dejavu-core
+  libgif-dev ffmpeg
   xvfb xauth libgl1-mesa-dri
   clang libclang-rt-14-dev
 )

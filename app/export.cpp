@@ -1,0 +1,382 @@
+#include "app/export.hpp"
+
+#include <gif_lib.h>
+#include <glad/gl.h>
+#include <stb/stb_image_write.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace ts::app {
+
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  if (s.size() < tail.size()) return false;
+  for (size_t i = 0; i < tail.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(s[s.size() - tail.size() + i])) != tail[i])
+      return false;
+  return true;
+}
+
+// Animated GIF through giflib: one local palette per frame (median cut,
+// GifQuantizeBuffer), a graphics control block for the delay, looping forever.
+class GifSink : public FrameSink {
+ public:
+  GifSink(std::string path, int fps) : path_(std::move(path)), delay_cs_(std::max(2, 100 / fps)) {}
+  ~GifSink() override {
+    if (gif_) EGifCloseFile(gif_, nullptr);
+  }
+  bool open(std::string* error) {
+    // Opened here (giflib's own open makes the file private to its owner).
+    const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (fd < 0) {
+      *error = "cannot write " + path_ + ": " + std::strerror(errno);
+      return false;
+    }
+    int err = 0;
+    gif_ = EGifOpenFileHandle(fd, &err);
+    if (!gif_) {
+      ::close(fd);
+      *error = "cannot write " + path_ + ": " + GifErrorString(err);
+      return false;
+    }
+    EGifSetGifVersion(gif_, true);
+    return true;
+  }
+  bool add(const unsigned char* rgb, int w, int h, std::string* error) override {
+    const size_t n = size_t(w) * size_t(h);
+    if (!started_) {
+      if (EGifPutScreenDesc(gif_, w, h, 8, 0, nullptr) == GIF_ERROR) return fail(error);
+      // NETSCAPE2.0: loop forever.
+      static const unsigned char loop[3] = {1, 0, 0};
+      if (EGifPutExtensionLeader(gif_, APPLICATION_EXT_FUNC_CODE) == GIF_ERROR ||
+          EGifPutExtensionBlock(gif_, 11, "NETSCAPE2.0") == GIF_ERROR ||
+          EGifPutExtensionBlock(gif_, 3, loop) == GIF_ERROR ||
+          EGifPutExtensionTrailer(gif_) == GIF_ERROR)
+        return fail(error);
+      started_ = true;
+    }
+    r_.resize(n), g_.resize(n), b_.resize(n), idx_.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      r_[i] = rgb[3 * i];
+      g_[i] = rgb[3 * i + 1];
+      b_[i] = rgb[3 * i + 2];
+    }
+    GifColorType colours[256] = {};
+    int count = 256;
+    if (GifQuantizeBuffer(unsigned(w), unsigned(h), &count, r_.data(), g_.data(), b_.data(),
+                          idx_.data(), colours) == GIF_ERROR) {
+      *error = "cannot reduce a frame to 256 colours";
+      return false;
+    }
+    GraphicsControlBlock gcb = {};
+    gcb.DisposalMode = DISPOSE_DO_NOT;
+    gcb.DelayTime = delay_cs_;
+    gcb.TransparentColor = NO_TRANSPARENT_COLOR;
+    GifByteType ext[4];
+    const size_t len = EGifGCBToExtension(&gcb, ext);
+    if (EGifPutExtension(gif_, GRAPHICS_EXT_FUNC_CODE, int(len), ext) == GIF_ERROR)
+      return fail(error);
+    ColorMapObject* map = GifMakeMapObject(256, colours);
+    const bool ok = map && EGifPutImageDesc(gif_, 0, 0, w, h, false, map) != GIF_ERROR;
+    GifFreeMapObject(map);
+    if (!ok) return fail(error);
+    for (int y = 0; y < h; ++y)
+      if (EGifPutLine(gif_, idx_.data() + size_t(y) * size_t(w), w) == GIF_ERROR)
+        return fail(error);
+    return true;
+  }
+  bool finish(std::string* error) override {
+    int err = 0;
+    const int rc = EGifCloseFile(gif_, &err);
+    gif_ = nullptr;
+    if (rc == GIF_ERROR) {
+      *error = "cannot write " + path_ + ": " + GifErrorString(err);
+      return false;
+    }
+    return true;
+  }
+  std::string written() const override { return path_; }
+
+ private:
+  bool fail(std::string* error) {
+    const char* why = GifErrorString(gif_->Error);
+    *error = "cannot write " + path_ + ": " + (why ? why : "giflib error");
+    return false;
+  }
+  std::string path_;
+  int delay_cs_;
+  GifFileType* gif_ = nullptr;
+  bool started_ = false;
+  std::vector<GifByteType> r_, g_, b_, idx_;
+};
+
+// A numbered PNG sequence: out.png -> out_0000.png, out_0001.png, ...
+class PngSequenceSink : public FrameSink {
+ public:
+  explicit PngSequenceSink(const std::string& path) : stem_(path.substr(0, path.size() - 4)) {}
+  bool add(const unsigned char* rgb, int w, int h, std::string* error) override {
+    const std::string name = file(count_);
+    if (!stbi_write_png(name.c_str(), w, h, 3, rgb, w * 3)) {
+      *error = "cannot write " + name;
+      return false;
+    }
+    ++count_;
+    return true;
+  }
+  bool finish(std::string*) override { return true; }
+  std::string written() const override {
+    return count_ == 0 ? file(0) : file(0) + " .. " + file(count_ - 1);
+  }
+
+ private:
+  std::string file(int i) const {
+    char n[32];
+    std::snprintf(n, sizeof n, "_%04d.png", i);
+    return stem_ + n;
+  }
+  std::string stem_;
+  int count_ = 0;
+};
+
+bool find_on_path(const char* program) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':'))
+    if (!dir.empty() && ::access((dir + "/" + program).c_str(), X_OK) == 0) return true;
+  return false;
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s)
+    q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// H.264 in an MP4 through a pipe to Debian's ffmpeg (libx264): raw RGB frames in.
+class Mp4Sink : public FrameSink {
+ public:
+  Mp4Sink(std::string path, int fps) : path_(std::move(path)), fps_(fps) {}
+  ~Mp4Sink() override {
+    if (pipe_) pclose(pipe_);
+    if (!log_.empty()) std::remove(log_.c_str());
+  }
+  bool add(const unsigned char* rgb, int w, int h, std::string* error) override {
+    if (!pipe_) {
+      log_ = (std::filesystem::temp_directory_path() /
+              ("tilescope_ffmpeg_" + std::to_string(::getpid()) + ".log"))
+                 .string();
+      const std::string cmd =
+          "ffmpeg -hide_banner -loglevel error -nostdin -y -f rawvideo "
+          "-pix_fmt rgb24 -s " +
+          std::to_string(w) + "x" + std::to_string(h) + " -r " + std::to_string(fps_) +
+          " -i - -c:v libx264 -preset veryfast -crf 18 -pix_fmt yuv420p "
+          "-movflags +faststart " +
+          shell_quote(path_) + " 2> " + shell_quote(log_);
+      pipe_ = popen(cmd.c_str(), "w");
+      if (!pipe_) {
+        *error = "cannot start ffmpeg";
+        return false;
+      }
+    }
+    const size_t bytes = size_t(w) * size_t(h) * 3;
+    if (std::fwrite(rgb, 1, bytes, pipe_) != bytes) {
+      finish(error);  // ffmpeg stopped: its own words say why
+      if (error->empty()) *error = "ffmpeg stopped reading frames";
+      return false;
+    }
+    return true;
+  }
+  bool finish(std::string* error) override {
+    if (!pipe_) {
+      *error = "no frames to write";
+      return false;
+    }
+    const int st = pclose(pipe_);
+    pipe_ = nullptr;
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return true;
+    std::ifstream f(log_);
+    std::string why((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    while (!why.empty() && (why.back() == '\n' || why.back() == '\r'))
+      why.pop_back();
+    *error = "ffmpeg could not write " + path_ + (why.empty() ? "" : ": " + why);
+    return false;
+  }
+  std::string written() const override { return path_; }
+
+ private:
+  std::string path_;
+  int fps_;
+  FILE* pipe_ = nullptr;
+  std::string log_;
+};
+
+}  // namespace
+
+bool export_format_for(const std::string& path, ExportFormat* format) {
+  if (ends_with(path, ".gif")) return *format = ExportFormat::Gif, true;
+  if (ends_with(path, ".mp4")) return *format = ExportFormat::Mp4, true;
+  if (ends_with(path, ".png")) return *format = ExportFormat::PngSequence, true;
+  return false;
+}
+
+const char* export_panels_name(ExportPanels p) {
+  switch (p) {
+    case ExportPanels::Grid:
+      return "grid";
+    case ExportPanels::GridTimeline:
+      return "grid+timeline";
+    case ExportPanels::Window:
+      return "window";
+  }
+  return "window";
+}
+
+std::unique_ptr<FrameSink> open_frame_sink(ExportFormat format, const std::string& path, int fps,
+                                           std::string* error) {
+  switch (format) {
+    case ExportFormat::Gif: {
+      auto sink = std::make_unique<GifSink>(path, fps);
+      if (!sink->open(error)) return nullptr;
+      return sink;
+    }
+    case ExportFormat::Mp4: {
+      if (!find_on_path("ffmpeg")) {
+        *error =
+            "install ffmpeg (apt-get install ffmpeg) to write MP4; GIF and PNG work without it";
+        return nullptr;
+      }
+      // Said here, not by ffmpeg after the first frame: the file cannot be made.
+      FILE* probe = std::fopen(path.c_str(), "wb");
+      if (!probe) {
+        *error = "cannot write " + path + ": " + std::strerror(errno);
+        return nullptr;
+      }
+      std::fclose(probe);
+      return std::make_unique<Mp4Sink>(path, fps);
+    }
+    case ExportFormat::PngSequence:
+      return std::make_unique<PngSequenceSink>(path);
+  }
+  return nullptr;
+}
+
+std::vector<uint64_t> export_positions(uint64_t from, uint64_t to, int frames) {
+  if (to < from) std::swap(from, to);
+  const uint64_t span = to - from;
+  const uint64_t n =
+      std::max<uint64_t>(1, std::min<uint64_t>(uint64_t(std::max(frames, 1)), span + 1));
+  std::vector<uint64_t> p;
+  p.reserve(n);
+  for (uint64_t i = 0; i < n; ++i)
+    p.push_back(n == 1 ? to
+                       : from + uint64_t(std::llround(double(span) * double(i) / double(n - 1))));
+  return p;
+}
+
+int export_frame_count(uint64_t from, uint64_t to, int fps, double seconds,
+                       double events_per_second) {
+  const double span = double(to > from ? to - from : from - to);
+  const double s = events_per_second > 0 ? span / events_per_second : seconds;
+  const double n = std::ceil(std::max(0.0, s) * std::max(fps, 1)) + 1;
+  return int(std::clamp(n, 1.0, std::min(span + 1, 100000.0)));
+}
+
+bool Exporter::start(const ExportRequest& req, std::string* error) {
+  cancel();
+  if (req.fps < 1 || req.fps > 60) {
+    *error = "frames per second: 1 to 60";
+    return false;
+  }
+  if (!export_format_for(req.path, &format_)) {
+    *error = req.path + ": name a .gif, .mp4 or .png (a numbered PNG sequence) file";
+    return false;
+  }
+  req_ = req;
+  positions_ = export_positions(
+      req.from, req.to,
+      export_frame_count(req.from, req.to, req.fps, req.seconds, req.events_per_second));
+  next_ = 0;
+  w_ = h_ = 0;
+  // A reader that went away (ffmpeg failing) gives an error from write(), not a signal.
+  std::signal(SIGPIPE, SIG_IGN);
+  sink_ = open_frame_sink(format_, req.path, req.fps, error);
+  started_ = now_s();
+  return sink_ != nullptr;
+}
+
+bool Exporter::capture(int fw, int fh, const int rect[4], std::string* error) {
+  if (!sink_ || next_ >= positions_.size()) return false;
+  int x = std::clamp(rect[0], 0, fw), y = std::clamp(rect[1], 0, fh);
+  int w = std::clamp(rect[2], 0, fw - x), h = std::clamp(rect[3], 0, fh - y);
+  if (w_ == 0) {
+    // H.264 in 4:2:0 wants even sides.
+    if (format_ == ExportFormat::Mp4) w &= ~1, h &= ~1;
+    if (w < 2 || h < 2) {
+      *error = "the panels to export are not on screen";
+      cancel();
+      return false;
+    }
+    w_ = w, h_ = h;
+  }
+  // Later frames keep the first one's size (a pane that moved by a pixel).
+  w = w_, h = h_;
+  x = std::min(x, fw - w), y = std::min(y, fh - h);
+  px_.resize(size_t(w) * size_t(h) * 3);
+  crop_.resize(px_.size());
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadBuffer(GL_BACK);
+  glReadPixels(x, fh - y - h, w, h, GL_RGB, GL_UNSIGNED_BYTE, px_.data());
+  const size_t row = size_t(w) * 3;
+  for (int r = 0; r < h; ++r)  // OpenGL's rows start at the bottom
+    std::copy_n(px_.data() + size_t(h - 1 - r) * row, row, crop_.data() + size_t(r) * row);
+  if (!sink_->add(crop_.data(), w, h, error)) {
+    cancel();
+    return false;
+  }
+  ++next_;
+  return true;
+}
+
+bool Exporter::finish(std::string* error) {
+  if (!sink_) return false;
+  const bool ok = sink_->finish(error);
+  written_ = sink_->written();
+  sink_.reset();
+  return ok;
+}
+
+void Exporter::cancel() {
+  if (!sink_) return;
+  sink_.reset();
+  // A half-written file is no figure: remove it (a PNG sequence keeps what it wrote).
+  if (format_ != ExportFormat::PngSequence) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(req_.path, ec)) std::filesystem::remove(req_.path, ec);
+  }
+}
+
+double Exporter::seconds_elapsed() const {
+  return now_s() - started_;
+}
+
+}  // namespace ts::app

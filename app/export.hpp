@@ -1,0 +1,89 @@
+// Export the replay (File > Export replay..., --record): the window's own
+// frames, one per replay position from A to B, cropped to the chosen panels
+// and written as an animated GIF (giflib), an MP4 (H.264, through Debian's
+// ffmpeg) or a numbered PNG sequence (stb). The app steps the replay and
+// renders; the exporter picks the positions, crops and encodes.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ts::app {
+
+enum class ExportFormat { Gif, Mp4, PngSequence };
+enum class ExportPanels { Grid, GridTimeline, Window };
+
+// The format a file name asks for (.gif, .mp4, .png: a numbered sequence);
+// false when it names none of them.
+bool export_format_for(const std::string& path, ExportFormat* format);
+const char* export_panels_name(ExportPanels p);
+
+// Receives the frames (RGB, rows from the top) and writes the file.
+class FrameSink {
+ public:
+  virtual ~FrameSink() = default;
+  virtual bool add(const unsigned char* rgb, int w, int h, std::string* error) = 0;
+  virtual bool finish(std::string* error) = 0;
+  // What was written (a PNG sequence: its first and last file).
+  virtual std::string written() const = 0;
+};
+std::unique_ptr<FrameSink> open_frame_sink(ExportFormat format, const std::string& path, int fps,
+                                           std::string* error);
+
+// The positions of the frames: `frames` of them spread evenly from `from` to
+// `to` (both included), never more than the events between them.
+std::vector<uint64_t> export_positions(uint64_t from, uint64_t to, int frames);
+// How many frames: at `fps`, for `seconds`; or, when events_per_second > 0,
+// as long as the replay takes at that speed. At least 1.
+int export_frame_count(uint64_t from, uint64_t to, int fps, double seconds,
+                       double events_per_second);
+
+struct ExportRequest {
+  std::string path;
+  uint64_t from = 0, to = 0;  // replay positions
+  int fps = 10;
+  double seconds = 10;           // the animation's length ...
+  double events_per_second = 0;  // ... or the replay's speed (events a second), when > 0
+  ExportPanels panels = ExportPanels::Window;
+};
+
+// One export in progress, driven frame by frame by the app: before a frame it
+// names the position to show; after the frame is rendered it takes the pixels.
+class Exporter {
+ public:
+  bool start(const ExportRequest& req, std::string* error);
+  bool active() const { return sink_ != nullptr; }
+  // The replay position the next frame should show.
+  uint64_t next_position() const { return positions_[next_]; }
+  // Takes the rendered frame (the GL back buffer, fw x fh pixels); `rect` is
+  // the panels' rectangle in framebuffer pixels (x, y from the top, w, h).
+  // Returns false on an error (the export is then over).
+  bool capture(int fw, int fh, const int rect[4], std::string* error);
+  bool done() const { return active() && next_ >= positions_.size(); }
+  // Writes the file's end; the export is over either way.
+  bool finish(std::string* error);
+  void cancel();
+
+  const ExportRequest& request() const { return req_; }
+  int frames_total() const { return int(positions_.size()); }
+  int frames_done() const { return int(next_); }
+  int width() const { return w_; }
+  int height() const { return h_; }
+  double seconds_elapsed() const;
+  std::string written() const { return written_; }
+
+ private:
+  ExportRequest req_;
+  ExportFormat format_ = ExportFormat::Gif;
+  std::vector<uint64_t> positions_;
+  size_t next_ = 0;
+  std::unique_ptr<FrameSink> sink_;
+  int w_ = 0, h_ = 0;  // the first frame's size; later frames keep it
+  double started_ = 0;
+  std::string written_;
+  std::vector<unsigned char> px_, crop_;
+};
+
+}  // namespace ts::app

@@ -1,0 +1,263 @@
+// Export the replay (--record): the GIF, MP4 and PNG sequence it writes are
+// decoded here (giflib, Debian's ffmpeg, stb) and checked against what
+// --record said (frame count, size) and against a --screenshot of the window
+// at the last frame's position (one pixel of a cell of tileA). Bad paths give
+// a message and exit status 1. Runs tilescope on a private Xvfb.
+#include <gif_lib.h>
+#include <gtest/gtest.h>
+#include <stb/stb_image.h>
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/app/private_x_server.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using ts::app_test::out_dir;
+using ts::app_test::x_display;
+using Rgb = std::array<int, 3>;
+
+// The first phase of the default tiled multiply, 11 frames, at 1280x720.
+const std::string kLesson =
+    "--lesson matmul.tiled_square --backend sim --size 1280x720 --theme dark";
+const std::string kRange = "--to phase:1 --fps 10 --duration 1";
+
+struct AppRun {
+  int rc = -1;
+  std::string log;
+};
+
+AppRun run_app(const std::string& args, const std::string& name) {
+  AppRun r;
+  const std::string& display = x_display();
+  if (display.empty()) {
+    ADD_FAILURE() << "Xvfb (" << TS_XVFB << ") did not start";
+    return r;
+  }
+  const fs::path log = out_dir() / (name + ".log");
+  const std::string cmd =
+      "DISPLAY=" + display + " " + TS_TILESCOPE_EXE + " " + args + " > " + log.string() + " 2>&1";
+  const int st = std::system(cmd.c_str());
+  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  std::ifstream f(log);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  r.log = ss.str();
+  return r;
+}
+
+struct Reported {
+  int frames = 0, w = 0, h = 0;
+};
+// "wrote FILE: N frames, WxH, S s"
+Reported reported(const std::string& log) {
+  Reported r;
+  std::smatch m;
+  if (std::regex_search(log, m, std::regex(R"(: (\d+) frames, (\d+)x(\d+), [0-9.]+ s)")))
+    r.frames = std::stoi(m[1]), r.w = std::stoi(m[2]), r.h = std::stoi(m[3]);
+  return r;
+}
+
+struct Image {
+  int w = 0, h = 0;
+  std::vector<unsigned char> px;
+  Rgb at(int x, int y) const {
+    const size_t i = (size_t(y) * size_t(w) + size_t(x)) * 3;
+    return {px[i], px[i + 1], px[i + 2]};
+  }
+};
+
+Image load_png(const fs::path& p) {
+  Image im;
+  int n = 0;
+  unsigned char* d = stbi_load(p.string().c_str(), &im.w, &im.h, &n, 3);
+  if (d) {
+    im.px.assign(d, d + size_t(im.w) * size_t(im.h) * 3);
+    stbi_image_free(d);
+  }
+  return im;
+}
+
+// The window at the last frame's position (phase:1), and a point inside cell
+// (0, 0) of tileA, clear of the value printed in its middle.
+struct Reference {
+  Image shot;
+  int x = 0, y = 0;
+};
+const Reference& reference() {
+  static Reference ref = [] {
+    Reference r;
+    const fs::path png = out_dir() / "ref.png", json = out_dir() / "ref.json";
+    const AppRun run = run_app(kLesson + " --position phase:1 --screenshot " + png.string() +
+                                   " --cells-json " + json.string() + " --exit",
+                               "ref");
+    EXPECT_EQ(run.rc, 0) << run.log;
+    r.shot = load_png(png);
+    std::ifstream f(json);
+    const auto cells = nlohmann::json::parse(f, nullptr, false);
+    if (cells.is_object())
+      for (const auto& a : cells["arrays"])
+        if (a["buffer"] == "tileA" && a["shared"] == true) {
+          r.x = int(a["x"].get<double>() + a["cell_w"].get<double>() * 0.2);
+          r.y = int(a["y"].get<double>() + a["cell_h"].get<double>() * 0.2);
+        }
+    EXPECT_GT(r.x, 0) << "tileA not in the cells map";
+    return r;
+  }();
+  return ref;
+}
+
+int distance(Rgb a, Rgb b) {
+  return std::max({std::abs(a[0] - b[0]), std::abs(a[1] - b[1]), std::abs(a[2] - b[2])});
+}
+
+TEST(Export, GifHasTheReportedFramesAndTheWindowsPixels) {
+  const Reference& ref = reference();
+  const fs::path gif = out_dir() / "phase.gif";
+  const AppRun run =
+      run_app(kLesson + " --record " + gif.string() + " " + kRange + " --exit", "gif");
+  ASSERT_EQ(run.rc, 0) << run.log;
+  const Reported rep = reported(run.log);
+  EXPECT_EQ(rep.frames, 11) << run.log;  // 1 s at 10 fps, both ends included
+  int err = 0;
+  GifFileType* g = DGifOpenFileName(gif.string().c_str(), &err);
+  ASSERT_NE(g, nullptr) << GifErrorString(err);
+  ASSERT_EQ(DGifSlurp(g), GIF_OK) << GifErrorString(g->Error);
+  EXPECT_EQ(g->ImageCount, rep.frames);
+  EXPECT_EQ(g->SWidth, rep.w);
+  EXPECT_EQ(g->SHeight, rep.h);
+  EXPECT_EQ(rep.w, ref.shot.w);
+  EXPECT_EQ(rep.h, ref.shot.h);
+  auto pixel = [&](int frame, int x, int y) -> Rgb {
+    const SavedImage& im = g->SavedImages[frame];
+    const ColorMapObject* map = im.ImageDesc.ColorMap ? im.ImageDesc.ColorMap : g->SColorMap;
+    const GifColorType c =
+        map->Colors[im.RasterBits[size_t(y) * size_t(im.ImageDesc.Width) + size_t(x)]];
+    return {c.Red, c.Green, c.Blue};
+  };
+  ASSERT_GT(g->ImageCount, 1);
+  // The last frame is the window at phase:1 (256 colours: within a palette step).
+  const Rgb want = ref.shot.at(ref.x, ref.y);
+  const Rgb last = pixel(g->ImageCount - 1, ref.x, ref.y);
+  EXPECT_LE(distance(last, want), 12) << "GIF " << last[0] << "," << last[1] << "," << last[2]
+                                      << " window " << want[0] << "," << want[1] << "," << want[2];
+  // The first is the start, before the tile was loaded: the frames step.
+  EXPECT_GT(distance(pixel(0, ref.x, ref.y), want), 40);
+  DGifCloseFile(g, &err);
+}
+
+TEST(Export, Mp4DecodesToTheReportedFramesAndTheWindowsPixels) {
+  if (std::system("command -v ffmpeg > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "ffmpeg is not installed (apt-get install ffmpeg): the MP4 export is untested";
+  const Reference& ref = reference();
+  const fs::path mp4 = out_dir() / "phase.mp4";
+  const AppRun run =
+      run_app(kLesson + " --record " + mp4.string() + " " + kRange + " --exit", "mp4");
+  ASSERT_EQ(run.rc, 0) << run.log;
+  const Reported rep = reported(run.log);
+  EXPECT_EQ(rep.frames, 11) << run.log;
+  const fs::path raw = out_dir() / "phase.rgb";
+  ASSERT_EQ(std::system(("ffmpeg -loglevel error -y -i " + mp4.string() +
+                         " -f rawvideo -pix_fmt rgb24 " + raw.string())
+                            .c_str()),
+            0);
+  const size_t frame_bytes = size_t(rep.w) * size_t(rep.h) * 3;
+  ASSERT_GT(frame_bytes, 0u);
+  std::ifstream f(raw, std::ios::binary);
+  std::vector<unsigned char> all((std::istreambuf_iterator<char>(f)),
+                                 std::istreambuf_iterator<char>());
+  ASSERT_EQ(all.size() % frame_bytes, 0u);
+  EXPECT_EQ(int(all.size() / frame_bytes), rep.frames);
+  ASSERT_GE(all.size(), frame_bytes * 2);
+  auto pixel = [&](int frame, int x, int y) -> Rgb {
+    const size_t i = size_t(frame) * frame_bytes + (size_t(y) * size_t(rep.w) + size_t(x)) * 3;
+    return {all[i], all[i + 1], all[i + 2]};
+  };
+  const int last_frame = int(all.size() / frame_bytes) - 1;
+  const Rgb want = ref.shot.at(ref.x, ref.y);
+  const Rgb last = pixel(last_frame, ref.x, ref.y);
+  // YUV 4:2:0 and H.264's rounding: a few levels off.
+  EXPECT_LE(distance(last, want), 16) << "MP4 " << last[0] << "," << last[1] << "," << last[2]
+                                      << " window " << want[0] << "," << want[1] << "," << want[2];
+  EXPECT_GT(distance(pixel(0, ref.x, ref.y), want), 40);
+}
+
+TEST(Export, PngSequenceIsTheWindowFrameByFrame) {
+  const Reference& ref = reference();
+  const fs::path dir = out_dir() / "seq";
+  fs::create_directories(dir);
+  const AppRun run = run_app(
+      kLesson + " --record " + (dir / "phase.png").string() + " " + kRange + " --exit", "png");
+  ASSERT_EQ(run.rc, 0) << run.log;
+  const Reported rep = reported(run.log);
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(dir))
+    files += e.path().extension() == ".png";
+  EXPECT_EQ(files, rep.frames);
+  EXPECT_EQ(rep.frames, 11);
+  // PNG is lossless: the last frame is the screenshot at phase:1, pixel for pixel.
+  const Image last = load_png(dir / "phase_0010.png");
+  ASSERT_EQ(last.w, ref.shot.w);
+  ASSERT_EQ(last.h, ref.shot.h);
+  EXPECT_EQ(last.at(ref.x, ref.y), ref.shot.at(ref.x, ref.y));
+  size_t differ = 0;
+  for (size_t i = 0; i < last.px.size(); ++i)
+    differ += last.px[i] != ref.shot.px[i];
+  EXPECT_LT(differ, last.px.size() / 1000) << "bytes that differ from the screenshot";
+}
+
+TEST(Export, GridOnlyIsTheGridPane) {
+  const fs::path gif = out_dir() / "grid.gif";
+  const AppRun run = run_app(
+      kLesson + " --record " + gif.string() + " --to 40 --fps 5 --duration 1 --panels grid --exit",
+      "grid");
+  ASSERT_EQ(run.rc, 0) << run.log;
+  const Reported rep = reported(run.log);
+  EXPECT_EQ(rep.frames, 6);
+  EXPECT_EQ(rep.w, 1280);  // at 1280x720 the window shows the grid alone: full width
+  EXPECT_GT(rep.h, 200);
+  EXPECT_LT(rep.h, 720 - 100);  // without the menu bar and the timeline
+}
+
+TEST(Export, SpeedSetsTheLength) {
+  // 40 events at 100 events a second: 0.4 s, 4 frames at 10 fps and the last position.
+  const fs::path gif = out_dir() / "speed.gif";
+  const AppRun run = run_app(
+      kLesson + " --record " + gif.string() + " --to 40 --fps 10 --speed 100 --exit", "speed");
+  ASSERT_EQ(run.rc, 0) << run.log;
+  EXPECT_EQ(reported(run.log).frames, 5) << run.log;
+}
+
+TEST(Export, BadPathsSayWhyAndFail) {
+  for (const std::string out : {"/nonexistent/dir/x.gif", "/nonexistent/dir/x.mp4",
+                                "/nonexistent/dir/x.png", "/dev/full", "/tmp/x.avi"}) {
+    std::string name = "bad" + std::to_string(std::hash<std::string>{}(out) % 1000);
+    // /dev/full: named as a GIF by a link, so the write (not the open) fails.
+    std::string path = out;
+    if (out == "/dev/full") {
+      path = (out_dir() / "full.gif").string();
+      fs::remove(path);
+      fs::create_symlink("/dev/full", path);
+    }
+    const AppRun run =
+        run_app(kLesson + " --record " + path + " --to 20 --fps 5 --duration 1 --exit", name);
+    EXPECT_EQ(run.rc, 1) << out << ": " << run.log;
+    EXPECT_NE(run.log.find("tilescope: "), std::string::npos) << out << ": " << run.log;
+    EXPECT_EQ(run.log.find("wrote"), std::string::npos) << out << ": " << run.log;
+  }
+}
+
+}  // namespace
