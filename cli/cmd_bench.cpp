@@ -176,7 +176,9 @@ TS_CLI_COMMAND(
           ->capture_default_str();
       sub.add_option("--warmup", o->warmup, "Untimed launches first")->capture_default_str();
       sub.add_option("--radius", o->radius, "Stencil radius")->capture_default_str();
-      sub.add_option("--block", o->block, "Stencil threads per block")->capture_default_str();
+      sub.add_option("--block", o->block,
+                     "Threads per block of the 1D lessons (stencils, reductions, histograms)")
+          ->capture_default_str();
       sub.add_option("--max-seconds", o->max_seconds,
                      "Fewer reps (at least 3) where a point would take longer than this")
           ->capture_default_str();

@@ -34,7 +34,7 @@ struct PerfConfig {
   std::vector<int> stencil_lengths;  // elements of the stencil's array
   std::vector<int> tiles;            // tile widths (matmul); the naive grid's block side
   int stencil_radius = 3;
-  int stencil_block = 256;  // threads per block for the stencils
+  int stencil_block = 256;  // threads per block of every 1D lesson (stencils, reductions, ...)
   int warmup = 2;           // untimed launches before the timed ones
   int reps = 10;            // timed launches; the median counts
   // Per kernel and size: fewer reps when the warm-up says the full count
