@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "analysis/warp_access.hpp"  // shared_access()
 #include "engine/catalogue.hpp"
 
 namespace ts {
@@ -57,12 +58,6 @@ std::string who(uint64_t i, const Event& e) {
          num(e.thread) + ")";
 }
 
-// Shared loads, stores and atomics name a shared array; global ones (atomics
-// included) a global array.
-bool shared_kind(EventKind k) {
-  return is_shared(k) || k == EventKind::SharedAtomic;
-}
-
 // The first thing wrong with event i, given that its kind, block and thread
 // are inside the launch (the file parser checked those).
 std::optional<std::string> check_event(uint64_t i, const Event& e, const Expected& x) {
@@ -104,7 +99,7 @@ std::optional<std::string> check_event(uint64_t i, const Event& e, const Expecte
   }
   if (e.barrier != 0) return at + ": barrier is " + num(e.barrier) + "; allowed for an access: 0";
   const SlotInfo& a = x.arrays[e.array <= kMaxArrays ? e.array : 0];
-  const bool shared = shared_kind(e.kind);
+  const bool shared = shared_access(e.kind);
   if (shared ? !a.shared : !a.global) {
     std::string have;
     for (size_t b = 1; b <= x.table->size(); ++b)
@@ -328,7 +323,7 @@ std::optional<std::string> check_trace_semantics(const Trace& t) {
                    e.flags == x.barrier_flags[e.barrier]
          : e.kind == EventKind::WarpShuffle
              ? e.array == kNoArray && e.element < 32 && e.flags == 0 && e.barrier == 0
-             : e.barrier == 0 && (shared_kind(e.kind) ? a.shared : a.global) &&
+             : e.barrier == 0 && (shared_access(e.kind) ? a.shared : a.global) &&
                    !(a.constant && (is_store(e.kind) || is_atomic(e.kind))) &&
                    (e.flags & kFlagWidthMask) == 0 &&
                    (e.flags == 0 ? e.element < a.extent

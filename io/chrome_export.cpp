@@ -10,6 +10,7 @@
 #include <ostream>
 
 #include "analysis/decode.hpp"
+#include "analysis/warp_access.hpp"
 #include "io/trace_file.hpp"
 
 namespace ts {
@@ -31,7 +32,7 @@ std::string num(double v) {
 const char* category(EventKind k) {
   if (is_barrier(k)) return "barrier";
   if (k == EventKind::WarpShuffle) return "shuffle";
-  return is_shared(k) || k == EventKind::SharedAtomic ? "shared" : "global";
+  return shared_access(k) ? "shared" : "global";
 }
 
 }  // namespace
