@@ -188,12 +188,12 @@ TEST(BarrierLines, EveryLessonsBarriersPointAtSyncthreadsInItsHeader) {
       const ArrayInfo& a = table[slot - 1];
       bool found_decl = false;
       for (int i = begin; i <= end; ++i)
-        found_decl |= lines[i].find(" " + a.name + "(rec,") != std::string::npos &&
-                      lines[i].find(", " + slot_names[slot] + ");") != std::string::npos &&
-                      lines[i].find(a.shared()                     ? "Shared"
-                                    : a.space == Space::Constant ? "ConstantArray<"
-                                                                 : "GlobalArray<") !=
-                          std::string::npos;
+        found_decl |=
+            lines[i].find(" " + a.name + "(rec,") != std::string::npos &&
+            lines[i].find(", " + slot_names[slot] + ");") != std::string::npos &&
+            lines[i].find(a.shared()                   ? "Shared"
+                          : a.space == Space::Constant ? "ConstantArray<"
+                                                       : "GlobalArray<") != std::string::npos;
       EXPECT_TRUE(found_decl) << v.id << ": no declaration of " << a.name << " as "
                               << slot_names[slot];
     }

@@ -23,23 +23,31 @@
 // Outputs equal cuBLAS's exactly (inputs are multiples of 1/8).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-#include <cmath>
-#include <algorithm>
 
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(e)); exit(1);} } while (0)
+#define CK(x)                                        \
+  do {                                               \
+    cudaError_t e = (x);                             \
+    if (e != cudaSuccess) {                          \
+      printf("%s: %s\n", #x, cudaGetErrorString(e)); \
+      exit(1);                                       \
+    }                                                \
+  } while (0)
 
 // C = A * B, row-major, M x K times K x N. Requires multiples of the tiles.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int THREADS>
-__global__ void __launch_bounds__(THREADS) sgemm(int M, int N, int K, const float* __restrict__ A,
-                                                 const float* __restrict__ B, float* __restrict__ C) {
+__global__ void __launch_bounds__(THREADS)
+    sgemm(int M, int N, int K, const float* __restrict__ A, const float* __restrict__ B,
+          float* __restrict__ C) {
   constexpr int WARPS_N = BN / WN;
   static_assert(THREADS == (BM / WM) * (BN / WN) * 32, "threads");
   // Each warp: WM x WN, lanes arranged 8 (rows) x 4 (cols) ... simple layout:
   // lane tile: rows lane/ (WN/TN) , cols lane % (WN/TN)
-  constexpr int LANES_N = WN / TN;   // lanes across
+  constexpr int LANES_N = WN / TN;  // lanes across
   constexpr int LANES_M = 32 / LANES_N;
   static_assert(LANES_M * TM == WM, "warp tile rows");
   __shared__ __align__(16) float As[2][BK][BM];  // transposed: As[k][m]
@@ -99,18 +107,27 @@ __global__ void __launch_bounds__(THREADS) sgemm(int M, int N, int K, const floa
       // rows of this thread: split TM into TM/4 groups of 4 spaced by LANES_M*4
 #pragma unroll
       for (int g = 0; g < TM / 4; ++g) {
-        float4 v = *reinterpret_cast<const float4*>(&As[s][kk][wm * WM + g * (WM / (TM / 4)) + lm * 4]);
-        a[g * 4 + 0] = v.x; a[g * 4 + 1] = v.y; a[g * 4 + 2] = v.z; a[g * 4 + 3] = v.w;
+        float4 v =
+            *reinterpret_cast<const float4*>(&As[s][kk][wm * WM + g * (WM / (TM / 4)) + lm * 4]);
+        a[g * 4 + 0] = v.x;
+        a[g * 4 + 1] = v.y;
+        a[g * 4 + 2] = v.z;
+        a[g * 4 + 3] = v.w;
       }
 #pragma unroll
       for (int g = 0; g < TN / 4; ++g) {
-        float4 v = *reinterpret_cast<const float4*>(&Bs[s][kk][wn * WN + g * (WN / (TN / 4)) + ln * 4]);
-        b[g * 4 + 0] = v.x; b[g * 4 + 1] = v.y; b[g * 4 + 2] = v.z; b[g * 4 + 3] = v.w;
+        float4 v =
+            *reinterpret_cast<const float4*>(&Bs[s][kk][wn * WN + g * (WN / (TN / 4)) + ln * 4]);
+        b[g * 4 + 0] = v.x;
+        b[g * 4 + 1] = v.y;
+        b[g * 4 + 2] = v.z;
+        b[g * 4 + 3] = v.w;
       }
 #pragma unroll
       for (int i = 0; i < TM; ++i)
 #pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+        for (int j = 0; j < TN; ++j)
+          acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
     }
     if (more) {
       store_shared(s ^ 1);
@@ -131,16 +148,25 @@ __global__ void __launch_bounds__(THREADS) sgemm(int M, int N, int K, const floa
 }
 
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int THREADS>
-float run(int n, const float* A, const float* B, float* C, const float* ref, const char* name, float cublas_ms) {
+float run(int n, const float* A, const float* B, float* C, const float* ref, const char* name,
+          float cublas_ms) {
   dim3 grid(n / BN, n / BM), block(THREADS);
   auto k = sgemm<BM, BN, BK, WM, WN, TM, TN, THREADS>;
-  for (int i = 0; i < 3; ++i) k<<<grid, block>>>(n, n, n, A, B, C);
+  for (int i = 0; i < 3; ++i)
+    k<<<grid, block>>>(n, n, n, A, B, C);
   CK(cudaDeviceSynchronize());
-  cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
   std::vector<float> ms;
   for (int r = 0; r < 15; ++r) {
-    cudaEventRecord(e0); k<<<grid, block>>>(n, n, n, A, B, C); cudaEventRecord(e1); cudaEventSynchronize(e1);
-    float t; cudaEventElapsedTime(&t, e0, e1); ms.push_back(t);
+    cudaEventRecord(e0);
+    k<<<grid, block>>>(n, n, n, A, B, C);
+    cudaEventRecord(e1);
+    cudaEventSynchronize(e1);
+    float t;
+    cudaEventElapsedTime(&t, e0, e1);
+    ms.push_back(t);
   }
   std::sort(ms.begin(), ms.end());
   float med = ms[ms.size() / 2];
@@ -148,7 +174,8 @@ float run(int n, const float* A, const float* B, float* C, const float* ref, con
   cudaMemcpy(h.data(), C, h.size() * 4, cudaMemcpyDeviceToHost);
   cudaMemcpy(hr.data(), ref, hr.size() * 4, cudaMemcpyDeviceToHost);
   double maxerr = 0;
-  for (size_t i = 0; i < h.size(); i += 997) maxerr = fmax(maxerr, fabs(h[i] - hr[i]));
+  for (size_t i = 0; i < h.size(); i += 997)
+    maxerr = fmax(maxerr, fabs(h[i] - hr[i]));
   double tf = 2.0 * n * n * double(n) / (med * 1e-3) / 1e12;
   printf("%-28s n=%d  %.3f ms  %.1f TFLOP/s  %.1f%% of cuBLAS  maxerr %.2e\n", name, n, med, tf,
          100.0 * cublas_ms / med, maxerr);
@@ -159,28 +186,43 @@ int main() {
   for (int n : {2048, 4096}) {
     size_t bytes = size_t(n) * n * 4;
     float *A, *B, *C, *R;
-    CK(cudaMalloc(&A, bytes)); CK(cudaMalloc(&B, bytes)); CK(cudaMalloc(&C, bytes)); CK(cudaMalloc(&R, bytes));
+    CK(cudaMalloc(&A, bytes));
+    CK(cudaMalloc(&B, bytes));
+    CK(cudaMalloc(&C, bytes));
+    CK(cudaMalloc(&R, bytes));
     std::vector<float> h(size_t(n) * n);
     srand(1);
-    for (auto& x : h) x = float(rand() % 17 - 8) / 8.0f;
+    for (auto& x : h)
+      x = float(rand() % 17 - 8) / 8.0f;
     cudaMemcpy(A, h.data(), bytes, cudaMemcpyHostToDevice);
-    for (auto& x : h) x = float(rand() % 17 - 8) / 8.0f;
+    for (auto& x : h)
+      x = float(rand() % 17 - 8) / 8.0f;
     cudaMemcpy(B, h.data(), bytes, cudaMemcpyHostToDevice);
-    cublasHandle_t hd; cublasCreate(&hd);
+    cublasHandle_t hd;
+    cublasCreate(&hd);
     cublasSetMathMode(hd, CUBLAS_DEFAULT_MATH);
     float one = 1, zero = 0;
     // row-major C = A B  <=> column-major C^T = B^T A^T
-    for (int i = 0; i < 3; ++i) cublasSgemm(hd, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, R, n);
+    for (int i = 0; i < 3; ++i)
+      cublasSgemm(hd, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, R, n);
     cudaDeviceSynchronize();
-    cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
     std::vector<float> ms;
     for (int r = 0; r < 15; ++r) {
-      cudaEventRecord(e0); cublasSgemm(hd, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, R, n);
-      cudaEventRecord(e1); cudaEventSynchronize(e1); float t; cudaEventElapsedTime(&t, e0, e1); ms.push_back(t);
+      cudaEventRecord(e0);
+      cublasSgemm(hd, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, R, n);
+      cudaEventRecord(e1);
+      cudaEventSynchronize(e1);
+      float t;
+      cudaEventElapsedTime(&t, e0, e1);
+      ms.push_back(t);
     }
     std::sort(ms.begin(), ms.end());
     float cb = ms[ms.size() / 2];
-    printf("cuBLAS                       n=%d  %.3f ms  %.1f TFLOP/s\n", n, cb, 2.0 * n * n * double(n) / (cb * 1e-3) / 1e12);
+    printf("cuBLAS                       n=%d  %.3f ms  %.1f TFLOP/s\n", n, cb,
+           2.0 * n * n * double(n) / (cb * 1e-3) / 1e12);
     run<128, 128, 8, 64, 32, 8, 8, 256>(n, A, B, C, R, "128x128x8 w64x32 t8x8", cb);
     run<128, 128, 16, 64, 32, 8, 8, 256>(n, A, B, C, R, "128x128x16 w64x32 t8x8", cb);
     run<128, 256, 8, 64, 64, 8, 16, 256>(n, A, B, C, R, "128x256x8 w64x64 t8x16", cb);
@@ -188,6 +230,9 @@ int main() {
     run<128, 128, 8, 32, 64, 8, 8, 256>(n, A, B, C, R, "128x128x8 w32x64 t8x8", cb);
     run<64, 128, 8, 32, 64, 8, 8, 128>(n, A, B, C, R, "64x128x8 w32x64 t8x8", cb);
     cublasDestroy(hd);
-    cudaFree(A); cudaFree(B); cudaFree(C); cudaFree(R);
+    cudaFree(A);
+    cudaFree(B);
+    cudaFree(C);
+    cudaFree(R);
   }
 }

@@ -156,8 +156,7 @@ struct DeviceTraceRec {
     record(EventKind::BarrierArrive, kNoArray, 0, 0.0f, uint16_t(line), kFlagWarpScope,
            uint8_t(id));
     __syncwarp();
-    record(EventKind::BarrierLeave, kNoArray, 0, 0.0f, uint16_t(line), kFlagWarpScope,
-           uint8_t(id));
+    record(EventKind::BarrierLeave, kNoArray, 0, 0.0f, uint16_t(line), kFlagWarpScope, uint8_t(id));
   }
   // The element of a WarpShuffle is the lane the value came from (the
   // caller's own lane where lane + delta is past the warp).

@@ -15,9 +15,8 @@ void SimSink::fault(const char* what, Space space, ArraySlot buf, int index, int
     const auto& t = who.thread_idx;
     const auto& b = who.block_idx;
     const std::string name = arrays ? array_name(*arrays, buf) : "array " + std::to_string(buf);
-    faults.push_back(std::string("out-of-range ") +
-                     to_string(space) + " " + what + " of " + name + "[" +
-                     std::to_string(index) + "] (" + name + " has " + std::to_string(count) +
+    faults.push_back(std::string("out-of-range ") + to_string(space) + " " + what + " of " + name +
+                     "[" + std::to_string(index) + "] (" + name + " has " + std::to_string(count) +
                      " elements, 0.." + std::to_string(count - 1) + ") by thread (" +
                      std::to_string(t.x) + ", " + std::to_string(t.y) + ", " + std::to_string(t.z) +
                      ") of block (" + std::to_string(b.x) + ", " + std::to_string(b.y) + ", " +
