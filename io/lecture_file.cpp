@@ -251,8 +251,16 @@ std::optional<Lecture> parse_lecture(std::string_view text, std::string* error) 
 
 std::optional<Lecture> load_lecture(const std::string& path, std::string* error) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(st)) {
     *error = path + " is a folder; give a " + kLectureExtension + " file";
+    return std::nullopt;
+  }
+  // Looked at before it is opened, as load_trace does: opening a FIFO waits
+  // for a writer, and a device (/dev/zero) never ends.
+  if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
+    *error = path + ": not a regular file (a device, a FIFO or a socket); give a " +
+             kLectureExtension + " file";
     return std::nullopt;
   }
   std::ifstream f(path, std::ios::binary);

@@ -2,6 +2,7 @@
 // refused with the step, the field and what is allowed, and hostile input
 // refused without a crash. The shipped lectures all load.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -146,6 +147,15 @@ TEST(LectureFile, HostileInputIsRefusedNotCrashed) {
   }
   EXPECT_FALSE(ts::load_lecture(big.string(), &err));
   EXPECT_NE(err.find("larger than"), std::string::npos) << err;
+  // A FIFO (opening it would wait for a writer forever) and a link to a device.
+  const auto fifo = dir / "fifo.tslecture";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_FALSE(ts::load_lecture(fifo.string(), &err));
+  EXPECT_NE(err.find("not a regular file"), std::string::npos) << err;
+  const auto zero = dir / "zero.tslecture";
+  std::filesystem::create_symlink("/dev/zero", zero);
+  EXPECT_FALSE(ts::load_lecture(zero.string(), &err));
+  EXPECT_NE(err.find("not a regular file"), std::string::npos) << err;
   std::filesystem::remove_all(dir);
 }
 
