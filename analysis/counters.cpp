@@ -59,7 +59,7 @@ Counters count_accesses(const Trace& t) {
   for (const Event& e : t.events) {
     const uint8_t k = uint8_t(e.kind), b = uint8_t(e.array);
     if (k >= kEventKindCount || b > kMaxArrays) continue;
-    const uint64_t bytes = uint64_t(access_bytes(e.flags));
+    const uint64_t bytes = uint64_t(event_bytes(e));
     ++c.per_kind[k];
     if (e.flags & kFlagOutOfRange) ++c.out_of_range;
     switch (e.kind) {

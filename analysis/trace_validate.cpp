@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <unordered_map>
 
 #include "analysis/warp_access.hpp"  // shared_access()
 #include "engine/catalogue.hpp"
@@ -34,6 +35,18 @@ struct SlotInfo {
   uint64_t rows = 0, cols = 0;
   uint64_t extent = 0;      // the count the kernel passes: an index >= it is flagged
   uint64_t allocation = 0;  // global: elements allocated (tiled_exact overruns into them)
+  int elem_bytes = 4;
+};
+
+// A 16-byte access is four events of one thread (model/event.hpp): elements
+// i .. i + 3 (i % 4 == 0) at consecutive instr numbers, one line, kind and array.
+struct VectorRun {
+  uint64_t first_event;
+  uint32_t next_element;
+  uint16_t next_instr;
+  uint16_t line;
+  EventKind kind;
+  ArraySlot array;
 };
 
 // The run as the catalogue describes it, for the event loop.
@@ -113,11 +126,13 @@ std::optional<std::string> check_event(uint64_t i, const Event& e, const Expecte
     return at + ": " + (is_atomic(e.kind) ? "an atomic on " : "a store to ") +
            array_name(*x.table, e.array) +
            ", which lives in constant memory: a kernel can only read it";
-  // Every lesson so far moves one element per access; the event has room for
-  // 8- and 16-byte (vector) accesses, which no lesson records yet.
-  if (access_bytes(e.flags) != 4)
-    return at + ": access width is " + num(access_bytes(e.flags)) + " bytes; " +
-           array_text(x, e.array) + " is accessed 4 bytes (one element) at a time";
+  // One element per access, or four 4-byte elements in one 16-byte access
+  // (not an atomic); 8-byte accesses are reserved.
+  const int width = access_bytes(e.flags);
+  if (width != 4 && (width != 16 || a.elem_bytes != 4 || is_atomic(e.kind)))
+    return at + ": access width is " + num(width) + " bytes; " + array_text(x, e.array) +
+           " is accessed 4 bytes (one element) at a time" +
+           (a.elem_bytes == 4 && !is_atomic(e.kind) ? " or 16 bytes (four elements)" : "");
   const bool out = e.flags & kFlagOutOfRange;
   if (!out && e.element >= a.extent)
     return at + ": element is " + num(e.element) + "; allowed for " + array_text(x, e.array) +
@@ -131,6 +146,37 @@ std::optional<std::string> check_event(uint64_t i, const Event& e, const Expecte
     return at + ": out-of-range element is " + num(e.element) + "; allowed for " +
            array_text(x, e.array) + ": " + num(a.extent) + " to " + num(a.allocation - 1) +
            " (what the run allocates)";
+  return std::nullopt;
+}
+
+// Event i, one element of a 16-byte access, continues its thread's open
+// access or (at an element that is a multiple of 4) opens one.
+std::optional<std::string> check_vector_run(uint64_t i, const Event& e, const Expected& x,
+                                            std::unordered_map<uint64_t, VectorRun>& runs) {
+  const uint64_t key = uint64_t(e.block) << 16 | e.thread;
+  const auto open = runs.find(key);
+  if (e.element % 4 == 0) {
+    if (open != runs.end())
+      return who(i, e) + ": a 16-byte access starts at element " + num(e.element) +
+             " while the one of event " + num(open->second.first_event) +
+             " has not recorded its four elements";
+    runs[key] = {i, e.element + 1, uint16_t(e.instr + 1), e.line, e.kind, e.array};
+    return std::nullopt;
+  }
+  if (open == runs.end())
+    return who(i, e) + ": element " + num(e.element) + " of a 16-byte access, whose first element " +
+           num(e.element / 4 * 4) + " this thread did not record just before";
+  VectorRun& r = open->second;
+  if (e.element != r.next_element || e.instr != r.next_instr || e.line != r.line ||
+      e.kind != r.kind || e.array != r.array)
+    return who(i, e) + ": element " + num(e.element) + " (instr " + num(e.instr) + ", line " +
+           num(e.line) + ") does not continue the 16-byte access of event " + num(r.first_event) +
+           " on " + array_text(x, r.array) + ", which expects element " + num(r.next_element) +
+           " at instr " + num(r.next_instr) + " on line " + num(r.line);
+  if (e.element % 4 == 3)
+    runs.erase(open);
+  else
+    ++r.next_element, ++r.next_instr;
   return std::nullopt;
 }
 
@@ -293,11 +339,15 @@ std::optional<std::string> check_trace_semantics(const Trace& t) {
     a.shared = info.shared();
     a.constant = info.space == Space::Constant;
     a.rows = uint64_t(info.rows), a.cols = uint64_t(info.cols);
+    a.elem_bytes = info.elem_bytes;
     a.extent = info.count();
     a.allocation =
         a.shared ? a.extent : std::max(a.extent, allocation_elements(*v, p, ArraySlot(i + 1)));
   }
   const uint64_t block_count = blocks, thread_count = want.block.count();
+  // A trace cut short may end inside a 16-byte access, or miss some of its events.
+  const bool check_runs = t.events_dropped == 0;
+  std::unordered_map<uint64_t, VectorRun> runs;  // (block << 16 | thread) -> its open access
   for (uint64_t i = 0; i < recorded; ++i) {
     const Event& e = t.events[i];
     // The parser checked these for files; a Trace built in memory may not be.
@@ -325,12 +375,24 @@ std::optional<std::string> check_trace_semantics(const Trace& t) {
              ? e.array == kNoArray && e.element < 32 && e.flags == 0 && e.barrier == 0
              : e.barrier == 0 && (shared_access(e.kind) ? a.shared : a.global) &&
                    !(a.constant && (is_store(e.kind) || is_atomic(e.kind))) &&
-                   (e.flags & kFlagWidthMask) == 0 &&
-                   (e.flags == 0 ? e.element < a.extent
-                                 : e.flags == kFlagOutOfRange && e.element >= a.extent &&
-                                       (a.shared || e.element < a.allocation)));
-    if (fine) continue;
-    if (auto err = check_event(i, e, x)) return err;
+                   (e.flags & ~uint8_t(kFlagOutOfRange | kFlagWidthMask)) == 0 &&
+                   ((e.flags & kFlagWidthMask) == 0 ||
+                    (is_vector_element(e) && a.elem_bytes == 4 && !is_atomic(e.kind))) &&
+                   ((e.flags & kFlagOutOfRange) == 0
+                        ? e.element < a.extent
+                        : e.element >= a.extent && (a.shared || e.element < a.allocation)));
+    if (!fine)
+      if (auto err = check_event(i, e, x)) return err;
+    if (is_vector_element(e) && check_runs)
+      if (auto err = check_vector_run(i, e, x, runs)) return err;
+  }
+  if (check_runs && !runs.empty()) {
+    const auto& [key, r] = *std::min_element(runs.begin(), runs.end(), [](auto& p, auto& q) {
+      return p.second.first_event < q.second.first_event;
+    });
+    return "event " + num(r.first_event) + ": a 16-byte access by block " + num(key >> 16) +
+           " thread " + num(key & 0xFFFF) + " ends after element " + num(r.next_element - 1) +
+           "; it must record four elements";
   }
   return std::nullopt;
 }

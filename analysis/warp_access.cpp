@@ -143,7 +143,8 @@ WarpAccesses warp_accesses(const Trace& t) {
 
   for (size_t i = 0; i < ev.size(); ++i) {
     const Event& e = ev[i];
-    if (!is_access(e.kind)) continue;
+    // A 16-byte access is one lane access, counted from its first element.
+    if (!is_access(e.kind) || !leads_access(e)) continue;
     const uint32_t site_key = uint32_t(e.line) << 16 | uint32_t(e.kind) << 8 | e.array;
     const auto [s, new_site] = site_of.try_emplace(site_key, uint32_t(sites.size()));
     if (new_site) sites.push_back({e.line, e.kind, e.array, {}});

@@ -167,7 +167,9 @@ struct SiteTotals {
 
 struct WarpAccesses {
   std::vector<WarpAccess> accesses;   // in the order of their first event in the trace
-  std::vector<uint32_t> lane_events;  // indices into trace.events, each access's in lane order
+  // Indices into trace.events, each access's in lane order (of a 16-byte
+  // access, the event of its first element).
+  std::vector<uint32_t> lane_events;
   // Indexed by EventKind: the four load and store kinds and the two atomic ones.
   std::array<AccessTotals, kEventKindCount> per_kind{};
   AccessTotals constant_loads;       // reads of constant arrays: not in per_kind

@@ -116,9 +116,15 @@ class LessonView final : public View {
       ImGui::SetNextItemWidth(w);
       const std::string cur = std::to_string(p.tile);
       if (ImGui::BeginCombo(text_of("tile").label, cur.c_str())) {
-        for (int t : kTileWidths) {
+        for (int t : lesson_kit::tile_values(*v)) {
+          // Threads from the lesson's geometry: a ladder step's block tile is
+          // not its thread block.
+          Params with = p;
+          with.tile = t;
+          const uint64_t threads =
+              v->tile_choices.empty() ? uint64_t(t) * t : v->geometry(with).block.count();
           const std::string lbl = std::to_string(t) + " x " + std::to_string(t) + "  (" +
-                                  std::to_string(t * t) + " threads)";
+                                  std::to_string(threads) + " threads)";
           if (ImGui::Selectable(lbl.c_str(), t == p.tile)) {
             p.tile = t;
             changed = true;

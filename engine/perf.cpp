@@ -84,13 +84,16 @@ std::optional<std::string> validate_perf_config(const PerfConfig& c) {
   for (int len : r.stencil_lengths)
     if (len < 1 || len > (1 << 30))
       return "length " + std::to_string(len) + " is out of range: allowed 1 .. 2^30";
+  // The tile widths, and the block tiles of lessons that have their own (the SGEMM ladder).
+  std::vector<int> compiled(std::begin(kTileWidths), std::end(kTileWidths));
+  for (const Variant& v : catalogue())
+    compiled.insert(compiled.end(), v.tile_choices.begin(), v.tile_choices.end());
+  std::sort(compiled.begin(), compiled.end());
+  compiled.erase(std::unique(compiled.begin(), compiled.end()), compiled.end());
   for (int t : r.tiles) {
-    bool ok = false;
-    for (int w : kTileWidths)
-      ok = ok || w == t;
-    if (!ok) {
+    if (std::find(compiled.begin(), compiled.end(), t) == compiled.end()) {
       std::string allowed;
-      for (int w : kTileWidths)
+      for (int w : compiled)
         allowed += (allowed.empty() ? "" : ", ") + std::to_string(w);
       return "tile " + std::to_string(t) + " is not instantiated: allowed " + allowed;
     }

@@ -18,6 +18,11 @@
 //                                 uint16_t line);
 //   template <class T> T atomic_add(Space, T* base, int index, int count, ArraySlot, T value,
 //                                   uint16_t line);  // atomicAdd: returns the old value
+//   float4 load4(Space, const float* base, int index, int count, ArraySlot, uint16_t line);
+//   void store4(Space, float* base, int index, int count, ArraySlot, float4 v, uint16_t line);
+//                    // one 16-byte access of elements index .. index + 3 (index % 4 == 0):
+//                    // LDG.128 / LDS.128 / STS.128 on the GPU; traced as 4 events, one
+//                    // per element, each flagged 16 bytes wide (model/event.hpp)
 //   void syncthreads(int barrier_id, int line);  // honours the run's barrier mask
 //   void syncwarp(int barrier_id, int line);     // __syncwarp(): the same mask and numbering
 //   template <class T> T shfl_down(T value, int delta, int line);  // __shfl_down_sync, full mask
@@ -72,6 +77,34 @@ class ElemRef {
   uint16_t line_;
 };
 
+// Four consecutive floats moved by one 16-byte instruction, as the textbook's
+// `reinterpret_cast<float4*>(&A[i])[0]`: reading it is one 128-bit load,
+// assigning a float4 one 128-bit store. The first element's index must be a
+// multiple of 4 and the array 16-byte aligned (`alignas(16) __shared__`); the
+// simulator reports a misaligned access as the GPU would fault on it.
+template <class T, class Rec, Space S>
+class Vec4Ref {
+  static_assert(sizeof(T) == 4, "vec4 moves four 4-byte elements");
+
+ public:
+  TS_HD Vec4Ref(Rec& rec, T* base, int index, int count, ArraySlot buf, uint16_t line)
+      : rec_(rec), base_(base), index_(index), count_(count), buf_(buf), line_(line) {}
+
+  TS_HD operator float4() const { return rec_.load4(S, base_, index_, count_, buf_, line_); }
+  TS_HD Vec4Ref& operator=(float4 v) {
+    rec_.store4(S, base_, index_, count_, buf_, v, line_);
+    return *this;
+  }
+
+ private:
+  Rec& rec_;
+  T* base_;
+  int index_;
+  int count_;
+  ArraySlot buf_;
+  uint16_t line_;
+};
+
 // `atomic_add(bins[b], 1u)` reads as the textbook's `atomicAdd(&bins[b], 1u)`.
 // The value's type is the element's (not deduced), so that `1` works for unsigned bins.
 template <class T, class Rec, Space S>
@@ -93,6 +126,8 @@ class Array {
   TS_HD ElemRef<T, Rec, S> operator[](Idx i) const {
     return {rec_, data_, i.i, count_, buf_, i.line};
   }
+  // Elements i .. i + 3 as one 16-byte access: `float4 a = A.vec4(i);`.
+  TS_HD Vec4Ref<T, Rec, S> vec4(Idx i) const { return {rec_, data_, i.i, count_, buf_, i.line}; }
 
  private:
   Rec& rec_;
@@ -150,6 +185,10 @@ class SharedTile {
    public:
     TS_HD Row(const SharedTile& t, int row) : t_(t), row_(row) {}
     TS_HD ElemRef<T, Rec, Space::Shared> operator[](Idx col) const {
+      return {t_.rec_, t_.data_, row_ * COLS + col.i, ROWS * COLS, t_.buf_, col.line};
+    }
+    // Columns col .. col + 3 of this row as one 16-byte access.
+    TS_HD Vec4Ref<T, Rec, Space::Shared> vec4(Idx col) const {
       return {t_.rec_, t_.data_, row_ * COLS + col.i, ROWS * COLS, t_.buf_, col.line};
     }
 

@@ -24,6 +24,15 @@
 #define TS_DEVICE inline
 #define TS_ON_DEVICE 0
 
+// CUDA's 16-byte vector type, for the lessons' 128-bit loads and stores
+// (lessons/access.hpp: vec4). Aligned as on the GPU.
+struct alignas(16) float4 {
+  float x, y, z, w;
+};
+inline float4 make_float4(float x, float y, float z, float w) {
+  return float4{x, y, z, w};
+}
+
 namespace ts::sim {
 struct Uint3 {
   unsigned x = 0, y = 0, z = 0;

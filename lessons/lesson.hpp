@@ -122,6 +122,19 @@ struct Variant {
   // toggle between them, labelled layout_label, that re-runs at once.
   const char* layout_group = nullptr;  // "transpose.tile"
   const char* layout_label = nullptr;  // "padded [32][33]"
+
+  // Lessons with the same ladder are the steps of one optimisation ladder
+  // ("sgemm": naive to near cuBLAS), which the performance panel charts in
+  // ladder_step order (1-based) and the lesson panel steps through.
+  const char* ladder = nullptr;
+  int ladder_step = 0;
+
+  // The values `tile` may take when they are not kTileWidths (tile x tile
+  // threads): the compiled configurations of a lesson whose block tile is not
+  // its thread block (the SGEMM ladder: a block of 8 x 8 threads computes a
+  // 64 x 64 tile of C). Smallest first; the last is the one tuned for speed,
+  // which the performance sweep times when its tile list names none of them.
+  std::vector<int> tile_choices = {};
 };
 
 // Lesson-writing kit: small helpers the lesson headers share.
@@ -147,6 +160,10 @@ std::string tile_list(int max_threads = 1 << 30);
 std::optional<std::string> check_side(const char* name, int value);
 // A tile width the kernels are compiled for whose square block fits the device.
 std::optional<std::string> check_tile(int tile, const DeviceLimits& lim);
+// The values `tile` may take for v: its tile_choices, else kTileWidths.
+std::vector<int> tile_values(const Variant& v);
+// tile is one of v.tile_choices: "tile 48: sgemm.blocktile_2d is compiled for block tiles 32 or 64".
+std::optional<std::string> check_tile_choice(const Variant& v, int tile);
 // A block side s (s x s threads) that fits the device.
 std::optional<std::string> check_block_side(int side, const DeviceLimits& lim);
 // 1D: 1 <= length <= kMaxLength; 1 <= block <= the device's threads per block.

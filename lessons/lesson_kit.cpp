@@ -59,6 +59,22 @@ std::optional<std::string> check_tile(int t, const DeviceLimits& lim) {
          " only (a shared array needs its size at compile time)";
 }
 
+std::vector<int> tile_values(const Variant& v) {
+  if (!v.tile_choices.empty()) return v.tile_choices;
+  return {std::begin(kTileWidths), std::end(kTileWidths)};
+}
+
+std::optional<std::string> check_tile_choice(const Variant& v, int tile) {
+  std::string list;
+  for (size_t i = 0; i < v.tile_choices.size(); ++i) {
+    if (v.tile_choices[i] == tile) return std::nullopt;
+    list += (i == 0 ? "" : i + 1 == v.tile_choices.size() ? " or " : ", ") +
+            std::to_string(v.tile_choices[i]);
+  }
+  return "tile " + std::to_string(tile) + ": " + v.id + " is compiled for block tiles " + list +
+         " only (its shared arrays and register tiles need their sizes at compile time)";
+}
+
 std::optional<std::string> check_block_side(int side, const DeviceLimits& lim) {
   if (side >= 1 && int64_t(side) * side <= lim.max_threads_per_block) return std::nullopt;
   int most = 1;

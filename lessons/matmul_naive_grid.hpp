@@ -82,6 +82,8 @@ struct Lesson {
         .loads_per_output = naive_loads,
         .metric = PerfMetric::Flops,
         .flops = square_flops,
+        .ladder = "sgemm",
+        .ladder_step = 2,  // coalesced: lane x reads B[k][col + x], one broadcast of A
     };
     return v;
   }

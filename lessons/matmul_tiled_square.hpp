@@ -95,6 +95,8 @@ struct Lesson {
         .loads_per_output = tiled_square_loads,
         .metric = PerfMetric::Flops,
         .flops = square_flops,
+        .ladder = "sgemm",
+        .ladder_step = 3,
     };
     return v;
   }

@@ -37,8 +37,12 @@ inline constexpr ArraySlot kNoArray = 0;
 
 enum EventFlags : uint8_t {
   kFlagOutOfRange = 1u << 0,  // the element index was outside the array's extent
-  // Bits 1-2: the access width, 4 << code bytes (0 = 4 bytes, 1 = 8, 2 = 16);
-  // code 3 is reserved. Every lesson so far moves 4-byte elements.
+  // Bits 1-2: the width of the instruction, 4 << code bytes (0 = 4 bytes, 1 = 8,
+  // 2 = 16); code 3 is reserved. A 16-byte access (float4) of 4-byte elements
+  // is recorded as four events, elements i .. i + 3 with i % 4 == 0, in one
+  // thread's consecutive instr numbers, each flagged 16: so the replay knows
+  // every element's value, and the warp analysis counts one access from the
+  // first (leads_access).
   kFlagWidthMask = 3u << 1,
   // Barrier events: the barrier is a __syncwarp (SYNCWARP(id)), which orders
   // the threads of one warp only, not a block-wide __syncthreads.
@@ -89,6 +93,19 @@ constexpr bool is_barrier(EventKind k) {
 }
 constexpr uint32_t warp_of(const Event& e) {
   return e.thread / 32u;
+}
+// One element of a 16-byte access (see kFlagWidthMask).
+constexpr bool is_vector_element(const Event& e) {
+  return access_bytes(e.flags) == 16;
+}
+// The event an access is counted from: every event but the last three
+// elements of a 16-byte access.
+constexpr bool leads_access(const Event& e) {
+  return !is_vector_element(e) || e.element % 4 == 0;
+}
+// Bytes this event's element moved: 4 for each element of a 16-byte access.
+constexpr int event_bytes(const Event& e) {
+  return is_vector_element(e) ? 4 : access_bytes(e.flags);
 }
 
 const char* to_string(EventKind k);

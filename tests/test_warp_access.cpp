@@ -142,6 +142,56 @@ TEST(WarpAccess, HandMadeTraceOfEightByteAccesses) {
   EXPECT_EQ(bank_of(lanes[1].address), 18);
 }
 
+TEST(WarpAccess, SixteenByteAccessIsOneLaneAccessOfFourEvents) {
+  // A float4 access is recorded as four events per lane (elements 4l .. 4l + 3,
+  // each flagged 16 bytes wide); the warp instruction counts it once.
+  Trace t;
+  ArrayInfo shared;
+  shared.name = "tile", shared.space = Space::Shared, shared.role = ArrayRole::Scratch;
+  shared.rows = 1, shared.cols = 256;
+  ArrayInfo global;
+  global.name = "g", global.rows = 1, global.cols = 256;
+  t.config.arrays = {shared, global};
+  uint16_t instr[kWarpLanes] = {};
+  auto add4 = [&](EventKind kind, ArraySlot slot, uint16_t line, int lane, uint32_t first) {
+    for (uint32_t j = 0; j < 4; ++j) {
+      Event e{};
+      e.kind = kind, e.array = slot, e.line = line, e.thread = uint16_t(lane);
+      e.element = first + j, e.flags = width_flags(16), e.instr = instr[lane]++;
+      e.value = float(first + j);
+      t.events.push_back(e);
+    }
+  };
+  // Line 20: lane l loads g[4l .. 4l + 3]: 512 contiguous bytes.
+  for (int lane = 0; lane < kWarpLanes; ++lane)
+    add4(EventKind::GlobalLoad, 2, 20, lane, uint32_t(4 * lane));
+  // Line 21: lane l stores tile[4l .. 4l + 3]: conflict-free, four phases of 8 lanes.
+  for (int lane = 0; lane < kWarpLanes; ++lane)
+    add4(EventKind::SharedStore, 1, 21, lane, uint32_t(4 * lane));
+  // Line 22: lane l stores tile[8l .. 8l + 3] (stride 32 bytes): each phase of 8
+  // lanes covers 256 bytes, so every bank is asked for two words: 2 wavefronts.
+  for (int lane = 0; lane < kWarpLanes; ++lane)
+    add4(EventKind::SharedStore, 1, 22, lane, uint32_t(8 * lane % 256));
+
+  const WarpAccesses w = warp_accesses(t);
+  ASSERT_EQ(w.accesses.size(), 3u);
+  EXPECT_EQ(w.accesses[0].lane_count, 32u);
+  EXPECT_EQ(w.accesses[0].bytes, 16);
+  const AccessTotals& ld = w.totals(EventKind::GlobalLoad);
+  EXPECT_EQ(ld.requests, 1u);
+  EXPECT_EQ(ld.sectors, 16u);
+  EXPECT_EQ(ld.ideal_sectors, 16u);
+  const AccessTotals& st = w.totals(EventKind::SharedStore);
+  EXPECT_EQ(st.requests, 2u);
+  EXPECT_EQ(st.ideal_wavefronts, 8u);
+  EXPECT_EQ(st.wavefronts, 4u + 8u);
+  // A lane's event is the first element's: its value, its address.
+  const std::vector<LaneAccess> lanes = lane_accesses(t, w, w.accesses[1]);
+  EXPECT_EQ(lanes[3].address, 48u);
+  EXPECT_EQ(lanes[3].bytes, 16);
+  EXPECT_EQ(t.events[w.lanes_of(w.accesses[1])[3]].element, 12u);
+}
+
 // ---- Lessons on the simulator, against closed forms ----
 
 TEST(WarpAccess, TransposeSharedColumnReadIs32WayPerFullWarp) {

@@ -385,10 +385,16 @@ Params point_params(const Variant& v, const PerfConfig& c, int size, int tile) {
 }
 
 // Tiles a variant is swept over: the config's for tile (or block side)
-// variants, one pass for the others.
+// variants, one pass for the others. A lesson with its own tile choices (a
+// ladder step's block tiles) runs its tuned one and those the config names.
 std::vector<int> point_tiles(const Variant& v, const PerfConfig& c) {
-  if (v.metric == PerfMetric::Flops && (v.uses & (kUsesTile | kUsesBlock))) return c.tiles;
-  return {0};
+  if (v.metric != PerfMetric::Flops || !(v.uses & (kUsesTile | kUsesBlock))) return {0};
+  if (v.tile_choices.empty()) return c.tiles;
+  std::vector<int> run;
+  for (int t : v.tile_choices)
+    if (t == v.tile_choices.back() || std::find(c.tiles.begin(), c.tiles.end(), t) != c.tiles.end())
+      run.push_back(t);
+  return run;
 }
 
 struct Sweep {

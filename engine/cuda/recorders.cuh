@@ -58,6 +58,15 @@ struct PlainRec {
                                           uint16_t) {
     return atomicAdd(base + index, value);
   }
+  // One LDG.128 / LDS.128 / STS.128.
+  __device__ __forceinline__ float4 load4(Space, const float* base, int index, int, ArraySlot,
+                                          uint16_t) {
+    return *reinterpret_cast<const float4*>(base + index);
+  }
+  __device__ __forceinline__ void store4(Space, float* base, int index, int, ArraySlot, float4 v,
+                                         uint16_t) {
+    *reinterpret_cast<float4*>(base + index) = v;
+  }
   // The mask is the same for every thread, so the branch is uniform and a
   // kept barrier is reached by the whole block.
   __device__ __forceinline__ void syncthreads(int id, int) {
@@ -143,6 +152,21 @@ struct DeviceTraceRec {
            float(T(old + value)), line, flags(index, count), 0);
     return old;
   }
+  // A 16-byte access: one vector instruction, four events (one per element,
+  // each flagged 16 bytes wide), so that the replay knows every value.
+  __device__ __forceinline__ float4 load4(Space s, const float* base, int index, int count,
+                                          ArraySlot buf, uint16_t line) {
+    const float4 v = *reinterpret_cast<const float4*>(base + index);
+    const EventKind k = s == Space::Shared ? EventKind::SharedLoad : EventKind::GlobalLoad;
+    record4(k, buf, index, count, v, line);
+    return v;
+  }
+  __device__ __forceinline__ void store4(Space s, float* base, int index, int count, ArraySlot buf,
+                                         float4 v, uint16_t line) {
+    *reinterpret_cast<float4*>(base + index) = v;
+    record4(s == Space::Global ? EventKind::GlobalStore : EventKind::SharedStore, buf, index, count,
+            v, line);
+  }
   // A removed barrier leaves no events: the trace shows what ran.
   __device__ __forceinline__ void syncthreads(int id, int line) {
     if (!BarrierSet(barrier_mask).keeps(id)) return;
@@ -181,6 +205,14 @@ struct DeviceTraceRec {
 
   static __device__ __forceinline__ uint8_t flags(int index, int count) {
     return (index < 0 || index >= count) ? uint8_t(kFlagOutOfRange) : uint8_t(0);
+  }
+  __device__ __forceinline__ void record4(EventKind kind, ArraySlot buf, int index, int count,
+                                          float4 v, uint16_t line) {
+    const uint8_t wide = width_flags(16);
+    record(kind, buf, index, v.x, line, flags(index, count) | wide, 0);
+    record(kind, buf, index + 1, v.y, line, flags(index + 1, count) | wide, 0);
+    record(kind, buf, index + 2, v.z, line, flags(index + 2, count) | wide, 0);
+    record(kind, buf, index + 3, v.w, line, flags(index + 3, count) | wide, 0);
   }
 
   __device__ __forceinline__ void record(EventKind kind, ArraySlot buf, int element, float value,

@@ -33,8 +33,9 @@ struct SimSink {
   std::vector<std::string> faults;     // the first kMaxFaultMessages, then a summary line
   uint64_t fault_count = 0;
 
+  // An out-of-range access, or (misaligned) a 16-byte one off its 16-byte boundary.
   void fault(const char* what, Space space, ArraySlot buf, int index, int count, int line,
-             const ThreadBuiltins& who);
+             const ThreadBuiltins& who, bool misaligned = false);
 };
 
 class SimRec {
@@ -87,6 +88,28 @@ class SimRec {
     return old;
   }
 
+  // A 16-byte access: the four elements in one step (one instruction on the
+  // GPU), four events flagged 16 bytes wide. Misaligned or partly outside
+  // the array, it touches nothing and is reported, as the GPU would fault.
+  float4 load4(Space space, const float* base, int index, int count, ArraySlot buf, uint16_t line) {
+    float4 v{0, 0, 0, 0};
+    const bool ok = check4("16-byte load", space, base, index, count, buf, line);
+    if (ok) v = float4{base[index], base[index + 1], base[index + 2], base[index + 3]};
+    record4(space == Space::Shared ? EventKind::SharedLoad : EventKind::GlobalLoad, buf, index,
+            count, v, line);
+    fiber_.step();
+    return v;
+  }
+  void store4(Space space, float* base, int index, int count, ArraySlot buf, float4 v,
+              uint16_t line) {
+    if (check4("16-byte store", space, base, index, count, buf, line)) {
+      base[index] = v.x, base[index + 1] = v.y, base[index + 2] = v.z, base[index + 3] = v.w;
+    }
+    record4(space == Space::Global ? EventKind::GlobalStore : EventKind::SharedStore, buf, index,
+            count, v, line);
+    fiber_.step();
+  }
+
   void syncthreads(int barrier_id, int line) {
     if (!BarrierSet(sink_.barrier_mask).keeps(barrier_id)) return;
     record(EventKind::BarrierArrive, kNoArray, 0, 0.0f, uint16_t(line), false, uint8_t(barrier_id));
@@ -133,6 +156,24 @@ class SimRec {
       return float(v);
     else
       return 0.0f;
+  }
+
+  bool check4(const char* what, Space space, const float* base, int index, int count,
+              ArraySlot buf, uint16_t line) {
+    const bool out = index < 0 || index > count - 4;
+    const bool misaligned = index % 4 != 0 || reinterpret_cast<uintptr_t>(base) % 16 != 0;
+    if (out)
+      sink_.fault(what, space, buf, index, count, line, fiber_.builtins(thread_));
+    else if (misaligned)
+      sink_.fault(what, space, buf, index, count, line, fiber_.builtins(thread_), true);
+    return !out && !misaligned;
+  }
+  void record4(EventKind kind, ArraySlot buf, int index, int count, float4 v, uint16_t line) {
+    const float values[4] = {v.x, v.y, v.z, v.w};
+    for (int j = 0; j < 4; ++j) {
+      const bool out = index + j < 0 || index + j >= count;
+      record(kind, buf, index + j, values[j], line, out, 0, width_flags(16));
+    }
   }
 
   void record(EventKind kind, ArraySlot buf, int index, float value, uint16_t line, bool out,

@@ -9,19 +9,24 @@
 namespace ts::sim {
 
 void SimSink::fault(const char* what, Space space, ArraySlot buf, int index, int count, int line,
-                    const ThreadBuiltins& who) {
+                    const ThreadBuiltins& who, bool misaligned) {
   ++fault_count;
   if (faults.size() < kMaxFaultMessages) {
     const auto& t = who.thread_idx;
     const auto& b = who.block_idx;
     const std::string name = arrays ? array_name(*arrays, buf) : "array " + std::to_string(buf);
-    faults.push_back(std::string("out-of-range ") + to_string(space) + " " + what + " of " + name +
-                     "[" + std::to_string(index) + "] (" + name + " has " + std::to_string(count) +
-                     " elements, 0.." + std::to_string(count - 1) + ") by thread (" +
+    const std::string why =
+        misaligned ? " (a 16-byte access needs an index that is a multiple of 4 and a 16-byte "
+                     "aligned array: alignas(16) on a __shared__ one)"
+                   : " (" + name + " has " + std::to_string(count) + " elements, 0.." +
+                         std::to_string(count - 1) + ")";
+    faults.push_back(std::string(misaligned ? "misaligned " : "out-of-range ") + to_string(space) +
+                     " " + what + " of " + name + "[" + std::to_string(index) + "]" + why +
+                     " by thread (" +
                      std::to_string(t.x) + ", " + std::to_string(t.y) + ", " + std::to_string(t.z) +
                      ") of block (" + std::to_string(b.x) + ", " + std::to_string(b.y) + ", " +
                      std::to_string(b.z) + "), line " + std::to_string(line) + "; not performed" +
-                     (std::string(what) == "load" ? ", read as 0" : ""));
+                     (std::string(what).ends_with("load") ? ", read as 0" : ""));
   }
 }
 
