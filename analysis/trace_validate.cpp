@@ -164,8 +164,9 @@ std::optional<std::string> check_vector_run(uint64_t i, const Event& e, const Ex
     return std::nullopt;
   }
   if (open == runs.end())
-    return who(i, e) + ": element " + num(e.element) + " of a 16-byte access, whose first element " +
-           num(e.element / 4 * 4) + " this thread did not record just before";
+    return who(i, e) + ": element " + num(e.element) +
+           " of a 16-byte access, whose first element " + num(e.element / 4 * 4) +
+           " this thread did not record just before";
   VectorRun& r = open->second;
   if (e.element != r.next_element || e.instr != r.next_instr || e.line != r.line ||
       e.kind != r.kind || e.array != r.array)

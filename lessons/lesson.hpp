@@ -162,7 +162,8 @@ std::optional<std::string> check_side(const char* name, int value);
 std::optional<std::string> check_tile(int tile, const DeviceLimits& lim);
 // The values `tile` may take for v: its tile_choices, else kTileWidths.
 std::vector<int> tile_values(const Variant& v);
-// tile is one of v.tile_choices: "tile 48: sgemm.blocktile_2d is compiled for block tiles 32 or 64".
+// tile is one of v.tile_choices: "tile 48: sgemm.blocktile_2d is compiled for block tiles 32 or
+// 64".
 std::optional<std::string> check_tile_choice(const Variant& v, int tile);
 // A block side s (s x s threads) that fits the device.
 std::optional<std::string> check_block_side(int side, const DeviceLimits& lim);

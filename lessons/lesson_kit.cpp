@@ -68,7 +68,9 @@ std::optional<std::string> check_tile_choice(const Variant& v, int tile) {
   std::string list;
   for (size_t i = 0; i < v.tile_choices.size(); ++i) {
     if (v.tile_choices[i] == tile) return std::nullopt;
-    list += (i == 0 ? "" : i + 1 == v.tile_choices.size() ? " or " : ", ") +
+    list += (i == 0                           ? ""
+             : i + 1 == v.tile_choices.size() ? " or "
+                                              : ", ") +
             std::to_string(v.tile_choices[i]);
   }
   return "tile " + std::to_string(tile) + ": " + v.id + " is compiled for block tiles " + list +

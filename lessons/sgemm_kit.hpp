@@ -35,8 +35,7 @@ inline std::optional<std::string> check_whole_tiles(const Variant& v, int n, int
   return "n = " + std::to_string(n) + ": " + v.id + " computes whole " + std::to_string(bm) +
          " x " + std::to_string(bn) + " tiles of C (k steps of " + std::to_string(bk) +
          ") with no bounds checks; use a multiple of " + std::to_string(m) + " (" +
-         std::to_string(m) + ", " + std::to_string(2 * m) + ", " + std::to_string(3 * m) +
-         ", ...)";
+         std::to_string(m) + ", " + std::to_string(2 * m) + ", " + std::to_string(3 * m) + ", ...)";
 }
 
 }  // namespace ts::lessons::sgemm_kit

@@ -158,8 +158,8 @@ class SimRec {
       return 0.0f;
   }
 
-  bool check4(const char* what, Space space, const float* base, int index, int count,
-              ArraySlot buf, uint16_t line) {
+  bool check4(const char* what, Space space, const float* base, int index, int count, ArraySlot buf,
+              uint16_t line) {
     const bool out = index < 0 || index > count - 4;
     const bool misaligned = index % 4 != 0 || reinterpret_cast<uintptr_t>(base) % 16 != 0;
     if (out)

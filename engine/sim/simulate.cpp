@@ -22,10 +22,10 @@ void SimSink::fault(const char* what, Space space, ArraySlot buf, int index, int
                          std::to_string(count - 1) + ")";
     faults.push_back(std::string(misaligned ? "misaligned " : "out-of-range ") + to_string(space) +
                      " " + what + " of " + name + "[" + std::to_string(index) + "]" + why +
-                     " by thread (" +
-                     std::to_string(t.x) + ", " + std::to_string(t.y) + ", " + std::to_string(t.z) +
-                     ") of block (" + std::to_string(b.x) + ", " + std::to_string(b.y) + ", " +
-                     std::to_string(b.z) + "), line " + std::to_string(line) + "; not performed" +
+                     " by thread (" + std::to_string(t.x) + ", " + std::to_string(t.y) + ", " +
+                     std::to_string(t.z) + ") of block (" + std::to_string(b.x) + ", " +
+                     std::to_string(b.y) + ", " + std::to_string(b.z) + "), line " +
+                     std::to_string(line) + "; not performed" +
                      (std::string(what).ends_with("load") ? ", read as 0" : ""));
   }
 }
