@@ -297,7 +297,9 @@ Question number_question(const Trace& t, const WarpAccesses& w, const WarpAccess
     q.events.push_back(i);
   const std::vector<int> nums = number_choices(truth);
   for (size_t i = 0; i < nums.size(); ++i) {
-    q.choices.push_back(std::to_string(nums[i]));
+    q.choices.push_back(std::to_string(nums[i]) + (kind == QuestionKind::BankWays ? "-way"
+                                                   : nums[i] == 1                 ? " sector"
+                                                                                  : " sectors"));
     if (nums[i] == truth) q.truth_choice = int(i);
   }
   q.truth_number = truth;
@@ -346,14 +348,13 @@ std::vector<Question> make_questions(const Trace& t, uint64_t seed, const QuizOp
            [](const WarpAccess& a) { return a.kind == EventKind::GlobalLoad && !a.constant; },
            [](const WarpAccess& a) { return a.sector.sectors > a.sector.ideal_sectors; }))
     out.push_back(number_question(t, w, *a, QuestionKind::Sectors, a->sector.sectors));
-  // In the order of the run, so that the replay moves forward question by
-  // question; the one that needs another run comes last.
-  std::stable_sort(out.begin(), out.end(), [](const Question& a, const Question& b) {
-    const uint32_t fa =
-        a.events.empty() ? ~0u : *std::min_element(a.events.begin(), a.events.end());
-    const uint32_t fb =
-        b.events.empty() ? ~0u : *std::min_element(b.events.begin(), b.events.end());
-    return fa < fb;
+  // Questions of a kind in the order of the run, so that the replay moves
+  // forward; the one that needs another run comes last.
+  auto first = [](const Question& q) {
+    return q.events.empty() ? ~0u : *std::min_element(q.events.begin(), q.events.end());
+  };
+  std::stable_sort(out.begin(), out.end(), [&](const Question& a, const Question& b) {
+    return a.kind != b.kind ? a.kind < b.kind : first(a) < first(b);
   });
   if (opt.wrong_without) wrong_without(t, rng, n, out);
   return out;

@@ -123,16 +123,16 @@ TEST(Quiz, BankWaysOfTheTransposes) {
   const Question* q = first_of(qs, QuestionKind::BankWays);
   ASSERT_NE(q, nullptr);
   EXPECT_EQ(q->truth_number, 32) << q->text;  // the column read: one bank
-  EXPECT_EQ(q->choices[size_t(q->truth_choice)], "32");
+  EXPECT_EQ(q->choices[size_t(q->truth_choice)], "32-way");
   EXPECT_TRUE(grade(*q, Answer{{}, q->truth_choice}).right);
-  EXPECT_FALSE(grade(*q, Answer{{}, 0}).right);  // "1"
+  EXPECT_FALSE(grade(*q, Answer{{}, 0}).right);  // "1-way"
 
   const Trace padded = simulate_defaults("transpose.shared_padded");
   const std::vector<Question> qp = make_questions(padded, 3);
   const Question* p = first_of(qp, QuestionKind::BankWays);
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(p->truth_number, 1) << p->text;
-  EXPECT_EQ(p->choices[size_t(p->truth_choice)], "1");
+  EXPECT_EQ(p->choices[size_t(p->truth_choice)], "1-way");
 }
 
 TEST(Quiz, SectorsOfACoalescedLoad) {
