@@ -118,11 +118,13 @@ void paint(QuizState& Q) {
     add(e, QuizMark::Missed);
 }
 
-// The grid's columns for the question's array as drawn (a 1-D array wraps).
-int drawn_columns(const AppState& s, const Question& q, int fallback) {
+// A row of the question's array as the grid draws it: a matrix's row, or
+// for a 1-D array the width it wraps at.
+int drawn_columns(const AppState& s, const Question& q, const ArrayInfo& a) {
+  if (a.rows > 1) return std::max(1, a.cols);
   for (const DrawnArray& d : s.drawn)
     if (d.id == q.array && (!d.shared || d.block == q.block)) return std::max(1, d.cols);
-  return std::max(1, fallback);
+  return std::max(1, a.cols);
 }
 
 }  // namespace
@@ -181,7 +183,7 @@ bool quiz_keys(AppState& s) {
   const ArrayInfo* a = s.trace().array(q.array);
   const int count = a ? int(a->count()) : 0;
   if (count <= 0) return true;
-  const int cols = drawn_columns(s, q, a->cols);
+  const int cols = drawn_columns(s, q, *a);
   int c = std::clamp(Q.cursor, 0, count - 1);
   if (pressed(GLFW_KEY_RIGHT)) c = std::min(count - 1, c + 1);
   if (pressed(GLFW_KEY_LEFT)) c = std::max(0, c - 1);
