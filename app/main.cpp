@@ -92,9 +92,9 @@ int main(int argc, char** argv) {
   cli.add_option("--step", opt.lecture_step, "the lecture's step to open at (1 = the first)");
   cli.add_option("--keys", opt.keys, "scripted: press these keys before the screenshot")
       ->delimiter(',')
-      ->check(CLI::IsMember({"pagedown", "pageup", "escape", "q", "enter", "n", "space", "up",
-                             "down", "left", "right", "1", "2", "3", "4", "5", "6", "7", "8",
-                             "9"}));
+      ->check(CLI::IsMember({"pagedown", "pageup", "escape", "q",     "enter", "n", "space",
+                             "up",       "down",   "left",   "right", "1",     "2", "3",
+                             "4",        "5",      "6",      "7",     "8",     "9"}));
   std::string quiz_seed;
   CLI::Option* quiz = cli.add_option("--quiz", quiz_seed,
                                      "start a quiz on the run (SEED: which questions; 1 when "

@@ -39,7 +39,7 @@ void ask(AppState& s, int index) {
   if (q->kind != QuestionKind::WrongWithout && q->kind != QuestionKind::Sectors &&
       (q->kind != QuestionKind::LoadCells || s.trace().config.geometry.grid.count() > 1))
     s.selection.block = q->block;  // the grid shows this block's shared memory and tiles
-  if (q->kind == QuestionKind::SharedReads) s.selection.thread = q->thread;
+  s.selection.thread = q->kind == QuestionKind::SharedReads ? q->thread : -1;
   if (a && q->cells()) Q.cursor = 0;
   s.replay_ui.playing = false;
   s.request_position(position_for(*s.replay, *q, false));

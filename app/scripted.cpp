@@ -348,13 +348,14 @@ void App::press_keys() {
   AppState& s = state_;
   if (!opt_.quiz_answer.empty()) {
     std::string err;
-    if (!apply_quiz_answer(s, opt_.quiz_answer, &err)) std::fprintf(stderr, "tilescope: %s\n", err.c_str());
+    if (!apply_quiz_answer(s, opt_.quiz_answer, &err))
+      std::fprintf(stderr, "tilescope: %s\n", err.c_str());
   }
   if (opt_.keys.empty() && opt_.quiz_answer.empty()) return;
   for (const std::string& name : opt_.keys) {
     const std::vector<std::pair<std::string, int>> quiz_keys = {
-        {"q", GLFW_KEY_Q},     {"enter", GLFW_KEY_ENTER}, {"n", GLFW_KEY_N},
-        {"space", GLFW_KEY_SPACE}, {"up", GLFW_KEY_UP},   {"down", GLFW_KEY_DOWN},
+        {"q", GLFW_KEY_Q},         {"enter", GLFW_KEY_ENTER}, {"n", GLFW_KEY_N},
+        {"space", GLFW_KEY_SPACE}, {"up", GLFW_KEY_UP},       {"down", GLFW_KEY_DOWN},
         {"left", GLFW_KEY_LEFT},   {"right", GLFW_KEY_RIGHT}};
     int key = name == "pagedown" ? GLFW_KEY_PAGE_DOWN
               : name == "pageup" ? GLFW_KEY_PAGE_UP
@@ -369,7 +370,8 @@ void App::press_keys() {
       glfwSwapBuffers(window_);
     }
     const double until = glfwGetTime() + 60;
-    while ((s.job.active() || s.quiz.start_request || s.lecture.step_request || s.lecture.awaiting_run || s.busy) &&
+    while ((s.job.active() || s.quiz.start_request || s.lecture.step_request ||
+            s.lecture.awaiting_run || s.busy) &&
            glfwGetTime() < until) {
       glfwPollEvents();
       frame();

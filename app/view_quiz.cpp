@@ -31,15 +31,19 @@ bool band_button(const char* label, bool highlighted) {
 
 std::string verdict_text(const Question& q, const Grade& g) {
   if (g.right) return "Right!";
-  if (!q.cells())
-    return "Not quite: the answer is " + q.choices[size_t(std::max(0, q.truth_choice))] + ".";
   std::string t = "Not quite:";
-  if (!g.missed.empty()) t += " " + std::to_string(g.missed.size()) + " missed (yellow rings)";
-  if (!g.extra.empty())
-    t += std::string(g.missed.empty() ? "" : ",") + " " + std::to_string(g.extra.size()) +
-         " extra (red)";
-  if (q.truth_cells.empty()) t += " no cell is the answer";
-  return t + "; green: chosen and right.";
+  if (!q.cells()) {
+    t.append(" the answer is ").append(q.choices[size_t(std::max(0, q.truth_choice))]);
+    return t.append(".");
+  }
+  if (!g.missed.empty())
+    t.append(" ").append(std::to_string(g.missed.size())).append(" missed (yellow rings)");
+  if (!g.extra.empty()) {
+    if (!g.missed.empty()) t.append(",");
+    t.append(" ").append(std::to_string(g.extra.size())).append(" extra (red)");
+  }
+  if (q.truth_cells.empty()) t.append(" no cell is the answer");
+  return t.append("; green: chosen and right.");
 }
 
 }  // namespace
