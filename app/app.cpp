@@ -19,6 +19,7 @@
 #include "app/lecture.hpp"
 #include "app/menu.hpp"
 #include "app/palette.hpp"
+#include "app/quiz.hpp"
 #include "app/settings.hpp"
 #include "app/shortcuts.hpp"
 #include "io/perf_report.hpp"
@@ -60,6 +61,10 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
   if (opt_.select_block >= 0) s.selection.block = uint32_t(opt_.select_block);
   s.select_tab = opt_.tab;
   s.select_hazard = opt_.hazard;
+  if (opt_.quiz_seed >= 0) {
+    s.quiz.seed = uint64_t(opt_.quiz_seed);
+    s.quiz.start_request = true;  // once the run is in
+  }
   s.present.focus_grid = opt_.focus_grid;
   if (opt_.focus_grid) s.present.focus_auto = false;
   s.file_dialog_open = opt_.dialog == "open";
@@ -112,6 +117,7 @@ void App::apply_requests(double dt) {
       dialog_.open("", kTraceFileExtension, FileDialogMode::Save, suggested_trace_name(s.trace()));
     s.save_dialog_open = false;
   }
+  update_quiz(s);
   if (!s.replay) {
     s.replay_ui.position_request.reset();
     s.replay_ui.event_request.reset();
@@ -199,6 +205,7 @@ bool App::frame() {
   const float banner_h = draw_banner(s, top, ImGui::GetIO().DisplaySize.x);
   slots_.draw(s, views_, top + banner_h);
   draw_lecture_caption(s);
+  draw_quiz_band(s);
   std::string chosen;
   if (dialog_.draw(&chosen)) {
     if (dialog_.mode() == FileDialogMode::Open) {

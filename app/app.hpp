@@ -49,6 +49,8 @@ struct Options {
   std::string lecture;      // a lecture script (.tslecture) to present
   int lecture_step = 1;     // its step to open at, 1-based
   std::vector<std::string> keys;  // scripted: keys pressed before the screenshot (pagedown, ...)
+  int64_t quiz_seed = -1;         // --quiz [SEED]: start a quiz (app/quiz.hpp); -1: none
+  std::string quiz_answer;        // scripted: answer the first question so (quiz.hpp)
   std::string perf_report;        // a performance report (JSON) to open in the Performance panel
   // --record FILE: export the replay from --from to --to (positions as --position takes them).
   std::string record, record_from = "start", record_to = "end", record_panels = "window";

@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "analysis/replay.hpp"
+#include "app/quiz.hpp"
 #include "app/warp_index.hpp"
 #include "engine/backend.hpp"
 #include "io/lecture_file.hpp"
@@ -229,6 +230,7 @@ struct AppState {
   float lanes_rect[4] = {0, 0, 0, 0};
   float center_rect[4] = {0, 0, 0, 0};  // the grid's pane (x, y, w, h), for the lecture caption
   LectureState lecture;
+  QuizState quiz;                    // app/quiz.hpp
   std::vector<PlotMark> plot_marks;  // filled by the performance panel each frame
   // The race hint as drawn this frame (Verdict, Races): its text, then its
   // buttons' labels; the scripted mode's cells JSON reports them.

@@ -92,7 +92,17 @@ int main(int argc, char** argv) {
   cli.add_option("--step", opt.lecture_step, "the lecture's step to open at (1 = the first)");
   cli.add_option("--keys", opt.keys, "scripted: press these keys before the screenshot")
       ->delimiter(',')
-      ->check(CLI::IsMember({"pagedown", "pageup", "escape"}));
+      ->check(CLI::IsMember({"pagedown", "pageup", "escape", "q",     "enter", "n", "space",
+                             "up",       "down",   "left",   "right", "1",     "2", "3",
+                             "4",        "5",      "6",      "7",     "8",     "9"}));
+  std::string quiz_seed;
+  CLI::Option* quiz = cli.add_option("--quiz", quiz_seed,
+                                     "start a quiz on the run (SEED: which questions; 1 when "
+                                     "left out); Q in the window")
+                          ->expected(0, 1);
+  cli.add_option("--quiz-answer", opt.quiz_answer,
+                 "scripted: answer the quiz's first question: truth, truth-1, truth+1, none, "
+                 "choice:N or cells 3,17,20");
   cli.add_option("--record", opt.record,
                  "export the replay from --from to --to: FILE.gif (animated), FILE.mp4 (H.264, "
                  "needs ffmpeg) or FILE.png (FILE_0000.png, ...); a frame is the window at one "
@@ -117,6 +127,15 @@ int main(int argc, char** argv) {
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return cli.exit(e);
     std::fprintf(stderr, "tilescope: error: %s\nRun with --help for more information.\n", e.what());
     return 2;
+  }
+  if (quiz->count() > 0) {
+    try {
+      opt.quiz_seed = quiz_seed.empty() ? 1 : int64_t(std::stoull(quiz_seed));
+    } catch (const std::exception&) {
+      std::fprintf(stderr, "tilescope: error: --quiz '%s': give a seed (a number)\n",
+                   quiz_seed.c_str());
+      return 2;
+    }
   }
   std::vector<std::string> notes;
   const auto lesson_error = lesson.to_request(opt.request, &notes);
@@ -224,6 +243,8 @@ int main(int argc, char** argv) {
             std::printf("wrote %s\n", opt.screenshot.c_str());
           }
         }
+        if (app.state().quiz.active())  // what a test of keyboard-only answering checks
+          std::printf("quiz: %s\n", app.state().quiz.score_line().c_str());
         glfwSwapBuffers(window);
         if (!opt.record.empty() && rc == 0 && !app.record_scripted(&err)) {
           std::fprintf(stderr, "tilescope: %s\n", err.c_str());

@@ -60,6 +60,12 @@ void draw_menu(AppState& s) {
     ImGui::MenuItem("Barrier lines in the source", nullptr, &s.present.show_barrier_lines);
     ImGui::EndMenu();
   }
+  if (ImGui::BeginMenu("Quiz")) {  // app/quiz.hpp
+    if (ImGui::MenuItem("Start quiz", "Q", false, s.has_trace())) s.quiz.start_request = true;
+    if (ImGui::MenuItem("Leave the quiz", "Esc", false, s.quiz.active()))
+      s.quiz.leave_request = true;
+    ImGui::EndMenu();
+  }
   if (ImGui::BeginMenu("Help")) {
     ImGui::TextUnformatted(
         "Space        play / pause\n"
@@ -70,6 +76,7 @@ void draw_menu(AppState& s) {
         "B / Shift+B  next / previous barrier\n"
         "Home / End   start / end\n"
         "F5           run the lesson\n"
+        "Q            quiz: click cells (or arrows + Space) or 1-9, Enter reveals, N next\n"
         "Ctrl +/-/0   text size\n"
         "T            light / dark theme\n"
         "H            global-load heatmap\n"

@@ -21,6 +21,7 @@
 #include "app/layout_toggle.hpp"
 #include "app/lecture.hpp"
 #include "app/palette.hpp"
+#include "app/quiz_colours.hpp"
 
 namespace ts::app {
 
@@ -229,6 +230,36 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
                       {"w", L.band[2] * sx},
                       {"h", L.band[3] * sy}}}};
   }
+  if (s.quiz.active()) {  // the question on screen, its truth, the answer and the grade
+    const QuizState& Q = s.quiz;
+    const Question& q = *Q.question();
+    j["quiz"] = {{"index", Q.index},
+                 {"questions", Q.questions.size()},
+                 {"kind", to_string(q.kind)},
+                 {"text", q.text},
+                 {"buffer", name(q.array)},
+                 {"block", q.block},
+                 {"truth_cells", q.truth_cells},
+                 {"truth_choice", q.truth_choice},
+                 {"choices", q.choices},
+                 {"answer_cells", Q.answer.cells},
+                 {"answer_choice", Q.answer.choice},
+                 {"revealed", Q.revealed},
+                 {"right", Q.grade.right},
+                 {"missed", Q.grade.missed},
+                 {"extra", Q.grade.extra},
+                 {"score", Q.score_line()},
+                 {"colours",
+                  {{"chosen", rgb(kQuizChosen)},
+                   {"right", rgb(kQuizRight)},
+                   {"extra", rgb(kQuizExtra)},
+                   {"missed", rgb(kQuizMissed)}}},
+                 {"band",
+                  {{"x", Q.band[0] * sx},
+                   {"y", Q.band[1] * sy},
+                   {"w", Q.band[2] * sx},
+                   {"h", Q.band[3] * sy}}}};
+  }
   j["banner"] = {{"kind", s.banner.kind == Banner::Error     ? "error"
                           : s.banner.kind == Banner::Warning ? "warning"
                                                              : "info"},
@@ -315,11 +346,23 @@ bool App::prepare_scripted(std::string* error) {
 
 void App::press_keys() {
   AppState& s = state_;
-  if (opt_.keys.empty()) return;
+  if (!opt_.quiz_answer.empty()) {
+    std::string err;
+    if (!apply_quiz_answer(s, opt_.quiz_answer, &err))
+      std::fprintf(stderr, "tilescope: %s\n", err.c_str());
+  }
+  if (opt_.keys.empty() && opt_.quiz_answer.empty()) return;
   for (const std::string& name : opt_.keys) {
-    const int key = name == "pagedown" ? GLFW_KEY_PAGE_DOWN
-                    : name == "pageup" ? GLFW_KEY_PAGE_UP
-                                       : GLFW_KEY_ESCAPE;
+    const std::vector<std::pair<std::string, int>> quiz_keys = {
+        {"q", GLFW_KEY_Q},         {"enter", GLFW_KEY_ENTER}, {"n", GLFW_KEY_N},
+        {"space", GLFW_KEY_SPACE}, {"up", GLFW_KEY_UP},       {"down", GLFW_KEY_DOWN},
+        {"left", GLFW_KEY_LEFT},   {"right", GLFW_KEY_RIGHT}};
+    int key = name == "pagedown" ? GLFW_KEY_PAGE_DOWN
+              : name == "pageup" ? GLFW_KEY_PAGE_UP
+                                 : GLFW_KEY_ESCAPE;
+    for (const auto& [n, k] : quiz_keys)
+      if (name == n) key = k;
+    if (name.size() == 1 && name[0] >= '1' && name[0] <= '9') key = GLFW_KEY_1 + (name[0] - '1');
     const int scancode = glfwGetKeyScancode(key);
     for (int action : {GLFW_PRESS, GLFW_RELEASE}) {
       ImGui_ImplGlfw_KeyCallback(window_, key, scancode, action, 0);
@@ -327,7 +370,8 @@ void App::press_keys() {
       glfwSwapBuffers(window_);
     }
     const double until = glfwGetTime() + 60;
-    while ((s.job.active() || s.lecture.step_request || s.lecture.awaiting_run || s.busy) &&
+    while ((s.job.active() || s.quiz.start_request || s.lecture.step_request ||
+            s.lecture.awaiting_run || s.busy) &&
            glfwGetTime() < until) {
       glfwPollEvents();
       frame();

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "app/fonts_themes.hpp"
+#include "app/quiz.hpp"
 
 namespace ts::app {
 
@@ -54,6 +55,7 @@ void handle_shortcuts(AppState& s, bool file_dialog_open, bool budget_dialog_ope
     if (pressed(GLFW_KEY_PAGE_UP, false)) s.lecture.step_request = std::max(0, at - 1);
     if (pressed(GLFW_KEY_ESCAPE, false)) s.lecture.leave_request = true;
   }
+  if (s.has_trace() && quiz_keys(s)) return;  // a quiz takes the arrows, Space, Enter, 1-9
   if (!s.replay) return;
   Replay& r = *s.replay;
   const uint64_t pos = r.position();

@@ -16,6 +16,7 @@
 #include "app/grid_memory_overlay.hpp"
 #include "app/layout_toggle.hpp"
 #include "app/palette.hpp"
+#include "app/quiz_colours.hpp"
 #include "app/view.hpp"
 
 namespace ts::app {
@@ -847,6 +848,12 @@ class GridView final : public View {
         if (!cell_of(p, m.element, &row, &col)) continue;
         img_.set_outline(col, row, mark_colour(m.style));
       }
+    for (const QuizPaint& q : s.quiz.paint) {  // chosen, right, extra cells
+      int row = 0, col = 0;
+      if (!q.ring() && q.buffer == p.id && (!p.shared || q.block == p.block) &&
+          cell_of(p, q.element, &row, &col))
+        img_.set(col, row, quiz_colour(q.mark));
+    }
     const ImVec2 p1(p.pos.x + p.cols * p.cell, p.pos.y + p.rows * p.cell);
     renderer_.draw(dl, p.pos, p1, img_, pal);
     memory_.draw_over(s, dl, area(p));
@@ -864,6 +871,18 @@ class GridView final : public View {
         dl->AddRect(a, b, IM_COL32(0, 0, 0, 200), 0, 0, 5.0f);  // contrast on any fill
         dl->AddRect(a, b, mark_colour(m.style).abgr(), 0, 0, 3.0f);
       }
+
+    for (const QuizPaint& q : s.quiz.paint) {  // missed cells and the keyboard's cursor
+      int row = 0, col = 0;
+      if (!q.ring() || q.buffer != p.id || (p.shared && q.block != p.block) ||
+          !cell_of(p, q.element, &row, &col))
+        continue;
+      const ImVec2 a(p.pos.x + col * p.cell + 1, p.pos.y + row * p.cell + 1);
+      const ImVec2 b(a.x + p.cell - 2, a.y + p.cell - 2);
+      const float w = std::max(2.0f, p.cell * 0.14f);
+      dl->AddRect(a, b, IM_COL32(0, 0, 0, 230), 0, 0, w + 2);
+      dl->AddRect(a, b, quiz_colour(q.mark).abgr(), 0, 0, w);
+    }
 
     // Values, when they are big enough to read (else the header says so and
     // hovering magnifies).
@@ -1033,6 +1052,7 @@ class GridView final : public View {
           ImGui::Text("%s: %s", owner.c_str(), mk.label.c_str());
     ImGui::TextDisabled("click: follow the thread that computes / touched it");
     ImGui::EndTooltip();
+    if (ImGui::IsMouseClicked(0) && quiz_click(s, p.id, p.block, uint32_t(e))) return;
     if (ImGui::IsMouseClicked(0)) {
       const ReplayArray* a = r.array(p.id);
       const OutputOwners::Of* o = owners_.of(p.id);

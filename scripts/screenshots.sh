@@ -53,3 +53,10 @@ shot shuffle_reduction 1920x1080 --lesson reduction.warp_shuffle --order lockste
   --tab Banks
 # A lecture step at projector size: the caption band over the grid.
 shot lecture_step 1280x720 --lecture assets/lectures/tiled_multiply.tslecture --step 4
+# A quiz question at projector size (quiz seed 1: which cells of A block (0, 0)
+# loads in phase 2, the A tile at columns 8-11), answered with rows 0-6 of that
+# tile and one cell beside it; then the same answer revealed (Enter): 28 right
+# (green), row 7 missed (ringed), the extra cell red.
+answer=$(for r in 0 1 2 3 4 5 6; do for c in 8 9 10 11; do printf '%d,' $((r * 12 + c)); done; done)7
+shot quiz_question 1280x720 --backend sim --quiz 1 --quiz-answer "$answer"
+shot quiz_reveal 1280x720 --backend sim --quiz 1 --quiz-answer "$answer" --keys enter
