@@ -8,8 +8,9 @@ namespace ts::app {
 
 namespace {
 
-// The warp tile's colour: apart from the selection's outline on both themes.
-constexpr Rgb kWarpTile = okabe_ito::kSkyBlue;
+// The warp tile's colour: apart from the selection's outline (white or black), the last
+// instruction's (blue) and the cells' state colours, on both themes.
+constexpr Rgb kWarpTile = okabe_ito::kPurple;
 
 bool cell_of(const GridArea& a, uint32_t e, int* row, int* col) {
   const int width = a.wrap ? a.wrap : a.data_cols;
@@ -32,11 +33,14 @@ void outline(ImDrawList* dl, const GridArea& a, const CellSet& c, ImU32 colour, 
     if (!cell_of(a, e, &row, &col)) continue;
     const float x0 = a.pos.x + float(col) * a.cell, y0 = a.pos.y + float(row) * a.cell;
     const float x1 = x0 + a.cell, y1 = y0 + a.cell;
+    // Inset at the set's own border only, so that the sides of neighbouring cells join.
     const float l = x0 + inset, r = x1 - inset, t = y0 + inset, b = y1 - inset;
-    if (!in(row - 1, col)) dl->AddLine(ImVec2(l, t), ImVec2(r, t), colour, width);
-    if (!in(row + 1, col)) dl->AddLine(ImVec2(l, b), ImVec2(r, b), colour, width);
-    if (!in(row, col - 1)) dl->AddLine(ImVec2(l, t), ImVec2(l, b), colour, width);
-    if (!in(row, col + 1)) dl->AddLine(ImVec2(r, t), ImVec2(r, b), colour, width);
+    const float hl = in(row, col - 1) ? x0 : l, hr = in(row, col + 1) ? x1 : r;
+    const float vt = in(row - 1, col) ? y0 : t, vb = in(row + 1, col) ? y1 : b;
+    if (!in(row - 1, col)) dl->AddLine(ImVec2(hl, t), ImVec2(hr, t), colour, width);
+    if (!in(row + 1, col)) dl->AddLine(ImVec2(hl, b), ImVec2(hr, b), colour, width);
+    if (!in(row, col - 1)) dl->AddLine(ImVec2(l, vt), ImVec2(l, vb), colour, width);
+    if (!in(row, col + 1)) dl->AddLine(ImVec2(r, vt), ImVec2(r, vb), colour, width);
   }
 }
 
