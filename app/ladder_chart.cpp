@@ -65,7 +65,15 @@ void chart(const LadderChart& c, ImVec2 size, bool log_y, std::vector<PlotMark>&
   std::vector<std::string> labels;
   std::vector<ImU32> colours;
   std::vector<ImVec2> plotted;
-  // The flat lines first: cuBLAS per size dashed in its size's colour, the peak solid.
+  // The flat lines first: cuBLAS per size dashed in its size's colour, the peak
+  // solid. Their labels side by side from the right (cuBLAS at 2048 and 4096
+  // are often a hair apart), the peak's in the middle; the legend keeps clear.
+  float right = ax.hi.x - 4;
+  auto keep_clear = [&](ImVec2 a, ImVec2 w) {
+    for (float f : {0.0f, 0.5f, 1.0f})
+      for (float g : {0.0f, 1.0f})
+        plotted.push_back(ImVec2(a.x + w.x * f, a.y + w.y * g));
+  };
   for (size_t i = 0; i < c.sizes.size(); ++i) {
     const double g = c.cublas_gflops[i];
     if (!(g > 0)) continue;
@@ -75,15 +83,21 @@ void chart(const LadderChart& c, ImVec2 size, bool log_y, std::vector<PlotMark>&
       dl->AddLine(ImVec2(x, y), ImVec2(std::min(x + 6, ax.hi.x), y), col, 1.5f);
     const std::string l = "cuBLAS " + std::to_string(c.sizes[i]) + ": " + si(g);
     const ImVec2 w = ImGui::CalcTextSize(l.c_str());
-    const ImVec2 at(ax.hi.x - w.x - 4 - float(i) * 0.0f, y - w.y - 1);
+    const ImVec2 at(right - w.x, y - w.y - 1);
+    right = at.x - lh;
     dl->AddText(at, text_safe(col, ImGui::GetColorU32(ImGuiCol_WindowBg)), l.c_str());
+    keep_clear(at, w);
     marks.push_back({"ladder", "cublas", l, ax.lo.x, y, ax.hi.x - ax.lo.x, 0, col});
   }
   if (c.fp32_peak_gflops > 0) {
     const float y = float(ax.ty(c.fp32_peak_gflops));
     dl->AddLine(ImVec2(ax.lo.x, y), ImVec2(ax.hi.x, y), text, 2.0f);
     const std::string l = "FP32 peak " + si(c.fp32_peak_gflops) + " GFLOP/s";
-    dl->AddText(ImVec2(ax.lo.x + 6, y - lh - 1), text, l.c_str());
+    const ImVec2 w = ImGui::CalcTextSize(l.c_str());
+    const ImVec2 at(std::max(ax.lo.x + 6, std::min((ax.lo.x + ax.hi.x - w.x) / 2, right - w.x)),
+                    y - lh - 1);
+    dl->AddText(at, text, l.c_str());
+    keep_clear(at, w);
     marks.push_back({"ladder", "peak", l, ax.lo.x, y, ax.hi.x - ax.lo.x, 0, text});
   }
   // One line per size through the steps it has counted results for.
@@ -127,7 +141,10 @@ void table(const LadderChart& c) {
   const ImGuiTableFlags tf = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
                              ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX;
   const int cols = 5 + int(c.sizes.size());
-  if (!ImGui::BeginTable("##ladder_table", cols, tf)) return;
+  // As tall as its rows: a scrolling table would otherwise take the panel's rest.
+  const float h = ImGui::GetTextLineHeightWithSpacing() * (float(c.steps.size()) + 1.2f) +
+                  ImGui::GetStyle().ScrollbarSize;
+  if (!ImGui::BeginTable("##ladder_table", cols, tf, ImVec2(0, h))) return;
   ImGui::TableSetupColumn("step");
   ImGui::TableSetupColumn("lesson");
   std::vector<std::string> heads;
