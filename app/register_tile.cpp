@@ -68,7 +68,7 @@ void RegisterTiles::prepare(const AppState& s) {
   if (key >= 0) followed_ = store_tiles(s.trace(), s.selection.block, uint32_t(s.selection.thread));
 }
 
-void RegisterTiles::legend(const AppState& s) const {
+void RegisterTiles::legend(AppState& s) const {
   if (!followed_ || followed_->thread_tile.empty() || !s.has_trace()) return;
   const std::string line = describe(s.trace(), *followed_);
   const ImVec2 at = ImGui::GetCursorScreenPos();
@@ -83,6 +83,8 @@ void RegisterTiles::legend(const AppState& s) const {
   ImGui::Dummy(ImVec2(2 * h, h));
   ImGui::SameLine();
   ImGui::TextUnformatted(line.c_str());
+  const ImVec2 end = ImGui::GetItemRectMax();
+  s.plot_marks.push_back({"grid", "tiles", line, at.x, at.y, end.x - at.x, end.y - at.y, 0});
 }
 
 void RegisterTiles::tooltip(const AppState& s, const GridArea& a, uint32_t element) {

@@ -24,9 +24,10 @@ class RegisterTiles {
   // Once a frame before the grid draws: the followed thread's tiles (the
   // hovered cell's are found again by this frame's tooltip).
   void prepare(const AppState& s);
-  // The followed thread's legend line (under the grid's legend); nothing when
-  // no thread is followed or it stores no output.
-  void legend(const AppState& s) const;
+  // The followed thread's legend line (under the grid's legend; a plot mark
+  // "grid" "tiles" for the scripted map); nothing when no thread is followed
+  // or it stores no output.
+  void legend(AppState& s) const;
   // In the hovered cell's tooltip: that output cell's thread and its tiles
   // (which the outlines then show instead of the followed thread's).
   void tooltip(const AppState& s, const GridArea& a, uint32_t element);
