@@ -31,6 +31,7 @@ struct Options {
   std::string order = "lockstep";  // recorded, lockstep
   std::string position;            // event index, 'end', 'phase:N', 'barrier:N', 'access:N'
   int select_block = -1;
+  int select_thread = -1;  // scripted: follow this thread of the selected block (linear index)
   std::string tab;         // bring this panel to the front (e.g. Memory)
   std::string trace_file;  // open this trace instead of running
   std::string screenshot;  // write a PNG of the window

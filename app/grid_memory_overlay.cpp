@@ -145,6 +145,7 @@ void MemoryOverlay::prepare(AppState& s) {
   mode_ = index_ ? s.present.memory : MemoryColours::State;
   current_ = -1;
   lane_of_element_.clear();
+  lanes_.clear();
   sectors_.clear();
   caption_.clear();
   if (mode_ != MemoryColours::Coalescing) return;
@@ -155,8 +156,11 @@ void MemoryOverlay::prepare(AppState& s) {
     return;
   }
   const WarpAccess& a = index_->accesses.accesses[size_t(current_)];
-  for (uint32_t e : index_->accesses.lanes_of(a))
-    lane_of_element_.push_back({t.events[e].element, int(t.events[e].thread % kWarpLanes)});
+  // A 16-byte lane access covers four cells: all four carry its lane.
+  lanes_ = lane_cells(t, index_->accesses, a);
+  for (const LaneCells& l : lanes_)
+    for (int j = 0; j < l.count; ++j)
+      lane_of_element_.push_back({l.first + uint32_t(j), l.lane});
   std::sort(lane_of_element_.begin(), lane_of_element_.end());
   for (const LaneAccess& l : lane_accesses(t, index_->accesses, a))
     for (uint64_t x = l.address / kSectorBytes; x <= (l.address + l.bytes - 1) / kSectorBytes; ++x)
@@ -164,7 +168,8 @@ void MemoryOverlay::prepare(AppState& s) {
   std::sort(sectors_.begin(), sectors_.end());
   sectors_.erase(std::unique(sectors_.begin(), sectors_.end()), sectors_.end());
   const char* arrow = s.present.have_symbols ? " \u2192 " : " -> ";
-  const std::string what = std::to_string(a.lane_count) + (is_load(a.kind) ? " loads" : " stores");
+  const std::string what = std::to_string(a.lane_count) + (is_load(a.kind) ? " loads" : " stores") +
+                           (a.bytes == 16 ? " of 16 bytes" : "");
   const std::string where = access_text(t, a.line, a.array) + ", line " + std::to_string(a.line);
   if (is_shared(a.kind)) {
     const BankService& b = a.bank;
@@ -283,13 +288,14 @@ bool MemoryOverlay::legend(AppState& s) {
       if (big) ImGui::PopFont();
       if (current_ >= 0) {
         const WarpAccess& a = index_->accesses.accesses[size_t(current_)];
-        char who[200];
-        std::snprintf(who, sizeof who, "warp %d of block %u%s: %s", int(a.warp), a.block,
+        char who[256];
+        std::snprintf(who, sizeof who, "warp %d of block %u%s: %s%s", int(a.warp), a.block,
                       earlier_ ? " (the last access before this position)" : "",
                       is_shared(a.kind)
                           ? "its lanes' elements in their bank's colour, lane numbers in them"
                           : "its lanes' elements in their sector's colour, each 32-byte sector "
-                            "they touch outlined");
+                            "they touch outlined",
+                      a.bytes == 16 ? "; a lane's 16-byte access boxed as one (4 cells)" : "");
         note(who);
       }
       break;
@@ -453,7 +459,7 @@ std::optional<std::string> MemoryOverlay::cell_text(const AppState& s, const Gri
 }
 
 void MemoryOverlay::draw_over(AppState& s, ImDrawList* dl, const GridArea& a) const {
-  if (mode_ != MemoryColours::Coalescing || a.shared || !is_current_array(a)) return;
+  if (mode_ != MemoryColours::Coalescing || !is_current_array(a)) return;
   const ArrayInfo* ai = info(s, a.id);
   if (!ai) return;
   const Palette& pal = palette(s.present.theme);
@@ -463,6 +469,30 @@ void MemoryOverlay::draw_over(AppState& s, ImDrawList* dl, const GridArea& a) co
   const uint64_t count = ai->count();
   auto cell_x = [&](int col) { return a.pos.x + float(col) * a.cell; };
   auto cell_y = [&](int row) { return a.pos.y + float(row) * a.cell; };
+  // A lane's 16-byte access is one access: its four cells outlined as one
+  // group, inside the sector outlines (shared arrays too).
+  const float inset = std::clamp(a.cell * 0.2f, 3.0f, 8.0f);
+  const float line = std::clamp(a.cell * 0.07f, 1.5f, 3.0f);
+  for (const LaneCells& l : lanes_) {
+    if (l.count < 2) continue;
+    bool marked = false;
+    for (uint64_t e = l.first; e < uint64_t(l.first) + uint64_t(l.count) && e < count;) {
+      const int row = int(e / uint64_t(width));
+      const uint64_t end =
+          std::min({uint64_t(l.first) + uint64_t(l.count), count, uint64_t(row + 1) * width});
+      const int c0 = int(e % uint64_t(width)), c1 = int((end - 1) % uint64_t(width));
+      e = end;
+      if (row >= a.rows || c0 >= a.cols) continue;
+      const ImVec2 p0(cell_x(c0) + inset, cell_y(row) + inset),
+          p1(cell_x(std::min(c1, a.cols - 1) + 1) - inset, cell_y(row + 1) - inset);
+      dl->AddRect(p0, p1, pal.text.abgr(230), 0, 0, line);
+      if (!marked)
+        s.plot_marks.push_back({"coalescing", "lane", "lane " + std::to_string(l.lane), p0.x, p0.y,
+                                p1.x - p0.x, p1.y - p0.y, pal.text.abgr(230)});
+      marked = true;
+    }
+  }
+  if (a.shared) return;  // the sectors are global memory's
   // The sector boundaries across the rows the lanes' elements are in.
   std::vector<int> rows;
   for (const auto& [e, lane] : lane_of_element_)

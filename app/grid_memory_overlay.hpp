@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/store_tiles.hpp"
 #include "app/app_state.hpp"
 #include "app/cell_renderer.hpp"
 #include "app/palette.hpp"
@@ -89,7 +90,8 @@ class MemoryOverlay {
   int32_t current_ = -1;
   bool earlier_ = false;
   std::vector<std::pair<uint32_t, int>> lane_of_element_;  // (element, lane), by element
-  std::vector<uint64_t> sectors_;                          // distinct, ascending
+  std::vector<LaneCells> lanes_;   // each lane's cells: four for a 16-byte access
+  std::vector<uint64_t> sectors_;  // distinct, ascending
   std::string caption_;
 };
 

@@ -58,6 +58,9 @@ int main(int argc, char** argv) {
                  "event index, start, end, phase:N, barrier:N, access:N (the N-th warp access "
                  "complete) or stale (the first stale read)");
   cli.add_option("--select-block", opt.select_block, "the block whose shared memory is shown");
+  cli.add_option("--select-thread", opt.select_thread,
+                 "scripted: follow this thread of that block (x + y * block width): its register "
+                 "and warp tiles are outlined");
   cli.add_option("--tab", opt.tab, "bring this panel to the front of its column, e.g. Memory");
   cli.add_option("--screenshot", opt.screenshot, "write a PNG of the window");
   cli.add_option("--cells-json", opt.cells_json,

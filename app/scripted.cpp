@@ -341,6 +341,7 @@ bool App::prepare_scripted(std::string* error) {
     *error = s.banner.text.empty() ? "no trace" : s.banner.text;
     return false;
   }
+  if (opt_.select_thread >= 0) s.selection.thread = opt_.select_thread;  // a new trace unfollows
   return apply_position_spec(s, opt_.position, error);
 }
 

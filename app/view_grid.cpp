@@ -17,6 +17,7 @@
 #include "app/layout_toggle.hpp"
 #include "app/palette.hpp"
 #include "app/quiz_colours.hpp"
+#include "app/register_tile.hpp"
 #include "app/view.hpp"
 
 namespace ts::app {
@@ -386,9 +387,11 @@ class GridView final : public View {
     shapes_ = shapes(s, r, t);
     owners_.build(s.result.generation, t, shapes_);
     memory_.prepare(s);
+    tiles_.prepare(s);
 
     draw_header(s, r, pal);
     legend(s, pal);
+    tiles_.legend(s);
 
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -415,6 +418,8 @@ class GridView final : public View {
     for (Placed& p : arr.arrays)
       draw_array(s, r, t, pal, dl, p);
     selection_overlay(s, t, pal, dl, arr.arrays);
+    for (const Placed& p : arr.arrays)
+      if (p.output) tiles_.draw(s, dl, area(p));
     ImGui::Dummy(avail);
   }
 
@@ -1045,6 +1050,7 @@ class GridView final : public View {
         ImGui::TextColored(ImVec4(0.84f, 0.37f, 0, 1), "wrong: differs from the CPU reference");
     }
     memory_.tooltip(s, area(p), uint32_t(e));
+    tiles_.tooltip(s, area(p), uint32_t(e));
     for (const auto& [owner, marks] : s.marks)
       for (const CellMark& mk : marks)
         if (mk.buffer == p.id && mk.element == uint32_t(e) && (!p.shared || mk.block == p.block) &&
@@ -1178,6 +1184,7 @@ class GridView final : public View {
   std::unordered_set<uint64_t> res_sel_, res_sel_halo_, res_other_;
   uint32_t heat_max_ = 1;
   MemoryOverlay memory_;  // banks, conflicts, sectors, coalescing (app/grid_memory_overlay.hpp)
+  RegisterTiles tiles_;   // the register and warp tiles (app/register_tile.hpp)
 };
 
 TS_REGISTER_VIEW(GridView);

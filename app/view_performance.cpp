@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "analysis/perf_counts.hpp"
+#include "app/ladder_chart.hpp"
 #include "app/perf_plots.hpp"
 #include "app/perf_runs.hpp"
 #include "app/plot.hpp"
@@ -112,6 +113,11 @@ class PerformanceView final : public View {
     }
     if (shown && !shown->results.empty()) {
       if (ImGui::CollapsingHeader("Plots", ImGuiTreeNodeFlags_DefaultOpen)) draw_plots(s, *shown);
+      for (const std::string& l : ladders())  // app/ladder_chart.hpp
+        if (const LadderChart c = ladder_chart(*shown, l); c.any_counted())
+          if (ImGui::CollapsingHeader(("The road to cuBLAS (the " + l + " ladder)").c_str(),
+                                      ImGuiTreeNodeFlags_DefaultOpen))
+            draw_ladder(c, log_y_, s.plot_marks);
       if (ImGui::CollapsingHeader("Results", ImGuiTreeNodeFlags_DefaultOpen)) {
         draw_device(*shown);
         draw_results(*shown);

@@ -3,6 +3,7 @@
 //
 //   tilescope-cli bench --kernels matmul.naive_grid,matmul.tiled_square
 //                       --sizes 1024,2048,4096 --tiles 16,32 --json perf.json --csv perf.csv
+//   tilescope-cli bench --ladder --json ladder.json   (the SGEMM ladder against cuBLAS)
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -11,6 +12,7 @@
 
 #include "cli/command.hpp"
 #include "cli/output_file.hpp"
+#include "io/ladder.hpp"
 #include "io/perf_report.hpp"
 
 namespace ts::cli {
@@ -22,6 +24,7 @@ struct BenchOptions {
   int reps = 10, warmup = 2, radius = 3, block = 256;
   double max_seconds = 2.0;
   bool no_flush = false, no_cublas = false, no_copy = false, quiet = false;
+  bool ladder = false;  // the SGEMM ladder's steps at n = 1024, 2048, 4096 and its table
   std::string json, csv, compare;
 };
 
@@ -56,6 +59,18 @@ int run_bench(const BenchOptions& o) {
   PerfConfig c;
   c.kernels = o.kernels;
   c.matmul_sizes = o.sizes;
+  if (o.ladder) {
+    if (!o.kernels.empty() || !o.lengths.empty()) {
+      std::cerr << "bench: --ladder picks the kernels itself (the ladder's steps); drop --kernels "
+                   "and --lengths\n";
+      return 2;
+    }
+    for (const std::string& l : ladders())
+      for (const Variant* v : ladder_variants(l))
+        c.kernels.push_back(v->id);
+    if (c.matmul_sizes.empty())
+      c.matmul_sizes.assign(std::begin(kLadderSizes), std::end(kLadderSizes));
+  }
   c.stencil_lengths = o.lengths;
   c.tiles = o.tiles;
   c.reps = o.reps;
@@ -120,6 +135,9 @@ int run_bench(const BenchOptions& o) {
   g_control = nullptr;
 
   std::cout << format_table(r);
+  if (o.ladder && !r.results.empty())
+    for (const std::string& l : ladders())
+      std::cout << "\n" << format_ladder_table(ladder_chart(r, l, c.matmul_sizes));
   if (before) print_comparison(*before, r);
   int rc = 0;
   std::string err;
@@ -186,6 +204,11 @@ TS_CLI_COMMAND(
       sub.add_flag("--no-cublas", o->no_cublas, "Do not time cuBLAS (it still checks big outputs)");
       sub.add_flag("--no-copy", o->no_copy, "Do not measure the copy bandwidth");
       sub.add_flag("--quiet", o->quiet, "No progress lines on stderr");
+      sub.add_flag(
+          "--ladder", o->ladder,
+          "The SGEMM ladder: its steps (and cuBLAS) at n = 1024, 2048, 4096 (or --sizes), "
+          "then a table per step: GFLOP/s per n, % of cuBLAS, flop per global byte, shared "
+          "bytes per flop");
       sub.add_option("--json", o->json, "Write the report as JSON (loadable by the app)");
       sub.add_option("--csv", o->csv, "Write the results as CSV");
       sub.add_option("--compare", o->compare, "An earlier report (JSON) to compare with");

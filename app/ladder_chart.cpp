@@ -1,0 +1,210 @@
+#include "app/ladder_chart.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "app/plot.hpp"
+
+namespace ts::app {
+
+namespace {
+
+void chart(const LadderChart& c, ImVec2 size, bool log_y, std::vector<PlotMark>& marks) {
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("##ladder", size);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  if (c.steps.empty()) return;
+  const float lh = ImGui::GetTextLineHeight();
+  // x: the step numbers; y: every point, every cuBLAS line and the peak.
+  const double x0 = c.steps.front().step - 0.5, x1 = c.steps.back().step + 0.5;
+  double lo = 1e300, hi = 0;
+  for (const LadderStep& s : c.steps)
+    for (const LadderPoint& p : s.points)
+      if (p.counted) lo = std::min(lo, p.gflops), hi = std::max(hi, p.gflops);
+  for (double g : c.cublas_gflops)
+    if (g > 0) lo = std::min(lo, g), hi = std::max(hi, g);
+  if (c.fp32_peak_gflops > 0) hi = std::max(hi, c.fp32_peak_gflops), lo = std::min(lo, hi);
+  if (!(hi > 0)) return;
+  const double y0 = log_y ? lo / 2 : 0, y1 = log_y ? hi * 2.2 : hi * 1.25;
+  const Axes ax = frame(dl, origin, size, x0, x1, y0, y1, false, log_y,
+                        "The road to cuBLAS: GFLOP/s per step", "", "GFLOP/s", {}, false);
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+  const ImU32 grid = ImGui::GetColorU32(ImGuiCol_TableBorderLight);
+  // The steps' labels under their lines: "3 tiled_square", on two rows where
+  // one is too narrow, the numbers alone where two are.
+  std::vector<std::string> full, number;
+  for (const LadderStep& s : c.steps) {
+    full.push_back(std::to_string(s.step) + " " + s.short_title);
+    number.push_back(std::to_string(s.step));
+  }
+  auto fits = [&](const std::vector<std::string>& l, int rows) {
+    std::vector<float> right(size_t(rows), -1e30f);
+    for (size_t i = 0; i < l.size(); ++i) {
+      const float w = ImGui::CalcTextSize(l[i].c_str()).x;
+      const float x = float(ax.tx(c.steps[i].step)) - w / 2;
+      if (x < right[i % size_t(rows)] + lh * 0.5f) return false;
+      right[i % size_t(rows)] = x + w;
+    }
+    return true;
+  };
+  const int rows = fits(full, 1) ? 1 : fits(full, 2) ? 2 : 0;
+  for (size_t i = 0; i < c.steps.size(); ++i) {
+    const float x = float(ax.tx(c.steps[i].step));
+    dl->AddLine(ImVec2(x, ax.lo.y), ImVec2(x, ax.hi.y), grid);
+    const std::string& l = rows ? full[i] : number[i];
+    const float w = ImGui::CalcTextSize(l.c_str()).x;
+    const float left = std::clamp(x - w / 2, origin.x, origin.x + size.x - w);
+    const float y = ax.hi.y + 2 + (rows == 2 ? float(i % 2) * (lh + 2) : 0);
+    dl->AddText(ImVec2(left, y), text, l.c_str());
+    marks.push_back({"ladder", "tick", l, left, y, w, lh, text});
+  }
+
+  dl->PushClipRect(ax.lo, ax.hi, true);
+  std::vector<std::string> labels;
+  std::vector<ImU32> colours;
+  std::vector<ImVec2> plotted;
+  // The flat lines first: cuBLAS per size dashed in its size's colour, the peak
+  // solid. Their labels side by side from the right (cuBLAS at 2048 and 4096
+  // are often a hair apart), the peak's in the middle; the legend keeps clear.
+  float right = ax.hi.x - 4;
+  auto keep_clear = [&](ImVec2 a, ImVec2 w) {
+    for (float f : {0.0f, 0.5f, 1.0f})
+      for (float g : {0.0f, 1.0f})
+        plotted.push_back(ImVec2(a.x + w.x * f, a.y + w.y * g));
+  };
+  for (size_t i = 0; i < c.sizes.size(); ++i) {
+    const double g = c.cublas_gflops[i];
+    if (!(g > 0)) continue;
+    const ImU32 col = series_colour(i);
+    const float y = float(ax.ty(g));
+    for (float x = ax.lo.x; x < ax.hi.x; x += 10)
+      dl->AddLine(ImVec2(x, y), ImVec2(std::min(x + 6, ax.hi.x), y), col, 1.5f);
+    const std::string l = "cuBLAS " + std::to_string(c.sizes[i]) + ": " + si(g);
+    const ImVec2 w = ImGui::CalcTextSize(l.c_str());
+    const ImVec2 at(right - w.x, y - w.y - 1);
+    right = at.x - lh;
+    dl->AddText(at, text_safe(col, ImGui::GetColorU32(ImGuiCol_WindowBg)), l.c_str());
+    keep_clear(at, w);
+    marks.push_back({"ladder", "cublas", l, ax.lo.x, y, ax.hi.x - ax.lo.x, 0, col});
+  }
+  if (c.fp32_peak_gflops > 0) {
+    const float y = float(ax.ty(c.fp32_peak_gflops));
+    dl->AddLine(ImVec2(ax.lo.x, y), ImVec2(ax.hi.x, y), text, 2.0f);
+    const std::string l = "FP32 peak " + si(c.fp32_peak_gflops) + " GFLOP/s";
+    const ImVec2 w = ImGui::CalcTextSize(l.c_str());
+    const ImVec2 at(std::max(ax.lo.x + 6, std::min((ax.lo.x + ax.hi.x - w.x) / 2, right - w.x)),
+                    y - lh - 1);
+    dl->AddText(at, text, l.c_str());
+    keep_clear(at, w);
+    marks.push_back({"ladder", "peak", l, ax.lo.x, y, ax.hi.x - ax.lo.x, 0, text});
+  }
+  // One line per size through the steps it has counted results for.
+  std::string hover;
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  for (size_t i = 0; i < c.sizes.size(); ++i) {
+    const ImU32 col = series_colour(i);
+    labels.push_back("n = " + std::to_string(c.sizes[i]));
+    colours.push_back(col);
+    bool have_prev = false;
+    ImVec2 prev;
+    for (size_t k = 0; k < c.steps.size(); ++k) {
+      const LadderPoint* p = c.at(k, c.sizes[i]);
+      if (!p || !p->counted) {
+        have_prev = false;  // a gap where a step was not measured
+        continue;
+      }
+      const ImVec2 q = ax.at(c.steps[k].step, p->gflops);
+      if (have_prev) dl->AddLine(prev, q, col, 2.0f);
+      dl->AddCircleFilled(q, 4.0f, col);
+      plotted.push_back(q);
+      marks.push_back({"ladder", "point",
+                       std::string(c.steps[k].variant->id) + " n=" + std::to_string(c.sizes[i]),
+                       q.x, q.y, 0, 0, col});
+      if (std::hypot(mouse.x - q.x, mouse.y - q.y) < 6)
+        hover = std::to_string(c.steps[k].step) + " " + c.steps[k].variant->title +
+                " at n = " + std::to_string(c.sizes[i]) + ": " + fmt("%.1f", p->gflops) +
+                " GFLOP/s" +
+                (p->pct_cublas > 0 ? ", " + fmt("%.1f", p->pct_cublas) + " % of cuBLAS" : "") +
+                (p->tile ? " (tile " + std::to_string(p->tile) + ")" : "");
+      prev = q;
+      have_prev = true;
+    }
+  }
+  dl->PopClipRect();
+  draw_legend(dl, ax, labels, colours, plotted);
+  if (!hover.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", hover.c_str());
+}
+
+void table(const LadderChart& c) {
+  const ImGuiTableFlags tf = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
+                             ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX;
+  const int cols = 5 + int(c.sizes.size());
+  // As tall as its rows: a scrolling table would otherwise take the panel's rest.
+  const float h = ImGui::GetTextLineHeightWithSpacing() * (float(c.steps.size()) + 1.2f) +
+                  ImGui::GetStyle().ScrollbarSize;
+  if (!ImGui::BeginTable("##ladder_table", cols, tf, ImVec2(0, h))) return;
+  ImGui::TableSetupColumn("step");
+  ImGui::TableSetupColumn("lesson");
+  std::vector<std::string> heads;
+  for (int n : c.sizes)
+    heads.push_back("GFLOP/s n=" + std::to_string(n));
+  for (const std::string& h : heads)
+    ImGui::TableSetupColumn(h.c_str());
+  const std::string pct = "% cuBLAS n=" + std::to_string(c.table_size);
+  ImGui::TableSetupColumn(pct.c_str());
+  ImGui::TableSetupColumn("flop / global B");
+  ImGui::TableSetupColumn("shared B / flop");
+  ImGui::TableHeadersRow();
+  auto cell = [](double v, const char* f) {
+    ImGui::TableNextColumn();
+    if (v > 0)
+      ImGui::Text(f, v);
+    else
+      ImGui::TextDisabled("-");
+  };
+  for (size_t i = 0; i < c.steps.size(); ++i) {
+    const LadderStep& s = c.steps[i];
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::Text("%d", s.step);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(s.variant->title);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%s", s.variant->id, s.variant->summary);
+    for (int n : c.sizes) {
+      const LadderPoint* p = c.at(i, n);
+      cell(p && p->counted ? p->gflops : 0, "%.1f");
+    }
+    const LadderPoint* t = c.at(i, c.table_size);
+    cell(t ? t->pct_cublas : 0, "%.1f");
+    cell(t ? t->global_intensity : 0, "%.3g");
+    cell(t ? t->shared_bytes_per_flop : 0, "%.3g");
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace
+
+void draw_ladder(const LadderChart& c, bool log_y, std::vector<PlotMark>& marks) {
+  ImGui::PushTextWrapPos(0);
+  // The baseline's terms first: what is compared with what.
+  ImGui::TextColored(readable(ImVec4(0.95f, 0.65f, 0.2f, 1)), "%s", kLadderMathNote);
+  ImGui::PopTextWrapPos();
+  const float avail = std::max(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 16);
+  const float h = std::clamp(avail * 0.42f, ImGui::GetFontSize() * 12, ImGui::GetFontSize() * 24);
+  chart(c, ImVec2(avail, h), log_y, marks);
+  table(c);
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextDisabled(
+      "flop / global B: flops per byte the step loads and stores in global memory; shared B / "
+      "flop: shared-memory bytes it loads and stores per flop. Both from the catalogue's "
+      "closed-form counts at n = %d (a traced run counts the same).",
+      c.table_size);
+  ImGui::TextUnformatted("Why each step helps:");
+  for (const LadderStep& s : c.steps)
+    ImGui::TextDisabled("%d %s: %s", s.step, s.short_title.c_str(), s.why.c_str());
+  ImGui::PopTextWrapPos();
+}
+
+}  // namespace ts::app

@@ -1,0 +1,75 @@
+// An optimisation ladder in a performance report: "the road to cuBLAS". The
+// catalogue's lessons with the same Variant::ladder are its steps, in
+// ladder_step order; for each step and size the best counted result (over the
+// tiles the sweep ran), its share of cuBLAS at that size, and the step's
+// traffic from the catalogue's closed-form counts: flops per byte it moves in
+// global memory (what tiling raises) and shared-memory bytes per flop (what
+// register blocking lowers). Plain data for the panel's chart and table and
+// for `tilescope-cli bench --ladder`; no lesson id appears here.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/perf.hpp"
+
+namespace ts {
+
+// The sizes the ladder is charted at.
+inline constexpr int kLadderSizes[] = {1024, 2048, 4096};
+
+// The ladders of the catalogue ("sgemm"), each once, in catalogue order.
+std::vector<std::string> ladders();
+// A ladder's lessons by ladder_step.
+std::vector<const Variant*> ladder_variants(const std::string& ladder);
+
+struct LadderPoint {
+  int size = 0;
+  bool counted = false;  // a correct, timed result at this size
+  int tile = 0;          // the tile (or block side) of the best result; 0: none
+  double gflops = 0;
+  double pct_cublas = 0;  // of cuBLAS at this size; 0 when cuBLAS was not timed
+  double pct_peak = 0;    // of the FP32 peak
+  // From the closed-form counts at this size and tile (0 when not countable).
+  double global_intensity = 0;       // flop per byte loaded and stored in global memory
+  double shared_bytes_per_flop = 0;  // shared loads and stores, 4 bytes an element
+};
+
+struct LadderStep {
+  const Variant* variant = nullptr;
+  int step = 0;                     // ladder_step
+  std::string short_title;          // the id without its family: "tiled_square"
+  std::vector<LadderPoint> points;  // one per LadderChart::sizes
+  // Why the step helps, from its counts against the step before ("4x fewer
+  // global bytes per flop ..."), then the lesson's summary.
+  std::string why;
+};
+
+struct LadderChart {
+  std::string ladder;
+  std::vector<int> sizes;             // kLadderSizes
+  std::vector<LadderStep> steps;      // every step of the catalogue's ladder, by ladder_step
+  std::vector<double> cublas_gflops;  // per size; 0 when not timed
+  double fp32_peak_gflops = 0;
+  int table_size = 0;  // the size the table's "% of cuBLAS" is at: the largest
+  bool any_counted() const;
+  // The point of step i at `size` (nullptr when the size is not charted).
+  const LadderPoint* at(size_t step, int size) const;
+};
+
+// The chart of `ladder` in a report (metrics derived here, so a report as
+// loaded will do).
+LadderChart ladder_chart(const PerfReport& r, const std::string& ladder);
+// The same at explicit sizes.
+LadderChart ladder_chart(const PerfReport& r, const std::string& ladder,
+                         const std::vector<int>& sizes);
+
+// A fixed-width table for terminals: step, lesson, GFLOP/s per size, % of
+// cuBLAS at the largest, flop per global byte and shared bytes per flop.
+std::string format_ladder_table(const LadderChart& c);
+
+// What the chart's baseline note says: the kind of arithmetic timed.
+inline constexpr const char* kLadderMathNote =
+    "Pure FP32 FMA: no tensor cores, no TF32; cuBLAS with CUBLAS_DEFAULT_MATH.";
+
+}  // namespace ts
