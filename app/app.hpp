@@ -50,6 +50,10 @@ struct Options {
   int lecture_step = 1;     // its step to open at, 1-based
   std::vector<std::string> keys;  // scripted: keys pressed before the screenshot (pagedown, ...)
   std::string perf_report;        // a performance report (JSON) to open in the Performance panel
+  // --compare "<options>": a second run beside the lesson, parsed by main()
+  // (app/compare_mode.hpp); compare_error: why the text was refused (the window says it).
+  std::optional<RunRequest> compare;
+  std::string compare_error;
   // --record FILE: export the replay from --from to --to (positions as --position takes them).
   std::string record, record_from = "start", record_to = "end", record_panels = "window";
   int record_fps = 10;
