@@ -148,6 +148,7 @@ void update_compare(AppState& s, bool scripted, bool wait) {
 
 std::optional<std::string> compare_request_from_args(const std::string& text,
                                                      const LessonOptions& a,
+                                                     const RunRequest& a_req,
                                                      const std::string& layout_a, RunRequest* out,
                                                      std::vector<std::string>* notes) {
   // A's options with B's on top, through the command line's own parser.
@@ -164,16 +165,20 @@ std::optional<std::string> compare_request_from_args(const std::string& text,
   }
   if (!cli.remaining().empty()) return where + "'" + cli.remaining().front() + "' is not an option";
   const bool other_lesson = o.given("--lesson") && o.variant != a.variant;
-  if (o.given("--barriers")) o.drop.clear();
-  if (o.given("--no-barrier")) o.keep.clear();
-  if (other_lesson && !o.given("--barriers") && !o.given("--no-barrier")) {
-    o.keep.clear();  // another lesson: its own barriers
-    o.drop.clear();
-  }
   if (other_lesson && !o.given("--layout")) layout.clear();
   if (auto err = o.to_request(*out, notes)) return where + *err;
+  // What B's text leaves out stays A's: the sizes (for another lesson, the
+  // ones A's command line gave, where that lesson has them) and, for the same
+  // lesson, the barriers.
+  const Variant* v = find_variant(out->variant);
+  for (const ParamField& f : kParamFields) {
+    const std::string flag = std::string("--") + f.name;
+    if (o.given(flag) || !v || !(v->uses & f.bit)) continue;
+    if (!other_lesson || a.given(flag)) out->params.*f.field = a_req.params.*f.field;
+  }
+  if (!other_lesson && !o.given("--barriers") && !o.given("--no-barrier"))
+    out->barrier_mask = a_req.barrier_mask;
   if (!layout.empty()) {
-    const Variant* v = find_variant(out->variant);
     const Variant* to = nullptr;
     std::string labels;
     for (const Variant* c : v ? layout_siblings(*v) : std::vector<const Variant*>{}) {

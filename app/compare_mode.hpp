@@ -53,11 +53,14 @@ void open_compare_dialog(AppState& s);
 // differences counted. wait: block until B's run is in (scripted mode).
 void update_compare(AppState& s, bool scripted, bool wait);
 
-// --compare "<options>": B's request from A's lesson options with these on top
-// (the same parser and checks as the command line's own; --layout as there).
+// --compare "<options>": B's request: A's (a_req, from the options a) with
+// these on top, through the command line's own parser and checks; --layout as
+// there. What the text leaves out stays A's (the sizes; for the same lesson,
+// the barriers).
 // nullopt when B can run, else what is wrong.
 std::optional<std::string> compare_request_from_args(const std::string& text,
                                                      const LessonOptions& a,
+                                                     const RunRequest& a_req,
                                                      const std::string& layout_a, RunRequest* out,
                                                      std::vector<std::string>* notes);
 // B's default in the dialog: A's lesson without its last kept barrier.

@@ -136,7 +136,8 @@ int main(int argc, char** argv) {
   if (compare_opt->count()) {  // B: A's options with these on top, checked as A's are
     ts::RunRequest b;
     std::vector<std::string> b_notes;
-    if (auto err = ts::app::compare_request_from_args(compare, lesson, opt.layout, &b, &b_notes)) {
+    if (auto err = ts::app::compare_request_from_args(compare, lesson, opt.request, opt.layout, &b,
+                                                      &b_notes)) {
       std::fprintf(stderr, "tilescope: error: %s\n", err->c_str());
       if (opt.scripted()) return 2;
       opt.compare_error = "Not compared: " + *err;  // the window says it and runs the lesson

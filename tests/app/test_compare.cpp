@@ -256,6 +256,30 @@ TEST(CompareWindow, BarrierRemovedAlignsPhaseByBarrierOne) {
   EXPECT_NE(c["how"].get<std::string>().find("barrier 1"), std::string::npos);
 }
 
+TEST(CompareWindow, NaiveAgainstTiledHeatmapsDifferInLoadCountsOnly) {
+  const Shot s = window(
+      "--lesson matmul.tiled_square --n 8 --tile 4 --backend sim --heatmap "
+      "--compare \"--lesson matmul.naive_grid\" --position end",
+      "compare_naive");
+  ASSERT_EQ(s.rc, 0) << s.log;
+  const auto& c = s.cells["compare"];
+  EXPECT_EQ(c["b"]["variant"], "matmul.naive_grid");
+  EXPECT_NE(c["b"]["label"].get<std::string>().find("n=8"), std::string::npos)
+      << "the size A's command line gave: " << c["b"]["label"];
+  EXPECT_EQ(c["differ"]["value"], 0) << "both compute the same C";
+  EXPECT_GT(c["differ"]["loads"].get<int>(), 0) << "naive reads every element n times";
+  // Under the heatmap a load-count difference is marked: a corner of A's input cell.
+  int marked = 0;
+  for (const auto& a : s.cells["arrays"]) {
+    if (a["buffer"] != "A") continue;
+    const double x0 = a["x"], y0 = a["y"], cw = a["cell_w"];
+    for (int y = 0; y < 3; ++y)
+      for (int x = 1; x < 4; ++x)
+        marked += is_ring(s.at(x0 + cw - x, y0 + y));
+  }
+  EXPECT_GT(marked, 0);
+}
+
 TEST(CompareWindow, OtherLayoutIsComparedWhereTheShapesAgree) {
   const Shot s =
       window("--lesson transpose.shared --backend sim --compare \"--layout padded\" --position end",
