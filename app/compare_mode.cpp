@@ -250,6 +250,7 @@ nlohmann::json compare_json(const AppState& s, float sx, float sy) {
   j["differ_at_end"] = {{"value", c.end.value}, {"loads", c.end.loads}};
   j["skipped"] = c.now.skipped;
   j["ring_px"] = c.ring_px;
+  j["too_small"] = c.too_small;
   nlohmann::json cells = nlohmann::json::array();
   for (size_t i = 0; i < c.now.cells.size() && i < 4096; ++i) {
     const CellDiff& d = c.now.cells[i];

@@ -38,6 +38,7 @@ struct CompareState {
   Alignment align;
   DiffSummary now, end;  // differing cells at the aligned positions, and at both ends
   uint64_t now_a = ~0ull, now_b = ~0ull;
+  std::string too_small;         // what the view says when the cells are too small for values
   float ring_px = 0;             // the difference rings' width as drawn (the pixel test reads it)
   std::string common;            // what both run, when only the barriers differ
   std::string label_a, label_b;  // "matmul.tiled_square n=10 tile=4, without barrier 2"

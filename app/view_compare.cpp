@@ -89,6 +89,7 @@ class CompareView final : public View {
       x->selection.hover = {};
     }
     c.ring_px = 0;
+    c.too_small.clear();
 
     // The counts, and the way out.
     const char* close = "Close compare (Esc)";
@@ -160,8 +161,9 @@ class CompareView final : public View {
     bool one_line = true;
     for (int i = 0; i < 2; ++i) {
       const Replay& r = *side[i]->replay;
-      std::snprintf(where[i], sizeof where[i], "phase %d of %d, event %llu of %llu",
-                    tables[i]->phase_at(r.position()) + 1, tables[i]->phases(),
+      // Phases counted from 0, as the timeline counts them.
+      std::snprintf(where[i], sizeof where[i], "phase %d (of 0-%d), event %llu of %llu",
+                    tables[i]->phase_at(r.position()), tables[i]->phases() - 1,
                     (unsigned long long)r.position(), (unsigned long long)r.size());
       one_line = one_line && ImGui::GetTextLineHeight() + 10 +
                                      ImGui::CalcTextSize(labels[i]->c_str()).x + gap +
@@ -209,6 +211,7 @@ class CompareView final : public View {
                                          : "Cells of %.0f px: too small for values; G hides the "
                                            "side panels",
                     double(cell));
+      c.too_small = hint;
       const ImVec2 ts = ImGui::CalcTextSize(hint);
       const ImVec2 at(origin.x + avail.x - ts.x - 8, origin.y + avail.y - ts.y - 4);
       dl->AddRectFilled(ImVec2(at.x - 6, at.y - 2), ImVec2(at.x + ts.x + 6, at.y + ts.y + 2),

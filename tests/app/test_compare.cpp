@@ -150,8 +150,9 @@ Shot window(const std::string& args, const std::string& name) {
   fs::remove(json);
   fs::remove(png);
   const std::string cmd = "DISPLAY=" + display + " " + TS_TILESCOPE_EXE + " " + args +
-                          " --size 1600x900 --theme dark --screenshot " + png.string() +
-                          " --cells-json " + json.string() + " --exit > " + log.string() + " 2>&1";
+                          (args.find("--size") == std::string::npos ? " --size 1600x900" : "") +
+                          " --theme dark --screenshot " + png.string() + " --cells-json " +
+                          json.string() + " --exit > " + log.string() + " 2>&1";
   const int st = std::system(cmd.c_str());
   r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
   std::ifstream lf(log);
@@ -214,6 +215,25 @@ TEST(CompareWindow, WithoutBarrierTwoTheRaceIsCountedAndRingedOnBothSides) {
   EXPECT_TRUE(ring_at(s, c["b_arrays"], "C", diff)) << "B's C[" << diff << "]";
   EXPECT_FALSE(ring_at(s, s.cells["arrays"], "C", same)) << "A's C[" << same << "]";
   EXPECT_FALSE(ring_at(s, c["b_arrays"], "C", same)) << "B's C[" << same << "]";
+}
+
+TEST(CompareWindow, SaysWhenTheGridsAreTooSmallForValues) {
+  // A 720p projector with large text: the side panels make way, and the view
+  // says the cells are too small for values rather than printing them unreadably.
+  const Shot small = window(
+      "--lesson matmul.tiled_square --backend sim --compare \"--barriers 1\" "
+      "--position end --font-size 24 --size 1280x720",
+      "compare_small");
+  ASSERT_EQ(small.rc, 0) << small.log;
+  EXPECT_TRUE(small.cells["layout"]["focus_grid"].get<bool>());
+  EXPECT_NE(small.cells["compare"]["too_small"].get<std::string>().find("too small"),
+            std::string::npos);
+  const Shot big = window(
+      "--lesson matmul.tiled_square --backend sim --compare \"--barriers 1\" "
+      "--position end --size 1920x1080",
+      "compare_big");
+  ASSERT_EQ(big.rc, 0) << big.log;
+  EXPECT_EQ(big.cells["compare"]["too_small"], "") << "values fit at 1920 x 1080";
 }
 
 TEST(CompareWindow, IdenticalRunsDifferNowhereAndFollowPhaseByPhase) {
