@@ -54,6 +54,7 @@ void close_compare(AppState& s) {
 void open_compare_dialog(AppState& s) {
   if (!s.compare) s.compare = std::make_shared<CompareState>();
   s.compare->dialog_open = true;
+  s.select_tab = "Compare";  // its view draws the dialog
 }
 
 namespace {

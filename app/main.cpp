@@ -80,8 +80,9 @@ int main(int argc, char** argv) {
   cli.add_flag("--focus-grid", opt.focus_grid,
                "grid and timeline only, side panels hidden (G in the window)");
   cli.add_option("--dialog", opt.dialog,
-                 "show the open or save file dialog (Ctrl+O / Ctrl+S) or File > Export replay")
-      ->check(CLI::IsMember({"open", "save", "export"}));
+                 "show the open or save file dialog (Ctrl+O / Ctrl+S), File > Export replay or "
+                 "View > Compare with...")
+      ->check(CLI::IsMember({"open", "save", "export", "compare"}));
   cli.add_option("--hazard", opt.hazard,
                  "choose this hazard in the race panel (0 = the first), as a click would");
   cli.add_option("--perf-report", opt.perf_report,

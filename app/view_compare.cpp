@@ -67,18 +67,22 @@ class CompareView final : public View {
     // The two grids keep the width while compare mode chose it (G gives it back).
     if (c.active && c.focus_forced && s.present.focus_auto) s.present.focus_grid = true;
     if (c.b.job.active()) s.mark_busy();  // its progress, then its grid, without input
-    dialog(s, c);
   }
 
   void draw(AppState& s) override {
+    if (s.compare) dialog(s, *s.compare);  // opening it brings this tab to the front
     if (!compare_active(s)) {
       ImGui::TextWrapped(
           "Two runs side by side on one scrubber, aligned by barrier phase: with a barrier and "
           "without, naive and tiled, plain and padded. Cells that differ are ringed.");
       ImGui::Spacing();
       if (ImGui::Button("Compare with...")) open_compare_dialog(s);
-      ImGui::SameLine();
-      ImGui::TextDisabled("(also View > Compare with..., or --compare \"--barriers 1\")");
+      ImGui::Spacing();
+      ImGui::PushTextWrapPos(0);
+      ImGui::TextDisabled(
+          "Also View > Compare with..., or on the command line: tilescope --compare "
+          "\"--barriers 1\". Esc leaves.");
+      ImGui::PopTextWrapPos();
       return;
     }
     CompareState& c = *s.compare;
@@ -325,6 +329,7 @@ class CompareView final : public View {
     if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) {
       ImGui::CloseCurrentPopup();
       c.dialog_open = false;
+      if (!c.active) s.select_tab = "Grid";  // back where the menu was chosen
     }
     ImGui::EndPopup();
   }
