@@ -15,6 +15,7 @@
 #include <cfloat>
 #include <cmath>
 
+#include "app/compare_mode.hpp"
 #include "app/jobs.hpp"
 #include "app/lecture.hpp"
 #include "app/menu.hpp"
@@ -77,6 +78,11 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
     opt_.trace_file.clear();
   }
   s.open_perf_report_request = opt_.perf_report;
+
+  // --compare: the second run starts with the first (app/compare_mode.hpp).
+  if (!opt_.compare_error.empty()) s.banner.show(Banner::Error, opt_.compare_error);
+  if (opt_.compare && !opt_.scripted()) request_compare(s, *opt_.compare);
+  if (opt_.dialog == "compare") open_compare_dialog(s);
 
   // A lecture: its step's run replaces the lesson's (main() checked the file).
   if (!opt_.lecture.empty() && open_lecture(s, opt_.lecture, opt_.lecture_step - 1, nullptr))

@@ -53,6 +53,10 @@ struct Options {
   int64_t quiz_seed = -1;         // --quiz [SEED]: start a quiz (app/quiz.hpp); -1: none
   std::string quiz_answer;        // scripted: answer the first question so (quiz.hpp)
   std::string perf_report;        // a performance report (JSON) to open in the Performance panel
+  // --compare "<options>": a second run beside the lesson, parsed by main()
+  // (app/compare_mode.hpp); compare_error: why the text was refused (the window says it).
+  std::optional<RunRequest> compare;
+  std::string compare_error;
   // --record FILE: export the replay from --from to --to (positions as --position takes them).
   std::string record, record_from = "start", record_to = "end", record_panels = "window";
   int record_fps = 10;

@@ -208,6 +208,8 @@ struct LectureState {
   bool active() const { return lecture != nullptr; }
 };
 
+struct CompareState;  // app/compare_mode.hpp
+
 struct AppState {
   // The lesson as edited in the Lesson panel; Run sends a copy to the engine.
   RunRequest request;
@@ -258,6 +260,9 @@ struct AppState {
 
   // Scripted mode: choose this hazard in the race panel once its analysis is in (-1: none).
   int select_hazard = -1;
+
+  // Compare mode: a second run beside this one (app/compare_mode.hpp); null until first used.
+  std::shared_ptr<CompareState> compare;
 
   bool has_trace() const { return replay != nullptr; }
   const Trace& trace() const { return replay->trace(); }

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "app/app.hpp"
+#include "app/compare_mode.hpp"
 #include "engine/lesson_options.hpp"
 #include "io/lecture_file.hpp"
 
@@ -82,8 +83,9 @@ int main(int argc, char** argv) {
   cli.add_flag("--focus-grid", opt.focus_grid,
                "grid and timeline only, side panels hidden (G in the window)");
   cli.add_option("--dialog", opt.dialog,
-                 "show the open or save file dialog (Ctrl+O / Ctrl+S) or File > Export replay")
-      ->check(CLI::IsMember({"open", "save", "export"}));
+                 "show the open or save file dialog (Ctrl+O / Ctrl+S), File > Export replay or "
+                 "View > Compare with...")
+      ->check(CLI::IsMember({"open", "save", "export", "compare"}));
   cli.add_option("--hazard", opt.hazard,
                  "choose this hazard in the race panel (0 = the first), as a click would");
   cli.add_option("--perf-report", opt.perf_report,
@@ -122,6 +124,12 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   cli.add_option("--panels", opt.record_panels, "--record grid, grid+timeline or window")
       ->check(CLI::IsMember({"grid", "grid+timeline", "window"}));
+  std::string compare;
+  auto* compare_opt = cli.add_option(
+      "--compare", compare,
+      "show a second run beside this one, on one scrubber aligned by barrier phase: the lesson "
+      "options that differ for it, e.g. \"--barriers 1\", \"--lesson matmul.naive_grid\", "
+      "\"--layout padded\" (View > Compare with... in the window)");
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -147,6 +155,18 @@ int main(int argc, char** argv) {
   if (lesson_error) {
     std::fprintf(stderr, "tilescope: error: %s\n", lesson_error->c_str());
     return 2;
+  }
+  if (compare_opt->count()) {  // B: A's options with these on top, checked as A's are
+    ts::RunRequest b;
+    std::vector<std::string> b_notes;
+    if (auto err = ts::app::compare_request_from_args(compare, lesson, opt.request, opt.layout, &b,
+                                                      &b_notes)) {
+      std::fprintf(stderr, "tilescope: error: %s\n", err->c_str());
+      if (opt.scripted()) return 2;
+      opt.compare_error = "Not compared: " + *err;  // the window says it and runs the lesson
+    } else {
+      opt.compare = b;
+    }
   }
   if (!opt.trace_file.empty() && lesson.any_given())
     std::fprintf(stderr,

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <string>
 
+#include "app/compare_mode.hpp"
 #include "app/fonts_themes.hpp"
 #include "app/grid_memory_overlay.hpp"
 #include "app/palette.hpp"
@@ -58,6 +59,10 @@ void draw_menu(AppState& s) {
       ImGui::EndMenu();
     }
     ImGui::MenuItem("Barrier lines in the source", nullptr, &s.present.show_barrier_lines);
+    ImGui::Separator();
+    if (ImGui::MenuItem("Compare with... (two runs side by side)", nullptr, false, s.has_trace()))
+      open_compare_dialog(s);
+    if (compare_active(s) && ImGui::MenuItem("Close compare", "Esc")) close_compare(s);
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Quiz")) {  // app/quiz.hpp

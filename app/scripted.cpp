@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "app/app.hpp"
+#include "app/compare_mode.hpp"
 #include "app/grid_memory_overlay.hpp"
 #include "app/jobs.hpp"
 #include "app/layout_toggle.hpp"
@@ -218,6 +219,7 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
          {"rgb", {m.colour & 255, (m.colour >> 8) & 255, (m.colour >> 16) & 255}}});
   j["plot_marks"] = plot_marks;
   j["race_hint"] = s.race_hint;
+  j["compare"] = compare_json(s, sx, sy);
   if (s.lecture.active()) {
     const LectureState& L = s.lecture;
     j["lecture"] = {{"title", L.lecture->title},
@@ -342,7 +344,16 @@ bool App::prepare_scripted(std::string* error) {
     return false;
   }
   if (opt_.select_thread >= 0) s.selection.thread = opt_.select_thread;  // a new trace unfollows
-  return apply_position_spec(s, opt_.position, error);
+  if (!apply_position_spec(s, opt_.position, error)) return false;
+  if (opt_.compare) {  // the second run, placed at the aligned position
+    request_compare(s, *opt_.compare);
+    update_compare(s, true, true);
+    if (!compare_active(s) || !s.compare->b.replay) {
+      *error = "--compare: " + s.banner.text;
+      return false;
+    }
+  }
+  return true;
 }
 
 void App::press_keys() {

@@ -14,6 +14,7 @@
 
 #include "app/cell_renderer.hpp"
 #include "app/grid_memory_overlay.hpp"
+#include "app/grid_pane.hpp"
 #include "app/layout_toggle.hpp"
 #include "app/palette.hpp"
 #include "app/quiz_colours.hpp"
@@ -350,7 +351,7 @@ Arrangement arrange(const Shapes& sh, ImVec2 origin, ImVec2 avail) {
 
 }  // namespace
 
-class GridView final : public View {
+class GridView final : public View, public GridPane {
  public:
   const char* name() const override { return "Grid"; }
   Slot slot() const override { return Slot::Center; }
@@ -364,6 +365,27 @@ class GridView final : public View {
   void draw(AppState& s) override {
     s.drawn.clear();
     s.selection.hover = {};
+    if (!prepare(s)) {
+      drawn_once_ = false;
+      ImGui::TextDisabled(
+          s.job.active() ? "Running the lesson..."
+                         : "No trace yet: press Run in the Lesson panel, or open a trace file.");
+      return;
+    }
+    draw_header(s, *s.replay, palette(s.present.theme));
+    draw_legend(s);
+
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    avail_ = avail;
+    drawn_once_ = true;
+    if (avail.x < 40 || avail.y < 40) return;
+    paint(s, origin, avail, 0);
+    ImGui::Dummy(avail);
+  }
+
+  // --- GridPane: the same drawing for any run's state, into any rectangle ---
+  bool prepare(AppState& s) override {
     if (!renderer_.ready() && !init_failed_) {
       std::string err;
       if (!renderer_.init(&err)) {
@@ -372,37 +394,32 @@ class GridView final : public View {
       }
     }
     renderer_.begin_frame();
-    if (!s.has_trace()) {
-      drawn_once_ = false;
-      ImGui::TextDisabled(
-          s.job.active() ? "Running the lesson..."
-                         : "No trace yet: press Run in the Lesson panel, or open a trace file.");
-      return;
-    }
+    if (!s.has_trace()) return false;
+    const Replay& r = *s.replay;
+    if (s.selection.block >= r.block_count()) s.selection.block = 0;
+    wait_ = barrier_wait(r, s.selection.block);
+    shapes_ = shapes(s, r, r.trace());
+    owners_.build(s.result.generation, r.trace(), shapes_);
+    memory_.prepare(s);
+    tiles_.prepare(s);
+    return true;
+  }
+
+  void draw_legend(AppState& s) override {
+    legend(s, palette(s.present.theme));
+    tiles_.legend(s);
+  }
+
+  void paint(AppState& s, ImVec2 origin, ImVec2 avail, uint32_t heat_at_least) override {
     const Replay& r = *s.replay;
     const Trace& t = r.trace();
     const Palette& pal = palette(s.present.theme);
-    if (s.selection.block >= r.block_count()) s.selection.block = 0;
-    wait_ = barrier_wait(r, s.selection.block);
-    shapes_ = shapes(s, r, t);
-    owners_.build(s.result.generation, t, shapes_);
-    memory_.prepare(s);
-    tiles_.prepare(s);
-
-    draw_header(s, r, pal);
-    legend(s, pal);
-    tiles_.legend(s);
-
-    const ImVec2 origin = ImGui::GetCursorScreenPos();
-    const ImVec2 avail = ImGui::GetContentRegionAvail();
-    avail_ = avail;
-    drawn_once_ = true;
-    if (avail.x < 40 || avail.y < 40) return;
     Arrangement arr = arrange(shapes_, origin, avail);
     cell_ = arr.cell;
     values_ = values_readable(arr.cell, ImGui::GetFontSize());
     publish(s, arr);
     resident(s, r);
+    heat_max_ = std::max(heat_max_, heat_at_least);
 
     ImDrawList* dl = ImGui::GetWindowDrawList();
     if (arr.heading) {
@@ -420,8 +437,11 @@ class GridView final : public View {
     selection_overlay(s, t, pal, dl, arr.arrays);
     for (const Placed& p : arr.arrays)
       if (p.output) tiles_.draw(s, dl, area(p));
-    ImGui::Dummy(avail);
   }
+
+  float cell() const override { return cell_; }
+  bool values_shown() const override { return values_; }
+  uint32_t own_heat_max() const override { return own_heat_max_; }
 
  private:
   void draw_header(AppState& s, const Replay& r, const Palette& pal) {
@@ -753,6 +773,7 @@ class GridView final : public View {
       if (!a.shared && !a.is_output)
         for (uint32_t e = 0; e < a.count(); ++e)
           heat_max_ = std::max(heat_max_, r.cell(a.id, 0, e)->reads);
+    own_heat_max_ = heat_max_;
   }
 
   // Wrong only once the cell's last store is drawn: before, it is unfinished.
@@ -1183,10 +1204,15 @@ class GridView final : public View {
   CellImage img_;
   std::unordered_set<uint64_t> res_sel_, res_sel_halo_, res_other_;
   uint32_t heat_max_ = 1;
+  uint32_t own_heat_max_ = 1;  // this run's own scale, before a shared one (compare)
   MemoryOverlay memory_;  // banks, conflicts, sectors, coalescing (app/grid_memory_overlay.hpp)
   RegisterTiles tiles_;   // the register and warp tiles (app/register_tile.hpp)
 };
 
 TS_REGISTER_VIEW(GridView);
+
+std::unique_ptr<GridPane> make_grid_pane() {
+  return std::make_unique<GridView>();
+}
 
 }  // namespace ts::app

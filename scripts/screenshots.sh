@@ -51,6 +51,9 @@ shot contention_histogram 1280x720 --lesson histogram.shared_atomics --memory co
 # delta 16, a line from each lane i to lane i+16.
 shot shuffle_reduction 1920x1080 --lesson reduction.warp_shuffle --order lockstep --position 2305 \
   --tab Banks
+# Side by side: the defaults against themselves without barrier 2, at the
+# end (the cells the race got wrong ringed on both sides).
+shot compare_barrier2 1920x1080 --compare "--barriers 1" --position end
 # A lecture step at projector size: the caption band over the grid.
 shot lecture_step 1280x720 --lecture assets/lectures/tiled_multiply.tslecture --step 4
 # A quiz question at projector size (quiz seed 1: which cells of A block (0, 0)
