@@ -58,8 +58,15 @@ struct PlainRec {
                                           uint16_t) {
     return atomicAdd(base + index, value);
   }
-  // One LDG.128 / LDS.128 / STS.128.
-  __device__ __forceinline__ float4 load4(Space, const float* base, int index, int, ArraySlot,
+  // One LDG.128 / LDS.128 / STS.128. A const global array (an input) is read
+  // through the read-only path, as `const float* __restrict__` compiles
+  // (LDG.E.128.CONSTANT); a writable one must not be.
+  __device__ __forceinline__ float4 load4(Space s, const float* base, int index, int, ArraySlot,
+                                          uint16_t) {
+    const float4* p = reinterpret_cast<const float4*>(base + index);
+    return s == Space::Global ? __ldg(p) : *p;
+  }
+  __device__ __forceinline__ float4 load4(Space, float* base, int index, int, ArraySlot,
                                           uint16_t) {
     return *reinterpret_cast<const float4*>(base + index);
   }
