@@ -213,5 +213,26 @@ TEST(SgemmStepsC, SharedReadsAreConflictFreeFloat4WarpAccesses) {
   }
 }
 
+TEST(SgemmStepsC, TunedConfigsAreRightAndConflictFreeOnTheSimulator) {
+  // The GPU's configurations at the smallest n they take: 128 x 128 (256
+  // threads) at n = 128, and the tuned 128 x 256 x 8 (256 threads, thread 8 x
+  // 16 in interleaved float4 groups) at n = 256: 3.6 million events.
+  for (const auto& [id, n] :
+       {std::pair{"sgemm.double_buffer", 128}, std::pair{"sgemm.hopper", 256}}) {
+    const RunResult r = simulate(id, Params{.n = n, .tile = 128});
+    ASSERT_TRUE(r.ok) << id << ": " << r.error;
+    EXPECT_TRUE(r.verdict.correct) << id << ": " << r.verdict.summary();
+    EXPECT_EQ(r.trace.events.size(),
+              expected_counts(*find_variant(id), r.trace.config.params).total())
+        << id;
+    const WarpAccesses w = warp_accesses(r.trace);
+    EXPECT_EQ(w.totals(EventKind::SharedLoad).bank_conflicts(), 0u) << id;
+    EXPECT_EQ(w.totals(EventKind::SharedStore).bank_conflicts(), 0u) << id;
+    EXPECT_EQ(w.totals(EventKind::SharedLoad).wavefronts,
+              4 * w.totals(EventKind::SharedLoad).requests)
+        << id << ": every shared read a float4";
+  }
+}
+
 }  // namespace
 }  // namespace ts
