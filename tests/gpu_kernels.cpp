@@ -90,6 +90,13 @@ std::vector<Case> correctness_cases() {
       }
       continue;
     }
+    if (!v.tile_choices.empty()) {  // whole tiles only (the SGEMM ladder): each compiled tile
+      for (int t : v.tile_choices)
+        for (int n : {64, 128, 256})
+          if (!validate(v, {.n = n, .tile = t}, DeviceLimits{}))
+            cases.push_back({id, {.n = n, .tile = t}});
+      continue;
+    }
     for (int n : {1, 7, 16, 17, 33})
       for (int t : {4, 8, 16})
         cases.push_back({id, {.n = n, .tile = t}});

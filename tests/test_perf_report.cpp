@@ -260,10 +260,11 @@ TEST(PerfConfigCheck, BadInputGetsAClearMessage) {
   ASSERT_TRUE(e);
   EXPECT_NE(e->find("allowed 1 .. 32768"), std::string::npos) << *e;
   c = PerfConfig{};
-  c.tiles = {64};
+  c.tiles = {
+      48};  // neither a tile width nor any lesson's block tile (the SGEMM ladder's are 32 .. 128)
   e = validate_perf_config(c);
   ASSERT_TRUE(e);
-  EXPECT_NE(e->find("tile 64"), std::string::npos) << *e;
+  EXPECT_NE(e->find("tile 48"), std::string::npos) << *e;
   c = PerfConfig{};
   c.reps = 0;
   EXPECT_TRUE(validate_perf_config(c));

@@ -65,9 +65,15 @@ std::vector<Params> parameter_sets(const Variant& v) {
   };
   if (!(v.uses & kUsesLength)) {  // matrices: n, or m x k x n, or m x n
     const bool tiled = v.uses & kUsesTile;
-    const std::vector<int> tiles = tiled ? std::vector<int>{4, 16} : std::vector<int>{0};
+    // Lessons compiled for their own tiles (the SGEMM ladder) take whole tiles only.
+    const bool choices = !v.tile_choices.empty();
+    const std::vector<int> tiles = choices ? v.tile_choices
+                                   : tiled ? std::vector<int>{4, 16}
+                                           : std::vector<int>{0};
+    const std::vector<int> sizes =
+        choices ? std::vector<int>{1, 64, 128} : std::vector<int>{1, 7, 16, 17};
     for (int tile : tiles)
-      for (int n : {1, 7, 16, 17}) {
+      for (int n : sizes) {
         Params p = v.defaults;
         p.tile = tiled ? tile : p.tile;
         if (v.uses & kUsesBlock) p.block = 8;

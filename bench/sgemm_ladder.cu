@@ -1,0 +1,247 @@
+// The SGEMM ladder's last two steps against cuBLAS, in one run: the lessons
+// sgemm.double_buffer and sgemm.hopper at their tuned configurations (the
+// last of their tile choices), instantiated with PlainRec through the same
+// headers and the same launch (engine/cuda/launch.cuh) as the performance
+// panel, and cuBLAS SGEMM in CUBLAS_DEFAULT_MATH (FP32, no TF32).
+// scripts/sgemm_ladder.sh builds and runs it.
+//
+//   sgemm_ladder [--sizes 1024,2048,4096] [--reps 15]
+//
+// Method, as the panel's sweep (engine/cuda/perf_cuda.cu): 2 warm-ups, then
+// `reps` timed launches, each after a write of twice the L2 size (so every
+// launch starts with a cold L2), CUDA events around the launch alone; the
+// median. Inputs are integers in [-4, 4] (every partial sum exact in float),
+// so each output must equal cuBLAS's exactly. Exit status: 0 when every
+// output matched, 1 when one did not (or a CUDA error), 2 usage, 3 no GPU.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "engine/cuda/launch.cuh"
+#include "engine/cuda/recorders.cuh"
+#include "lessons/sgemm_double_buffer.hpp"
+#include "lessons/sgemm_hopper.hpp"
+
+#define CHECK(call)                                                                               \
+  do {                                                                                            \
+    cudaError_t e_ = (call);                                                                      \
+    if (e_ != cudaSuccess) {                                                                      \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                               \
+    }                                                                                             \
+  } while (0)
+
+namespace {
+
+struct Options {
+  std::vector<int> sizes{1024, 2048, 4096};
+  int reps = 15, warmup = 2;
+};
+
+std::vector<int> parse_list(const char* s) {
+  std::vector<int> v;
+  for (const char* p = s; *p;) {
+    v.push_back(std::atoi(p));
+    const char* c = std::strchr(p, ',');
+    if (!c) break;
+    p = c + 1;
+  }
+  return v;
+}
+
+// Median of `reps` launches, each after a write of twice the L2.
+struct Timer {
+  cudaEvent_t a, b;
+  void* flush = nullptr;
+  size_t flush_bytes = 0;
+  Timer() {
+    CHECK(cudaEventCreate(&a));
+    CHECK(cudaEventCreate(&b));
+    int l2 = 0;
+    CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+    flush_bytes = size_t(l2) * 2;
+    if (flush_bytes) CHECK(cudaMalloc(&flush, flush_bytes));
+  }
+  template <class F>
+  double median_ms(F&& launch, int warmup, int reps) {
+    for (int i = 0; i < warmup; ++i)
+      launch();
+    CHECK(cudaDeviceSynchronize());
+    std::vector<float> ms;
+    for (int i = 0; i < reps; ++i) {
+      if (flush) CHECK(cudaMemsetAsync(flush, i & 0xff, flush_bytes));
+      CHECK(cudaEventRecord(a));
+      launch();
+      CHECK(cudaEventRecord(b));
+      CHECK(cudaEventSynchronize(b));
+      CHECK(cudaGetLastError());
+      float x;
+      CHECK(cudaEventElapsedTime(&x, a, b));
+      ms.push_back(x);
+    }
+    std::sort(ms.begin(), ms.end());
+    const size_t k = ms.size();
+    return k % 2 ? ms[k / 2] : 0.5 * (ms[k / 2 - 1] + ms[k / 2]);
+  }
+};
+
+// One lesson at its tuned configuration: the last tile choice.
+struct Step {
+  const ts::Variant* v;
+  int tile;
+  int regs;
+  size_t local_bytes;  // per thread: spills (and local arrays), 0 when everything fits in registers
+  // Launches the lesson's PlainRec kernel on A, B -> C for n, as the panel does.
+  cudaError_t (*launch)(const ts::LaunchGeometry&, const ts::KernelArgs&);
+};
+
+// Body: the lesson's tuned instantiation (the tile named here must be the last
+// of its tile choices, which main checks), compiled alone to keep the build short.
+template <class Lesson, class Body>
+Step tuned_step(int tile) {
+  const ts::Variant& v = Lesson::descriptor();
+  Step s{&v, tile, -1, 0, nullptr};
+  s.launch = [](const ts::LaunchGeometry& g, const ts::KernelArgs& args) {
+    return ts::launch_prepared<Body, ts::PlainRec>(g, ts::PlainRec{}, args);
+  };
+  cudaFuncAttributes fa{};
+  if (cudaFuncGetAttributes(&fa, ts::launch_body<Body, ts::PlainRec>) == cudaSuccess)
+    s.regs = fa.numRegs, s.local_bytes = fa.localSizeBytes;
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--sizes" && i + 1 < argc)
+      o.sizes = parse_list(argv[++i]);
+    else if (a == "--reps" && i + 1 < argc)
+      o.reps = std::max(1, std::atoi(argv[++i]));
+    else {
+      std::fprintf(stderr, "usage: %s [--sizes 1024,2048,4096] [--reps 15]\n", argv[0]);
+      return 2;
+    }
+  }
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    std::printf("sgemm_ladder: skipped: no CUDA device\n");
+    return 3;
+  }
+  cudaDeviceProp prop{};
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  namespace db = ts::lessons::sgemm_double_buffer;
+  namespace hop = ts::lessons::sgemm_hopper;
+  const Step steps[] = {tuned_step<db::Lesson, db::Body<128>>(128),
+                        tuned_step<hop::Lesson, hop::Body<128>>(128)};
+  for (const Step& s : steps)
+    if (s.v->tile_choices.back() != s.tile) {
+      std::fprintf(stderr, "%s: the tuned tile is now %d, not %d: update bench/sgemm_ladder.cu\n",
+                   s.v->id, s.v->tile_choices.back(), s.tile);
+      return 1;
+    }
+  std::printf(
+      "sgemm_ladder on %s (sm_%d%d): lessons (PlainRec) vs cuBLAS CUBLAS_DEFAULT_MATH"
+      " (FP32), median of %d launches, L2 flushed before each\n",
+      prop.name, prop.major, prop.minor, o.reps);
+  for (const Step& s : steps) {
+    const ts::LaunchGeometry g = s.v->geometry(ts::Params{.n = 4096, .tile = s.tile});
+    std::printf(
+        "  %-20s step %2d, tile %d: %u threads, %u B static shared, %d registers, %zu B local\n",
+        s.v->id, s.v->ladder_step, s.tile, unsigned(g.block.count()), g.static_shared_bytes, s.regs,
+        s.local_bytes);
+  }
+
+  cublasHandle_t h;
+  if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) {
+    std::fprintf(stderr, "cublasCreate failed\n");
+    return 1;
+  }
+  cublasSetMathMode(h, CUBLAS_DEFAULT_MATH);
+  Timer timer;
+  bool all_ok = true;
+  std::printf("%-22s %6s %10s %9s %10s  %s\n", "kernel", "n", "ms", "TFLOP/s", "% cuBLAS", "check");
+
+  for (int n : o.sizes) {
+    const size_t elems = size_t(n) * n;
+    std::vector<float> a(elems), b(elems), ref(elems), got(elems);
+    uint64_t r = 0x9e3779b97f4a7c15ull ^ uint64_t(n);
+    auto next = [&] {
+      r ^= r << 13;
+      r ^= r >> 7;
+      r ^= r << 17;
+      return float(int(r % 9) - 4);
+    };
+    for (auto& x : a)
+      x = next();
+    for (auto& x : b)
+      x = next();
+    float *A, *B, *C, *R;
+    CHECK(cudaMalloc(&A, elems * 4));
+    CHECK(cudaMalloc(&B, elems * 4));
+    CHECK(cudaMalloc(&C, elems * 4));
+    CHECK(cudaMalloc(&R, elems * 4));
+    CHECK(cudaMemcpy(A, a.data(), elems * 4, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(B, b.data(), elems * 4, cudaMemcpyHostToDevice));
+    const float one = 1, zero = 0;
+    auto gemm = [&] {
+      // Row-major C = A B is column-major C^T = B^T A^T.
+      cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, R, n);
+    };
+    gemm();
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaMemcpy(ref.data(), R, elems * 4, cudaMemcpyDeviceToHost));
+    const double flops = 2.0 * n * double(n) * n;
+    const double cublas_ms = timer.median_ms(gemm, o.warmup, o.reps);
+    auto row = [&](const char* name, double ms, const char* check) {
+      std::printf("%-22s %6d %10.4f %9.2f %9.1f%%  %s\n", name, n, ms, flops / (ms * 1e-3) / 1e12,
+                  100.0 * cublas_ms / ms, check);
+    };
+    row("cublas", cublas_ms, "reference");
+
+    for (const Step& s : steps) {
+      const ts::Params p{.n = n, .tile = s.tile};
+      if (auto e = s.v->check(p, ts::DeviceLimits{})) {
+        std::printf("%-22s %6d  refused: %s\n", s.v->id, n, e->c_str());
+        all_ok = false;
+        continue;
+      }
+      const ts::LaunchGeometry g = s.v->geometry(p);
+      ts::KernelArgs args;
+      args.m = args.k = args.n = n;
+      args.tile = s.tile;
+      args.data[1] = A, args.data[2] = B, args.data[3] = C;
+      args.count[1] = args.count[2] = args.count[3] = int(elems);
+      CHECK(cudaMemset(C, 0xFF, elems * 4));  // NaN: a cell the kernel skips cannot match
+      CHECK(s.launch(g, args));
+      CHECK(cudaDeviceSynchronize());
+      CHECK(cudaMemcpy(got.data(), C, elems * 4, cudaMemcpyDeviceToHost));
+      size_t wrong = 0;
+      for (size_t i = 0; i < elems; ++i)
+        wrong += !(got[i] == ref[i]);  // integer sums: exact
+      const double ms = timer.median_ms([&] { CHECK(s.launch(g, args)); }, o.warmup, o.reps);
+      char check[64];
+      if (wrong)
+        std::snprintf(check, sizeof check, "WRONG (%zu cells differ)", wrong);
+      else
+        std::snprintf(check, sizeof check, "ok");
+      all_ok = all_ok && wrong == 0;
+      row(s.v->id, ms, check);
+    }
+    CHECK(cudaFree(A));
+    CHECK(cudaFree(B));
+    CHECK(cudaFree(C));
+    CHECK(cudaFree(R));
+  }
+  cublasDestroy(h);
+  std::printf("%s\n", all_ok ? "all outputs equal cuBLAS's" : "SOME OUTPUTS ARE WRONG");
+  return all_ok ? 0 : 1;
+}
