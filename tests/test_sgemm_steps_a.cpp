@@ -191,7 +191,7 @@ TEST(SgemmStepsA, WithoutTheFirstBarrierTheTilesRace) {
       EXPECT_TRUE(analyze_hazards(kept.trace, HazardOptions{}).empty()) << what;
     }
   }
-  static_assert(bt1::kAs == bt2::kAs && bt1::kBs == bt2::kBs);
+  static_assert(int(bt1::kAs) == int(bt2::kAs) && int(bt1::kBs) == int(bt2::kBs));
 }
 
 // The same sums as matmul.naive_grid, any n.
