@@ -17,8 +17,6 @@
 // the symbol (internal linkage, as whole-program mode requires); the launch in
 // that .cu fills it (engine/cuda/launch.cuh: upload_constants).
 #define TS_CONSTANT static __constant__
-// `#pragma unroll` on the loop that follows (the host compiler warns on the pragma).
-#define TS_UNROLL _Pragma("unroll")
 
 #else  // host compiler: the simulator
 
@@ -53,7 +51,6 @@ extern thread_local void* current_dynamic_shared;
    // The simulator never reads a constant-memory symbol: ConstantArray reads the
    // run's copy of the array (KernelArgs), so that simulations may run side by side.
 #define TS_CONSTANT [[maybe_unused]] static
-#define TS_UNROLL
 
 #define threadIdx (::ts::sim::current_builtins->thread_idx)
 #define blockIdx (::ts::sim::current_builtins->block_idx)

@@ -56,19 +56,19 @@ TS_DEVICE void sgemm_double_buffer(Rec& rec, const KernelArgs& args) {
   // The next k step's tiles, on their way from global memory to shared memory.
   float4 ra[A_LOADS], rb[B_LOADS];
   auto load_tiles = [&](int k0) {
-    TS_UNROLL
+#pragma unroll
     for (int i = 0; i < A_LOADS; ++i) {
       const int f = tid + i * THREADS, r = f / (BK / 4), c = f % (BK / 4) * 4;
       ra[i] = A.vec4((row0 + r) * n + k0 + c);
     }
-    TS_UNROLL
+#pragma unroll
     for (int i = 0; i < B_LOADS; ++i) {
       const int f = tid + i * THREADS, r = f / (BN / 4), c = f % (BN / 4) * 4;
       rb[i] = B.vec4((k0 + r) * n + col0 + c);
     }
   };
   auto store_tiles = [&](int s) {
-    TS_UNROLL
+#pragma unroll
     for (int i = 0; i < A_LOADS; ++i) {
       const int f = tid + i * THREADS, r = f / (BK / 4), c = f % (BK / 4) * 4;
       As[s * BK + c + 0][r] = ra[i].x;  // A's row r becomes column r of As
@@ -76,7 +76,7 @@ TS_DEVICE void sgemm_double_buffer(Rec& rec, const KernelArgs& args) {
       As[s * BK + c + 2][r] = ra[i].z;
       As[s * BK + c + 3][r] = ra[i].w;
     }
-    TS_UNROLL
+#pragma unroll
     for (int i = 0; i < B_LOADS; ++i) {
       const int f = tid + i * THREADS, r = f / (BN / 4), c = f % (BN / 4) * 4;
       Bs[s * BK + r].vec4(c) = rb[i];
@@ -92,23 +92,23 @@ TS_DEVICE void sgemm_double_buffer(Rec& rec, const KernelArgs& args) {
   for (int k0 = 0; k0 < n; k0 += BK) {
     const bool more = k0 + BK < n;
     if (more) load_tiles(k0 + BK);  // in flight while we compute
-    TS_UNROLL
+#pragma unroll
     for (int kk = 0; kk < BK; ++kk) {
-      TS_UNROLL
+#pragma unroll
       for (int g = 0; g < TM / 4; ++g) {
         const float4 v = As[s * BK + kk].vec4(wm * WM + lm * TM + g * 4);
         a[g * 4 + 0] = v.x, a[g * 4 + 1] = v.y, a[g * 4 + 2] = v.z, a[g * 4 + 3] = v.w;
       }
-      TS_UNROLL
+#pragma unroll
       for (int g = 0; g < TN / 4; ++g) {
         const float4 v = Bs[s * BK + kk].vec4(wn * WN + ln * TN + g * 4);
         b[g * 4 + 0] = v.x, b[g * 4 + 1] = v.y, b[g * 4 + 2] = v.z, b[g * 4 + 3] = v.w;
       }
-      TS_UNROLL
+#pragma unroll
       for (int i = 0; i < TM; ++i)
-        TS_UNROLL
-      for (int j = 0; j < TN; ++j)
-        acc[i][j] += a[i] * b[j];
+#pragma unroll
+        for (int j = 0; j < TN; ++j)
+          acc[i][j] += a[i] * b[j];
       DELAY_POINT(kk == BK / 2);
     }
     if (more) {
@@ -117,14 +117,14 @@ TS_DEVICE void sgemm_double_buffer(Rec& rec, const KernelArgs& args) {
       s ^= 1;
     }
   }
-  TS_UNROLL
+#pragma unroll
   for (int i = 0; i < TM; ++i)
-    TS_UNROLL
-  for (int g = 0; g < TN / 4; ++g) {
-    const int r = row0 + wm * WM + lm * TM + i, c = col0 + wn * WN + ln * TN + g * 4;
-    C.vec4(r * n + c) =
-        make_float4(acc[i][g * 4], acc[i][g * 4 + 1], acc[i][g * 4 + 2], acc[i][g * 4 + 3]);
-  }
+#pragma unroll
+    for (int g = 0; g < TN / 4; ++g) {
+      const int r = row0 + wm * WM + lm * TM + i, c = col0 + wn * WN + ln * TN + g * 4;
+      C.vec4(r * n + c) =
+          make_float4(acc[i][g * 4], acc[i][g * 4 + 1], acc[i][g * 4 + 2], acc[i][g * 4 + 3]);
+    }
 }
 
 // ---- The lesson's description for TileScope (not part of the kernel) ----

@@ -75,7 +75,7 @@ TEST(Catalogue, HasEveryLessonOnceWithUniqueIds) {
 TEST(Catalogue, DefaultsRunAndTiledDefaultsShowPadding) {
   for (const Variant& v : catalogue()) {
     EXPECT_EQ(validate(v, v.defaults, DeviceLimits{}), std::nullopt) << v.id;
-    // The SGEMM ladder's whole-tile steps (tile_choices) refuse sizes off their tiles.
+    // The SGEMM ladder's block tiles (tile_choices) compute whole tiles only.
     if ((v.uses & kUsesTile) && v.tile_choices.empty()) {
       EXPECT_NE(v.defaults.n % v.defaults.tile, 0) << v.id << ": size should not be a multiple";
     }

@@ -291,6 +291,9 @@ const Case kCases[] = {
     {"conv2d.naive", Params{.m = 16, .n = 16, .radius = 2}, Params{.m = 13, .n = 11, .radius = 2}},
     {"conv2d.tiled", Params{.m = 16, .n = 16, .tile = 8, .radius = 2},
      Params{.m = 13, .n = 11, .tile = 8, .radius = 2}},
+    {"sgemm.naive_uncoalesced", Params{.n = 10, .block = 4}, Params{}},
+    {"sgemm.blocktile_1d", Params{.n = 64, .tile = 32}, Params{}},
+    {"sgemm.blocktile_2d", Params{.n = 64, .tile = 32}, Params{}},
     {"sgemm.double_buffer", Params{.n = 64, .tile = 32}, Params{}},
     {"sgemm.hopper", Params{.n = 64, .tile = 32}, Params{}},
 };
@@ -300,7 +303,7 @@ using Kinds = std::set<HazardKind>;
 Kinds expected_lockstep_kinds(const Variant& v, uint32_t mask) {
   const std::string id = v.id;
   const bool b1 = mask & 1u, b2 = mask & 2u;
-  if (id.rfind("matmul.tiled", 0) == 0) {
+  if (id.rfind("matmul.tiled", 0) == 0 || id.rfind("sgemm.blocktile", 0) == 0) {
     Kinds k;
     if (!b1) k.insert(HazardKind::ReadAfterWrite);
     if (!b2) k.insert(HazardKind::WriteAfterRead);

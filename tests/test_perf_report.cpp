@@ -260,8 +260,7 @@ TEST(PerfConfigCheck, BadInputGetsAClearMessage) {
   ASSERT_TRUE(e);
   EXPECT_NE(e->find("allowed 1 .. 32768"), std::string::npos) << *e;
   c = PerfConfig{};
-  c.tiles = {
-      48};  // neither a tile width nor any lesson's block tile (the SGEMM ladder's are 32 .. 128)
+  c.tiles = {48};  // neither a tile width nor any ladder step's block tile (32, 64, 128)
   e = validate_perf_config(c);
   ASSERT_TRUE(e);
   EXPECT_NE(e->find("tile 48"), std::string::npos) << *e;

@@ -63,17 +63,17 @@ std::vector<Params> parameter_sets(const Variant& v) {
   auto add = [&](Params p) {
     if (!validate(v, p, DeviceLimits{})) out.push_back(p);
   };
-  if (!(v.uses & kUsesLength)) {  // matrices: n, or m x k x n, or m x n
+  if (!v.tile_choices.empty()) {  // the SGEMM ladder: each block tile, whole tiles only
+    for (int tile : v.tile_choices)
+      for (int n : {32, 64, 96, 128}) {
+        Params p = v.defaults;
+        p.tile = tile, p.n = n;
+        add(p);
+      }
+  } else if (!(v.uses & kUsesLength)) {  // matrices: n, or m x k x n, or m x n
     const bool tiled = v.uses & kUsesTile;
-    // Lessons compiled for their own tiles (the SGEMM ladder) take whole tiles only.
-    const bool choices = !v.tile_choices.empty();
-    const std::vector<int> tiles = choices ? v.tile_choices
-                                   : tiled ? std::vector<int>{4, 16}
-                                           : std::vector<int>{0};
-    const std::vector<int> sizes =
-        choices ? std::vector<int>{1, 64, 128} : std::vector<int>{1, 7, 16, 17};
-    for (int tile : tiles)
-      for (int n : sizes) {
+    for (int tile : tiled ? std::vector<int>{4, 16} : std::vector<int>{0})
+      for (int n : {1, 7, 16, 17}) {
         Params p = v.defaults;
         p.tile = tiled ? tile : p.tile;
         if (v.uses & kUsesBlock) p.block = 8;

@@ -1,0 +1,99 @@
+// SGEMM ladder, step 1: the naive multiply as many first attempts write it.
+// One thread per element of C, exactly as matmul.naive_grid, except that
+// threadIdx.x picks the ROW of C instead of the column. The 32 lanes of a
+// warp then walk DOWN a column of C: each lane reads its own row of A (n
+// floats apart, 32 sectors for one warp request where the next step reads
+// one broadcast word), they all read the same element of B, and their stores
+// into C land in 32 different rows. Same arithmetic, same loads per output;
+// only the mapping of threads to elements changes, and with it the traffic.
+#pragma once
+
+#include "lessons/access.hpp"
+#include "lessons/matmul_kit.hpp"
+#include "lessons/sgemm_kit.hpp"
+
+namespace ts::lessons::sgemm_naive_uncoalesced {
+
+enum : ArraySlot { kA = 1, kB, kC };
+
+// A grid of BLOCK x BLOCK blocks; any n works (the edge blocks check bounds).
+template <class Rec>
+TS_DEVICE void sgemm_naive_uncoalesced(Rec& rec, const KernelArgs& args) {
+  const int n = args.n;
+  GlobalArray<const float, Rec> A(rec, args, kA);  // (n, n)
+  GlobalArray<const float, Rec> B(rec, args, kB);  // (n, n)
+  GlobalArray<float, Rec> C(rec, args, kC);        // (n, n)
+
+  // x -> row: consecutive lanes get consecutive ROWS of C (the mistake).
+  const int row = blockIdx.x * blockDim.x + threadIdx.x;
+  const int col = blockIdx.y * blockDim.y + threadIdx.y;
+
+  if (row < n && col < n) {
+    float sum = 0.0f;
+    for (int k = 0; k < n; ++k) {
+      sum += A[row * n + k] * B[k * n + col];  // lanes: 32 rows of A, one element of B
+    }
+    C[row * n + col] = sum;  // lanes: 32 rows of C, n floats apart
+  }
+}
+
+// ---- The lesson's description for TileScope (not part of the kernel) ----
+
+TS_KERNEL_BODY(Body, sgemm_naive_uncoalesced(rec, args));
+
+struct Lesson {
+  template <class F>
+  static bool visit(const Params&, F&& f) {
+    f(Body{});
+    return true;
+  }
+
+  static const Variant& descriptor() {
+    using namespace matmul_kit;
+    static const Variant v = {
+        .id = "sgemm.naive_uncoalesced",
+        .title = "Naive, lanes down a column",
+        .summary =
+            "One thread per element of C with threadIdx.x as the row: a warp reads 32 rows "
+            "of A and stores 32 rows of C, 32 sectors per request instead of 1 to 4.",
+        .family = sgemm_kit::kFamily,
+        .family_title = sgemm_kit::kFamilyTitle,
+        .source_file = "lessons/sgemm_naive_uncoalesced.hpp",
+        .function = "sgemm_naive_uncoalesced",
+        .narration_key = "sgemm_naive_uncoalesced",
+        .uses = kUsesN | kUsesBlock,
+        // One block of 32 warps, each walking down one column of C.
+        .defaults = Params{.n = 32, .block = 32},
+        .param_text = {{"n", "n (matrix size)", "A, B and C are n x n"},
+                       {"block", "block side",
+                        "threads per block: side x side; threadIdx.x is the row of C, so a "
+                        "warp covers 32 rows when the side is 32"}},
+        .barriers = {},
+        .arrays = [](const Params& p) { return square_arrays(p); },
+        .geometry = [](const Params& p) { return tiled_geometry(p.n, p.n, p.block); },
+        .check = [](const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
+          if (auto e = check_side("n", p.n)) return e;
+          return check_block_side(p.block, lim);
+        },
+        .shared_advice = smaller_tile,
+        .counts =
+            [](const Params& p) {
+              const uint64_t n = p.n;
+              ExpectedCounts c;
+              c.global_loads = 2 * n * n * n;
+              c.global_stores = n * n;
+              return c;
+            },
+        .reference = square_reference,
+        .sum_length = square_sum_length,
+        .loads_per_output = naive_loads,
+        .metric = PerfMetric::Flops,
+        .flops = square_flops,
+        .ladder = sgemm_kit::kLadder,
+        .ladder_step = 1,
+    };
+    return v;
+  }
+};
+
+}  // namespace ts::lessons::sgemm_naive_uncoalesced
