@@ -63,7 +63,14 @@ std::vector<Params> parameter_sets(const Variant& v) {
   auto add = [&](Params p) {
     if (!validate(v, p, DeviceLimits{})) out.push_back(p);
   };
-  if (!(v.uses & kUsesLength)) {  // matrices: n, or m x k x n, or m x n
+  if (!v.tile_choices.empty()) {  // the SGEMM ladder: each block tile, whole tiles only
+    for (int tile : v.tile_choices)
+      for (int n : {32, 64, 96, 128}) {
+        Params p = v.defaults;
+        p.tile = tile, p.n = n;
+        add(p);
+      }
+  } else if (!(v.uses & kUsesLength)) {  // matrices: n, or m x k x n, or m x n
     const bool tiled = v.uses & kUsesTile;
     const std::vector<int> tiles = tiled ? std::vector<int>{4, 16} : std::vector<int>{0};
     for (int tile : tiles)
