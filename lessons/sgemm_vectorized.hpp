@@ -1,0 +1,232 @@
+// SGEMM ladder, step 6: the 2D register tile of step 5 with 128-bit memory
+// instructions. Each thread still computes a TM x TN tile of C from a BM x BN
+// block tile, but every global load of A and B, every read of the shared
+// tiles in the inner loop and every store of C moves a float4: one LDG.128 /
+// LDS.128 / STG.128 where step 5 issued four 32-bit instructions.
+//
+// The catch is A. A's tile is read in the inner loop by COLUMNS (a thread
+// needs A[m][k] for its TM rows m at one k), and a column of a row-major tile
+// is not four neighbouring floats. So A is stored transposed: As[k][m]. Now a
+// thread's TM values of A at one k are neighbours, and one float4 reads four
+// of them. The price is the store into As: the float4 read from A's row holds
+// four different k, which go to four different rows of As, as four 32-bit
+// stores. Those stores have bank conflicts (step 7 removes them).
+//
+// Whole tiles only: n must be a multiple of the block tile (no bounds checks).
+#pragma once
+
+#include "lessons/access.hpp"
+#include "lessons/sgemm_kit.hpp"
+
+namespace ts::lessons::sgemm_vectorized {
+
+enum : ArraySlot { kA = 1, kB, kC, kAs, kBs };
+
+// Block tile BM x BN, k step BK, thread tile TM x TN: (BM / TM) * (BN / TN) threads.
+template <int BM, int BN, int BK, int TM, int TN, class Rec>
+TS_DEVICE void sgemm_vectorized(Rec& rec, const KernelArgs& args) {
+  constexpr int THREADS = (BM / TM) * (BN / TN);
+  const int n = args.n;
+  GlobalArray<const float, Rec> A(rec, args, kA);  // (n, n)
+  GlobalArray<const float, Rec> B(rec, args, kB);  // (n, n)
+  GlobalArray<float, Rec> C(rec, args, kC);        // (n, n)
+
+  alignas(16) __shared__ float As_mem[BK][BM];  // A's tile transposed: As[k][m]
+  alignas(16) __shared__ float Bs_mem[BK][BN];
+  SharedTile<float, BK, BM, Rec> As(rec, As_mem, kAs);
+  SharedTile<float, BK, BN, Rec> Bs(rec, Bs_mem, kBs);
+
+  const int tid = threadIdx.x;
+  const int thread_row = tid / (BN / TN);  // this thread's TM x TN tile of the block's C tile
+  const int thread_col = tid % (BN / TN);
+  const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;  // the block's tile of C
+
+  // Loading: one float4 per thread and pass. A's BM x BK tile has BK / 4
+  // float4s a row, B's BK x BN tile BN / 4; the block covers THREADS of them a pass.
+  const int a_row = tid / (BK / 4), a_col = tid % (BK / 4) * 4;
+  const int b_row = tid / (BN / 4), b_col = tid % (BN / 4) * 4;
+  constexpr int A_ROWS_PER_PASS = THREADS / (BK / 4);
+  constexpr int B_ROWS_PER_PASS = THREADS / (BN / 4);
+
+  float acc[TM][TN] = {};
+  float a_reg[TM], b_reg[TN];
+  for (int k0 = 0; k0 < n; k0 += BK) {
+#pragma unroll
+    for (int r = 0; r < BM; r += A_ROWS_PER_PASS) {
+      const float4 a = A.vec4((row0 + r + a_row) * n + k0 + a_col);
+      // Transposed: four k of one row m go down a column of As, 4 scalar stores.
+      As[a_col + 0][r + a_row] = a.x;
+      As[a_col + 1][r + a_row] = a.y;
+      As[a_col + 2][r + a_row] = a.z;
+      As[a_col + 3][r + a_row] = a.w;
+    }
+#pragma unroll
+    for (int r = 0; r < BK; r += B_ROWS_PER_PASS) {
+      const float4 b = B.vec4((k0 + r + b_row) * n + col0 + b_col);
+      Bs[r + b_row].vec4(b_col) = b;
+    }
+    SYNCTHREADS(1);  // both tiles complete before anyone reads them
+
+#pragma unroll
+    for (int k = 0; k < BK; ++k) {
+      // A column of A's tile is a row of As: TM neighbours, read as float4s.
+#pragma unroll
+      for (int i = 0; i < TM; i += 4) {
+        const float4 a = As[k].vec4(thread_row * TM + i);
+        a_reg[i] = a.x, a_reg[i + 1] = a.y, a_reg[i + 2] = a.z, a_reg[i + 3] = a.w;
+      }
+#pragma unroll
+      for (int j = 0; j < TN; j += 4) {
+        const float4 b = Bs[k].vec4(thread_col * TN + j);
+        b_reg[j] = b.x, b_reg[j + 1] = b.y, b_reg[j + 2] = b.z, b_reg[j + 3] = b.w;
+      }
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j)
+          acc[i][j] += a_reg[i] * b_reg[j];
+      DELAY_POINT(k == BK / 2);
+    }
+    SYNCTHREADS(2);  // everyone done with these tiles before the next ones overwrite them
+  }
+
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; j += 4)
+      C.vec4((row0 + thread_row * TM + i) * n + col0 + thread_col * TN + j) =
+          make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+}
+
+// ---- The lesson's description for TileScope (not part of the kernel) ----
+
+// A compiled configuration: Params::tile is the block tile's side.
+struct Shape {
+  int bm, bn, bk, tm, tn;
+  constexpr int threads() const { return (bm / tm) * (bn / tn); }
+};
+// Smallest first; the last is siboehm's tuned kernel 6 shape, which the
+// performance sweep times. 32: 64 threads, small enough to replay at n = 64.
+inline constexpr Shape kShapes[] = {{32, 32, 8, 4, 4}, {64, 64, 8, 8, 8}, {128, 128, 8, 8, 8}};
+constexpr Shape shape_of(int tile) {
+  for (const Shape& s : kShapes)
+    if (s.bm == tile) return s;
+  return kShapes[0];
+}
+
+template <int TILE>
+TS_KERNEL_BODY(Body, (sgemm_vectorized<shape_of(TILE).bm, shape_of(TILE).bn, shape_of(TILE).bk,
+                                       shape_of(TILE).tm, shape_of(TILE).tn>(rec, args)));
+
+// Calls f(Body<tile>{}) for a compiled tile; false for any other.
+template <template <int> class BodyOf, class F>
+bool visit_shapes(int tile, F&& f) {
+  switch (tile) {
+    case 32:
+      f(BodyOf<32>{});
+      return true;
+    case 64:
+      f(BodyOf<64>{});
+      return true;
+    case 128:
+      f(BodyOf<128>{});
+      return true;
+    default:
+      return false;
+  }
+}
+
+// 1D blocks of the shape's threads, a block per BM x BN tile of C.
+inline LaunchGeometry geometry(const Params& p, int as_cols) {
+  const Shape s = shape_of(p.tile);
+  LaunchGeometry g;
+  g.block = {uint32_t(s.threads()), 1, 1};
+  g.grid = {lesson_kit::at_least_1(p.n / s.bn), lesson_kit::at_least_1(p.n / s.bm), 1};
+  g.static_shared_bytes = uint32_t(4 * s.bk * (as_cols + s.bn));
+  return g;
+}
+// As (BK rows of as_cols floats), then Bs right after it.
+inline ArrayTable arrays(const Params& p, int as_cols) {
+  const Shape s = shape_of(p.tile);
+  return matmul_kit::square_arrays(
+      p, {lesson_kit::shared_array("As", s.bk, as_cols),
+          lesson_kit::shared_array("Bs", s.bk, s.bn, uint32_t(4 * s.bk * as_cols))});
+}
+
+// Events (a float4 is 4): per k step a block loads BM x BK of A and BK x BN
+// of B and stores both into shared memory; per k every thread reads TM values
+// of As and TN of Bs; every thread reaches 2 barriers per k step.
+inline ExpectedCounts counts(const Params& p) {
+  const Shape s = shape_of(p.tile);
+  const uint64_t n = uint64_t(p.n), n3 = n * n * n;
+  const uint64_t threads = n * n / uint64_t(s.tm * s.tn);
+  ExpectedCounts c;
+  c.global_loads = n3 / uint64_t(s.bn) + n3 / uint64_t(s.bm);
+  c.shared_stores = c.global_loads;
+  c.shared_loads = threads * n * uint64_t(s.tm + s.tn);
+  c.global_stores = n * n;
+  c.barrier_arrivals = threads * 2 * (n / uint64_t(s.bk));
+  return c;
+}
+
+inline std::optional<std::string> check(const Variant& v, const Params& p,
+                                        const DeviceLimits& lim) {
+  if (auto e = lesson_kit::check_tile_choice(v, p.tile)) return e;
+  const Shape s = shape_of(p.tile);
+  if (s.threads() > lim.max_threads_per_block)
+    return "tile " + std::to_string(p.tile) + ": " + v.id + " needs " +
+           std::to_string(s.threads()) + " threads per block; this device allows " +
+           std::to_string(lim.max_threads_per_block);
+  return sgemm_kit::check_whole_tiles(v, p.n, s.bm, s.bn, s.bk);
+}
+
+inline constexpr const char* kParamTileHint =
+    "block tile side: 32 (4 x 4 per thread, 64 threads), 64 (8 x 8, 64 threads) or 128 "
+    "(8 x 8, 256 threads: the tuned one)";
+
+struct Lesson {
+  template <class F>
+  static bool visit(const Params& p, F&& f) {
+    return visit_shapes<Body>(p.tile, f);
+  }
+
+  static const Variant& descriptor() {
+    using namespace matmul_kit;
+    static const Variant v = {
+        .id = "sgemm.vectorized",
+        .title = "SGEMM 6: float4 loads, A transposed in shared memory",
+        .summary =
+            "The 2D register tile with 128-bit loads and stores: A is stored transposed "
+            "(As[k][m]) so that the inner loop reads both tiles as float4s.",
+        .family = sgemm_kit::kFamily,
+        .family_title = sgemm_kit::kFamilyTitle,
+        .source_file = "lessons/sgemm_vectorized.hpp",
+        .function = "sgemm_vectorized",
+        .narration_key = "sgemm_vectorized",
+        .uses = kUsesN | kUsesTile,
+        .defaults = Params{.n = 64, .tile = 32},
+        .param_text = {{"n", "n (matrix size)", "A, B and C are n x n; a multiple of the tile"},
+                       {"tile", "block tile", kParamTileHint}},
+        .barriers = {{1, 0, "both tiles complete before anyone reads them"},
+                     {2, 0, "everyone done with these tiles before the next ones overwrite them"}},
+        .arrays = [](const Params& p) { return arrays(p, shape_of(p.tile).bm); },
+        .geometry = [](const Params& p) { return geometry(p, shape_of(p.tile).bm); },
+        .check = [](const Params& p,
+                    const DeviceLimits& lim) { return check(descriptor(), p, lim); },
+        .shared_advice = smaller_tile,
+        .counts = counts,
+        .reference = square_reference,
+        .sum_length = square_sum_length,
+        .metric = PerfMetric::Flops,
+        .flops = square_flops,
+        .layout_group = "sgemm.as_layout",
+        .layout_label = "transposed [BK][BM]",
+        .ladder = sgemm_kit::kLadder,
+        .ladder_step = 6,
+        .tile_choices = {32, 64, 128},
+    };
+    return v;
+  }
+};
+
+}  // namespace ts::lessons::sgemm_vectorized
