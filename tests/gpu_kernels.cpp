@@ -71,7 +71,7 @@ std::vector<Case> correctness_cases() {
         cases.push_back({id, {.n = n}});
       continue;
     }
-    if (id == "matmul.naive_grid") {
+    if (v.uses & kUsesBlock) {  // the naive grids (either thread mapping): any n
       for (int n : {1, 7, 16, 17, 64})
         cases.push_back({id, {.n = n, .block = 16}});
       continue;
@@ -261,6 +261,8 @@ std::vector<Case> comparison_cases() {
       cases.push_back({v.id, p});
     } else if (v.uses & kUsesM)
       cases.push_back({v.id, {.m = 33, .k = 20, .n = 45, .tile = 8}});
+    else if (!v.tile_choices.empty())  // a ladder step: its tuned block tile, two tiles a side
+      cases.push_back({v.id, {.n = 2 * v.tile_choices.back(), .tile = v.tile_choices.back()}});
     else if (v.uses & kUsesTile)
       cases.push_back({v.id, {.n = 10, .tile = 4}});  // one warp per block (defaults: two)
     else if (v.uses & kUsesBlock)
