@@ -29,6 +29,25 @@ __global__ void launch_body(Rec rec, KernelArgs args) {
   Body::run(rec, args);
 }
 
+// The same for a recorder that must launch every block the lesson allows
+// (Rec::kAnyBlock: the trace recorder). Its bookkeeping raises a kernel's
+// registers: sgemm.blocktile_1d's 512 threads did not launch traced on an
+// H100 (too many resources requested). The bound keeps registers within
+// what 1024 threads may have; the timed PlainRec kernels keep theirs.
+template <class Body, class Rec>
+__global__ void __launch_bounds__(1024) launch_body_any_block(Rec rec, KernelArgs args) {
+  Body::run(rec, args);
+}
+
+// The kernel that runs Body with Rec.
+template <class Body, class Rec>
+constexpr auto body_kernel() {
+  if constexpr (requires { Rec::kAnyBlock; })
+    return &launch_body_any_block<Body, Rec>;
+  else
+    return &launch_body<Body, Rec>;
+}
+
 }  // namespace
 
 // Device memory that frees itself. An allocation that fails is not sticky:
@@ -84,7 +103,8 @@ cudaError_t upload_constants(const KernelArgs& args) {
 template <class Body, class Rec>
 cudaError_t prepare_launch(const LaunchGeometry& g) {
   if (g.dynamic_shared_bytes > 48 * 1024)
-    return cudaFuncSetAttribute(launch_body<Body, Rec>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    return cudaFuncSetAttribute(body_kernel<Body, Rec>(),
+                                cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 int(g.dynamic_shared_bytes));
   return cudaSuccess;
 }
@@ -94,7 +114,7 @@ cudaError_t prepare_launch(const LaunchGeometry& g) {
 template <class Body, class Rec>
 cudaError_t launch_prepared(const LaunchGeometry& g, const Rec& rec, const KernelArgs& args) {
   const dim3 grid(g.grid.x, g.grid.y, g.grid.z), block(g.block.x, g.block.y, g.block.z);
-  launch_body<Body, Rec><<<grid, block, g.dynamic_shared_bytes>>>(rec, args);
+  body_kernel<Body, Rec>()<<<grid, block, g.dynamic_shared_bytes>>>(rec, args);
   return cudaGetLastError();
 }
 

@@ -66,8 +66,7 @@ struct PlainRec {
     const float4* p = reinterpret_cast<const float4*>(base + index);
     return s == Space::Global ? __ldg(p) : *p;
   }
-  __device__ __forceinline__ float4 load4(Space, float* base, int index, int, ArraySlot,
-                                          uint16_t) {
+  __device__ __forceinline__ float4 load4(Space, float* base, int index, int, ArraySlot, uint16_t) {
     return *reinterpret_cast<const float4*>(base + index);
   }
   __device__ __forceinline__ void store4(Space, float* base, int index, int, ArraySlot, float4 v,
@@ -121,6 +120,9 @@ static_assert(sizeof(Event) == kEventWords * 8);
 
 struct DeviceTraceRec {
   static constexpr unsigned kMaxChunk = 32;
+  // Launched with __launch_bounds__(1024) (engine/cuda/launch.cuh): a traced
+  // run must start with any block the lesson allows.
+  static constexpr bool kAnyBlock = true;
 
   uint64_t* events = nullptr;             // capacity / kSlotBlock blocks of kSlotBlock slots
   unsigned long long* cursor = nullptr;   // slots reserved so far
