@@ -8,7 +8,7 @@ out=docs/screenshots
 shot() {  # name, size, then the app's arguments
   local name=$1 size=$2
   shift 2
-  xvfb-run -a -s "-screen 0 1920x1080x24" "$app" "$@" --size "$size" \
+  xvfb-run -a -s "-screen 0 1920x2200x24" "$app" "$@" --size "$size" \
     --screenshot "$out/$name.png" --exit
 }
 # The README's first picture: the race on the defaults (barrier 2 removed,
@@ -26,6 +26,7 @@ shot stencil_halo_light 1600x900 --lesson stencil.shared --position phase:1 --se
   --theme light
 shot heatmap_tiled 1600x900 --n 16 --tile 4 --position end --heatmap --tab Memory
 shot performance_h200 1600x900 --tab Performance --perf-report docs/perf_h200_panel.json
+shot ladder_h100 1600x2100 --tab Performance --perf-report docs/perf_h100_ladder.json
 shot grid_focus 1600x900 --position phase:1 --select-block 3 --focus-grid
 # The Banks view at the transposes' first column read of the tile (lockstep
 # position 12064): 32-way conflict unpadded, none padded.
