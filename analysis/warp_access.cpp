@@ -16,6 +16,33 @@ uint64_t byte_address(const ArrayInfo& a, uint32_t element) {
   return a.shared() ? a.shared_offset + offset : offset;
 }
 
+namespace {
+
+// The (bank, word) pairs one phase's lanes ask for, each once.
+using BankWords = std::vector<std::pair<int, uint64_t>>;
+
+// The busiest bank's distinct words in `bw` (sorted, unique), and that bank.
+std::pair<int, int> busiest(const BankWords& bw) {
+  int degree = 0, bank = -1;
+  for (size_t i = 0; i < bw.size();) {
+    size_t j = i;
+    while (j < bw.size() && bw[j].first == bw[i].first)
+      ++j;
+    if (int(j - i) > degree) degree = int(j - i), bank = bw[i].first;
+    i = j;
+  }
+  return {degree, bank};
+}
+
+bool share_a_bank(const BankWords& a, const BankWords& b) {
+  for (const auto& [bank, word] : a)
+    for (const auto& [other, w] : b)
+      if (bank == other) return true;
+  return false;
+}
+
+}  // namespace
+
 BankService serve_shared(std::span<const LaneAccess> lanes) {
   BankService s;
   int widest = 4;
@@ -24,37 +51,49 @@ BankService serve_shared(std::span<const LaneAccess> lanes) {
   // 4-byte accesses: one phase of 32 lanes; 8-byte: two of 16; 16-byte: four of 8.
   const int lanes_per_phase = kWarpLanes / (widest / kBankWordBytes);
   const int phase_count = kWarpLanes / lanes_per_phase;
-  std::vector<std::pair<int, uint64_t>> bank_words;  // (bank, word) of one phase
-  for (int phase = 0; phase < phase_count; ++phase) {
-    bank_words.clear();
-    for (const LaneAccess& l : lanes) {
-      if (l.lane / lanes_per_phase != phase) continue;
-      const uint64_t first = l.address / kBankWordBytes;
-      const int words = std::max(1, l.bytes / kBankWordBytes);
-      for (int w = 0; w < words; ++w)
-        bank_words.push_back({bank_of((first + w) * kBankWordBytes), first + w});
-    }
-    if (bank_words.empty()) continue;
+  std::vector<BankWords> phases(phase_count);
+  for (const LaneAccess& l : lanes) {
+    const uint64_t first = l.address / kBankWordBytes;
+    const int words = std::max(1, l.bytes / kBankWordBytes);
+    for (int w = 0; w < words; ++w)
+      phases[l.lane / lanes_per_phase].push_back(
+          {bank_of((first + w) * kBankWordBytes), first + w});
+  }
+  // Lanes on one word are one access (broadcast): count distinct words per
+  // bank. Shared atomics (ATOMS) too, as Nsight Compute counted them on an
+  // H100 (scripts/ncu_compare.sh, histogram.shared_atomics at its defaults:
+  // 7 instructions, about 4 lanes per word, 14 wavefronts and 7 conflicts,
+  // exactly a load of the same words): the lanes on one word do not take a
+  // wavefront each; the atomic unit serialises them after the bank access
+  // (analysis/atomic_contention.hpp counts that queue).
+  for (BankWords& bw : phases) {
+    std::sort(bw.begin(), bw.end());
+    bw.erase(std::unique(bw.begin(), bw.end()), bw.end());
+  }
+  const auto serve = [&s](const BankWords& bw) {
+    if (bw.empty()) return;
+    const auto [degree, bank] = busiest(bw);
     ++s.phases;
-    // Lanes on one word are one access (broadcast): count distinct words per
-    // bank. Shared atomics (ATOMS) too, as Nsight Compute counted them on an
-    // H100 (scripts/ncu_compare.sh, histogram.shared_atomics at its defaults:
-    // 7 instructions, about 4 lanes per word, 14 wavefronts and 7 conflicts,
-    // exactly a load of the same words): the lanes on one word do not take a
-    // wavefront each; the atomic unit serialises them after the bank access
-    // (analysis/atomic_contention.hpp counts that queue).
-    std::sort(bank_words.begin(), bank_words.end());
-    bank_words.erase(std::unique(bank_words.begin(), bank_words.end()), bank_words.end());
-    int degree = 0, busiest = -1;
-    for (size_t i = 0; i < bank_words.size();) {
-      size_t j = i;
-      while (j < bank_words.size() && bank_words[j].first == bank_words[i].first)
-        ++j;
-      if (int(j - i) > degree) degree = int(j - i), busiest = bank_words[i].first;
-      i = j;
-    }
     s.wavefronts += degree;
-    if (degree > s.degree) s.degree = degree, s.busiest_bank = busiest;
+    if (degree > s.degree) s.degree = degree, s.busiest_bank = bank;
+  };
+  for (int p = 0; p < phase_count; ++p) {
+    // 16-byte accesses: two quarter-warps of one half-warp that touch no bank
+    // in common share a wavefront. Nsight Compute on an H100 counted 2
+    // wavefronts, not 4, for the SGEMM ladder's LDS.128 of a register-tile
+    // column (each quarter-warp one float4, the quarters side by side) and 4
+    // for a row (each quarter the same 8 float4, every bank): 3,072 for
+    // sgemm.vectorized where four phases gave 4,096 (docs/measurements.md).
+    if (phase_count == 4 && p % 2 == 0 && !phases[p].empty() && !phases[p + 1].empty() &&
+        !share_a_bank(phases[p], phases[p + 1])) {
+      BankWords both = phases[p];
+      both.insert(both.end(), phases[p + 1].begin(), phases[p + 1].end());
+      std::sort(both.begin(), both.end());
+      serve(both);
+      ++p;
+      continue;
+    }
+    serve(phases[p]);
   }
   return s;
 }

@@ -36,6 +36,19 @@ std::string what(const Config& c, int n) {
   return std::string(c.id) + " tile " + std::to_string(c.tile) + " n " + std::to_string(n);
 }
 
+// Each inner-loop read site: a column of As (each quarter-warp on one float4,
+// side by side) shares a wavefront per half-warp, 2 a request; a row of Bs
+// (each quarter the same 8 float4, every bank) takes 4. Nsight Compute on an
+// H100 counted exactly these (docs/measurements.md, session 6).
+void expect_register_tile_reads(const Trace& t, const WarpAccesses& w, const std::string& what) {
+  for (const SiteTotals& s : w.per_site) {
+    if (s.kind != EventKind::SharedLoad) continue;
+    const std::string array = array_name(t.config.arrays, s.array);
+    EXPECT_EQ(s.totals.wavefronts, (array == "As" ? 2u : 4u) * s.totals.requests)
+        << what << " " << array << " line " << s.line;
+  }
+}
+
 RunResult simulate(const char* id, Params p, uint32_t mask = ~0u,
                    ScheduleKind kind = ScheduleKind::Lockstep) {
   RunRequest req;
@@ -202,9 +215,8 @@ TEST(SgemmStepsC, SharedReadsAreConflictFreeFloat4WarpAccesses) {
     const AccessTotals& ld = w.totals(EventKind::SharedLoad);
     EXPECT_EQ(loads, sl_events / (4 * 32)) << what(c, 64);
     EXPECT_EQ(ld.requests, loads);
-    // 16-byte accesses are served by quarter-warps: 4 wavefronts each, none extra.
-    EXPECT_EQ(ld.wavefronts, 4 * ld.requests) << what(c, 64);
     EXPECT_EQ(ld.bank_conflicts(), 0u) << what(c, 64);
+    expect_register_tile_reads(r.trace, w, what(c, 64));
     // The stores too: B's float4s and A's transposed columns (rows padded to BM + 4).
     EXPECT_EQ(w.totals(EventKind::SharedStore).bank_conflicts(), 0u) << what(c, 64);
     // The global float4 loads ask for no more sectors than the bytes need.
@@ -228,9 +240,7 @@ TEST(SgemmStepsC, TunedConfigsAreRightAndConflictFreeOnTheSimulator) {
     const WarpAccesses w = warp_accesses(r.trace);
     EXPECT_EQ(w.totals(EventKind::SharedLoad).bank_conflicts(), 0u) << id;
     EXPECT_EQ(w.totals(EventKind::SharedStore).bank_conflicts(), 0u) << id;
-    EXPECT_EQ(w.totals(EventKind::SharedLoad).wavefronts,
-              4 * w.totals(EventKind::SharedLoad).requests)
-        << id << ": every shared read a float4";
+    expect_register_tile_reads(r.trace, w, id);
   }
 }
 

@@ -88,6 +88,16 @@ TEST(WarpAccess, WideAccessesAreServedByPhases) {
   const BankService quad = serve_shared(lanes_at(16, [](int l) { return 16 * l; }));
   EXPECT_EQ(quad.phases, 4);
   EXPECT_EQ(quad.wavefronts, 4);
+  // The SGEMM register tile's reads, as Nsight Compute counted them on an H100:
+  // a column (quarter-warp q all on float4 q: the quarters touch banks 4q..4q+3,
+  // none in common) takes 2 wavefronts, one per half-warp; a row (each quarter
+  // the same 8 float4, every bank) takes 4.
+  const BankService column = serve_shared(lanes_at(16, [](int l) { return 16 * (l / 8); }));
+  EXPECT_EQ(column.wavefronts, 2);
+  EXPECT_EQ(column.conflicts(), 0);
+  const BankService row = serve_shared(lanes_at(16, [](int l) { return 16 * (l % 8); }));
+  EXPECT_EQ(row.wavefronts, 4);
+  EXPECT_EQ(row.conflicts(), 0);
   // Global: 32 lanes x 8 contiguous bytes = 256 bytes: 8 sectors, 2 lines, ideal 8.
   const SectorService g = serve_global(lanes_at(8, [](int l) { return 8 * l; }));
   EXPECT_EQ(g.sectors, 8);
