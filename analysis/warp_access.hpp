@@ -166,7 +166,7 @@ struct SiteTotals {
 };
 
 struct WarpAccesses {
-  std::vector<WarpAccess> accesses;   // in the order of their first event in the trace
+  std::vector<WarpAccess> accesses;  // in the order of their first event in the trace
   // Indices into trace.events, each access's in lane order (of a 16-byte
   // access, the event of its first element).
   std::vector<uint32_t> lane_events;
