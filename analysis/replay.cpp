@@ -2,6 +2,7 @@
 #include "analysis/replay.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <numeric>
 #include <queue>
@@ -170,8 +171,13 @@ void Replay::build_orders() {
   const uint32_t n = uint32_t(ev.size());
 
   // Per-thread program order: phase (barriers left so far), step within the
-  // phase, and the event before (a shared store right after a global load
-  // copies that element; one with nothing loaded before it stores padding).
+  // phase, and where a shared store's value came from. A store copies the
+  // oldest global load of this thread in this phase that loaded its value
+  // and no store has copied yet: right after the load (the textbook tile), or
+  // later, from registers (the SGEMM ladder loads the next tiles, computes,
+  // then stores them, As transposed element by element). Failing that, a
+  // store right after a global load copies it (`tile = f(A[i])`), and a zero
+  // with nothing loaded for it is padding.
   phase_.assign(n, 0);
   bits_.assign(n, 0);
   sources_.clear();
@@ -179,6 +185,9 @@ void Replay::build_orders() {
   struct ThreadPos {
     uint16_t phase = 0, step = 0;
     int32_t last = -1;
+    // Global loads of this phase no store has copied yet (the latest 16).
+    std::array<uint32_t, 16> pending{};
+    uint8_t pending_count = 0;
   };
   uint32_t threads = 1;
   for (const Event& e : ev)
@@ -193,15 +202,31 @@ void Replay::build_orders() {
     if (e.kind == EventKind::BarrierLeave && !(e.flags & kFlagWarpScope)) {
       ++p.phase;
       p.step = 0;
+      p.pending_count = 0;
     }
     phase_[i] = p.phase;
     step[i] = p.step < 0xFFFF ? p.step++ : p.step;
     max_phase_ = std::max<int>(max_phase_, p.phase);
     if (e.kind == EventKind::SharedStore) {
-      if (p.last >= 0 && ev[size_t(p.last)].kind == EventKind::GlobalLoad)
+      int copied = -1;
+      for (int k = 0; k < p.pending_count && copied < 0; ++k)
+        if (ev[p.pending[k]].value == e.value) copied = k;
+      if (copied >= 0) {
+        sources_.emplace_back(i, p.pending[size_t(copied)]);
+        std::copy(p.pending.begin() + copied + 1, p.pending.begin() + p.pending_count,
+                  p.pending.begin() + copied);
+        --p.pending_count;
+      } else if (p.last >= 0 && ev[size_t(p.last)].kind == EventKind::GlobalLoad) {
         sources_.emplace_back(i, uint32_t(p.last));
-      else if (e.value == 0.0f)
+      } else if (e.value == 0.0f) {
         bits_[i] |= kBitPadded;
+      }
+    } else if (e.kind == EventKind::GlobalLoad) {
+      if (p.pending_count == p.pending.size()) {  // the oldest goes
+        std::copy(p.pending.begin() + 1, p.pending.end(), p.pending.begin());
+        --p.pending_count;
+      }
+      p.pending[p.pending_count++] = i;
     }
     p.last = int32_t(i);
   }
