@@ -38,4 +38,11 @@ inline std::optional<std::string> check_whole_tiles(const Variant& v, int n, int
          std::to_string(m) + ", " + std::to_string(2 * m) + ", " + std::to_string(3 * m) + ", ...)";
 }
 
+// Calls f(BodyOf<T>{}) for the compiled block tile T that equals `tile`, one
+// of Tiles (a step's tile_choices); false for any other.
+template <template <int> class BodyOf, int... Tiles, class F>
+bool visit_block_tile(int tile, F&& f) {
+  return ((tile == Tiles ? (f(BodyOf<Tiles>{}), true) : false) || ...);
+}
+
 }  // namespace ts::lessons::sgemm_kit

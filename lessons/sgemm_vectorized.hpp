@@ -118,22 +118,10 @@ template <int TILE>
 TS_KERNEL_BODY(Body, (sgemm_vectorized<shape_of(TILE).bm, shape_of(TILE).bn, shape_of(TILE).bk,
                                        shape_of(TILE).tm, shape_of(TILE).tn>(rec, args)));
 
-// Calls f(Body<tile>{}) for a compiled tile; false for any other.
+// Calls f(BodyOf<tile>{}) for a compiled tile (also step 7's); false for any other.
 template <template <int> class BodyOf, class F>
 bool visit_shapes(int tile, F&& f) {
-  switch (tile) {
-    case 32:
-      f(BodyOf<32>{});
-      return true;
-    case 64:
-      f(BodyOf<64>{});
-      return true;
-    case 128:
-      f(BodyOf<128>{});
-      return true;
-    default:
-      return false;
-  }
+  return sgemm_kit::visit_block_tile<BodyOf, 32, 64, 128>(tile, f);
 }
 
 // 1D blocks of the shape's threads, a block per BM x BN tile of C.

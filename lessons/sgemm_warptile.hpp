@@ -169,19 +169,7 @@ inline ExpectedCounts counts(const Params& p) {
 struct Lesson {
   template <class F>
   static bool visit(const Params& p, F&& f) {
-    switch (p.tile) {
-      case 32:
-        f(Body<32>{});
-        return true;
-      case 64:
-        f(Body<64>{});
-        return true;
-      case 128:
-        f(Body<128>{});
-        return true;
-      default:
-        return false;
-    }
+    return sgemm_kit::visit_block_tile<Body, 32, 64, 128>(p.tile, f);
   }
 
   static const Variant& descriptor() {
