@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <future>
 #include <optional>
@@ -149,7 +150,9 @@ class PerformanceView final : public View {
     // A report saved under the default name (by this panel, or by `tilescope-cli bench
     // --json tilescope_perf.json` on a GPU machine) is shown at start.
     std::string err;
-    if (std::ifstream(path_).good()) {
+    // Not std::ifstream: opening a FIFO waits for a writer. load_report
+    // refuses a FIFO or a device without blocking.
+    if (std::error_code ec; std::filesystem::exists(path_, ec)) {
       if (auto r = load_report(path_, &err)) {
         report_ = std::move(*r);
         derive_metrics(*report_);

@@ -11,8 +11,8 @@
 #include <memory>
 
 #include "cli/command.hpp"
-#include "cli/output_file.hpp"
 #include "io/ladder.hpp"
+#include "io/output_file.hpp"
 #include "io/perf_report.hpp"
 
 namespace ts::cli {
@@ -23,7 +23,7 @@ struct BenchOptions {
   std::vector<int> sizes, lengths, tiles;
   int reps = 10, warmup = 2, radius = 3, block = 256;
   double max_seconds = 2.0;
-  bool no_flush = false, no_cublas = false, no_copy = false, quiet = false;
+  bool no_flush = false, no_cublas = false, no_copy = false, quiet = false, force = false;
   bool ladder = false;  // the SGEMM ladder's steps at n = 1024, 2048, 4096 and its table
   std::string json, csv, compare;
 };
@@ -91,13 +91,15 @@ int run_bench(const BenchOptions& o) {
     std::cerr << "bench: " << *err << "\n";
     return 2;
   }
-  // Never write a report over the one it is compared with (or JSON over CSV):
-  // checked before a sweep of minutes, not after.
-  const std::vector<std::string> inputs =
-      o.compare.empty() ? std::vector<std::string>{} : std::vector<std::string>{o.compare};
+  // Never write a report over the one it is compared with (or JSON over CSV),
+  // nor over an existing file without --force: checked before a sweep of
+  // minutes, not after.
+  OutputOptions dest;
+  dest.force = o.force;
+  if (!o.compare.empty()) dest.inputs.push_back(o.compare);
   for (const std::string* out : {&o.json, &o.csv})
     if (!out->empty())
-      if (auto e = check_output(*out, inputs, /*force=*/true)) {
+      if (auto e = check_output(*out, dest)) {
         std::cerr << "bench: " << *e << "\n";
         return 2;
       }
@@ -108,7 +110,7 @@ int run_bench(const BenchOptions& o) {
   std::optional<PerfReport> before;
   if (!o.compare.empty()) {
     std::string err;
-    before = load_report(o.compare, &err);
+    before = load_report(o.compare, &err);  // through the input layer: kind and size first
     if (!before) {
       std::cerr << "bench: --compare: " << err << "\n";
       return 2;
@@ -142,7 +144,7 @@ int run_bench(const BenchOptions& o) {
   int rc = 0;
   std::string err;
   if (!o.json.empty()) {
-    if (save_report(r, o.json, &err))
+    if (write_output(o.json, dest, to_json(r) + "\n", &err))
       std::cerr << "wrote " << o.json << "\n";
     else {
       std::cerr << "bench: " << err << "\n";
@@ -150,7 +152,7 @@ int run_bench(const BenchOptions& o) {
     }
   }
   if (!o.csv.empty()) {
-    if (write_text_file(o.csv, to_csv(r), &err))
+    if (write_output(o.csv, dest, to_csv(r), &err))
       std::cerr << "wrote " << o.csv << "\n";
     else {
       std::cerr << "bench: " << err << "\n";
@@ -212,6 +214,7 @@ TS_CLI_COMMAND(
       sub.add_option("--json", o->json, "Write the report as JSON (loadable by the app)");
       sub.add_option("--csv", o->csv, "Write the results as CSV");
       sub.add_option("--compare", o->compare, "An earlier report (JSON) to compare with");
+      sub.add_flag("--force", o->force, "Overwrite the --json and --csv files if they exist");
       return [o] { return run_bench(*o); };
     });
 

@@ -3,9 +3,9 @@
 #include <memory>
 
 #include "cli/command.hpp"
-#include "cli/output_file.hpp"
 #include "cli/report.hpp"
 #include "io/chrome_export.hpp"
+#include "io/output_file.hpp"
 #include "io/trace_file.hpp"
 
 namespace ts::cli {
@@ -27,14 +27,20 @@ int export_trace(const ExportOptions& o) {
     if (dot != std::string::npos && out.find('/', dot) == std::string::npos) out.resize(dot);
     out += ".json";
   }
-  if (auto e = check_output(out, {o.file}, o.force)) return usage_error("export", *e);
+  OutputOptions dest;
+  dest.force = o.force;
+  dest.inputs = {o.file};
+  if (auto e = check_output(out, dest)) return usage_error("export", *e);
   ChromeExportOptions opt;
   opt.lanes = o.lanes == "warps"     ? ChromeExportOptions::Lanes::Warps
               : o.lanes == "threads" ? ChromeExportOptions::Lanes::Threads
                                      : ChromeExportOptions::Lanes::Auto;
   opt.accesses = !o.no_accesses;
   ChromeExportStats st;
-  if (!export_chrome_trace(*t, out, &error, opt, &st)) return failure("export", error, false);
+  if (!write_output(
+          out, dest, [&](std::ostream& os) { return write_chrome_trace(*t, os, opt, &st); },
+          &error))
+    return failure("export", error, false);
   std::cout << "wrote " << out << ": " << st.total() << " trace events (" << st.instants
             << " accesses and barrier events, " << st.phase_slices << " phase slices, "
             << st.barrier_slices << " barrier slices)\nopen it in https://ui.perfetto.dev or "

@@ -4,10 +4,10 @@
 #include <memory>
 
 #include "cli/command.hpp"
-#include "cli/output_file.hpp"
 #include "cli/report.hpp"
 #include "engine/backend.hpp"
 #include "engine/lesson_options.hpp"
+#include "io/output_file.hpp"
 #include "io/trace_file.hpp"
 
 namespace ts::cli {
@@ -30,9 +30,17 @@ int run_command(const RunOptions& o) {
   print_notes(cmd, notes);
   if (err) return usage_error(cmd, *err, o.json);
   req.traced = !o.untraced;
-  // Before the run, so that a refused file costs no time.
+  // Before the run, so that a refused file costs no time: checked (a usage
+  // error), then opened (a FIFO nobody reads, a read-only folder: a failure),
+  // never blocking.
+  OutputOptions dest;
+  dest.force = o.force;
   if (!o.out.empty())
-    if (auto e = check_output(o.out, {}, o.force)) return usage_error(cmd, *e, o.json);
+    if (auto e = check_output(o.out, dest)) return usage_error(cmd, *e, o.json);
+  std::string open_error;
+  std::optional<OutputTarget> target =
+      o.out.empty() ? std::nullopt : open_output(o.out, dest, &open_error);
+  if (!o.out.empty() && !target) return failure(cmd, open_error, o.json);
 
   RunResult r = run(req);
   if (!r.ok) {
@@ -42,7 +50,11 @@ int run_command(const RunOptions& o) {
   const Counters c = count_accesses(r.trace);
   std::string saved_error;
   bool saved = false;
-  if (!o.out.empty()) saved = save_trace(r.trace, o.out, &saved_error);
+  if (target) {
+    const std::vector<uint8_t> bytes = serialize_trace(r.trace);
+    target->write(bytes.data(), bytes.size());
+    saved = target->commit(&saved_error);
+  }
 
   if (o.json) {
     nlohmann::json j = summary_json(r.trace, c, r.verdict);

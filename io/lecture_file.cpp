@@ -1,5 +1,7 @@
 #include "io/lecture_file.hpp"
 
+#include "io/input_file.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <CLI/CLI.hpp>
@@ -251,31 +253,21 @@ std::optional<Lecture> parse_lecture(std::string_view text, std::string* error) 
 
 std::optional<Lecture> load_lecture(const std::string& path, std::string* error) {
   std::error_code ec;
-  const std::filesystem::file_status st = std::filesystem::status(path, ec);
-  if (std::filesystem::is_directory(st)) {
+  if (std::filesystem::is_directory(path, ec)) {
     *error = path + " is a folder; give a " + kLectureExtension + " file";
     return std::nullopt;
   }
-  // Looked at before it is opened, as load_trace does: opening a FIFO waits
-  // for a writer, and a device (/dev/zero) never ends.
-  if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
-    *error = path + ": not a regular file (a device, a FIFO or a socket); give a " +
-             kLectureExtension + " file";
-    return std::nullopt;
-  }
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    *error = "cannot open " + path;
-    return std::nullopt;
-  }
-  std::string text(kMaxLectureBytes + 1, '\0');
-  f.read(text.data(), std::streamsize(text.size()));
-  text.resize(size_t(f.gcount()));
-  if (text.size() > kMaxLectureBytes) {
+  // Through the input layer: a FIFO or a device (/dev/zero) is refused
+  // without blocking, a file over kMaxLectureBytes before it is read.
+  auto in = open_input(path, {"lecture", UINT64_MAX}, error);
+  if (!in) return std::nullopt;
+  if (in->size() > kMaxLectureBytes) {
     *error = path + ": larger than " + std::to_string(kMaxLectureBytes) +
              " bytes; a lecture is a short script";
     return std::nullopt;
   }
+  std::string text(size_t(in->size()), '\0');
+  if (!in->read_at(0, text.data(), text.size(), error)) return std::nullopt;
   auto lecture = parse_lecture(text, error);
   if (!lecture) *error = path + ": " + *error;
   return lecture;

@@ -13,6 +13,9 @@
 
 #include "io/perf_report.hpp"
 
+#include "io/input_file.hpp"
+#include "io/output_file.hpp"
+
 namespace ts {
 
 using nlohmann::json;
@@ -141,12 +144,12 @@ std::string to_json(const PerfReport& r, int indent) {
   return j.dump(indent);
 }
 
-std::optional<PerfReport> report_from_json(const std::string& text, std::string* error) {
+std::optional<PerfReport> report_from_json(std::string_view text, std::string* error) {
   auto fail = [&](const std::string& m) -> std::optional<PerfReport> {
     if (error) *error = m;
     return std::nullopt;
   };
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object())
     return fail("not a TileScope performance report: the file is not valid JSON");
   // A field of the wrong type ("format": 5, "version": "1") is a malformed
@@ -256,18 +259,11 @@ std::optional<PerfReport> report_from_json(const std::string& text, std::string*
 }
 
 bool write_text_file(const std::string& path, const std::string& text, std::string* error) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) {
-    if (error) *error = "cannot open '" + path + "' for writing";
-    return false;
-  }
-  f << text;
-  f.close();
-  if (!f) {
-    if (error) *error = "writing '" + path + "' failed (disk full?)";
-    return false;
-  }
-  return true;
+  // The window's Save (the user chose the path): replaced, but only by a
+  // complete file.
+  OutputOptions o;
+  o.force = true;
+  return write_output(path, o, text, error);
 }
 
 bool save_report(const PerfReport& r, const std::string& path, std::string* error) {
@@ -275,15 +271,12 @@ bool save_report(const PerfReport& r, const std::string& path, std::string* erro
 }
 
 std::optional<PerfReport> load_report(const std::string& path, std::string* error) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    if (error) *error = "cannot open '" + path + "'";
-    return std::nullopt;
-  }
-  std::stringstream ss;
-  ss << f.rdbuf();
+  // Kind and size before a byte is read: /dev/zero, a FIFO or a folder is
+  // refused at once, and the text is mapped, not copied.
+  auto in = map_input(path, {"performance report", kMaxPerfReportBytes}, error);
+  if (!in) return std::nullopt;
   std::string err;
-  auto r = report_from_json(ss.str(), &err);
+  auto r = report_from_json(in->text(), &err);
   if (!r && error) *error = path + ": " + err;
   return r;
 }

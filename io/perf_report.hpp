@@ -4,7 +4,9 @@
 #pragma once
 
 #include <optional>
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -14,13 +16,17 @@ namespace ts {
 
 // Files: a JSON document {"format": "tilescope-perf", "version": 1, ...}.
 inline constexpr const char* kPerfReportExtension = ".json";
+// A report of every lesson at every size is well under a megabyte.
+inline constexpr uint64_t kMaxPerfReportBytes = 64ull << 20;
 // A path the window opens as a performance report rather than a trace.
 bool is_perf_report_path(const std::string& path);
 std::string to_json(const PerfReport& r, int indent = 2);
 // nullopt and `error` set when the text is not a report we can read (wrong
 // format, newer version, malformed).
-std::optional<PerfReport> report_from_json(const std::string& text, std::string* error);
+std::optional<PerfReport> report_from_json(std::string_view text, std::string* error);
 bool save_report(const PerfReport& r, const std::string& path, std::string* error);
+// Through the input layer (io/input_file.hpp): a folder, a FIFO, a device or
+// a file over kMaxPerfReportBytes is refused before it is read.
 std::optional<PerfReport> load_report(const std::string& path, std::string* error);
 // One line per result, a header first; numbers in plain decimal.
 std::string to_csv(const PerfReport& r);

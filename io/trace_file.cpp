@@ -16,6 +16,7 @@
 
 #include "analysis/trace_validate.hpp"
 #include "engine/catalogue.hpp"
+#include "io/input_file.hpp"
 
 namespace ts {
 
@@ -115,6 +116,9 @@ class Reader {
   Reader(std::span<const uint8_t> b, bool complete) : bytes_(b), complete_(complete) {}
   const char* section = "header";
   std::string error;
+  // Sizes and counts only: the buffers' values and the events are skipped,
+  // not copied (the layout check of a large file before its checksum).
+  bool layout_only = false;
 
   bool ok() const { return error.empty(); }
   size_t pos() const { return pos_; }
@@ -170,6 +174,10 @@ class Reader {
 };
 
 constexpr size_t kHeaderBytes = sizeof(kTraceMagic) + sizeof(uint32_t) + sizeof(uint64_t);
+// Up to this size a file is checksummed (or, when short, parsed for the
+// message) whole; beyond it, the sizes its sections declare must add up to
+// the file's before a page past them is read.
+constexpr uint64_t kReadWholeUpTo = 64ull << 20;
 
 std::string range_msg(const char* what, int64_t v, int64_t lo, int64_t hi) {
   return std::string(what) + " is " + std::to_string(v) + "; allowed: " + std::to_string(lo) +
@@ -381,8 +389,10 @@ bool parse_buffers(Reader& r, uint32_t version, const ArrayTable& table,
     b.is_output = is_output != 0;
     b.rows = int(rows);
     b.cols = int(cols);
-    b.values.resize(n);
-    if (n) std::memcpy(b.values.data(), r.here(), n * sizeof(float));
+    if (!r.layout_only) {
+      b.values.resize(n);
+      if (n) std::memcpy(b.values.data(), r.here(), n * sizeof(float));
+    }
     r.skip(n * sizeof(float));
     out.push_back(std::move(b));
   }
@@ -430,6 +440,10 @@ bool parse_events(Reader& r, uint32_t version, const ArrayTable& table, const La
     r.need(count > UINT64_MAX / sizeof(Event) ? UINT64_MAX : count * sizeof(Event),
            std::to_string(count) + " events");
     return false;
+  }
+  if (r.layout_only) {
+    r.skip(count * sizeof(Event));
+    return true;
   }
   out.resize(count);
   if (count) std::memcpy(out.data(), r.here(), count * sizeof(Event));
@@ -575,6 +589,41 @@ std::optional<std::string> check_header(std::span<const uint8_t> head, uint64_t 
 
 }  // namespace
 
+namespace {
+
+// Every section after the header into `t`; r.error, or the returned message
+// for a version-1 file whose lesson this build does not know.
+std::optional<std::string> parse_sections(Reader& r, uint32_t version, Trace& t) {
+  if (parse_config(r, version, t.config)) {
+    if (version == 1) {
+      // Version 1 carried no array table: the lesson's, for its parameters.
+      const Variant* v = find_variant(t.config.variant);
+      if (!v ||
+          validate(*v, t.config.params, DeviceLimits{1024, 228 * 1024, 2 * kMaxTraceFileBytes}))
+        return "invalid: a version-1 trace names its arrays through its lesson, and \"" +
+               t.config.variant + "\" with " +
+               describe(kUsesM | kUsesK | kUsesN | kUsesTile | kUsesLength | kUsesRadius | kUsesBlock,
+                        t.config.params) +
+               " is not a lesson run this build knows";
+      t.config.arrays = arrays(*v, t.config.params);
+    } else {
+      parse_arrays(r, t.config.arrays);
+    }
+    r.section = "recording";
+    t.capacity = r.get<uint64_t>();
+    t.events_dropped = r.get<uint64_t>();
+    if (r.ok() && parse_buffers(r, version, t.config.arrays, t.buffers))
+      parse_events(r, version, t.config.arrays, t.config.geometry, t.events);
+  }
+  if (r.ok()) {
+    r.section = "checksum";
+    r.need(sizeof(uint64_t), "");
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<Trace> parse_trace(std::span<const uint8_t> bytes, std::string* error) {
   auto fail = [&](std::string msg) -> std::optional<Trace> {
     if (error) *error = std::move(msg);
@@ -587,6 +636,21 @@ std::optional<Trace> parse_trace(std::span<const uint8_t> bytes, std::string* er
     return fail(*e);
 
   const bool complete = declared == size;
+  if (complete && size > kReadWholeUpTo) {
+    // A large file: its sections' sizes and counts must add up to its size
+    // before the checksum reads it all (a 4 GiB file of zeros behind a valid
+    // header is refused after a page, not after reading 4 GiB).
+    Reader layout(bytes, true);
+    layout.layout_only = true;
+    layout.skip(kHeaderBytes);
+    Trace shell;
+    if (auto e = parse_sections(layout, version, shell)) return fail(*e);
+    if (!layout.ok()) return fail(layout.error);
+    if (layout.pos() + sizeof(uint64_t) != size)
+      return fail("corrupt: its sections end at byte " +
+                  std::to_string(layout.pos() + sizeof(uint64_t)) + ", but the file has " +
+                  std::to_string(size) + " bytes");
+  }
   if (complete) {
     // A flipped byte anywhere is caught here, before any field is trusted.
     uint64_t stored = 0;
@@ -600,38 +664,13 @@ std::optional<Trace> parse_trace(std::span<const uint8_t> bytes, std::string* er
   Reader r(bytes, complete);
   r.skip(kHeaderBytes);
   Trace t;
-  if (parse_config(r, version, t.config)) {
-    if (version == 1) {
-      // Version 1 carried no array table: the lesson's, for its parameters.
-      const Variant* v = find_variant(t.config.variant);
-      if (!v ||
-          validate(*v, t.config.params, DeviceLimits{1024, 228 * 1024, 2 * kMaxTraceFileBytes}))
-        return fail(
-            "invalid: a version-1 trace names its arrays through its lesson, and \"" +
-            t.config.variant + "\" with " +
-            describe(kUsesM | kUsesK | kUsesN | kUsesTile | kUsesLength | kUsesRadius | kUsesBlock,
-                     t.config.params) +
-            " is not a lesson run this build knows");
-      t.config.arrays = arrays(*v, t.config.params);
-    } else {
-      parse_arrays(r, t.config.arrays);
-    }
-    r.section = "recording";
-    t.capacity = r.get<uint64_t>();
-    t.events_dropped = r.get<uint64_t>();
-    if (r.ok() && parse_buffers(r, version, t.config.arrays, t.buffers))
-      parse_events(r, version, t.config.arrays, t.config.geometry, t.events);
-    // Version-1 lines point into the kernel headers of that time: a barrier
-    // is now on the line its lesson's header gives it (accesses keep theirs).
-    if (const Variant* v = version == 1 ? find_variant(t.config.variant) : nullptr; v && r.ok())
-      for (Event& e : t.events)
-        if (is_barrier(e.kind) && e.barrier >= 1 && e.barrier <= v->barriers.size())
-          e.line = uint16_t(v->barriers[e.barrier - 1].line);
-  }
-  if (r.ok()) {
-    r.section = "checksum";
-    r.need(sizeof(uint64_t), "");
-  }
+  if (auto e = parse_sections(r, version, t)) return fail(*e);
+  // Version-1 lines point into the kernel headers of that time: a barrier
+  // is now on the line its lesson's header gives it (accesses keep theirs).
+  if (const Variant* v = version == 1 ? find_variant(t.config.variant) : nullptr; v && r.ok())
+    for (Event& e : t.events)
+      if (is_barrier(e.kind) && e.barrier >= 1 && e.barrier <= v->barriers.size())
+        e.line = uint16_t(v->barriers[e.barrier - 1].line);
   if (!r.ok()) {
     if (!complete && r.error.rfind("truncated", 0) != 0)
       // The file is short AND something before the cut is bad: say both.
@@ -653,199 +692,6 @@ std::optional<Trace> parse_trace(std::span<const uint8_t> bytes, std::string* er
   return t;
 }
 
-namespace {
-
-// Closes a file descriptor when it goes out of scope.
-struct Fd {
-  int fd = -1;
-  Fd() = default;
-  explicit Fd(int f) : fd(f) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-  // Closes now and reports what close says (a network file system may fail here).
-  int close_now() {
-    const int rc = ::close(fd);
-    fd = -1;
-    return rc;
-  }
-};
-
-std::string errno_text(int e) {
-  return std::strerror(e);
-}
-
-const char* file_kind(mode_t m) {
-  if (S_ISDIR(m)) return "a directory";
-  if (S_ISCHR(m)) return "a character device";
-  if (S_ISBLK(m)) return "a block device";
-  if (S_ISFIFO(m)) return "a FIFO";
-  if (S_ISSOCK(m)) return "a socket";
-  return "of an unknown kind";
-}
-
-bool write_all(int fd, const char* p, size_t n) {
-  while (n > 0) {
-    const ssize_t w = ::write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      if (w == 0) errno = EIO;
-      return false;
-    }
-    p += w;
-    n -= size_t(w);
-  }
-  return true;
-}
-
-// Reads exactly n bytes; false with errno set on an error, or 0 when the file
-// ended early (it shrank since its size was taken).
-bool read_all(int fd, uint8_t* p, size_t n) {
-  while (n > 0) {
-    const ssize_t r = ::read(fd, p, std::min<size_t>(n, size_t(1) << 30));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) {
-      if (r == 0) errno = 0;
-      return false;
-    }
-    p += r;
-    n -= size_t(r);
-  }
-  return true;
-}
-
-// An output stream buffer onto a file descriptor that keeps the first write
-// error (errno), so that "No space left on device" reaches the message.
-class FdBuf : public std::streambuf {
- public:
-  explicit FdBuf(int fd) : fd_(fd) { setp(buf_, buf_ + sizeof buf_); }
-  int error() const { return error_; }
-
- protected:
-  int_type overflow(int_type c) override {
-    if (!drain()) return traits_type::eof();
-    if (!traits_type::eq_int_type(c, traits_type::eof())) {
-      *pptr() = traits_type::to_char_type(c);
-      pbump(1);
-    }
-    return traits_type::not_eof(c);
-  }
-  std::streamsize xsputn(const char* s, std::streamsize n) override {
-    if (n < std::streamsize(sizeof buf_)) return std::streambuf::xsputn(s, n);
-    if (!drain()) return 0;
-    if (!write_all(fd_, s, size_t(n))) {
-      error_ = errno;
-      return 0;
-    }
-    return n;
-  }
-  int sync() override { return drain() ? 0 : -1; }
-
- private:
-  bool drain() {
-    if (error_) return false;
-    if (!write_all(fd_, pbase(), size_t(pptr() - pbase()))) {
-      error_ = errno;
-      return false;
-    }
-    setp(buf_, buf_ + sizeof buf_);
-    return true;
-  }
-  int fd_;
-  int error_ = 0;
-  char buf_[1 << 16];
-};
-
-// Runs `write` into fd, flushes, and with `durable` waits until the data is
-// on disk; 0 or the errno of what failed.
-int write_into(int fd, const std::function<bool(std::ostream&)>& write, bool durable) {
-  FdBuf buf(fd);
-  std::ostream os(&buf);
-  const bool wrote = write(os) && os.flush();
-  if (!wrote) return buf.error() ? buf.error() : EIO;
-  if (durable && ::fsync(fd) != 0) return errno;
-  return 0;
-}
-
-// The file that `path` leads to through symbolic links (the path itself when
-// it is no link, or a link's missing target: a new file there).
-std::optional<std::string> follow_links(const std::string& path, std::string* target) {
-  namespace fs = std::filesystem;
-  fs::path p = path;
-  for (int hops = 0;; ++hops) {
-    std::error_code ec;
-    const fs::file_status s = fs::symlink_status(p, ec);
-    if (ec || !fs::is_symlink(s)) break;
-    if (hops == 40) return std::string("too many levels of symbolic links");
-    const fs::path to = fs::read_symlink(p, ec);
-    if (ec) return ec.message();
-    p = to.is_absolute() ? to : p.parent_path() / to;
-  }
-  *target = p.string();
-  return std::nullopt;
-}
-
-}  // namespace
-
-bool write_file_safely(const std::string& path, const std::function<bool(std::ostream&)>& write,
-                       std::string* error) {
-  auto fail = [&](const std::string& why) {
-    if (error) *error = "cannot write " + path + ": " + why;
-    return false;
-  };
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-    if (S_ISDIR(st.st_mode)) return fail("it is a directory");
-    // A device or a pipe (/dev/null, /dev/stdout, a FIFO): written in place,
-    // as a shell redirection would; a file renamed over it would replace it.
-    Fd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
-    if (fd.fd < 0) return fail(errno_text(errno));
-    if (const int e = write_into(fd.fd, write, false)) return fail(errno_text(e));
-    if (fd.close_now() != 0) return fail(errno_text(errno));
-    return true;
-  }
-  // A regular file or a new one. Through symbolic links the file they lead to
-  // is replaced and the links stay links.
-  std::string target;
-  if (auto e = follow_links(path, &target)) return fail(*e);
-  struct stat tst {};
-  const bool exists = ::stat(target.c_str(), &tst) == 0;
-  if (exists && !S_ISREG(tst.st_mode))  // changed since the first look
-    return fail(std::string("it is ") + file_kind(tst.st_mode));
-  // A read-only file stays unwritten, as a direct write would leave it.
-  if (exists && ::access(target.c_str(), W_OK) != 0) return fail(errno_text(errno));
-
-  // Written next to the target and renamed over it once complete: a failed
-  // or interrupted write leaves the old file as it was.
-  static std::atomic<unsigned> counter{0};
-  const mode_t mode = exists ? (tst.st_mode & 07777) : 0666;  // new files: 0666 less the umask
-  std::string tmp;
-  Fd fd;
-  for (int attempt = 0; attempt < 100 && fd.fd < 0; ++attempt) {
-    tmp = target + ".part-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-    fd.fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-    if (fd.fd < 0 && errno != EEXIST) return fail(errno_text(errno));
-  }
-  if (fd.fd < 0) return fail("no free name for a temporary file beside it");
-  if (exists) ::fchmod(fd.fd, mode);  // keep the permissions the file had
-  int err = write_into(fd.fd, write, true);
-  if (fd.close_now() != 0 && err == 0) err = errno;
-  if (err == 0 && ::rename(tmp.c_str(), target.c_str()) != 0) err = errno;
-  if (err != 0) {
-    ::unlink(tmp.c_str());
-    return fail(errno_text(err));
-  }
-  return true;
-}
-
-bool same_file(const std::string& a, const std::string& b) {
-  std::error_code ec;
-  const bool same = std::filesystem::equivalent(a, b, ec);
-  return !ec && same;
-}
-
 bool save_trace(const Trace& t, const std::string& path, std::string* error) {
   const std::vector<uint8_t> bytes = serialize_trace(t);
   return write_file_safely(
@@ -862,28 +708,21 @@ std::optional<Trace> load_trace(const std::string& path, std::string* error) {
     if (error) *error = path + ": " + msg;
     return std::nullopt;
   };
-  // Looked at before it is opened: opening a FIFO for reading waits for a
-  // writer, and a device (/dev/zero, /dev/urandom) never ends.
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return fail("cannot open: " + errno_text(errno));
-  if (S_ISDIR(st.st_mode)) return fail("is a directory, not a trace file");
-  if (!S_ISREG(st.st_mode))
-    return fail(std::string("not a regular file (") + file_kind(st.st_mode) + ")");
-  // O_NONBLOCK: should the path become a FIFO after the look, open still returns.
-  Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
-  if (fd.fd < 0) return fail("cannot open: " + errno_text(errno));
-  if (::fstat(fd.fd, &st) != 0) return fail("cannot read its size: " + errno_text(errno));
-  if (!S_ISREG(st.st_mode))
-    return fail(std::string("not a regular file (") + file_kind(st.st_mode) + ")");
-  const uint64_t size = uint64_t(st.st_size);
+  // The kind first (a FIFO, a device or a folder is refused without
+  // blocking); the size limit after the header, so junk is called junk.
+  auto in = open_input(path, {"trace", UINT64_MAX}, error);
+  if (!in) return std::nullopt;
+  const uint64_t size = in->size();
 
   // The header first: junk, a wrong version or a wrong size is refused after
   // 20 bytes, however large the file.
   uint8_t head[kHeaderBytes];
   const size_t head_bytes = size_t(std::min<uint64_t>(size, kHeaderBytes));
-  if (!read_all(fd.fd, head, head_bytes))
-    return fail(errno ? "read error: " + errno_text(errno)
-                      : std::string("the file changed while it was read"));
+  std::string why;
+  if (!in->read_at(0, head, head_bytes, &why)) {
+    if (error) *error = why;
+    return std::nullopt;
+  }
   uint64_t declared = 0;
   if (auto e = check_header(std::span<const uint8_t>(head, head_bytes), size, &declared))
     return fail(*e);
@@ -892,18 +731,16 @@ std::optional<Trace> load_trace(const std::string& path, std::string* error) {
                 std::to_string(kMaxTraceFileBytes >> 30) + " GiB");
   // Shorter than its header says. A small one is read anyway, so that the
   // message says in which section it ends; a large one is not read at all.
-  constexpr uint64_t kReadTruncatedUpTo = 64ull << 20;
-  if (declared != size && size > kReadTruncatedUpTo)
+  if (declared != size && size > kReadWholeUpTo)
     return fail("truncated: the header says the file has " + std::to_string(declared) +
                 " bytes, but it has " + std::to_string(size) + " (an interrupted copy?)");
 
-  std::vector<uint8_t> bytes(static_cast<size_t>(size));
-  std::memcpy(bytes.data(), head, head_bytes);
-  if (!read_all(fd.fd, bytes.data() + head_bytes, bytes.size() - head_bytes))
-    return fail(errno ? "read error: " + errno_text(errno)
-                      : std::string("the file changed while it was read"));
-  std::string why;
-  auto t = parse_trace(bytes, &why);
+  // Mapped, not copied: parse_trace checks the layout of a large file before
+  // its checksum reads every page.
+  auto mapped = map_input(path, {"trace", kMaxTraceFileBytes}, error);
+  if (!mapped) return std::nullopt;
+  if (mapped->size() != size) return fail("the file changed while it was read");
+  auto t = parse_trace(mapped->bytes(), &why);
   if (!t) return fail(why);
   return t;
 }

@@ -42,6 +42,7 @@
 #include <string>
 #include <vector>
 
+#include "io/output_file.hpp"  // write_file_safely, same_file
 #include "model/trace.hpp"
 
 namespace ts {
@@ -58,22 +59,12 @@ std::optional<Trace> parse_trace(std::span<const uint8_t> bytes, std::string* er
 
 // Writes with write_file_safely.
 bool save_trace(const Trace& t, const std::string& path, std::string* error);
-// Refuses what is not a regular file (a directory, /dev/zero, a FIFO) before
-// opening it, and reads the 20-byte header before the rest: junk or a wrong
-// size is refused without reading the file.
+// Through the input layer (io/input_file.hpp): refuses what is not a regular
+// file (a directory, /dev/zero, a FIFO) without blocking, reads the 20-byte
+// header before the rest (junk or a wrong size is refused without reading the
+// file), then maps the file; beyond 64 MiB the sizes its sections declare
+// must add up to the file's size before the checksum reads every page.
 std::optional<Trace> load_trace(const std::string& path, std::string* error);
-
-// Writes `path` so that nothing the user owns is lost: a regular file (or a
-// new path) is written beside it and renamed over it once complete, so a
-// failed write leaves the old file; through symbolic links the file they lead
-// to is replaced and the links stay; a device or pipe (/dev/null, /dev/stdout,
-// a FIFO) is written in place; a directory is refused. `write` fills the
-// stream and returns false when it failed. On failure, `error` says why
-// ("cannot write /dev/full: No space left on device").
-bool write_file_safely(const std::string& path, const std::function<bool(std::ostream&)>& write,
-                       std::string* error);
-// Whether two paths name one file (links followed); false when either is missing.
-bool same_file(const std::string& a, const std::string& b);
 
 uint64_t fnv1a64(std::span<const uint8_t> bytes);
 
