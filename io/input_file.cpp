@@ -58,7 +58,8 @@ std::optional<InputFile> open_input(const std::string& path, const InputLimits& 
   f.path_ = path;
   f.fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (f.fd_ < 0) return fail(std::string("cannot open: ") + strerror(errno));
-  if (::fstat(f.fd_, &st) != 0) return fail(std::string("cannot read its size: ") + strerror(errno));
+  if (::fstat(f.fd_, &st) != 0)
+    return fail(std::string("cannot read its size: ") + strerror(errno));
   if (!S_ISREG(st.st_mode)) return fail(not_regular(lim, st.st_mode));
   f.size_ = uint64_t(st.st_size);
   if (f.size_ > lim.max_bytes)
@@ -67,7 +68,8 @@ std::optional<InputFile> open_input(const std::string& path, const InputLimits& 
   return f;
 }
 
-InputFile::InputFile(InputFile&& o) noexcept : path_(std::move(o.path_)), fd_(o.fd_), size_(o.size_) {
+InputFile::InputFile(InputFile&& o) noexcept
+    : path_(std::move(o.path_)), fd_(o.fd_), size_(o.size_) {
   o.fd_ = -1;
 }
 

@@ -41,8 +41,7 @@ class InputFile {
   bool read_at(uint64_t offset, void* out, size_t n, std::string* error) const;
 
  private:
-  friend std::optional<InputFile> open_input(const std::string&, const InputLimits&,
-                                             std::string*);
+  friend std::optional<InputFile> open_input(const std::string&, const InputLimits&, std::string*);
   InputFile() = default;
   std::string path_;
   int fd_ = -1;
@@ -69,8 +68,7 @@ class MappedInput {
   size_t size() const { return size_; }
 
  private:
-  friend std::optional<MappedInput> map_input(const std::string&, const InputLimits&,
-                                              std::string*);
+  friend std::optional<MappedInput> map_input(const std::string&, const InputLimits&, std::string*);
   MappedInput() = default;
   std::string path_;
   const uint8_t* data_ = nullptr;

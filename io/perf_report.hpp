@@ -3,8 +3,8 @@
 // plots (kept here so that it is tested without a window).
 #pragma once
 
-#include <optional>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>

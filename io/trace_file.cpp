@@ -602,8 +602,9 @@ std::optional<std::string> parse_sections(Reader& r, uint32_t version, Trace& t)
           validate(*v, t.config.params, DeviceLimits{1024, 228 * 1024, 2 * kMaxTraceFileBytes}))
         return "invalid: a version-1 trace names its arrays through its lesson, and \"" +
                t.config.variant + "\" with " +
-               describe(kUsesM | kUsesK | kUsesN | kUsesTile | kUsesLength | kUsesRadius | kUsesBlock,
-                        t.config.params) +
+               describe(
+                   kUsesM | kUsesK | kUsesN | kUsesTile | kUsesLength | kUsesRadius | kUsesBlock,
+                   t.config.params) +
                " is not a lesson run this build knows";
       t.config.arrays = arrays(*v, t.config.params);
     } else {
