@@ -186,7 +186,7 @@ std::optional<OutputTarget> open_output(const std::string& path, const OutputOpt
     return fail(std::string("it is ") + file_kind(tst.st_mode));
   // A read-only file stays unwritten, as a direct write would leave it.
   if (exists && ::access(t.target_.c_str(), W_OK) != 0) return fail(errno_text(errno));
-  t.no_replace_ = !exists || !o.force;
+  t.no_replace_ = !exists && !o.force;  // a file that appears meanwhile is kept
 
   // Beside the target, so the rename stays on one file system.
   static std::atomic<unsigned> counter{0};
