@@ -36,6 +36,8 @@ void ask(AppState& s, int index) {
   Q.answer = {};
   Q.grade = {};
   Q.cursor = -1;
+  Q.drag_from = Q.drag_to = Q.anchor = -1;
+  Q.before.clear();
   const Question* q = Q.question();
   if (!q || !s.replay) return;
   const ArrayInfo* a = s.trace().array(q->array);

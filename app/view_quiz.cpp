@@ -31,15 +31,13 @@ bool band_button(const char* label, bool highlighted) {
 
 std::string verdict_text(const Question& q, const Answer& a, const Grade& g) {
   if (g.right) return "Right!";
-  std::string t = "Not quite:";
-  if (!q.cells()) {
+  if (!q.cells()) {  // short: it shares a line with Next at a large font
+    std::string c = "Answer: " + q.choices[size_t(std::max(0, q.truth_choice))] + " (green)";
     if (a.choice >= 0 && a.choice < int(q.choices.size()))
-      t.append(" you picked ").append(q.choices[size_t(a.choice)]).append(" (red);");
-    else
-      t.append(" no choice picked;");
-    t.append(" the answer is ").append(q.choices[size_t(std::max(0, q.truth_choice))]);
-    return t.append(" (green).");
+      c.append(", not ").append(q.choices[size_t(a.choice)]).append(" (red)");
+    return c.append(".");
   }
+  std::string t = "Not quite:";
   if (!g.missed.empty())
     t.append(" ").append(std::to_string(g.missed.size())).append(" missed (yellow rings)");
   if (!g.extra.empty()) {
