@@ -98,16 +98,37 @@ struct CellSet {
   std::vector<uint32_t> events;
 };
 
-// Cell candidates of a few to a grid-full of cells: enough to think about, few
-// enough to click. Where none fits, any will do.
-template <class Key>
-std::vector<const std::pair<const Key, CellSet>*> clickable(const std::map<Key, CellSet>& m) {
-  std::vector<const std::pair<const Key, CellSet>*> good, any;
-  for (const auto& kv : m) {
-    any.push_back(&kv);
-    if (kv.second.cells.size() >= 2 && kv.second.cells.size() <= 64) good.push_back(&kv);
+// `count` distinct indices below n whose facts differ, in the order drawn: a
+// fact already drawn is passed over (the same seed still draws the same).
+template <class Fact>
+std::vector<size_t> draw_distinct(Rng& rng, size_t n, int count, Fact&& fact) {
+  std::vector<size_t> all(n);
+  for (size_t i = 0; i < n; ++i)
+    all[i] = i;
+  std::set<std::string> seen;
+  std::vector<size_t> out;
+  while (!all.empty() && int(out.size()) < count) {
+    const size_t k = rng.below(all.size());
+    const size_t i = all[k];
+    all.erase(all.begin() + ptrdiff_t(k));
+    if (seen.insert(fact(i)).second) out.push_back(i);
   }
-  return good.empty() ? any : good;
+  return out;
+}
+
+// What a cell question asks, whoever is asked about: two blocks (warps,
+// threads) loading their tiles of one array in one phase ask one thing, even
+// where an edge tile is smaller.
+std::string cell_fact(QuestionKind kind, ArraySlot array, int phase, const char* unit) {
+  return std::string(to_string(kind)) + '|' + std::to_string(array) + '|' + std::to_string(phase) +
+         '|' + unit;
+}
+
+// Enough to think about, few enough picks to answer live.
+bool good_cells(const Trace& t, ArraySlot array, const CellSet& c) {
+  const ArrayInfo* a = t.array(array);
+  if (!a || c.cells.size() < 2) return false;
+  return picks_for(std::vector<uint32_t>(c.cells.begin(), c.cells.end()), *a) <= kMaxPicks;
 }
 
 Question cell_question(QuestionKind kind, const CellSet& c, ArraySlot array, uint32_t block) {
@@ -117,33 +138,69 @@ Question cell_question(QuestionKind kind, const CellSet& c, ArraySlot array, uin
   q.block = block;
   q.truth_cells.assign(c.cells.begin(), c.cells.end());
   q.events = c.events;
-  q.hint = "Click the cells (or arrows + Space), then Enter";
+  q.hint =
+      "Click cells or drag a rectangle (Shift adds, Ctrl removes; arrows + Space, "
+      "Shift+arrows), then Enter";
   return q;
 }
 
 void load_cells(const Trace& t, const std::vector<uint16_t>& phase, int max_phase, Rng& rng,
                 int count, std::vector<Question>& out) {
-  using Key = std::tuple<ArraySlot, uint32_t, uint16_t>;  // array, block, phase
-  std::map<Key, CellSet> sets;
+  // Who loads: a block (-1, -1), a warp of it (w, -1) or a thread (-1, t).
+  using Who = std::tuple<ArraySlot, uint32_t, uint16_t>;  // array, block, phase
+  using Unit = std::pair<int, int>;                       // warp, thread
+  std::map<Who, std::map<Unit, CellSet>> sets;
   for (size_t i = 0; i < t.events.size(); ++i) {
     const Event& e = t.events[i];
     const ArrayInfo* a = t.array(e.array);
     if (e.kind != EventKind::GlobalLoad || !a || a->space != Space::Global || a->output() ||
         (e.flags & kFlagOutOfRange) || e.element >= a->count())
       continue;
-    CellSet& c = sets[{e.array, e.block, phase[i]}];
-    c.cells.insert(e.element);
-    c.events.push_back(uint32_t(i));
+    auto& units = sets[{e.array, e.block, phase[i]}];
+    for (const Unit& u : {Unit{-1, -1}, Unit{int(warp_of(e)), -1}, Unit{-1, int(e.thread)}}) {
+      CellSet& c = units[u];
+      c.cells.insert(e.element);
+      c.events.push_back(uint32_t(i));
+    }
   }
-  const auto cand = clickable(sets);
-  for (size_t k : draw(rng, cand.size(), count)) {
-    const auto& [key, c] = *cand[k];
-    const auto [array, block, ph] = key;
-    Question q = cell_question(QuestionKind::LoadCells, c, array, block);
+  // The largest unit whose cells a class can pick: the block, else its warps,
+  // else its threads.
+  struct Cand {
+    const Who* who;
+    Unit unit;
+    const CellSet* cells;
+  };
+  auto unit_name = [](Unit u) {
+    return u.first >= 0 ? "warp" : u.second >= 0 ? "thread" : "block";
+  };
+  std::vector<Cand> cand;
+  for (const auto& [who, units] : sets) {
+    for (int level = 0; level < 3; ++level) {
+      const size_t before = cand.size();
+      for (const auto& [u, c] : units) {
+        const int l = u.first < 0 && u.second < 0 ? 0 : u.first >= 0 ? 1 : 2;
+        if (l == level && good_cells(t, std::get<0>(who), c)) cand.push_back({&who, u, &c});
+      }
+      if (cand.size() > before) break;
+    }
+  }
+  const auto drawn = draw_distinct(rng, cand.size(), count, [&](size_t k) {
+    const auto [array, block, ph] = *cand[k].who;
+    return cell_fact(QuestionKind::LoadCells, array, ph, unit_name(cand[k].unit));
+  });
+  for (size_t k : drawn) {
+    const auto [array, block, ph] = *cand[k].who;
+    Question q = cell_question(QuestionKind::LoadCells, *cand[k].cells, array, block);
     q.phase = ph;
-    q.text = "Which cells of " + array_name(t.config.arrays, array) + " will " +
+    q.warp = cand[k].unit.first;
+    q.thread = cand[k].unit.second;
+    const std::string who = q.warp >= 0     ? "warp " + std::to_string(q.warp) + " of "
+                            : q.thread >= 0 ? thread_name(t, uint32_t(q.thread)) + " of "
+                                            : std::string();
+    q.text = "Which cells of " + array_name(t.config.arrays, array) + " will " + who +
              block_name(t, block) + " load" +
              (max_phase > 0 ? " in phase " + std::to_string(ph) : std::string()) + "?";
+    q.fact = cell_fact(q.kind, array, ph, unit_name(cand[k].unit));
     out.push_back(std::move(q));
   }
 }
@@ -162,8 +219,14 @@ void shared_reads(const Trace& t, const std::vector<uint16_t>& phase, int max_ph
     c.cells.insert(e.element);
     c.events.push_back(uint32_t(i));
   }
-  const auto cand = clickable(sets);
-  for (size_t k : draw(rng, cand.size(), count)) {
+  std::vector<const std::pair<const Key, CellSet>*> cand;
+  for (const auto& kv : sets)
+    if (good_cells(t, std::get<0>(kv.first), kv.second)) cand.push_back(&kv);
+  const auto drawn = draw_distinct(rng, cand.size(), count, [&](size_t k) {
+    const auto& [key, c] = *cand[k];
+    return cell_fact(QuestionKind::SharedReads, std::get<0>(key), std::get<3>(key), "thread");
+  });
+  for (size_t k : drawn) {
     const auto& [key, c] = *cand[k];
     const auto [array, block, thread, ph] = key;
     Question q = cell_question(QuestionKind::SharedReads, c, array, block);
@@ -172,6 +235,7 @@ void shared_reads(const Trace& t, const std::vector<uint16_t>& phase, int max_ph
     q.text = "Which cells of " + array_name(t.config.arrays, array) + " does " +
              thread_name(t, thread) + " of " + block_name(t, block) + " read" +
              (max_phase > 0 ? " in phase " + std::to_string(ph) : std::string()) + "?";
+    q.fact = cell_fact(q.kind, array, ph, "thread");
     out.push_back(std::move(q));
   }
 }
@@ -208,7 +272,12 @@ void last_warp(const Trace& t, const std::vector<uint16_t>& phase, Rng& rng, int
     cand.emplace_back(key,
                       int(std::max_element(a.latest.begin(), a.latest.end()) - a.latest.begin()));
   }
-  for (size_t k : draw(rng, cand.size(), count)) {
+  auto fact = [&](size_t k) {  // another block at the same barrier asks the same
+    const auto [block, ph, barrier] = cand[k].first;
+    return std::string(to_string(QuestionKind::LastWarp)) + '|' + std::to_string(barrier) + '|' +
+           std::to_string(ph);
+  };
+  for (size_t k : draw_distinct(rng, cand.size(), count, fact)) {
     const auto [key, last] = cand[k];
     const auto [block, ph, barrier] = key;
     Question q;
@@ -221,6 +290,7 @@ void last_warp(const Trace& t, const std::vector<uint16_t>& phase, Rng& rng, int
       q.choices.push_back("warp " + std::to_string(w));
     q.truth_choice = last;
     q.truth_number = last;
+    q.fact = fact(k);
     q.text = "Which warp of " + block_name(t, block) + " reaches barrier " +
              std::to_string(barrier) + " last in phase " + std::to_string(ph) + "?";
     q.hint =
@@ -248,6 +318,8 @@ void wrong_without(const Trace& t, Rng& rng, int count, std::vector<Question>& o
     q.barrier = barrier;
     q.rerun = wrong_without_request(t, barrier);
     q.settled = false;
+    q.salt = rng.next();
+    q.fact = std::string(to_string(q.kind)) + '|' + std::to_string(barrier);
     q.text = "Which cells of " + array_name(t.config.arrays, o->slot) +
              " will be wrong without barrier " + std::to_string(barrier) + " (line " +
              std::to_string(line) + ")?";
@@ -303,6 +375,8 @@ Question number_question(const Trace& t, const WarpAccesses& w, const WarpAccess
     if (nums[i] == truth) q.truth_choice = int(i);
   }
   q.truth_number = truth;
+  q.fact = std::string(to_string(kind)) + '|' + std::to_string(a.line) + '|' +
+           std::to_string(int(a.kind)) + '|' + std::to_string(a.array);
   const std::string what = access_text(t, a.line, a.array);
   const std::string who = "warp " + std::to_string(a.warp) + " of " + block_name(t, a.block);
   const std::string verb = is_store(a.kind) ? "write to " : "read of ";
@@ -316,7 +390,61 @@ Question number_question(const Trace& t, const WarpAccesses& w, const WarpAccess
   return q;
 }
 
+// The output cells each block, and each warp, writes: (block, -1) and (block, warp).
+std::map<std::pair<uint32_t, int>, std::set<uint32_t>> written_by(const Trace& t, ArraySlot out) {
+  std::map<std::pair<uint32_t, int>, std::set<uint32_t>> w;
+  const ArrayInfo* a = t.array(out);
+  for (const Event& e : t.events)
+    if ((e.kind == EventKind::GlobalStore || e.kind == EventKind::GlobalAtomic) && e.array == out &&
+        a && e.element < a->count() && !(e.flags & kFlagOutOfRange)) {
+      w[{e.block, -1}].insert(e.element);
+      w[{e.block, int(warp_of(e))}].insert(e.element);
+    }
+  return w;
+}
+
 }  // namespace
+
+int picks_for(const std::vector<uint32_t>& cells, const ArrayInfo& a) {
+  const uint64_t cols = a.rows > 1 && a.cols > 0 ? uint64_t(a.cols) : 0;  // 0: one row
+  std::set<uint64_t> left(cells.begin(), cells.end());
+  int picks = 0;
+  while (!left.empty()) {
+    const uint64_t e = *left.begin();  // the top-left cell left: a rectangle starts there
+    uint64_t w = 1;
+    while ((!cols || e % cols + w < cols) && left.count(e + w))
+      ++w;
+    uint64_t h = 1;
+    auto row_left = [&](uint64_t r) {
+      for (uint64_t i = 0; i < w; ++i)
+        if (!left.count(e + r * cols + i)) return false;
+      return true;
+    };
+    while (cols && row_left(h))
+      ++h;
+    for (uint64_t r = 0; r < h; ++r)
+      for (uint64_t i = 0; i < w; ++i)
+        left.erase(e + r * cols + i);
+    ++picks;
+  }
+  return picks;
+}
+
+std::vector<uint32_t> rectangle_cells(const ArrayInfo& a, int r0, int c0, int r1, int c1) {
+  const bool one_row = a.rows <= 1;
+  const int rows = one_row ? 1 : a.rows, cols = one_row ? int(a.count()) : a.cols;
+  if (r0 > r1) std::swap(r0, r1);
+  if (c0 > c1) std::swap(c0, c1);
+  r0 = std::max(r0, 0);
+  c0 = std::max(c0, 0);
+  r1 = std::min(r1, rows - 1);
+  c1 = std::min(c1, cols - 1);
+  std::vector<uint32_t> out;
+  for (int r = r0; r <= r1; ++r)
+    for (int c = c0; c <= c1; ++c)
+      out.push_back(uint32_t(int64_t(r) * cols + c));
+  return out;
+}
 
 std::vector<int> number_choices(int truth) {
   std::vector<int> v = {1, 2, 4, 8, 16, 32};
@@ -395,12 +523,57 @@ RunRequest wrong_without_request(const Trace& t, int barrier) {
   return r;
 }
 
-bool settle_wrong_without(Question& q, const Trace& run_without) {
+bool settle_wrong_without(Question& q, const Trace& run_without, const Trace* asked) {
   const std::optional<Verdict> v = verdict_of(run_without);
   if (!v || !v->checked) return false;
   q.truth_cells = v->wrong_cells;
   std::sort(q.truth_cells.begin(), q.truth_cells.end());
+  q.truth_cells.erase(std::unique(q.truth_cells.begin(), q.truth_cells.end()), q.truth_cells.end());
   q.settled = true;
+  const ArrayInfo* a = asked ? asked->array(q.array) : nullptr;
+  if (!a) return true;
+  // Few picks first: the whole output, else the cells one block writes, else
+  // one warp's; a unit where some go wrong, chosen by the salt.
+  const auto written = written_by(*asked, q.array);
+  for (const int most : {kMaxPicks / 4, kMaxPicks}) {
+    if (picks_for(q.truth_cells, *a) <= most) return true;
+    for (const bool per_warp : {false, true}) {
+      struct Cand {
+        std::pair<uint32_t, int> who;
+        std::vector<uint32_t> truth;
+      };
+      std::vector<Cand> good, any;
+      for (const auto& [who, cells] : written) {
+        if ((who.second >= 0) != per_warp || cells.size() < 2) continue;
+        Cand c{who, {}};
+        std::set_intersection(cells.begin(), cells.end(), q.truth_cells.begin(),
+                              q.truth_cells.end(), std::back_inserter(c.truth));
+        if (picks_for(c.truth, *a) > most) continue;
+        (c.truth.empty() ? any : good).push_back(std::move(c));
+      }
+      // A unit where nothing goes wrong only on the last try.
+      const auto& from = !good.empty() || most < kMaxPicks ? good : any;
+      if (from.empty()) continue;
+      const Cand& c = from[size_t(q.salt % from.size())];
+      q.block = c.who.first;
+      q.warp = c.who.second;
+      const auto& scope = written.at(c.who);
+      q.scope_cells.assign(scope.begin(), scope.end());
+      q.truth_cells = c.truth;
+      const std::string name = array_name(asked->config.arrays, q.array);
+      const std::string head = "Which cells of " + name;
+      const std::string who =
+          (q.warp >= 0 ? "warp " + std::to_string(q.warp) + " of " : std::string()) +
+          block_name(*asked, q.block);
+      if (q.text.rfind(head, 0) == 0)
+        q.text = "Which of the cells " + who + " writes to " + name + " (shaded) will be wrong" +
+                 q.text.substr(head.size() + std::string(" will be wrong").size());
+      q.hint =
+          "Click or drag cells in the shaded part (none is an answer too), then Enter. Truth: a "
+          "run without it, odd warps skewed";
+      return true;
+    }
+  }
   return true;
 }
 

@@ -97,9 +97,11 @@ int main(int argc, char** argv) {
   cli.add_option("--step", opt.lecture_step, "the lecture's step to open at (1 = the first)");
   cli.add_option("--keys", opt.keys, "scripted: press these keys before the screenshot")
       ->delimiter(',')
-      ->check(CLI::IsMember({"pagedown", "pageup", "escape", "q",     "enter", "n", "space",
-                             "up",       "down",   "left",   "right", "1",     "2", "3",
-                             "4",        "5",      "6",      "7",     "8",     "9"}));
+      ->check(CLI::IsMember({"pagedown", "pageup",     "escape",     "q",          "enter",
+                             "n",        "space",      "up",         "down",       "left",
+                             "right",    "1",          "2",          "3",          "4",
+                             "5",        "6",          "7",          "8",          "9",
+                             "shift+up", "shift+down", "shift+left", "shift+right"}));
   std::string quiz_seed;
   CLI::Option* quiz = cli.add_option("--quiz", quiz_seed,
                                      "start a quiz on the run (SEED: which questions; 1 when "
@@ -107,7 +109,8 @@ int main(int argc, char** argv) {
                           ->expected(0, 1);
   cli.add_option("--quiz-answer", opt.quiz_answer,
                  "scripted: answer the quiz's first question: truth, truth-1, truth+1, none, "
-                 "choice:N or cells 3,17,20");
+                 "cells 3,17,20, rectangles rect:ARRAY:r0,c0-r1,c1 (joined by ;) or choice:N "
+                 "(the first choice question's)");
   cli.add_option("--record", opt.record,
                  "export the replay from --from to --to: FILE.gif (animated), FILE.mp4 (H.264, "
                  "needs ffmpeg) or FILE.png (FILE_0000.png, ...); a frame is the window at one "

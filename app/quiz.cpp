@@ -5,7 +5,10 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <iterator>
 #include <sstream>
+#include <utility>
 
 #include "app/app_state.hpp"
 
@@ -33,14 +36,21 @@ void ask(AppState& s, int index) {
   Q.answer = {};
   Q.grade = {};
   Q.cursor = -1;
+  Q.drag_from = Q.drag_to = Q.anchor = -1;
+  Q.before.clear();
   const Question* q = Q.question();
   if (!q || !s.replay) return;
   const ArrayInfo* a = s.trace().array(q->array);
   if (q->kind != QuestionKind::WrongWithout && q->kind != QuestionKind::Sectors &&
       (q->kind != QuestionKind::LoadCells || s.trace().config.geometry.grid.count() > 1))
     s.selection.block = q->block;  // the grid shows this block's shared memory and tiles
-  s.selection.thread = q->kind == QuestionKind::SharedReads ? q->thread : -1;
+  s.selection.thread = q->thread;
   if (a && q->cells()) Q.cursor = 0;
+  if (!q->cells() && !Q.pending_answer.empty()) {  // scripted: the choice meant for this one
+    std::string err;
+    const std::string spec = std::exchange(Q.pending_answer, std::string());
+    apply_quiz_answer(s, spec, &err);
+  }
   s.replay_ui.playing = false;
   s.request_position(position_for(*s.replay, *q, false));
 }
@@ -64,7 +74,7 @@ void start(AppState& s) {
       const Variant* v = find_variant(it->rerun->variant);
       if (v && !check_simulator_steps(*v, it->rerun->params)) {
         const RunResult res = run(*it->rerun);
-        keep = res.ok && settle_wrong_without(*it, res.trace);
+        keep = res.ok && settle_wrong_without(*it, res.trace, &s.trace());
       }
     }
     it = keep ? it + 1 : qs.erase(it);
@@ -87,6 +97,45 @@ void toggle(QuizState& Q, uint32_t element) {
     c.erase(it);
 }
 
+// `base` with the rectangle replacing it, added or taken away (op 0, 1, 2).
+std::vector<uint32_t> with_rectangle(std::vector<uint32_t> base, std::vector<uint32_t> rect,
+                                     int op) {
+  std::sort(base.begin(), base.end());
+  base.erase(std::unique(base.begin(), base.end()), base.end());
+  std::sort(rect.begin(), rect.end());
+  if (op == 0) return rect;
+  std::vector<uint32_t> out;
+  if (op == 1)
+    std::set_union(base.begin(), base.end(), rect.begin(), rect.end(), std::back_inserter(out));
+  else
+    std::set_difference(base.begin(), base.end(), rect.begin(), rect.end(),
+                        std::back_inserter(out));
+  return out;
+}
+
+// The answer while a rectangle is picked: by the mouse (a press without a move
+// toggles its cell, as a click) or by Shift+arrows (added from the anchor).
+void pick_rectangle(AppState& s) {
+  QuizState& Q = s.quiz;
+  const Question* q = Q.question();
+  const ArrayInfo* a = q && s.has_trace() ? s.trace().array(q->array) : nullptr;
+  if (!a || Q.revealed) {
+    Q.drag_from = Q.anchor = -1;
+    return;
+  }
+  if (Q.drag_from >= 0) {
+    if (Q.drag_to == Q.drag_from && Q.rect_op == 0) {
+      Q.answer.cells = Q.before;
+      toggle(Q, uint32_t(Q.drag_from));
+    } else {
+      Q.answer.cells = with_rectangle(
+          Q.before, quiz_rectangle(*a, uint32_t(Q.drag_from), uint32_t(Q.drag_to)), Q.rect_op);
+    }
+    Q.cursor = Q.drag_to;
+    if (!ImGui::IsMouseDown(ImGuiMouseButton_Left)) Q.drag_from = Q.drag_to = -1;  // released
+  }
+}
+
 void reveal(AppState& s) {
   QuizState& Q = s.quiz;
   const Question* q = Q.question();
@@ -104,6 +153,8 @@ void paint(QuizState& Q) {
   const Question* q = Q.question();
   if (!q || !q->cells()) return;
   auto add = [&](uint32_t e, QuizMark m) { Q.paint.push_back({q->array, q->block, e, m}); };
+  for (uint32_t e : q->scope_cells)  // first: the marks below are drawn over it
+    add(e, QuizMark::Scope);
   if (!Q.revealed) {
     for (uint32_t e : Q.answer.cells)
       add(e, QuizMark::Chosen);
@@ -147,6 +198,7 @@ void update_quiz(AppState& s) {
     Q.reveal_request = false;
     reveal(s);
   }
+  pick_rectangle(s);
   if (Q.next_request) {
     Q.next_request = false;
     if (Q.active()) {
@@ -184,24 +236,51 @@ bool quiz_keys(AppState& s) {
   const int count = a ? int(a->count()) : 0;
   if (count <= 0) return true;
   const int cols = drawn_columns(s, q, *a);
-  int c = std::clamp(Q.cursor, 0, count - 1);
+  const int from = std::clamp(Q.cursor, 0, count - 1);
+  int c = from;
   if (pressed(GLFW_KEY_RIGHT)) c = std::min(count - 1, c + 1);
   if (pressed(GLFW_KEY_LEFT)) c = std::max(0, c - 1);
   if (pressed(GLFW_KEY_DOWN) && c + cols < count) c += cols;
   if (pressed(GLFW_KEY_UP) && c - cols >= 0) c -= cols;
   Q.cursor = c;
-  if (once(GLFW_KEY_SPACE)) toggle(Q, uint32_t(c));
+  const bool moved = pressed(GLFW_KEY_RIGHT) || pressed(GLFW_KEY_LEFT) || pressed(GLFW_KEY_DOWN) ||
+                     pressed(GLFW_KEY_UP);
+  if (moved && ImGui::GetIO().KeyShift) {  // Shift+arrows: a rectangle from where it began
+    if (Q.anchor < 0) {
+      Q.anchor = from;
+      Q.before = Q.answer.cells;
+    }
+    Q.answer.cells =
+        with_rectangle(Q.before, quiz_rectangle(*a, uint32_t(Q.anchor), uint32_t(c)), 1);
+  } else if (moved) {
+    Q.anchor = -1;
+  }
+  if (once(GLFW_KEY_SPACE)) {
+    toggle(Q, uint32_t(c));
+    Q.anchor = -1;
+  }
   return true;
 }
 
-bool quiz_click(AppState& s, ArraySlot buffer, uint32_t block, uint32_t element) {
+std::vector<uint32_t> quiz_rectangle(const ArrayInfo& a, uint32_t from, uint32_t to) {
+  if (a.rows <= 1 || a.cols <= 0) return rectangle_cells(a, 0, int(from), 0, int(to));
+  const uint32_t cols = uint32_t(a.cols);
+  return rectangle_cells(a, int(from / cols), int(from % cols), int(to / cols), int(to % cols));
+}
+
+bool quiz_hover(AppState& s, ArraySlot buffer, uint32_t block, uint32_t element) {
   QuizState& Q = s.quiz;
   const Question* q = Q.question();
   if (!q || !q->cells() || Q.revealed || buffer != q->array) return false;
   const ArrayInfo* a = s.trace().array(buffer);
-  if (a && a->shared() && block != q->block) return false;
-  toggle(Q, element);
-  Q.cursor = int(element);
+  if (!a || element >= a->count() || (a->shared() && block != q->block)) return false;
+  if (Q.drag_from >= 0 && ImGui::IsMouseDown(ImGuiMouseButton_Left)) Q.drag_to = int(element);
+  if (!ImGui::IsMouseClicked(ImGuiMouseButton_Left)) return false;
+  const ImGuiIO& io = ImGui::GetIO();
+  Q.drag_from = Q.drag_to = int(element);
+  Q.rect_op = io.KeyShift ? 1 : io.KeyCtrl ? 2 : 0;
+  Q.before = Q.answer.cells;
+  Q.anchor = -1;
   return true;
 }
 
@@ -215,7 +294,15 @@ bool apply_quiz_answer(AppState& s, const std::string& spec, std::string* error)
   Q.answer = {};
   if (spec == "none") return true;
   if (spec.rfind("choice:", 0) == 0) {
-    Q.answer.choice = std::atoi(spec.c_str() + 7) - 1;
+    const int k = std::atoi(spec.c_str() + 7) - 1;
+    if (k < 0) {
+      *error = "--quiz-answer '" + spec + "': choices count from 1";
+      return false;
+    }
+    if (q->cells())
+      Q.pending_answer = spec;  // for the first choice question asked
+    else
+      Q.answer.choice = k;
     return true;
   }
   if (spec == "truth" || spec == "truth-1" || spec == "truth+1") {
@@ -233,14 +320,40 @@ bool apply_quiz_answer(AppState& s, const std::string& spec, std::string* error)
     }
     return true;
   }
+  const ArrayInfo* a = s.trace().array(q->array);
+  const std::string usage =
+      "': use truth, truth-1, truth+1, none, choice:N, cells such as 3,17,20 or "
+      "rectangles such as rect:" +
+      array_name(s.trace().config.arrays, q->array) + ":0,0-3,7 (joined by ;)";
+  if (spec.rfind("rect:", 0) == 0) {
+    std::stringstream in(spec);
+    std::string item;
+    while (std::getline(in, item, ';')) {
+      const size_t colon = item.rfind(':');
+      int r0 = 0, c0 = 0, r1 = 0, c1 = 0;
+      char tail = 0;
+      if (item.rfind("rect:", 0) != 0 || colon < 5 || !a ||
+          std::sscanf(item.c_str() + colon + 1, "%d,%d-%d,%d%c", &r0, &c0, &r1, &c1, &tail) != 4) {
+        *error = "--quiz-answer '" + spec + usage;
+        return false;
+      }
+      const std::string name = item.substr(5, colon - 5);
+      if (name != array_name(s.trace().config.arrays, q->array)) {
+        *error = "--quiz-answer '" + spec + "': the question asks about " +
+                 array_name(s.trace().config.arrays, q->array) + ", not " + name;
+        return false;
+      }
+      Q.answer.cells = with_rectangle(Q.answer.cells, rectangle_cells(*a, r0, c0, r1, c1), 1);
+    }
+    return true;
+  }
   std::stringstream in(spec);
   std::string item;
   while (std::getline(in, item, ',')) {
     try {
       Q.answer.cells.push_back(uint32_t(std::stoul(item)));
     } catch (const std::exception&) {
-      *error = "--quiz-answer '" + spec +
-               "': use truth, truth-1, truth+1, none, choice:N or cells such as 3,17,20";
+      *error = "--quiz-answer '" + spec + usage;
       return false;
     }
   }

@@ -12,6 +12,7 @@ inline constexpr Rgb kQuizRight{40, 200, 90};
 inline constexpr Rgb kQuizExtra{225, 45, 35};
 inline constexpr Rgb kQuizMissed{255, 230, 0};
 inline constexpr Rgb kQuizCursor{255, 255, 255};
+inline constexpr Rgb kQuizScope{95, 70, 140};  // muted: the cells asked about, not an answer
 
 inline Rgb quiz_colour(QuizMark m) {
   switch (m) {
@@ -25,6 +26,8 @@ inline Rgb quiz_colour(QuizMark m) {
       return kQuizMissed;
     case QuizMark::Cursor:
       return kQuizCursor;
+    case QuizMark::Scope:
+      return kQuizScope;
   }
   return kQuizCursor;
 }

@@ -235,7 +235,16 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
   if (s.quiz.active()) {  // the question on screen, its truth, the answer and the grade
     const QuizState& Q = s.quiz;
     const Question& q = *Q.question();
+    nlohmann::json kinds = nlohmann::json::array(), choice_rects = nlohmann::json::array();
+    for (const Question& each : Q.questions)
+      kinds.push_back(to_string(each.kind));
+    for (const auto& c : Q.choice_rects)
+      choice_rects.push_back(
+          {{"x", c[0] * sx}, {"y", c[1] * sy}, {"w", c[2] * sx}, {"h", c[3] * sy}});
     j["quiz"] = {{"index", Q.index},
+                 {"kinds", kinds},
+                 {"choice_rects", choice_rects},
+                 {"scope_cells", q.scope_cells},
                  {"questions", Q.questions.size()},
                  {"kind", to_string(q.kind)},
                  {"text", q.text},
@@ -375,12 +384,19 @@ void App::press_keys() {
     for (const auto& [n, k] : quiz_keys)
       if (name == n) key = k;
     if (name.size() == 1 && name[0] >= '1' && name[0] <= '9') key = GLFW_KEY_1 + (name[0] - '1');
+    // "shift+right": held Shift around the key (the quiz's Shift+arrows).
+    const bool shift = name.rfind("shift+", 0) == 0;
+    for (const auto& [n, k] : quiz_keys)
+      if (shift && name.substr(6) == n) key = k;
+    const int lshift = glfwGetKeyScancode(GLFW_KEY_LEFT_SHIFT);
+    if (shift) ImGui_ImplGlfw_KeyCallback(window_, GLFW_KEY_LEFT_SHIFT, lshift, GLFW_PRESS, 0);
     const int scancode = glfwGetKeyScancode(key);
     for (int action : {GLFW_PRESS, GLFW_RELEASE}) {
-      ImGui_ImplGlfw_KeyCallback(window_, key, scancode, action, 0);
+      ImGui_ImplGlfw_KeyCallback(window_, key, scancode, action, shift ? GLFW_MOD_SHIFT : 0);
       frame();
       glfwSwapBuffers(window_);
     }
+    if (shift) ImGui_ImplGlfw_KeyCallback(window_, GLFW_KEY_LEFT_SHIFT, lshift, GLFW_RELEASE, 0);
     const double until = glfwGetTime() + 60;
     while ((s.job.active() || s.quiz.start_request || s.lecture.step_request ||
             s.lecture.awaiting_run || s.busy) &&

@@ -1079,7 +1079,7 @@ class GridView final : public View, public GridPane {
           ImGui::Text("%s: %s", owner.c_str(), mk.label.c_str());
     ImGui::TextDisabled("click: follow the thread that computes / touched it");
     ImGui::EndTooltip();
-    if (ImGui::IsMouseClicked(0) && quiz_click(s, p.id, p.block, uint32_t(e))) return;
+    if (quiz_hover(s, p.id, p.block, uint32_t(e))) return;  // a quiz pick: click or drag
     if (ImGui::IsMouseClicked(0)) {
       const ReplayArray* a = r.array(p.id);
       const OutputOwners::Of* o = owners_.of(p.id);

@@ -29,13 +29,15 @@ bool band_button(const char* label, bool highlighted) {
   return clicked;
 }
 
-std::string verdict_text(const Question& q, const Grade& g) {
+std::string verdict_text(const Question& q, const Answer& a, const Grade& g) {
   if (g.right) return "Right!";
-  std::string t = "Not quite:";
-  if (!q.cells()) {
-    t.append(" the answer is ").append(q.choices[size_t(std::max(0, q.truth_choice))]);
-    return t.append(".");
+  if (!q.cells()) {  // short: it shares a line with Next at a large font
+    std::string c = "Answer: " + q.choices[size_t(std::max(0, q.truth_choice))] + " (green)";
+    if (a.choice >= 0 && a.choice < int(q.choices.size()))
+      c.append(", not ").append(q.choices[size_t(a.choice)]).append(" (red)");
+    return c.append(".");
   }
+  std::string t = "Not quite:";
   if (!g.missed.empty())
     t.append(" ").append(std::to_string(g.missed.size())).append(" missed (yellow rings)");
   if (!g.extra.empty()) {
@@ -96,20 +98,35 @@ void draw_quiz_band(AppState& s) {
   ImGui::TextUnformatted(q->text.c_str());
   ImGui::PopTextWrapPos();
   ImGui::SetWindowFontScale(1.0f);
+  Q.choice_rects.clear();
   if (!q->cells()) {
+    // Every choice in view, wrapped onto more lines where the font is large:
+    // a pick cut off at the band's edge could not be marked. Revealed, the
+    // truth is green and a wrong pick red, hovered or not.
+    const ImGuiStyle& st = ImGui::GetStyle();
+    const float right_edge = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
     for (size_t i = 0; i < q->choices.size(); ++i) {
       char label[64];
       std::snprintf(label, sizeof label, "[%zu]  %s", i + 1, q->choices[i].c_str());
+      if (i > 0) {
+        const float bw = ImGui::CalcTextSize(label).x + 2 * st.FramePadding.x;
+        if (ImGui::GetItemRectMax().x + st.ItemSpacing.x + bw <= right_edge) ImGui::SameLine();
+      }
       const bool truth = Q.revealed && int(i) == q->truth_choice;
-      if (truth) ImGui::PushStyleColor(ImGuiCol_Button, colour(kQuizRight));
-      const bool chosen = Q.answer.choice == int(i) && !truth;
-      if (Q.revealed && chosen) ImGui::PushStyleColor(ImGuiCol_Button, colour(kQuizExtra));
-      if (band_button(label, chosen && !Q.revealed) && !Q.revealed) Q.answer.choice = int(i);
-      if (Q.revealed && chosen) ImGui::PopStyleColor();
-      if (truth) ImGui::PopStyleColor();
-      ImGui::SameLine();
+      const bool wrong = Q.revealed && Q.answer.choice == int(i) && !truth;
+      const bool marked = truth || wrong;
+      if (marked) {
+        const ImVec4 c = colour(truth ? kQuizRight : kQuizExtra);
+        ImGui::PushStyleColor(ImGuiCol_Button, c);
+        ImGui::PushStyleColor(ImGuiCol_ButtonHovered, c);
+        ImGui::PushStyleColor(ImGuiCol_ButtonActive, c);
+      }
+      const bool chosen = !Q.revealed && Q.answer.choice == int(i);
+      if (band_button(label, chosen) && !Q.revealed) Q.answer.choice = int(i);
+      if (marked) ImGui::PopStyleColor(3);
+      const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+      Q.choice_rects.push_back({a.x, a.y, b.x - a.x, b.y - a.y});
     }
-    ImGui::NewLine();
   }
   if (!Q.revealed) {
     if (band_button("Reveal (Enter)", false)) Q.reveal_request = true;
@@ -122,7 +139,9 @@ void draw_quiz_band(AppState& s) {
     if (band_button("Next (N)", false)) Q.next_request = true;
     ImGui::SameLine();
     ImGui::PushStyleColor(ImGuiCol_Text, colour(Q.grade.right ? kQuizRight : kQuizMissed));
-    ImGui::TextUnformatted(verdict_text(*q, Q.grade).c_str());
+    ImGui::PushTextWrapPos(w - 3 * margin);
+    ImGui::TextUnformatted(verdict_text(*q, Q.answer, Q.grade).c_str());
+    ImGui::PopTextWrapPos();
     ImGui::PopStyleColor();
   }
   if (s.present.big_font) ImGui::PopFont();

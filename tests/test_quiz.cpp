@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -191,6 +193,178 @@ TEST(Quiz, EveryLessonGetsQuestions) {
         EXPECT_TRUE(grade(q, a).right) << q.text;
       }
     }
+  }
+}
+
+// Rectangles counted by hand: a click picks a cell, a drag a rectangle of a
+// 2-D array or a range of a 1-D one.
+TEST(Quiz, PicksCountCellsAndRectangles) {
+  ArrayInfo m;
+  m.rows = 8;
+  m.cols = 8;
+  EXPECT_EQ(picks_for({}, m), 0);
+  EXPECT_EQ(picks_for(rectangle_cells(m, 2, 1, 5, 6), m), 1);  // one drag
+  EXPECT_EQ(rectangle_cells(m, 5, 6, 2, 1), rectangle_cells(m, 2, 1, 5, 6));
+  EXPECT_EQ(rectangle_cells(m, 2, 1, 5, 6).size(), 4u * 6u);
+  EXPECT_EQ(picks_for(rectangle_cells(m, 0, 3, 7, 3), m), 1);  // a column
+  std::vector<uint32_t> ell = rectangle_cells(m, 0, 0, 3, 0);  // an L: two drags
+  for (uint32_t e : rectangle_cells(m, 3, 1, 3, 5))
+    ell.push_back(e);
+  std::sort(ell.begin(), ell.end());
+  EXPECT_EQ(picks_for(ell, m), 2);
+  std::vector<uint32_t> diagonal;  // no two touch: one click each
+  for (uint32_t i = 0; i < 8; ++i)
+    diagonal.push_back(i * 9);
+  EXPECT_EQ(picks_for(diagonal, m), 8);
+  ArrayInfo v;  // 1-D: a range is one drag, even across the drawn rows
+  v.rows = 1;
+  v.cols = 300;
+  EXPECT_EQ(picks_for(rectangle_cells(v, 0, 10, 0, 200), v), 1);
+  EXPECT_EQ(rectangle_cells(v, 0, 10, 0, 200).size(), 191u);
+  EXPECT_EQ(picks_for({1, 2, 3, 7, 8}, v), 2);
+}
+
+// The questions of a quiz with their WrongWithout questions settled as the
+// window settles them (a run without the barrier).
+std::vector<Question> settled_quiz(const Trace& t, uint64_t seed) {
+  std::vector<Question> qs = make_questions(t, seed);
+  for (auto it = qs.begin(); it != qs.end();) {
+    bool keep = it->settled;
+    if (!keep && it->rerun) {
+      const RunResult r = run(*it->rerun);
+      keep = r.ok && settle_wrong_without(*it, r.trace, &t);
+    }
+    it = keep ? it + 1 : qs.erase(it);
+  }
+  return qs;
+}
+
+// Every cell question of every lesson can be answered live: its truth takes at
+// most kMaxPicks clicks and drags (the transposes asked for 512 clicks).
+TEST(Quiz, EveryCellQuestionIsAnswerableInALecture) {
+  for (const Variant& v : catalogue()) {
+    SCOPED_TRACE(v.id);
+    const Trace t = simulate_defaults(v.id);
+    for (uint64_t seed : {1u, 2u, 3u}) {
+      for (const Question& q : settled_quiz(t, seed)) {
+        if (!q.cells()) continue;
+        const ArrayInfo* a = t.array(q.array);
+        ASSERT_NE(a, nullptr) << q.text;
+        EXPECT_LE(picks_for(q.truth_cells, *a), kMaxPicks)
+            << q.text << ": " << q.truth_cells.size() << " cells";
+        for (uint32_t e : q.truth_cells)
+          EXPECT_LT(e, a->count()) << q.text;
+        if (!q.scope_cells.empty()) {  // narrowed: the truth lies in the cells asked about
+          EXPECT_TRUE(std::includes(q.scope_cells.begin(), q.scope_cells.end(),
+                                    q.truth_cells.begin(), q.truth_cells.end()))
+              << q.text;
+          EXPECT_TRUE(grade(q, Answer{q.truth_cells}).right) << q.text;
+        }
+      }
+    }
+  }
+}
+
+// A block whose loads are scattered (64 cells, no two adjacent: 64 picks) is
+// asked about one warp's 32 cells instead: the kind stays, the unit shrinks.
+TEST(Quiz, ScatteredLoadsAskAboutOneWarp) {
+  Trace t;
+  t.config.geometry.grid = {1, 1, 1};
+  t.config.geometry.block = {64, 1, 1};
+  ArrayInfo in;
+  in.name = "in";
+  in.rows = 1;
+  in.cols = 1024;
+  t.config.arrays = {in};
+  for (uint16_t th = 0; th < 64; ++th) {
+    Event e{};
+    e.kind = EventKind::GlobalLoad;
+    e.array = 1;
+    e.thread = th;
+    e.element = uint32_t(th) * 7;  // no two next to each other
+    t.events.push_back(e);
+  }
+  const std::vector<Question> qs = make_questions(t, 1);
+  const Question* q = first_of(qs, QuestionKind::LoadCells);
+  ASSERT_NE(q, nullptr);
+  ASSERT_GE(q->warp, 0) << q->text;
+  EXPECT_NE(q->text.find("warp " + std::to_string(q->warp) + " of block 0"), std::string::npos)
+      << q->text;
+  std::vector<uint32_t> want;
+  for (uint32_t th = uint32_t(q->warp) * 32; th < uint32_t(q->warp + 1) * 32; ++th)
+    want.push_back(th * 7);
+  EXPECT_EQ(q->truth_cells, want);
+  EXPECT_LE(picks_for(q->truth_cells, in), kMaxPicks);
+}
+
+// Where the outputs a missing barrier spoils take too many picks, the question
+// asks about the cells one block (or warp) writes, shaded: the truth is the
+// spoiled cells among those, recounted here from the stores and the verdict.
+TEST(Quiz, WrongWithoutNarrowsToOneBlocksCells) {
+  int narrowed = 0;
+  for (const Variant& v : catalogue()) {
+    SCOPED_TRACE(v.id);
+    const Trace t = simulate_defaults(v.id);
+    for (Question q : make_questions(t, 1)) {
+      if (q.kind != QuestionKind::WrongWithout || !q.rerun) continue;
+      const RunResult without = run(*q.rerun);
+      ASSERT_TRUE(without.ok) << without.error;
+      if (!settle_wrong_without(q, without.trace, &t)) continue;
+      std::vector<uint32_t> all = without.verdict.wrong_cells;
+      std::sort(all.begin(), all.end());
+      if (q.scope_cells.empty()) {
+        EXPECT_EQ(q.truth_cells, all) << q.text;
+        continue;
+      }
+      ++narrowed;
+      std::set<uint32_t> mine;  // what the block (warp) stores to the output
+      for (const Event& e : t.events)
+        if ((e.kind == EventKind::GlobalStore || e.kind == EventKind::GlobalAtomic) &&
+            e.array == q.array && e.block == q.block && (q.warp < 0 || int(warp_of(e)) == q.warp) &&
+            !(e.flags & kFlagOutOfRange))
+          mine.insert(e.element);
+      EXPECT_EQ(std::vector<uint32_t>(mine.begin(), mine.end()), q.scope_cells) << q.text;
+      std::vector<uint32_t> want;
+      std::set_intersection(all.begin(), all.end(), mine.begin(), mine.end(),
+                            std::back_inserter(want));
+      EXPECT_EQ(want, q.truth_cells) << q.text;
+      EXPECT_NE(q.text.find(" writes to "), std::string::npos) << q.text;
+    }
+  }
+  EXPECT_GT(narrowed, 0);  // the transposes spoil ~650 scattered cells without their barrier
+}
+
+// Two questions are one when they ask the same kind about the same thing for
+// another block, warp or thread: the loads of one array in one phase (an edge
+// tile smaller), the reads of one shared array in one phase, one access site,
+// one barrier in one phase. Recomputed here from the events.
+std::string pattern(const Trace& t, const Question& q) {
+  std::string s = std::string(to_string(q.kind)) + "|" + std::to_string(q.array) + "|";
+  if (q.cells())
+    return s + std::to_string(q.phase) + "|" +
+           (q.warp >= 0     ? "warp"
+            : q.thread >= 0 ? "thread"
+                            : "block");
+  const Event& e = t.events[q.events.front()];
+  return s + std::to_string(e.line) + "|" + std::to_string(q.barrier) + "|" +
+         (q.kind == QuestionKind::LastWarp ? std::to_string(q.phase) : std::string());
+}
+
+TEST(Quiz, NoQuestionTwiceInAQuiz) {
+  const Variant& v = default_variant();
+  const Trace t = simulate_defaults(v.id);
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const std::vector<Question> qs = make_questions(t, seed);
+    std::map<std::string, std::string> asked;  // pattern -> the question that asked it
+    int cells = 0;
+    for (const Question& q : qs) {
+      if (q.events.empty()) continue;  // WrongWithout: one a barrier
+      cells += q.cells();
+      const auto [it, fresh] = asked.emplace(pattern(t, q), q.text);
+      EXPECT_TRUE(fresh) << "asked twice: \"" << it->second << "\" and \"" << q.text << "\"";
+    }
+    EXPECT_GE(cells, 2);  // still two load questions and a shared-read one where it can
   }
 }
 
