@@ -215,7 +215,14 @@ bool apply_quiz_answer(AppState& s, const std::string& spec, std::string* error)
   Q.answer = {};
   if (spec == "none") return true;
   if (spec.rfind("choice:", 0) == 0) {
-    Q.answer.choice = std::atoi(spec.c_str() + 7) - 1;
+    const int n = std::atoi(spec.c_str() + 7);
+    if (q->cells() || n < 1 || size_t(n) > q->choices.size()) {
+      *error = "--quiz-answer '" + spec + "': " +
+               (q->cells() ? std::string("the question asks for cells, not a choice")
+                           : "give choice:1 to choice:" + std::to_string(q->choices.size()));
+      return false;
+    }
+    Q.answer.choice = n - 1;
     return true;
   }
   if (spec == "truth" || spec == "truth-1" || spec == "truth+1") {
@@ -235,6 +242,7 @@ bool apply_quiz_answer(AppState& s, const std::string& spec, std::string* error)
   }
   std::stringstream in(spec);
   std::string item;
+  const ArrayInfo* a = s.replay ? s.replay->trace().array(q->array) : nullptr;
   while (std::getline(in, item, ',')) {
     try {
       Q.answer.cells.push_back(uint32_t(std::stoul(item)));
@@ -244,6 +252,16 @@ bool apply_quiz_answer(AppState& s, const std::string& spec, std::string* error)
       return false;
     }
   }
+  if (!q->cells()) {
+    *error = "--quiz-answer '" + spec + "': the question is a choice: give choice:N";
+    return false;
+  }
+  for (uint32_t c : Q.answer.cells)
+    if (a && c >= a->count()) {
+      *error = "--quiz-answer '" + spec + "': cell " + std::to_string(c) + " is outside " +
+               a->name + " (0 to " + std::to_string(a->count() - 1) + ")";
+      return false;
+    }
   return true;
 }
 
