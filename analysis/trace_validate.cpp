@@ -58,6 +58,11 @@ struct Expected {
   uint8_t barrier_flags[33] = {};  // by barrier number: kFlagWarpScope for a __syncwarp
   uint32_t barriers = 0;
   uint32_t mask = 0;
+  // Which arrays may take atomics: those of a space the lesson's closed form
+  // has atomics in, never an input (a kernel reads its inputs).
+  bool atomic_ok[kMaxArrays + 1] = {};
+  bool shared_atomics = false, global_atomics = false;
+  bool shuffles = false;  // the lesson's closed form has warp shuffles
 };
 
 // "tileA (shared, 8 x 8)": the array as the kernel's source names it.
@@ -101,6 +106,7 @@ std::optional<std::string> check_event(uint64_t i, const Event& e, const Expecte
     return std::nullopt;
   }
   if (e.kind == EventKind::WarpShuffle) {
+    if (!x.shuffles) return at + ": a warp shuffle; " + x.v->id + " has none";
     if (e.array != kNoArray)
       return at + ": array is " + array_name(*x.table, e.array) +
              "; a shuffle touches no array (0)";
@@ -126,6 +132,12 @@ std::optional<std::string> check_event(uint64_t i, const Event& e, const Expecte
     return at + ": " + (is_atomic(e.kind) ? "an atomic on " : "a store to ") +
            array_name(*x.table, e.array) +
            ", which lives in constant memory: a kernel can only read it";
+  if (is_atomic(e.kind) && !x.atomic_ok[e.array]) {
+    const bool any = shared ? x.shared_atomics : x.global_atomics;
+    return at + ": an atomic on " + array_text(x, e.array) + "; " +
+           (!any ? std::string(x.v->id) + " has no " + (shared ? "shared" : "global") + " atomics"
+                 : "it is an input of " + std::string(x.v->id) + ", which the kernel only reads");
+  }
   // One element per access, or four 4-byte elements in one 16-byte access
   // (not an atomic); 8-byte accesses are reserved.
   const int width = access_bytes(e.flags);
@@ -141,11 +153,15 @@ std::optional<std::string> check_event(uint64_t i, const Event& e, const Expecte
     return at + ": flagged out of range, yet element " + num(e.element) + " is inside " +
            array_text(x, e.array) + " (0 to " + num(a.extent - 1) + ")";
   // A flagged global access still landed in the allocation (the kernels that
-  // overrun by design are given room for it); a shared one touched nothing.
-  if (out && a.global && e.element >= a.allocation)
-    return at + ": out-of-range element is " + num(e.element) + "; allowed for " +
-           array_text(x, e.array) + ": " + num(a.extent) + " to " + num(a.allocation - 1) +
-           " (what the run allocates)";
+  // overrun by design are given room for it); no kernel reaches outside a
+  // shared array (its allocation is its extent).
+  if (out && e.element >= a.allocation)
+    return at + ": out-of-range element is " + num(e.element) + "; " +
+           (a.allocation > a.extent
+                ? "allowed for " + array_text(x, e.array) + ": " + num(a.extent) + " to " +
+                      num(a.allocation - 1) + " (what the run allocates)"
+                : array_text(x, e.array) + " has no room past its " + num(a.extent) +
+                      " elements, and " + x.v->id + " never reaches outside it");
   return std::nullopt;
 }
 
@@ -180,6 +196,105 @@ std::optional<std::string> check_vector_run(uint64_t i, const Event& e, const Ex
     ++r.next_element, ++r.next_instr;
   return std::nullopt;
 }
+
+// Every thread's barrier events, in its program order: an arrival, then the
+// departure from the same barrier. The threads of a block meet the same
+// __syncthreads in the same order (those of a warp the same __syncwarp); a
+// thread that stops short of the others may only do so when the trace was cut.
+class BarrierStructure {
+ public:
+  explicit BarrierStructure(const Expected& x) : x_(x) {}
+
+  std::optional<std::string> add(uint64_t i, const Event& e) {
+    Thread& th = threads_[key(e.block, e.thread)];
+    const uint8_t b = e.barrier;
+    if (e.kind == EventKind::BarrierLeave) {
+      if (th.open == 0)
+        return who(i, e) + ": leaves barrier " + num(b) +
+               " without arriving at it (a thread records its arrival, then its departure)";
+      if (th.open != b)
+        return who(i, e) + ": leaves barrier " + num(b) + " while it is at barrier " +
+               num(th.open) + " (arrived at event " + num(th.open_event) + ")";
+      th.open = 0;
+      return std::nullopt;
+    }
+    if (th.open != 0)
+      return who(i, e) + ": arrives at barrier " + num(b) + " while it has not left barrier " +
+             num(th.open) + " (arrived at event " + num(th.open_event) + ")";
+    th.open = b;
+    th.open_event = i;
+    const bool warp = x_.barrier_flags[b] != 0;
+    std::vector<Step>& order = warp ? warps_[key(e.block, warp_of(e))] : blocks_[e.block];
+    const uint32_t n = warp ? th.warp_met++ : th.block_met++;
+    if (n == order.size()) {
+      order.push_back({b, i, e.thread});
+    } else if (order[n].barrier != b) {
+      const Step& o = order[n];
+      return who(i, e) + ": its " + ordinal(n + 1) + " " + (warp ? "__syncwarp" : "__syncthreads") +
+             " is barrier " + num(b) + "; thread " + num(o.thread) + " of the " +
+             (warp ? "warp" : "block") + " met barrier " + num(o.barrier) + " there (event " +
+             num(o.event) + "): every thread of a " + (warp ? "warp" : "block") +
+             " meets the same barriers in the same order";
+    }
+    return std::nullopt;
+  }
+
+  // After the last event of a complete trace: no thread still at a barrier,
+  // and none that skipped a __syncthreads the rest of its block met.
+  std::optional<std::string> finish(uint64_t threads_per_block) const {
+    const Thread* open = nullptr;
+    uint64_t open_key = 0;
+    for (const auto& [k, th] : threads_)
+      if (th.open != 0 && (!open || th.open_event < open->open_event)) open = &th, open_key = k;
+    if (open)
+      return "event " + num(open->open_event) + ": block " + num(open_key >> 16) + " thread " +
+             num(open_key & 0xFFFF) + " arrives at barrier " + num(open->open) +
+             " and never leaves it (no BarrierLeave follows in a trace that was not cut short)";
+    std::vector<uint32_t> order;  // blocks in a fixed order, for a stable message
+    for (const auto& [b, steps] : blocks_)
+      order.push_back(b);
+    std::sort(order.begin(), order.end());
+    for (uint32_t b : order) {
+      const std::vector<Step>& steps = blocks_.at(b);
+      for (uint64_t t = 0; t < threads_per_block; ++t) {
+        const auto it = threads_.find(key(b, t));
+        const uint32_t met = it == threads_.end() ? 0 : it->second.block_met;
+        if (met == steps.size()) continue;
+        const Step& missed = steps[met];
+        return "block " + num(b) + " thread " + num(t) + " met " + num(met) + " of the " +
+               num(steps.size()) + " __syncthreads of its block; thread " + num(missed.thread) +
+               " met barrier " + num(missed.barrier) + " next (event " + num(missed.event) +
+               "): every thread of a block meets every __syncthreads the run keeps";
+      }
+    }
+    return std::nullopt;
+  }
+
+ private:
+  struct Thread {
+    uint64_t open_event = 0;
+    uint32_t block_met = 0, warp_met = 0;  // __syncthreads and __syncwarp arrivals so far
+    uint8_t open = 0;                      // the barrier it is at; 0 = none
+  };
+  struct Step {
+    uint8_t barrier;
+    uint64_t event;   // the first arrival there
+    uint16_t thread;  // by this thread
+  };
+  static uint64_t key(uint64_t block, uint64_t thread) { return block << 16 | thread; }
+  static std::string ordinal(uint64_t n) {
+    const char* s = n % 100 / 10 == 1 ? "th"
+                    : n % 10 == 1     ? "st"
+                    : n % 10 == 2     ? "nd"
+                    : n % 10 == 3     ? "rd"
+                                      : "th";
+    return num(n) + s;
+  }
+  const Expected& x_;
+  std::unordered_map<uint64_t, Thread> threads_;
+  std::unordered_map<uint32_t, std::vector<Step>> blocks_;  // block -> its __syncthreads
+  std::unordered_map<uint64_t, std::vector<Step>> warps_;   // (block, warp) -> its __syncwarp
+};
 
 std::string array_desc(const ArrayInfo& a) {
   return a.name + " (" + to_string(a.space) + " " + to_string(a.role) + " " + to_string(a.type) +
@@ -264,6 +379,42 @@ std::optional<std::string> check_geometry(const LaunchGeometry& g, const LaunchG
   return std::nullopt;
 }
 
+// A run records the lesson's defaults for the parameters it does not read
+// (0); square multiplies were recorded with m and k equal to n. Another value
+// there was not recorded by TileScope.
+std::optional<std::string> check_unused_params(const Variant& v, const Params& p) {
+  for (const ParamField& f : kParamFields) {
+    if (v.uses & f.bit) continue;
+    const int value = p.*f.field;
+    const bool mirrors_n = (f.bit == kUsesM || f.bit == kUsesK) && (v.uses & kUsesN);
+    if (value == 0 || (mirrors_n && value == p.n)) continue;
+    std::string used;
+    for (const NamedParam& q : used_params(v.uses, p))
+      used += std::string(used.empty() ? "" : ", ") + q.name;
+    return std::string("parameters: ") + f.name + " is " + std::to_string(value) + "; " + v.id +
+           " does not use " + f.name + " (allowed: 0" +
+           (mirrors_n ? " or n's " + std::to_string(p.n) : std::string()) + "; it reads " +
+           (used.empty() ? std::string("none") : used) + ")";
+  }
+  return std::nullopt;
+}
+
+// The GPU race lab's stall (skew ns, skew warps) exists on the GPU only, and
+// its warp mask only with a stall.
+std::optional<std::string> check_backend_fields(const RunConfig& c) {
+  const bool gpu = c.backend == BackendKind::Cuda;
+  if (!gpu && c.skew_ns != 0)
+    return "run configuration: skew ns is " + num(uint64_t(c.skew_ns)) +
+           "; allowed on a simulator trace: 0 (only GPU warps sleep)";
+  if (c.skew_ns > 1000000)
+    return "run configuration: skew ns is " + num(uint64_t(c.skew_ns)) +
+           "; allowed: 0 to 1000000 (1 ms)";
+  if (c.skew_ns == 0 && c.skew_warps != 0)
+    return "run configuration: skew warps is " + hex(c.skew_warps) +
+           "; allowed without a stall (skew ns 0): 0x0 (no warp sleeps)";
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> check_trace_semantics(const Trace& t) {
@@ -282,6 +433,8 @@ std::optional<std::string> check_trace_semantics(const Trace& t) {
   lim.max_shared_per_block = 228 * 1024;
   lim.global_memory_bytes = 2 * kMaxTraceFileBytes;
   if (auto e = validate(*v, p, lim)) return "parameters: " + *e;
+  if (auto e = check_unused_params(*v, p)) return e;
+  if (auto e = check_backend_fields(c)) return e;
   const std::string run = std::string(v->id) + " with " + describe(*v, p);
   const LaunchGeometry want = geometry(*v, p);
   if (auto e = check_geometry(c.geometry, want, run)) return e;
@@ -312,7 +465,7 @@ std::optional<std::string> check_trace_semantics(const Trace& t) {
   if (recorded > 0xFFFFFFFFull)
     return "the trace holds " + num(recorded) + " events; TileScope replays at most " +
            num(0xFFFFFFFFull);
-  const uint64_t most = expected_counts(*v, p).total();
+  const uint64_t most = expected_counts(*v, p).total();  // every barrier kept
   const uint64_t needed = t.events_dropped > ~0ull - recorded ? ~0ull : recorded + t.events_dropped;
   if (needed > most)
     return "events: " + num(recorded) + " recorded + " + num(t.events_dropped) + " dropped; " +
@@ -345,9 +498,22 @@ std::optional<std::string> check_trace_semantics(const Trace& t) {
     a.allocation =
         a.shared ? a.extent : std::max(a.extent, allocation_elements(*v, p, ArraySlot(i + 1)));
   }
+  const ExpectedCounts counts = expected_counts(*v, p);
+  x.shared_atomics = counts.shared_atomics > 0;
+  x.global_atomics = counts.global_atomics > 0;
+  x.shuffles = counts.warp_shuffles > 0;
+  for (size_t i = 0; i < c.arrays.size(); ++i)
+    x.atomic_ok[i + 1] = c.arrays[i].shared()
+                             ? x.shared_atomics
+                             : x.global_atomics && c.arrays[i].role != ArrayRole::Input &&
+                                   c.arrays[i].space != Space::Constant;
   const uint64_t block_count = blocks, thread_count = want.block.count();
-  // A trace cut short may end inside a 16-byte access, or miss some of its events.
-  const bool check_runs = t.events_dropped == 0;
+  // Each thread's events are a prefix of what it did (a GPU and the simulator
+  // drop only once full), so a 16-byte access and a barrier are checked
+  // whatever the backend; only a trace cut short may end inside either.
+  const bool complete = t.events_dropped == 0;
+  BarrierStructure barrier_structure(x);
+  uint64_t arrivals = 0;
   std::unordered_map<uint64_t, VectorRun> runs;  // (block << 16 | thread) -> its open access
   for (uint64_t i = 0; i < recorded; ++i) {
     const Event& e = t.events[i];
@@ -373,7 +539,7 @@ std::optional<std::string> check_trace_semantics(const Trace& t) {
                    e.line == x.barrier_line[e.barrier] && e.array == kNoArray && e.element == 0 &&
                    e.flags == x.barrier_flags[e.barrier]
          : e.kind == EventKind::WarpShuffle
-             ? e.array == kNoArray && e.element < 32 && e.flags == 0 && e.barrier == 0
+             ? x.shuffles && e.array == kNoArray && e.element < 32 && e.flags == 0 && e.barrier == 0
              : e.barrier == 0 && (shared_access(e.kind) ? a.shared : a.global) &&
                    !(a.constant && (is_store(e.kind) || is_atomic(e.kind))) &&
                    (e.flags & ~uint8_t(kFlagOutOfRange | kFlagWidthMask)) == 0 &&
@@ -381,19 +547,33 @@ std::optional<std::string> check_trace_semantics(const Trace& t) {
                     (is_vector_element(e) && a.elem_bytes == 4 && !is_atomic(e.kind))) &&
                    ((e.flags & kFlagOutOfRange) == 0
                         ? e.element < a.extent
-                        : e.element >= a.extent && (a.shared || e.element < a.allocation)));
+                        : e.element >= a.extent && e.element < a.allocation) &&
+                   (!is_atomic(e.kind) || x.atomic_ok[e.array]));
     if (!fine)
       if (auto err = check_event(i, e, x)) return err;
-    if (is_vector_element(e) && check_runs)
+    if (is_vector_element(e))
       if (auto err = check_vector_run(i, e, x, runs)) return err;
+    if (is_barrier(e.kind)) {
+      arrivals += e.kind == EventKind::BarrierArrive;
+      if (auto err = barrier_structure.add(i, e)) return err;
+    }
   }
-  if (check_runs && !runs.empty()) {
+  if (complete && !runs.empty()) {
     const auto& [key, r] = *std::min_element(runs.begin(), runs.end(), [](auto& p, auto& q) {
       return p.second.first_event < q.second.first_event;
     });
     return "event " + num(r.first_event) + ": a 16-byte access by block " + num(key >> 16) +
            " thread " + num(key & 0xFFFF) + " ends after element " + num(r.next_element - 1) +
            "; it must record four elements";
+  }
+  if (complete) {
+    if (auto err = barrier_structure.finish(thread_count)) return err;
+    // With every barrier kept, the closed form counts the arrivals exactly.
+    if (recorded > 0 && BarrierSet(c.barrier_mask).keeps_all_of(int(x.barriers)) &&
+        arrivals != counts.barrier_arrivals)
+      return "events: " + num(arrivals) + " barrier arrivals recorded; " + run +
+             " with every barrier kept (barrier mask " + hex(c.barrier_mask) + ") records " +
+             num(counts.barrier_arrivals);
   }
   return std::nullopt;
 }

@@ -260,6 +260,9 @@ struct AppState {
 
   // Scripted mode: choose this hazard in the race panel once its analysis is in (-1: none).
   int select_hazard = -1;
+  // Scripted mode: an option beyond what the run turned out to hold (--hazard
+  // past the last hazard, --select-block past the last block): exit 2 with it.
+  std::string option_error;
 
   // Compare mode: a second run beside this one (app/compare_mode.hpp); null until first used.
   std::shared_ptr<CompareState> compare;

@@ -48,7 +48,8 @@ std::unique_ptr<JobOutput> load_job(std::string path) {
     std::string err;
     auto t = load_trace(path, &err);
     if (!t) {
-      out->error = "Cannot open " + path + ": " + err;
+      // The loader's message may name the file already ("a.tstrace: ..."): once is enough.
+      out->error = "Cannot open " + (err.rfind(path + ": ", 0) == 0 ? err : path + ": " + err);
       return out;
     }
     out->result.verdict = verdict_of(*t).value_or(Verdict{});

@@ -22,6 +22,7 @@
 
 #include "app/app.hpp"
 #include "app/compare_mode.hpp"
+#include "app/window_args.hpp"
 #include "engine/lesson_options.hpp"
 #include "io/lecture_file.hpp"
 
@@ -190,10 +191,15 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (std::sscanf(size.c_str(), "%dx%d", &opt.width, &opt.height) != 2 || opt.width < 200 ||
-      opt.height < 150 || opt.width > 8192 || opt.height > 8192) {
-    std::fprintf(stderr, "tilescope: --size %s: use WIDTHxHEIGHT between 200x150 and 8192x8192\n",
-                 size.c_str());
+  if (auto e = ts::app::parse_window_size(size, &opt.width, &opt.height)) {
+    std::fprintf(stderr, "tilescope: error: %s\n", e->c_str());
+    return 2;
+  }
+  const ts::app::GivenOptions given{cli.count("--select-block") > 0,
+                                    cli.count("--select-thread") > 0, cli.count("--hazard") > 0,
+                                    cli.count("--frames") > 0, cli.count("--font-size") > 0};
+  if (auto e = ts::app::check_window_options(opt, given)) {  // as the CLI: exit 2, no window
+    std::fprintf(stderr, "tilescope: error: %s\n", e->c_str());
     return 2;
   }
 
@@ -243,7 +249,7 @@ int main(int argc, char** argv) {
       std::string err;
       if (!app.prepare_scripted(&err)) {
         std::fprintf(stderr, "tilescope: %s\n", err.c_str());
-        rc = 1;
+        rc = app.state().option_error.empty() ? 1 : 2;  // an option out of the run's range
       } else {
         // Frames until the panels' background work (the race analysis) is in,
         // then a few more so that fonts, layout and auto-sized items settle.
@@ -261,7 +267,10 @@ int main(int argc, char** argv) {
           if (i < 3) glfwSwapBuffers(window);
         }
         app.press_keys();
-        if (!opt.screenshot.empty()) {
+        if (!app.state().option_error.empty()) {  // --hazard, --quiz-answer beyond the run's
+          std::fprintf(stderr, "tilescope: error: %s\n", app.state().option_error.c_str());
+          rc = 2;
+        } else if (!opt.screenshot.empty()) {
           if (!app.write_screenshot(opt.screenshot, opt.cells_json, &err)) {
             std::fprintf(stderr, "tilescope: %s\n", err.c_str());
             rc = 1;

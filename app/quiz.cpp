@@ -49,7 +49,7 @@ void ask(AppState& s, int index) {
   if (!q->cells() && !Q.pending_answer.empty()) {  // scripted: the choice meant for this one
     std::string err;
     const std::string spec = std::exchange(Q.pending_answer, std::string());
-    apply_quiz_answer(s, spec, &err);
+    if (!apply_quiz_answer(s, spec, &err)) s.option_error = err;  // scripted: main exits 2
   }
   s.replay_ui.playing = false;
   s.request_position(position_for(*s.replay, *q, false));
@@ -294,15 +294,20 @@ bool apply_quiz_answer(AppState& s, const std::string& spec, std::string* error)
   Q.answer = {};
   if (spec == "none") return true;
   if (spec.rfind("choice:", 0) == 0) {
-    const int k = std::atoi(spec.c_str() + 7) - 1;
-    if (k < 0) {
+    const int n = std::atoi(spec.c_str() + 7);
+    if (n < 1) {
       *error = "--quiz-answer '" + spec + "': choices count from 1";
       return false;
     }
-    if (q->cells())
+    if (q->cells()) {
       Q.pending_answer = spec;  // for the first choice question asked
-    else
-      Q.answer.choice = k;
+    } else if (size_t(n) > q->choices.size()) {
+      *error = "--quiz-answer '" + spec + "': give choice:1 to choice:" +
+               std::to_string(q->choices.size());
+      return false;
+    } else {
+      Q.answer.choice = n - 1;
+    }
     return true;
   }
   if (spec == "truth" || spec == "truth-1" || spec == "truth+1") {
@@ -357,6 +362,16 @@ bool apply_quiz_answer(AppState& s, const std::string& spec, std::string* error)
       return false;
     }
   }
+  if (!q->cells()) {
+    *error = "--quiz-answer '" + spec + "': the question is a choice: give choice:N";
+    return false;
+  }
+  for (uint32_t c : Q.answer.cells)
+    if (a && c >= a->count()) {
+      *error = "--quiz-answer '" + spec + "': cell " + std::to_string(c) + " is outside " +
+               a->name + " (0 to " + std::to_string(a->count() - 1) + ")";
+      return false;
+    }
   return true;
 }
 

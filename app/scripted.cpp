@@ -23,6 +23,7 @@
 #include "app/lecture.hpp"
 #include "app/palette.hpp"
 #include "app/quiz_colours.hpp"
+#include "app/window_args.hpp"
 
 namespace ts::app {
 
@@ -352,6 +353,11 @@ bool App::prepare_scripted(std::string* error) {
     *error = s.banner.text.empty() ? "no trace" : s.banner.text;
     return false;
   }
+  if (auto e = check_options_against_trace(opt_, s.replay->trace())) {
+    s.option_error = *e;
+    *error = "error: " + *e;
+    return false;
+  }
   if (opt_.select_thread >= 0) s.selection.thread = opt_.select_thread;  // a new trace unfollows
   if (!apply_position_spec(s, opt_.position, error)) return false;
   if (opt_.compare) {  // the second run, placed at the aligned position
@@ -369,8 +375,7 @@ void App::press_keys() {
   AppState& s = state_;
   if (!opt_.quiz_answer.empty()) {
     std::string err;
-    if (!apply_quiz_answer(s, opt_.quiz_answer, &err))
-      std::fprintf(stderr, "tilescope: %s\n", err.c_str());
+    if (!apply_quiz_answer(s, opt_.quiz_answer, &err)) s.option_error = err;  // main: exit 2
   }
   if (opt_.keys.empty() && opt_.quiz_answer.empty()) return;
   for (const std::string& name : opt_.keys) {

@@ -96,6 +96,12 @@ class RacesView final : public View {
     // A hazard asked for on the command line, once the analysis is in.
     if (s.select_hazard >= 0 && current(s)) {
       const int n = int(analysis_->hazards.hazards.size());
+      if (s.select_hazard >= n)  // scripted: a usage error, as an index past a list is
+        s.option_error =
+            "--hazard: " + std::to_string(s.select_hazard) +
+            (n == 0 ? std::string(" names a hazard, but this run has none")
+                    : " is out of range: give a whole number from 0 to " + std::to_string(n - 1) +
+                          " (the race panel lists " + std::to_string(n) + " hazards)");
       if (n > 0) {
         const int want = std::min(s.select_hazard, n - 1);
         // Open its group so that the chosen row shows in the list.

@@ -31,13 +31,26 @@ std::string barrier_names(const Variant& v) {
 }
 
 std::optional<std::string> barrier_bits(const Variant& v, const char* option,
-                                        const std::vector<std::string>& items, uint32_t& bits) {
+                                        const std::vector<std::string>& given, uint32_t& bits) {
   bits = 0;
-  for (const auto& item : items) {
-    // An empty list would silently mean "no barrier": say which words there are.
-    if (item.empty())
+  // Split here rather than by CLI11, which drops empty items: "1,,2" is a
+  // typo, not the list 1,2.
+  std::vector<std::string> items;
+  for (const auto& arg : given) {
+    if (arg.empty())  // an empty list would silently mean "no barrier"
       return std::string(option) + " '': give all, none or barrier numbers like 1,2; " +
              barrier_names(v);
+    for (size_t at = 0; at <= arg.size();) {
+      const size_t end = std::min(arg.find(',', at), arg.size());
+      items.push_back(arg.substr(at, end - at));
+      if (items.back().empty())
+        return std::string(option) + " '" + arg +
+               "': an empty item between commas; give all, none or barrier numbers like 1,2; " +
+               barrier_names(v);
+      at = end + 1;
+    }
+  }
+  for (const auto& item : items) {
     if (item == "none") continue;
     if (item == "all") {  // `--barriers all`: keep every one
       bits = all_barriers(v);
@@ -150,10 +163,8 @@ void LessonOptions::add_to(CLI::App& app, Naming naming) {
   o_radius = param("--radius", radius, 0, kMaxStencilRadius);
   o_block = param("--block", block, 1, kMaxBlockThreads);
   o_keep = keep_track(
-      app.add_option("--barriers", keep, "Keep only these barriers: all, none or a list like 1,2")
-          ->delimiter(','));
-  o_drop = keep_track(
-      app.add_option("--no-barrier", drop, "Remove these barriers, e.g. 2 or 1,2")->delimiter(','));
+      app.add_option("--barriers", keep, "Keep only these barriers: all, none or a list like 1,2"));
+  o_drop = keep_track(app.add_option("--no-barrier", drop, "Remove these barriers, e.g. 2 or 1,2"));
   o_keep->excludes(o_drop);
   keep_track(app.add_option("--backend", backend, "auto (GPU if usable), cuda or sim")
                  ->check(CLI::IsMember({"auto", "cuda", "sim"}))

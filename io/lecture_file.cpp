@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -50,6 +51,12 @@ bool nesting_within(std::string_view text, int limit) {
     }
   }
   return true;
+}
+
+// Characters as a reader counts them: UTF-8 code points ("é" is one, in two bytes).
+size_t characters(std::string_view s) {
+  return size_t(
+      std::count_if(s.begin(), s.end(), [](char c) { return (uint8_t(c) & 0xC0) != 0x80; }));
 }
 
 std::string type_name(const json& j) {
@@ -138,9 +145,16 @@ std::optional<std::string> parse_step(const json& j, LectureStep& step) {
     } else if (b.is_array()) {
       for (const json& id_json : b) {
         if (!id_json.is_number_integer()) return what + "; found a " + type_name(id_json);
-        const long long bid = id_json.get<long long>();
-        if (bid < 1 || bid > 64 || validate_barrier_id(*v, int(bid)))
-          return "barriers: " + *validate_barrier_id(*v, bid < 1 || bid > 64 ? 0 : int(bid));
+        // As written (2^40, -1): a value outside int is named, not wrapped.
+        const std::string text = id_json.dump();
+        const bool small = id_json.is_number_unsigned() ? id_json.get<uint64_t>() <= 64
+                                                        : id_json.get<int64_t>() >= -64;
+        const int bid = small ? int(id_json.get<int64_t>()) : 0;
+        if (!small || validate_barrier_id(*v, bid)) {
+          std::string why = *validate_barrier_id(*v, 0);  // "barrier 0: <id> has ..."
+          why.replace(0, why.find(':'), "barrier " + text);
+          return "barriers: " + why;
+        }
         list += (list.empty() ? "" : ",") + std::to_string(bid);
       }
       if (list.empty()) list = "none";
@@ -191,8 +205,8 @@ std::optional<std::string> parse_step(const json& j, LectureStep& step) {
   if (auto e = word(j, "order", step.order, orders, 2)) return e;
   if (!j.contains("caption")) return std::string("caption: every step needs one (a string)");
   if (auto e = word(j, "caption", step.caption, nullptr, 0)) return e;
-  if (step.caption.size() > kMaxCaptionChars)
-    return "caption: " + std::to_string(step.caption.size()) + " characters; keep it under " +
+  if (characters(step.caption) > kMaxCaptionChars)
+    return "caption: " + std::to_string(characters(step.caption)) + " characters; keep it under " +
            std::to_string(kMaxCaptionChars) + " (it is read from across a room)";
   return std::nullopt;
 }
@@ -234,7 +248,9 @@ std::optional<Lecture> parse_lecture(std::string_view text, std::string* error) 
   if (!j.contains("title") || !j["title"].is_string())
     return fail("title: give the lecture a title (a string)");
   lecture.title = j["title"].get<std::string>();
-  if (lecture.title.size() > 200) return fail("title: keep it under 200 characters");
+  if (characters(lecture.title) > 200)
+    return fail("title: " + std::to_string(characters(lecture.title)) +
+                " characters; keep it under 200");
   if (!j.contains("steps") || !j["steps"].is_array())
     return fail("steps: give a list of steps, each {\"lesson\": ..., \"caption\": ...}");
   const json& steps = j["steps"];

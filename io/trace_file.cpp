@@ -362,9 +362,14 @@ bool parse_buffers(Reader& r, uint32_t version, const ArrayTable& table,
     const ArraySlot slot = version == 1 ? v1_slot(id, table) : ArraySlot(id);
     if (version == 1 ? (id == 0 || id >= kV1BufferIds || slot == kNoArray)
                      : (slot == kNoArray || slot > table.size())) {
-      r.fail("buffer " + std::to_string(i) + " has id " + std::to_string(id) + "; allowed: 1 to " +
-             std::to_string(version == 1 ? kV1BufferIds - 1 : int(table.size())) +
-             (version == 1 ? " (of the lesson's arrays)" : " (the array table's slots)"));
+      if (version != 1 && table.empty())  // no slot to name: say so rather than "1 to 0"
+        r.fail("buffer " + std::to_string(i) + " has id " + std::to_string(id) +
+               "; the array table is empty, so no buffer can be listed");
+      else
+        r.fail("buffer " + std::to_string(i) + " has id " + std::to_string(id) +
+               "; allowed: 1 to " +
+               std::to_string(version == 1 ? kV1BufferIds - 1 : int(table.size())) +
+               (version == 1 ? " (of the lesson's arrays)" : " (the array table's slots)"));
       return false;
     }
     const std::string name = array_name(table, slot);
@@ -437,8 +442,13 @@ bool parse_events(Reader& r, uint32_t version, const ArrayTable& table, const La
   const uint64_t count = r.get<uint64_t>();
   if (!r.ok()) return false;
   if (count > r.remaining() / sizeof(Event)) {
-    r.need(count > UINT64_MAX / sizeof(Event) ? UINT64_MAX : count * sizeof(Event),
-           std::to_string(count) + " events");
+    if (count > UINT64_MAX / sizeof(Event))  // the byte count itself overflows 64 bits
+      r.fail("the event count is " + std::to_string(count) + ": at " +
+             std::to_string(sizeof(Event)) + " bytes each, more than 2^64 bytes; this file has " +
+             std::to_string(r.remaining()) + " bytes left for " +
+             std::to_string(r.remaining() / sizeof(Event)) + " events");
+    else
+      r.need(count * sizeof(Event), std::to_string(count) + " events");
     return false;
   }
   if (r.layout_only) {
@@ -456,7 +466,8 @@ bool parse_events(Reader& r, uint32_t version, const ArrayTable& table, const La
     const Event& e = out[i];
     const bool fine = uint8_t(e.kind) < kEventKindCount && e.array <= table.size() &&
                       e.block < blocks && e.thread < threads && e.barrier <= 32 &&
-                      (!is_atomic(e.kind) || atomic_fits(e, table, version));
+                      (!is_atomic(e.kind) || atomic_fits(e, table, version)) &&
+                      !(version == 1 && e.kind == EventKind::WarpShuffle);
     if (fine) continue;  // the message is built only for the bad one
     const std::string at = "event " + std::to_string(i) + " ";
     if (uint8_t(e.kind) >= kEventKindCount)
@@ -473,6 +484,9 @@ bool parse_events(Reader& r, uint32_t version, const ArrayTable& table, const La
              std::to_string(threads));
     else if (e.barrier > 32)
       r.fail(at + "names barrier " + std::to_string(e.barrier) + "; at most 32 exist");
+    else if (version == 1 && e.kind == EventKind::WarpShuffle)
+      r.fail(at + "is a warp shuffle (kind 7); version 1 files predate them (allowed: kinds 0 " +
+             "to 5)");
     else if (version == 1)
       r.fail(at + "is an atomic (kind " + std::to_string(int(e.kind)) +
              "); version 1 files have none");

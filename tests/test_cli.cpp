@@ -273,6 +273,14 @@ TEST(Cli, BarrierListsAreCheckedNotReadCharacterByCharacter) {
   r = cli("run matmul.tiled_square --n 8 --backend sim --barriers none --json", false);
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_TRUE(nlohmann::json::parse(r.out)["barriers_kept"].empty()) << r.out;
+  // Issue 20: an empty item is a typo, not the list without it (it ran with mask 3).
+  for (const char* list : {"1,,2", "1,", ",2", "--no-barrier 1,,2"}) {
+    const std::string arg = list[0] == '-' ? list : "--barriers " + std::string(list);
+    r = cli("run matmul.tiled_square --n 8 --backend sim " + arg);
+    EXPECT_EQ(r.code, 2) << arg << ": " << r.out;
+    EXPECT_TRUE(has(r, "': an empty item between commas; give all, none or barrier numbers"))
+        << arg << ": " << r.out;
+  }
 }
 
 TEST(Cli, SkewNanosecondsOnTheSimulatorSayTheyApplyToTheGpuOnly) {

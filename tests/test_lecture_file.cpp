@@ -159,6 +159,28 @@ TEST(LectureFile, HostileInputIsRefusedNotCrashed) {
   std::filesystem::remove_all(dir);
 }
 
+// Issue 20: captions counted in characters, not bytes; barrier ids said as written.
+TEST(LectureFile, CountsCharactersAndNamesTheBarrierAsWritten) {
+  std::string e1000, e1001;
+  for (int i = 0; i < 1000; ++i)
+    e1000 += "\xc3\xa9";  // é: one character, two bytes
+  e1001 = e1000 + "\xc3\xa9";
+  const std::string lesson = R"({"lesson": "matmul.tiled_square", "caption": ")";
+  EXPECT_EQ(error_of(lecture_with(lesson + e1000 + "\"}")), "");
+  const std::string err = error_of(lecture_with(lesson + e1001 + "\"}"));
+  EXPECT_NE(err.find("caption: 1001 characters; keep it under 1000"), std::string::npos) << err;
+  for (const char* id : {"1099511627776", "-1", "18446744073709551615", "65"}) {
+    const std::string bad =
+        error_of(lecture_with(R"({"lesson": "matmul.tiled_square", "barriers": [)" +
+                              std::string(id) + R"(], "caption": "c"})"));
+    EXPECT_NE(bad.find("barriers: barrier " + std::string(id) +
+                       ": matmul.tiled_square has 2 barriers (1 and 2)"),
+              std::string::npos)
+        << id << ": " << bad;
+    EXPECT_EQ(bad.find("barrier 0"), std::string::npos) << bad;
+  }
+}
+
 TEST(LectureFile, EveryShippedLectureLoads) {
   int files = 0;
   for (const auto& e :

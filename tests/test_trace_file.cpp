@@ -27,7 +27,9 @@ Trace full_trace() {
   Trace t = tiled_matmul_trace(4, 2, 0x2);  // barrier 1 removed
   // Every field away from its default, so a field the file forgets shows up
   // (and every one consistent, since the loader checks what they mean).
-  t.config.params = {3, 5, 4, 2, 11, 2, 64};  // tiled_square reads only n and tile
+  // tiled_square reads only n and tile; m and k as square multiplies record
+  // them (= n), the others 0 (the loader refuses values a lesson does not use).
+  t.config.params = {4, 4, 4, 2, 0, 0, 0};
   t.config.barrier_mask = 0x2;
   t.config.backend = BackendKind::Cuda;
   t.config.device_name = "NVIDIA H100 80GB HBM3";
@@ -250,7 +252,18 @@ TEST(TraceFile, RefusesAnEventCountLargerThanTheFileBeforeAllocating) {
   reseal(bytes);
   std::string err;
   EXPECT_FALSE(parse(bytes, &err));
-  EXPECT_NE(err.find("corrupt: the events section needs"), std::string::npos) << err;
+  // 2^61 events of 40 bytes overflow 64 bits: said so, not "needs 18446744073709551615 bytes".
+  EXPECT_NE(err.find("corrupt: in the events section, the event count is 2305843009213693952: at "
+                     "40 bytes each, more than 2^64 bytes"),
+            std::string::npos)
+      << err;
+  // A count that fits 64 bits but not the file: the bytes it needs.
+  const uint64_t big = 1ull << 40;
+  std::memcpy(bytes.data() + count_at, &big, 8);
+  reseal(bytes);
+  EXPECT_FALSE(parse(bytes, &err));
+  EXPECT_NE(err.find("corrupt: the events section needs 43980465111040 bytes"), std::string::npos)
+      << err;
 }
 
 TEST(TraceFile, RefusesUnknownEventKindsAndOutOfRangeThreads) {

@@ -517,5 +517,51 @@ TEST(TraceFormatV2, RefusesSlotsBeyondTheTable) {
   }
 }
 
+// Issue 20: a version-1 file predates warp shuffles.
+TEST(TraceFormatV1, RefusesAWarpShuffle) {
+  Trace t = sim_run("matmul.tiled_square").trace;
+  size_t i = 0;
+  while (t.events[i].kind != EventKind::SharedLoad)
+    ++i;
+  Event& e = t.events[i];
+  e.kind = EventKind::WarpShuffle;
+  e.array = kNoArray;
+  e.element = 1;
+  std::string err;
+  EXPECT_FALSE(parse_trace(write_v1(t), &err));
+  EXPECT_HAS(err, "event " + std::to_string(i) +
+                      " is a warp shuffle (kind 7); version 1 files predate them (allowed: kinds "
+                      "0 to 5)");
+}
+
+// Messages that said the impossible: a byte count that overflowed 64 bits,
+// and an empty range ("allowed: 1 to 0").
+TEST(TraceFormatV2, SaysWhatIsWrongWhereTheNumbersOverflowOrTheRangeIsEmpty) {
+  const RunResult r = sim_run("matmul.tiled_square");
+  ASSERT_TRUE(r.ok);
+  {
+    auto bytes = serialize_trace(r.trace);
+    const V2Layout l = layout_of(r.trace);
+    const uint64_t huge = ~0ull / 8;  // 40 bytes each: far past 2^64
+    std::memcpy(bytes.data() + l.events - 8, &huge, 8);
+    reseal(bytes);
+    std::string err;
+    EXPECT_FALSE(parse_trace(bytes, &err));
+    EXPECT_EQ(err.find("18446744073709551615"), std::string::npos) << err;
+    EXPECT_HAS(err, "the event count is " + std::to_string(huge) +
+                        ": at 40 bytes each, more than 2^64 bytes");
+  }
+  {
+    Trace t = r.trace;  // no arrays, yet a buffer
+    t.config.arrays.clear();
+    t.events.clear();
+    t.buffers.resize(1);
+    std::string err;
+    EXPECT_FALSE(parse_trace(serialize_trace(t), &err));
+    EXPECT_EQ(err.find("1 to 0"), std::string::npos) << err;
+    EXPECT_HAS(err, "buffer 0 has id 1; the array table is empty, so no buffer can be listed");
+  }
+}
+
 }  // namespace
 }  // namespace ts

@@ -5,6 +5,7 @@
 // crashed, hung or exhausted memory in the window or the CLI.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 
@@ -380,6 +381,194 @@ TEST(TraceValidation, RefusesRunsLargerThanTheReplayHolds) {
   const std::string err = refusal(t);
   EXPECT_HAS(err, "cells");
   EXPECT_HAS(err, "TileScope replays at most " + std::to_string(kMaxTraceCells));
+}
+
+// --- issue 20: the barrier structure and what the lesson cannot record -------
+
+// The trace without the events `drop` selects (counts stay consistent: fewer
+// events than the closed form is what removing a barrier gives).
+template <class F>
+Trace without(Trace t, F drop) {
+  std::vector<Event> kept;
+  for (const Event& e : t.events)
+    if (!drop(e)) kept.push_back(e);
+  t.events = std::move(kept);
+  return t;
+}
+
+TEST(TraceValidation, RefusesAMaskWithBarriersOnAndNoBarrierEvents) {
+  const Trace t =
+      without(sim_trace("matmul.tiled_square"), [](const Event& e) { return is_barrier(e.kind); });
+  ASSERT_EQ(t.config.barrier_mask, ~0u);
+  const std::string err = refusal(t);
+  EXPECT_HAS(err, "events: 0 barrier arrivals recorded; matmul.tiled_square with n=12 tile=8");
+  EXPECT_HAS(err, "(barrier mask 0xffffffff) records 1024");
+}
+
+TEST(TraceValidation, RefusesAThreadThatSkipsEveryBarrier) {
+  const Trace t = without(sim_trace("matmul.tiled_square"), [](const Event& e) {
+    return is_barrier(e.kind) && e.block == 0 && e.thread == 0;
+  });
+  const std::string err = refusal(t);
+  EXPECT_HAS(err,
+             "block 0 thread 0 met 0 of the 4 __syncthreads of its block; thread 1 met "
+             "barrier 1 next");
+  // The same with a partial mask, where the closed form does not count arrivals.
+  Trace one = sim_trace("matmul.tiled_square", std::nullopt, 1u);
+  one = without(one,
+                [](const Event& e) { return is_barrier(e.kind) && e.block == 1 && e.thread == 5; });
+  EXPECT_HAS(refusal(one), "block 1 thread 5 met 0 of the 2 __syncthreads of its block");
+}
+
+TEST(TraceValidation, RefusesAnArriveRewrittenAsALeave) {
+  Trace t = sim_trace("matmul.tiled_square");
+  const size_t i = first_of(t, EventKind::BarrierArrive);
+  t.events[i].kind = EventKind::BarrierLeave;
+  const std::string err = refusal(t);
+  EXPECT_HAS(err, "event " + std::to_string(i) +
+                      " (barrier leave by block 0 thread 0): leaves "
+                      "barrier 1 without arriving at it");
+}
+
+TEST(TraceValidation, RefusesADeletedLeave) {
+  {  // in the middle: the thread arrives at the next barrier while still at the last
+    Trace t = sim_trace("matmul.tiled_square");
+    const size_t i = first_of(t, EventKind::BarrierLeave);
+    const Event gone = t.events[i];
+    t.events.erase(t.events.begin() + long(i));
+    const std::string err = refusal(t);
+    EXPECT_HAS(err, "thread " + std::to_string(gone.thread) +
+                        "): arrives at barrier 2 while it "
+                        "has not left barrier 1");
+  }
+  {  // the last one: the thread never leaves
+    Trace t = sim_trace("matmul.tiled_square");
+    size_t last = 0;
+    for (size_t i = 0; i < t.events.size(); ++i)
+      if (t.events[i].kind == EventKind::BarrierLeave) last = i;
+    const Event gone = t.events[last];
+    t.events.erase(t.events.begin() + long(last));
+    const std::string err = refusal(t);
+    EXPECT_HAS(err, "block " + std::to_string(gone.block) + " thread " +
+                        std::to_string(gone.thread) + " arrives at barrier 2 and never leaves it");
+  }
+}
+
+TEST(TraceValidation, RefusesBarriersInAnotherOrderThanTheBlocks) {
+  // Thread 3 of block 0 meets barrier 2 where its block meets barrier 1.
+  Trace t = sim_trace("matmul.tiled_square");
+  const uint16_t line2 = uint16_t(find_variant("matmul.tiled_square")->barriers[1].line);
+  for (Event& e : t.events)
+    if (is_barrier(e.kind) && e.block == 0 && e.thread == 3 && e.barrier == 1) {
+      e.barrier = 2;
+      e.line = line2;
+      break;
+    }
+  EXPECT_HAS(refusal(t),
+             "its 1st __syncthreads is barrier 2; thread 0 of the block met "
+             "barrier 1 there");
+}
+
+TEST(TraceValidation, ChecksSixteenByteGroupsOnTruncatedGpuTraces) {
+  Trace t = sim_trace("sgemm.vectorized");
+  t.config.backend = BackendKind::Cuda;
+  t.config.device_name = "NVIDIA H100 80GB HBM3";
+  // Cut short as a full GPU buffer cuts it: a prefix of every thread's events.
+  const size_t keep = t.events.size() / 2;
+  t.events_dropped = t.events.size() - keep;
+  t.events.resize(keep);
+  t.capacity = keep;
+  std::string err;
+  ASSERT_TRUE(accepted(t, &err)) << err;
+  // A lone element 3 of a 16-byte access: its first three elements deleted.
+  size_t first = t.events.size();
+  for (size_t i = 0; i < t.events.size(); ++i)
+    if (is_vector_element(t.events[i]) && t.events[i].element % 4 == 0) {
+      first = i;
+      break;
+    }
+  ASSERT_LT(first, t.events.size());
+  const Event lead = t.events[first];
+  Trace lone = t;
+  lone.events.erase(std::remove_if(lone.events.begin(), lone.events.end(),
+                                   [&](const Event& e) {
+                                     return e.block == lead.block && e.thread == lead.thread &&
+                                            e.instr >= lead.instr && e.instr < lead.instr + 3;
+                                   }),
+                    lone.events.end());
+  lone.events_dropped += 3;
+  EXPECT_HAS(refusal(lone), "element " + std::to_string(lead.element + 3) +
+                                " of a 16-byte access, whose first element " +
+                                std::to_string(lead.element) + " this thread did not record");
+}
+
+TEST(TraceValidation, RefusesAtomicsWhereTheLessonHasNone) {
+  {  // a global atomic on an input array
+    Trace t = sim_trace("histogram.global_atomics");
+    const ArraySlot in = slot_named(t.config.arrays, "in");
+    ASSERT_NE(in, kNoArray);
+    const size_t i = first_of(t, EventKind::GlobalAtomic);
+    t.events[i].array = in;
+    t.events[i].element = 0;
+    EXPECT_HAS(refusal(t),
+               "an atomic on in (1 x 200); it is an input of "
+               "histogram.global_atomics, which the kernel only reads");
+  }
+  {  // a global atomic in a lesson without any
+    Trace t = sim_trace("matmul.tiled_square");
+    t.events[first_of(t, EventKind::GlobalStore)].kind = EventKind::GlobalAtomic;
+    EXPECT_HAS(refusal(t), "an atomic on C (12 x 12); matmul.tiled_square has no global atomics");
+  }
+  {  // a warp shuffle in a lesson without any
+    Trace t = sim_trace("matmul.tiled_square");
+    Event& e = t.events[first_of(t, EventKind::SharedLoad)];
+    e.kind = EventKind::WarpShuffle;
+    e.array = kNoArray;
+    e.element = 1;
+    EXPECT_HAS(refusal(t), "a warp shuffle; matmul.tiled_square has none");
+  }
+}
+
+TEST(TraceValidation, RefusesASharedLoadFlaggedOutOfRangeAtElement4294967295) {
+  Trace t = sim_trace("matmul.tiled_square");
+  const size_t i = first_of(t, EventKind::SharedLoad);
+  t.events[i].element = 4294967295u;
+  t.events[i].flags |= kFlagOutOfRange;
+  const std::string err = refusal(t);
+  EXPECT_HAS(err, "event " + std::to_string(i));
+  EXPECT_HAS(err,
+             "out-of-range element is 4294967295; tileA (shared, 8 x 8) has no room past "
+             "its 64 elements, and matmul.tiled_square never reaches outside it");
+  EXPECT_EQ(err.find("allowed: 64 to 63"), std::string::npos) << err;
+}
+
+TEST(TraceValidation, RefusesWarpMasksWithoutTheStallTheyGoWith) {
+  {  // the GPU race lab's mask on a simulator trace
+    Trace t = sim_trace("matmul.tiled_square");
+    t.config.skew_warps = 0xFFFFFFFFu;
+    EXPECT_HAS(refusal(t),
+               "run configuration: skew warps is 0xffffffff; allowed without a stall "
+               "(skew ns 0): 0x0");
+  }
+  {
+    Trace t = sim_trace("matmul.tiled_square");
+    t.config.skew_ns = 300;
+    EXPECT_HAS(refusal(t), "skew ns is 300; allowed on a simulator trace: 0");
+  }
+}
+
+TEST(TraceValidation, RefusesParametersTheLessonDoesNotUse) {
+  Trace t = sim_trace("conv2d.naive");
+  t.config.params.tile = 8;
+  EXPECT_HAS(refusal(t),
+             "parameters: tile is 8; conv2d.naive does not use tile (allowed: 0; it "
+             "reads m, n, radius)");
+  t = sim_trace("conv2d.tiled");
+  t.config.params.tile = 0;
+  EXPECT_HAS(refusal(t), "parameters: tile 0");
+  t = sim_trace("matmul.tiled_square");
+  t.config.params.block = 256;
+  EXPECT_HAS(refusal(t), "block is 256; matmul.tiled_square does not use block");
 }
 
 // --- no false refusals -------------------------------------------------------

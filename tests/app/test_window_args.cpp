@@ -94,6 +94,8 @@ TEST(WindowArgs, LessonMistakesExit2WithTheCommandLinesMessage) {
        "run matmul.tiled_square --backend quantum"},
       // Without --lesson: the default lesson's barriers.
       {"--barriers 3", "run matmul.tiled_square --barriers 3"},
+      // Issue 20: an empty item between commas (both programs ran with mask 3).
+      {"--lesson matmul.tiled_square --barriers 1,,2", "run matmul.tiled_square --barriers 1,,2"},
   };
   int i = 0;
   for (const Case& c : cases) {
@@ -159,6 +161,83 @@ TEST(WindowArgs, PerfReportIsAnOptionAndAMissingFileIsAUsageError) {
       window("--perf-report " + (out_dir() / "nope.json").string(), "perfmissing");
   EXPECT_EQ(missing.rc, 2) << missing.out;
   EXPECT_NE(missing.out.find("--perf-report"), std::string::npos) << missing.out;
+}
+
+// Issue 20: the window's own options, each checked as the CLI checks its
+// options: exit 2 and a message naming the option, the value and what is
+// allowed; no screenshot. (Each used to exit 0 or 1, or run clamped.)
+TEST(WindowArgs, EveryWindowOptionIsCheckedWithExit2AndAMessage) {
+  const std::string lesson = "--lesson matmul.tiled_square --n 12 --tile 4 --backend sim ";
+  const struct {
+    std::string args, want;
+  } cases[] = {
+      {"--quiz --quiz-answer garbage",
+       "tilescope: error: --quiz-answer 'garbage': use truth, truth-1, truth+1, none, choice:N or "
+       "cells such as 3,17,20"},
+      {"--quiz --quiz-answer truth+99999", "--quiz-answer 'truth+99999': use truth"},
+      {"--quiz-answer truth", "--quiz-answer 'truth': give --quiz too"},
+      {"--position bogus",
+       "--position 'bogus': use an event index, start, end, phase:N, barrier:N, access:N or stale"},
+      {"--position -1", "--position '-1': use an event index"},
+      {"--from phase:x --record " + (out_dir() / "never.gif").string(), "--from 'phase:x'"},
+      {"--layout bogus", "--layout 'bogus': matmul.tiled_square has no other layouts"},
+      {"--font-size 0", "--font-size: 0 is out of range: give a size in points from 10 to 40"},
+      {"--font-size -5", "--font-size: -5 is out of range"},
+      {"--font-size nan", "--font-size"},
+      {"--font-size inf", "--font-size"},
+      {"--select-block -1",
+       "--select-block: -1 is out of range: give a whole number from 0 to 8 (matmul.tiled_square "
+       "with n=12 tile=4 launches 9 blocks)"},
+      {"--select-block 9", "--select-block: 9 is out of range"},
+      {"--select-thread 99999",
+       "--select-thread: 99999 is out of range: give a whole number from 0 to 15 (a block of "
+       "matmul.tiled_square with n=12 tile=4 has 16 threads)"},
+      {"--frames -1", "--frames: -1 is out of range: give a whole number from 0 to 1000000"},
+      {"--tab nosuchtab", "--tab 'nosuchtab': the panels are "},
+      {"--barriers none --hazard 999999",
+       "--hazard: 999999 is out of range: give a whole number "
+       "from 0 to "},
+      {"--hazard -1", "--hazard: -1 is out of range"},
+  };
+  int i = 0;
+  for (const auto& c : cases) {
+    const WindowRun r = window(lesson + c.args, "option" + std::to_string(i++));
+    EXPECT_EQ(r.rc, 2) << c.args << ": " << r.out;
+    EXPECT_NE(r.out.find(c.want), std::string::npos) << c.args << "\nwindow said: " << r.out;
+    EXPECT_EQ(r.out.find("wrote "), std::string::npos) << c.args << ": no screenshot expected";
+  }
+}
+
+// --size is the whole of WIDTHxHEIGHT (200x150junk ran at 200x150).
+TEST(WindowArgs, SizeWithTrailingTextIsRefused) {
+  const std::string& display = x_display();
+  ASSERT_FALSE(display.empty());
+  const fs::path log = out_dir() / "size.log";
+  for (const char* size : {"200x150junk", "800x600x2", " 800x600", "+800x600"}) {
+    const std::string cmd = "DISPLAY=" + display + " " + TS_TILESCOPE_EXE + " --size '" + size +
+                            "' --exit > " + log.string() + " 2>&1";
+    const int st = std::system(cmd.c_str());
+    std::ifstream f(log);
+    const std::string out((std::istreambuf_iterator<char>(f)), {});
+    EXPECT_EQ(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 2) << size << ": " << out;
+    EXPECT_NE(out.find("use WIDTHxHEIGHT between 200x150 and 8192x8192"), std::string::npos)
+        << size << ": " << out;
+  }
+}
+
+// A trace that does not load is named once: "Cannot open X: X: ..." said the path twice.
+TEST(WindowArgs, ATraceThatDoesNotOpenIsNamedOnce) {
+  const fs::path bad = out_dir() / "not_a_trace.tstrace";
+  {
+    std::ofstream f(bad);
+    f << "not a trace at all, but long enough to have a header and more bytes after it\n";
+  }
+  const WindowRun r = window(bad.string(), "badtrace");
+  EXPECT_NE(r.rc, 0) << r.out;
+  const std::string path = bad.string();
+  const size_t first = r.out.find(path);
+  ASSERT_NE(first, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(path, first + path.size()), std::string::npos) << r.out;
 }
 
 }  // namespace
