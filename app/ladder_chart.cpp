@@ -27,7 +27,12 @@ void chart(const LadderChart& c, ImVec2 size, bool log_y, std::vector<PlotMark>&
     if (g > 0) lo = std::min(lo, g), hi = std::max(hi, g);
   if (c.fp32_peak_gflops > 0) hi = std::max(hi, c.fp32_peak_gflops), lo = std::min(lo, hi);
   if (!(hi > 0)) return;
-  const double y0 = log_y ? lo / 2 : 0, y1 = log_y ? hi * 2.2 : hi * 1.25;
+  // Headroom above the highest line for a label above the peak, whatever
+  // the plot's height (a 720p projector leaves it short).
+  const double y0 = log_y ? lo / 2 : 0;
+  const double frac =
+      std::min(0.45, (1.3 * lh + 8) / std::max(1.0, double(size.y) - 5.4 * double(lh)));
+  const double y1 = log_y ? y0 * std::pow(hi * 1.1 / y0, 1 / (1 - frac)) : hi * 1.05 / (1 - frac);
   const Axes ax = frame(dl, origin, size, x0, x1, y0, y1, false, log_y,
                         "The road to cuBLAS: GFLOP/s per step", "", "GFLOP/s", {}, false);
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
@@ -63,8 +68,8 @@ void chart(const LadderChart& c, ImVec2 size, bool log_y, std::vector<PlotMark>&
 
   // What the flat lines' labels must keep clear of: every marker, samples of
   // every line, each other and the legend.
-  std::vector<Box> taken;
-  std::vector<ImVec2> plotted;  // where the legend should not go
+  std::vector<Box> taken, markers;  // the lines' samples; the markers
+  std::vector<ImVec2> plotted;      // where the legend should not go
   auto sample_line = [&](ImVec2 a, ImVec2 b, float half) {
     const float len = std::hypot(b.x - a.x, b.y - a.y);
     for (float t = 0; t <= len; t += std::max(2.0f, half)) {
@@ -112,7 +117,7 @@ void chart(const LadderChart& c, ImVec2 size, bool log_y, std::vector<PlotMark>&
       }
       points.push_back({q, i});
       plotted.push_back(q);
-      taken.push_back(
+      markers.push_back(
           {ImVec2(q.x - st.radius, q.y - st.radius), ImVec2(q.x + st.radius, q.y + st.radius)});
       marks.push_back({"ladder", "point",
                        std::string(c.steps[k].variant->id) + " n=" + std::to_string(c.sizes[i]),
@@ -162,39 +167,71 @@ void chart(const LadderChart& c, ImVec2 size, bool log_y, std::vector<PlotMark>&
   for (const Point& p : points)
     draw_marker(dl, p.at, styles[p.size]);
   dl->PopClipRect();
-  const Box legend = draw_legend(dl, ax, labels, colours, plotted, &styles);
-  marks.push_back({"ladder", "legend", "", legend.a.x, legend.a.y, legend.b.x - legend.a.x,
-                   legend.b.y - legend.a.y, text});
-  std::vector<Box> labels_taken = {legend};  // never covered, not even in the second pass
 
   // Each flat line's label just above its line (else just below), as far right
-  // as it is free, on a background; a label with no free place on its line is
-  // left out rather than drawn over another (the line's value is in the table).
+  // as it is free: first clear of everything, else across a line but never
+  // over a marker, another label or the legend. Where a cuBLAS label finds no
+  // place (a short plot: the lines a few pixels apart), every cuBLAS value
+  // goes into the legend beside its size instead.
+  struct Placed {
+    size_t flat;
+    Box box;
+    ImVec2 text_at;
+  };
+  struct Plan {
+    Box legend;
+    std::vector<std::string> legend_labels;
+    std::vector<Placed> placed;
+    size_t missing = 0;
+  };
+  auto plan = [&](bool cublas_in_legend) {
+    Plan p;
+    p.legend_labels = labels;
+    if (cublas_in_legend)
+      for (size_t i = 0; i < c.sizes.size(); ++i)
+        if (c.cublas_gflops[i] > 0) p.legend_labels[i] += ", cuBLAS " + si(c.cublas_gflops[i]);
+    p.legend = legend_box(ax, p.legend_labels, plotted, true);
+    std::vector<Box> hard = markers;
+    hard.push_back(p.legend);
+    for (size_t k = 0; k < flats.size(); ++k) {
+      const Flat& f = flats[k];
+      if (cublas_in_legend && std::string(f.kind) == "cublas") continue;
+      const ImVec2 w = ImGui::CalcTextSize(f.text.c_str());
+      bool placed = false;
+      for (int strict = 1; strict >= 0 && !placed; --strict)
+        for (float y : {f.y - w.y - 3, f.y + 3})
+          for (float x = ax.hi.x - w.x - 6; !placed && x >= ax.lo.x + 4; x -= lh / 2) {
+            const Box b{ImVec2(x - 2, y), ImVec2(x + w.x + 2, y + w.y)};
+            if (!ax.holds(b)) continue;
+            auto hits = [&](const std::vector<Box>& v) {
+              return std::any_of(v.begin(), v.end(), [&](const Box& t) { return b.hits(t); });
+            };
+            if (hits(hard) || (strict && hits(taken))) continue;
+            p.placed.push_back({k, b, ImVec2(x, y)});
+            hard.push_back(b);
+            placed = true;
+          }
+      p.missing += !placed;
+    }
+    return p;
+  };
+  Plan best = plan(false);
+  if (best.missing > 0)
+    if (Plan q = plan(true); q.missing <= best.missing) best = std::move(q);
+  draw_legend_at(dl, best.legend, best.legend_labels, colours, &styles);
+  std::string legend_text;
+  for (const std::string& l : best.legend_labels)
+    legend_text += (legend_text.empty() ? "" : "; ") + l;
+  marks.push_back({"ladder", "legend", legend_text, best.legend.a.x, best.legend.a.y,
+                   best.legend.b.x - best.legend.a.x, best.legend.b.y - best.legend.a.y, text});
   const ImU32 label_bg = ImGui::GetColorU32(ImGuiCol_WindowBg, 0.85f);
   const ImU32 bg = ImGui::GetColorU32(ImGuiCol_WindowBg);
-  for (const Flat& f : flats) {
-    const ImVec2 w = ImGui::CalcTextSize(f.text.c_str());
-    bool placed = false;
-    for (int strict = 1; strict >= 0 && !placed; --strict)
-      for (float y : {f.y - w.y - 3, f.y + 3}) {
-        if (placed) break;
-        for (float x = ax.hi.x - w.x - 6; x >= ax.lo.x + 4; x -= lh / 2) {
-          const Box b{ImVec2(x - 2, y), ImVec2(x + w.x + 2, y + w.y)};
-          if (!ax.holds(b)) continue;
-          // First clear of everything; else clear of the other labels and the legend.
-          auto hits = [&](const std::vector<Box>& v) {
-            return std::any_of(v.begin(), v.end(), [&](const Box& t) { return b.hits(t); });
-          };
-          if (hits(labels_taken) || (strict && hits(taken))) continue;
-          dl->AddRectFilled(b.a, b.b, label_bg);
-          dl->AddText(ImVec2(x, y), text_safe(f.colour, bg), f.text.c_str());
-          marks.push_back(
-              {"ladder", "label", f.text, b.a.x, b.a.y, b.b.x - b.a.x, b.b.y - b.a.y, f.colour});
-          labels_taken.push_back(b);
-          placed = true;
-          break;
-        }
-      }
+  for (const Placed& p : best.placed) {
+    const Flat& f = flats[p.flat];
+    dl->AddRectFilled(p.box.a, p.box.b, label_bg);
+    dl->AddText(p.text_at, text_safe(f.colour, bg), f.text.c_str());
+    marks.push_back({"ladder", "label", f.text, p.box.a.x, p.box.a.y, p.box.b.x - p.box.a.x,
+                     p.box.b.y - p.box.a.y, f.colour});
   }
   if (!hover.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", hover.c_str());
 }
@@ -249,16 +286,17 @@ void table(const LadderChart& c) {
 }  // namespace
 
 void draw_ladder(const LadderChart& c, bool log_y, std::vector<PlotMark>& marks) {
-  ImGui::PushTextWrapPos(0);
-  // The baseline's terms first: what is compared with what.
-  ImGui::TextColored(readable(ImVec4(0.95f, 0.65f, 0.2f, 1)), "%s", kLadderMathNote);
-  ImGui::PopTextWrapPos();
   const float avail = std::max(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 16);
   // Within what is left of the panel where it can, so that a 1280 x 720
   // projector shows the whole chart.
   const float h = std::clamp(std::min(avail * 0.42f, ImGui::GetContentRegionAvail().y - 4),
-                             ImGui::GetFontSize() * 12, ImGui::GetFontSize() * 24);
+                             ImGui::GetFontSize() * 10, ImGui::GetFontSize() * 24);
   chart(c, ImVec2(avail, h), log_y, marks);
+  // The baseline's terms right under the chart (above it, they pushed the
+  // chart off a 720p projector): what is compared with what.
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextColored(readable(ImVec4(0.95f, 0.65f, 0.2f, 1)), "%s", kLadderMathNote);
+  ImGui::PopTextWrapPos();
   table(c);
   ImGui::PushTextWrapPos(0);
   ImGui::TextDisabled(

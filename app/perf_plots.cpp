@@ -240,6 +240,40 @@ void draw_roofline(const PerfReport& r, const std::string& family, ImVec2 size,
     }
   };
 
+  // The legend of the two marks, in the corner that covers the fewest of them
+  // (before the ceilings' names, which then keep clear of it).
+  {
+    // Short: the note under the plots says it in full.
+    const char* names[2] = {"kernel's traffic", "compulsory"};
+    const float wmax = std::max(ImGui::CalcTextSize(names[0]).x, ImGui::CalcTextSize(names[1]).x);
+    const ImVec2 box(wmax + lh * 1.8f, lh * 2 + 6);
+    Box best{};
+    int fewest = INT32_MAX;
+    // Lower right first: under the flat roof at high intensity, where kernels seldom are.
+    for (int corner : {3, 2, 1, 0}) {
+      const ImVec2 a(corner % 2 ? ax.hi.x - 6 - box.x : ax.lo.x + 6,
+                     corner / 2 ? ax.hi.y - 6 - box.y : ax.lo.y + 6);
+      const Box b{a, ImVec2(a.x + box.x, a.y + box.y)};
+      int covered = 0;
+      for (const Box& t : taken)  // the marks, the roof's samples and its texts
+        covered += b.hits(t, 4);
+      if (covered < fewest) fewest = covered, best = b;
+    }
+    dl->AddRectFilled(best.a, best.b, label_bg);
+    dl->AddRect(best.a, best.b, ImGui::GetColorU32(ImGuiCol_Border));
+    const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+    for (int i = 0; i < 2; ++i) {
+      const ImVec2 m(best.a.x + lh * 0.7f, best.a.y + 3 + lh * (i + 0.5f));
+      if (i == 0)
+        dl->AddCircleFilled(m, rad, text);
+      else
+        dl->AddCircle(m, rad, text, 0, 2.0f);
+      dl->AddText(ImVec2(best.a.x + lh * 1.4f, best.a.y + 3 + lh * i), text, names[i]);
+    }
+    mark("legend", std::string(names[0]) + "; " + names[1], best.a, best.b, text);
+    taken.push_back(best);
+  }
+
   // The ceilings' names on their lines, clear of the marks: the peak above the
   // flat roof (below it where there is no room), right of the ridge or
   // right-aligned; the copy just under the rising slope (a box whose top left
@@ -283,39 +317,6 @@ void draw_roofline(const PerfReport& r, const std::string& family, ImVec2 size,
     }
     const float mid = (ax.lo.x + float(ax.tx(ridge))) / 2;
     ceiling_label(copy, c, found, ImVec2(mid, float(ax.ty(d.copy_gbps * ax.ix(mid)))));
-  }
-
-  // The legend of the two marks, in the corner that covers the fewest of them.
-  {
-    // Short: the note under the plots says it in full.
-    const char* names[2] = {"kernel's traffic", "compulsory"};
-    const float wmax = std::max(ImGui::CalcTextSize(names[0]).x, ImGui::CalcTextSize(names[1]).x);
-    const ImVec2 box(wmax + lh * 1.8f, lh * 2 + 6);
-    Box best{};
-    int fewest = INT32_MAX;
-    // Lower right first: under the flat roof at high intensity, where kernels seldom are.
-    for (int corner : {3, 2, 1, 0}) {
-      const ImVec2 a(corner % 2 ? ax.hi.x - 6 - box.x : ax.lo.x + 6,
-                     corner / 2 ? ax.hi.y - 6 - box.y : ax.lo.y + 6);
-      const Box b{a, ImVec2(a.x + box.x, a.y + box.y)};
-      int covered = 0;
-      for (const Box& t : taken)  // the marks, the roof's samples and its texts
-        covered += b.hits(t, 4);
-      if (covered < fewest) fewest = covered, best = b;
-    }
-    dl->AddRectFilled(best.a, best.b, label_bg);
-    dl->AddRect(best.a, best.b, ImGui::GetColorU32(ImGuiCol_Border));
-    const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
-    for (int i = 0; i < 2; ++i) {
-      const ImVec2 m(best.a.x + lh * 0.7f, best.a.y + 3 + lh * (i + 0.5f));
-      if (i == 0)
-        dl->AddCircleFilled(m, rad, text);
-      else
-        dl->AddCircle(m, rad, text, 0, 2.0f);
-      dl->AddText(ImVec2(best.a.x + lh * 1.4f, best.a.y + 3 + lh * i), text, names[i]);
-    }
-    mark("legend", std::string(names[0]) + "; " + names[1], best.a, best.b, text);
-    taken.push_back(best);
   }
 
   // Labels at the free place nearest their mark, with a leader line when moved

@@ -158,10 +158,10 @@ Axes frame(ImDrawList* dl, ImVec2 origin, ImVec2 size, double x0, double x1, dou
 SeriesStyle series_style(size_t i, size_t n, float lh) {
   SeriesStyle st;
   st.colour = series_colour(i);
-  const float step = std::max(2.0f, lh * 0.12f);
+  const float step = std::max(2.5f, lh * 0.1f);
   const float under = float(n > i ? n - 1 - i : 0);  // how many series are drawn over this one
   st.width = std::max(2.0f, lh * 0.1f) + step * under;
-  st.radius = std::max(4.0f, lh * 0.22f) + step * 0.9f * under;
+  st.radius = std::max(4.0f, lh * 0.22f) + std::max(3.0f, lh * 0.15f) * under;
   st.marker = Marker(i % 4);
   st.dashed = i % 3 == 1;
   return st;
@@ -217,13 +217,24 @@ void draw_marker(ImDrawList* dl, ImVec2 p, const SeriesStyle& st) {
 Box draw_legend(ImDrawList* dl, const Axes& ax, const std::vector<std::string>& labels,
                 const std::vector<ImU32>& colours, const std::vector<ImVec2>& points,
                 const std::vector<SeriesStyle>* styles, const std::vector<Box>& avoid) {
+  const Box b = legend_box(ax, labels, points, styles != nullptr, avoid);
+  draw_legend_at(dl, b, labels, colours, styles);
+  return b;
+}
+
+namespace {
+float legend_sample(bool styled) {  // a line with its marker, or a swatch
+  return ImGui::GetTextLineHeight() * (styled ? 2.2f : 0.9f);
+}
+}  // namespace
+
+Box legend_box(const Axes& ax, const std::vector<std::string>& labels,
+               const std::vector<ImVec2>& points, bool styled, const std::vector<Box>& avoid) {
   const float lh = ImGui::GetTextLineHeight();
-  const ImU32 bg = ImGui::GetColorU32(ImGuiCol_WindowBg, 0.85f);
   float wmax = 0;
   for (const auto& l : labels)
     wmax = std::max(wmax, ImGui::CalcTextSize(l.c_str()).x);
-  const float sample = styles ? lh * 2.2f : lh * 0.9f;  // a line with its marker, or a swatch
-  const ImVec2 box(wmax + sample + lh * 0.7f, lh * labels.size() + 4);
+  const ImVec2 box(wmax + legend_sample(styled) + lh * 0.7f, lh * labels.size() + 4);
   ImVec2 p(ax.lo.x + 6, ax.lo.y + 4);
   int best = INT32_MAX;
   for (int corner = 0; corner < 4; ++corner) {
@@ -238,7 +249,15 @@ Box draw_legend(ImDrawList* dl, const Axes& ax, const std::vector<std::string>& 
       covered += b.hits(t, 2) ? 1000 : 0;  // a label under the legend is worse than a point
     if (covered < best) best = covered, p = c;
   }
-  dl->AddRectFilled(p, ImVec2(p.x + box.x, p.y + box.y), bg);
+  return Box{p, ImVec2(p.x + box.x, p.y + box.y)};
+}
+
+void draw_legend_at(ImDrawList* dl, const Box& at, const std::vector<std::string>& labels,
+                    const std::vector<ImU32>& colours, const std::vector<SeriesStyle>* styles) {
+  const float lh = ImGui::GetTextLineHeight();
+  const float sample = legend_sample(styles != nullptr);
+  const ImVec2 p = at.a;
+  dl->AddRectFilled(at.a, at.b, ImGui::GetColorU32(ImGuiCol_WindowBg, 0.85f));
   for (size_t i = 0; i < labels.size(); ++i) {
     const float y = p.y + 2 + lh * i;
     if (styles) {
@@ -255,7 +274,6 @@ Box draw_legend(ImDrawList* dl, const Axes& ax, const std::vector<std::string>& 
     dl->AddText(ImVec2(p.x + sample + lh * 0.3f, y), ImGui::GetColorU32(ImGuiCol_Text),
                 labels[i].c_str());
   }
-  return Box{p, ImVec2(p.x + box.x, p.y + box.y)};
 }
 
 std::vector<PlacedLabel> place_labels(const Axes& ax, const std::vector<LabelSpot>& spots,

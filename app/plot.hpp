@@ -97,6 +97,11 @@ Box draw_legend(ImDrawList* dl, const Axes& ax, const std::vector<std::string>& 
                 const std::vector<ImU32>& colours, const std::vector<ImVec2>& points = {},
                 const std::vector<SeriesStyle>* styles = nullptr,
                 const std::vector<Box>& avoid = {});
+// The same in two steps: where it goes, then drawn there.
+Box legend_box(const Axes& ax, const std::vector<std::string>& labels,
+               const std::vector<ImVec2>& points, bool styled, const std::vector<Box>& avoid = {});
+void draw_legend_at(ImDrawList* dl, const Box& at, const std::vector<std::string>& labels,
+                    const std::vector<ImU32>& colours, const std::vector<SeriesStyle>* styles);
 
 // A label to place: the point it names (its mark has radius `rad`) and its text.
 struct LabelSpot {

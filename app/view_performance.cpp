@@ -66,21 +66,23 @@ class PerformanceView final : public View {
     ImGui::PushTextWrapPos(0);
     if (report_ && !sweep_.running()) {
       // Where the numbers on screen come from, first: an audience asks.
+      // One line on a projector (the GPU and the date); the rest on hover.
       const PerfDevice& d = report_->device;
       ImGui::PushFont(static_cast<ImFont*>(s.present.big_font));
-      const std::string where =
-          "Measured on " + gpu_of(*report_) +
-          (d.usable ? " (sm_" + std::to_string(d.cc_major) + std::to_string(d.cc_minor) + ", " +
-                          std::to_string(d.sm_count) + " SMs)"
-                    : std::string()) +
-          ", " + date_of(*report_);
+      const std::string where = "Measured on " + gpu_of(*report_) + ", " + date_of(*report_);
       ImGui::TextUnformatted(where.c_str());
-      mark_item(s, "report", where);
       ImGui::PopFont();
-      ImGui::TextDisabled("Data: %s%s, recorded %s%s%s.", report_source_.c_str(),
-                          report_source_ == "this session's sweep" ? "" : " (a saved report)",
-                          report_->created.c_str(), report_->host.empty() ? "" : " on host ",
-                          report_->host.c_str());
+      mark_item(s, "report", where);
+      const bool sweep = report_source_ == "this session's sweep";
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(
+            "%s%s\nData: %s%s, recorded %s%s%s.", gpu_of(*report_).c_str(),
+            d.usable ? (" (sm_" + std::to_string(d.cc_major) + std::to_string(d.cc_minor) + ", " +
+                        std::to_string(d.sm_count) + " SMs)")
+                           .c_str()
+                     : "",
+            report_source_.c_str(), sweep ? "" : " (a saved report)", report_->created.c_str(),
+            report_->host.empty() ? "" : " on host ", report_->host.c_str());
     }
     draw_report_choice(s);
     if (gpu.usable) {
