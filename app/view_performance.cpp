@@ -530,8 +530,9 @@ class PerformanceView final : public View {
     }
     s.plot_marks.push_back({"panel", "family", plot_family_, 0, 0, 0, 0, 0});
     const float avail = std::max(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 10);
-    // Side by side where the slot is wide enough (the centre), stacked otherwise.
-    const bool side = avail >= ImGui::GetFontSize() * 32;
+    // Side by side where the slot is wide enough (the centre), stacked otherwise
+    // (a 1280-pixel window at font 28: side by side, no ceiling name fitted).
+    const bool side = avail >= ImGui::GetFontSize() * 40;
     const float gap = ImGui::GetStyle().ItemSpacing.x;
     const float w = side ? (avail - gap) / 2 : avail;
     // Within what is visible of the panel where it can (a 1280 x 720 window), so
