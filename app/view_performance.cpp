@@ -240,7 +240,7 @@ class PerformanceView final : public View {
     const std::string preview = shipped_index_ >= 0 ? shipped_[size_t(shipped_index_)].title()
                                 : report_           ? report_source_
                                                     : std::string("none shown");
-    ImGui::TextUnformatted("Measured reports:");
+    ImGui::TextUnformatted("Report:");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 0.5f);
     if (ImGui::BeginCombo("##shipped", preview.c_str())) {
