@@ -74,11 +74,16 @@ void draw_throughput(const PerfReport& r, const std::string& family, ImVec2 size
     const ImU32 c = s.reference ? ImGui::GetColorU32(ImGuiCol_Text) : colours.of(s.label);
     labels.push_back(s.label);
     legend_colours.push_back(c);
-    // A marker shape per series besides its colour: two kernels at one value stay apart.
+    // A marker shape per series besides its colour, and the series drawn
+    // first a little wider: two kernels at one value (stencil.shared and
+    // shared_dynamic) both stay in sight.
+    float under = 0;  // kernels drawn after this one (the references stay thin)
+    for (size_t j = i + 1; j < series.size() && !s.reference; ++j)
+      under += !series[j].reference;
     SeriesStyle st;
     st.colour = c;
-    st.width = s.reference ? 1.5f : 2.0f;
-    st.radius = std::max(3.5f, ImGui::GetTextLineHeight() * 0.2f);
+    st.width = (s.reference ? 1.5f : 2.0f) + 1.5f * under;
+    st.radius = std::max(3.5f, ImGui::GetTextLineHeight() * 0.2f) + 1.5f * under;
     st.marker = Marker(i % 4);
     styles.push_back(st);
     for (size_t k = 0; k < s.points.size(); ++k) {
