@@ -361,11 +361,11 @@ class PerformanceView final : public View {
     };
     ImGui::BeginDisabled(!report_ || sweep_.running());
     // A shipped report is not written over (the load box starts at one).
-    const bool shipped_path = shipped(path) >= 0;
+    auto shipped_path = [&] { return shipped(path) >= 0; };  // on a click, not every frame
     const std::string keep = "That is a report shipped with TileScope (" + path +
                              "): type another file name to save to.";
     if (ImGui::Button("Save")) {
-      message_ = shipped_path ? keep : save_report(*report_, path, &err) ? "Saved " + path : err;
+      message_ = shipped_path() ? keep : save_report(*report_, path, &err) ? "Saved " + path : err;
     }
     ImGui::SameLine();
     if (ImGui::Button("Export CSV")) {
@@ -374,7 +374,7 @@ class PerformanceView final : public View {
     }
     ImGui::SameLine();
     if (ImGui::Button("Export JSON")) {
-      message_ = shipped_path ? keep : save_report(*report_, path, &err) ? "Wrote " + path : err;
+      message_ = shipped_path() ? keep : save_report(*report_, path, &err) ? "Wrote " + path : err;
     }
     ImGui::EndDisabled();
     ImGui::SameLine();
