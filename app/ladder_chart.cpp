@@ -27,7 +27,12 @@ void chart(const LadderChart& c, ImVec2 size, bool log_y, std::vector<PlotMark>&
     if (g > 0) lo = std::min(lo, g), hi = std::max(hi, g);
   if (c.fp32_peak_gflops > 0) hi = std::max(hi, c.fp32_peak_gflops), lo = std::min(lo, hi);
   if (!(hi > 0)) return;
-  const double y0 = log_y ? lo / 2 : 0, y1 = log_y ? hi * 2.2 : hi * 1.25;
+  // Headroom above the highest line for a label above the peak, whatever
+  // the plot's height (a 720p projector leaves it short).
+  const double y0 = log_y ? lo / 2 : 0;
+  const double frac =
+      std::min(0.45, (1.3 * lh + 8) / std::max(1.0, double(size.y) - 5.4 * double(lh)));
+  const double y1 = log_y ? y0 * std::pow(hi * 1.1 / y0, 1 / (1 - frac)) : hi * 1.05 / (1 - frac);
   const Axes ax = frame(dl, origin, size, x0, x1, y0, y1, false, log_y,
                         "The road to cuBLAS: GFLOP/s per step", "", "GFLOP/s", {}, false);
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
@@ -61,52 +66,41 @@ void chart(const LadderChart& c, ImVec2 size, bool log_y, std::vector<PlotMark>&
     marks.push_back({"ladder", "tick", l, left, y, w, lh, text});
   }
 
-  dl->PushClipRect(ax.lo, ax.hi, true);
+  // What the flat lines' labels must keep clear of: every marker, samples of
+  // every line, each other and the legend.
+  std::vector<Box> taken, markers;  // the lines' samples; the markers
+  std::vector<ImVec2> plotted;      // where the legend should not go
+  auto sample_line = [&](ImVec2 a, ImVec2 b, float half) {
+    const float len = std::hypot(b.x - a.x, b.y - a.y);
+    for (float t = 0; t <= len; t += std::max(2.0f, half)) {
+      const float f = len > 0 ? t / len : 0;
+      const ImVec2 q(a.x + (b.x - a.x) * f, a.y + (b.y - a.y) * f);
+      taken.push_back({ImVec2(q.x - half, q.y - half), ImVec2(q.x + half, q.y + half)});
+      plotted.push_back(q);  // the legend keeps clear of the lines too
+    }
+  };
+
+  // One line per size through the steps it has counted results for. The
+  // first drawn is the widest, with the largest marker, so that a size whose
+  // GFLOP/s equal another's (n = 2048 and 4096 from step 6 on) still shows
+  // around it; each size has its own colour, marker and dash.
   std::vector<std::string> labels;
   std::vector<ImU32> colours;
-  std::vector<ImVec2> plotted;
-  // The flat lines first: cuBLAS per size dashed in its size's colour, the peak
-  // solid. Their labels side by side from the right (cuBLAS at 2048 and 4096
-  // are often a hair apart), the peak's in the middle; the legend keeps clear.
-  float right = ax.hi.x - 4;
-  auto keep_clear = [&](ImVec2 a, ImVec2 w) {
-    for (float f : {0.0f, 0.5f, 1.0f})
-      for (float g : {0.0f, 1.0f})
-        plotted.push_back(ImVec2(a.x + w.x * f, a.y + w.y * g));
+  std::vector<SeriesStyle> styles;
+  struct Point {
+    ImVec2 at;
+    size_t size;
   };
-  for (size_t i = 0; i < c.sizes.size(); ++i) {
-    const double g = c.cublas_gflops[i];
-    if (!(g > 0)) continue;
-    const ImU32 col = series_colour(i);
-    const float y = float(ax.ty(g));
-    for (float x = ax.lo.x; x < ax.hi.x; x += 10)
-      dl->AddLine(ImVec2(x, y), ImVec2(std::min(x + 6, ax.hi.x), y), col, 1.5f);
-    const std::string l = "cuBLAS " + std::to_string(c.sizes[i]) + ": " + si(g);
-    const ImVec2 w = ImGui::CalcTextSize(l.c_str());
-    const ImVec2 at(right - w.x, y - w.y - 1);
-    right = at.x - lh;
-    dl->AddText(at, text_safe(col, ImGui::GetColorU32(ImGuiCol_WindowBg)), l.c_str());
-    keep_clear(at, w);
-    marks.push_back({"ladder", "cublas", l, ax.lo.x, y, ax.hi.x - ax.lo.x, 0, col});
-  }
-  if (c.fp32_peak_gflops > 0) {
-    const float y = float(ax.ty(c.fp32_peak_gflops));
-    dl->AddLine(ImVec2(ax.lo.x, y), ImVec2(ax.hi.x, y), text, 2.0f);
-    const std::string l = "FP32 peak " + si(c.fp32_peak_gflops) + " GFLOP/s";
-    const ImVec2 w = ImGui::CalcTextSize(l.c_str());
-    const ImVec2 at(std::max(ax.lo.x + 6, std::min((ax.lo.x + ax.hi.x - w.x) / 2, right - w.x)),
-                    y - lh - 1);
-    dl->AddText(at, text, l.c_str());
-    keep_clear(at, w);
-    marks.push_back({"ladder", "peak", l, ax.lo.x, y, ax.hi.x - ax.lo.x, 0, text});
-  }
-  // One line per size through the steps it has counted results for.
+  std::vector<Point> points;
+  std::vector<std::pair<ImVec2, ImVec2>> segments;
+  std::vector<size_t> segment_size;
   std::string hover;
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   for (size_t i = 0; i < c.sizes.size(); ++i) {
-    const ImU32 col = series_colour(i);
+    const SeriesStyle st = series_style(i, c.sizes.size(), lh);
+    styles.push_back(st);
     labels.push_back("n = " + std::to_string(c.sizes[i]));
-    colours.push_back(col);
+    colours.push_back(st.colour);
     bool have_prev = false;
     ImVec2 prev;
     for (size_t k = 0; k < c.steps.size(); ++k) {
@@ -116,13 +110,19 @@ void chart(const LadderChart& c, ImVec2 size, bool log_y, std::vector<PlotMark>&
         continue;
       }
       const ImVec2 q = ax.at(c.steps[k].step, p->gflops);
-      if (have_prev) dl->AddLine(prev, q, col, 2.0f);
-      dl->AddCircleFilled(q, 4.0f, col);
+      if (have_prev) {
+        segments.push_back({prev, q});
+        segment_size.push_back(i);
+        sample_line(prev, q, st.width / 2 + 1);
+      }
+      points.push_back({q, i});
       plotted.push_back(q);
+      markers.push_back(
+          {ImVec2(q.x - st.radius, q.y - st.radius), ImVec2(q.x + st.radius, q.y + st.radius)});
       marks.push_back({"ladder", "point",
                        std::string(c.steps[k].variant->id) + " n=" + std::to_string(c.sizes[i]),
-                       q.x, q.y, 0, 0, col});
-      if (std::hypot(mouse.x - q.x, mouse.y - q.y) < 6)
+                       q.x, q.y, st.radius, 0, st.colour});
+      if (std::hypot(mouse.x - q.x, mouse.y - q.y) < st.radius + 2)
         hover = std::to_string(c.steps[k].step) + " " + c.steps[k].variant->title +
                 " at n = " + std::to_string(c.sizes[i]) + ": " + fmt("%.1f", p->gflops) +
                 " GFLOP/s" +
@@ -132,8 +132,107 @@ void chart(const LadderChart& c, ImVec2 size, bool log_y, std::vector<PlotMark>&
       have_prev = true;
     }
   }
+
+  // The flat lines: cuBLAS per size dashed in its size's colour, the peak solid.
+  struct Flat {
+    float y;
+    ImU32 colour;
+    std::string text;
+    const char* kind;
+  };
+  std::vector<Flat> flats;
+  if (c.fp32_peak_gflops > 0)
+    flats.push_back({float(ax.ty(c.fp32_peak_gflops)), text,
+                     "FP32 peak " + si(c.fp32_peak_gflops) + " GFLOP/s", "peak"});
+  for (size_t i = 0; i < c.sizes.size(); ++i)
+    if (c.cublas_gflops[i] > 0)
+      flats.push_back({float(ax.ty(c.cublas_gflops[i])), styles[i].colour,
+                       "cuBLAS n = " + std::to_string(c.sizes[i]) + ": " + si(c.cublas_gflops[i]),
+                       "cublas"});
+  for (const Flat& f : flats)
+    taken.push_back({ImVec2(ax.lo.x, f.y - 1), ImVec2(ax.hi.x, f.y + 1)});
+
+  dl->PushClipRect(ax.lo, ax.hi, true);
+  for (const Flat& f : flats) {
+    if (std::string(f.kind) == "peak") {
+      dl->AddLine(ImVec2(ax.lo.x, f.y), ImVec2(ax.hi.x, f.y), f.colour, 2.0f);
+    } else {
+      for (float x = ax.lo.x; x < ax.hi.x; x += 10)
+        dl->AddLine(ImVec2(x, f.y), ImVec2(std::min(x + 6, ax.hi.x), f.y), f.colour, 1.5f);
+    }
+    marks.push_back({"ladder", f.kind, f.text, ax.lo.x, f.y, ax.hi.x - ax.lo.x, 0, f.colour});
+  }
+  for (size_t j = 0; j < segments.size(); ++j)
+    draw_segment(dl, segments[j].first, segments[j].second, styles[segment_size[j]]);
+  for (const Point& p : points)
+    draw_marker(dl, p.at, styles[p.size]);
   dl->PopClipRect();
-  draw_legend(dl, ax, labels, colours, plotted);
+
+  // Each flat line's label just above its line (else just below), as far right
+  // as it is free: first clear of everything, else across a line but never
+  // over a marker, another label or the legend. Where a cuBLAS label finds no
+  // place (a short plot: the lines a few pixels apart), every cuBLAS value
+  // goes into the legend beside its size instead.
+  struct Placed {
+    size_t flat;
+    Box box;
+    ImVec2 text_at;
+  };
+  struct Plan {
+    Box legend;
+    std::vector<std::string> legend_labels;
+    std::vector<Placed> placed;
+    size_t missing = 0;
+  };
+  auto plan = [&](bool cublas_in_legend) {
+    Plan p;
+    p.legend_labels = labels;
+    if (cublas_in_legend)
+      for (size_t i = 0; i < c.sizes.size(); ++i)
+        if (c.cublas_gflops[i] > 0) p.legend_labels[i] += ", cuBLAS " + si(c.cublas_gflops[i]);
+    p.legend = legend_box(ax, p.legend_labels, plotted, true);
+    std::vector<Box> hard = markers;
+    hard.push_back(p.legend);
+    for (size_t k = 0; k < flats.size(); ++k) {
+      const Flat& f = flats[k];
+      if (cublas_in_legend && std::string(f.kind) == "cublas") continue;
+      const ImVec2 w = ImGui::CalcTextSize(f.text.c_str());
+      bool placed = false;
+      for (int strict = 1; strict >= 0 && !placed; --strict)
+        for (float y : {f.y - w.y - 3, f.y + 3})
+          for (float x = ax.hi.x - w.x - 6; !placed && x >= ax.lo.x + 4; x -= lh / 2) {
+            const Box b{ImVec2(x - 2, y), ImVec2(x + w.x + 2, y + w.y)};
+            if (!ax.holds(b)) continue;
+            auto hits = [&](const std::vector<Box>& v) {
+              return std::any_of(v.begin(), v.end(), [&](const Box& t) { return b.hits(t); });
+            };
+            if (hits(hard) || (strict && hits(taken))) continue;
+            p.placed.push_back({k, b, ImVec2(x, y)});
+            hard.push_back(b);
+            placed = true;
+          }
+      p.missing += !placed;
+    }
+    return p;
+  };
+  Plan best = plan(false);
+  if (best.missing > 0)
+    if (Plan q = plan(true); q.missing <= best.missing) best = std::move(q);
+  draw_legend_at(dl, best.legend, best.legend_labels, colours, &styles);
+  std::string legend_text;
+  for (const std::string& l : best.legend_labels)
+    legend_text += (legend_text.empty() ? "" : "; ") + l;
+  marks.push_back({"ladder", "legend", legend_text, best.legend.a.x, best.legend.a.y,
+                   best.legend.b.x - best.legend.a.x, best.legend.b.y - best.legend.a.y, text});
+  const ImU32 label_bg = ImGui::GetColorU32(ImGuiCol_WindowBg, 0.85f);
+  const ImU32 bg = ImGui::GetColorU32(ImGuiCol_WindowBg);
+  for (const Placed& p : best.placed) {
+    const Flat& f = flats[p.flat];
+    dl->AddRectFilled(p.box.a, p.box.b, label_bg);
+    dl->AddText(p.text_at, text_safe(f.colour, bg), f.text.c_str());
+    marks.push_back({"ladder", "label", f.text, p.box.a.x, p.box.a.y, p.box.b.x - p.box.a.x,
+                     p.box.b.y - p.box.a.y, f.colour});
+  }
   if (!hover.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", hover.c_str());
 }
 
@@ -187,13 +286,17 @@ void table(const LadderChart& c) {
 }  // namespace
 
 void draw_ladder(const LadderChart& c, bool log_y, std::vector<PlotMark>& marks) {
+  const float avail = std::max(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 16);
+  // Within what is left of the panel where it can, so that a 1280 x 720
+  // projector shows the whole chart.
+  const float h = std::clamp(std::min(avail * 0.42f, ImGui::GetContentRegionAvail().y - 4),
+                             ImGui::GetFontSize() * 10, ImGui::GetFontSize() * 24);
+  chart(c, ImVec2(avail, h), log_y, marks);
+  // The baseline's terms right under the chart (above it, they pushed the
+  // chart off a 720p projector): what is compared with what.
   ImGui::PushTextWrapPos(0);
-  // The baseline's terms first: what is compared with what.
   ImGui::TextColored(readable(ImVec4(0.95f, 0.65f, 0.2f, 1)), "%s", kLadderMathNote);
   ImGui::PopTextWrapPos();
-  const float avail = std::max(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 16);
-  const float h = std::clamp(avail * 0.42f, ImGui::GetFontSize() * 12, ImGui::GetFontSize() * 24);
-  chart(c, ImVec2(avail, h), log_y, marks);
   table(c);
   ImGui::PushTextWrapPos(0);
   ImGui::TextDisabled(

@@ -130,6 +130,8 @@ void SlotLayout::draw(AppState& s, const std::vector<std::unique_ptr<View>>& vie
   }();
   const float verdict_need =
       chrome + ImGui::GetFontSize() * 1.6f + 3 * ImGui::GetTextLineHeightWithSpacing();
+  // A wide centre view (Performance) has no use for the timeline: it runs to the bottom.
+  if (wide_center) B = 0;
   const bool bottom_full = !focus && lesson_need > 0 && lesson_need + verdict_need <= H - B;
   const float HL = bottom_full ? H - B : H;  // the left column's height
   const float BX = bottom_full ? 0 : L;      // the timeline's left edge
@@ -173,7 +175,9 @@ void SlotLayout::draw(AppState& s, const std::vector<std::unique_ptr<View>>& vie
       ++j;
     const bool side = slot == Slot::Left || slot == Slot::LeftLower || slot == Slot::Right ||
                       slot == Slot::RightLower;
-    if ((wide_center && (slot == Slot::Right || slot == Slot::RightLower)) || (focus && side)) {
+    if ((wide_center &&
+         (slot == Slot::Right || slot == Slot::RightLower || slot == Slot::Bottom)) ||
+        (focus && side)) {
       i = j;
       continue;
     }
@@ -227,10 +231,11 @@ void SlotLayout::draw(AppState& s, const std::vector<std::unique_ptr<View>>& vie
           lay.right = std::clamp((W - m.x) / W, kMinSide, std::min(kMaxSide, 0.8f - lay.left));
         },
         [&] { lay.right = def.right; });
-  splitter(
-      "##split_bottom", ImVec2(BX, top + H - B - t / 2), ImVec2(W - BX, t), false,
-      [&](ImVec2 m) { lay.bottom = std::clamp((top + H - m.y) / H, 0.12f, 0.5f); },
-      [&] { lay.bottom = def.bottom; });
+  if (!wide_center)
+    splitter(
+        "##split_bottom", ImVec2(BX, top + H - B - t / 2), ImVec2(W - BX, t), false,
+        [&](ImVec2 m) { lay.bottom = std::clamp((top + H - m.y) / H, 0.12f, 0.5f); },
+        [&] { lay.bottom = def.bottom; });
   if (focus) return;
   splitter(
       "##split_left_top", ImVec2(0, top + left_split - t / 2), ImVec2(L, t), false,

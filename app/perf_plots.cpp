@@ -15,7 +15,7 @@ ImU32 SeriesColours::of(const std::string& label) {
 }
 
 void draw_throughput(const PerfReport& r, const std::string& family, ImVec2 size, bool log_y,
-                     SeriesColours& colours) {
+                     SeriesColours& colours, std::vector<PlotMark>& marks) {
   const auto series = throughput_series(r, family);
   PerfMetric f = PerfMetric::Flops;
   for (const Variant& v : catalogue())
@@ -65,6 +65,7 @@ void draw_throughput(const PerfReport& r, const std::string& family, ImVec2 size
   dl->PushClipRect(ax.lo, ax.hi, true);
   std::vector<std::string> labels;
   std::vector<ImU32> legend_colours;
+  std::vector<SeriesStyle> styles;
   std::vector<ImVec2> plotted;
   std::string hover;
   const ImVec2 mouse = ImGui::GetIO().MousePos;
@@ -73,6 +74,18 @@ void draw_throughput(const PerfReport& r, const std::string& family, ImVec2 size
     const ImU32 c = s.reference ? ImGui::GetColorU32(ImGuiCol_Text) : colours.of(s.label);
     labels.push_back(s.label);
     legend_colours.push_back(c);
+    // A marker shape per series besides its colour, and the series drawn
+    // first a little wider: two kernels at one value (stencil.shared and
+    // shared_dynamic) both stay in sight.
+    float under = 0;  // kernels drawn after this one (the references stay thin)
+    for (size_t j = i + 1; j < series.size() && !s.reference; ++j)
+      under += !series[j].reference;
+    SeriesStyle st;
+    st.colour = c;
+    st.width = (s.reference ? 1.5f : 2.0f) + 1.5f * under;
+    st.radius = std::max(3.5f, ImGui::GetTextLineHeight() * 0.2f) + 1.5f * under;
+    st.marker = Marker(i % 4);
+    styles.push_back(st);
     for (size_t k = 0; k < s.points.size(); ++k) {
       const ImVec2 p = ax.at(s.points[k].first, s.points[k].second);
       plotted.push_back(p);
@@ -81,31 +94,44 @@ void draw_throughput(const PerfReport& r, const std::string& family, ImVec2 size
         for (int m = 1; m < 8; ++m)
           plotted.push_back(ImVec2(q.x + (p.x - q.x) * m / 8, q.y + (p.y - q.y) * m / 8));
       }
-      if (k)
-        dl->AddLine(ax.at(s.points[k - 1].first, s.points[k - 1].second), p, c,
-                    s.reference ? 1.5f : 2.0f);
-      dl->AddCircleFilled(p, 3.5f, c);
+      if (k) draw_segment(dl, ax.at(s.points[k - 1].first, s.points[k - 1].second), p, st);
+      marks.push_back({"throughput", "point", s.label, p.x, p.y, 0, 0, c});
       if (std::hypot(mouse.x - p.x, mouse.y - p.y) < 6)
         hover = s.label + " at " + size_label(s.points[k].first) + ": " +
                 fmt("%.1f", s.points[k].second) + (mm ? " GFLOP/s" : " GB/s");
     }
   }
+  // The markers over every line.
+  for (size_t i = 0; i < series.size(); ++i)
+    for (const auto& [x, y] : series[i].points)
+      draw_marker(dl, ax.at(x, y), styles[i]);
   dl->PopClipRect();
-  draw_legend(dl, ax, labels, legend_colours, plotted);
+  const Box lg = draw_legend(dl, ax, labels, legend_colours, plotted, &styles);
+  marks.push_back(
+      {"throughput", "legend", "", lg.a.x, lg.a.y, lg.b.x - lg.a.x, lg.b.y - lg.a.y, 0});
   if (!hover.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", hover.c_str());
 }
 
-void draw_roofline(const PerfReport& r, ImVec2 size, SeriesColours& colours,
-                   std::vector<PlotMark>& marks) {
-  const auto pts = roofline_points(r);
+void draw_roofline(const PerfReport& r, const std::string& family, ImVec2 size,
+                   SeriesColours& colours, std::vector<PlotMark>& marks) {
+  const auto pts = roofline_points(r, family);
   const PerfDevice& d = r.device;
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImGui::InvisibleButton("##roofline", size);
   std::vector<PlotMark> tick_marks;
   if (pts.empty() || d.fp32_peak_gflops <= 0 || d.copy_gbps <= 0) {
-    ImGui::GetWindowDrawList()->AddText(
-        origin, ImGui::GetColorU32(ImGuiCol_TextDisabled),
-        "Roofline: needs counted results and the measured ceilings (a GPU run).");
+    bool flops = false;
+    for (const Variant& v : catalogue())
+      flops = flops || (family == v.family && v.metric == PerfMetric::Flops);
+    const std::string why =
+        flops || family.empty()
+            ? std::string("Roofline: needs counted results and the measured ceilings (a GPU run).")
+            : "No roofline for " + family + ": its kernels are timed in GB/s (left), not GFLOP/s.";
+    ImGui::PushClipRect(origin, ImVec2(origin.x + size.x, origin.y + size.y), true);
+    ImGui::GetWindowDrawList()->AddText(nullptr, 0, origin,
+                                        ImGui::GetColorU32(ImGuiCol_TextDisabled), why.c_str(),
+                                        nullptr, size.x);
+    ImGui::PopClipRect();
     return;
   }
   // The marks and the ridge with a margin, not whole decades: a range rounded
@@ -162,17 +188,17 @@ void draw_roofline(const PerfReport& r, ImVec2 size, SeriesColours& colours,
   }
   // Names without the family when every kernel is of one (narrow plots).
   bool one_family = true;
-  std::string family;
+  std::string prefix;  // "matmul."
   for (const auto& p : pts) {
     if (p.reference) continue;
     const std::string f = p.label.substr(0, p.label.find('.') + 1);
-    if (family.empty()) family = f;
-    one_family = one_family && f == family;
+    if (prefix.empty()) prefix = f;
+    one_family = one_family && f == prefix;
   }
   auto short_label = [&](const RooflinePoint& p) {
     if (p.label == kCublasId) return std::string("cuBLAS");
-    if (one_family && !family.empty() && p.label.rfind(family, 0) == 0)
-      return p.label.substr(family.size());
+    if (one_family && !prefix.empty() && p.label.rfind(prefix, 0) == 0)
+      return p.label.substr(prefix.size());
     return p.label;
   };
 
@@ -219,39 +245,8 @@ void draw_roofline(const PerfReport& r, ImVec2 size, SeriesColours& colours,
     }
   };
 
-  // The ceilings' names on their lines, clear of the marks: the peak above the
-  // flat roof (below it where there is no room), right of the ridge or
-  // right-aligned; the copy just under the rising slope (a box whose top left
-  // corner is below the line stays below it), as far left as it fits.
-  {
-    const std::string peak = "FP32 peak " + si(d.fp32_peak_gflops) + " GFLOP/s";
-    const ImVec2 w = ImGui::CalcTextSize(peak.c_str());
-    const float roof_y = float(ax.ty(d.fp32_peak_gflops));
-    Box at{ImVec2(ax.hi.x - w.x - 4, roof_y - w.y - 4), {}};
-    bool found = false;
-    for (float y : {roof_y - w.y - 4, roof_y + 4})
-      for (float x : {float(ax.tx(ridge)) + 6, ax.hi.x - w.x - 4}) {
-        const Box b{ImVec2(x, y), ImVec2(x + w.x, y + w.y)};
-        if (!found && is_free(b)) at = b, found = true;
-      }
-    dl->AddText(at.a, dim, peak.c_str());
-    taken.push_back({at.a, ImVec2(at.a.x + w.x, at.a.y + w.y)});
-    const std::string copy = "copy " + si(d.copy_gbps) + " GB/s";
-    const ImVec2 cw = ImGui::CalcTextSize(copy.c_str());
-    ImVec2 c(ax.lo.x + 6, ax.hi.y - cw.y - 2);
-    for (float lx = ax.lo.x; lx < std::min(float(ax.tx(ridge)), ax.hi.x - cw.x); lx += 4) {
-      // The line's point at lx, the box 6 px right of it and 4 below.
-      const ImVec2 q(lx + 6, float(ax.ty(d.copy_gbps * ax.ix(lx))) + 4);
-      if (is_free({q, ImVec2(q.x + cw.x, q.y + cw.y)})) {
-        c = q;
-        break;
-      }
-    }
-    dl->AddText(c, dim, copy.c_str());
-    taken.push_back({c, ImVec2(c.x + cw.x, c.y + cw.y)});
-  }
-
-  // The legend of the two marks, in the corner that covers the fewest of them.
+  // The legend of the two marks, in the corner that covers the fewest of them
+  // (before the ceilings' names, which then keep clear of it).
   {
     // Short: the note under the plots says it in full.
     const char* names[2] = {"kernel's traffic", "compulsory"};
@@ -282,6 +277,51 @@ void draw_roofline(const PerfReport& r, ImVec2 size, SeriesColours& colours,
     }
     mark("legend", std::string(names[0]) + "; " + names[1], best.a, best.b, text);
     taken.push_back(best);
+  }
+
+  // The ceilings' names on their lines, clear of the marks: the peak above the
+  // flat roof (below it where there is no room), right of the ridge or
+  // right-aligned; the copy just under the rising slope (a box whose top left
+  // corner is below the line stays below it), as far left as it fits.
+  {
+    // Where no place on the line is free: the free place nearest to it
+    // (place_labels), never over another text.
+    auto ceiling_label = [&](const std::string& t, ImVec2 at, bool found, ImVec2 anchor) {
+      const ImVec2 w = ImGui::CalcTextSize(t.c_str());
+      if (!found) {
+        const auto p = place_labels(ax, {{anchor, t}}, taken, 0);
+        if (p.empty()) return;
+        at = p[0].text_at;
+      }
+      dl->AddText(at, dim, t.c_str());
+      taken.push_back({at, ImVec2(at.x + w.x, at.y + w.y)});
+      mark("ceiling_label", t, at, ImVec2(at.x + w.x, at.y + w.y), dim);
+    };
+    const std::string peak = "FP32 peak " + si(d.fp32_peak_gflops) + " GFLOP/s";
+    const ImVec2 w = ImGui::CalcTextSize(peak.c_str());
+    const float roof_y = float(ax.ty(d.fp32_peak_gflops));
+    ImVec2 at;
+    bool found = false;
+    for (float y : {roof_y - w.y - 4, roof_y + 4})
+      for (float x = ax.hi.x - w.x - 4; !found && x >= float(ax.tx(ridge)) + 6; x -= lh / 2) {
+        const Box b{ImVec2(x, y), ImVec2(x + w.x, y + w.y)};
+        if (is_free(b)) at = b.a, found = true;
+      }
+    ceiling_label(peak, at, found, ImVec2((float(ax.tx(ridge)) + ax.hi.x) / 2, roof_y));
+    const std::string copy = "copy " + si(d.copy_gbps) + " GB/s";
+    const ImVec2 cw = ImGui::CalcTextSize(copy.c_str());
+    ImVec2 c;
+    found = false;
+    for (float lx = ax.lo.x; lx < std::min(float(ax.tx(ridge)), ax.hi.x - cw.x); lx += 4) {
+      // The line's point at lx, the box 6 px right of it and 4 below.
+      const ImVec2 q(lx + 6, float(ax.ty(d.copy_gbps * ax.ix(lx))) + 4);
+      if (is_free({q, ImVec2(q.x + cw.x, q.y + cw.y)})) {
+        c = q, found = true;
+        break;
+      }
+    }
+    const float mid = (ax.lo.x + float(ax.tx(ridge))) / 2;
+    ceiling_label(copy, c, found, ImVec2(mid, float(ax.ty(d.copy_gbps * ax.ix(mid)))));
   }
 
   // Labels at the free place nearest their mark, with a leader line when moved

@@ -22,12 +22,13 @@ class SeriesColours {
   std::vector<std::string> order_;
 };
 
-// At the cursor, `size` large (an invisible button takes the room and the hover).
-void draw_throughput(const PerfReport& r, const std::string& family, ImVec2 size, bool log_y,
-                     SeriesColours& colours);
-// The same; every mark, label, the legend and the x tick labels go into
+// At the cursor, `size` large (an invisible button takes the room and the
+// hover): one family's lessons ("matmul": not sgemm) with the reference of its
+// metric. Every point, label, the legend and the x tick labels go into
 // `marks` too (the scripted mode's map).
-void draw_roofline(const PerfReport& r, ImVec2 size, SeriesColours& colours,
-                   std::vector<PlotMark>& marks);
+void draw_throughput(const PerfReport& r, const std::string& family, ImVec2 size, bool log_y,
+                     SeriesColours& colours, std::vector<PlotMark>& marks);
+void draw_roofline(const PerfReport& r, const std::string& family, ImVec2 size,
+                   SeriesColours& colours, std::vector<PlotMark>& marks);
 
 }  // namespace ts::app

@@ -1,5 +1,12 @@
 #include "app/perf_runs.hpp"
 
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "app/plot.hpp"
+#include "io/ladder.hpp"
+
 namespace ts::app {
 
 SweepChoices SweepChoices::defaults() {
@@ -97,6 +104,84 @@ std::vector<CountRow> compute_counts() {
     rows.push_back(std::move(row));
   }
   return rows;
+}
+
+namespace {
+
+// "matmul, sgemm at n = 1024, 2048, 4096": what a report holds, from its results.
+std::string describe_report(const PerfReport& r) {
+  std::string s;
+  for (const std::string& f : report_families(r))
+    s += (s.empty() ? "" : ", ") + f;
+  std::set<int> sizes, lengths;
+  for (const PerfResult& x : r.results)
+    if (x.counted() && x.kernel != kCopyId)
+      (x.metric == PerfMetric::Flops ? sizes : lengths).insert(x.size);
+  auto list = [](const std::set<int>& v) {
+    std::string l;
+    for (int n : v)
+      l += (l.empty() ? "" : ", ") + size_label(n);
+    return l;
+  };
+  if (!sizes.empty()) s += " at n = " + list(sizes);
+  if (!lengths.empty()) s += (sizes.empty() ? " at " : "; ") + list(lengths) + " elements";
+  return s.empty() ? "no counted results" : s;
+}
+
+// A ladder is charted when at least three of its steps were timed.
+bool charts_a_ladder(const PerfReport& r) {
+  for (const std::string& l : ladders()) {
+    int steps = 0;
+    for (const Variant* v : ladder_variants(l))
+      steps += std::any_of(r.results.begin(), r.results.end(),
+                           [&](const PerfResult& x) { return x.counted() && x.kernel == v->id; });
+    if (steps >= 3) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<ShippedReport> shipped_reports() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec).parent_path();
+  std::vector<fs::path> dirs = {fs::path(TS_SOURCE_DIR) / "docs"};
+  if (!exe.empty())
+    for (const fs::path& p : {exe / "share/tilescope/docs", exe / "../share/tilescope/docs"})
+      dirs.push_back(p);
+  dirs.push_back("share/tilescope/docs");
+  dirs.push_back("docs");
+  std::vector<ShippedReport> out;
+  std::set<std::string> names;  // the first copy of a file found wins
+  for (const fs::path& d : dirs) {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(d, ec)) {
+      const std::string n = e.path().filename().string();
+      if (n.rfind("perf_", 0) == 0 && is_perf_report_path(n)) files.push_back(e.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const fs::path& f : files) {
+      if (!names.insert(f.filename().string()).second) continue;
+      std::string err;
+      auto r = load_report(f.string(), &err);  // the one way reports are read (io/perf_report)
+      if (!r || r->results.empty()) continue;
+      derive_metrics(*r);
+      ShippedReport s;
+      s.path = f.lexically_normal().string();
+      s.gpu = r->device.name.empty() ? "no GPU" : r->device.name;
+      s.date = r->created.substr(0, r->created.find('T'));
+      s.what = describe_report(*r);
+      s.ladder = charts_a_ladder(*r);
+      s.report = std::move(*r);
+      out.push_back(std::move(s));
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const ShippedReport& a, const ShippedReport& b) {
+    if (a.date != b.date) return a.date > b.date;
+    return a.ladder > b.ladder;
+  });
+  return out;
 }
 
 }  // namespace ts::app

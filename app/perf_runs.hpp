@@ -39,4 +39,19 @@ struct CountRow {
 // Every catalogue kernel at a small size, on the GPU where there is one (slow: run it on a thread).
 std::vector<CountRow> compute_counts();
 
+// A report measured on a GPU machine and shipped with TileScope (docs/perf_*.json),
+// found as the lesson sources are: in the source tree (TS_SOURCE_DIR), in
+// share/tilescope next to the program or in the working folder, or in docs/.
+struct ShippedReport {
+  std::string path;
+  std::string gpu;      // "NVIDIA H200"
+  std::string date;     // "2026-11-26"
+  std::string what;     // its families and sizes: "matmul, sgemm at n = 4096"
+  bool ladder = false;  // charts an optimisation ladder
+  PerfReport report;    // as loaded, metrics derived
+  std::string title() const { return gpu + ", " + date + ": " + what; }
+};
+// Every one that loads, newest first, a ladder first within a day.
+std::vector<ShippedReport> shipped_reports();
+
 }  // namespace ts::app

@@ -155,15 +155,86 @@ Axes frame(ImDrawList* dl, ImVec2 origin, ImVec2 size, double x0, double x1, dou
   return ax;
 }
 
+SeriesStyle series_style(size_t i, size_t n, float lh) {
+  SeriesStyle st;
+  st.colour = series_colour(i);
+  const float step = std::max(2.5f, lh * 0.1f);
+  const float under = float(n > i ? n - 1 - i : 0);  // how many series are drawn over this one
+  st.width = std::max(2.0f, lh * 0.1f) + step * under;
+  st.radius = std::max(4.0f, lh * 0.22f) + std::max(3.0f, lh * 0.15f) * under;
+  st.marker = Marker(i % 4);
+  st.dashed = i % 3 == 1;
+  return st;
+}
+
+void draw_segment(ImDrawList* dl, ImVec2 a, ImVec2 b, const SeriesStyle& st) {
+  if (!st.dashed) {
+    dl->AddLine(a, b, st.colour, st.width);
+    return;
+  }
+  const float len = std::hypot(b.x - a.x, b.y - a.y);
+  if (len <= 0) return;
+  const float dash = st.width * 2.5f + 4, gap = st.width + 3;
+  const ImVec2 u((b.x - a.x) / len, (b.y - a.y) / len);
+  for (float t = 0; t < len; t += dash + gap) {
+    const float e = std::min(len, t + dash);
+    dl->AddLine(ImVec2(a.x + u.x * t, a.y + u.y * t), ImVec2(a.x + u.x * e, a.y + u.y * e),
+                st.colour, st.width);
+  }
+}
+
+void draw_marker(ImDrawList* dl, ImVec2 p, const SeriesStyle& st) {
+  const ImU32 edge = ImGui::GetColorU32(ImGuiCol_WindowBg);
+  const float r = st.radius;
+  switch (st.marker) {
+    case Marker::Circle:
+      dl->AddCircleFilled(p, r, st.colour);
+      dl->AddCircle(p, r, edge, 0, 1.5f);
+      break;
+    case Marker::Square: {
+      const float h = r * 0.85f;
+      dl->AddRectFilled(ImVec2(p.x - h, p.y - h), ImVec2(p.x + h, p.y + h), st.colour);
+      dl->AddRect(ImVec2(p.x - h, p.y - h), ImVec2(p.x + h, p.y + h), edge, 0, 0, 1.5f);
+      break;
+    }
+    case Marker::Diamond: {
+      const ImVec2 q[4] = {{p.x, p.y - r}, {p.x + r, p.y}, {p.x, p.y + r}, {p.x - r, p.y}};
+      dl->AddConvexPolyFilled(q, 4, st.colour);
+      dl->AddPolyline(q, 4, edge, ImDrawFlags_Closed, 1.5f);
+      break;
+    }
+    case Marker::Triangle: {
+      const ImVec2 q[3] = {
+          {p.x, p.y - r}, {p.x + r * 0.95f, p.y + r * 0.7f}, {p.x - r * 0.95f, p.y + r * 0.7f}};
+      dl->AddConvexPolyFilled(q, 3, st.colour);
+      dl->AddPolyline(q, 3, edge, ImDrawFlags_Closed, 1.5f);
+      break;
+    }
+  }
+}
+
 // The legend goes in the corner of the data area that covers the fewest points.
-void draw_legend(ImDrawList* dl, const Axes& ax, const std::vector<std::string>& labels,
-                 const std::vector<ImU32>& colours, const std::vector<ImVec2>& points) {
+Box draw_legend(ImDrawList* dl, const Axes& ax, const std::vector<std::string>& labels,
+                const std::vector<ImU32>& colours, const std::vector<ImVec2>& points,
+                const std::vector<SeriesStyle>* styles, const std::vector<Box>& avoid) {
+  const Box b = legend_box(ax, labels, points, styles != nullptr, avoid);
+  draw_legend_at(dl, b, labels, colours, styles);
+  return b;
+}
+
+namespace {
+float legend_sample(bool styled) {  // a line with its marker, or a swatch
+  return ImGui::GetTextLineHeight() * (styled ? 2.2f : 0.9f);
+}
+}  // namespace
+
+Box legend_box(const Axes& ax, const std::vector<std::string>& labels,
+               const std::vector<ImVec2>& points, bool styled, const std::vector<Box>& avoid) {
   const float lh = ImGui::GetTextLineHeight();
-  const ImU32 bg = ImGui::GetColorU32(ImGuiCol_WindowBg, 0.85f);
   float wmax = 0;
   for (const auto& l : labels)
     wmax = std::max(wmax, ImGui::CalcTextSize(l.c_str()).x);
-  const ImVec2 box(wmax + lh * 1.6f, lh * labels.size() + 4);
+  const ImVec2 box(wmax + legend_sample(styled) + lh * 0.7f, lh * labels.size() + 4);
   ImVec2 p(ax.lo.x + 6, ax.lo.y + 4);
   int best = INT32_MAX;
   for (int corner = 0; corner < 4; ++corner) {
@@ -173,14 +244,35 @@ void draw_legend(ImDrawList* dl, const Axes& ax, const std::vector<std::string>&
     for (const ImVec2& q : points)
       covered +=
           q.x >= c.x - 4 && q.x <= c.x + box.x + 4 && q.y >= c.y - 4 && q.y <= c.y + box.y + 4;
+    const Box b{c, ImVec2(c.x + box.x, c.y + box.y)};
+    for (const Box& t : avoid)
+      covered += b.hits(t, 2) ? 1000 : 0;  // a label under the legend is worse than a point
     if (covered < best) best = covered, p = c;
   }
-  dl->AddRectFilled(p, ImVec2(p.x + box.x, p.y + box.y), bg);
+  return Box{p, ImVec2(p.x + box.x, p.y + box.y)};
+}
+
+void draw_legend_at(ImDrawList* dl, const Box& at, const std::vector<std::string>& labels,
+                    const std::vector<ImU32>& colours, const std::vector<SeriesStyle>* styles) {
+  const float lh = ImGui::GetTextLineHeight();
+  const float sample = legend_sample(styles != nullptr);
+  const ImVec2 p = at.a;
+  dl->AddRectFilled(at.a, at.b, ImGui::GetColorU32(ImGuiCol_WindowBg, 0.85f));
   for (size_t i = 0; i < labels.size(); ++i) {
     const float y = p.y + 2 + lh * i;
-    dl->AddRectFilled(ImVec2(p.x + 3, y + lh * 0.3f), ImVec2(p.x + lh * 0.9f, y + lh * 0.7f),
-                      colours[i]);
-    dl->AddText(ImVec2(p.x + lh * 1.2f, y), ImGui::GetColorU32(ImGuiCol_Text), labels[i].c_str());
+    if (styles) {
+      SeriesStyle st = (*styles)[i];
+      st.width = std::min(st.width, lh * 0.3f);
+      st.radius = std::min(st.radius, lh * 0.4f);
+      const float ym = y + lh * 0.5f;
+      draw_segment(dl, ImVec2(p.x + 3, ym), ImVec2(p.x + 3 + sample, ym), st);
+      draw_marker(dl, ImVec2(p.x + 3 + sample / 2, ym), st);
+    } else {
+      dl->AddRectFilled(ImVec2(p.x + 3, y + lh * 0.3f), ImVec2(p.x + sample, y + lh * 0.7f),
+                        colours[i]);
+    }
+    dl->AddText(ImVec2(p.x + sample + lh * 0.3f, y), ImGui::GetColorU32(ImGuiCol_Text),
+                labels[i].c_str());
   }
 }
 

@@ -73,9 +73,35 @@ Axes frame(ImDrawList* dl, ImVec2 origin, ImVec2 size, double x0, double x1, dou
            const std::vector<double>& xticks, bool x_is_size = true,
            std::vector<PlotMark>* tick_marks = nullptr);
 
-// The legend goes in the corner of the data area that covers the fewest points.
-void draw_legend(ImDrawList* dl, const Axes& ax, const std::vector<std::string>& labels,
-                 const std::vector<ImU32>& colours, const std::vector<ImVec2>& points = {});
+// How one of several series is drawn so that a line under another stays in
+// sight: the series drawn first are wider (their edges show around a line
+// drawn over them), each has its own marker shape and dash, markers are
+// outlined in the background colour.
+enum class Marker { Circle, Square, Diamond, Triangle };
+struct SeriesStyle {
+  ImU32 colour = 0;
+  float width = 2;   // the line's
+  float radius = 4;  // the marker's
+  Marker marker = Marker::Circle;
+  bool dashed = false;
+};
+// Series i of n (drawn in that order), lh the text line height.
+SeriesStyle series_style(size_t i, size_t n, float lh);
+void draw_segment(ImDrawList* dl, ImVec2 a, ImVec2 b, const SeriesStyle& st);
+void draw_marker(ImDrawList* dl, ImVec2 at, const SeriesStyle& st);
+
+// The legend goes in the corner of the data area that covers the fewest
+// points, clear of `avoid` where it can; returns its box. With styles, each
+// entry is a short line with its marker, else a colour swatch.
+Box draw_legend(ImDrawList* dl, const Axes& ax, const std::vector<std::string>& labels,
+                const std::vector<ImU32>& colours, const std::vector<ImVec2>& points = {},
+                const std::vector<SeriesStyle>* styles = nullptr,
+                const std::vector<Box>& avoid = {});
+// The same in two steps: where it goes, then drawn there.
+Box legend_box(const Axes& ax, const std::vector<std::string>& labels,
+               const std::vector<ImVec2>& points, bool styled, const std::vector<Box>& avoid = {});
+void draw_legend_at(ImDrawList* dl, const Box& at, const std::vector<std::string>& labels,
+                    const std::vector<ImU32>& colours, const std::vector<SeriesStyle>* styles);
 
 // A label to place: the point it names (its mark has radius `rad`) and its text.
 struct LabelSpot {

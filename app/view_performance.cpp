@@ -4,7 +4,9 @@
 // progress bar and Cancel; results can be saved, loaded, compared with an
 // earlier run and exported. The plots are in perf_plots.cpp (on the kit of
 // plot.cpp), what the panel runs in perf_runs.cpp. Without a GPU the panel
-// says so and shows access counts from simulator traces, which need none.
+// says so, shows the reports measured on GPU machines and shipped in docs/
+// (newest first, one combo to switch) and access counts from simulator
+// traces, which need none.
 #include <imgui.h>
 
 #include <algorithm>
@@ -50,6 +52,9 @@ class PerformanceView final : public View {
                               : (r->error.empty() ? "Sweep finished." : r->error);
       report_ = std::move(*r);
       report_source_ = "this session's sweep";
+      shipped_index_ = -1;
+      if (shipped(path_) >= 0)  // Save goes to a file of its own, not over a shipped report
+        std::snprintf(path_, sizeof path_, "%s", kDefaultPath);
     }
     if (counts_job_.valid() &&
         counts_job_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
@@ -61,35 +66,41 @@ class PerformanceView final : public View {
     ImGui::PushTextWrapPos(0);
     if (report_ && !sweep_.running()) {
       // Where the numbers on screen come from, first: an audience asks.
+      // One line on a projector (the GPU and the date); the rest on hover.
       const PerfDevice& d = report_->device;
       ImGui::PushFont(static_cast<ImFont*>(s.present.big_font));
-      ImGui::Text("Measured on %s%s", d.name.empty() ? "no GPU" : d.name.c_str(),
-                  d.usable ? (" (sm_" + std::to_string(d.cc_major) + std::to_string(d.cc_minor) +
-                              ", " + std::to_string(d.sm_count) + " SMs)")
-                                 .c_str()
-                           : "");
+      const std::string where = "Measured on " + gpu_of(*report_) + ", " + date_of(*report_);
+      ImGui::TextUnformatted(where.c_str());
       ImGui::PopFont();
-      ImGui::TextDisabled("Data: %s%s, recorded %s%s%s.", report_source_.c_str(),
-                          report_source_ == "this session's sweep" ? "" : " (a saved report)",
-                          report_->created.c_str(), report_->host.empty() ? "" : " on host ",
-                          report_->host.c_str());
+      mark_item(s, "report", where);
+      const bool sweep = report_source_ == "this session's sweep";
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(
+            "%s%s\nData: %s%s, recorded %s%s%s.", gpu_of(*report_).c_str(),
+            d.usable ? (" (sm_" + std::to_string(d.cc_major) + std::to_string(d.cc_minor) + ", " +
+                        std::to_string(d.sm_count) + " SMs)")
+                           .c_str()
+                     : "",
+            report_source_.c_str(), sweep ? "" : " (a saved report)", report_->created.c_str(),
+            report_->host.empty() ? "" : " on host ", report_->host.c_str());
     }
+    draw_report_choice(s);
     if (gpu.usable) {
       ImGui::Text("GPU here: %s (sm_%d%d, %d SMs). Untraced kernels, timed with CUDA events.",
                   gpu.device_name.c_str(), gpu.cc_major, gpu.cc_minor, gpu.sm_count);
-    } else if (report_) {
-      ImGui::TextDisabled(
-          "This machine has no CUDA device: the report can be read and plotted here, not "
-          "re-measured.");
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", gpu.reason.c_str());
+      mark_item(s, "gpu_here", gpu.device_name);
     } else {
-      ImGui::TextColored(readable(ImVec4(0.95f, 0.65f, 0.2f, 1)),
-                         "No CUDA device: timings need an NVIDIA GPU. Access counts below come "
-                         "from the simulator.");
-      ImGui::TextDisabled(
-          "(%s) A report saved on a GPU machine (tilescope-cli bench --json) can "
-          "still be loaded and plotted here.",
-          gpu.reason.c_str());
+      const std::string no_gpu =
+          report_ ? "No CUDA device here: showing the report measured on " + gpu_of(*report_) +
+                        ", " + date_of(*report_) + ". Run " + kMeasureCommand +
+                        " on a GPU machine to measure yours."
+                  : std::string("No CUDA device here, and no measured report was found (") +
+                        kShippedWhere + "). Run " + kMeasureCommand +
+                        " on a GPU machine and load its report below. Access counts below come "
+                        "from the simulator.";
+      ImGui::TextColored(readable(ImVec4(0.95f, 0.65f, 0.2f, 1)), "%s", no_gpu.c_str());
+      mark_item(s, "no_gpu", no_gpu);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("Why: %s", gpu.reason.c_str());
     }
     ImGui::PopTextWrapPos();
 
@@ -98,7 +109,7 @@ class PerformanceView final : public View {
     const bool controls_first = gpu.usable || !report_;
     if (controls_first) {
       draw_controls(gpu.usable);
-      draw_files();
+      draw_files(s);
       if (!message_.empty()) ImGui::TextWrapped("%s", message_.c_str());
     }
 
@@ -113,9 +124,20 @@ class PerformanceView final : public View {
       shown = &*report_;
     }
     if (shown && !shown->results.empty()) {
-      if (ImGui::CollapsingHeader("Plots", ImGuiTreeNodeFlags_DefaultOpen)) draw_plots(s, *shown);
+      // A report of a ladder opens on its chart (the road to cuBLAS is what it
+      // measured); the family plots follow.
+      std::vector<LadderChart> charts;
       for (const std::string& l : ladders())  // app/ladder_chart.hpp
-        if (const LadderChart c = ladder_chart(*shown, l); c.any_counted())
+        if (LadderChart c = ladder_chart(*shown, l, ladder_sizes(*shown, l)); charts_ladder(c))
+          charts.push_back(std::move(c));
+      for (const LadderChart& c : charts)
+        if (ImGui::CollapsingHeader(("The road to cuBLAS (the " + c.ladder + " ladder)").c_str(),
+                                    ImGuiTreeNodeFlags_DefaultOpen))
+          draw_ladder(c, log_y_, s.plot_marks);
+      if (ImGui::CollapsingHeader("Plots", ImGuiTreeNodeFlags_DefaultOpen)) draw_plots(s, *shown);
+      for (const std::string& l : ladders())  // a ladder with one or two steps timed: after
+        if (const LadderChart c = ladder_chart(*shown, l, ladder_sizes(*shown, l));
+            c.any_counted() && !charts_ladder(c))
           if (ImGui::CollapsingHeader(("The road to cuBLAS (the " + l + " ladder)").c_str(),
                                       ImGuiTreeNodeFlags_DefaultOpen))
             draw_ladder(c, log_y_, s.plot_marks);
@@ -133,7 +155,7 @@ class PerformanceView final : public View {
       draw_comparison();
     if (!controls_first) {
       ImGui::Separator();
-      draw_files();
+      draw_files(s);
       if (!message_.empty()) ImGui::TextWrapped("%s", message_.c_str());
       draw_controls(gpu.usable);
     }
@@ -143,23 +165,121 @@ class PerformanceView final : public View {
   }
 
  private:
+  static constexpr const char* kDefaultPath = "tilescope_perf.json";
+  static constexpr const char* kMeasureCommand = "`tilescope-cli bench --ladder --json mine.json`";
+  static constexpr const char* kShippedWhere =
+      "docs/perf_*.json in the source tree " TS_SOURCE_DIR " or in share/tilescope/docs";
+
+  static std::string gpu_of(const PerfReport& r) {
+    return r.device.name.empty() ? std::string("no GPU") : r.device.name;
+  }
+  static std::string date_of(const PerfReport& r) {
+    return r.created.substr(0, r.created.find('T'));
+  }
+  // The last item drawn, into the scripted mode's map (plot "panel").
+  static void mark_item(AppState& s, const char* kind, const std::string& text) {
+    const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+    s.plot_marks.push_back({"panel", kind, text, a.x, a.y, b.x - a.x, b.y - a.y, 0});
+  }
+
+  // Every file read goes through here (io's load_report, the metrics derived).
+  static std::optional<PerfReport> read_report(const std::string& path, std::string* err) {
+    auto r = load_report(path, err);
+    if (r) derive_metrics(*r);
+    return r;
+  }
+
+  // The shipped report at `path`, or -1.
+  int shipped(const std::string& path) const {
+    std::error_code ec;
+    for (size_t i = 0; i < shipped_.size(); ++i)
+      if (path == shipped_[i].path || std::filesystem::equivalent(path, shipped_[i].path, ec))
+        return int(i);
+    return -1;
+  }
+  void show_shipped(size_t i) {
+    report_ = shipped_[i].report;
+    report_source_ = shipped_[i].path;
+    shipped_index_ = int(i);
+    std::snprintf(path_, sizeof path_, "%s", shipped_[i].path.c_str());
+    message_.clear();
+  }
+
+  // Three steps or more timed: the report is of the ladder (the panel's
+  // naive-and-tiled reports time two of its steps).
+  static bool charts_ladder(const LadderChart& c) {
+    int steps = 0;
+    for (size_t i = 0; i < c.steps.size(); ++i)
+      steps += std::any_of(c.sizes.begin(), c.sizes.end(), [&](int n) {
+        const LadderPoint* p = c.at(i, n);
+        return p && p->counted;
+      });
+    return steps >= 3;
+  }
+
+  // The sizes of kLadderSizes at which the report timed a step of the ladder
+  // (the H200 ladder: 4096 only), so that no empty line is in the legend.
+  static std::vector<int> ladder_sizes(const PerfReport& r, const std::string& ladder) {
+    std::vector<int> out;
+    const std::vector<const Variant*> steps = ladder_variants(ladder);
+    for (int n : kLadderSizes)
+      for (const PerfResult& x : r.results)
+        if (x.counted() && x.size == n &&
+            std::any_of(steps.begin(), steps.end(),
+                        [&](const Variant* v) { return x.kernel == v->id; })) {
+          out.push_back(n);
+          break;
+        }
+    return out.empty() ? std::vector<int>(std::begin(kLadderSizes), std::end(kLadderSizes)) : out;
+  }
+
+  // The reports shipped with TileScope, each named by its GPU and date: one
+  // is shown where there is no GPU, the others a choice away.
+  void draw_report_choice(AppState& s) {
+    if (shipped_.empty() || sweep_.running()) return;
+    const std::string preview = shipped_index_ >= 0 ? shipped_[size_t(shipped_index_)].title()
+                                : report_           ? report_source_
+                                                    : std::string("none shown");
+    ImGui::TextUnformatted("Report:");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 0.5f);
+    if (ImGui::BeginCombo("##shipped", preview.c_str())) {
+      for (size_t i = 0; i < shipped_.size(); ++i) {
+        if (ImGui::Selectable(shipped_[i].title().c_str(), int(i) == shipped_index_))
+          show_shipped(i);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", shipped_[i].path.c_str());
+      }
+      ImGui::EndCombo();
+    }
+    mark_item(s, "report_choice", preview);
+    // What the combo offers, for the scripted mode's map (it lists them when open).
+    for (const ShippedReport& r : shipped_)
+      s.plot_marks.push_back({"panel", "report_option", r.title() + " | " + r.path, 0, 0, 0, 0, 0});
+  }
+
   void init_once() {
     if (initialised_) return;
     initialised_ = true;
     choices_ = SweepChoices::defaults();
+    shipped_ = shipped_reports();
     // A report saved under the default name (by this panel, or by `tilescope-cli bench
-    // --json tilescope_perf.json` on a GPU machine) is shown at start.
+    // --json tilescope_perf.json` on a GPU machine) is shown at start; else,
+    // without a GPU, the newest report shipped with TileScope.
     std::string err;
     // Not std::ifstream: opening a FIFO waits for a writer. load_report
     // refuses a FIFO or a device without blocking.
     if (std::error_code ec; std::filesystem::exists(path_, ec)) {
-      if (auto r = load_report(path_, &err)) {
+      if (auto r = read_report(path_, &err)) {
         report_ = std::move(*r);
-        derive_metrics(*report_);
         report_source_ = path_;  // the header says where it came from
       } else {
         message_ = err;
       }
+    } else if (!shipped_.empty()) {
+      if (!cuda_status().usable)
+        show_shipped(0);
+      else  // the load box names a file that exists
+        std::snprintf(path_, sizeof path_, "%s", shipped_[0].path.c_str());
     }
   }
 
@@ -167,10 +287,10 @@ class PerformanceView final : public View {
   // that is not a report says why in the banner; the report on screen stays.
   void open_report(AppState& s, const std::string& path) {
     std::string err;
-    if (auto r = load_report(path, &err)) {
+    if (auto r = read_report(path, &err)) {
       report_ = std::move(*r);
-      derive_metrics(*report_);
       report_source_ = path;
+      shipped_index_ = shipped(path);
       std::snprintf(path_, sizeof path_, "%s", path.c_str());  // Save and Compare start from it
       message_.clear();
       s.banner.show(Banner::Info, "Opened the performance report " + path + " (" +
@@ -231,9 +351,10 @@ class PerformanceView final : public View {
     }
   }
 
-  void draw_files() {
+  void draw_files(AppState& s) {
     ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 0.5f);
     ImGui::InputText("##perfpath", path_, sizeof path_);
+    s.plot_marks.push_back({"panel", "load_path", path_, 0, 0, 0, 0, 0});
     std::string err;
     const std::string path = path_;
     auto base = [&] {
@@ -241,8 +362,12 @@ class PerformanceView final : public View {
       return dot == std::string::npos ? path : path.substr(0, dot);
     };
     ImGui::BeginDisabled(!report_ || sweep_.running());
+    // A shipped report is not written over (the load box starts at one).
+    auto shipped_path = [&] { return shipped(path) >= 0; };  // on a click, not every frame
+    const std::string keep = "That is a report shipped with TileScope (" + path +
+                             "): type another file name to save to.";
     if (ImGui::Button("Save")) {
-      message_ = save_report(*report_, path, &err) ? "Saved " + path : err;
+      message_ = shipped_path() ? keep : save_report(*report_, path, &err) ? "Saved " + path : err;
     }
     ImGui::SameLine();
     if (ImGui::Button("Export CSV")) {
@@ -251,17 +376,17 @@ class PerformanceView final : public View {
     }
     ImGui::SameLine();
     if (ImGui::Button("Export JSON")) {
-      message_ = save_report(*report_, path, &err) ? "Wrote " + path : err;
+      message_ = shipped_path() ? keep : save_report(*report_, path, &err) ? "Wrote " + path : err;
     }
     ImGui::EndDisabled();
     ImGui::SameLine();
     ImGui::BeginDisabled(sweep_.running());
     if (ImGui::Button("Load")) {
-      if (auto r = load_report(path, &err)) {
+      if (auto r = read_report(path, &err)) {
         report_ = std::move(*r);
-        derive_metrics(*report_);
         report_source_ = path;
-        message_ = "Loaded " + path + " (" + report_->device.name + ", " + report_->created + ")";
+        shipped_index_ = shipped(path);
+        message_ = "Loaded " + path + " (" + gpu_of(*report_) + ", " + date_of(*report_) + ")";
       } else {
         message_ = err;  // the last good result stays on screen
       }
@@ -270,9 +395,8 @@ class PerformanceView final : public View {
     ImGui::SameLine();
     ImGui::BeginDisabled(!report_);
     if (ImGui::Button("Compare with...")) {
-      if (auto r = load_report(path, &err)) {
+      if (auto r = read_report(path, &err)) {
         before_ = std::move(*r);
-        derive_metrics(*before_);
         message_ = "Comparing with " + path;
       } else {
         message_ = err;
@@ -395,26 +519,31 @@ class PerformanceView final : public View {
   void draw_plots(AppState& s, const PerfReport& r) {
     ImGui::Checkbox("log y", &log_y_);
     ImGui::SameLine();
-    // One choice per family of the catalogue; the plot is of the family's metric.
-    const std::vector<const char*> fams = families();
-    if (plot_family_ >= int(fams.size())) plot_family_ = 0;
-    for (size_t i = 0; i < fams.size(); ++i) {
+    // One choice per family the report timed (sgemm apart from matmul); both
+    // plots show that family's lessons alone, on its metric.
+    std::vector<std::string> fams = report_families(r);
+    if (fams.empty())
+      for (const char* f : families())
+        fams.push_back(f);
+    if (std::find(fams.begin(), fams.end(), plot_family_) == fams.end()) plot_family_ = fams[0];
+    for (const std::string& f : fams) {
       ImGui::SameLine();
-      ImGui::RadioButton(fams[i], &plot_family_, int(i));
+      if (ImGui::RadioButton(f.c_str(), plot_family_ == f)) plot_family_ = f;
     }
+    s.plot_marks.push_back({"panel", "family", plot_family_, 0, 0, 0, 0, 0});
     const float avail = std::max(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 10);
-    // Side by side where the slot is wide enough (the centre), stacked otherwise.
-    const bool side = avail >= ImGui::GetFontSize() * 32;
+    // Side by side where the slot is wide enough (the centre), stacked otherwise
+    // (a 1280-pixel window at font 28: side by side, no ceiling name fitted).
+    const bool side = avail >= ImGui::GetFontSize() * 40;
     const float gap = ImGui::GetStyle().ItemSpacing.x;
     const float w = side ? (avail - gap) / 2 : avail;
     // Within what is visible of the panel where it can (a 1280 x 720 window), so
     // that the roofline's lower half and its legend are not scrolled away.
     const float ph = std::clamp(std::min(w * 0.62f, ImGui::GetContentRegionAvail().y),
                                 ImGui::GetFontSize() * 12, ImGui::GetFontSize() * 26);
-    draw_throughput(r, fams.empty() ? "" : fams[size_t(plot_family_)], ImVec2(w, ph), log_y_,
-                    colours_);
+    draw_throughput(r, plot_family_, ImVec2(w, ph), log_y_, colours_, s.plot_marks);
     if (side) ImGui::SameLine(0, gap);
-    draw_roofline(r, ImVec2(w, ph), colours_, s.plot_marks);
+    draw_roofline(r, plot_family_, ImVec2(w, ph), colours_, s.plot_marks);
     ImGui::PushTextWrapPos(0);
     ImGui::TextDisabled(
         "Roofline: a filled dot is a kernel at the intensity of its own global loads and stores "
@@ -541,9 +670,11 @@ class PerformanceView final : public View {
   bool initialised_ = false;
   SweepChoices choices_;
   SeriesColours colours_;
-  bool log_y_ = true;  // naive and tiled kernels apart under cuBLAS
-  int plot_family_ = 0;
-  char path_[512] = "tilescope_perf.json";
+  bool log_y_ = true;                       // naive and tiled kernels apart under cuBLAS
+  std::string plot_family_;                 // the family both plots show
+  char path_[512] = "tilescope_perf.json";  // kDefaultPath
+  std::vector<ShippedReport> shipped_;      // docs/perf_*.json, newest first
+  int shipped_index_ = -1;                  // the one shown, or -1
   std::string message_;
 
   BackgroundSweep sweep_;

@@ -454,6 +454,14 @@ std::vector<PlotSeries> series_of(const PerfReport& r, PerfMetric f, Take take) 
 
 }  // namespace
 
+namespace {
+bool family_uses_flops(const std::string& family) {
+  for (const Variant& v : catalogue())
+    if (family == v.family) return v.metric == PerfMetric::Flops;
+  return false;
+}
+}  // namespace
+
 std::vector<PlotSeries> throughput_series(const PerfReport& r, PerfMetric f) {
   return series_of(r, f, [](const PerfResult&) { return true; });
 }
@@ -487,6 +495,30 @@ std::vector<RooflinePoint> roofline_points(const PerfReport& r) {
     else if (x.size > it->size)
       *it = p;
   }
+  return out;
+}
+
+std::vector<RooflinePoint> roofline_points(const PerfReport& r, const std::string& family) {
+  std::vector<RooflinePoint> out;
+  for (RooflinePoint& p : roofline_points(r)) {
+    const std::string kernel = p.label.substr(0, p.label.find(' '));  // without " T16"
+    const Variant* v = find_variant(kernel);
+    if (p.reference ? family_uses_flops(family) : v && family == v->family)
+      out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::vector<std::string> report_families(const PerfReport& r) {
+  std::vector<std::string> out;
+  for (const char* f : families())
+    for (const PerfResult& x : r.results) {
+      const Variant* v = find_variant(x.kernel);
+      if (x.counted() && v && f == std::string(v->family)) {
+        out.push_back(f);
+        break;
+      }
+    }
   return out;
 }
 

@@ -70,6 +70,11 @@ struct RooflinePoint {
   bool reference = false;
 };
 std::vector<RooflinePoint> roofline_points(const PerfReport& r);
+// The same, of one family's lessons (with cuBLAS when the family is timed in
+// GFLOP/s): the panel's family choice filters both plots.
+std::vector<RooflinePoint> roofline_points(const PerfReport& r, const std::string& family);
+// The catalogue's families that have counted results in the report, in catalogue order.
+std::vector<std::string> report_families(const PerfReport& r);
 // The attainable GFLOP/s at an intensity under the measured ceilings.
 double roofline_ceiling(const PerfDevice& d, double intensity);
 

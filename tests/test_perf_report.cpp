@@ -3,6 +3,7 @@
 // what the sweep says on a machine where it cannot time anything.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -488,6 +489,57 @@ TEST(ShippedReports, H100AndH200ReportsLoadAndCompare) {
   for (const auto& c : cmp)
     matched += c.speedup > 0;
   EXPECT_GE(matched, 15);
+}
+
+// The reports of the runs since (docs/measurements.md: the H200 ladder and
+// the bandwidth families of 2026-11-26, the H100 ladder of 2026-11-24) load
+// and hold what the panel shows of them; the family choice keeps sgemm apart
+// from matmul on the roofline as on the throughput plot.
+TEST(ShippedReports, LadderAndFamilyReportsLoad) {
+  struct Want {
+    const char* file;
+    const char* gpu;
+    const char* date;
+    std::vector<std::string> families;
+  };
+  const Want wants[] = {
+      {"docs/perf_h100_ladder.json", "NVIDIA H100", "2026-11-24", {"matmul", "sgemm"}},
+      {"docs/perf_h200_ladder.json", "NVIDIA H200", "2026-11-26", {"matmul", "sgemm"}},
+      {"docs/perf_h200_families.json",
+       "NVIDIA H200",
+       "2026-11-26",
+       {"transpose", "reduction", "histogram", "conv2d", "stencil"}},
+  };
+  for (const Want& w : wants) {
+    SCOPED_TRACE(w.file);
+    std::string err;
+    auto r = load_report(std::string(TS_SOURCE_DIR) + "/" + w.file, &err);
+    ASSERT_TRUE(r) << err;
+    EXPECT_EQ(r->device.name.rfind(w.gpu, 0), 0u) << r->device.name;
+    EXPECT_EQ(r->created.substr(0, 10), w.date);
+    auto fams = report_families(*r);
+    std::sort(fams.begin(), fams.end());
+    std::vector<std::string> want = w.families;
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(fams, want);
+    int counted = 0;
+    for (const PerfResult& x : r->results)
+      counted += x.counted();
+    EXPECT_GE(counted, 20);
+    for (const std::string& f : w.families)
+      EXPECT_FALSE(throughput_series(*r, f).empty()) << f;
+    if (w.families[0] != "matmul") continue;
+    // matmul is matmul.* (and cuBLAS), sgemm is sgemm.*: on both plots.
+    for (const char* f : {"matmul", "sgemm"}) {
+      SCOPED_TRACE(f);
+      const auto pts = roofline_points(*r, f);
+      EXPECT_GE(pts.size(), 3u);
+      for (const RooflinePoint& p : pts)
+        EXPECT_TRUE(p.reference || p.label.rfind(std::string(f) + ".", 0) == 0) << p.label;
+      for (const PlotSeries& s : throughput_series(*r, std::string(f)))
+        EXPECT_TRUE(s.reference || s.label.rfind(std::string(f) + ".", 0) == 0) << s.label;
+    }
+  }
 }
 
 }  // namespace

@@ -316,8 +316,206 @@ TEST(PerfWindow, BadReportIsABannerNotACrash) {
         s.cells["banner"]["text"].get<std::string>().find("Cannot open the performance report"),
         std::string::npos)
         << s.cells["banner"]["text"];
-    EXPECT_TRUE(marks(s, "area").empty());  // nothing plotted from it
+    // Nothing plotted from it: the panel shows what it showed before (without
+    // a GPU the newest shipped report, else nothing).
+    bool gpu = false;
+    std::string shown;
+    for (const auto& m : s.cells["plot_marks"]) {
+      gpu = gpu || m["kind"] == "gpu_here";
+      if (m["plot"] == "panel" && m["kind"] == "report_choice") shown = m["label"];
+    }
+    if (gpu)
+      EXPECT_TRUE(marks(s, "area").empty());
+    else
+      EXPECT_EQ(shown.rfind("NVIDIA H200, 2026-11-26: matmul, sgemm", 0), 0u) << shown;
   }
+}
+
+// ---- Without a GPU: the shipped reports, lines and labels at lecture sizes ----
+
+const std::string kH100Ladder = kSource + "/docs/perf_h100_ladder.json";
+const std::string kH200Ladder = kSource + "/docs/perf_h200_ladder.json";
+const std::string kH200Families = kSource + "/docs/perf_h200_families.json";
+
+std::vector<nlohmann::json> marks_of(const Shot& s, const std::string& plot,
+                                     const std::string& kind) {
+  std::vector<nlohmann::json> out;
+  for (const auto& m : s.cells["plot_marks"])
+    if (m["plot"] == plot && m["kind"] == kind) out.push_back(m);
+  return out;
+}
+std::string text_of(const Shot& s, const std::string& kind) {
+  const auto m = marks_of(s, "panel", kind);
+  return m.empty() ? std::string() : m[0]["label"].get<std::string>();
+}
+// The machine the tests run on has a GPU: the panel shows a sweep, not the shipped reports.
+bool gpu_here(const Shot& s) {
+  return !marks_of(s, "panel", "gpu_here").empty();
+}
+
+// The two projector sizes of issue 19.
+const std::pair<std::string, std::string> kProjector[] = {{"1280x720", "28"}, {"1920x1080", "18"}};
+
+// No report given, no GPU: the newest shipped report is shown (the H200
+// ladder), named by GPU and date, the message says so and how to measure, the
+// ladder is charted, every shipped report is offered by GPU and date, and the
+// load box names a file that exists.
+TEST(PerfWindow, WithoutAGpuTheShippedReportsAreShown) {
+  for (const auto& [size, font] : kProjector) {
+    SCOPED_TRACE(size);
+    const Shot s = take("shipped" + size, "--font-size " + font, size, "dark");
+    ASSERT_EQ(s.rc, 0);
+    if (gpu_here(s)) GTEST_SKIP() << "a CUDA device here: the panel measures";
+    EXPECT_EQ(text_of(s, "report").find("Measured on NVIDIA H200"), 0u) << text_of(s, "report");
+    EXPECT_NE(text_of(s, "report").find("2026-11-26"), std::string::npos);
+    EXPECT_EQ(text_of(s, "no_gpu")
+                  .find("No CUDA device here: showing the report measured on "
+                        "NVIDIA H200, 2026-11-26. Run "),
+              0u)
+        << text_of(s, "no_gpu");
+    EXPECT_NE(text_of(s, "report_choice").find("NVIDIA H200, 2026-11-26"), std::string::npos);
+    // Every shipped report, by the GPU and the date in the file.
+    int shipped = 0;
+    for (const auto& e : fs::directory_iterator(kSource + "/docs")) {
+      const std::string n = e.path().filename().string();
+      if (n.rfind("perf_", 0) != 0 || e.path().extension() != ".json") continue;
+      ++shipped;
+      std::ifstream f(e.path());
+      const auto j = nlohmann::json::parse(f);
+      const std::string want = j["device"]["name"].get<std::string>() + ", " +
+                               j["created"].get<std::string>().substr(0, 10) + ": ";
+      bool offered = false;
+      for (const auto& m : marks_of(s, "panel", "report_option")) {
+        const std::string l = m["label"];
+        offered = offered || (l.rfind(want, 0) == 0 && l.find(n) != std::string::npos);
+      }
+      EXPECT_TRUE(offered) << n << " as " << want;
+    }
+    EXPECT_GE(shipped, 5);
+    const std::string path = text_of(s, "load_path");
+    EXPECT_TRUE(fs::exists(path)) << "the load box names " << path;
+    EXPECT_GE(marks_of(s, "ladder", "point").size(), 10u) << "no ladder chart";
+  }
+}
+
+// Each ladder report opens with its GPU and date in the header, its chart drawn.
+TEST(PerfWindow, EachLadderReportIsLabelledWithItsGpu) {
+  const std::pair<std::string, std::string> reports[] = {{kH100Ladder, "NVIDIA H100 80GB HBM3"},
+                                                         {kH200Ladder, "NVIDIA H200"}};
+  for (const auto& [report, gpu] : reports) {
+    SCOPED_TRACE(report);
+    const Shot s = take("gpu_label" + fs::path(report).stem().string(),
+                        "--perf-report " + report + " --font-size 18", "1920x1080", "dark");
+    ASSERT_EQ(s.rc, 0);
+    EXPECT_EQ(text_of(s, "report").find("Measured on " + gpu), 0u) << text_of(s, "report");
+    EXPECT_NE(text_of(s, "report_choice").find(gpu), std::string::npos);
+    if (!gpu_here(s))
+      EXPECT_NE(text_of(s, "no_gpu").find("showing the report measured on " + gpu),
+                std::string::npos);
+    EXPECT_FALSE(marks_of(s, "ladder", "point").empty());
+  }
+}
+
+// Every point of every size is seen in the screenshot: its colour within its
+// marker, even where another size has the same GFLOP/s (the H100 ladder's
+// n = 2048 and 4096 from step 6 on).
+TEST(PerfWindow, LadderLinesDoNotHideEachOther) {
+  for (const auto& [size, font] : kProjector) {
+    SCOPED_TRACE(size);
+    const Shot s = take("ladder_lines" + size,
+                        "--perf-report " + kH100Ladder + " --font-size " + font, size, "dark");
+    ASSERT_EQ(s.rc, 0);
+    const auto points = marks_of(s, "ladder", "point");
+    ASSERT_EQ(points.size(), 30u);  // 10 steps x 3 sizes
+    int seen = 0;
+    for (const auto& m : points) {
+      const double x = m["x"], y = m["y"];
+      const int r = std::max(4, int(m["w"].get<double>()));
+      if (x < r || y < r || x + r >= s.w || y + r >= s.h) continue;  // scrolled away
+      ++seen;
+      const auto& c = m["rgb"];
+      const Rgb colour{c[0].get<int>(), c[1].get<int>(), c[2].get<int>()};
+      int matching = 0;
+      for (int dy = -r; dy <= r; ++dy)
+        for (int dx = -r; dx <= r; ++dx) {
+          const Rgb got = s.at(int(std::lround(x)) + dx, int(std::lround(y)) + dy);
+          matching += std::abs(got[0] - colour[0]) <= 16 && std::abs(got[1] - colour[1]) <= 16 &&
+                      std::abs(got[2] - colour[2]) <= 16;
+        }
+      EXPECT_GE(matching, 6) << m["label"] << " is hidden at " << x << "," << y;
+    }
+    EXPECT_EQ(seen, 30) << "the ladder chart is not on screen whole";
+  }
+}
+
+// No label on another, on a legend or on a tick, in any plot of the panel:
+// the roofline's kernels and ceilings, the ladder's cuBLAS and peak lines;
+// every ceiling named.
+TEST(PerfWindow, NoTwoLabelsOverlapAtProjectorSizes) {
+  for (const auto& [size, font] : kProjector)
+    for (const std::string& report : {kH100Ladder, kH200Ladder, kH100, kH200}) {
+      SCOPED_TRACE(size + " " + report);
+      const Shot s = take("overlap" + size + fs::path(report).stem().string(),
+                          "--perf-report " + report + " --font-size " + font, size, "dark");
+      ASSERT_EQ(s.rc, 0);
+      std::vector<nlohmann::json> boxes;
+      for (const auto& m : s.cells["plot_marks"]) {
+        const std::string kind = m["kind"];
+        if (m["plot"] == "panel" || m["w"].get<double>() <= 0 || m["h"].get<double>() <= 0)
+          continue;
+        if (kind == "label" || kind == "ceiling_label" || kind == "legend" || kind == "tick")
+          boxes.push_back(m);
+      }
+      for (size_t i = 0; i < boxes.size(); ++i)
+        for (size_t j = 0; j < i; ++j)
+          if (boxes[i]["plot"] == boxes[j]["plot"])
+            EXPECT_FALSE(overlap(box(boxes[i]), box(boxes[j])))
+                << boxes[i]["plot"] << ": " << boxes[i]["kind"] << " " << boxes[i]["label"]
+                << " on " << boxes[j]["kind"] << " " << boxes[j]["label"];
+      // The roofline names both ceilings; the ladder names the peak and each cuBLAS line.
+      EXPECT_EQ(marks_of(s, "roofline", "ceiling_label").size(), 2u);
+      if (report == kH100 || report == kH200) continue;
+      // Each on its line, or (cuBLAS, where its line has no room) in the legend.
+      const auto labels = marks_of(s, "ladder", "label");
+      const auto legend = marks_of(s, "ladder", "legend");
+      ASSERT_EQ(legend.size(), 1u);
+      const std::string in_legend = legend[0]["label"];
+      auto on_line = [&](const std::string& text) {
+        return std::any_of(labels.begin(), labels.end(),
+                           [&](const nlohmann::json& m) { return m["label"] == text; });
+      };
+      const auto peak = marks_of(s, "ladder", "peak");
+      ASSERT_EQ(peak.size(), 1u);
+      EXPECT_TRUE(on_line(peak[0]["label"])) << peak[0]["label"];
+      const auto cublas = marks_of(s, "ladder", "cublas");
+      EXPECT_GE(cublas.size(), 1u);
+      for (const auto& m : cublas) {
+        const std::string text = m["label"];  // "cuBLAS n = 4096: 48.8k"
+        const std::string n = text.substr(7, text.find(':') - 7),
+                          v = text.substr(text.find(": ") + 2);
+        EXPECT_TRUE(on_line(text) || in_legend.find(n + ", cuBLAS " + v) != std::string::npos)
+            << text << " named nowhere; legend: " << in_legend;
+      }
+    }
+}
+
+// The family choice filters both plots: matmul shows matmul.* lessons (and
+// cuBLAS), never the sgemm ladder's, which is a family of its own.
+TEST(PerfWindow, MatmulFamilyShowsNoSgemm) {
+  const Shot s = take("family", "--perf-report " + kH100Ladder, "1920x1080", "dark");
+  ASSERT_EQ(s.rc, 0);
+  EXPECT_EQ(text_of(s, "family"), "matmul");
+  int shown = 0;
+  for (const auto& m : s.cells["plot_marks"]) {
+    const std::string plot = m["plot"], kind = m["kind"], label = m["label"];
+    if (!((plot == "roofline" && (kind == "issued" || kind == "compulsory" || kind == "label")) ||
+          (plot == "throughput" && kind == "point")))
+      continue;
+    ++shown;
+    EXPECT_TRUE(label.rfind("matmul.", 0) == 0 || label.rfind("cublas", 0) == 0)
+        << plot << " " << kind << " " << label;
+  }
+  EXPECT_GE(shown, 10);
 }
 
 }  // namespace
