@@ -180,6 +180,19 @@ class ReadableHelp : public CLI::Formatter {
   std::string make_option_desc(const CLI::Option* opt) const override {
     return wrap_words(CLI::Formatter::make_option_desc(opt), kHelpWidth - get_column_width());
   }
+  std::string make_subcommand(const CLI::App* sub) const override {
+    std::stringstream out;
+    CLI::detail::format_help(out, sub->get_display_name(true),
+                             wrap_words(sub->get_description(), kHelpWidth - get_column_width()),
+                             get_column_width());
+    return out.str();
+  }
+  std::string make_footer(const CLI::App* app) const override {
+    return wrap_words(CLI::Formatter::make_footer(app), kHelpWidth);
+  }
+  std::string make_description(const CLI::App* app) const override {
+    return wrap_words(CLI::Formatter::make_description(app), kHelpWidth);
+  }
 };
 
 }  // namespace
