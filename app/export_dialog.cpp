@@ -75,8 +75,7 @@ bool ExportDialog::draw(AppState& s, const Exporter& running, ExportRequest* req
   ImGui::RadioButton("Grid + timeline", &panels_, int(ExportPanels::GridTimeline));
   ImGui::SameLine();
   ImGui::RadioButton("Whole window", &panels_, int(ExportPanels::Window));
-  ImGui::InputTextWithHint("Title", "none: a line above the frames, e.g. the slide's heading",
-                           title_, sizeof title_);
+  ImGui::InputTextWithHint("Title", "none (a line above the frames)", title_, sizeof title_);
   const int frames = export_frame_count(0, UINT64_MAX, fps_, seconds_, 0);
   ImGui::TextDisabled(
       "%d frames of %.0f x %.0f (the window's size)%s", frames, ImGui::GetIO().DisplaySize.x,
