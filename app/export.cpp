@@ -263,6 +263,9 @@ bool export_panels_for(const std::string& name, ExportPanels* panels) {
   return false;
 }
 
+// Every file an export writes is made here and in the sinks above (the GIF's
+// open(2), stb's PNGs, ffmpeg's MP4) and a cancelled one removed in
+// Exporter::cancel(): the one place to route through a shared output layer.
 std::unique_ptr<FrameSink> open_frame_sink(ExportFormat format, const std::string& path, int fps,
                                            std::string* error) {
   switch (format) {
