@@ -23,6 +23,7 @@
 #include "app/quiz.hpp"
 #include "app/settings.hpp"
 #include "app/shortcuts.hpp"
+#include "app/slide.hpp"
 #include "io/perf_report.hpp"
 #include "io/trace_file.hpp"
 
@@ -206,12 +207,19 @@ bool App::frame() {
   for (auto& v : views_)
     v->update(s);
 
-  draw_menu(s);
-  const float top = ImGui::GetFrameHeight();
-  const float banner_h = draw_banner(s, top, ImGui::GetIO().DisplaySize.x);
-  slots_.draw(s, views_, top + banner_h);
-  draw_lecture_caption(s);
-  draw_quiz_band(s);
+  std::string title;
+  const ExportPanels panels = frame_panels(&title);
+  if (panels != ExportPanels::Window) {  // a slide: no menu, tabs, controls or side panels
+    draw_slide(s, views_, SlideSpec{panels == ExportPanels::GridTimeline, title});
+  } else {
+    draw_menu(s);
+    float top = ImGui::GetFrameHeight();
+    top += draw_title_line(s, title, top);
+    const float banner_h = draw_banner(s, top, ImGui::GetIO().DisplaySize.x);
+    slots_.draw(s, views_, top + banner_h);
+    draw_lecture_caption(s);
+    draw_quiz_band(s);
+  }
   std::string chosen;
   if (dialog_.draw(&chosen)) {
     if (dialog_.mode() == FileDialogMode::Open) {

@@ -58,7 +58,10 @@ struct Options {
   std::optional<RunRequest> compare;
   std::string compare_error;
   // --record FILE: export the replay from --from to --to (positions as --position takes them).
+  // --panels: the grid or grid+timeline alone (app/slide.hpp), for --screenshot too;
+  // --title: a line above them.
   std::string record, record_from = "start", record_to = "end", record_panels = "window";
+  std::string record_title;
   int record_fps = 10;
   double record_seconds = 10, record_speed = 0;
   bool scripted() const {
@@ -100,6 +103,9 @@ class App {
   void export_before_frame();
   void export_place_replay();
   void export_after_render(int fw, int fh);
+  // What this frame draws: the whole window or a slide of the panels
+  // (an export's frame, a scripted --panels), and the title line above them.
+  ExportPanels frame_panels(std::string* title) const;
 
   GLFWwindow* window_;
   Options opt_;

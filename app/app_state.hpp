@@ -247,7 +247,7 @@ struct AppState {
   bool export_dialog_open = false;  // File > Export replay...
   bool exporting = false;           // an export is taking frames: the window redraws continuously
   // Each slot's rectangle as laid out this frame (x, y, w, h; 0 wide when
-  // hidden), indexed by Slot: the export crops to the grid's and the timeline's.
+  // hidden), indexed by Slot (a slide sets the grid's and the timeline's, app/slide.hpp).
   float slot_rects[6][4] = {};
   bool quit_requested = false;
 

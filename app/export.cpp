@@ -37,9 +37,11 @@ bool ends_with(const std::string& s, const std::string& tail) {
 
 // Animated GIF through giflib: one local palette per frame (median cut,
 // GifQuantizeBuffer), a graphics control block for the delay, looping forever.
+// GIF counts time in hundredths of a second: frame i ends at round(100 (i+1) / fps),
+// so that N frames last N / fps seconds (at 30 fps: 3, 3, 4, 3, 3, 4, ...).
 class GifSink : public FrameSink {
  public:
-  GifSink(std::string path, int fps) : path_(std::move(path)), delay_cs_(std::max(2, 100 / fps)) {}
+  GifSink(std::string path, int fps) : path_(std::move(path)), fps_(std::max(fps, 1)) {}
   ~GifSink() override {
     if (gif_) EGifCloseFile(gif_, nullptr);
   }
@@ -88,7 +90,10 @@ class GifSink : public FrameSink {
     }
     GraphicsControlBlock gcb = {};
     gcb.DisposalMode = DISPOSE_DO_NOT;
-    gcb.DelayTime = delay_cs_;
+    const auto end_cs = [&](int i) { return int(std::lround(100.0 * i / fps_)); };
+    // Viewers treat delays under 2 as 10: never fewer than 2.
+    gcb.DelayTime = std::max(2, end_cs(frames_ + 1) - end_cs(frames_));
+    ++frames_;
     gcb.TransparentColor = NO_TRANSPARENT_COLOR;
     GifByteType ext[4];
     const size_t len = EGifGCBToExtension(&gcb, ext);
@@ -122,7 +127,8 @@ class GifSink : public FrameSink {
     return false;
   }
   std::string path_;
-  int delay_cs_;
+  int fps_;
+  int frames_ = 0;  // frames written so far
   GifFileType* gif_ = nullptr;
   bool started_ = false;
   std::vector<GifByteType> r_, g_, b_, idx_;
@@ -251,6 +257,15 @@ const char* export_panels_name(ExportPanels p) {
   return "window";
 }
 
+bool export_panels_for(const std::string& name, ExportPanels* panels) {
+  for (ExportPanels p : {ExportPanels::Grid, ExportPanels::GridTimeline, ExportPanels::Window})
+    if (name == export_panels_name(p)) return *panels = p, true;
+  return false;
+}
+
+// Every file an export writes is made here and in the sinks above (the GIF's
+// open(2), stb's PNGs, ffmpeg's MP4) and a cancelled one removed in
+// Exporter::cancel(): the one place to route through a shared output layer.
 std::unique_ptr<FrameSink> open_frame_sink(ExportFormat format, const std::string& path, int fps,
                                            std::string* error) {
   switch (format) {
@@ -295,9 +310,11 @@ std::vector<uint64_t> export_positions(uint64_t from, uint64_t to, int frames) {
 
 int export_frame_count(uint64_t from, uint64_t to, int fps, double seconds,
                        double events_per_second) {
+  // fps x duration frames, each shown 1/fps s: the animation lasts the
+  // duration. The first shows `from`, the last `to`.
   const double span = double(to > from ? to - from : from - to);
   const double s = events_per_second > 0 ? span / events_per_second : seconds;
-  const double n = std::ceil(std::max(0.0, s) * std::max(fps, 1)) + 1;
+  const double n = std::round(std::max(0.0, s) * std::max(fps, 1));
   return int(std::clamp(n, 1.0, std::min(span + 1, 100000.0)));
 }
 
@@ -324,23 +341,26 @@ bool Exporter::start(const ExportRequest& req, std::string* error) {
   return sink_ != nullptr;
 }
 
-bool Exporter::capture(int fw, int fh, const int rect[4], std::string* error) {
+bool Exporter::capture(int fw, int fh, std::string* error) {
   if (!sink_ || next_ >= positions_.size()) return false;
-  int x = std::clamp(rect[0], 0, fw), y = std::clamp(rect[1], 0, fh);
-  int w = std::clamp(rect[2], 0, fw - x), h = std::clamp(rect[3], 0, fh - y);
+  int x = 0, y = 0, w = std::max(fw, 0), h = std::max(fh, 0);
   if (w_ == 0) {
     // H.264 in 4:2:0 wants even sides.
     if (format_ == ExportFormat::Mp4) w &= ~1, h &= ~1;
     if (w < 2 || h < 2) {
-      *error = "the panels to export are not on screen";
+      *error = "the window has no pixels to export";
       cancel();
       return false;
     }
     w_ = w, h_ = h;
   }
-  // Later frames keep the first one's size (a pane that moved by a pixel).
-  w = w_, h = h_;
-  x = std::min(x, fw - w), y = std::min(y, fh - h);
+  // Later frames keep the first one's size (a window resized meanwhile).
+  w = std::min(w_, fw), h = std::min(h_, fh);
+  if (w != w_ || h != h_) {
+    *error = "the window was made smaller during the export";
+    cancel();
+    return false;
+  }
   px_.resize(size_t(w) * size_t(h) * 3);
   crop_.resize(px_.size());
   glPixelStorei(GL_PACK_ALIGNMENT, 1);

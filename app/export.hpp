@@ -1,6 +1,7 @@
 // Export the replay (File > Export replay..., --record): the window's own
-// frames, one per replay position from A to B, cropped to the chosen panels
-// and written as an animated GIF (giflib), an MP4 (H.264, through Debian's
+// frames, one per replay position from A to B, of the chosen panels (the grid
+// or the grid and timeline drawn alone as a slide, app/slide.hpp, or the
+// whole window), written as an animated GIF (giflib), an MP4 (H.264, through Debian's
 // ffmpeg) or a numbered PNG sequence (stb). The app steps the replay and
 // renders; the exporter picks the positions, crops and encodes.
 #pragma once
@@ -19,6 +20,8 @@ enum class ExportPanels { Grid, GridTimeline, Window };
 // false when it names none of them.
 bool export_format_for(const std::string& path, ExportFormat* format);
 const char* export_panels_name(ExportPanels p);
+// "grid", "grid+timeline" or "window"; false for anything else.
+bool export_panels_for(const std::string& name, ExportPanels* panels);
 
 // Receives the frames (RGB, rows from the top) and writes the file.
 class FrameSink {
@@ -35,8 +38,9 @@ std::unique_ptr<FrameSink> open_frame_sink(ExportFormat format, const std::strin
 // The positions of the frames: `frames` of them spread evenly from `from` to
 // `to` (both included), never more than the events between them.
 std::vector<uint64_t> export_positions(uint64_t from, uint64_t to, int frames);
-// How many frames: at `fps`, for `seconds`; or, when events_per_second > 0,
-// as long as the replay takes at that speed. At least 1.
+// How many frames: fps x seconds (rounded); or, when events_per_second > 0,
+// fps x the seconds the replay takes at that speed. At least 1, never more
+// than the positions from `from` to `to`.
 int export_frame_count(uint64_t from, uint64_t to, int fps, double seconds,
                        double events_per_second);
 
@@ -47,6 +51,7 @@ struct ExportRequest {
   double seconds = 10;           // the animation's length ...
   double events_per_second = 0;  // ... or the replay's speed (events a second), when > 0
   ExportPanels panels = ExportPanels::Window;
+  std::string title;  // a line drawn above the frames' panels; empty: none
 };
 
 // One export in progress, driven frame by frame by the app: before a frame it
@@ -57,10 +62,9 @@ class Exporter {
   bool active() const { return sink_ != nullptr; }
   // The replay position the next frame should show.
   uint64_t next_position() const { return positions_[next_]; }
-  // Takes the rendered frame (the GL back buffer, fw x fh pixels); `rect` is
-  // the panels' rectangle in framebuffer pixels (x, y from the top, w, h).
-  // Returns false on an error (the export is then over).
-  bool capture(int fw, int fh, const int rect[4], std::string* error);
+  // Takes the rendered frame (the GL back buffer, fw x fh pixels: the panels
+  // were drawn to fill it). Returns false on an error (the export is then over).
+  bool capture(int fw, int fh, std::string* error);
   bool done() const { return active() && next_ >= positions_.size(); }
   // Writes the file's end; the export is over either way.
   bool finish(std::string* error);

@@ -29,7 +29,6 @@ bool App::start_export(const ExportRequest& req, std::string* error) {
   r.to = std::min(r.to, s.replay->size());
   export_error_.clear();
   if (!exporter_.start(r, error)) return false;
-  if (r.panels != ExportPanels::Window) s.select_tab = "Grid";
   s.replay_ui.playing = false;
   s.exporting = true;
   export_warmup = kWarmupFrames;
@@ -61,26 +60,29 @@ void App::export_place_replay() {
   state_.request_position(exporter_.next_position());
 }
 
+ExportPanels App::frame_panels(std::string* title) const {
+  // An export's frames (and, scripted, the frames before them, so that the
+  // slide's layout has settled): what the export asks for.
+  if (exporter_.active() && (export_capture_ || opt_.scripted())) {
+    *title = exporter_.request().title;
+    return exporter_.request().panels;
+  }
+  // Scripted: --panels and --title shape the screenshot as the recording.
+  ExportPanels p = ExportPanels::Window;
+  if (opt_.scripted() && export_panels_for(opt_.record_panels, &p)) {
+    *title = opt_.record_title;
+    return p;
+  }
+  title->clear();
+  return ExportPanels::Window;
+}
+
 void App::export_after_render(int fw, int fh) {
   if (!export_capture_ || !exporter_.active()) return;
   AppState& s = state_;
-  const ImVec2 disp = ImGui::GetIO().DisplaySize;
-  const float sx = disp.x > 0 ? float(fw) / disp.x : 1, sy = disp.y > 0 ? float(fh) / disp.y : 1;
-  float x0 = 0, y0 = 0, x1 = disp.x, y1 = disp.y;
-  const ExportPanels panels = exporter_.request().panels;
-  if (panels != ExportPanels::Window) {
-    const float* g = s.slot_rects[int(Slot::Center)];
-    x0 = g[0], y0 = g[1], x1 = g[0] + g[2], y1 = g[1] + g[3];
-    const float* t = s.slot_rects[int(Slot::Bottom)];
-    if (panels == ExportPanels::GridTimeline && t[2] > 0) {
-      x0 = std::min(x0, t[0]), y0 = std::min(y0, t[1]);
-      x1 = std::max(x1, t[0] + t[2]), y1 = std::max(y1, t[1] + t[3]);
-    }
-  }
-  const int rect[4] = {int(std::lround(x0 * sx)), int(std::lround(y0 * sy)),
-                       int(std::lround((x1 - x0) * sx)), int(std::lround((y1 - y0) * sy))};
+  // The frame is the panels asked for, drawn to fill the window (app/slide.hpp).
   std::string err;
-  if (!exporter_.capture(fw, fh, rect, &err)) {
+  if (!exporter_.capture(fw, fh, &err)) {
     export_error_ = err;
     s.exporting = false;
     s.banner.show(Banner::Error, "Export failed: " + err);
@@ -117,9 +119,8 @@ bool App::record_scripted(std::string* error) {
   req.fps = opt_.record_fps;
   req.seconds = opt_.record_seconds;
   req.events_per_second = opt_.record_speed;
-  req.panels = opt_.record_panels == "grid"            ? ExportPanels::Grid
-               : opt_.record_panels == "grid+timeline" ? ExportPanels::GridTimeline
-                                                       : ExportPanels::Window;
+  if (!export_panels_for(opt_.record_panels, &req.panels)) req.panels = ExportPanels::Window;
+  req.title = opt_.record_title;
   if (!start_export(req, error)) return false;
   while (exporter_.active()) {
     glfwPollEvents();

@@ -75,14 +75,19 @@ bool ExportDialog::draw(AppState& s, const Exporter& running, ExportRequest* req
   ImGui::RadioButton("Grid + timeline", &panels_, int(ExportPanels::GridTimeline));
   ImGui::SameLine();
   ImGui::RadioButton("Whole window", &panels_, int(ExportPanels::Window));
-  ImGui::TextDisabled("Size: the window's (%.0f x %.0f); one frame per step of the replay shown",
-                      ImGui::GetIO().DisplaySize.x, ImGui::GetIO().DisplaySize.y);
+  ImGui::InputTextWithHint("Title", "none (a line above the frames)", title_, sizeof title_);
+  const int frames = export_frame_count(0, UINT64_MAX, fps_, seconds_, 0);
+  ImGui::TextDisabled(
+      "%d frames of %.0f x %.0f (the window's size)%s", frames, ImGui::GetIO().DisplaySize.x,
+      ImGui::GetIO().DisplaySize.y,
+      panels_ == int(ExportPanels::Window) ? "" : ": the panels alone fill it, no controls");
   if (ImGui::Button("Export") && s.replay) {
     Replay& r = *s.replay;
     req->path = path_;
     req->fps = fps_;
     req->seconds = seconds_;
     req->panels = ExportPanels(panels_);
+    req->title = title_;
     if (range_ == 0) {
       req->from = 0, req->to = r.size();
     } else if (range_ == 1) {

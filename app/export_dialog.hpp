@@ -24,6 +24,7 @@ class ExportDialog {
   int fps_ = 10;
   float seconds_ = 10;
   int panels_ = 2;  // ExportPanels
+  char title_[256] = "";
   bool was_open_ = false;
 };
 

@@ -120,14 +120,18 @@ int main(int argc, char** argv) {
   cli.add_option("--to", opt.record_to, "--record up to this position (as --position)");
   cli.add_option("--fps", opt.record_fps, "--record frames per second")->check(CLI::Range(1, 60));
   cli.add_option("--duration", opt.record_seconds,
-                 "--record length in seconds: fps x duration frames (fewer when the range has "
-                 "fewer events)")
+                 "--record length in seconds: fps x duration frames, the first at --from and the "
+                 "last at --to (fewer when the range has fewer events)")
       ->check(CLI::Range(0.1, 3600.0));
   cli.add_option("--speed", opt.record_speed,
                  "--record at this many events a second instead of --duration")
       ->check(CLI::PositiveNumber);
-  cli.add_option("--panels", opt.record_panels, "--record grid, grid+timeline or window")
+  cli.add_option("--panels", opt.record_panels,
+                 "what --record (and --screenshot) draws: grid (the grid alone, for a slide), "
+                 "grid+timeline (and the warp lanes under it) or window (all of it)")
       ->check(CLI::IsMember({"grid", "grid+timeline", "window"}));
+  cli.add_option("--title", opt.record_title,
+                 "a title line above what --record (and --screenshot) draws");
   std::string compare;
   auto* compare_opt = cli.add_option(
       "--compare", compare,

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -134,6 +135,24 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
                   {"phase_a", rgb(pal.phase_a)},
                   {"phase_b", rgb(pal.phase_b)},
                   {"barrier", rgb(pal.barrier)}};
+  // The controls' colours as drawn over the background (menu bar, tabs,
+  // buttons, input frames): a test finds them, or their absence on a slide.
+  {
+    const ImGuiStyle& st = ImGui::GetStyle();
+    auto over_bg = [&](ImGuiCol c) {
+      const ImVec4 v = st.Colors[c];
+      auto mix = [&](float f, uint8_t b) {
+        return int(std::lround((f * v.w + b / 255.0f * (1 - v.w)) * 255));
+      };
+      return nlohmann::json::array(
+          {mix(v.x, pal.background.r), mix(v.y, pal.background.g), mix(v.z, pal.background.b)});
+    };
+    j["chrome_colours"] = {{"menu_bar", over_bg(ImGuiCol_MenuBarBg)},
+                           {"tab", over_bg(ImGuiCol_Tab)},
+                           {"tab_active", over_bg(ImGuiCol_TabActive)},
+                           {"button", over_bg(ImGuiCol_Button)},
+                           {"frame", over_bg(ImGuiCol_FrameBg)}};
+  }
   j["position"] = s.replay ? s.replay->position() : 0;
   j["events"] = s.replay ? s.replay->size() : 0;
   j["selected_block"] = s.selection.block;

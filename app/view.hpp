@@ -65,6 +65,11 @@ class View {
   // tell (not drawn yet). The app picks the grid-focus layout with it.
   virtual float cell_size_if_grown(ImVec2 /*growth*/) const { return 0; }
   virtual void draw(AppState& s) = 0;
+  // On a slide (app/slide.hpp: an export's frames, a --panels screenshot): the
+  // content without controls, in a window of its own. Asked of the grid and
+  // the timeline only; slide_height() is the height the timeline's wants.
+  virtual void draw_slide(AppState& s) { draw(s); }
+  virtual float slide_height() const { return 0; }
   // Called once per frame before any draw(), for views that keep caches.
   virtual void update(AppState&) {}
 };

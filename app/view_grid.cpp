@@ -384,6 +384,22 @@ class GridView final : public View, public GridPane {
     ImGui::Dummy(avail);
   }
 
+  // A slide: the legend's colours and the arrays, none of the header's or the
+  // legend's controls.
+  void draw_slide(AppState& s) override {
+    s.drawn.clear();
+    s.selection.hover = {};
+    if (!prepare(s)) return;
+    slide_ = true;
+    draw_legend(s);
+    slide_ = false;
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    if (avail.x < 40 || avail.y < 40) return;
+    paint(s, origin, avail, 0);
+    ImGui::Dummy(avail);
+  }
+
   // --- GridPane: the same drawing for any run's state, into any rectangle ---
   bool prepare(AppState& s) override {
     if (!renderer_.ready() && !init_failed_) {
@@ -527,6 +543,10 @@ class GridView final : public View, public GridPane {
   }
 
   void toggles(AppState& s) {
+    if (slide_) {  // a slide has no controls: the legend's line ends here
+      ImGui::NewLine();
+      return;
+    }
     const float need =
         ImGui::CalcTextSize("values  heatmap (H)").x + ImGui::GetFrameHeight() * 2 + 30;
     if (ImGui::GetContentRegionAvail().x < need) ImGui::NewLine();
@@ -1198,6 +1218,7 @@ class GridView final : public View, public GridPane {
   OutputOwners owners_;      // which output cell each thread stores to
   ImVec2 avail_;             // the room they had
   bool drawn_once_ = false;  // shapes_ and avail_ are known
+  bool slide_ = false;       // drawing a slide: the legend without its toggles
   float cell_ = 0;           // the cell size drawn
   bool values_ = true;       // cells big enough to print values
   BarrierWait wait_;         // who waits at the barrier the selected block is at

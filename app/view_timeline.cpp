@@ -43,6 +43,21 @@ class TimelineView final : public View {
     lanes(s, r, pal);
   }
 
+  // A slide: the marks' legend and the lanes, no transport.
+  void draw_slide(AppState& s) override {
+    if (!s.has_trace()) return;
+    Replay& r = *s.replay;
+    refresh(s, r);
+    ImGui::Dummy(ImVec2(0, 0));  // legend() starts on this line or below it
+    legend(s);
+    lanes(s, r, palette(s.present.theme));
+  }
+  float slide_height() const override {
+    const float lanes = float(std::clamp<size_t>(lanes_.size(), 2, 8));
+    return ImGui::GetFrameHeightWithSpacing() + lanes * ImGui::GetFontSize() * 1.4f + 8 +
+           2 * ImGui::GetStyle().WindowPadding.y;
+  }
+
  private:
   struct Segment {
     uint64_t start = 0, end = 0;

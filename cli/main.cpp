@@ -13,12 +13,14 @@
 
 #include "cli/command.hpp"
 #include "cli/report.hpp"
+#include "engine/lesson_options.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{
       "tilescope-cli: run TileScope's CUDA shared-memory lessons headless, record "
       "their traces and inspect or export them."};
   app.require_subcommand(1);
+  ts::use_readable_help(app);  // before the subcommands: they share it
   app.footer(
       "Exit codes: 0 done (a run with wrong output is still done), 1 could not do it (run "
       "failed, file unreadable or corrupt), 2 usage error, 3 `run --check` and the output was "

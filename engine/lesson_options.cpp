@@ -1,6 +1,8 @@
 #include "engine/lesson_options.hpp"
 
 #include <algorithm>
+#include <memory>
+#include <sstream>
 #include <string_view>
 
 #include <cctype>
@@ -126,8 +128,95 @@ std::optional<uint32_t> parse_warp_mask(const std::string& s) {
   return m;
 }
 
+namespace {
+
+// Words of `text` in lines of at most `width` characters; its own line
+// breaks kept, a line that starts "- " (an item) continued under its text.
+std::string wrap_words(const std::string& text, size_t width) {
+  std::string out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    const bool item = text.compare(start, 2, "- ") == 0;
+    size_t col = 0;
+    size_t i = start;
+    while (i < end) {
+      size_t j = text.find(' ', i);
+      if (j == std::string::npos || j > end) j = end;
+      const size_t len = j - i;
+      if (len > 0) {
+        if (col > 0 && col + 1 + len > width) {
+          out += item ? "\n  " : "\n";
+          col = item ? 2 : 0;
+        } else if (col > 0) {
+          out += ' ';
+          ++col;
+        }
+        out.append(text, i, len);
+        col += len;
+      }
+      i = j + 1;
+    }
+    if (end >= text.size()) break;
+    out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
+constexpr size_t kHelpWidth = 80;
+
+// Option texts wrapped under their column, to 80 characters a line; a name
+// whose list of values is longer than a line continues on the next ones.
+class ReadableHelp : public CLI::Formatter {
+ public:
+  ReadableHelp() { column_width(32); }
+  std::string make_option(const CLI::Option* opt, bool positional) const override {
+    const std::string name = make_option_name(opt, positional) + make_option_opts(opt);
+    std::string wrapped;
+    size_t col = 2;  // format_help indents the name by two
+    for (size_t i = 0; i < name.size();) {
+      size_t j = name.find(',', i);
+      j = j == std::string::npos ? name.size() : j + 1;
+      if (col + (j - i) > kHelpWidth && col > 8) {
+        wrapped += "\n        ";
+        col = 8;
+      }
+      wrapped.append(name, i, j - i);
+      col += j - i;
+      i = j;
+    }
+    std::stringstream out;
+    CLI::detail::format_help(out, wrapped, make_option_desc(opt), get_column_width());
+    return out.str();
+  }
+  std::string make_option_desc(const CLI::Option* opt) const override {
+    return wrap_words(CLI::Formatter::make_option_desc(opt), kHelpWidth - get_column_width());
+  }
+  std::string make_subcommand(const CLI::App* sub) const override {
+    std::stringstream out;
+    CLI::detail::format_help(out, sub->get_display_name(true),
+                             wrap_words(sub->get_description(), kHelpWidth - get_column_width()),
+                             get_column_width());
+    return out.str();
+  }
+  std::string make_footer(const CLI::App* app) const override {
+    return wrap_words(CLI::Formatter::make_footer(app), kHelpWidth);
+  }
+  std::string make_description(const CLI::App* app) const override {
+    return wrap_words(CLI::Formatter::make_description(app), kHelpWidth);
+  }
+};
+
+}  // namespace
+
+void use_readable_help(CLI::App& app) {
+  app.formatter(std::make_shared<ReadableHelp>());
+}
+
 void LessonOptions::add_to(CLI::App& app, Naming naming) {
   given_.clear();
+  use_readable_help(app);
   auto keep_track = [&](CLI::Option* o) {
     given_.push_back(o);
     return o;
@@ -142,17 +231,22 @@ void LessonOptions::add_to(CLI::App& app, Naming naming) {
   }
   // Each parameter within the widest range any lesson allows; validate()
   // narrows it for the lesson and the device.
-  // The help says what the lessons that read a parameter call it.
+  // The help says what the lessons that read a parameter call it: a line
+  // per meaning ("- n (matrix size): A, B and C are n x n"), each once.
   auto param = [&](const char* name, int& field, int lo, int hi) {
-    std::vector<std::string_view> hints;
+    std::vector<std::string> lines;
     for (const Variant& v : catalogue())
       for (const ParamText& t : v.param_text)
-        if (std::string_view(t.name) == name + 2 &&
-            std::find(hints.begin(), hints.end(), t.hint) == hints.end())
-          hints.push_back(t.hint);
-    std::string help;
-    for (std::string_view h : hints)
-      help += (help.empty() ? "" : "; ") + std::string(h);
+        if (std::string_view(t.name) == name + 2) {
+          const std::string_view hint = t.hint;
+          const std::string line =
+              "- " + (hint.rfind(t.label, 0) == 0 ? std::string(hint)
+                                                  : std::string(t.label) + ": " + t.hint);
+          if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+        }
+    std::string help = "in the lessons that read it:";
+    for (const std::string& l : lines)
+      help += "\n" + l;
     return keep_track(app.add_option(name, field, help)->check(whole_number(lo, hi)));
   };
   o_m = param("--m", m, 1, kMaxMatrixSide);

@@ -67,6 +67,11 @@ struct LessonOptions {
               *o_skew_ns = nullptr;
 };
 
+// Help that reads on an 80-column terminal: every option's text wrapped in its
+// column (each lesson's meaning of --n on a line of its own). add_to() sets it
+// on its app; set on a parent before add_subcommand(), the subcommands share it.
+void use_readable_help(CLI::App& app);
+
 // Checks while parsing that an option's value is a whole number in [lo, hi]:
 // "--detail-limit: -5 is out of range: give a whole number from 1 to 100000".
 CLI::Validator whole_number(long long lo, long long hi);

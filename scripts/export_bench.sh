@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Times the replay export (--record) of a 64 x 64 tiled multiply (tile 16),
-# its first phase, 10 s at 10 fps (101 frames) of the whole 1600x900 window,
+# its first phase, 10 s at 10 fps (100 frames) of the whole 1600x900 window,
 # as GIF and as MP4, under Xvfb. The target: under a minute each on a
 # 2-core machine.
-#   scripts/export_bench.sh [build/dev/app/tilescope]
+#   scripts/export_bench.sh [build/default/app/tilescope]
 set -euo pipefail
-exe=${1:-build/dev/app/tilescope}
+exe=${1:-build/default/app/tilescope}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 echo "$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"

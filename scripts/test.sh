@@ -8,7 +8,9 @@ cd "$(dirname "$0")/.."
 # lessons/ names a lesson (seconds; docs/architecture.md).
 ./scripts/check_layers.sh
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH
-preset=${TS_PRESET:-ci}
+# The same build as scripts/tilescope.sh (the default preset, build/default):
+# whichever of the two runs second finds everything built. TS_PRESET picks another.
+preset=${TS_PRESET:-default}
 cmake --preset "$preset"
 cmake --build --preset "$preset" -j "$(nproc)"
 ctest --preset "$preset" -j "$(nproc)" --timeout 600

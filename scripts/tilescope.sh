@@ -5,6 +5,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH
-cmake --preset default
-cmake --build --preset default -j "$(nproc)"
-exec ./build/default/app/tilescope "$@"
+# The same build as scripts/test.sh (the default preset, build/default, every
+# target): whichever of the two runs second finds everything built and starts
+# in seconds. TS_PRESET picks another preset (its directory is build/<preset>).
+preset=${TS_PRESET:-default}
+cmake --preset "$preset"
+cmake --build --preset "$preset" -j "$(nproc)"
+app=./build/$preset/app/tilescope
+if [ ! -x "$app" ]; then
+  echo "error: $app was not built (the $preset preset builds no window)" >&2
+  exit 1
+fi
+exec "$app" "$@"

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -16,7 +17,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
+#include "engine/catalogue.hpp"
 #include "io/perf_report.hpp"
 #include "tests/cli_process.hpp"
 
@@ -241,3 +244,63 @@ TEST(WindowArgs, ATraceThatDoesNotOpenIsNamedOnce) {
 }
 
 }  // namespace
+
+namespace {
+
+// The lines of `text`.
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+// --help reads on an 80-column terminal: each lesson's meaning of --n and
+// --tile on a line of its own, no line run on past 80 characters.
+void expect_readable_help(const std::string& help, const std::string& who) {
+  const std::vector<std::string> lines = lines_of(help);
+  ASSERT_GT(lines.size(), 20u) << who << ":\n" << help;
+  for (const std::string& l : lines)
+    EXPECT_LE(l.size(), 80u) << who << ": a line runs on:\n" << l;
+  // Every meaning the lessons give --n and --tile, each on a line of its own.
+  for (const char* name : {"n", "tile"}) {
+    int meanings = 0;
+    for (const ts::Variant& v : ts::catalogue())
+      for (const ts::ParamText& t : v.param_text) {
+        if (std::string(t.name) != name) continue;
+        // "- label: hint", or "- hint" where the hint starts with the label.
+        const std::string hint = std::string(t.hint).substr(0, 20);
+        const auto it = std::find_if(lines.begin(), lines.end(), [&](const std::string& l) {
+          const size_t at = l.find_first_not_of(' ');
+          if (at == std::string::npos || l.compare(at, 2, "- ") != 0) return false;
+          const std::string item = l.substr(at + 2);
+          return item.rfind(std::string(t.label) + ": ", 0) == 0 || item.rfind(hint, 0) == 0;
+        });
+        EXPECT_NE(it, lines.end())
+            << who << ": no line of its own for --" << name << " '" << t.label << "': " << t.hint;
+        ++meanings;
+      }
+    EXPECT_GT(meanings, 1) << name;
+  }
+}
+
+}  // namespace
+
+TEST(WindowArgs, HelpPutsEachLessonsMeaningOnALineOfItsOwn) {
+  const fs::path log = out_dir() / "help.log";
+  const int st =
+      std::system((std::string(TS_TILESCOPE_EXE) + " --help > " + log.string() + " 2>&1").c_str());
+  ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  std::ifstream f(log);
+  const std::string help((std::istreambuf_iterator<char>(f)), {});
+  expect_readable_help(help, "tilescope --help");
+  REQUIRE_CLI();
+  // The command line's run shares the lesson options: the same help.
+  const auto cli = ts::testing::run_cli("run --help", true);
+  EXPECT_EQ(cli.code, 0);
+  expect_readable_help(cli.out, "tilescope-cli run --help");
+}
