@@ -923,8 +923,8 @@ class GridView final : public View, public GridPane {
     DrawnCells& facts = record_facts(s, p, pal);
     const ImVec2 p1(p.pos.x + p.cols * p.cell, p.pos.y + p.rows * p.cell);
     renderer_.draw(dl, p.pos, p1, img_, pal);
-    memory_.draw_over(s, dl, area(p));
-    // The last warp instruction's cells: one solid outline around them.
+    // The last warp instruction's cells: one solid outline around them
+    // (under the memory colours' own outlines: a coalescing picture's sectors).
     if (std::find(touched_.begin(), touched_.end(), 1) != touched_.end()) {
       const ImVec4 box =
           draw_region_outline(dl, p.pos, p.cell, p.rows, p.cols, touched_, pal.touched.abgr(),
@@ -932,6 +932,7 @@ class GridView final : public View, public GridPane {
       s.plot_marks.push_back({"grid", "access", p.name, box.x, box.y, box.z - box.x, box.w - box.y,
                               pal.touched.abgr()});
     }
+    memory_.draw_over(s, dl, area(p));
     // A chosen access (a hazard's write and read) also gets a thick ring around
     // its cell: a one-pixel outline is lost on a projector when cells are small.
     for (const auto& [owner, marks] : s.marks)

@@ -270,7 +270,7 @@ class TimelineView final : public View {
     // bracket beside the group's lanes.
     const float min_fs = std::min(font, std::max(13.0f, font * 0.75f));
     size_t group = 1;
-    while (group < n && float(group) * lane_h < min_fs + 2)
+    while (group < n && float(group) * lane_h < min_fs)
       group *= 2;
     const float fs = group == 1 ? std::min(font, std::max(min_fs, lane_h - 1)) : min_fs;
     char widest[32];

@@ -285,7 +285,7 @@ TEST(AppTruth, TransposeColumnReadIsOneSolidOutline) {
     const auto& m = *access[0];
     const Rgb touched = rgb(s.cells["palette"]["touched"]);
     // Down the outline's left edge: the touched colour all the way, no gaps.
-    const int x = int(std::lround(m["x"].get<double>() + 1.5));
+    const int x = int(std::floor(m["x"].get<double>())) + 1;  // inside the outline
     const int y0 = int(std::ceil(m["y"].get<double>())) + 1;
     const int y1 = int(std::floor(m["y"].get<double>() + m["h"].get<double>())) - 1;
     ASSERT_GT(y1 - y0, 20) << size;
