@@ -230,6 +230,21 @@ void Replay::build_orders() {
     }
     p.last = int32_t(i);
   }
+  // Padding is a zero a tile load stores instead of an element outside the
+  // matrix: only at a store (array and line) that copies global elements
+  // elsewhere in the run. A zero computed from shared values (a partial sum)
+  // or an initialisation (histogram bins) is a value, not padding.
+  {
+    std::vector<uint64_t> copying;  // array << 16 | line
+    for (const auto& [store, load] : sources_)
+      copying.push_back((uint64_t(ev[store].array) << 16) | ev[store].line);
+    std::sort(copying.begin(), copying.end());
+    for (uint32_t i = 0; i < n; ++i)
+      if ((bits_[i] & kBitPadded) &&
+          !std::binary_search(copying.begin(), copying.end(),
+                              (uint64_t(ev[i].array) << 16) | ev[i].line))
+        bits_[i] = uint8_t(bits_[i] & ~kBitPadded);
+  }
 
   // As recorded.
   auto& rec = order_[int(ReplayOrder::AsRecorded)];
@@ -463,11 +478,16 @@ void Replay::apply(std::vector<CellState>& cells, uint32_t index, uint32_t time)
   }
   switch (e.kind) {
     case EventKind::GlobalLoad:
-      ++c.reads;
-      c.flags |= kCellLoaded;
-      if (bits_[index] & kBitStale) c.flags |= kCellStale;
-      break;
     case EventKind::SharedLoad:
+      // The cell shows what the load recorded: the picture never contradicts
+      // the trace, even for a read of memory nothing wrote (its value is the
+      // load's, not the replay's initial 0).
+      if (e.kind == EventKind::GlobalLoad) {
+        ++c.reads;
+        c.flags |= kCellLoaded;
+      }
+      c.value = e.value;
+      if (!(c.flags & kCellWritten)) c.flags |= kCellReadUnwritten;
       if (bits_[index] & kBitStale) c.flags |= kCellStale;
       break;
     case EventKind::GlobalStore:

@@ -47,6 +47,9 @@ enum CellFlags : uint8_t {
   kCellStale = 1u << 3,    // a thread read a value here that the synchronised program would not
   kCellOutOfRange = 1u << 4,  // an access outside the array's extent landed here (clamped)
   kCellTouchedNow = 1u << 5,  // accessed by the last applied event's warp instruction
+  // A load read this cell before any store to it (uninitialised shared memory,
+  // a stale read): `value` is what that load recorded, so the grid prints it.
+  kCellReadUnwritten = 1u << 6,
 };
 
 struct CellState {

@@ -197,5 +197,11 @@ std::vector<NcuCounter> ncu_counters(const WarpAccesses& w);
 // The access as the kernel's source writes it: "tile[tx][ty]" from the
 // lesson's source line, or the array's name when the line does not show it.
 std::string access_text(const Trace& t, uint16_t line, ArraySlot array);
+// The access of one warp instruction as the source writes it. A line may
+// access the array more than once (`sdata[i] += sdata[i + s]`: two loads and
+// a store): the instruction's place among its thread's accesses of that line
+// picks the expression, loads in C++'s order of evaluation (the right-hand
+// side of an assignment first, then a compound assignment's target).
+std::string access_text(const Trace& t, const WarpAccesses& w, const WarpAccess& a);
 
 }  // namespace ts

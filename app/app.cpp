@@ -199,6 +199,7 @@ bool App::frame() {
   apply_requests(dt);
   s.busy = false;   // views with work in flight set it again in update() or draw()
   s.drawn.clear();  // the grid refills it when its tab is in front
+  s.grid_facts.clear();
   std::fill(std::begin(s.lanes_rect), std::end(s.lanes_rect), 0.0f);  // so does the timeline
   s.plot_marks.clear();                                               // and the performance panel
   s.race_hint.clear();                                                // and the race hint

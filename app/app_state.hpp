@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "analysis/replay.hpp"
+#include "app/grid_facts.hpp"
 #include "app/quiz.hpp"
 #include "app/warp_index.hpp"
 #include "engine/backend.hpp"
@@ -227,6 +228,7 @@ struct AppState {
   Layout layout;
 
   std::vector<DrawnArray> drawn;  // filled by the grid each frame
+  GridFacts grid_facts;           // what its cells print and its legend says (app/grid_facts.hpp)
   // The timeline's warp lanes as drawn this frame (x, y, width, height; 0 wide
   // when they had no room): the screenshot test checks they stay in view.
   float lanes_rect[4] = {0, 0, 0, 0};

@@ -81,8 +81,10 @@ int row_width(const GridArea& a) {
   return a.wrap ? a.wrap : a.data_cols;
 }
 
-// A ramp from heat(0) to heat(1), `w` wide, at the cursor.
-void ramp(float w) {
+using Ramp = Rgb (*)(float);
+
+// A ramp from f(0) to f(1), `w` wide, at the cursor.
+void ramp(float w, Ramp f = heat) {
   const float h = ImGui::GetTextLineHeight();
   const ImVec2 p = ImGui::GetCursorScreenPos();
   const int steps = 40;
@@ -90,7 +92,7 @@ void ramp(float w) {
     ImGui::GetWindowDrawList()->AddRectFilled(
         ImVec2(p.x + w * float(i) / steps, p.y),
         ImVec2(p.x + w * float(i + 1) / steps + 0.5f, p.y + h),
-        heat(float(i) / float(steps - 1)).abgr());
+        f(float(i) / float(steps - 1)).abgr());
   ImGui::Dummy(ImVec2(w, h));
 }
 
@@ -111,10 +113,44 @@ uint64_t blocks_of(const Trace& t) {
   return uint64_t(std::max(1u, g.x)) * std::max(1u, g.y) * std::max(1u, g.z);
 }
 
-// A bin's colour: its atomics on its array's scale, from none (heat(0)) to
-// the array's hottest bin (heat(1)).
-Rgb contention_colour(uint64_t atomics, uint64_t most) {
-  return heat(most ? float(double(atomics) / double(most)) : 0.0f);
+// A bin's colour: its atomics on its memory space's scale, from none (f(0))
+// to the space's hottest bin (f(1)).
+Rgb contention_colour(uint64_t atomics, uint64_t most, Ramp f) {
+  return f(most ? float(double(atomics) / double(most)) : 0.0f);
+}
+
+// The spaces that received atomics, each its own scale and ramp: shared
+// memory (the per-block bins, the lesson's point) on heat(), global memory on
+// heat() when alone, else on heat_warm(), so that a count never reads as
+// another scale's colour.
+struct SpaceScale {
+  Space space = Space::Global;
+  Ramp ramp = heat;
+  uint64_t most = 0;
+  std::string names;
+};
+
+std::vector<SpaceScale> contention_scales(const WarpIndex& index, const ArrayTable& table) {
+  std::vector<SpaceScale> out;
+  for (Space sp : {Space::Shared, Space::Global}) {
+    SpaceScale sc;
+    sc.space = sp;
+    for (const ArrayContention& a : index.contention.arrays) {
+      if (a.space != sp) continue;
+      sc.most = std::max(sc.most, index.most_atomics_of(a.array));
+      sc.names += (sc.names.empty() ? "" : ", ") + array_name(table, a.array);
+    }
+    if (sc.names.empty()) continue;
+    sc.ramp = out.empty() ? heat : heat_warm;
+    out.push_back(sc);
+  }
+  return out;
+}
+
+const SpaceScale* scale_of(const std::vector<SpaceScale>& scales, Space sp) {
+  for (const SpaceScale& s : scales)
+    if (s.space == sp) return &s;
+  return nullptr;
 }
 
 }  // namespace
@@ -170,7 +206,8 @@ void MemoryOverlay::prepare(AppState& s) {
   const char* arrow = s.present.have_symbols ? " \u2192 " : " -> ";
   const std::string what = std::to_string(a.lane_count) + (is_load(a.kind) ? " loads" : " stores") +
                            (a.bytes == 16 ? " of 16 bytes" : "");
-  const std::string where = access_text(t, a.line, a.array) + ", line " + std::to_string(a.line);
+  const std::string where =
+      access_text(t, index_->accesses, a) + ", line " + std::to_string(a.line);
   if (is_shared(a.kind)) {
     const BankService& b = a.bank;
     caption_ = where + ": " + what + arrow +
@@ -305,12 +342,13 @@ bool MemoryOverlay::legend(AppState& s) {
       break;
   }
   const ImVec2 end = ImGui::GetItemRectMax();
+  if (mode_ != MemoryColours::Contention) s.grid_facts.legend.push_back({said, 0, 0});
   s.plot_marks.push_back({"memory", "legend", said, at.x, at.y, end.x - at.x, end.y - at.y, 0});
   ImGui::SameLine(0, 20);
   return true;
 }
 
-std::string MemoryOverlay::contention_legend(const AppState& s) const {
+std::string MemoryOverlay::contention_legend(AppState& s) const {
   const AtomicContention& c = index_->contention;
   if (c.empty()) {
     const std::string said = "Atomic contention: this run makes no atomics.";
@@ -320,18 +358,25 @@ std::string MemoryOverlay::contention_legend(const AppState& s) const {
   const Trace& t = s.trace();
   const std::string said = "Atomics per bin:";
   ImGui::TextUnformatted(said.c_str());
-  ImGui::SameLine();
-  ramp(ImGui::GetFontSize() * 5);
-  // Each array on its own scale: "local_bins 0 .. 12, bins 0 .. 4".
-  std::string scales, shared_names;
-  for (const ArrayContention& a : c.arrays) {
-    const std::string name = array_name(t.config.arrays, a.array);
-    scales += (scales.empty() ? "" : ", ") + name + " 0 .. " +
-              std::to_string(index_->most_atomics_of(a.array));
-    if (a.space == Space::Shared) shared_names += (shared_names.empty() ? "" : ", ") + name;
+  // One line per memory space: its ramp and its scale ("local_bins in shared
+  // memory: 0 .. 29" on one ramp, "bins in global memory: 0 .. 4" on another).
+  const float indent = ImGui::CalcTextSize(said.c_str()).x + ImGui::GetStyle().ItemSpacing.x;
+  std::string shared_names;
+  bool first = true;
+  for (const SpaceScale& sc : contention_scales(*index_, t.config.arrays)) {
+    if (first)
+      ImGui::SameLine();
+    else
+      ImGui::SetCursorPosX(ImGui::GetCursorPosX() + indent);
+    first = false;
+    ramp(ImGui::GetFontSize() * 5, sc.ramp);
+    ImGui::SameLine();
+    const std::string line = sc.names + " in " + (sc.space == Space::Shared ? "shared" : "global") +
+                             " memory: 0 .. " + std::to_string(sc.most);
+    ImGui::TextUnformatted(line.c_str());
+    s.grid_facts.legend.push_back({said + " " + line, sc.ramp(0).abgr(), sc.ramp(1).abgr()});
+    if (sc.space == Space::Shared) shared_names = sc.names;
   }
-  ImGui::SameLine();
-  ImGui::TextUnformatted(scales.c_str());
   std::string more =
       "(the number in a bin: its longest queue, the most lanes of one warp instruction on it at "
       "once; the atomic unit serves them one after another";
@@ -357,6 +402,9 @@ void MemoryOverlay::recolour(const AppState& s, const GridArea& a, CellImage& im
   const Palette& pal = palette(s.present.theme);
   const bool have_cost = a.id < index_->cost.size();
   const uint64_t count = ai->count();
+  const std::vector<SpaceScale> scales = mode_ == MemoryColours::Contention
+                                             ? contention_scales(*index_, s.trace().config.arrays)
+                                             : std::vector<SpaceScale>{};
   for (int row = 0; row < a.rows; ++row)
     for (int col = 0; col < a.cols; ++col) {
       const int64_t e = element_at(a, row, col);
@@ -405,10 +453,11 @@ void MemoryOverlay::recolour(const AppState& s, const GridArea& a, CellImage& im
           break;
         case MemoryColours::Contention:
           if (const ArrayContention* c = index_->contention_of(a.id);
-              c && e < int64_t(c->elements.size()))
-            img.set(
-                col, row,
-                contention_colour(c->elements[size_t(e)].atomics, index_->most_atomics_of(a.id)));
+              c && e < int64_t(c->elements.size())) {
+            if (const SpaceScale* sc = scale_of(scales, c->space))
+              img.set(col, row,
+                      contention_colour(c->elements[size_t(e)].atomics, sc->most, sc->ramp));
+          }
           break;
       }
     }

@@ -82,7 +82,7 @@ class MemoryOverlay {
   const ArrayInfo* info(const AppState& s, ArraySlot id) const;
   bool is_current_array(const GridArea& a) const;
   uint32_t conflict_scale() const;                         // the heatmap's top
-  std::string contention_legend(const AppState& s) const;  // draws it; returns its title
+  std::string contention_legend(AppState& s) const;  // draws it; returns its title
 
   std::shared_ptr<const WarpIndex> index_;
   MemoryColours mode_ = MemoryColours::State;

@@ -77,6 +77,17 @@ Rgb heat(float f) {
           mix(stops[i].b, stops[i + 1].b)};
 }
 
+Rgb heat_warm(float f) {
+  static const Rgb stops[] = {
+      {52, 40, 46}, {112, 44, 72}, {178, 62, 58}, {226, 120, 40}, {250, 196, 150}};
+  f = std::clamp(f, 0.0f, 1.0f) * 4.0f;
+  const int i = std::min(3, int(f));
+  const float u = f - float(i);
+  auto mix = [&](uint8_t a, uint8_t b) { return uint8_t(std::lround(a + (b - a) * u)); };
+  return {mix(stops[i].r, stops[i + 1].r), mix(stops[i].g, stops[i + 1].g),
+          mix(stops[i].b, stops[i + 1].b)};
+}
+
 Rgb text_on(const Palette& p, Rgb fill) {
   const float lum = 0.2126f * to_f(fill.r) + 0.7152f * to_f(fill.g) + 0.0722f * to_f(fill.b);
   return lum > 0.5f ? p.text_on_light : p.text_on_dark;

@@ -53,6 +53,10 @@ struct Palette {
 const Palette& palette(Theme t);
 // Heatmap colour for a fraction 0..1 (a perceptually ordered blue-to-yellow ramp).
 Rgb heat(float f);
+// A second ramp for a second scale on one picture (global memory's atomics
+// beside shared memory's): dark to light through red and orange, so that
+// its top never reads as heat()'s yellow.
+Rgb heat_warm(float f);
 // Text colour that reads on `fill`.
 Rgb text_on(const Palette& p, Rgb fill);
 inline float to_f(uint8_t c) {

@@ -163,7 +163,8 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
     const Event& e = *s.replay->last_event();
     j["last_event"] = {{"kind", to_string(e.kind)}, {"buffer", name(e.array)},
                        {"element", e.element},      {"block", e.block},
-                       {"thread", e.thread},        {"line", e.line}};
+                       {"thread", e.thread},        {"line", e.line},
+                       {"value", e.value}};
   }
   nlohmann::json marks = nlohmann::json::array();
   for (const auto& [owner, list] : s.marks)
@@ -209,6 +210,24 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
                       {"cell_h", a.cell_h * sy}});
   }
   j["arrays"] = arrays;
+  // Cell by cell, what the grid printed and hatched (app/grid_facts.hpp), and its legend's lines.
+  nlohmann::json cells = nlohmann::json::array();
+  for (const DrawnCells& d : s.grid_facts.arrays)
+    cells.push_back({{"buffer", name(d.id)},
+                     {"block", d.block},
+                     {"rows", d.rows},
+                     {"cols", d.cols},
+                     {"text", d.text},
+                     {"hatched", d.hatched},
+                     {"halo", d.halo}});
+  j["grid_cells"] = cells;
+  nlohmann::json legend = nlohmann::json::array();
+  auto rgb32 = [](uint32_t c) {
+    return nlohmann::json::array({c & 255, (c >> 8) & 255, (c >> 16) & 255});
+  };
+  for (const LegendLine& l : s.grid_facts.legend)
+    legend.push_back({{"text", l.text}, {"from", rgb32(l.from)}, {"to", rgb32(l.to)}});
+  j["grid_legend"] = legend;
   // The layout the window chose and what the grid's header says about values
   // and about who waits at the barrier (the grid marks the same threads).
   const float font = ImGui::GetFontSize();

@@ -62,7 +62,7 @@ class BanksView final : public View {
     }
     const Trace& t = s.trace();
     const std::vector<LaneAccess> lanes = lane_accesses(t, index_->accesses, *a);
-    const std::string what = access_text(t, a->line, a->array) + ", line " +
+    const std::string what = access_text(t, index_->accesses, *a) + ", line " +
                              std::to_string(a->line) + ": " +
                              (shared_access(a->kind) ? shared_words(*a, lanes) : global_words(*a));
     // The heading font while the caption fits in two lines; a narrow pane keeps its room for

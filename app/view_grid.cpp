@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <unordered_set>
 
+#include "app/access_outline.hpp"
 #include "app/cell_renderer.hpp"
 #include "app/grid_memory_overlay.hpp"
 #include "app/grid_pane.hpp"
@@ -32,6 +33,21 @@ std::string format_value(float v) {
   else
     std::snprintf(buf, sizeof buf, "%.3g", double(v));
   return buf;
+}
+
+// The halo ring of a 2D shared array: its rows and columns beyond a 2D
+// block's on every side, the same number all around (0: none).
+int halo_ring(int rows, int cols, Dim3 block) {
+  const int hx = cols - int(block.x), hy = rows - int(block.y);
+  if (rows < 2 || block.y < 2 || hx != hy || hx <= 0 || hx % 2) return 0;
+  return hx / 2;
+}
+
+// Is (row, col) of a shared array in its halo: the `halo` columns at each end
+// of a 1D array, the `ring` around a 2D one.
+bool in_halo(int halo, int ring, int rows, int cols, int row, int col) {
+  if (halo) return col < halo || col >= cols - halo;
+  return ring && (row < ring || row >= rows - ring || col < ring || col >= cols - ring);
 }
 
 Rgb mark_colour(MarkStyle m) {
@@ -62,6 +78,7 @@ struct Placed {
   int wrap = 0;                      // 1D arrays wrapped into rows of `wrap` cells
   int tile = 0;
   int halo = 0;      // 1D shared: cells on each side beyond the block's (a stencil's halo)
+  int ring = 0;      // 2D shared: rows and columns all around the block's (a convolution's halo)
   std::string name;  // as the kernel's source names it
   std::string title;
   ImVec2 pos;  // top left of the cells
@@ -82,7 +99,7 @@ struct Shapes {
   }
   bool halos() const {
     for (const Placed& p : shared)
-      if (p.halo) return true;
+      if (p.halo || p.ring) return true;
     return false;
   }
 };
@@ -364,6 +381,7 @@ class GridView final : public View, public GridPane {
 
   void draw(AppState& s) override {
     s.drawn.clear();
+    s.grid_facts.clear();
     s.selection.hover = {};
     if (!prepare(s)) {
       drawn_once_ = false;
@@ -589,6 +607,7 @@ class GridView final : public View, public GridPane {
   }
 
   void chip(Rgb c, const char* label, bool hatch = false) {
+    if (legend_out_) legend_out_->push_back({label, c.abgr(), c.abgr()});
     wrap_for(label);
     const float h = ImGui::GetTextLineHeight();
     const ImVec2 p = ImGui::GetCursorScreenPos();
@@ -607,6 +626,7 @@ class GridView final : public View, public GridPane {
   }
 
   void outline_chip(Rgb c, const char* label) {
+    if (legend_out_) legend_out_->push_back({label, c.abgr(), c.abgr()});
     wrap_for(label);
     const float h = ImGui::GetTextLineHeight();
     const ImVec2 p = ImGui::GetCursorScreenPos();
@@ -618,12 +638,15 @@ class GridView final : public View, public GridPane {
   }
 
   void legend(AppState& s, const Palette& pal) {
+    legend_out_ = &s.grid_facts.legend;
     if (memory_.legend(s)) {  // banks, conflicts, sectors or coalescing
       toggles(s);
       return;
     }
     if (s.present.heatmap) {
       ImGui::TextUnformatted("Global loads per element:");
+      legend_out_->push_back({"Global loads per element: 1 .. " + std::to_string(heat_max_),
+                              heat(0).abgr(), heat(1).abgr()});
       ImGui::SameLine();
       const float h = ImGui::GetTextLineHeight();
       const ImVec2 p = ImGui::GetCursorScreenPos();
@@ -690,21 +713,30 @@ class GridView final : public View, public GridPane {
       if (sh.multiply)
         sh.outputs[0].title = z.name + " = " + sh.inputs[0].name + " x " + sh.inputs[1].name;
     }
+    // A 2D shared array larger than a 2D block by the same ring on every side
+    // holds the block's cells and a halo around them (a convolution's input tile).
+    const Dim3 bd = t.config.geometry.block;
+    for (Placed& p : sh.shared)
+      if (int r = halo_ring(p.data_rows, p.data_cols, bd); r > 0) {
+        p.ring = r;
+        p.title = p.name + " (block + halo ring)";
+      }
     // Square shared tiles (every 2D shared array t x t): the global matrices
-    // are drawn in tiles of t, padded to whole tiles, where the tiles hang over.
+    // are drawn in tiles of t (without a halo ring), padded to whole tiles,
+    // where the tiles hang over.
     int tile = 0;
     for (const Placed& p : sh.shared) {
       if (p.data_rows < 2 || p.data_cols < 2) continue;
-      if (p.data_rows != p.data_cols || (tile && tile != p.data_rows)) {
+      const int side = p.data_rows - 2 * p.ring;
+      if (p.data_rows != p.data_cols || (tile && tile != side)) {
         tile = -1;
         break;
       }
-      tile = p.data_rows;
+      tile = side;
     }
     // 1D global arrays (one row), outside a multiply: wrapped one block's
     // threads per row. A 1D shared array longer than the block by the same
     // number of cells on both sides holds a halo there.
-    const Dim3 bd = t.config.geometry.block;
     const int threads = int(std::max(1u, bd.x) * std::max(1u, bd.y) * std::max(1u, bd.z));
     int wrap = 0;
     for (auto* group : {&sh.inputs, &sh.outputs})
@@ -712,7 +744,7 @@ class GridView final : public View, public GridPane {
         if (p.constant) continue;
         if (!sh.multiply && p.data_rows == 1) {
           p.wrap = wrap = threads;
-          p.cols = threads;
+          p.cols = std::min(threads, p.data_cols);  // its real extent when shorter than a row
           p.rows = int((int64_t(p.data_cols) + threads - 1) / threads);
         } else if (tile > 1) {
           p.rows = (p.data_rows + tile - 1) / tile * tile;
@@ -760,9 +792,9 @@ class GridView final : public View, public GridPane {
     res_sel_halo_.clear();
     for (const ReplayArray& a : r.arrays()) {
       if (!a.shared) continue;
-      int halo = 0;
+      int halo = 0, ring = 0;
       for (const Placed& p : shapes_.shared)
-        if (p.id == a.id) halo = p.halo;
+        if (p.id == a.id) halo = p.halo, ring = p.ring;
       for (uint32_t b = 0; b < a.blocks; ++b)
         for (uint32_t e = 0; e < a.count(); ++e) {
           const CellState* c = r.cell(a.id, b, e);
@@ -770,7 +802,8 @@ class GridView final : public View, public GridPane {
           const uint64_t key = (uint64_t(c->src_buffer) << 32) | uint32_t(c->src);
           // The selected block's halo slots: their input elements get the halo
           // colour too, so the picture shows where the halo comes from.
-          const bool halo_slot = int64_t(e) < halo || int64_t(e) >= int64_t(a.count()) - halo;
+          const bool halo_slot = in_halo(halo, ring, a.rows, a.cols, int(e / uint32_t(a.cols)),
+                                         int(e % uint32_t(a.cols)));
           if (b != s.selection.block)
             res_other_.insert(key);
           else
@@ -831,6 +864,7 @@ class GridView final : public View, public GridPane {
 
     img_.resize(p.cols, p.rows);
     img_.tile_w = img_.tile_h = p.tile;
+    touched_.assign(size_t(p.cols) * size_t(p.rows), 0);
     const bool heatmap = s.present.heatmap;
     const bool at_end = r.position() >= r.size();
     for (int row = 0; row < p.rows; ++row)
@@ -843,7 +877,12 @@ class GridView final : public View, public GridPane {
           e = int64_t(row) * p.data_cols + col;
         }
         if (e < 0) {
-          img_.set(col, row, pal.padded, true);
+          // Beyond a tile's overhang the tiles hold zeros (padding); past the
+          // end of a wrapped 1D array there is no element at all.
+          if (p.wrap)
+            img_.set(col, row, pal.background);
+          else
+            img_.set(col, row, pal.padded, true);
           continue;
         }
         const CellState* c = r.cell(p.id, p.block, uint32_t(e));
@@ -856,7 +895,8 @@ class GridView final : public View, public GridPane {
           else if (c->flags & kCellPadded)
             fill = pal.padded;
           else if (c->flags & kCellLoaded)
-            fill = (col < p.halo || col >= p.data_cols - p.halo) ? pal.halo : pal.shared_loaded;
+            fill = in_halo(p.halo, p.ring, p.data_rows, p.data_cols, row, col) ? pal.halo
+                                                                               : pal.shared_loaded;
           else if (c->flags & kCellWritten)
             fill = pal.written;
           else
@@ -882,7 +922,7 @@ class GridView final : public View, public GridPane {
             fill = pal.cell_input;
           img_.set(col, row, fill);
         }
-        if (c->flags & kCellTouchedNow) img_.set_outline(col, row, pal.touched);
+        if (c->flags & kCellTouchedNow) touched_[size_t(row) * size_t(p.cols) + size_t(col)] = 1;
       }
     memory_.recolour(s, area(p), img_);
     // Marks from other panels (races, verdict, ...).
@@ -900,8 +940,18 @@ class GridView final : public View, public GridPane {
           cell_of(p, q.element, &row, &col))
         img_.set(col, row, quiz_colour(q.mark));
     }
+    DrawnCells& facts = record_facts(s, p, pal);
     const ImVec2 p1(p.pos.x + p.cols * p.cell, p.pos.y + p.rows * p.cell);
     renderer_.draw(dl, p.pos, p1, img_, pal);
+    // The last warp instruction's cells: one solid outline around them
+    // (under the memory colours' own outlines: a coalescing picture's sectors).
+    if (std::find(touched_.begin(), touched_.end(), 1) != touched_.end()) {
+      const ImVec4 box =
+          draw_region_outline(dl, p.pos, p.cell, p.rows, p.cols, touched_, pal.touched.abgr(),
+                              std::clamp(std::floor(p.cell * 0.16f), 2.0f, 5.0f));
+      s.plot_marks.push_back({"grid", "access", p.name, box.x, box.y, box.z - box.x, box.w - box.y,
+                              pal.touched.abgr()});
+    }
     memory_.draw_over(s, dl, area(p));
     // A chosen access (a hazard's write and read) also gets a thick ring around
     // its cell: a one-pixel outline is lost on a projector when cells are small.
@@ -949,6 +999,7 @@ class GridView final : public View, public GridPane {
           }
           const uint32_t px = img_.fill[size_t(row) * size_t(p.cols) + size_t(col)];
           const Rgb fill{uint8_t(px), uint8_t(px >> 8), uint8_t(px >> 16)};
+          facts.text[size_t(row) * size_t(p.cols) + size_t(col)] = v;
           dl->AddText(font, size,
                       ImVec2(p.pos.x + col * p.cell + (p.cell - ts.x) * 0.5f,
                              p.pos.y + row * p.cell + (p.cell - ts.y) * 0.5f),
@@ -956,6 +1007,27 @@ class GridView final : public View, public GridPane {
         }
     }
     hover(s, r, t, p);
+  }
+
+  // The cells as drawn this frame (hatching, halo colour; the values loop adds
+  // the printed texts), for the scripted mode's map.
+  DrawnCells& record_facts(AppState& s, const Placed& p, const Palette& pal) const {
+    DrawnCells d;
+    d.id = p.id;
+    d.block = p.block;
+    d.rows = p.rows;
+    d.cols = p.cols;
+    const size_t n = size_t(p.rows) * size_t(p.cols);
+    d.text.assign(n, std::string());
+    d.hatched.assign(n, 0);
+    d.halo.assign(n, 0);
+    for (size_t i = 0; i < n && i < img_.fill.size(); ++i) {
+      const uint32_t px = img_.fill[i];
+      d.hatched[i] = uint8_t((px >> 24) & 1);
+      d.halo[i] = Rgb{uint8_t(px), uint8_t(px >> 8), uint8_t(px >> 16)} == pal.halo;
+    }
+    s.grid_facts.arrays.push_back(std::move(d));
+    return s.grid_facts.arrays.back();
   }
 
   static GridArea area(const Placed& p) {
@@ -972,8 +1044,8 @@ class GridView final : public View, public GridPane {
     return e < int64_t(p.data_rows) * p.data_cols ? e : -1;
   }
 
-  // What a cell prints: its value, nothing where none was stored yet (shared
-  // and output cells), the load count under the heatmap.
+  // What a cell prints: its value, nothing where none was stored or read yet
+  // (shared and output cells), the load count under the heatmap.
   std::string value_text(const AppState& s, const Replay& r, const Placed& p, int row,
                          int col) const {
     const int64_t e = element_at(p, row, col);
@@ -982,7 +1054,10 @@ class GridView final : public View, public GridPane {
     const CellState* c = r.cell(p.id, p.block, uint32_t(e));
     if (!c) return {};
     const ReplayArray* a = r.array(p.id);
-    if ((p.shared || (a && a->is_output)) && !(c->flags & kCellWritten)) return {};
+    // Shown once stored, or once a load read it: a load's value is on screen
+    // even where nothing was written (a stale read of uninitialised memory).
+    if ((p.shared || (a && a->is_output)) && !(c->flags & (kCellWritten | kCellReadUnwritten)))
+      return {};
     if (s.present.heatmap && !p.shared && !(a && a->is_output)) return std::to_string(c->reads);
     return format_value(c->value);
   }
@@ -1054,6 +1129,11 @@ class GridView final : public View, public GridPane {
                : (row < p.data_rows && col < p.data_cols ? int64_t(row) * p.data_cols + col : -1);
     ImGui::BeginTooltip();
     if (e < 0 || e >= int64_t(p.data_rows) * p.data_cols) {
+      if (p.wrap) {
+        ImGui::TextUnformatted("Past the array's last element.");
+        ImGui::EndTooltip();
+        return;
+      }
       ImGui::TextUnformatted("Outside the array: a tile hanging over the edge.");
       ImGui::TextDisabled("Threads here load a zero instead (padding).");
       ImGui::EndTooltip();
@@ -1071,7 +1151,10 @@ class GridView final : public View, public GridPane {
     if (c) {
       const ReplayArray* a = r.array(p.id);
       const bool shows = !(p.shared || (a && a->is_output)) || (c->flags & kCellWritten);
-      if (shows) ImGui::Text("value %s", format_value(c->value).c_str());
+      if (shows)
+        ImGui::Text("value %s", format_value(c->value).c_str());
+      else if (c->flags & kCellReadUnwritten)
+        ImGui::Text("read %s before anything was stored here", format_value(c->value).c_str());
       if (c->time) {
         ImGui::Text("last %s by block (%u, %u) thread (%u, %u) at step %u", to_string(c->last_kind),
                     c->block % gx, c->block / gx, c->thread % bx, c->thread / bx, c->time);
@@ -1223,9 +1306,11 @@ class GridView final : public View, public GridPane {
   bool values_ = true;       // cells big enough to print values
   BarrierWait wait_;         // who waits at the barrier the selected block is at
   CellImage img_;
+  std::vector<uint8_t> touched_;  // per cell of the array being drawn: the last instruction's
   std::unordered_set<uint64_t> res_sel_, res_sel_halo_, res_other_;
   uint32_t heat_max_ = 1;
   uint32_t own_heat_max_ = 1;  // this run's own scale, before a shared one (compare)
+  std::vector<LegendLine>* legend_out_ = nullptr;  // where the legend's chips are reported
   MemoryOverlay memory_;  // banks, conflicts, sectors, coalescing (app/grid_memory_overlay.hpp)
   RegisterTiles tiles_;   // the register and warp tiles (app/register_tile.hpp)
 };

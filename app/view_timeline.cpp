@@ -5,6 +5,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -275,11 +276,26 @@ class TimelineView final : public View {
   void lanes(AppState& s, Replay& r, const Palette& pal) {
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     if (avail.y < 20 || avail.x < 80 || r.size() == 0) return;
-    const float label_w = ImGui::CalcTextSize("warp 00 ").x;
     const ImVec2 o = ImGui::GetCursorScreenPos();
-    const float x0 = o.x + label_w, x1 = o.x + avail.x - 4;
     const size_t n = std::max<size_t>(lanes_.size(), 1);
-    const float lane_h = std::clamp((avail.y - 6) / float(n), 3.0f, ImGui::GetFontSize() * 1.4f);
+    const float font = ImGui::GetFontSize();
+    const float lane_h = std::clamp((avail.y - 6) / float(n), 3.0f, font * 1.4f);
+    // Labels stay readable from the back of the room: one per warp while a
+    // lane is tall enough, else one per group of warps ("warps 8-15"), a
+    // bracket beside the group's lanes.
+    const float min_fs = std::min(font, std::max(13.0f, font * 0.75f));
+    size_t group = 1;
+    while (group < n && float(group) * lane_h < min_fs)
+      group *= 2;
+    const float fs = group == 1 ? std::min(font, std::max(min_fs, lane_h - 1)) : min_fs;
+    char widest[32];
+    if (group == 1)
+      std::snprintf(widest, sizeof widest, "warp %zu ", n - 1);
+    else
+      std::snprintf(widest, sizeof widest, "warps %zu-%zu  ", n - group, n - 1);
+    const float label_w = std::max(ImGui::GetFont()->CalcTextSizeA(fs, FLT_MAX, 0, widest).x,
+                                   ImGui::CalcTextSize("warp 00 ").x);
+    const float x0 = o.x + label_w, x1 = o.x + avail.x - 4;
     ImDrawList* dl = ImGui::GetWindowDrawList();
     // The selected block's span of the trace (all of it in lockstep order; in
     // recorded order blocks may run one after another).
@@ -292,15 +308,21 @@ class TimelineView final : public View {
     for (size_t w = 0; w < lanes_.size(); ++w) {
       const Lane& l = lanes_[w];
       const float y = o.y + float(w) * lane_h;
-      // Labels in a smaller size when lanes are thin (8+ warps); every
-      // other one (or fewer) when even that does not fit.
-      const float fs = std::min(ImGui::GetFontSize(), std::max(8.0f, lane_h - 1));
-      const size_t every = size_t(std::ceil(fs / std::max(1.0f, lane_h)));
-      if (w % every == 0) {
+      if (w % group == 0) {
+        const size_t last = std::min(w + group, lanes_.size()) - 1;
         char lbl[32];
-        std::snprintf(lbl, sizeof lbl, "warp %zu", w);
-        dl->AddText(ImGui::GetFont(), fs, ImVec2(o.x, y + (lane_h - fs) * 0.5f),
-                    pal.text_dim.abgr(), lbl);
+        if (group == 1 || last == w)
+          std::snprintf(lbl, sizeof lbl, "warp %zu", w);
+        else
+          std::snprintf(lbl, sizeof lbl, "warps %zu-%zu", w, last);
+        const float span = float(last - w + 1) * lane_h;
+        const ImVec2 at(o.x, y + (span - fs) * 0.5f);
+        dl->AddText(ImGui::GetFont(), fs, at, pal.text_dim.abgr(), lbl);
+        if (group > 1)  // the bracket: which lanes the label names
+          dl->AddLine(ImVec2(x0 - 4, y + 1), ImVec2(x0 - 4, y + span - 1), pal.text_dim.abgr(), 2);
+        const ImVec2 size = ImGui::GetFont()->CalcTextSizeA(fs, FLT_MAX, 0, lbl);
+        s.plot_marks.push_back(
+            {"timeline", "label", lbl, at.x, at.y, size.x, size.y, pal.text_dim.abgr()});
       }
       for (size_t ph = 0; ph < l.phases.size(); ++ph) {
         const Segment& sg = l.phases[ph];

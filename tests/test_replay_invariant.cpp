@@ -2,8 +2,9 @@
 // subset of its barriers, every schedule and both replay orders, on the
 // simulator at the lessons' default sizes (two warps per block):
 //   - when a load is applied, the cell it read holds the value the load
-//     recorded, or is still unwritten when the load ran before any store to it
-//     (what the simulator did is the truth: its trace order is the execution);
+//     recorded; when the load ran before any store to it the cell is still
+//     unwritten and holds the recorded value, marked as read unwritten (what
+//     the simulator did is the truth: its trace order is the execution);
 //   - an output cell counts as final (the grid may call it wrong) exactly from
 //     its last store on, and then holds the value the run produced.
 #include <gtest/gtest.h>
@@ -88,6 +89,15 @@ uint64_t check_order(const Trace& t, Replay& r, const std::vector<uint8_t>& saw_
                     << " of block " << e.block << " read "
                     << element_name(t.config.arrays, e.array, e.element)
                     << " before any store, but the cell shows " << c->value;
+      return loads;
+    } else if (!same_bits(c->value, e.value) || !(c->flags & kCellReadUnwritten)) {
+      // Read before any store (a stale read, uninitialised memory): the cell
+      // prints what the load recorded, 0 included.
+      ADD_FAILURE() << to_string(r.order()) << ": at position " << p << " thread " << e.thread
+                    << " of block " << e.block << " read "
+                    << element_name(t.config.arrays, e.array, e.element) << " = " << e.value
+                    << " before any store, but the cell holds " << c->value
+                    << ((c->flags & kCellReadUnwritten) ? "" : " and is not marked as read");
       return loads;
     }
   }
