@@ -13,6 +13,10 @@ uint64_t window_bytes(uint64_t events, uint64_t cells) {
   return kWindowBaseBytes + events * kWindowPeakBytesPerEvent + cells * kBytesPerCell;
 }
 
+uint64_t window_held_bytes(uint64_t events, uint64_t cells) {
+  return events * kWindowHeldBytesPerEvent + cells * kBytesPerCell;
+}
+
 uint64_t expected_events(const Variant& v, const Params& p, uint64_t capacity) {
   return std::min(expected_counts(v, p).total(), capacity);
 }
@@ -98,10 +102,10 @@ Params scaled(const Variant& v, const Params& p, int64_t s, int64_t full) {
 }  // namespace
 
 std::optional<Params> largest_size_that_fits(const Variant& v, const Params& p, uint64_t capacity,
-                                             uint64_t budget) {
+                                             uint64_t budget, uint64_t held) {
   auto fits = [&](const Params& q) {
     const RunEstimate e = estimate_run(v, q, capacity);
-    return !e.truncated() && e.bytes <= budget;
+    return !e.truncated() && held <= budget && e.bytes <= budget - held;
   };
   if (fits(p)) return p;
   int64_t full = 1;

@@ -27,6 +27,19 @@ inline constexpr uint64_t kHeldBytesPerEvent = 40 + 27;
 // max RSS grows by ~110 B per event from n = 64 to 128 and 256 (tile 16); the
 // rest is room for the race analysis, which runs after the snapshot is taken.
 inline constexpr uint64_t kWindowPeakBytesPerEvent = 160;
+// The same under every schedule: under warp skew and random the stale-read
+// analysis runs the synchronised reference (a second trace of the same run)
+// before the replay is built, and that stays below the later peak (measured:
+// the same max RSS for lockstep, skew and random, e.g. 507 MB for
+// sgemm.blocktile_1d n = 128, 882 MB for matmul.tiled_square n = 128). A
+// truncated run has no reference (it is never compared), so its peak is
+// lockstep's too.
+// What the window keeps per event while it shows a trace, once every view is
+// built (the trace, the replay, the warp index, the race analysis): measured
+// 624 MB steady for 6.3 M events (matmul.tiled_square n = 128), 79 B each.
+// A second trace beside it (compare mode's B, the race panel's traced run)
+// must fit in the budget with it.
+inline constexpr uint64_t kWindowHeldBytesPerEvent = 80;
 // Per replay cell: the live state, the initial state and the output's last store.
 inline constexpr uint64_t kBytesPerCell = 64;
 // The window with a tiny trace: fonts, GL, ImGui (measured: ~125 MB RSS).
@@ -34,6 +47,8 @@ inline constexpr uint64_t kWindowBaseBytes = 128ull << 20;
 
 // Peak bytes the window needs for a trace of `events` events and `cells` cells.
 uint64_t window_bytes(uint64_t events, uint64_t cells);
+// Bytes a shown trace keeps beyond the window's base (what another run must fit beside).
+uint64_t window_held_bytes(uint64_t events, uint64_t cells);
 
 // Events a run records: the catalogue's closed form, capped by the capacity.
 uint64_t expected_events(const Variant& v, const Params& p, uint64_t capacity);
@@ -72,8 +87,9 @@ std::vector<NamedParam> size_params(const Variant& v, const Params& p);
 // event within `capacity` and whose window needs at most `budget`: its sizes
 // scaled down together, the other parameters kept. `p` itself when it fits;
 // nullopt when not even the smallest size does.
+// `held`: bytes another trace already keeps in the window (counted against the budget).
 std::optional<Params> largest_size_that_fits(const Variant& v, const Params& p, uint64_t capacity,
-                                             uint64_t budget);
+                                             uint64_t budget, uint64_t held = 0);
 
 // A trace file's events, before it is read: its size over the bytes of one
 // event (the header and the arrays make it a slight overestimate).

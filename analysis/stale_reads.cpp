@@ -150,6 +150,9 @@ std::optional<Trace> reference_trace(const Trace& run, InputKind inputs, std::st
     if (error) *error = std::move(msg);
     return std::nullopt;
   };
+  if (run.truncated())
+    return fail("the run is truncated: its reference would record the " +
+                std::to_string(run.events_needed()) + " events the trace capacity cut");
   RunRequest req;
   req.variant = run.config.variant;
   req.params = run.config.params;
@@ -176,6 +179,9 @@ std::optional<Trace> reference_trace(const Trace& run, InputKind inputs, std::st
 }
 
 StaleReadReport find_stale_reads(const Trace& run, InputKind inputs, size_t cap) {
+  // A truncated run is never compared: refuse before running its reference,
+  // which would record the whole run (every event the trace capacity cut).
+  if (run.truncated()) return find_stale_reads(run, run, cap);
   const Variant* v = find_variant(run.config.variant);
   if (v && run.config.backend == BackendKind::Simulator &&
       run.config.schedule.kind == ScheduleKind::Lockstep &&

@@ -41,21 +41,24 @@ std::string count_text(uint64_t n) {
   return buf;
 }
 
-BudgetCheck check_run(const RunRequest& req) {
+BudgetCheck check_run(const RunRequest& req, uint64_t held) {
   BudgetCheck c;
   const Variant* v = find_variant(req.variant);
   if (!v) return c;
   c.what = req.variant + " " + describe(*v, req.params);
   c.capacity = req.trace_capacity;
   c.need = estimate_run(*v, req.params, c.capacity);
+  c.held = held;
+  c.need.bytes += held;
   c.budget = memory_budget(&c.budget_origin);
   c.verdict = c.need.bytes > c.budget ? BudgetCheck::OverBudget
               : c.need.truncated()    ? BudgetCheck::Truncated
                                       : BudgetCheck::Fits;
   if (c.verdict == BudgetCheck::Fits) return c;
-  c.fitting = largest_size_that_fits(*v, req.params, c.capacity, c.budget);
+  c.fitting = largest_size_that_fits(*v, req.params, c.capacity, c.budget, held);
   if (c.fitting) {
     c.fitting_need = estimate_run(*v, *c.fitting, c.capacity);
+    c.fitting_need.bytes += held;
     c.fitting_label = sizes_text(*v, *c.fitting, ", ", false);
     c.fitting_options = sizes_text(*v, *c.fitting, " ", true);
   }
@@ -90,6 +93,7 @@ std::string BudgetCheck::message(bool scripted) const {
     m = what + " would need " + format_bytes(need.bytes) + " of memory in the window (" +
         count_text(need.events_recorded) + " events" +
         (need.truncated() ? " recorded of the run's " + count_text(need.events_needed) : "") +
+        (held ? ", with " + format_bytes(held) + " the trace beside it keeps" : "") +
         "), more than " + budget_text + ".";
   } else {
     m = what + " makes " + count_text(need.events_needed) + " events; the trace holds " +
@@ -106,8 +110,8 @@ std::string BudgetCheck::message(bool scripted) const {
   return m;
 }
 
-bool BudgetDialog::admit_run(AppState& s, bool scripted) {
-  const BudgetCheck c = check_run(s.request);
+bool BudgetDialog::admit_run(AppState& s, bool scripted, uint64_t held) {
+  const BudgetCheck c = check_run(s.request, held);
   if (c.verdict == BudgetCheck::Fits) return true;
   if (c.verdict == BudgetCheck::Truncated) {
     if (accepted_variant_ == s.request.variant && accepted_params_ == s.request.params &&

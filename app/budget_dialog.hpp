@@ -25,6 +25,7 @@ struct BudgetCheck {
   RunEstimate need;  // files: the events estimated from the file's size
   uint64_t capacity = 0;
   uint64_t budget = 0;
+  uint64_t held = 0;              // what another trace already keeps in the window (in need.bytes)
   std::string budget_origin;      // "TILESCOPE_MEMORY_BUDGET", "a quarter of ..."
   std::optional<Params> fitting;  // runs: the largest size recorded whole within the budget
   RunEstimate fitting_need;
@@ -36,8 +37,9 @@ struct BudgetCheck {
   std::string message(bool scripted = false) const;
 };
 
-// A run of `req` (its variant must exist) against the budget and its capacity.
-BudgetCheck check_run(const RunRequest& req);
+// A run of `req` (its variant must exist) against the budget and its capacity,
+// beside `held` bytes another trace keeps (compare mode: A while B runs).
+BudgetCheck check_run(const RunRequest& req, uint64_t held = 0);
 // A trace file against the budget, from its size; Fits when it cannot be
 // read (the loader says why).
 BudgetCheck check_trace_file(const std::string& path);
@@ -50,7 +52,7 @@ class BudgetDialog {
   // Whether s.request may run now. Otherwise the banner says why and the
   // dialog opens (scripted: for a screenshot only; a truncated run goes on
   // there, with a note on stderr).
-  bool admit_run(AppState& s, bool scripted);
+  bool admit_run(AppState& s, bool scripted, uint64_t held = 0);
   // Whether the trace file may be opened now; as admit_run.
   bool admit_file(AppState& s, const std::string& path, bool scripted);
   // Draws the dialog while open; a choice becomes a request in `s`.

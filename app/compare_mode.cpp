@@ -65,7 +65,10 @@ void start_b(AppState& s, CompareState& c, bool scripted) {
   c.b.banner.clear();
   c.b.present = s.present;
   c.b.replay_ui.order_request = s.replay_ui.order_request;
-  start_run(c.b, c.budget, scripted);  // the path of every run: checks, budget, a thread
+  // The path of every run: checks, budget (beside what A keeps), a thread.
+  const uint64_t held_a =
+      s.replay ? window_held_bytes(s.replay->size(), s.replay->cells().size()) : 0;
+  start_run(c.b, c.budget, scripted, held_a);
   if (!c.b.job.active()) {
     s.banner.show(Banner::Error,
                   "Cannot compare: the second run (B) did not start: " +

@@ -68,7 +68,7 @@ std::unique_ptr<JobOutput> load_job(std::string path) {
   return out;
 }
 
-void start_run(AppState& s, BudgetDialog& budget, bool scripted) {
+void start_run(AppState& s, BudgetDialog& budget, bool scripted, uint64_t held) {
   s.run_requested = false;
   const Variant* v = find_variant(s.request.variant);
   if (!v) {
@@ -87,7 +87,7 @@ void start_run(AppState& s, BudgetDialog& budget, bool scripted) {
     s.banner.show(Banner::Info, "A run is still in progress; wait for it to finish.");
     return;
   }
-  if (!budget.admit_run(s, scripted)) return;
+  if (!budget.admit_run(s, scripted, held)) return;
   s.job.what = std::string(v->id);
   s.job.started = std::chrono::steady_clock::now();
   s.job.future = std::async(std::launch::async, run_job, s.request);

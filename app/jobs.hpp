@@ -15,8 +15,9 @@ std::unique_ptr<JobOutput> run_job(RunRequest req);
 std::unique_ptr<JobOutput> load_job(std::string path);
 
 // Starts the lesson of s.request, unless it is invalid, a job is running or the
-// budget refuses it (the banner or the budget dialog says why).
-void start_run(AppState& s, BudgetDialog& budget, bool scripted);
+// budget refuses it (the banner or the budget dialog says why). `held`: bytes
+// another trace keeps in the window meanwhile (compare mode's A).
+void start_run(AppState& s, BudgetDialog& budget, bool scripted, uint64_t held = 0);
 // A trace file; a performance report goes to the Performance panel instead.
 void start_load(AppState& s, BudgetDialog& budget, const std::string& path, bool scripted);
 // Installs the job's output once it is ready (wait: block until it is).

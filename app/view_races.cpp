@@ -18,6 +18,7 @@
 #include <string>
 
 #include "analysis/hazards.hpp"
+#include "analysis/memory_estimate.hpp"
 #include "analysis/race_runs.hpp"
 #include "analysis/stale_reads.hpp"
 #include "app/race_hint.hpp"
@@ -118,6 +119,7 @@ class RacesView final : public View {
         runs_job_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
       RaceRunsResult r = runs_job_.get();
       if (r.ok) {
+        if (!r.hazards_checked && r.hazards_note.empty()) r.hazards_note = hazards_skipped_;
         runs_ = std::make_unique<RaceRunsResult>(std::move(r));
         runs_error_.clear();
       } else {
@@ -403,6 +405,19 @@ class RacesView final : public View {
       runs_error_ = *err;
       return;
     }
+    // Its traced run (for the hazards) comes beside the trace on screen: only
+    // within the memory budget.
+    hazards_skipped_.clear();
+    if (const Variant* v = find_variant(req.base.variant); v && req.check_hazards) {
+      const uint64_t held =
+          s.replay ? window_held_bytes(s.replay->size(), s.replay->cells().size()) : 0;
+      const uint64_t need = held + estimate_run(*v, req.base.params, req.base.trace_capacity).bytes;
+      if (need > memory_budget()) {
+        req.check_hazards = false;
+        hazards_skipped_ = "its traced run beside this trace would need " + format_bytes(need) +
+                           ", more than the memory budget";
+      }
+    }
     cancel_ = false;
     runs_done_ = 0;
     runs_total_ = req.runs;
@@ -439,6 +454,7 @@ class RacesView final : public View {
   std::future<RaceRunsResult> runs_job_;
   std::unique_ptr<RaceRunsResult> runs_;
   std::string runs_error_;
+  std::string hazards_skipped_;  // why the batch ran without its traced run
 };
 
 TS_REGISTER_VIEW(RacesView);

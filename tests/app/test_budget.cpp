@@ -12,9 +12,11 @@
 #include <string>
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <csignal>
+#include <vector>
 
 #include "analysis/memory_estimate.hpp"
 #include "engine/backend.hpp"
@@ -49,6 +51,63 @@ std::string read(const fs::path& p) {
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
+
+// One window run, measured: its exit code, its peak memory (the child's own
+// ru_maxrss, through wait4) and its time.
+struct Measured {
+  int rc = -1;
+  uint64_t peak = 0;  // bytes
+  double seconds = 0;
+};
+
+Measured run_measured(const std::string& budget, const std::vector<std::string>& args,
+                      const fs::path& log) {
+  Measured m;
+  const std::string& display = x_display();
+  if (display.empty()) {
+    ADD_FAILURE() << "Xvfb (" << TS_XVFB << ") did not start";
+    return m;
+  }
+  std::vector<std::string> argv_s{TS_TILESCOPE_EXE};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : argv_s)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+    }
+    ::setenv("DISPLAY", display.c_str(), 1);
+    ::setenv("TILESCOPE_MEMORY_BUDGET", budget.c_str(), 1);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  if (pid < 0) {
+    ADD_FAILURE() << "fork failed";
+    return m;
+  }
+  int st = 0;
+  struct rusage ru {};
+  if (::wait4(pid, &st, 0, &ru) != pid) {
+    ADD_FAILURE() << "wait4 failed";
+    return m;
+  }
+  m.seconds = seconds_since(t0);
+  m.rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  m.peak = uint64_t(ru.ru_maxrss) * 1024;  // kilobytes on Linux
+  return m;
+}
+
+std::string mb(uint64_t bytes) {
+  return std::to_string(bytes >> 20) + " MB";
+}
+
+constexpr const char* kSchedules[] = {"lockstep", "skew", "random"};
 
 TEST(AppBudget, RunBeyondTheBudgetIsRefusedAtOnceWithASizeThatFits) {
   const fs::path d = out_dir();
@@ -93,6 +152,89 @@ TEST(AppBudget, RunBeyondTheBudgetIsRefusedAtOnceWithASizeThatFits) {
                           d / "fits.log");
   EXPECT_EQ(rc2, 0) << read(d / "fits.log");
   EXPECT_EQ(read(d / "fits.log").find("Not run"), std::string::npos);
+}
+
+// The budget holds under every schedule: a run admitted with a budget just
+// above its estimate stays within it, at three sizes, and so does a run the
+// trace capacity cuts short (under skew and random its synchronised
+// reference recorded the whole run: 2 GB for a 1.4 GB estimate).
+TEST(AppBudget, PeakStaysWithinTheBudgetUnderEverySchedule) {
+  const fs::path d = out_dir();
+  const ts::Variant& v = *ts::find_variant("matmul.tiled_square");
+  const ts::RunRequest defaults;
+  x_display();
+  struct Case {
+    int n;
+    uint64_t capacity;
+  };
+  // n = 128 with 200 K events recorded of the run's 6.3 M.
+  const Case cases[] = {{32, defaults.trace_capacity},
+                        {48, defaults.trace_capacity},
+                        {64, defaults.trace_capacity},
+                        {128, 200000}};
+  for (const char* schedule : kSchedules)
+    for (const Case& c : cases) {
+      ts::Params p = v.defaults;
+      p.n = c.n;
+      const ts::RunEstimate e = ts::estimate_run(v, p, c.capacity);
+      ASSERT_EQ(e.truncated(), c.n == 128);
+      const uint64_t budget = e.bytes + (1u << 20);
+      const std::string tag = std::string(schedule) + "_" + std::to_string(c.n);
+      const fs::path log = d / ("peak_" + tag + ".log");
+      const Measured m = run_measured(
+          std::to_string(budget),
+          {"--lesson", "matmul.tiled_square", "--n", std::to_string(c.n), "--backend", "sim",
+           "--schedule", schedule, "--capacity", std::to_string(c.capacity), "--size", "1280x720",
+           "--screenshot", (d / ("peak_" + tag + ".png")).string(), "--exit"},
+          log);
+      const std::string text = read(log);
+      EXPECT_EQ(m.rc, 0) << tag << ": " << text;
+      EXPECT_EQ(text.find("Not run"), std::string::npos) << tag << ": " << text;
+      EXPECT_LE(m.peak, budget) << tag << ": peak " << mb(m.peak) << ", estimate " << mb(e.bytes)
+                                << ", budget " << mb(budget);
+      std::printf("%-8s n=%-3d capacity %-8llu estimate %-7s budget %-7s peak %-7s %.1f s\n",
+                  schedule, c.n, (unsigned long long)c.capacity, mb(e.bytes).c_str(),
+                  mb(budget).c_str(), mb(m.peak).c_str(), m.seconds);
+    }
+}
+
+// Over the budget, under every schedule: refused at once, with the largest size
+// that fits, and that size runs within the same budget.
+TEST(AppBudget, OverTheBudgetRefusedAtOnceUnderEverySchedule) {
+  const fs::path d = out_dir();
+  const ts::Variant& v = *ts::find_variant("matmul.tiled_square");
+  const ts::RunRequest defaults;
+  ts::Params p = v.defaults;
+  p.n = 64;
+  const uint64_t budget = ts::estimate_run(v, p, defaults.trace_capacity).bytes - 1;
+  const auto fits = ts::largest_size_that_fits(v, p, defaults.trace_capacity, budget);
+  ASSERT_TRUE(fits.has_value());
+  ASSERT_LT(fits->n, 64);
+  x_display();
+  for (const char* schedule : kSchedules) {
+    const std::string tag = schedule;
+    const Measured refused = run_measured(
+        std::to_string(budget),
+        {"--lesson", "matmul.tiled_square", "--n", "64", "--backend", "sim", "--schedule", schedule,
+         "--size", "1280x720", "--screenshot", (d / ("over_" + tag + ".png")).string(), "--exit"},
+        d / ("over_" + tag + ".log"));
+    const std::string text = read(d / ("over_" + tag + ".log"));
+    EXPECT_EQ(refused.rc, 1) << tag << ": " << text;
+    EXPECT_LT(refused.seconds, 5.0) << tag << ": refused only after running";
+    EXPECT_NE(text.find("Not run"), std::string::npos) << tag << ": " << text;
+    EXPECT_NE(text.find("run it with --n " + std::to_string(fits->n)), std::string::npos)
+        << tag << ": " << text;
+
+    const Measured ok =
+        run_measured(std::to_string(budget),
+                     {"--lesson", "matmul.tiled_square", "--n", std::to_string(fits->n),
+                      "--backend", "sim", "--schedule", schedule, "--size", "1280x720",
+                      "--screenshot", (d / ("fits_" + tag + ".png")).string(), "--exit"},
+                     d / ("fits_" + tag + ".log"));
+    EXPECT_EQ(ok.rc, 0) << tag << ": " << read(d / ("fits_" + tag + ".log"));
+    EXPECT_LE(ok.peak, budget) << tag << ": n = " << fits->n << " peaked at " << mb(ok.peak)
+                               << ", budget " << mb(budget);
+  }
 }
 
 TEST(AppBudget, TraceFileBeyondTheBudgetIsNotOpened) {
