@@ -26,8 +26,8 @@ float wrapped_height(ImFont* font, float size, float width, const std::string& t
 }  // namespace
 
 bool strip_wanted(const AppState& s) {
-  return s.present.presenter || s.quiz.question() != nullptr ||
-         (s.lecture.active() && s.lecture.step >= 0);
+  // A quiz outside presenter mode keeps its band over the timeline (view_quiz.cpp).
+  return s.present.presenter || (s.lecture.active() && s.lecture.step >= 0);
 }
 
 float caption_text_size(const AppState& s) {

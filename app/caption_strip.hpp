@@ -13,7 +13,7 @@
 
 namespace ts::app {
 
-// Whether a strip is wanted this frame: a lecture, a quiz question, or presenter mode.
+// Whether a strip is wanted this frame: a lecture, or presenter mode (its quiz questions too).
 bool strip_wanted(const AppState& s);
 // The height its text needs at this width (pixels; the narration, whose
 // length varies with the moment, asks for a fixed share of `room_h`).

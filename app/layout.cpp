@@ -151,12 +151,23 @@ void SlotLayout::draw(AppState& s, const std::vector<std::unique_ptr<View>>& vie
   float& right_frac = races_front ? lay.right_top_races : lay.right_top;
   const float left_split = std::round(std::clamp(
       std::max(HL * lay.left_top, lesson_need), HL * 0.2f, std::max(HL * 0.2f, HL - verdict_need)));
-  const float right_split = std::round((H - B) * right_frac);
+  // With the side columns shown, a lecture's caption takes the narration's place
+  // (the right column's upper pane, as high as the caption needs): the centre
+  // of a 1280 x 720 window has no room to spare for it.
+  const bool caption_right = strip_wanted(s) && !focus && !wide_center && R > 0;
+  float right_split = std::round((H - B) * right_frac);
+  if (caption_right)
+    right_split = std::round(std::clamp(strip_height_for_width(s, R, H - B), right_split,
+                                        std::max(right_split, (H - B) * 0.8f)));
   // The caption strip (app/caption_strip.hpp), carved out of the centre: beside
   // the grid where its cells come out bigger that way, else below it.
   Rect centre = {L, top, wide_center ? W - L : W - L - R, H - B};
   std::fill(std::begin(s.strip_rect), std::end(s.strip_rect), 0.0f);
-  if (strip_wanted(s)) {
+  if (caption_right) {
+    const float r4[4] = {W - R, top, R, right_split};
+    std::copy(r4, r4 + 4, s.strip_rect);
+    s.strip_beside = true;
+  } else if (strip_wanted(s)) {
     const float beside_w = strip_width_beside(s, centre.w);
     const float need_below = strip_height_for_width(s, centre.w, centre.h);
     const float need_beside = strip_height_for_width(s, beside_w, centre.h);
@@ -207,7 +218,7 @@ void SlotLayout::draw(AppState& s, const std::vector<std::unique_ptr<View>>& vie
     const bool side = slot == Slot::Left || slot == Slot::LeftLower || slot == Slot::Right ||
                       slot == Slot::RightLower;
     if ((wide_center && (slot == Slot::Right || slot == Slot::RightLower)) || (focus && side) ||
-        (presenter && slot == Slot::Bottom)) {
+        (presenter && slot == Slot::Bottom) || (caption_right && slot == Slot::Right)) {
       i = j;
       continue;
     }
