@@ -38,14 +38,15 @@ float caption_text_size(const AppState& s) {
 float strip_height_for_width(const AppState& s, float width, float room_h) {
   const ImGuiStyle& st = ImGui::GetStyle();
   const float font = ImGui::GetFontSize(), margin = font * 0.5f;
-  const float pad = 2 * st.WindowPadding.y + 2;
-  const float text_w = width - 2 * st.WindowPadding.x - 2 * margin;
+  const float pad = 2 * st.WindowPadding.y + font * 0.4f;
+  // As drawn: wrapped at the window's width less the margins (lecture.cpp, view_quiz.cpp).
+  const float text_w = width - st.WindowPadding.x - 2 * margin;
   if (const Question* q = s.quiz.question()) {
     // The header, the question, a row of buttons and a line of verdict or hint.
     const float big = big_font(s)->FontSize;
     return pad + ImGui::GetTextLineHeightWithSpacing() +
            wrapped_height(big_font(s), big * 1.2f, text_w, q->text) +
-           2 * (big + 3 * st.FramePadding.y) +
+           (q->cells() ? 1 : 2) * (big + 3 * st.FramePadding.y) +
            wrapped_height(ImGui::GetFont(), font, text_w, q->hint) + st.ItemSpacing.y * 4;
   }
   if (s.lecture.active() && s.lecture.step >= 0) {

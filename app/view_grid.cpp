@@ -547,7 +547,7 @@ class GridView final : public View, public GridPane {
       // Say why "values" is ticked and none show, and what helps; the short
       // form where the long one would take another line.
       const char* hint = s.present.focus_grid || s.present.presenter
-                             ? "(too small: + or Ctrl+wheel zooms the grid)"
+                             ? "(too small: + zooms the grid, P presents)"
                              : "(too small: + zooms the grid, G hides the panels)";
       if (!same_line_if_fits(ImGui::CalcTextSize(hint).x)) {
         hint = "(too small for values)";
