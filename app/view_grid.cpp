@@ -684,16 +684,20 @@ class GridView final : public View, public GridPane {
       if (sh.multiply)
         sh.outputs[0].title = z.name + " = " + sh.inputs[0].name + " x " + sh.inputs[1].name;
     }
-    // Square shared tiles (every 2D shared array t x t): the global matrices
-    // are drawn in tiles of t, padded to whole tiles, where the tiles hang over.
+    // Square shared tiles (every 2D shared array t x t, or t x (t + a few):
+    // a tile padded against bank conflicts): the global matrices are drawn in
+    // tiles of t, padded to whole tiles, where the tiles hang over; so a
+    // padded layout is drawn at the scale of the plain one.
     int tile = 0;
     for (const Placed& p : sh.shared) {
       if (p.data_rows < 2 || p.data_cols < 2) continue;
-      if (p.data_rows != p.data_cols || (tile && tile != p.data_rows)) {
+      const int t = std::min(p.data_rows, p.data_cols);
+      const int extra = std::max(p.data_rows, p.data_cols) - t;
+      if (extra > std::max(1, t / 8) || (tile && tile != t)) {
         tile = -1;
         break;
       }
-      tile = p.data_rows;
+      tile = t;
     }
     // 1D global arrays (one row), outside a multiply: wrapped one block's
     // threads per row. A 1D shared array longer than the block by the same

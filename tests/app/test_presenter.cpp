@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 
@@ -179,6 +180,38 @@ TEST(Presenter, GridZoomIsApartFromTheFont) {
   EXPECT_EQ(back["layout"]["grid_zoom"].get<double>(), 1.0);
   EXPECT_TRUE(p["layout"]["presenter"].get<bool>());
   EXPECT_GE(p["arrays"][0]["cell_w"].get<double>(), cf);
+}
+
+}  // namespace
+
+namespace {
+
+// A lesson's layouts (the grid's layout toggle: a plain and a padded tile)
+// are one kernel with another shared array: its global matrices are drawn at
+// one scale, so that the picture compares the layouts and not the zoom.
+TEST(Presenter, LayoutVariantsOfALessonAreDrawnAtOneScale) {
+  std::map<std::string, std::vector<const ts::Variant*>> groups;
+  for (const ts::Variant& v : ts::catalogue())
+    if (v.layout_group && v.layout_label) groups[v.layout_group].push_back(&v);
+  ASSERT_FALSE(groups.empty());
+  for (const auto& [group, sibs] : groups) {
+    std::map<std::string, double> cell;  // global array -> cell size of the first layout
+    for (const ts::Variant* v : sibs) {
+      const std::string name = "layout_" + std::string(v->id);
+      const json j = shot(name, "--backend sim --lesson " + std::string(sibs.front()->id) +
+                                    " --layout \"" + v->layout_label + "\" --size 1600x900");
+      ASSERT_TRUE(j.is_object()) << name;
+      EXPECT_EQ(j["variant"], v->id);
+      for (const auto& a : j["arrays"]) {
+        if (a["shared"].get<bool>()) continue;
+        const std::string buf = a["buffer"].get<std::string>();
+        const double c = a["cell_w"].get<double>();
+        if (!cell.count(buf)) cell[buf] = c;
+        EXPECT_EQ(c, cell[buf]) << group << ": " << v->id << " draws " << buf << " at " << c
+                                << " px, " << sibs.front()->id << " at " << cell[buf];
+      }
+    }
+  }
 }
 
 }  // namespace
