@@ -93,9 +93,12 @@ void draw_caption_strip(AppState& s, const std::vector<std::unique_ptr<View>>& v
     // Presenter mode: the lesson's narration for the moment on screen.
     for (const auto& v : views)
       if (std::strcmp(v->name(), "Narration") == 0) {
+        // At least 24 px: read from the back of a room, even at a laptop's text size.
+        ImGui::SetWindowFontScale(std::max(1.0f, 24.0f / ImGui::GetFontSize()));
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.92f, 0.94f, 0.98f, 1));
         v->draw(s);
         ImGui::PopStyleColor();
+        ImGui::SetWindowFontScale(1.0f);
       }
     // Its height, for the layout's next frame (the text changes with the moment).
     s.strip_drawn[0] = w;
