@@ -20,7 +20,9 @@ void start_step(AppState& s, BudgetDialog& budget, bool scripted, int index) {
   L.step = index;
   s.request = step.request;
   s.param_error.clear();
-  if (step.panels == "auto") {
+  // "present" turns presenter mode on; the other steps leave it as the presenter set it.
+  if (step.panels == "present") s.present.presenter = true;
+  if (step.panels == "auto" || step.panels == "present") {
     s.present.focus_auto = true;
   } else {
     s.present.focus_auto = false;

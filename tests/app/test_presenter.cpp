@@ -215,3 +215,25 @@ TEST(Presenter, LayoutVariantsOfALessonAreDrawnAtOneScale) {
 }
 
 }  // namespace
+
+namespace {
+
+// A lecture step can ask for presenter mode ("panels": "present"): the grid
+// alone with 20 px cells at 1280 x 720, the caption below or beside it.
+TEST(Presenter, LectureStepTurnsPresenterModeOn) {
+  const fs::path file = out_dir() / "present.tslecture";
+  {
+    std::ofstream f(file);
+    f << R"({"title": "Presenter", "steps": [{"lesson": ")" << ts::default_variant().id
+      << R"(", "position": "phase:1", "panels": "present", "caption": "From the script."}]})";
+  }
+  const json j =
+      shot("lecture_present", "--lecture " + file.string() + " --size 1280x720 --font-size 28");
+  ASSERT_TRUE(j.is_object());
+  EXPECT_TRUE(j["layout"]["presenter"].get<bool>());
+  EXPECT_FALSE(intersects(box(j["lecture"]["band"]), box(j["grid_rect"])));
+  for (const auto& a : j["arrays"])
+    EXPECT_GE(a["cell_w"].get<double>(), 20.0) << a["buffer"];
+}
+
+}  // namespace
