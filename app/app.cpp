@@ -15,6 +15,7 @@
 #include <cfloat>
 #include <cmath>
 
+#include "app/caption_strip.hpp"
 #include "app/compare_mode.hpp"
 #include "app/jobs.hpp"
 #include "app/lecture.hpp"
@@ -67,6 +68,7 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
     s.quiz.seed = uint64_t(opt_.quiz_seed);
     s.quiz.start_request = true;  // once the run is in
   }
+  s.present.presenter = opt_.present;
   s.present.focus_grid = opt_.focus_grid;
   if (opt_.focus_grid) s.present.focus_auto = false;
   s.file_dialog_open = opt_.dialog == "open";
@@ -205,6 +207,7 @@ bool App::frame() {
   s.race_hint.clear();                                                // and the race hint
   for (auto& r : s.slot_rects)                                        // and the layout
     std::fill(std::begin(r), std::end(r), 0.0f);
+  std::fill(std::begin(s.grid_rect), std::end(s.grid_rect), 0.0f);
   for (auto& v : views_)
     v->update(s);
 
@@ -213,13 +216,13 @@ bool App::frame() {
   if (panels != ExportPanels::Window) {  // a slide: no menu, tabs, controls or side panels
     draw_slide(s, views_, SlideSpec{panels == ExportPanels::GridTimeline, title});
   } else {
-    draw_menu(s);
-    float top = ImGui::GetFrameHeight();
+    // Presenter mode: no menu bar either (P leaves it; the keys stay).
+    if (!s.present.presenter) draw_menu(s);
+    float top = s.present.presenter ? 0.0f : ImGui::GetFrameHeight();
     top += draw_title_line(s, title, top);
     const float banner_h = draw_banner(s, top, ImGui::GetIO().DisplaySize.x);
     slots_.draw(s, views_, top + banner_h);
-    draw_lecture_caption(s);
-    draw_quiz_band(s);
+    draw_caption_strip(s, views_);  // the caption, question or narration beside the grid
   }
   std::string chosen;
   if (dialog_.draw(&chosen)) {

@@ -46,6 +46,8 @@ struct Options {
   std::string layout;  // scripted: run the lesson's sibling with this layout_label, as its toggle
   int hazard = -1;     // scripted: choose this hazard (0 = the first listed) in the race panel
   bool focus_grid = false;  // scripted or at start: grid and timeline only (G)
+  bool present = false;     // presenter mode (P): app/caption_strip.hpp
+  bool all_steps = false;   // scripted, --lecture: a screenshot of every step (lecture_steps.cpp)
   std::string dialog;       // scripted: "open" or "save" shows that file dialog, as Ctrl+O / Ctrl+S
   std::string lecture;      // a lecture script (.tslecture) to present
   int lecture_step = 1;     // its step to open at, 1-based
@@ -85,6 +87,10 @@ class App {
   // Scripted: --keys pressed through GLFW's key callback, as a keyboard (or a
   // presenter's remote) sends them, each followed by frames until its run is in.
   void press_keys();
+
+  // Scripted, --all-steps: every step of the lecture in turn, each written as
+  // PNG and JSON with "_stepK" before the extension (K from 1); prints each.
+  bool screenshot_lecture_steps(std::string* error);
 
   // Scripted mode: export the replay as --record asks (export_app.cpp); prints what it wrote.
   bool record_scripted(std::string* error);

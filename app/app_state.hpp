@@ -151,9 +151,16 @@ struct Presentation {
   bool heatmap = false;     // global-load heatmap instead of state colours
   MemoryColours memory = MemoryColours::State;
   bool show_barrier_lines = true;
-  bool focus_grid = false;          // grid and timeline only, the side columns hidden (a projector)
-  bool focus_auto = true;           // the app sets focus_grid itself while the panels leave the
-                                    // grid too small for values; G or --focus-grid ends that
+  bool focus_grid = false;  // grid and timeline only, the side columns hidden (a projector)
+  bool focus_auto = true;   // the app sets focus_grid itself while the panels leave the
+                            // grid too small for values; G or --focus-grid ends that
+  // Presenter mode (P, --present): the grid gets the window; captions, narration and the
+  // quiz's question take their own strip beside or below it (app/caption_strip.hpp).
+  bool presenter = false;
+  // The grid's zoom over fit-to-room (1: fit) and its pan in pixels (app/grid_zoom.hpp):
+  // the cell size follows the room and this, never the font.
+  float grid_zoom = 1.0f;
+  float grid_pan[2] = {0, 0};
   void* mono_font = nullptr;        // ImFont* for source code (nullptr: the default font)
   void* mono_small_font = nullptr;  // the same a little smaller: the source pane is narrow
   void* big_font = nullptr;         // ImFont* for headings
@@ -233,6 +240,12 @@ struct AppState {
   // when they had no room): the screenshot test checks they stay in view.
   float lanes_rect[4] = {0, 0, 0, 0};
   float center_rect[4] = {0, 0, 0, 0};  // the grid's pane (x, y, w, h), for the lecture caption
+  // Where the grid painted its arrays this frame (x, y, w, h: the clip, zoomed or not), and
+  // the caption strip laid out beside or below it (0 wide: none); they never overlap.
+  float grid_rect[4] = {0, 0, 0, 0};
+  float strip_rect[4] = {0, 0, 0, 0};
+  bool strip_beside = false;      // the strip is right of the grid (else below it)
+  float strip_drawn[2] = {0, 0};  // its text's width and height as last drawn (the narration)
   LectureState lecture;
   QuizState quiz;                    // app/quiz.hpp
   std::vector<PlotMark> plot_marks;  // filled by the performance panel each frame

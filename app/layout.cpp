@@ -1,5 +1,7 @@
 #include "app/layout.hpp"
 
+#include "app/caption_strip.hpp"
+
 #include <imgui.h>
 #include <imgui_internal.h>  // MarkIniSettingsDirty
 
@@ -75,8 +77,13 @@ void SlotLayout::draw(AppState& s, const std::vector<std::unique_ptr<View>>& vie
   // The timeline strip: no taller than its controls and lanes need (the rest
   // goes to the grid), but tall enough for them; in a narrow window its
   // controls wrap onto more rows and it grows, up to half the window.
+  // Presenter mode (P): no timeline, no side columns, no tabs: the grid gets the
+  // window, its text the caption strip; the keys drive the replay.
+  const bool presenter = s.present.presenter;
   float B = std::round(H * lay.bottom);
-  if (View* v = front(views, Slot::Bottom)) {
+  if (presenter) {
+    B = 0;
+  } else if (View* v = front(views, Slot::Bottom)) {
     if (v->preferred_height() > 0) B = std::min(B, std::ceil(v->preferred_height() + chrome));
     B = std::min(std::max(B, std::ceil(v->min_height() + chrome)), std::round(H * 0.5f));
   }
@@ -96,7 +103,7 @@ void SlotLayout::draw(AppState& s, const std::vector<std::unique_ptr<View>>& vie
   for (const auto& v : views)
     if (s.select_tab == v->name() && v->slot() != Slot::Center && v->slot() != Slot::Bottom)
       s.present.focus_auto = false;
-  if (s.present.focus_auto && !wide_center && front_[int(Slot::Center)] == "Grid") {
+  if (!presenter && s.present.focus_auto && !wide_center && front_[int(Slot::Center)] == "Grid") {
     const float key[4] = {W, H, ImGui::GetFontSize(), float(s.result.generation)};
     if (!std::equal(key, key + 4, focus_key_)) {
       if (!focus_measuring_ || s.present.focus_grid) {
@@ -116,7 +123,7 @@ void SlotLayout::draw(AppState& s, const std::vector<std::unique_ptr<View>>& vie
   } else {
     focus_measuring_ = false;
   }
-  const bool focus = s.present.focus_grid;
+  const bool focus = s.present.focus_grid || presenter;
   const float L = focus ? 0 : Lp, R = focus ? 0 : Rp;
   // The left column: the lesson gets the height its controls need (none
   // half-hidden), the verdict the rest. When both need less than the room above
@@ -146,7 +153,44 @@ void SlotLayout::draw(AppState& s, const std::vector<std::unique_ptr<View>>& vie
   float& right_frac = races_front ? lay.right_top_races : lay.right_top;
   const float left_split = std::round(std::clamp(
       std::max(HL * lay.left_top, lesson_need), HL * 0.2f, std::max(HL * 0.2f, HL - verdict_need)));
-  const float right_split = std::round((H - B) * right_frac);
+  // With the side columns shown, a lecture's caption takes the narration's place
+  // (the right column's upper pane, as high as the caption needs): the centre
+  // of a 1280 x 720 window has no room to spare for it.
+  const bool caption_right = strip_wanted(s) && !focus && !wide_center && R > 0;
+  float right_split = std::round((H - B) * right_frac);
+  if (caption_right)
+    right_split = std::round(std::clamp(strip_height_for_width(s, R, H - B), right_split,
+                                        std::max(right_split, (H - B) * 0.8f)));
+  // The caption strip (app/caption_strip.hpp), carved out of the centre: beside
+  // the grid where its cells come out bigger that way, else below it.
+  Rect centre = {L, top, wide_center ? W - L : W - L - R, H - B};
+  std::fill(std::begin(s.strip_rect), std::end(s.strip_rect), 0.0f);
+  if (caption_right) {
+    const float r4[4] = {W - R, top, R, right_split};
+    std::copy(r4, r4 + 4, s.strip_rect);
+    s.strip_beside = true;
+  } else if (strip_wanted(s)) {
+    const float beside_w = strip_width_beside(s, centre.w);
+    const float need_below = strip_height_for_width(s, centre.w, centre.h);
+    const float need_beside = strip_height_for_width(s, beside_w, centre.h);
+    const float below_h = std::round(std::min(need_below, centre.h * 0.45f));
+    const bool beside_ok = need_beside <= centre.h && centre.w - beside_w >= 240;
+    // The grid's cells either way, from last frame's room (0: not drawn yet).
+    float cells_beside = 0, cells_below = 0;
+    if (View* grid = front(views, Slot::Center); grid && s.center_rect[2] > 0) {
+      const float dw = centre.w - s.center_rect[2], dh = centre.h - s.center_rect[3];
+      cells_beside = grid->cell_size_if_grown(ImVec2(dw - beside_w, dh));
+      cells_below = grid->cell_size_if_grown(ImVec2(dw, dh - below_h));
+    }
+    const bool beside = beside_ok && (need_below > centre.h * 0.45f || cells_beside > cells_below ||
+                                      (cells_beside == 0 && centre.w > 1.6f * centre.h));
+    const Rect strip = beside ? Rect{centre.x + centre.w - beside_w, centre.y, beside_w, centre.h}
+                              : Rect{centre.x, centre.y + centre.h - below_h, centre.w, below_h};
+    (beside ? centre.w : centre.h) -= beside ? beside_w : below_h;
+    const float r4[4] = {strip.x, strip.y, strip.w, strip.h};
+    std::copy(r4, r4 + 4, s.strip_rect);
+    s.strip_beside = beside;
+  }
   auto rect = [&](Slot slot) -> Rect {
     switch (slot) {
       case Slot::Left:
@@ -154,7 +198,7 @@ void SlotLayout::draw(AppState& s, const std::vector<std::unique_ptr<View>>& vie
       case Slot::LeftLower:
         return {0, top + left_split, L, HL - left_split};
       case Slot::Center:
-        return {L, top, wide_center ? W - L : W - L - R, H - B};
+        return centre;
       case Slot::Right:
         return {W - R, top, R, right_split};
       case Slot::RightLower:
@@ -177,7 +221,8 @@ void SlotLayout::draw(AppState& s, const std::vector<std::unique_ptr<View>>& vie
                       slot == Slot::RightLower;
     if ((wide_center &&
          (slot == Slot::Right || slot == Slot::RightLower || slot == Slot::Bottom)) ||
-        (focus && side)) {
+        (focus && side) || (presenter && slot == Slot::Bottom) ||
+        (caption_right && slot == Slot::Right)) {
       i = j;
       continue;
     }
@@ -192,7 +237,18 @@ void SlotLayout::draw(AppState& s, const std::vector<std::unique_ptr<View>>& vie
     ImGui::SetNextWindowSize(ImVec2(std::max(r.w, 1.0f), std::max(r.h, 1.0f)));
     char id[32];
     std::snprintf(id, sizeof id, "##slot%d", int(slot));
-    if (ImGui::Begin(id, nullptr, flags)) {
+    const bool open = ImGui::Begin(id, nullptr, flags);
+    if (open && presenter && slot == Slot::Center) {
+      // No tab bar: the view in front (or the one asked for) alone.
+      size_t k = i;
+      for (size_t m = i; m < j; ++m)
+        if (views[m]->name() == (s.select_tab.empty() ? front_[int(slot)] : s.select_tab)) k = m;
+      if (s.select_tab == views[k]->name()) s.select_tab.clear();
+      front_[int(slot)] = views[k]->name();
+      ImGui::BeginChild(views[k]->name(), ImVec2(0, 0), false);
+      views[k]->draw(s);
+      ImGui::EndChild();
+    } else if (open) {
       if (ImGui::BeginTabBar(id)) {
         for (size_t k = i; k < j; ++k) {
           const bool pick = !s.select_tab.empty() && s.select_tab == views[k]->name();
@@ -231,7 +287,7 @@ void SlotLayout::draw(AppState& s, const std::vector<std::unique_ptr<View>>& vie
           lay.right = std::clamp((W - m.x) / W, kMinSide, std::min(kMaxSide, 0.8f - lay.left));
         },
         [&] { lay.right = def.right; });
-  if (!wide_center)
+  if (!wide_center && !presenter)
     splitter(
         "##split_bottom", ImVec2(BX, top + H - B - t / 2), ImVec2(W - BX, t), false,
         [&](ImVec2 m) { lay.bottom = std::clamp((top + H - m.y) / H, 0.12f, 0.5f); },

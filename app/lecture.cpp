@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "app/caption_strip.hpp"
 #include "app/jobs.hpp"
 #include "app/position_spec.hpp"
 
@@ -19,7 +20,9 @@ void start_step(AppState& s, BudgetDialog& budget, bool scripted, int index) {
   L.step = index;
   s.request = step.request;
   s.param_error.clear();
-  if (step.panels == "auto") {
+  // "present" turns presenter mode on; the other steps leave it as the presenter set it.
+  if (step.panels == "present") s.present.presenter = true;
+  if (step.panels == "auto" || step.panels == "present") {
     s.present.focus_auto = true;
   } else {
     s.present.focus_auto = false;
@@ -94,46 +97,32 @@ void update_lecture(AppState& s, BudgetDialog& budget, bool scripted, bool wait)
   }
 }
 
-void draw_lecture_caption(AppState& s) {
+void draw_lecture_caption(AppState& s, float w) {
   LectureState& L = s.lecture;
-  std::fill(std::begin(L.band), std::end(L.band), 0.0f);
-  if (!L.active() || L.step < 0 || s.center_rect[2] <= 0) return;
+  if (!L.active() || L.step < 0) return;
   const LectureStep& step = L.lecture->steps[size_t(L.step)];
-  const float x = s.center_rect[0], y = s.center_rect[1], w = s.center_rect[2],
-              h = s.center_rect[3];
   const float margin = ImGui::GetFontSize() * 0.5f;
-  ImGui::SetNextWindowPos(ImVec2(x + margin, y + h - margin), ImGuiCond_Always, ImVec2(0, 1));
-  ImGui::SetNextWindowSize(ImVec2(w - 2 * margin, 0));
-  ImGui::SetNextWindowBgAlpha(0.82f);
-  ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.04f, 0.05f, 0.08f, 1));
-  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 1, 1, 1));
-  ImGui::PushStyleColor(ImGuiCol_Border, ImVec4(0, 0, 0, 0));
-  ImGui::Begin("##lecture", nullptr,
-               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
-                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_AlwaysAutoResize |
-                   ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoInputs |
-                   ImGuiWindowFlags_NoNav);
   char where[64];
   std::snprintf(where, sizeof where, "step %d / %zu", L.step + 1, L.lecture->steps.size());
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.8f, 0.85f, 0.95f, 1));
+  ImGui::PushTextWrapPos(std::max(margin, w - 3 * margin - ImGui::CalcTextSize(where).x));
   ImGui::TextUnformatted(L.lecture->title.c_str());
-  ImGui::SameLine(std::max(ImGui::GetCursorPosX() + margin,
-                           w - 2 * margin - ImGui::CalcTextSize(where).x - margin * 2));
+  ImGui::PopTextWrapPos();
+  ImGui::SameLine(
+      std::max(ImGui::GetCursorPosX() + margin, w - ImGui::CalcTextSize(where).x - 2 * margin));
   ImGui::TextUnformatted(where);
   ImGui::PopStyleColor();
   // Large type: read from the back of a room on a 1280 x 720 projector.
-  if (ImFont* big = static_cast<ImFont*>(s.present.big_font)) ImGui::PushFont(big);
-  ImGui::SetWindowFontScale(1.25f);
-  ImGui::PushTextWrapPos(w - 3 * margin);
+  ImFont* big = static_cast<ImFont*>(s.present.big_font);
+  if (big) ImGui::PushFont(big);
+  ImGui::SetWindowFontScale(caption_text_size(s) / ImGui::GetFont()->FontSize);
+  ImGui::PushTextWrapPos(w - 2 * margin);
   ImGui::TextUnformatted(step.caption.c_str());
   ImGui::PopTextWrapPos();
   ImGui::SetWindowFontScale(1.0f);
-  if (s.present.big_font) ImGui::PopFont();
-  const ImVec2 p = ImGui::GetWindowPos(), sz = ImGui::GetWindowSize();
-  const float band[4] = {p.x, p.y, sz.x, sz.y};
-  std::copy(band, band + 4, L.band);
-  ImGui::End();
-  ImGui::PopStyleColor(3);
+  if (big) ImGui::PopFont();
+  // The caption's band is the strip it has to itself.
+  std::copy(s.strip_rect, s.strip_rect + 4, L.band);
 }
 
 }  // namespace ts::app

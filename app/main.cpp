@@ -96,13 +96,19 @@ int main(int argc, char** argv) {
   cli.add_option("--lecture", opt.lecture,
                  "present this lecture script (.tslecture, docs/lectures.md): PageDown / PageUp");
   cli.add_option("--step", opt.lecture_step, "the lecture's step to open at (1 = the first)");
+  cli.add_flag("--all-steps", opt.all_steps,
+               "scripted, with --lecture: a screenshot (and cells JSON) of every step, "
+               "FILE_step1.png, ...");
+  cli.add_flag("--present", opt.present,
+               "presenter mode (P): the grid gets the window, captions, narration and questions "
+               "a strip of their own beside or below it");
   cli.add_option("--keys", opt.keys, "scripted: press these keys before the screenshot")
       ->delimiter(',')
-      ->check(CLI::IsMember({"pagedown", "pageup",     "escape",     "q",          "enter",
-                             "n",        "space",      "up",         "down",       "left",
-                             "right",    "1",          "2",          "3",          "4",
-                             "5",        "6",          "7",          "8",          "9",
-                             "shift+up", "shift+down", "shift+left", "shift+right"}));
+      ->check(CLI::IsMember(
+          {"pagedown",   "pageup",     "escape",      "q",     "enter", "n",     "space",
+           "up",         "down",       "left",        "right", "1",     "2",     "3",
+           "4",          "5",          "6",           "7",     "8",     "9",     "shift+up",
+           "shift+down", "shift+left", "shift+right", "p",     "plus",  "minus", "0"}));
   std::string quiz_seed;
   CLI::Option* quiz = cli.add_option("--quiz", quiz_seed,
                                      "start a quiz on the run (SEED: which questions; 1 when "
@@ -274,6 +280,11 @@ int main(int argc, char** argv) {
         if (!app.state().option_error.empty()) {  // --hazard, --quiz-answer beyond the run's
           std::fprintf(stderr, "tilescope: error: %s\n", app.state().option_error.c_str());
           rc = 2;
+        } else if (!opt.screenshot.empty() && opt.all_steps) {
+          if (!app.screenshot_lecture_steps(&err)) {
+            std::fprintf(stderr, "tilescope: %s\n", err.c_str());
+            rc = 1;
+          }
         } else if (!opt.screenshot.empty()) {
           if (!app.write_screenshot(opt.screenshot, opt.cells_json, &err)) {
             std::fprintf(stderr, "tilescope: %s\n", err.c_str());

@@ -10,6 +10,7 @@
 #include "app/compare_mode.hpp"
 #include "app/fonts_themes.hpp"
 #include "app/grid_memory_overlay.hpp"
+#include "app/grid_zoom.hpp"
 #include "app/palette.hpp"
 
 namespace ts::app {
@@ -44,6 +45,13 @@ void draw_menu(AppState& s) {
       s.present.font_rebuild = true;
     }
     ImGui::MenuItem("Fullscreen", "F11", &s.present.fullscreen);
+    ImGui::MenuItem("Presenter mode (grid, caption strip)", "P", &s.present.presenter);
+    if (ImGui::MenuItem("Zoom the grid in", "+ / Ctrl+wheel"))
+      set_grid_zoom(
+          s, s.present.grid_zoom * 1.25f,
+          ImVec2(s.grid_rect[0] + s.grid_rect[2] / 2, s.grid_rect[1] + s.grid_rect[3] / 2));
+    if (ImGui::MenuItem("Fit the grid to the room", "0", false, s.present.grid_zoom > 1))
+      set_grid_zoom(s, 1.0f, ImVec2(s.grid_rect[0], s.grid_rect[1]));
     if (ImGui::MenuItem("Grid and timeline only", "G", &s.present.focus_grid))
       s.present.focus_auto = false;
     ImGui::Separator();
@@ -82,7 +90,10 @@ void draw_menu(AppState& s) {
         "Home / End   start / end\n"
         "F5           run the lesson\n"
         "Q            quiz: click cells (or arrows + Space) or 1-9, Enter reveals, N next\n"
-        "Ctrl +/-/0   text size\n"
+        "Ctrl +/-/0   text size (the controls; the grid keeps its size)\n"
+        "+ / - / 0    zoom the grid in / out / fit (Ctrl+wheel too; wheel or right-drag pans)\n"
+        "P            presenter mode: the grid gets the window, captions and questions\n"
+        "             a strip of their own beside or below it\n"
         "T            light / dark theme\n"
         "H            global-load heatmap\n"
         "M            colour by: state, banks, bank conflicts, sectors, coalescing,\n"

@@ -235,7 +235,16 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
   j["layout"] = {{"focus_grid", s.present.focus_grid},
                  {"focus_auto", s.present.focus_auto},
                  {"font", font},
-                 {"values_readable", values_readable(cell, font)}};
+                 {"values_readable", values_readable(cell, font)},
+                 {"presenter", s.present.presenter},
+                 {"grid_zoom", s.present.grid_zoom}};
+  // Where the grid painted and the caption strip beside or below it: never overlapping.
+  auto rect = [&](const float* r) {
+    return nlohmann::json{{"x", r[0] * sx}, {"y", r[1] * sy}, {"w", r[2] * sx}, {"h", r[3] * sy}};
+  };
+  j["grid_rect"] = rect(s.grid_rect);
+  j["strip"] = rect(s.strip_rect);
+  j["strip"]["beside"] = s.strip_beside;
   if (s.replay) {
     const BarrierWait w = barrier_wait(*s.replay, s.selection.block);
     nlohmann::json at = nlohmann::json::array();
@@ -420,7 +429,8 @@ void App::press_keys() {
     const std::vector<std::pair<std::string, int>> quiz_keys = {
         {"q", GLFW_KEY_Q},         {"enter", GLFW_KEY_ENTER}, {"n", GLFW_KEY_N},
         {"space", GLFW_KEY_SPACE}, {"up", GLFW_KEY_UP},       {"down", GLFW_KEY_DOWN},
-        {"left", GLFW_KEY_LEFT},   {"right", GLFW_KEY_RIGHT}};
+        {"left", GLFW_KEY_LEFT},   {"right", GLFW_KEY_RIGHT}, {"p", GLFW_KEY_P},
+        {"plus", GLFW_KEY_EQUAL},  {"minus", GLFW_KEY_MINUS}, {"0", GLFW_KEY_0}};
     int key = name == "pagedown" ? GLFW_KEY_PAGE_DOWN
               : name == "pageup" ? GLFW_KEY_PAGE_UP
                                  : GLFW_KEY_ESCAPE;

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "app/fonts_themes.hpp"
+#include "app/grid_zoom.hpp"
 #include "app/quiz.hpp"
 
 namespace ts::app {
@@ -44,6 +45,8 @@ void handle_shortcuts(AppState& s, bool file_dialog_open, bool budget_dialog_ope
     s.present.memory = MemoryColours((int(s.present.memory) + 1) % kMemoryColourModes);
     if (s.present.memory != MemoryColours::State) s.present.heatmap = false;
   }
+  if (pressed(GLFW_KEY_P, false)) s.present.presenter = !s.present.presenter;
+  grid_zoom_keys(s);  // + / - / 0: the grid's zoom (Ctrl +/- stays the text size)
   if (pressed(GLFW_KEY_G, false)) {
     s.present.focus_grid = !s.present.focus_grid;
     s.present.focus_auto = false;  // the user's choice from now on

@@ -31,9 +31,9 @@ float value_font_size(float cell, float font) {
 }
 
 bool values_readable(float cell, float font) {
-  // At least 8 pixels, and two fifths of the panel's text: a presenter who chose a big
-  // font needs big values too.
-  return value_font_size(cell, font) >= std::max(8.0f, font * 0.4f);
+  // At least 8 pixels, and two fifths of the panel's text up to 10 pixels (cells of 19):
+  // past that the font serves the controls only, and the grid's zoom makes values bigger.
+  return value_font_size(cell, font) >= std::max(8.0f, std::min(font * 0.4f, 10.0f));
 }
 
 BarrierWait barrier_wait(const Replay& r, uint32_t block) {

@@ -210,8 +210,8 @@ class CompareView final : public View {
     if (s.present.show_values && (!pane_[0]->values_shown() || !pane_[1]->values_shown())) {
       char hint[160];
       std::snprintf(hint, sizeof hint,
-                    s.present.focus_grid ? "Cells of %.0f px: too small for values at this text "
-                                           "size (Ctrl - or a wider window)"
+                    s.present.focus_grid ? "Cells of %.0f px: too small for values (a wider "
+                                           "window; F11 fullscreen)"
                                          : "Cells of %.0f px: too small for values; G hides the "
                                            "side panels",
                     double(cell));

@@ -16,6 +16,7 @@
 #include "app/cell_renderer.hpp"
 #include "app/grid_memory_overlay.hpp"
 #include "app/grid_pane.hpp"
+#include "app/grid_zoom.hpp"
 #include "app/layout_toggle.hpp"
 #include "app/palette.hpp"
 #include "app/quiz_colours.hpp"
@@ -127,7 +128,7 @@ float snap_cell(float cell) {
 void arrange_multiply(const Shapes& sh, ImVec2 origin, ImVec2 avail, Arrangement& out) {
   const float font = ImGui::GetFontSize();
   const float label_h = ImGui::GetTextLineHeightWithSpacing() + 2;
-  const float gap = font * 1.2f;
+  const float gap = std::min(font * 1.2f, 24.0f);  // between arrays: not a big font's
   Placed A = sh.inputs[0], B = sh.inputs[1], C = sh.outputs[0];
   std::vector<Placed> S = sh.shared;
   const int count = int(S.size());
@@ -142,8 +143,9 @@ void arrange_multiply(const Shapes& sh, ImVec2 origin, ImVec2 avail, Arrangement
     if (p.name.size() > longest.size()) longest = p.name;
   }
   const float corner_gap = gap * 0.5f * float(std::max(0, count - 1));
-  const float col_title_w =
-      has_shared ? ImGui::CalcTextSize((longest + " of block (00, 00)").c_str()).x : 0;
+  // The column needs room for the arrays' names; "of block (x, y)" follows where it fits
+  // (the header names the block too).
+  const float col_title_w = has_shared ? ImGui::CalcTextSize(longest.c_str()).x + 8 : 0;
   // Beyond two shared arrays, each more takes a title and a gap of the column.
   const float more_titles = float(std::max(0, count - 2)) * (label_h + gap * 0.5f);
   const float classic_h = avail.y - 2 * label_h - gap * 0.5f - 4;
@@ -235,6 +237,7 @@ void arrange_multiply(const Shapes& sh, ImVec2 origin, ImVec2 avail, Arrangement
     float y = y0;
     for (Placed& p : S) {
       p.pos = ImVec2(sx, y);
+      p.title_max = std::max(p.cols * cell, origin.x + avail.x - sx - 4);
       y += p.rows * cell + label_h + gap * 0.5f;
     }
   }
@@ -249,7 +252,7 @@ void arrange_multiply(const Shapes& sh, ImVec2 origin, ImVec2 avail, Arrangement
 void arrange_stacked(const Shapes& sh, ImVec2 origin, ImVec2 avail, Arrangement& out) {
   const float font = ImGui::GetFontSize();
   const float label_h = ImGui::GetTextLineHeightWithSpacing() + 2;
-  const float gap = font * 1.2f;
+  const float gap = std::min(font * 1.2f, 24.0f);  // between arrays: not a big font's
   std::vector<Placed> items = sh.inputs;
   items.insert(items.end(), sh.shared.begin(), sh.shared.end());
   items.insert(items.end(), sh.outputs.begin(), sh.outputs.end());
@@ -398,7 +401,12 @@ class GridView final : public View, public GridPane {
     avail_ = avail;
     drawn_once_ = true;
     if (avail.x < 40 || avail.y < 40) return;
-    paint(s, origin, avail, 0);
+    // Fitted to the room, times the grid's own zoom (app/grid_zoom.hpp), clipped to the room.
+    const ZoomedRoom z = grid_zoom_room(s, origin, avail);
+    ImGui::PushClipRect(origin, ImVec2(origin.x + avail.x, origin.y + avail.y), true);
+    paint(s, z.origin, z.size, 0);
+    ImGui::PopClipRect();
+    draw_grid_zoom_badge(s);
     ImGui::Dummy(avail);
   }
 
@@ -561,7 +569,9 @@ class GridView final : public View, public GridPane {
   }
 
   void toggles(AppState& s) {
-    if (slide_) {  // a slide has no controls: the legend's line ends here
+    // A slide has no controls; in presenter mode the keys (H, M, +/-) and the
+    // menu do their work and the grid keeps the room: the legend's line ends here.
+    if (slide_ || s.present.presenter) {
       ImGui::NewLine();
       return;
     }
@@ -572,8 +582,9 @@ class GridView final : public View, public GridPane {
     if (s.present.show_values && !values_) {
       // Say why "values" is ticked and none show, and what helps; the short
       // form where the long one would take another line.
-      const char* hint = s.present.focus_grid ? "(too small: zoom in with Ctrl + to see values)"
-                                              : "(zoom in or press G to see values)";
+      const char* hint = s.present.focus_grid || s.present.presenter
+                             ? "(too small: + zooms the grid, P presents)"
+                             : "(too small: + zooms the grid, G hides the panels)";
       if (!same_line_if_fits(ImGui::CalcTextSize(hint).x)) {
         hint = "(too small for values)";
         if (!same_line_if_fits(ImGui::CalcTextSize(hint).x)) hint = nullptr;
@@ -581,8 +592,9 @@ class GridView final : public View, public GridPane {
       if (hint) ImGui::TextColored(ImVec4(0.9f, 0.62f, 0.0f, 1.0f), "%s", hint);
       if (ImGui::IsItemHovered())
         ImGui::SetTooltip(
-            "The cells are %.0f px; values need %.0f px at this text size:\n"
-            "zoom in or press G to see values.\n"
+            "The cells are %.0f px; values need %.0f px.\n"
+            "+ / - or Ctrl+wheel zoom the grid (0 fits it again; the text size does not\n"
+            "change the cells); G hides the side panels, P is the presenter mode.\n"
             "Hover a cell to see it, its row and its column magnified.",
             double(cell_), double(min_readable_cell()));
     }
@@ -721,14 +733,17 @@ class GridView final : public View, public GridPane {
         p.ring = r;
         p.title = p.name + " (block + halo ring)";
       }
-    // Square shared tiles (every 2D shared array t x t): the global matrices
-    // are drawn in tiles of t (without a halo ring), padded to whole tiles,
-    // where the tiles hang over.
+    // Square shared tiles (every 2D shared array t x t without its halo ring,
+    // or t x (t + a few): a tile padded against bank conflicts): the global
+    // matrices are drawn in tiles of t, padded to whole tiles, where the tiles
+    // hang over; so a padded layout is drawn at the scale of the plain one.
     int tile = 0;
     for (const Placed& p : sh.shared) {
       if (p.data_rows < 2 || p.data_cols < 2) continue;
-      const int side = p.data_rows - 2 * p.ring;
-      if (p.data_rows != p.data_cols || (tile && tile != side)) {
+      const int rows = p.data_rows - 2 * p.ring, cols = p.data_cols - 2 * p.ring;
+      const int side = std::min(rows, cols);
+      const int extra = std::max(rows, cols) - side;
+      if (extra > std::max(1, side / 8) || (tile && tile != side)) {
         tile = -1;
         break;
       }
@@ -1120,6 +1135,8 @@ class GridView final : public View, public GridPane {
 
   void hover(AppState& s, const Replay& r, const Trace& t, const Placed& p) {
     if (!ImGui::IsWindowHovered()) return;
+    ImDrawList* clip = ImGui::GetWindowDrawList();  // zoomed: cells outside the room are hidden
+    if (!ImGui::IsMouseHoveringRect(clip->GetClipRectMin(), clip->GetClipRectMax())) return;
     const ImVec2 m = ImGui::GetMousePos();
     const int col = int(std::floor((m.x - p.pos.x) / p.cell));
     const int row = int(std::floor((m.y - p.pos.y) / p.cell));

@@ -27,9 +27,12 @@ class NarrationView final : public View {
       return;
     }
     load(v);
+    // Presenter mode draws this in the caption strip: the moment's text only, the grid keeps
+    // the room (the lesson's title and note are for the panel).
+    const bool strip = s.present.presenter;
     ImFont* big = static_cast<ImFont*>(s.present.big_font);
     if (big) ImGui::PushFont(big);
-    ImGui::TextWrapped("%s", v->title);
+    if (!strip) ImGui::TextWrapped("%s", v->title);
     if (big) ImGui::PopFont();
     if (!error_.empty()) {
       ImGui::TextWrapped("%s", error_.c_str());
@@ -43,7 +46,7 @@ class NarrationView final : public View {
       text = moments[moment].get<std::string>();
     if (text.empty() && moments.contains("start") && moments["start"].is_string())
       text = moments["start"].get<std::string>();
-    ImGui::Spacing();
+    if (!strip) ImGui::Spacing();
     ImGui::TextUnformatted(text.c_str());
     // A removed barrier: what it was protecting.
     const uint32_t mask = s.has_trace() ? s.trace().config.barrier_mask : s.request.barrier_mask;
@@ -57,7 +60,7 @@ class NarrationView final : public View {
             ImGui::TextUnformatted(doc_["without_barrier"][key].get<std::string>().c_str());
           }
         }
-    if (doc_.contains("note") && doc_["note"].is_string()) {
+    if (!strip && doc_.contains("note") && doc_["note"].is_string()) {
       ImGui::Spacing();
       ImGui::TextDisabled("%s", doc_["note"].get<std::string>().c_str());
     }

@@ -56,16 +56,19 @@ void draw_quiz_band(AppState& s) {
   const Question* q = Q.question();
   if (!q) return;
   const float* bottom = s.slot_rects[int(Slot::Bottom)];
-  const bool over_timeline = bottom[2] > 0 && bottom[3] > ImGui::GetFontSize() * 6;
-  const float x = over_timeline ? bottom[0] : s.center_rect[0];
-  const float w = over_timeline ? bottom[2] : s.center_rect[2];
-  const float y_bottom =
-      over_timeline ? bottom[1] + bottom[3] : s.center_rect[1] + s.center_rect[3];
+  // In the caption strip beside or below the grid (app/caption_strip.hpp), all of it;
+  // without one, over the timeline.
+  const bool strip = s.strip_rect[2] > 0;
+  const float* room = strip ? s.strip_rect : bottom;
+  const bool over_timeline = strip || (bottom[2] > 0 && bottom[3] > ImGui::GetFontSize() * 6);
+  const float x = over_timeline ? room[0] : s.center_rect[0];
+  const float w = over_timeline ? room[2] : s.center_rect[2];
+  const float y_bottom = over_timeline ? room[1] + room[3] : s.center_rect[1] + s.center_rect[3];
   if (w <= 0) return;
-  const float margin = ImGui::GetFontSize() * 0.4f;
-  ImGui::SetNextWindowPos(ImVec2(x + margin, y_bottom - margin), ImGuiCond_Always, ImVec2(0, 1));
+  const float margin = ImGui::GetFontSize() * 0.4f, inset = strip ? 0.0f : margin;
+  ImGui::SetNextWindowPos(ImVec2(x + inset, y_bottom - inset), ImGuiCond_Always, ImVec2(0, 1));
   // Over the timeline: all of it, so that no half-covered button shows.
-  ImGui::SetNextWindowSize(ImVec2(w - 2 * margin, over_timeline ? bottom[3] - 2 * margin : 0));
+  ImGui::SetNextWindowSize(ImVec2(w - 2 * inset, over_timeline ? room[3] - 2 * inset : 0));
   ImGui::SetNextWindowBgAlpha(1.0f);
   ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.04f, 0.05f, 0.08f, 1));
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 1, 1, 1));

@@ -198,9 +198,9 @@ std::optional<std::string> parse_step(const json& j, LectureStep& step) {
              "': use start, end, stale, an event number, phase:N, barrier:N or access:N (N up to " +
              std::to_string(kMaxPositionSteps) + ")";
   }
-  static const char* const panels[] = {"auto", "all", "grid"};
+  static const char* const panels[] = {"auto", "all", "grid", "present"};
   static const char* const orders[] = {"lockstep", "recorded"};
-  if (auto e = word(j, "panels", step.panels, panels, 3)) return e;
+  if (auto e = word(j, "panels", step.panels, panels, 4)) return e;
   if (auto e = word(j, "memory", step.memory, kMemoryModes, std::size(kMemoryModes))) return e;
   if (auto e = word(j, "order", step.order, orders, 2)) return e;
   if (!j.contains("caption")) return std::string("caption: every step needs one (a string)");

@@ -28,7 +28,7 @@ inline constexpr size_t kMaxCaptionChars = 1000;
 struct LectureStep {
   RunRequest request;              // validated as tilescope --lesson ... validates it
   std::string position = "start";  // as --position takes it
-  std::string panels = "auto";     // auto, all (side panels shown) or grid (G)
+  std::string panels = "auto";     // auto, all (side panels shown), grid (G) or present (P)
   std::string memory = "state";    // as --memory takes it, or heatmap (H)
   std::string order = "lockstep";  // replay order: lockstep or recorded
   std::string caption;

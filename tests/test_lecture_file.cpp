@@ -84,7 +84,7 @@ TEST(LectureFile, BadFieldsNameStepFieldAndWhatIsAllowed) {
       {R"({"lesson": "matmul.tiled_square", "position": [1], )" + ok + "}",
        "step 1, position: give a string"},
       {R"({"lesson": "matmul.tiled_square", "panels": "some", )" + ok + "}",
-       "step 1, panels: 'some' is not one of auto, all or grid"},
+       "step 1, panels: 'some' is not one of auto, all, grid or present"},
       {R"({"lesson": "matmul.tiled_square", "memory": "rainbow", )" + ok + "}",
        "step 1, memory: 'rainbow' is not one of state, banks"},
       {R"({"lesson": "matmul.tiled_square"})", "step 1, caption: every step needs one"},
