@@ -113,8 +113,11 @@ void SlotLayout::draw(AppState& s, const std::vector<std::unique_ptr<View>>& vie
         const float panels = grid->cell_size_if_grown(ImVec2(0, 0));
         const float focus = grid->cell_size_if_grown(ImVec2(Lp + Rp, 0));
         if (panels > 0) {
+          // A grid pane with no room for cells at all (a large font on a small
+          // window: the legend fills it) gets the focus whatever it measures.
+          const bool no_room = panels <= kNoRoomCell;
           s.present.focus_grid =
-              !values_readable(panels, ImGui::GetFontSize()) && focus > panels * 1.15f;
+              no_room || (!values_readable(panels, ImGui::GetFontSize()) && focus > panels * 1.15f);
           std::copy(key, key + 4, focus_key_);
           focus_measuring_ = false;
         }

@@ -63,6 +63,7 @@ class View {
   // A grid-like view: the cell size, in pixels, it would draw if its slot were
   // `growth` larger (negative: smaller) than last frame's; 0 when it cannot
   // tell (not drawn yet). The app picks the grid-focus layout with it.
+  // kNoRoomCell: drawn, but the slot leaves no room for a single cell.
   virtual float cell_size_if_grown(ImVec2 /*growth*/) const { return 0; }
   virtual void draw(AppState& s) = 0;
   // On a slide (app/slide.hpp: an export's frames, a --panels screenshot): the
@@ -73,6 +74,8 @@ class View {
   // Called once per frame before any draw(), for views that keep caches.
   virtual void update(AppState&) {}
 };
+
+inline constexpr float kNoRoomCell = 0.25f;  // see View::cell_size_if_grown
 
 using ViewFactory = std::function<std::unique_ptr<View>()>;
 

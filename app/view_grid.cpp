@@ -379,7 +379,10 @@ class GridView final : public View, public GridPane {
 
   float cell_size_if_grown(ImVec2 growth) const override {
     if (!drawn_once_ || shapes_.empty()) return 0;
-    return arrange(shapes_, ImVec2(0, 0), ImVec2(avail_.x + growth.x, avail_.y + growth.y)).cell;
+    // A pane whose legend leaves no room draws no cell at all: say "a fraction
+    // of a pixel" rather than "cannot tell", so that the app still chooses.
+    const ImVec2 room(std::max(0.0f, avail_.x + growth.x), std::max(0.0f, avail_.y + growth.y));
+    return std::max(kNoRoomCell, arrange(shapes_, ImVec2(0, 0), room).cell);
   }
 
   void draw(AppState& s) override {

@@ -67,6 +67,23 @@ bool valid_quiz_answer(const std::string& spec) {
     const auto n = whole(std::string_view(spec).substr(7));
     return n && *n >= 1 && *n <= 1000;
   }
+  // Rectangles: rect:ARRAY:r0,c0-r1,c1, several joined by ';' (the array's
+  // name and the corners are checked against the question once it is asked).
+  if (spec.rfind("rect:", 0) == 0) {
+    for (size_t at = 0; at < spec.size();) {
+      const size_t end = std::min(spec.find(';', at), spec.size());
+      const std::string item = spec.substr(at, end - at);
+      const size_t colon = item.rfind(':');
+      int r0, c0, r1, c1;
+      char tail;
+      if (item.rfind("rect:", 0) != 0 || colon <= 5 ||
+          std::sscanf(item.c_str() + colon + 1, "%d,%d-%d,%d%c", &r0, &c0, &r1, &c1, &tail) != 4 ||
+          r0 < 0 || c0 < 0 || r1 < 0 || c1 < 0)
+        return false;
+      at = end + 1;
+    }
+    return spec.back() != ';';
+  }
   // Cells: element numbers separated by commas, none empty.
   for (size_t at = 0; at <= spec.size();) {
     const size_t end = std::min(spec.find(',', at), spec.size());
@@ -99,7 +116,8 @@ std::optional<std::string> check_window_options(const Options& opt, const GivenO
   if (!opt.quiz_answer.empty()) {
     if (!valid_quiz_answer(opt.quiz_answer))
       return "--quiz-answer '" + opt.quiz_answer +
-             "': use truth, truth-1, truth+1, none, choice:N or cells such as 3,17,20";
+             "': use truth, truth-1, truth+1, none, choice:N, cells such as 3,17,20 or "
+             "rectangles such as rect:A:0,0-3,7 (joined by ;)";
     if (opt.quiz_seed < 0) return "--quiz-answer '" + opt.quiz_answer + "': give --quiz too";
   }
   if (!opt.tab.empty()) {

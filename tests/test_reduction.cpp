@@ -510,12 +510,15 @@ TEST(Reduction, BadShuffleAndWarpBarrierFieldsAreRefused) {
   const size_t a = first_of(sw.trace, EventKind::SharedLoad);
   EXPECT_NE(refused(sw.trace, a, [](Event& e) { e.flags = kFlagWarpScope; }).find("bit 3"),
             std::string::npos);
-  // A shuffle in a lesson without shuffles is still a well-formed event.
+  // A well-formed shuffle in a lesson whose kernel has none is refused
+  // (issue 20: shuffles and atomics only where the lesson has them).
   Trace t = sw.trace;
   t.events[a].kind = EventKind::WarpShuffle;
   t.events[a].array = kNoArray;
   t.events[a].element = 5;
-  EXPECT_EQ(check_trace_semantics(t), std::nullopt);
+  const auto why = check_trace_semantics(t);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("a warp shuffle; reduction.warp_syncwarp has none"), std::string::npos);
 }
 
 TEST(Reduction, WarpBarriersAreNoBlockPhasesAndShufflesTouchNoCell) {

@@ -237,3 +237,21 @@ TEST(Presenter, LectureStepTurnsPresenterModeOn) {
 }
 
 }  // namespace
+
+// Defect 1 without presenter mode: at 1280 x 720 with a large font the side
+// panels left the grid's legend alone on screen (the pane drew no cell, so the
+// automatic grid focus never decided). The window now chooses the grid focus
+// and every array is drawn, the hint pointing to the zoom and to P.
+TEST(Presenter, WithThePanelsALargeFontStillShowsEveryArrayOn720p) {
+  for (int font : {28, 32}) {
+    const std::string name = "panels_720_font" + std::to_string(font);
+    const json j = shot(name, "--size 1280x720 --font-size " + std::to_string(font));
+    ASSERT_TRUE(j.is_object()) << name;
+    EXPECT_TRUE(j["layout"]["focus_grid"].get<bool>()) << name << ": the app chose no focus";
+    ASSERT_GE(j["arrays"].size(), 5u) << name;  // A, B, C, tileA, tileB
+    for (const json& a : j["arrays"]) {
+      EXPECT_GE(a["cell_w"].get<double>(), 4.0) << name << ": " << a.dump();
+      EXPECT_GT(a["rows"].get<int>(), 0) << name;
+    }
+  }
+}
