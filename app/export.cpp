@@ -48,8 +48,9 @@ class GifSink : public FrameSink {
     if (gif_) EGifCloseFile(gif_, nullptr);  // the target's destructor removes the temporary
   }
   bool open(const OutputOptions& o, std::string* error) {
-    out_ = open_output(path_, o, error);
-    if (!out_) return false;
+    auto out = open_output(path_, o, error);
+    if (!out) return false;
+    out_.emplace(std::move(*out));
     // giflib writes through put() into the output layer's target.
     int err = 0;
     gif_ = EGifOpen(this, &GifSink::put, &err);
