@@ -14,17 +14,21 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
 
 #include "app/caption_strip.hpp"
 #include "app/compare_mode.hpp"
 #include "app/jobs.hpp"
 #include "app/lecture.hpp"
 #include "app/menu.hpp"
+#include "app/outputs.hpp"
 #include "app/palette.hpp"
 #include "app/quiz.hpp"
 #include "app/settings.hpp"
 #include "app/shortcuts.hpp"
 #include "app/slide.hpp"
+#include "io/input_file.hpp"
 #include "io/perf_report.hpp"
 #include "io/trace_file.hpp"
 
@@ -49,7 +53,16 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
       opt_.order == "recorded" ? ReplayOrder::AsRecorded : ReplayOrder::Lockstep;
 
   add_settings_handler(state_);
-  if (!opt_.scripted()) ImGui::LoadIniSettingsFromDisk(ImGui::GetIO().IniFilename);
+  if (!opt_.scripted()) {  // imgui.ini through the input layer (ImGui's own fopen would wait on a
+                           // FIFO)
+    std::string err;
+    if (std::error_code ec; std::filesystem::exists(kIniFile, ec)) {
+      if (auto text = read_input_text(kIniFile, {"window settings", 1 << 20}, &err))
+        ImGui::LoadIniSettingsFromMemory(text->data(), text->size());
+      else
+        std::fprintf(stderr, "tilescope: note: settings not read: %s\n", err.c_str());
+    }
+  }
 
   // The lesson: parsed and checked by main() like tilescope-cli's; without
   // one, the catalogue's default (a tiled multiply whose size is not a
@@ -81,6 +94,8 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
     opt_.trace_file.clear();
   }
   s.open_perf_report_request = opt_.perf_report;
+  for (const std::string& in : {opt_.trace_file, opt_.perf_report, opt_.lecture})
+    if (!in.empty()) s.fixed_inputs.push_back(in);  // never written over (app/outputs.hpp)
 
   // --compare: the second run starts with the first (app/compare_mode.hpp).
   if (!opt_.compare_error.empty()) s.banner.show(Banner::Error, opt_.compare_error);
@@ -102,6 +117,21 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
 App::~App() {
   // A run in flight finishes on its own thread; wait so nothing outlives us.
   if (state_.job.active()) state_.job.future.wait();
+  save_settings();
+}
+
+void App::save_settings() {
+  // As ImGui would, but through the output layer: complete or not at all.
+  ImGuiIO& io = ImGui::GetIO();
+  io.WantSaveIniSettings = false;
+  if (opt_.scripted()) return;
+  size_t n = 0;
+  const char* text = ImGui::SaveIniSettingsToMemory(&n);
+  OutputOptions o;
+  o.force = true;
+  std::string err;
+  if (!write_output(kIniFile, o, std::string_view(text, n), &err))
+    std::fprintf(stderr, "tilescope: note: settings not saved: %s\n", err.c_str());
 }
 
 void App::apply_requests(double dt) {
@@ -162,6 +192,7 @@ bool App::frame() {
   const double now = glfwGetTime();
   const double dt = std::min(0.25, now - last_time_);
   last_time_ = now;
+  if (ImGui::GetIO().WantSaveIniSettings) save_settings();
 
   float xs = 1, ys = 1;
   glfwGetWindowContentScale(window_, &xs, &ys);
@@ -229,8 +260,12 @@ bool App::frame() {
     if (dialog_.mode() == FileDialogMode::Open) {
       s.open_trace_request = chosen;
     } else if (s.has_trace()) {
+      // The dialog asked before replacing a file; never over a file being read.
+      const std::vector<uint8_t> bytes = serialize_trace(s.trace());
       std::string err;
-      if (save_trace(s.trace(), chosen, &err))
+      if (write_output(chosen, window_output_options(s, true),
+                       std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                       &err))
         s.banner.show(Banner::Info, "Saved the trace to " + chosen +
                                         " (open it on any machine: File > Open trace)");
       else

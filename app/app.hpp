@@ -65,6 +65,7 @@ struct Options {
   std::string record, record_from = "start", record_to = "end", record_panels = "window";
   std::string record_title;
   int record_fps = 10;
+  bool force = false;  // --force: scripted outputs may replace existing files
   double record_seconds = 10, record_speed = 0;
   bool scripted() const {
     return !screenshot.empty() || exit_after || frames > 0 || !record.empty();
@@ -106,6 +107,8 @@ class App {
 
  private:
   void apply_requests(double dt);
+  void save_settings();  // imgui.ini (interactive only)
+  static constexpr const char* kIniFile = "imgui.ini";
   void export_before_frame();
   void export_place_replay();
   void export_after_render(int fw, int fh);

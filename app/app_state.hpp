@@ -257,6 +257,10 @@ struct AppState {
   bool run_requested = false;      // a panel asks for request to run
   std::string open_trace_request;  // a path to load, set by the file dialog or a drop
   std::string open_perf_report_request;  // a performance report (.json) for the Performance panel
+  // Files being read, never written over (app/outputs.hpp): the command line's
+  // (trace, --perf-report, --lecture), the report the Performance panel shows.
+  std::vector<std::string> fixed_inputs;
+  std::string perf_report_source;
   bool file_dialog_open = false;
   bool save_dialog_open = false;    // "Save trace as...": the dialog in save mode
   bool export_dialog_open = false;  // File > Export replay...

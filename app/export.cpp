@@ -13,9 +13,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,19 +45,16 @@ class GifSink : public FrameSink {
  public:
   GifSink(std::string path, int fps) : path_(std::move(path)), fps_(std::max(fps, 1)) {}
   ~GifSink() override {
-    if (gif_) EGifCloseFile(gif_, nullptr);
+    if (gif_) EGifCloseFile(gif_, nullptr);  // the target's destructor removes the temporary
   }
-  bool open(std::string* error) {
-    // Opened here (giflib's own open makes the file private to its owner).
-    const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
-    if (fd < 0) {
-      *error = "cannot write " + path_ + ": " + std::strerror(errno);
-      return false;
-    }
+  bool open(const OutputOptions& o, std::string* error) {
+    auto out = open_output(path_, o, error);
+    if (!out) return false;
+    out_.emplace(std::move(*out));
+    // giflib writes through put() into the output layer's target.
     int err = 0;
-    gif_ = EGifOpenFileHandle(fd, &err);
+    gif_ = EGifOpen(this, &GifSink::put, &err);
     if (!gif_) {
-      ::close(fd);
       *error = "cannot write " + path_ + ": " + GifErrorString(err);
       return false;
     }
@@ -113,19 +112,29 @@ class GifSink : public FrameSink {
     const int rc = EGifCloseFile(gif_, &err);
     gif_ = nullptr;
     if (rc == GIF_ERROR) {
-      *error = "cannot write " + path_ + ": " + GifErrorString(err);
-      return false;
+      const char* why = GifErrorString(err);
+      out_->fail(why ? why : "giflib error");
     }
-    return true;
+    // The file replaces what was there only now, complete and on the disk.
+    return out_->commit(error);
   }
   std::string written() const override { return path_; }
 
  private:
+  static int put(GifFileType* gif, const GifByteType* bytes, int n) {
+    auto* self = static_cast<GifSink*>(gif->UserData);
+    return self->out_->write(bytes, size_t(n)) ? n : 0;
+  }
+  // The write's own reason (disk full) when there is one, else giflib's.
   bool fail(std::string* error) {
     const char* why = GifErrorString(gif_->Error);
-    *error = "cannot write " + path_ + ": " + (why ? why : "giflib error");
+    out_->fail(why ? why : "giflib error");
+    EGifCloseFile(gif_, nullptr);
+    gif_ = nullptr;
+    out_->commit(error);  // fails with the first error; the temporary is removed
     return false;
   }
+  std::optional<OutputTarget> out_;
   std::string path_;
   int fps_;
   int frames_ = 0;  // frames written so far
@@ -135,30 +144,44 @@ class GifSink : public FrameSink {
 };
 
 // A numbered PNG sequence: out.png -> out_0000.png, out_0001.png, ...
+// Each frame is written and verified beside its file; all are published at
+// the end, so a failed frame replaces none of them.
 class PngSequenceSink : public FrameSink {
  public:
-  explicit PngSequenceSink(const std::string& path) : stem_(path.substr(0, path.size() - 4)) {}
+  PngSequenceSink(const std::string& path, const OutputOptions& o)
+      : stem_(path.substr(0, path.size() - 4)), out_options_(o) {}
   bool add(const unsigned char* rgb, int w, int h, std::string* error) override {
     const std::string name = file(count_);
-    if (!stbi_write_png(name.c_str(), w, h, 3, rgb, w * 3)) {
-      *error = "cannot write " + name;
-      return false;
-    }
+    auto out = open_output(name, out_options_, error);
+    if (!out) return false;
+    if (!stbi_write_png_to_func(&PngSequenceSink::put, &*out, w, h, 3, rgb, w * 3))
+      out->fail("the PNG encoder failed");
+    if (!out->seal(error)) return false;
+    frames_.push_back(std::move(*out));
     ++count_;
     return true;
   }
-  bool finish(std::string*) override { return true; }
+  bool finish(std::string* error) override {
+    for (OutputTarget& f : frames_)
+      if (!f.commit(error)) return false;
+    return true;
+  }
   std::string written() const override {
     return count_ == 0 ? file(0) : file(0) + " .. " + file(count_ - 1);
   }
 
  private:
+  static void put(void* target, void* data, int n) {
+    static_cast<OutputTarget*>(target)->write(data, size_t(n));  // an error is kept for seal()
+  }
   std::string file(int i) const {
     char n[32];
     std::snprintf(n, sizeof n, "_%04d.png", i);
     return stem_ + n;
   }
   std::string stem_;
+  OutputOptions out_options_;
+  std::vector<OutputTarget> frames_;  // sealed, published by finish()
   int count_ = 0;
 };
 
@@ -179,9 +202,12 @@ std::string shell_quote(const std::string& s) {
 }
 
 // H.264 in an MP4 through a pipe to Debian's ffmpeg (libx264): raw RGB frames in.
+// ffmpeg writes the output layer's temporary (named so ffmpeg cannot guess
+// the format: -f mp4), published by finish() once ffmpeg succeeded.
 class Mp4Sink : public FrameSink {
  public:
-  Mp4Sink(std::string path, int fps) : path_(std::move(path)), fps_(fps) {}
+  Mp4Sink(OutputTarget out, int fps)
+      : path_(out.path()), fps_(fps), out_(std::make_unique<OutputTarget>(std::move(out))) {}
   ~Mp4Sink() override {
     if (pipe_) pclose(pipe_);
     if (!log_.empty()) std::remove(log_.c_str());
@@ -196,8 +222,8 @@ class Mp4Sink : public FrameSink {
           "-pix_fmt rgb24 -s " +
           std::to_string(w) + "x" + std::to_string(h) + " -r " + std::to_string(fps_) +
           " -i - -c:v libx264 -preset veryfast -crf 18 -pix_fmt yuv420p "
-          "-movflags +faststart " +
-          shell_quote(path_) + " 2> " + shell_quote(log_);
+          "-movflags +faststart -f mp4 " +
+          shell_quote(out_->write_path()) + " 2> " + shell_quote(log_);
       pipe_ = popen(cmd.c_str(), "w");
       if (!pipe_) {
         *error = "cannot start ffmpeg";
@@ -219,11 +245,18 @@ class Mp4Sink : public FrameSink {
     }
     const int st = pclose(pipe_);
     pipe_ = nullptr;
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return true;
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+      struct stat written {};
+      if (!out_->direct() &&
+          (::stat(out_->write_path().c_str(), &written) != 0 || written.st_size == 0))
+        out_->fail("ffmpeg wrote nothing");
+      return out_->commit(error);  // verified and published, or the original kept
+    }
     std::ifstream f(log_);
     std::string why((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     while (!why.empty() && (why.back() == '\n' || why.back() == '\r'))
       why.pop_back();
+    // The temporary goes with the target; what was there stays.
     *error = "ffmpeg could not write " + path_ + (why.empty() ? "" : ": " + why);
     return false;
   }
@@ -232,6 +265,7 @@ class Mp4Sink : public FrameSink {
  private:
   std::string path_;
   int fps_;
+  std::unique_ptr<OutputTarget> out_;
   FILE* pipe_ = nullptr;
   std::string log_;
 };
@@ -263,15 +297,14 @@ bool export_panels_for(const std::string& name, ExportPanels* panels) {
   return false;
 }
 
-// Every file an export writes is made here and in the sinks above (the GIF's
-// open(2), stb's PNGs, ffmpeg's MP4) and a cancelled one removed in
-// Exporter::cancel(): the one place to route through a shared output layer.
+// Every file an export writes goes through the output layer, in the sinks
+// above (giflib's bytes, stb's PNGs, ffmpeg's temporary).
 std::unique_ptr<FrameSink> open_frame_sink(ExportFormat format, const std::string& path, int fps,
-                                           std::string* error) {
+                                           const OutputOptions& out, std::string* error) {
   switch (format) {
     case ExportFormat::Gif: {
       auto sink = std::make_unique<GifSink>(path, fps);
-      if (!sink->open(error)) return nullptr;
+      if (!sink->open(out, error)) return nullptr;
       return sink;
     }
     case ExportFormat::Mp4: {
@@ -281,18 +314,38 @@ std::unique_ptr<FrameSink> open_frame_sink(ExportFormat format, const std::strin
         return nullptr;
       }
       // Said here, not by ffmpeg after the first frame: the file cannot be made.
-      FILE* probe = std::fopen(path.c_str(), "wb");
-      if (!probe) {
-        *error = "cannot write " + path + ": " + std::strerror(errno);
+      auto target = open_output(path, out, error);
+      if (!target) return nullptr;
+      return std::make_unique<Mp4Sink>(std::move(*target), fps);
+    }
+    case ExportFormat::PngSequence: {
+      // The first frame's name is checked now: a refusal before any frame is drawn.
+      if (auto e = check_output(path.substr(0, path.size() - 4) + "_0000.png", out)) {
+        *error = *e;
         return nullptr;
       }
-      std::fclose(probe);
-      return std::make_unique<Mp4Sink>(path, fps);
+      return std::make_unique<PngSequenceSink>(path, out);
     }
-    case ExportFormat::PngSequence:
-      return std::make_unique<PngSequenceSink>(path);
   }
   return nullptr;
+}
+
+std::vector<std::string> export_files(const ExportRequest& req) {
+  ExportFormat f;
+  if (!export_format_for(req.path, &f)) return {};
+  if (f != ExportFormat::PngSequence) return {req.path};
+  const int n = int(export_positions(req.from, req.to,
+                                     export_frame_count(req.from, req.to, req.fps, req.seconds,
+                                                        req.events_per_second))
+                        .size());
+  std::vector<std::string> files;
+  const std::string stem = req.path.substr(0, req.path.size() - 4);
+  for (int i = 0; i < n; ++i) {
+    char tail[32];
+    std::snprintf(tail, sizeof tail, "_%04d.png", i);
+    files.push_back(stem + tail);
+  }
+  return files;
 }
 
 std::vector<uint64_t> export_positions(uint64_t from, uint64_t to, int frames) {
@@ -336,7 +389,7 @@ bool Exporter::start(const ExportRequest& req, std::string* error) {
   w_ = h_ = 0;
   // A reader that went away (ffmpeg failing) gives an error from write(), not a signal.
   std::signal(SIGPIPE, SIG_IGN);
-  sink_ = open_frame_sink(format_, req.path, req.fps, error);
+  sink_ = open_frame_sink(format_, req.path, req.fps, req.output, error);
   started_ = now_s();
   return sink_ != nullptr;
 }
@@ -386,13 +439,9 @@ bool Exporter::finish(std::string* error) {
 }
 
 void Exporter::cancel() {
-  if (!sink_) return;
+  // The sink's temporaries go with it; nothing was published, the files that
+  // were there stay as they were.
   sink_.reset();
-  // A half-written file is no figure: remove it (a PNG sequence keeps what it wrote).
-  if (format_ != ExportFormat::PngSequence) {
-    std::error_code ec;
-    if (std::filesystem::is_regular_file(req_.path, ec)) std::filesystem::remove(req_.path, ec);
-  }
 }
 
 double Exporter::seconds_elapsed() const {

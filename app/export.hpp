@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "io/output_file.hpp"
+
 namespace ts::app {
 
 enum class ExportFormat { Gif, Mp4, PngSequence };
@@ -32,8 +34,11 @@ class FrameSink {
   // What was written (a PNG sequence: its first and last file).
   virtual std::string written() const = 0;
 };
+// Every file goes through the output layer under `out` (io/output_file.hpp):
+// written to a temporary beside it (ffmpeg too) and published only when the
+// export completes, so a failed or cancelled export leaves what was there.
 std::unique_ptr<FrameSink> open_frame_sink(ExportFormat format, const std::string& path, int fps,
-                                           std::string* error);
+                                           const OutputOptions& out, std::string* error);
 
 // The positions of the frames: `frames` of them spread evenly from `from` to
 // `to` (both included), never more than the events between them.
@@ -51,8 +56,13 @@ struct ExportRequest {
   double seconds = 10;           // the animation's length ...
   double events_per_second = 0;  // ... or the replay's speed (events a second), when > 0
   ExportPanels panels = ExportPanels::Window;
-  std::string title;  // a line drawn above the frames' panels; empty: none
+  std::string title;     // a line drawn above the frames' panels; empty: none
+  OutputOptions output;  // the inputs never written over; whether files may be replaced
 };
+
+// The files an export writes: the one file, or each of a PNG sequence's
+// (out_0000.png, ...); empty when the name asks for no format.
+std::vector<std::string> export_files(const ExportRequest& req);
 
 // One export in progress, driven frame by frame by the app: before a frame it
 // names the position to show; after the frame is rendered it takes the pixels.

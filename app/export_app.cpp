@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "app/app.hpp"
+#include "app/outputs.hpp"
 
 namespace ts::app {
 
@@ -25,6 +26,7 @@ bool App::start_export(const ExportRequest& req, std::string* error) {
     return false;
   }
   ExportRequest r = req;
+  r.output.inputs = window_inputs(s);  // whoever asked: never over a file being read
   r.from = std::min(r.from, s.replay->size());
   r.to = std::min(r.to, s.replay->size());
   export_error_.clear();
@@ -121,6 +123,16 @@ bool App::record_scripted(std::string* error) {
   req.events_per_second = opt_.record_speed;
   if (!export_panels_for(opt_.record_panels, &req.panels)) req.panels = ExportPanels::Window;
   req.title = opt_.record_title;
+  req.output = window_output_options(s, opt_.force);
+  req.output.force_hint = "add --force to overwrite it";
+  // Every file of the export checked before a frame is drawn: an input, or a
+  // file there without --force, is a usage error (exit 2), as the CLI's -o.
+  for (const std::string& f : export_files(req))
+    if (auto e = check_output(f, req.output)) {
+      *error = "error: --record: " + *e;
+      s.option_error = *e;
+      return false;
+    }
   if (!start_export(req, error)) return false;
   while (exporter_.active()) {
     glfwPollEvents();

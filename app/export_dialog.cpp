@@ -1,5 +1,7 @@
 #include "app/export_dialog.hpp"
 
+#include "app/outputs.hpp"
+
 #include <imgui.h>
 
 #include <algorithm>
@@ -81,7 +83,17 @@ bool ExportDialog::draw(AppState& s, const Exporter& running, ExportRequest* req
       "%d frames of %.0f x %.0f (the window's size)%s", frames, ImGui::GetIO().DisplaySize.x,
       ImGui::GetIO().DisplaySize.y,
       panels_ == int(ExportPanels::Window) ? "" : ": the panels alone fill it, no controls");
-  if (ImGui::Button("Export") && s.replay) {
+  if (!refused_.empty()) ImGui::TextColored(ImVec4(0.9f, 0.4f, 0.1f, 1), "%s", refused_.c_str());
+  // Asked as the Save dialog asks: a file that exists is replaced only when confirmed.
+  bool confirmed = false;
+  if (!replace_.empty()) {
+    ImGui::TextColored(ImVec4(0.9f, 0.6f, 0.0f, 1), "Replace %s?", replace_.c_str());
+    confirmed = ImGui::Button("Replace it");
+    ImGui::SameLine();
+    if (ImGui::Button("Keep it, choose another name")) replace_.clear();
+    ImGui::SameLine();
+  }
+  if (((replace_.empty() && ImGui::Button("Export")) || confirmed) && s.replay) {
     Replay& r = *s.replay;
     req->path = path_;
     req->fps = fps_;
@@ -96,12 +108,25 @@ bool ExportDialog::draw(AppState& s, const Exporter& running, ExportRequest* req
     } else {
       req->from = uint64_t(std::max(0, from_)), req->to = uint64_t(std::max(0, to_));
     }
-    s.export_dialog_open = false;
-    pressed = true;
-    ImGui::CloseCurrentPopup();
+    req->from = std::min(req->from, r.size()), req->to = std::min(req->to, r.size());
+    const std::vector<std::string> files = export_files(*req);
+    std::string why;
+    const WriteCheck c = confirmed ? WriteCheck::Write : check_window_output(s, files, &why);
+    refused_ = c == WriteCheck::Refuse ? why : "";
+    if (c == WriteCheck::Ask)
+      replace_ = files.size() == 1 ? files.front() : files.front() + " .. " + files.back();
+    if (c == WriteCheck::Write) {
+      req->output.force = confirmed;
+      replace_.clear();
+      s.export_dialog_open = false;
+      pressed = true;
+      ImGui::CloseCurrentPopup();
+    }
   }
   ImGui::SameLine();
   if (ImGui::Button("Close")) {
+    replace_.clear();
+    refused_.clear();
     s.export_dialog_open = false;
     ImGui::CloseCurrentPopup();
   }

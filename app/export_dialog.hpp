@@ -26,6 +26,8 @@ class ExportDialog {
   int panels_ = 2;  // ExportPanels
   char title_[256] = "";
   bool was_open_ = false;
+  std::string replace_;  // the files that exist, shown with "Replace?" (app/outputs.hpp)
+  std::string refused_;  // why the file cannot be written (an input, a folder)
 };
 
 }  // namespace ts::app

@@ -22,9 +22,11 @@
 
 #include "app/app.hpp"
 #include "app/compare_mode.hpp"
+#include "app/export.hpp"
 #include "app/window_args.hpp"
 #include "engine/lesson_options.hpp"
 #include "io/lecture_file.hpp"
+#include "io/output_file.hpp"
 
 namespace {
 
@@ -69,6 +71,8 @@ int main(int argc, char** argv) {
                  "write where each array's cells are (with --screenshot)");
   cli.add_option("--size", size, "window size WIDTHxHEIGHT");
   cli.add_flag("--exit", opt.exit_after, "exit after the screenshot (scripted mode)");
+  cli.add_flag("--force", opt.force,
+               "let --screenshot, --cells-json and --record replace files that exist");
   cli.add_option("--frames", opt.frames,
                  "render N frames while playing and print frames per second");
   cli.add_option("--font-size", opt.font_size, "text size in points (Ctrl +/- in the window)");
@@ -212,6 +216,33 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tilescope: error: %s\n", e->c_str());
     return 2;
   }
+  // The files it will write, checked before any window as tilescope-cli's -o:
+  // never an input, never a file there without --force, never twice (exit 2).
+  {
+    ts::OutputOptions out;
+    out.force = opt.force;
+    for (const std::string* in : {&opt.trace_file, &opt.perf_report, &opt.lecture})
+      if (!in->empty()) out.inputs.push_back(*in);
+    std::vector<std::pair<const char*, std::string>> files;
+    if (!opt.screenshot.empty()) files.push_back({"--screenshot", opt.screenshot});
+    if (!opt.cells_json.empty()) files.push_back({"--cells-json", opt.cells_json});
+    ts::app::ExportFormat format;
+    if (!opt.record.empty())  // a PNG sequence: its first frame (the others once counted)
+      files.push_back({"--record", ts::app::export_format_for(opt.record, &format) &&
+                                           format == ts::app::ExportFormat::PngSequence
+                                       ? opt.record.substr(0, opt.record.size() - 4) + "_0000.png"
+                                       : opt.record});
+    for (size_t i = 0; i < files.size(); ++i) {
+      std::optional<std::string> e = ts::check_output(files[i].second, out);
+      for (size_t j = 0; j < i && !e; ++j)
+        if (ts::same_file(files[i].second, files[j].second))
+          e = files[i].second + " is also " + files[j].first + "'s file; give each its own";
+      if (e) {
+        std::fprintf(stderr, "tilescope: error: %s: %s\n", files[i].first, e->c_str());
+        return 2;
+      }
+    }
+  }
 
   glfwSetErrorCallback(on_glfw_error);
   if (!glfwInit()) {
@@ -243,7 +274,8 @@ int main(int argc, char** argv) {
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
-  io.IniFilename = opt.scripted() ? nullptr : "imgui.ini";
+  // imgui.ini is read and written by the app through io/ (App::save_settings).
+  io.IniFilename = nullptr;
   io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
   io.ConfigFlags &= ~ImGuiConfigFlags_NavEnableKeyboard;  // arrows drive the replay, not focus
   ImGui_ImplGlfw_InitForOpenGL(window, true);
@@ -298,7 +330,7 @@ int main(int argc, char** argv) {
         glfwSwapBuffers(window);
         if (!opt.record.empty() && rc == 0 && !app.record_scripted(&err)) {
           std::fprintf(stderr, "tilescope: %s\n", err.c_str());
-          rc = 1;
+          rc = app.state().option_error.empty() ? 1 : 2;  // refused (an input, no --force): 2
         }
         if (opt.frames > 0) {
           // Frames per second while the replay plays (the cells change every frame).

@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -22,6 +21,7 @@
 #include "app/jobs.hpp"
 #include "app/layout_toggle.hpp"
 #include "app/lecture.hpp"
+#include "app/outputs.hpp"
 #include "app/palette.hpp"
 #include "app/quiz_colours.hpp"
 #include "app/window_args.hpp"
@@ -73,9 +73,11 @@ bool apply_position_spec(AppState& s, const std::string& spec, std::string* erro
 
 namespace {
 
-// The window's back buffer as a PNG; its size in pixels in fw, fh.
-bool write_window_png(GLFWwindow* window, const std::string& png, int* fw_out, int* fh_out,
-                      std::string* error) {
+// The window's back buffer as a PNG, through the output layer (a failed or
+// short write is an error, the file that was there stays); its size in
+// pixels in fw, fh.
+bool write_window_png(GLFWwindow* window, const std::string& png, const OutputOptions& o,
+                      int* fw_out, int* fh_out, std::string* error) {
   int fw = 0, fh = 0;
   glfwGetFramebufferSize(window, &fw, &fh);
   if (fw <= 0 || fh <= 0) {
@@ -91,10 +93,15 @@ bool write_window_png(GLFWwindow* window, const std::string& png, int* fw_out, i
   const size_t row = size_t(fw) * 3;
   for (int y = 0; y < fh; ++y)
     std::copy_n(px.data() + size_t(fh - 1 - y) * row, row, flipped.data() + size_t(y) * row);
-  if (!stbi_write_png(png.c_str(), fw, fh, 3, flipped.data(), int(row))) {
-    *error = "cannot write " + png;
+  std::string bytes;
+  const auto put = [](void* to, void* data, int n) {
+    static_cast<std::string*>(to)->append(static_cast<const char*>(data), size_t(n));
+  };
+  if (!stbi_write_png_to_func(put, &bytes, fw, fh, 3, flipped.data(), int(row))) {
+    *error = "cannot write " + png + ": the PNG encoder failed";
     return false;
   }
+  if (!write_output(png, o, bytes, error)) return false;
   *fw_out = fw;
   *fh_out = fh;
   return true;
@@ -466,16 +473,13 @@ void App::press_keys() {
 }
 
 bool App::write_screenshot(const std::string& png, const std::string& json, std::string* error) {
+  // Scripted: an existing file is replaced only with --force (main checked
+  // first, with exit 2); never a file being read.
+  OutputOptions o = window_output_options(state_, opt_.force);
   int fw = 0, fh = 0;
-  if (!write_window_png(window_, png, &fw, &fh, error)) return false;
+  if (!write_window_png(window_, png, o, &fw, &fh, error)) return false;
   if (json.empty()) return true;
-  std::ofstream f(json);
-  f << cells_map(state_, fw, fh).dump(1) << "\n";
-  if (!f) {
-    *error = "cannot write " + json;
-    return false;
-  }
-  return true;
+  return write_output(json, o, cells_map(state_, fw, fh).dump(1) + "\n", error);
 }
 
 }  // namespace ts::app

@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
-#include <fstream>
 
 #include "app/view.hpp"
+#include "io/input_file.hpp"
 
 namespace ts::app {
 
@@ -109,10 +109,17 @@ class NarrationView final : public View {
     const std::string file = std::string("assets/narration/") + v->narration_key + ".json";
     for (const fs::path& p :
          {fs::path(TS_SOURCE_DIR) / file, fs::path("share/tilescope") / file, fs::path(file)}) {
-      std::ifstream f(p);
-      if (!f) continue;
+      // Through the input layer: a FIFO or a device of that name never blocks.
+      std::string why;
+      if (std::error_code ec; !fs::exists(p, ec)) continue;
+      const auto text = read_input_text(p.string(), {"narration", 4 << 20}, &why);
+      if (!text) {
+        error_ = "The narration cannot be read: " + why;
+        doc_ = nlohmann::json::object();
+        return;
+      }
       try {
-        doc_ = nlohmann::json::parse(f);
+        doc_ = nlohmann::json::parse(*text);
         if (!doc_.is_object()) throw std::runtime_error("not a JSON object");
       } catch (const std::exception& ex) {
         error_ = "The narration " + p.string() + " is damaged: " + ex.what();

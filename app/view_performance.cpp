@@ -23,6 +23,7 @@
 
 #include "analysis/perf_counts.hpp"
 #include "app/ladder_chart.hpp"
+#include "app/outputs.hpp"
 #include "app/perf_plots.hpp"
 #include "app/perf_runs.hpp"
 #include "app/plot.hpp"
@@ -62,6 +63,9 @@ class PerformanceView final : public View {
   }
 
   void draw(AppState& s) override {
+    // The report's file is being read: the window's writes never go over it.
+    s.perf_report_source =
+        report_ && report_source_ != "this session's sweep" ? report_source_ : "";
     const CudaStatus& gpu = cuda_status();
     ImGui::PushTextWrapPos(0);
     if (report_ && !sweep_.running()) {
@@ -366,19 +370,18 @@ class PerformanceView final : public View {
     auto shipped_path = [&] { return shipped(path) >= 0; };  // on a click, not every frame
     const std::string keep = "That is a report shipped with TileScope (" + path +
                              "): type another file name to save to.";
-    if (ImGui::Button("Save")) {
-      message_ = shipped_path() ? keep : save_report(*report_, path, &err) ? "Saved " + path : err;
-    }
+    // Through the output layer: never over a file being read, a file that
+    // exists replaced only once "Replace X?" is answered (app/outputs.hpp).
+    if (ImGui::Button("Save")) message_ = shipped_path() ? keep : write(s, kSaveJson, path, false);
     ImGui::SameLine();
-    if (ImGui::Button("Export CSV")) {
-      const std::string p = base() + ".csv";
-      message_ = write_text_file(p, to_csv(*report_), &err) ? "Wrote " + p : err;
-    }
+    if (ImGui::Button("Export CSV")) message_ = write(s, kCsv, base() + ".csv", false);
     ImGui::SameLine();
-    if (ImGui::Button("Export JSON")) {
-      message_ = shipped_path() ? keep : save_report(*report_, path, &err) ? "Wrote " + path : err;
-    }
+    if (ImGui::Button("Export JSON"))
+      message_ = shipped_path() ? keep : write(s, kExportJson, path, false);
     ImGui::EndDisabled();
+    int confirmed = 0;
+    if (replace_.draw(&confirmed) && report_)
+      message_ = write(s, confirmed, confirmed == kCsv ? base() + ".csv" : path, true);
     ImGui::SameLine();
     ImGui::BeginDisabled(sweep_.running());
     if (ImGui::Button("Load")) {
@@ -405,6 +408,22 @@ class PerformanceView final : public View {
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
       ImGui::SetTooltip("Loads the report at the path above as the earlier run.");
+  }
+
+  enum { kSaveJson = 1, kCsv, kExportJson };
+  // Writes the report (JSON or CSV) to `p`, or asks first when a file is there
+  // and `replace` is not given; returns the panel's message.
+  std::string write(AppState& s, int what, const std::string& p, bool replace) {
+    std::string why;
+    const WriteCheck c = check_window_output(s, {p}, &why);
+    if (c == WriteCheck::Refuse) return why;
+    if (c == WriteCheck::Ask && !replace) {
+      replace_.ask(p, what);
+      return "";
+    }
+    const std::string text = what == kCsv ? to_csv(*report_) : to_json(*report_) + "\n";
+    if (!write_output(p, window_output_options(s, true), text, &why)) return why;
+    return (what == kSaveJson ? "Saved " : "Wrote ") + p;
   }
 
   void draw_device(const PerfReport& r) {
@@ -679,6 +698,7 @@ class PerformanceView final : public View {
 
   BackgroundSweep sweep_;
   std::optional<PerfReport> report_, before_;
+  ReplacePrompt replace_;      // "Replace X?" before Save or Export replaces a file
   std::string report_source_;  // the file the report was loaded from, or this session's sweep
 
   std::future<std::vector<CountRow>> counts_job_;

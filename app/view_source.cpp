@@ -5,13 +5,13 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "app/palette.hpp"
 #include "app/view.hpp"
+#include "io/input_file.hpp"
 
 namespace ts::app {
 
@@ -156,8 +156,11 @@ class SourceView final : public View {
                                    fs::path("share/tilescope") / v->source_file,
                                    fs::path(v->source_file)};
     for (const fs::path& p : candidates) {
-      std::ifstream f(p);
-      if (!f) continue;
+      // Through the input layer: a FIFO or a device of that name never blocks.
+      if (std::error_code ec; !fs::exists(p, ec)) continue;
+      const auto text = read_input_text(p.string(), {"kernel source", 4 << 20}, nullptr);
+      if (!text) continue;
+      std::istringstream f(*text);
       std::string line;
       while (std::getline(f, line))
         lines_.push_back(line);

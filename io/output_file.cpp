@@ -216,6 +216,7 @@ OutputTarget::OutputTarget(OutputTarget&& o) noexcept
       direct_(o.direct_),
       no_replace_(o.no_replace_),
       done_(o.done_),
+      sealed_(o.sealed_),
       error_(std::move(o.error_)) {
   o.fd_ = -1;
   o.done_ = true;
@@ -251,7 +252,7 @@ void OutputTarget::fail(const std::string& why) {
   if (error_.empty()) error_ = why;
 }
 
-bool OutputTarget::commit(std::string* error) {
+bool OutputTarget::seal(std::string* error) {
   auto fail_with = [&](const std::string& why) {
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
@@ -261,6 +262,7 @@ bool OutputTarget::commit(std::string* error) {
     return false;
   };
   if (done_) return fail_with("it was already committed");
+  if (sealed_) return true;
   if (!error_.empty()) return fail_with(error_);
   // A regular file is on the disk before it replaces the original; a device
   // or a pipe has nothing to sync (fsync would say EINVAL).
@@ -268,11 +270,21 @@ bool OutputTarget::commit(std::string* error) {
   const int rc = ::close(fd_);
   fd_ = -1;
   if (rc != 0 && errno != EINTR) return fail_with(errno_text(errno));
+  sealed_ = true;
+  return true;
+}
+
+bool OutputTarget::commit(std::string* error) {
+  if (!seal(error)) return false;
   if (!direct_) {
     if (const int e = publish(write_path_, target_, !no_replace_)) {
-      if (e == EEXIST)
-        return fail_with("a file of that name appeared while it was written; it was kept");
-      return fail_with(errno_text(e));
+      ::unlink(write_path_.c_str());
+      done_ = true;
+      if (error)
+        *error = "cannot write " + path_ + ": " +
+                 (e == EEXIST ? "a file of that name appeared while it was written; it was kept"
+                              : errno_text(e));
+      return false;
     }
     sync_folder(target_);
   }

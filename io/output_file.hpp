@@ -62,6 +62,12 @@ class OutputTarget {
   // Marks the content bad (the producer failed): commit() then fails with `why`.
   void fail(const std::string& why);
 
+  // Verifies without publishing: fsync and close. For files published
+  // together once all are written (a PNG sequence: no frame replaced unless
+  // every frame was written); commit() then only publishes. false with
+  // `error` as commit's, and the temporary removed.
+  bool seal(std::string* error);
+
   // Verifies and publishes: fsync and close (a regular file), then the rename
   // over the original. false with `error` ("cannot write P: reason") on any
   // failure, and then the original is as it was.
@@ -73,7 +79,7 @@ class OutputTarget {
   OutputTarget() = default;
   std::string path_, target_, write_path_;
   int fd_ = -1;
-  bool direct_ = false, no_replace_ = false, done_ = false;
+  bool direct_ = false, no_replace_ = false, done_ = false, sealed_ = false;
   std::string error_;
 };
 

@@ -9,7 +9,7 @@ shot() {  # name, size, then the app's arguments
   local name=$1 size=$2
   shift 2
   xvfb-run -a -s "-screen 0 1920x2200x24" "$app" "$@" --size "$size" \
-    --screenshot "$out/$name.png" --exit
+    --screenshot "$out/$name.png" --force --exit
 }
 # The README's first picture: the race on the defaults (barrier 2 removed,
 # warp skew), at the first load that saw a stale value.

@@ -130,7 +130,9 @@ TEST(WindowArgs, BarrierSubsetsRunWhatTheCommandLineRuns) {
        {"--barriers all", "--barriers 2", "--no-barrier 2", "--barriers none"}) {
     const fs::path json = out_dir() / "subset.json";
     fs::remove(json);
-    const WindowRun r = window(lesson + " " + barriers, "subset", "--cells-json " + json.string());
+    // --force: each run replaces the last one's screenshot (subset.png).
+    const WindowRun r =
+        window(lesson + " " + barriers, "subset", "--force --cells-json " + json.string());
     ASSERT_EQ(r.rc, 0) << barriers << ": " << r.out;
     std::ifstream f(json);
     const auto cells = nlohmann::json::parse(f);
