@@ -64,13 +64,5 @@ shot lecture_step 1280x720 --lecture assets/lectures/tiled_multiply.tslecture --
 answer=$(for r in 0 1 2 3 4 5 6; do for c in 8 9 10 11; do printf '%d,' $((r * 12 + c)); done; done)7
 shot quiz_question 1280x720 --backend sim --quiz 1 --quiz-answer "$answer"
 shot quiz_reveal 1280x720 --backend sim --quiz 1 --quiz-answer "$answer" --keys enter
-# The road to cuBLAS on a projector, made on a machine without a GPU: the
-# panel opens the newest shipped report by itself (the H200 ladder); the H100
-# ladder's three sizes drawn so that none hides another.
-mkdir -p "$out/projector"
-for s in "1280x720 28" "1920x1080 18"; do
-  set -- $s
-  shot projector/ladder_h200_$1 "$1" --backend sim --tab Performance --font-size "$2"
-  shot projector/ladder_h100_$1 "$1" --backend sim --tab Performance --font-size "$2" \
-    --perf-report docs/perf_h100_ladder.json
-done
+# What a lecture hall sees (1280 x 720 at font 28, 1920 x 1080 at font 18).
+"$(dirname "$0")/projector_screenshots.sh" "${1:-build/default}"

@@ -177,8 +177,8 @@ TEST(WindowArgs, EveryWindowOptionIsCheckedWithExit2AndAMessage) {
     std::string args, want;
   } cases[] = {
       {"--quiz --quiz-answer garbage",
-       "tilescope: error: --quiz-answer 'garbage': use truth, truth-1, truth+1, none, choice:N or "
-       "cells such as 3,17,20"},
+       "tilescope: error: --quiz-answer 'garbage': use truth, truth-1, truth+1, none, choice:N, "
+       "cells such as 3,17,20 or rectangles such as rect:A:0,0-3,7 (joined by ;)"},
       {"--quiz --quiz-answer truth+99999", "--quiz-answer 'truth+99999': use truth"},
       {"--quiz-answer truth", "--quiz-answer 'truth': give --quiz too"},
       {"--position bogus",
