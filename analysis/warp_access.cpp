@@ -43,7 +43,7 @@ bool share_a_bank(const BankWords& a, const BankWords& b) {
 
 }  // namespace
 
-BankService serve_shared(std::span<const LaneAccess> lanes) {
+BankService serve_shared(std::span<const LaneAccess> lanes, EventKind /*kind*/) {
   BankService s;
   int widest = 4;
   for (const LaneAccess& l : lanes)
@@ -98,7 +98,7 @@ BankService serve_shared(std::span<const LaneAccess> lanes) {
   return s;
 }
 
-SectorService serve_global(std::span<const LaneAccess> lanes) {
+SectorService serve_global(std::span<const LaneAccess> lanes, EventKind /*kind*/) {
   SectorService s;
   std::vector<uint64_t> sectors, lines, words;
   for (const LaneAccess& l : lanes) {
@@ -235,9 +235,9 @@ WarpAccesses warp_accesses(const Trace& t) {
     if (a.constant)
       a.constant_addresses = distinct_addresses(lanes);
     else if (shared_access(a.kind))
-      a.bank = serve_shared(lanes);
+      a.bank = serve_shared(lanes, a.kind);
     else
-      a.sector = serve_global(lanes);
+      a.sector = serve_global(lanes, a.kind);
     (a.constant ? w.constant_loads : w.per_kind[size_t(a.kind)]).add(a);
     const uint32_t site_key = uint32_t(a.line) << 16 | uint32_t(a.kind) << 8 | a.array;
     sites[site_of[site_key]].totals.add(a);

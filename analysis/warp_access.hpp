@@ -103,15 +103,19 @@ struct BankService {
   int busiest_bank = -1;  // in the worst phase (lowest bank on a tie)
   int conflicts() const { return wavefronts - phases; }
 };
-// `atomic`: lanes on one word are served one by one (no broadcast).
-BankService serve_shared(std::span<const LaneAccess> lanes);
+// `kind`: SharedLoad, SharedStore or SharedAtomic, for the rules where the
+// hardware serves them differently (bench/bank_probe.cu measures each kind on
+// its own; io/bank_probe.hpp compares); today one rule serves all three.
+BankService serve_shared(std::span<const LaneAccess> lanes, EventKind kind = EventKind::SharedLoad);
 
 // How a global warp access is served.
 struct SectorService {
   int sectors = 0, lines = 0;
   int ideal_sectors = 0;  // ceil(distinct words * 4 / 32): 4 for 32 lanes x 4 distinct bytes
 };
-SectorService serve_global(std::span<const LaneAccess> lanes);
+// `kind`: GlobalLoad, GlobalStore or GlobalAtomic (a RED); one rule today.
+SectorService serve_global(std::span<const LaneAccess> lanes,
+                           EventKind kind = EventKind::GlobalLoad);
 
 // How a constant-memory warp access is served: one address at a time.
 int distinct_addresses(std::span<const LaneAccess> lanes);
