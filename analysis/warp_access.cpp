@@ -18,7 +18,7 @@ uint64_t byte_address(const ArrayInfo& a, uint32_t element) {
 
 namespace {
 
-// The (bank, word) pairs one phase's lanes ask for, each once.
+// The (bank, word) pairs one pass's lanes ask for, each once.
 using BankWords = std::vector<std::pair<int, uint64_t>>;
 
 // The busiest bank's distinct words in `bw` (sorted, unique), and that bank.
@@ -34,71 +34,89 @@ std::pair<int, int> busiest(const BankWords& bw) {
   return {degree, bank};
 }
 
-bool share_a_bank(const BankWords& a, const BankWords& b) {
-  for (const auto& [bank, word] : a)
-    for (const auto& [other, w] : b)
-      if (bank == other) return true;
-  return false;
+// How many passes a shared load of `widest` bytes per lane takes (the load
+// pass rule in warp_access.hpp): each lane quad's distinct words, 16 bytes
+// of them per pass and never two of one bank in a pass; at least one pass
+// per 8 bytes of width, at most the width's natural phases.
+int load_passes(std::span<const LaneAccess> lanes, int widest) {
+  std::array<std::vector<uint64_t>, kWarpLanes / 4> quads;
+  for (const LaneAccess& l : lanes) {
+    const uint64_t first = l.address / kBankWordBytes;
+    for (int w = 0; w < std::max(1, l.bytes / kBankWordBytes); ++w)
+      quads[size_t(l.lane / 4)].push_back(first + uint64_t(w));
+  }
+  int need = 1;
+  for (std::vector<uint64_t>& q : quads) {
+    std::sort(q.begin(), q.end());
+    q.erase(std::unique(q.begin(), q.end()), q.end());
+    int passes = q.size() <= 4 ? 1 : q.size() <= 8 ? 2 : 4;
+    std::array<bool, kSharedBanks> used{};
+    for (uint64_t w : q) {
+      bool& u = used[size_t(w % kSharedBanks)];
+      if (u) {
+        passes = std::min(4, passes * 2);  // two words of one bank: never in one pass
+        break;
+      }
+      u = true;
+    }
+    need = std::max(need, passes);
+  }
+  return std::clamp(need, std::max(1, widest / 8), widest / kBankWordBytes);
 }
 
 }  // namespace
 
-BankService serve_shared(std::span<const LaneAccess> lanes, EventKind /*kind*/) {
+BankService serve_shared(std::span<const LaneAccess> lanes, EventKind kind, AtomicOperand operand) {
   BankService s;
+  if (lanes.empty()) return s;
+  if (kind == EventKind::SharedAtomic && operand == AtomicOperand::PerLane) {
+    // ATOMS.ADD of lane-dependent values: every lane on a bank is a wavefront
+    // of its own, lanes on one word included (no broadcast).
+    std::array<int, kSharedBanks> per_bank{};
+    for (const LaneAccess& l : lanes)
+      ++per_bank[size_t(bank_of(l.address))];
+    for (int b = 0; b < kSharedBanks; ++b)
+      if (per_bank[size_t(b)] > s.degree) s.degree = per_bank[size_t(b)], s.busiest_bank = b;
+    s.phases = 1;
+    s.wavefronts = s.degree;
+    return s;
+  }
   int widest = 4;
   for (const LaneAccess& l : lanes)
     widest = std::max(widest, l.bytes);
-  // 4-byte accesses: one phase of 32 lanes; 8-byte: two of 16; 16-byte: four of 8.
-  const int lanes_per_phase = kWarpLanes / (widest / kBankWordBytes);
-  const int phase_count = kWarpLanes / lanes_per_phase;
-  std::vector<BankWords> phases(phase_count);
+  // Stores (and atomics): one pass per 4 bytes of width, by whole, half or
+  // quarter warps. Loads: as few as their lane quads allow.
+  const int passes =
+      kind == EventKind::SharedLoad ? load_passes(lanes, widest) : widest / kBankWordBytes;
+  const int lanes_per_pass = kWarpLanes / passes;
+  std::vector<BankWords> groups(static_cast<size_t>(passes));
   for (const LaneAccess& l : lanes) {
     const uint64_t first = l.address / kBankWordBytes;
     const int words = std::max(1, l.bytes / kBankWordBytes);
     for (int w = 0; w < words; ++w)
-      phases[l.lane / lanes_per_phase].push_back(
-          {bank_of((first + w) * kBankWordBytes), first + w});
+      groups[size_t(l.lane / lanes_per_pass)].push_back(
+          {bank_of((first + uint64_t(w)) * kBankWordBytes), first + uint64_t(w)});
   }
-  // Lanes on one word are one access (broadcast): count distinct words per
-  // bank. Shared atomics (ATOMS) too, as Nsight Compute counted them on an
-  // H100 (scripts/ncu_compare.sh, histogram.shared_atomics at its defaults:
-  // 7 instructions, about 4 lanes per word, 14 wavefronts and 7 conflicts,
-  // exactly a load of the same words): the lanes on one word do not take a
-  // wavefront each; the atomic unit serialises them after the bank access
-  // (analysis/atomic_contention.hpp counts that queue).
-  for (BankWords& bw : phases) {
+  // Lanes on one word are one access (a broadcast; of a store, one write).
+  // Shared atomics of one value for every lane (atomicAdd(&bin, 1), what the
+  // lessons do) too, as Nsight Compute counted them on an H100
+  // (scripts/ncu_compare.sh, histogram.shared_atomics at its defaults: 7
+  // instructions, 14 wavefronts, 7 conflicts, exactly a load of the same
+  // words); the atomic unit serialises the lanes of one word after the bank
+  // access (analysis/atomic_contention.hpp counts that queue).
+  for (BankWords& bw : groups) {
     std::sort(bw.begin(), bw.end());
     bw.erase(std::unique(bw.begin(), bw.end()), bw.end());
-  }
-  const auto serve = [&s](const BankWords& bw) {
-    if (bw.empty()) return;
+    if (bw.empty()) continue;
     const auto [degree, bank] = busiest(bw);
     ++s.phases;
     s.wavefronts += degree;
     if (degree > s.degree) s.degree = degree, s.busiest_bank = bank;
-  };
-  for (int p = 0; p < phase_count; ++p) {
-    // 16-byte accesses: two quarter-warps of one half-warp that touch no bank
-    // in common share a wavefront. Nsight Compute on an H100 counted 2
-    // wavefronts, not 4, for the SGEMM ladder's LDS.128 of a register-tile
-    // column (each quarter-warp one float4, the quarters side by side) and 4
-    // for a row (each quarter the same 8 float4, every bank): 3,072 for
-    // sgemm.vectorized where four phases gave 4,096 (docs/measurements.md).
-    if (phase_count == 4 && p % 2 == 0 && !phases[p].empty() && !phases[p + 1].empty() &&
-        !share_a_bank(phases[p], phases[p + 1])) {
-      BankWords both = phases[p];
-      both.insert(both.end(), phases[p + 1].begin(), phases[p + 1].end());
-      std::sort(both.begin(), both.end());
-      serve(both);
-      ++p;
-      continue;
-    }
-    serve(phases[p]);
   }
   return s;
 }
 
-SectorService serve_global(std::span<const LaneAccess> lanes, EventKind /*kind*/) {
+SectorService serve_global(std::span<const LaneAccess> lanes, EventKind kind) {
   SectorService s;
   std::vector<uint64_t> sectors, lines, words;
   for (const LaneAccess& l : lanes) {
@@ -119,6 +137,27 @@ SectorService serve_global(std::span<const LaneAccess> lanes, EventKind /*kind*/
   // The fewest sectors that can hold the distinct bytes asked for (lanes on
   // one element ask for it once).
   s.ideal_sectors = (distinct(words) * kBankWordBytes + kSectorBytes - 1) / kSectorBytes;
+  if (kind == EventKind::GlobalAtomic) {
+    // RED: each sector once per lane on its busiest address (the red rule).
+    std::vector<std::pair<uint64_t, uint64_t>> at;  // (sector, address), one per lane
+    for (const LaneAccess& l : lanes)
+      at.push_back({l.address / kSectorBytes, l.address});
+    std::sort(at.begin(), at.end());
+    s.sectors = 0;
+    for (size_t i = 0; i < at.size();) {
+      int most = 0;
+      size_t j = i;
+      while (j < at.size() && at[j].first == at[i].first) {
+        size_t k = j;
+        while (k < at.size() && at[k] == at[j])
+          ++k;
+        most = std::max(most, int(k - j));
+        j = k;
+      }
+      s.sectors += most;
+      i = j;
+    }
+  }
   return s;
 }
 

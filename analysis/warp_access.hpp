@@ -29,27 +29,77 @@
 // 256 bytes, so sector and line boundaries are those of the offsets.
 //
 // Bank rule. 32 banks of 4-byte words; bank = (byte address / 4) % 32. A warp
-// access is served in phases: 4-byte accesses all 32 lanes at once, 8-byte
-// ones by half-warps (lanes 0-15, 16-31), 16-byte ones by quarter-warps. In a
-// phase the busiest bank decides: its number of DISTINCT words is the number
-// of wavefronts (lanes reading the same word share it: a broadcast, no
-// conflict). Wavefronts = the sum over phases; ideal = the phases with an
-// active lane; bank conflicts = wavefronts - ideal (what ncu's
-// l1tex__data_bank_conflicts_* count for these accesses).
+// access is served in passes of consecutive lanes (the whole warp, half-warps
+// 0-15/16-31 or quarter-warps of 8). In a pass the busiest bank decides: its
+// number of DISTINCT words is the pass's wavefronts (lanes on one word share
+// it: a broadcast, no conflict). Wavefronts = the sum over passes; ideal =
+// the passes with an active lane (`phases`); bank conflicts = wavefronts -
+// ideal, which is what ncu's l1tex__data_bank_conflicts_* report (its ideal
+// is these passes, not the fewest wavefronts the bytes could take).
+// The rules below were derived from the bank probe (bench/bank_probe.cu, 94
+// patterns per kind and width, run under Nsight Compute on an NVIDIA H200,
+// docs/measurements/bank_probe_h200.json; ids are its pattern ids); the
+// model reproduces every counter of all 861 patterns
+// (BankProbe.CommittedMeasurementsEqualTheModel).
 //
-// Atomics (atomicAdd). Shared: as above, except that lanes on one word are
-// no broadcast: each lane's read-modify-write must see the one before, so
-// every lane counts (wavefronts = the most lanes on one bank). That is our
-// model of ATOMS; scripts/ncu_compare.sh checks it against ncu's
-// l1tex__data_*_op_atom counters. Global: requests and sectors as for a
-// store; the lanes on one address are served one after another (Nsight's
-// documentation: each read-modify-write of a location by lanes of a warp
-// occurs, serialized), which analysis/atomic_contention.hpp counts per element.
+// Store pass rule: one pass per 4 bytes of width: 4-byte stores the whole
+// warp, 8-byte half-warps, 16-byte quarter-warps, whatever the lanes ask
+// (STS, STS.64, STS.128: 282 of 282 patterns, e.g. 16-byte pairs #507 and
+// quads #508: 4 wavefronts where two quarter-warps on different banks could
+// have shared one; column_padded_33w #535: 16 / 12; 8-byte bcast_all #409: 2).
 //
+// Load pass rule: a load takes the fewest passes its lane quads (lanes
+// 4q..4q+3) allow: a quad gets 16 bytes per pass, so a quad asking for n
+// distinct words needs 1 pass (n <= 4), 2 (n <= 8) or 4, and twice as many
+// (at most 4) when two of its words are in one bank. The passes are at least
+// one per 8 bytes of width and at most one per 4 (4-byte loads: always one
+// pass; 8-byte: the whole warp or half-warps; 16-byte: half- or
+// quarter-warps). Evidence (LDS 94/94, LDS.64 94/94, LDS.128 94/94):
+//  - 8-byte, every quad <= 16 bytes -> one pass over the whole warp:
+//    bcast_all #127, pairs #131, quads #132, two_words #133 (lanes alternate
+//    two elements) and groups_one_elem_side_by_side #165 take 1 wavefront,
+//    not 2; eight_words_by_8 #136 takes 4 with 3 conflicts (bank 0 holds 4
+//    distinct words of the whole warp), mask_every_4th_stride_32 #145 8 / 7,
+//    two_words_same_bank #137 and mask_odd #142 2 / 1;
+//  - 8-byte, a quad of 4 distinct elements -> half-warps: four_words #134
+//    (lanes l%4: 2 / 0, though the warp asks for 8 words only),
+//    four_words_same_bank #135 8 / 6, mask_quarters_0_2 #144 2 / 0, and all
+//    unit and stride patterns #94-#126;
+//  - 16-byte, every quad <= 32 bytes on distinct banks -> half-warps:
+//    bcast_all #221 2 (not 4), two_words #227 2, pairs #225 2, mask_odd #236
+//    4 / 2 (each half-warp holds two elements of one bank),
+//    groups_one_elem_same_bank #260 4 / 2, eight_words_by_8 #230 8 / 6;
+//  - 16-byte, a quad of more -> quarter-warps: unit #188 4, four_words #228
+//    4, column_padded_33w #253 16 / 12 (each quarter's 8 elements 4 to a
+//    bank), groups_half_banks #261 4; the bank clause: mask_random_stride_8
+//    #242 (quads of two elements, both on bank 0) 12 / 8, i.e. 4 passes.
+//  No probe pattern has an 8-byte quad of two elements on one bank: the
+//  bank clause is untested there.
+//
+// Atomics. Shared, ATOMS.ADD of a lane-dependent value (AtomicOperand::
+// PerLane, what the probe issues: `lane + 1`): no broadcast, no passes:
+// wavefronts = the most active lanes on one bank, ideal 1 (94 of 94: e.g.
+// all lanes on one word #597 32 / 31, two words #603 16, pairs #601 2,
+// four words of one bank #605 32, random_few_words_0 #652 18 / 17). An
+// atomicAdd of one value for every lane (AtomicOperand::SameForAllLanes, the
+// lessons' atomicAdd(&bin, 1), which ptxas may compile to an aggregating
+// form) is served like a load of the same words: Nsight Compute counted
+// 14 wavefronts / 7 conflicts for histogram.shared_atomics on an H100
+// (docs/measurements.md), where the per-lane rule gives 55 conflicts.
+// Global (RED): requests as for a store; sectors: see the red rule.
 // Global rule. One request per warp instruction; sectors = the distinct
 // 32-byte sectors the active lanes' bytes fall in; lines = distinct 128-byte
 // lines; ideal = the fewest sectors that hold the distinct bytes asked for:
 // ceil(distinct 4-byte words * 4 / 32), 4 for 32 lanes x 4 distinct bytes each.
+// (LDG/STG of 4, 8 and 16 bytes: 174 of 174 probe patterns.)
+//
+// Red rule. A global RED's sectors are counted per sector once for each lane
+// on its busiest address: the sum over the distinct sectors of the most lanes
+// that name one address in it (lanes on one address are served one after
+// another; distinct addresses of one sector go together). Probe (RED.E.ADD,
+// 29 of 29): bcast_all #846 32, two_elems #847 (two words of one sector, 16
+// lanes each) 16, pairs #848 4 (two sectors, two lanes per word),
+// two_elems_far #849 32, random_near_0 #858 18.
 //
 // Constant rule. A read of a constant-memory array (a GlobalLoad event on an
 // array whose table entry says Space::Constant) is no global request: the
@@ -97,23 +147,26 @@ struct LaneAccess {
 
 // How a shared warp access is served.
 struct BankService {
-  int phases = 0;         // phases with at least one active lane (the ideal wavefronts)
-  int wavefronts = 0;     // sum over phases of the busiest bank's distinct words
+  int phases = 0;         // passes with an active lane: the ideal wavefronts, as ncu counts them
+  int wavefronts = 0;     // sum over passes of the busiest bank's distinct words
   int degree = 0;         // the worst phase's: "32-way"; 1 = conflict-free
   int busiest_bank = -1;  // in the worst phase (lowest bank on a tie)
   int conflicts() const { return wavefronts - phases; }
 };
-// `kind`: SharedLoad, SharedStore or SharedAtomic, for the rules where the
-// hardware serves them differently (bench/bank_probe.cu measures each kind on
-// its own; io/bank_probe.hpp compares); today one rule serves all three.
-BankService serve_shared(std::span<const LaneAccess> lanes, EventKind kind = EventKind::SharedLoad);
+// What a shared atomic's lanes add: one value for all (atomicAdd(&x, 1)) or a
+// value per lane (the probe's ATOMS.ADD); the hardware serves them apart.
+enum class AtomicOperand : uint8_t { SameForAllLanes, PerLane };
+// `kind`: SharedLoad, SharedStore or SharedAtomic: loads and stores take
+// passes differently, atomics per `operand` (the rules above).
+BankService serve_shared(std::span<const LaneAccess> lanes, EventKind kind = EventKind::SharedLoad,
+                         AtomicOperand operand = AtomicOperand::SameForAllLanes);
 
 // How a global warp access is served.
 struct SectorService {
   int sectors = 0, lines = 0;
   int ideal_sectors = 0;  // ceil(distinct words * 4 / 32): 4 for 32 lanes x 4 distinct bytes
 };
-// `kind`: GlobalLoad, GlobalStore or GlobalAtomic (a RED); one rule today.
+// `kind`: GlobalLoad, GlobalStore or GlobalAtomic (a RED: the red rule).
 SectorService serve_global(std::span<const LaneAccess> lanes,
                            EventKind kind = EventKind::GlobalLoad);
 

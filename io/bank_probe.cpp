@@ -67,7 +67,8 @@ std::vector<ProbeCounter> probe_model_counters(std::string_view kind, int bytes,
   const std::string op = std::string(k->op) + ".sum";
   std::vector<ProbeCounter> c;
   if (k->shared) {
-    const BankService s = serve_shared(lanes, k->event);
+    // The probe's ATOMS.ADD adds `lane + 1` (bench/bank_probe.cu): one value per lane.
+    const BankService s = serve_shared(lanes, k->event, AtomicOperand::PerLane);
     c.push_back({"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_" + op, s.wavefronts, 0});
     c.push_back({"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_" + op, s.conflicts(), 0});
     c.push_back({"smsp__inst_executed_op_shared_" + op, 1, 0});
