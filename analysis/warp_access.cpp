@@ -305,10 +305,9 @@ std::vector<NcuCounter> ncu_counters(const WarpAccesses& w) {
   // The lessons discard atomicAdd's result on global memory, so the compiler
   // issues RED (a reduction, no value back): ncu counts those under op_red,
   // not op_atom. Shared memory has no RED: ATOMS, counted under op_atom.
-  // Not modelled: ncu's op_red sectors. On an H100 it counted 189 for
-  // histogram.global_atomics at its defaults, where the warps' lanes touch
-  // 53 distinct sectors (7 requests, exact): the L1 does not gather
-  // reductions into sectors as it gathers loads. ncu_compare.sh shows the DIFF.
+  // op_red sectors follow the red rule (warp_access.hpp): 189 for
+  // histogram.global_atomics at its defaults, as ncu counted on an H100,
+  // where the lanes touch 53 distinct sectors.
   return {
       {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", sl.bank_conflicts()},
       {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", ss.bank_conflicts()},

@@ -522,3 +522,20 @@ TEST(Histogram, ContentionPerBinAddsUpToTheBins) {
 
 }  // namespace
 }  // namespace ts
+
+namespace ts {
+namespace {
+// RED sectors at the defaults: the red rule (analysis/warp_access.hpp, from
+// the bank probe's RED patterns #832-#860) against what Nsight Compute
+// counted on an H100 for this lesson (docs/measurements.md: 7 requests, 189
+// sectors, where the lanes touch 53 distinct sectors; the model said 53
+// before the rule).
+TEST(Histogram, GlobalRedSectorsAreNsightsAtTheDefaults) {
+  const RunResult r = sim(kGlobal, find_variant(kGlobal)->defaults);
+  const WarpAccesses w = warp_accesses(r.trace);
+  const AccessTotals& a = w.totals(EventKind::GlobalAtomic);
+  EXPECT_EQ(a.requests, 7u);
+  EXPECT_EQ(a.sectors, 189u);
+}
+}  // namespace
+}  // namespace ts

@@ -417,3 +417,45 @@ TEST(WarpAccess, RunJsonHasNsightComputeNames) {
 
 }  // namespace
 }  // namespace ts
+
+namespace ts {
+namespace {
+
+std::vector<LaneAccess> probe_lanes(int bytes, auto address_of_lane) {
+  std::vector<LaneAccess> v;
+  for (int l = 0; l < kWarpLanes; ++l)
+    v.push_back({l, uint64_t(address_of_lane(l)), bytes});
+  return v;
+}
+
+// The rules derived from the H200 bank probe (analysis/warp_access.hpp).
+TEST(WarpAccess, ProbeRulesLoadsStoresAtomicsAndReds) {
+  // LDS.64 of one element: one pass over the whole warp (#127: 1), a store 2 (#409).
+  const auto bcast8 = probe_lanes(8, [](int) { return 40; });
+  EXPECT_EQ(serve_shared(bcast8, EventKind::SharedLoad).wavefronts, 1);
+  EXPECT_EQ(serve_shared(bcast8, EventKind::SharedStore).wavefronts, 2);
+  // LDS.64 lanes l%4 on 4 elements: a quad asks 32 bytes, half-warps (#134: 2 / 0).
+  EXPECT_EQ(serve_shared(probe_lanes(8, [](int l) { return 8 * (l % 4); })).wavefronts, 2);
+  // LDS.64 4-lane groups 128 bytes apart: whole warp, bank 0 holds 4 words (#136: 4 / 3).
+  const BankService by8 = serve_shared(probe_lanes(8, [](int l) { return 64 * (l / 4); }));
+  EXPECT_EQ(by8.wavefronts, 4);
+  EXPECT_EQ(by8.conflicts(), 3);
+  // LDS.128 pairs: half-warps (#225: 2); STS.128 pairs: quarter-warps (#507: 4).
+  const auto pairs16 = probe_lanes(16, [](int l) { return 16 * (l / 2); });
+  EXPECT_EQ(serve_shared(pairs16, EventKind::SharedLoad).wavefronts, 2);
+  EXPECT_EQ(serve_shared(pairs16, EventKind::SharedStore).wavefronts, 4);
+  // ATOMS.ADD of per-lane values, all lanes on one word: 32 / 31 (#597);
+  // one value for all lanes: like a load, 1.
+  const auto one_word = probe_lanes(4, [](int) { return 0; });
+  const BankService atom = serve_shared(one_word, EventKind::SharedAtomic, AtomicOperand::PerLane);
+  EXPECT_EQ(atom.wavefronts, 32);
+  EXPECT_EQ(atom.conflicts(), 31);
+  EXPECT_EQ(serve_shared(one_word, EventKind::SharedAtomic).wavefronts, 1);
+  // RED: lanes alternate two words of one sector: 16 sectors (#847); a load 1.
+  const auto two = probe_lanes(4, [](int l) { return 4 * (l % 2); });
+  EXPECT_EQ(serve_global(two, EventKind::GlobalAtomic).sectors, 16);
+  EXPECT_EQ(serve_global(two, EventKind::GlobalLoad).sectors, 1);
+}
+
+}  // namespace
+}  // namespace ts
