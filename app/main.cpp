@@ -27,7 +27,6 @@
 #include "engine/lesson_options.hpp"
 #include "io/lecture_file.hpp"
 #include "io/output_file.hpp"
-#include "io/perf_report.hpp"
 
 namespace {
 
@@ -216,16 +215,6 @@ int main(int argc, char** argv) {
   if (auto e = ts::app::check_window_options(opt, given)) {  // as the CLI: exit 2, no window
     std::fprintf(stderr, "tilescope: error: %s\n", e->c_str());
     return 2;
-  }
-  // A report named on the command line that cannot be read: the window opens
-  // with the message in its banner, a scripted run (--exit) stops here, as it
-  // does for a trace that does not open.
-  if (!opt.perf_report.empty() && opt.exit_after) {
-    std::string err;
-    if (!ts::load_report(opt.perf_report, &err)) {
-      std::fprintf(stderr, "tilescope: Cannot open the performance report: %s\n", err.c_str());
-      return 1;
-    }
   }
   // The files it will write, checked before any window as tilescope-cli's -o:
   // never an input, never a file there without --force, never twice (exit 2).
