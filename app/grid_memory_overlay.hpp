@@ -81,7 +81,7 @@ class MemoryOverlay {
  private:
   const ArrayInfo* info(const AppState& s, ArraySlot id) const;
   bool is_current_array(const GridArea& a) const;
-  uint32_t conflict_scale() const;                         // the heatmap's top
+  uint32_t conflict_scale() const;                   // the heatmap's top
   std::string contention_legend(AppState& s) const;  // draws it; returns its title
 
   std::shared_ptr<const WarpIndex> index_;

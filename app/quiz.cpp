@@ -302,8 +302,8 @@ bool apply_quiz_answer(AppState& s, const std::string& spec, std::string* error)
     if (q->cells()) {
       Q.pending_answer = spec;  // for the first choice question asked
     } else if (size_t(n) > q->choices.size()) {
-      *error = "--quiz-answer '" + spec + "': give choice:1 to choice:" +
-               std::to_string(q->choices.size());
+      *error = "--quiz-answer '" + spec +
+               "': give choice:1 to choice:" + std::to_string(q->choices.size());
       return false;
     } else {
       Q.answer.choice = n - 1;
