@@ -27,64 +27,22 @@
 #include "engine/backend.hpp"
 
 #include "tests/app/private_x_server.hpp"
+#include "tests/app/window_shot.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using ts::app_test::out_dir;
+using ts::app_test::Rgb;
 using ts::app_test::x_display;
-using Rgb = std::array<int, 3>;
 
-struct Shot {
-  int rc = -1;
-  int w = 0, h = 0;
-  std::vector<unsigned char> px;
-  nlohmann::json cells;
-  std::string log;
-  Rgb at(int x, int y) const {
-    const size_t i = (size_t(y) * size_t(w) + size_t(x)) * 3;
-    return {px[i], px[i + 1], px[i + 2]};
-  }
-};
+using ts::app_test::distance;
+using ts::app_test::rgb;
+using ts::app_test::Shot;
+using ts::app_test::take_shot;
 
 Shot take(const std::string& name, const std::string& args, const std::string& size = "1280x720") {
-  Shot s;
-  const std::string& display = x_display();
-  if (display.empty()) {
-    ADD_FAILURE() << "Xvfb (" << TS_XVFB << ") did not start";
-    return s;
-  }
-  const fs::path d = out_dir();
-  const fs::path png = d / (name + ".png"), json = d / (name + ".json"), log = d / (name + ".log");
-  const std::string cmd = "DISPLAY=" + display + " " + TS_TILESCOPE_EXE + " " + args +
-                          " --backend sim --size " + size + " --theme dark --screenshot " +
-                          png.string() + " --cells-json " + json.string() + " --exit > " +
-                          log.string() + " 2>&1";
-  const int st = std::system(cmd.c_str());
-  s.rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  std::ifstream lf(log);
-  s.log.assign(std::istreambuf_iterator<char>(lf), {});
-  if (s.rc != 0) return s;
-  int n = 0;
-  unsigned char* data = stbi_load(png.string().c_str(), &s.w, &s.h, &n, 3);
-  if (data) {
-    s.px.assign(data, data + size_t(s.w) * size_t(s.h) * 3);
-    stbi_image_free(data);
-  }
-  std::ifstream f(json);
-  s.cells = nlohmann::json::parse(f);
-  return s;
-}
-
-Rgb rgb(const nlohmann::json& j) {
-  return {j[0].get<int>(), j[1].get<int>(), j[2].get<int>()};
-}
-
-int distance(Rgb a, Rgb b) {
-  int d = 0;
-  for (int c = 0; c < 3; ++c)
-    d = std::max(d, std::abs(a[c] - b[c]));
-  return d;
+  return take_shot(name, args + " --backend sim --size " + size + " --theme dark");
 }
 
 const nlohmann::json* drawn(const Shot& s, const std::string& buffer) {
