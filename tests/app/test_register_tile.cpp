@@ -19,50 +19,20 @@
 #include "io/trace_file.hpp"
 
 #include "tests/app/private_x_server.hpp"
+#include "tests/app/window_shot.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using ts::app_test::out_dir;
+using ts::app_test::Rgb;
 using ts::app_test::x_display;
-using Rgb = std::array<int, 3>;
 
-struct Shot {
-  int rc = -1;
-  int w = 0, h = 0;
-  std::vector<unsigned char> px;
-  nlohmann::json cells;
-  Rgb at(int x, int y) const {
-    const size_t i = (size_t(y) * size_t(w) + size_t(x)) * 3;
-    return {px[i], px[i + 1], px[i + 2]};
-  }
-};
+using ts::app_test::Shot;
+using ts::app_test::take_shot;
 
 Shot take(const std::string& name, const std::string& args) {
-  const fs::path d = out_dir();
-  const fs::path png = d / (name + ".png"), json = d / (name + ".json");
-  Shot s;
-  const std::string& display = x_display();
-  if (display.empty()) {
-    ADD_FAILURE() << "Xvfb (" << TS_XVFB << ") did not start";
-    return s;
-  }
-  const std::string cmd = "DISPLAY=" + display + " " + TS_TILESCOPE_EXE + " " + args +
-                          " --size 1600x900 --theme dark --focus-grid --screenshot " +
-                          png.string() + " --cells-json " + json.string() + " --exit > " +
-                          (d / (name + ".log")).string() + " 2>&1";
-  const int st = std::system(cmd.c_str());
-  s.rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  if (s.rc != 0) return s;
-  int n = 0;
-  unsigned char* data = stbi_load(png.string().c_str(), &s.w, &s.h, &n, 3);
-  if (data) {
-    s.px.assign(data, data + size_t(s.w) * size_t(s.h) * 3);
-    stbi_image_free(data);
-  }
-  std::ifstream f(json);
-  s.cells = nlohmann::json::parse(f);
-  return s;
+  return take_shot(name, args + " --size 1600x900 --theme dark --focus-grid");
 }
 
 const nlohmann::json* array(const Shot& s, const std::string& buffer) {
