@@ -9,6 +9,7 @@
 
 #include "analysis/verdict.hpp"
 #include "analysis/warp_access.hpp"
+#include "model/splitmix64.hpp"
 
 namespace ts {
 
@@ -32,15 +33,10 @@ const char* to_string(QuestionKind k) {
 
 namespace {
 
-// splitmix64: the same numbers on every platform (std distributions are not).
+// The same questions from a seed on every platform (model/splitmix64.hpp).
 struct Rng {
   uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
+  uint64_t next() { return splitmix64(state); }
   size_t below(size_t n) { return n ? size_t(next() % n) : 0; }
 };
 

@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "model/splitmix64.hpp"
+
 namespace ts::probe {
 
 inline constexpr int kLanes = 32;
@@ -75,15 +77,10 @@ inline std::vector<Kind> probe_kinds() {
           {Op::GlobalStore, 16}, {Op::GlobalRed, 4}};
 }
 
-// splitmix64: a fixed generator, the same table on every platform.
+// A fixed generator (model/splitmix64.hpp): the same table on every platform.
 struct Rng {
   uint64_t s;
-  uint64_t next() {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
+  uint64_t next() { return ts::splitmix64(s); }
   uint32_t below(uint32_t n) { return uint32_t(next() % n); }
 };
 

@@ -1,6 +1,8 @@
 // Deterministic inputs, the CPU reference of every variant and the verdict.
 #include "engine/reference.hpp"
 
+#include "model/splitmix64.hpp"
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -9,13 +11,8 @@
 namespace ts {
 namespace {
 
-// SplitMix64: the same numbers on every platform and compiler, unlike
-// std::uniform_*_distribution.
-uint64_t mix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
+constexpr uint64_t mix(uint64_t x) {
+  return splitmix64_hash(x);
 }
 
 float input_value(InputKind kind, uint64_t seed, uint32_t stream, uint64_t index) {

@@ -1,5 +1,7 @@
 #include "engine/sim/fiber_block.hpp"
 
+#include "model/splitmix64.hpp"
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -132,13 +134,6 @@ thread_local void* current_dynamic_shared = nullptr;
 namespace {
 
 thread_local FiberBlock* tl_active = nullptr;
-
-uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 std::string dim_string(const Uint3& d) {
   std::string s = "(";

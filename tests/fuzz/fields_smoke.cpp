@@ -6,17 +6,14 @@
 #include <cstdlib>
 #include <vector>
 
+#include "model/splitmix64.hpp"
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 int main(int argc, char** argv) {
   const int runs = argc > 1 ? std::atoi(argv[1]) : 2000;
-  uint64_t s = 0x9e3779b97f4a7c15ull;  // splitmix64: the same inputs on every machine
-  auto next = [&] {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  };
+  uint64_t s = 0x9e3779b97f4a7c15ull;  // the same inputs on every machine
+  auto next = [&] { return ts::splitmix64(s); };
   std::vector<uint8_t> input;
   for (int r = 0; r < runs; ++r) {
     input.resize(8 + next() % 120);
