@@ -65,10 +65,10 @@ const Palette& palette(Theme t) {
   return t == Theme::Light ? light : dark;
 }
 
-Rgb heat(float f) {
-  // A few stops of a viridis-like ramp: dark blue, teal, green, yellow.
-  static const Rgb stops[] = {
-      {48, 18, 90}, {40, 90, 140}, {30, 150, 135}, {110, 200, 80}, {250, 230, 35}};
+namespace {
+
+// f in [0, 1] along five evenly spaced stops, linearly between them.
+Rgb ramp(const Rgb (&stops)[5], float f) {
   f = std::clamp(f, 0.0f, 1.0f) * 4.0f;
   const int i = std::min(3, int(f));
   const float u = f - float(i);
@@ -77,15 +77,19 @@ Rgb heat(float f) {
           mix(stops[i].b, stops[i + 1].b)};
 }
 
+}  // namespace
+
+Rgb heat(float f) {
+  // A few stops of a viridis-like ramp: dark blue, teal, green, yellow.
+  static const Rgb stops[] = {
+      {48, 18, 90}, {40, 90, 140}, {30, 150, 135}, {110, 200, 80}, {250, 230, 35}};
+  return ramp(stops, f);
+}
+
 Rgb heat_warm(float f) {
   static const Rgb stops[] = {
       {52, 40, 46}, {112, 44, 72}, {178, 62, 58}, {226, 120, 40}, {250, 196, 150}};
-  f = std::clamp(f, 0.0f, 1.0f) * 4.0f;
-  const int i = std::min(3, int(f));
-  const float u = f - float(i);
-  auto mix = [&](uint8_t a, uint8_t b) { return uint8_t(std::lround(a + (b - a) * u)); };
-  return {mix(stops[i].r, stops[i + 1].r), mix(stops[i].g, stops[i + 1].g),
-          mix(stops[i].b, stops[i + 1].b)};
+  return ramp(stops, f);
 }
 
 Rgb text_on(const Palette& p, Rgb fill) {
