@@ -22,6 +22,7 @@
 
 #include "io/perf_report.hpp"
 #include "io/trace_file.hpp"
+#include "temp_files.hpp"
 #include "test_trace_fixtures.hpp"
 
 namespace ts {
@@ -59,26 +60,11 @@ CliResult cli(const std::string& args) {
   return r;
 }
 
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& name)
-      : path(fs::temp_directory_path() / ("ts_cli_io_" + name + "_" + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& n) const { return (path / n).string(); }
+// Every scratch folder of this file under temp/ts_cli_io_<name>_<pid>.
+struct TempDir : ts::test::TempDir {
+  explicit TempDir(const std::string& name) : ts::test::TempDir("ts_cli_io_", name) {}
 };
-
-std::string read_all(const std::string& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using ts::test::read_all;
 
 uint64_t hash_of(const std::string& p) {
   const std::string b = read_all(p);

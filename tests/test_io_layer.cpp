@@ -25,6 +25,7 @@
 #include "io/output_file.hpp"
 #include "io/perf_report.hpp"
 #include "io/trace_file.hpp"
+#include "temp_files.hpp"
 #include "test_trace_fixtures.hpp"
 
 namespace ts {
@@ -32,26 +33,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& name)
-      : path(fs::temp_directory_path() / ("ts_io_" + name + "_" + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& n) const { return (path / n).string(); }
+// Every scratch folder of this file under temp/ts_io_<name>_<pid>.
+struct TempDir : ts::test::TempDir {
+  explicit TempDir(const std::string& name) : ts::test::TempDir("ts_io_", name) {}
 };
-
-std::string read_all(const std::string& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using ts::test::read_all;
 
 void write_bytes(const std::string& p, const std::string& bytes) {
   std::ofstream(p, std::ios::binary) << bytes;
