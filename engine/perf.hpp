@@ -7,7 +7,7 @@
 //   PerfReport         plain data and derived metrics (engine/perf.cpp); save/load,
 //                      CSV/JSON, compare, plot data (io/perf_report.hpp); access
 //                      counts from a trace (analysis/perf_counts.hpp)
-//   views              app/view_performance.cpp and `tilescope-cli bench`
+//   views              app/perf/view_performance.cpp and `tilescope-cli bench`
 // No CUDA type appears here: the app and the CLI include it without nvcc.
 #pragma once
 

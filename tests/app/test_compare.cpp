@@ -1,6 +1,6 @@
-// Two runs side by side (app/compare.hpp, app/compare_mode.hpp, app/view_compare.cpp).
-// GUI-free: the phase alignment and the difference count on real simulator
-// runs. In the window (tilescope on a private Xvfb): --compare with
+// Two runs side by side (app/compare/compare.hpp, app/compare/compare_mode.hpp,
+// app/compare/view_compare.cpp). GUI-free: the phase alignment and the difference count on real
+// simulator runs. In the window (tilescope on a private Xvfb): --compare with
 // --position and --screenshot, the counts in the cells map, a ring on a
 // differing cell and none on an identical one, and bad --compare text as a
 // usage error (2).
@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 
 #include "analysis/replay.hpp"
-#include "app/compare.hpp"
+#include "app/compare/compare.hpp"
 #include "engine/backend.hpp"
 #include "engine/catalogue.hpp"
 #include "tests/app/private_x_server.hpp"

@@ -1,4 +1,4 @@
-// Quiz mode in the window (app/quiz.hpp): `--quiz` asks the first question
+// Quiz mode in the window (app/quiz/quiz.hpp): `--quiz` asks the first question
 // with the replay stopped before it; `--quiz-answer` and `--keys enter` answer
 // and reveal it. The pixels show the answer (chosen cells blue; revealed,
 // right cells green, a missed one ringed), and keyboard-only answering gives

@@ -73,7 +73,7 @@ bool line_left(const Shot& s, const nlohmann::json& a, int row, int col, Rgb c) 
   return false;
 }
 
-constexpr Rgb kPurple = {204, 121, 167};  // the warp tile (app/register_tile.cpp)
+constexpr Rgb kPurple = {204, 121, 167};  // the warp tile (app/grid/register_tile.cpp)
 
 TEST(AppRegisterTile, TiledSquareThreadAndItsWarpOutlined) {
   // n = 16, tile 8: block (1, 1) is block 3; thread (3, 1) = 11 stores C[9][11];

@@ -1,0 +1,33 @@
+// The window's background work: a lesson run or a trace file loaded on a
+// thread of its own (AppState::job), and what a finished one puts on screen.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "app/shell/app_state.hpp"
+#include "app/shell/budget_dialog.hpp"
+
+namespace ts::app {
+
+// The work itself, on any thread: everything it finds goes into the output.
+std::unique_ptr<JobOutput> run_job(RunRequest req);
+std::unique_ptr<JobOutput> load_job(std::string path);
+
+// Starts the lesson of s.request, unless it is invalid, a job is running or the
+// budget refuses it (the banner or the budget dialog says why). `held`: bytes
+// another trace keeps in the window meanwhile (compare mode's A).
+void start_run(AppState& s, BudgetDialog& budget, bool scripted, uint64_t held = 0);
+// A trace file; a performance report goes to the Performance panel instead.
+void start_load(AppState& s, BudgetDialog& budget, const std::string& path, bool scripted);
+// Installs the job's output once it is ready (wait: block until it is).
+void poll_job(AppState& s, bool wait);
+// The output on screen: the new trace and replay, or a banner with the error
+// (the last good result stays).
+void install(AppState& s, std::unique_ptr<JobOutput> out);
+
+// "matmul.tiled_square_n10_tile4.tstrace", "..._without-barrier-2.tstrace": a
+// name that says what the trace holds, so that saved traces do not collide.
+std::string suggested_trace_name(const Trace& t);
+
+}  // namespace ts::app

@@ -1,0 +1,36 @@
+// The fixed slot layout: a left column (lesson over verdict), the centre
+// (grid, performance), a right column (upper tabs over the source) and the
+// timeline strip; the splitters between them; and the automatic grid focus.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/shell/app_state.hpp"
+#include "app/shell/view.hpp"
+
+namespace ts::app {
+
+inline constexpr float kMinSide = 0.12f, kMaxSide = 0.5f;  // a side column's share of the width
+
+class SlotLayout {
+ public:
+  // Every view in its slot's tab bar below `top`, then the splitters, which
+  // drag s.layout. Picks the grid focus while s.present.focus_auto is set.
+  void draw(AppState& s, const std::vector<std::unique_ptr<View>>& views, float top);
+  // A frame drawn with the panels is being measured for the grid focus: the
+  // window wants the next frame soon.
+  bool measuring() const { return focus_measuring_; }
+
+ private:
+  View* front(const std::vector<std::unique_ptr<View>>& views, Slot slot) const;
+
+  std::string front_[6];  // per slot: the tab in front last frame
+  // Grid focus chosen by the app: for which window width, height, font size and
+  // trace it was decided, and whether a frame with the panels is being measured.
+  float focus_key_[4] = {0, 0, 0, 0};
+  bool focus_measuring_ = false;
+};
+
+}  // namespace ts::app

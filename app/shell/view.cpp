@@ -1,0 +1,111 @@
+// The registry of views (see app/shell/view.hpp).
+#include "app/shell/view.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace ts::app {
+
+std::vector<ViewFactory>& view_factories() {
+  // A function-local static so that registrars in other files find it constructed.
+  static std::vector<ViewFactory> factories;
+  return factories;
+}
+
+std::vector<std::unique_ptr<View>> make_views() {
+  std::vector<std::unique_ptr<View>> views;
+  for (const auto& f : view_factories())
+    views.push_back(f());
+  std::stable_sort(views.begin(), views.end(), [](const auto& a, const auto& b) {
+    if (a->slot() != b->slot()) return a->slot() < b->slot();
+    return a->order() < b->order();
+  });
+  return views;
+}
+
+float value_font_size(float cell, float font) {
+  return std::min(font, std::round(cell * 0.55f));
+}
+
+bool values_readable(float cell, float font) {
+  // At least 8 pixels, and two fifths of the panel's text up to 10 pixels (cells of 19):
+  // past that the font serves the controls only, and the grid's zoom makes values bigger.
+  return value_font_size(cell, font) >= std::max(8.0f, std::min(font * 0.4f, 10.0f));
+}
+
+BarrierWait barrier_wait(const Replay& r, uint32_t block) {
+  BarrierWait w;
+  const Trace& t = r.trace();
+  const Dim3 b = t.config.geometry.block;
+  w.threads = std::max(1u, b.x) * std::max(1u, b.y) * std::max(1u, b.z);
+  w.at_barrier.assign(w.threads, 0);
+  // Each thread's last applied event, found walking back from the position.
+  std::vector<uint8_t> seen(w.threads, 0);
+  uint32_t found = 0;
+  int32_t arrive_index = -1;
+  for (uint64_t p = r.position(); p > 0 && found < w.threads; --p) {
+    const uint32_t i = r.event_at(p);
+    const Event& e = t.events[i];
+    if (e.block != block || e.thread >= w.threads || seen[e.thread]) continue;
+    seen[e.thread] = 1;
+    ++found;
+    if (e.kind == EventKind::BarrierArrive) {
+      w.at_barrier[e.thread] = 1;
+      ++w.arrived;
+      if (arrive_index < 0) arrive_index = int32_t(i);
+    }
+  }
+  if (arrive_index < 0) return w;
+  w.active = true;
+  const Event& e = t.events[uint32_t(arrive_index)];
+  w.line = e.line;
+  w.phase = r.phase_of(uint32_t(arrive_index));
+  w.barrier = e.barrier;
+  char buf[128];
+  if (w.barrier > 0)
+    std::snprintf(buf, sizeof buf, "%u of %u threads at barrier %d (line %u)", w.arrived, w.threads,
+                  w.barrier, w.line);
+  else
+    std::snprintf(buf, sizeof buf, "%u of %u threads at the barrier on line %u", w.arrived,
+                  w.threads, w.line);
+  w.text = buf;
+  return w;
+}
+
+bool same_line_if_fits(float width) {
+  const float right = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + width;
+  if (right > ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x) return false;
+  ImGui::SameLine();
+  return true;
+}
+
+void text_wrapped_at_spaces(const std::string& text) {
+  const float width = std::max(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 4);
+  const char* base = text.data();
+  size_t start = 0;
+  while (start < text.size()) {
+    // The longest run of whole words from `start` that fits.
+    size_t fit = std::string::npos, from = start;
+    while (true) {
+      const size_t sp = text.find(' ', from);
+      const size_t end = sp == std::string::npos ? text.size() : sp;
+      if (ImGui::CalcTextSize(base + start, base + end).x > width) break;
+      fit = end;
+      if (sp == std::string::npos) break;
+      from = sp + 1;
+    }
+    if (fit == std::string::npos) {  // one word wider than the panel: it gets its own line
+      fit = text.find(' ', start);
+      if (fit == std::string::npos) fit = text.size();
+    }
+    ImGui::TextUnformatted(base + start, base + fit);
+    start = fit;
+    while (start < text.size() && text[start] == ' ')
+      ++start;
+  }
+}
+
+}  // namespace ts::app

@@ -1,0 +1,30 @@
+// The caption strip: the lecture's caption, the quiz's question band and, in
+// presenter mode, the lesson's narration get a strip of their own beside or
+// below the grid, never drawn over it. The layout (app/shell/layout.cpp) carves it
+// out of the centre slot: beside where the grid keeps bigger cells that way,
+// else below, as high as its text needs.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "app/shell/app_state.hpp"
+#include "app/shell/view.hpp"
+
+namespace ts::app {
+
+// Whether a strip is wanted this frame: a lecture, or presenter mode (its quiz questions too).
+bool strip_wanted(const AppState& s);
+// The height its text needs at this width (pixels; the narration, whose
+// length varies with the moment, asks for a fixed share of `room_h`).
+float strip_height_for_width(const AppState& s, float width, float room_h);
+// Its width beside a room this wide.
+float strip_width_beside(const AppState& s, float room_w);
+// Draws the strip at s.strip_rect: the quiz's band while a question is up,
+// else the lecture's caption, else (presenter mode) the Narration view.
+void draw_caption_strip(AppState& s, const std::vector<std::unique_ptr<View>>& views);
+// The caption's text size in pixels: large for the back of a room, but not
+// so large at big fonts that a caption eats the grid's room.
+float caption_text_size(const AppState& s);
+
+}  // namespace ts::app

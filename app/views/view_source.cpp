@@ -1,0 +1,205 @@
+// Source: the kernel's real header (the code that ran), read at run time from
+// the source tree (TS_SOURCE_DIR) or next to the program; the line of the
+// current event highlighted, each barrier line marked on or off.
+#include <imgui.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "app/shell/palette.hpp"
+#include "app/shell/view.hpp"
+#include "io/input_file.hpp"
+
+namespace ts::app {
+
+class SourceView final : public View {
+ public:
+  const char* name() const override { return "Source"; }
+  Slot slot() const override { return Slot::RightLower; }
+  int order() const override { return 0; }
+
+  void draw(AppState& s) override {
+    const Variant* v = s.lesson();
+    if (!v) {
+      ImGui::TextDisabled("No lesson.");
+      return;
+    }
+    load(v);
+    if (!error_.empty()) {
+      ImGui::TextWrapped("%s", error_.c_str());
+      return;
+    }
+    const uint32_t mask = s.has_trace() ? s.trace().config.barrier_mask : s.request.barrier_mask;
+    const Event* e = s.has_trace() ? s.replay->last_event() : nullptr;
+    const int current = e ? int(e->line) : -1;
+    // The file and function, then the wrap toggle at the right; a narrow pane
+    // shows the function alone (the file is in its tooltip).
+    const ImGuiStyle& st = ImGui::GetStyle();
+    const float cb_w =
+        ImGui::GetFrameHeight() + st.ItemInnerSpacing.x + ImGui::CalcTextSize("wrap").x;
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const std::string full = std::string(v->source_file) + "  -  " + v->function + "()";
+    const std::string title = ImGui::CalcTextSize(full.c_str()).x + cb_w + st.ItemSpacing.x <= avail
+                                  ? full
+                                  : std::string(v->function) + "()";
+    ImGui::TextDisabled("%s", title.c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", full.c_str());
+    ImGui::SameLine(std::max(ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x + st.ItemSpacing.x,
+                             ImGui::GetWindowContentRegionMax().x - cb_w));
+    ImGui::Checkbox("wrap", &wrap_);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Long lines continue on the next row");
+    const Palette& pal = palette(s.present.theme);
+    ImGui::BeginChild("##code", ImVec2(0, 0), false,
+                      wrap_ ? 0 : ImGuiWindowFlags_HorizontalScrollbar);
+    ImFont* mono = static_cast<ImFont*>(s.present.mono_small_font ? s.present.mono_small_font
+                                                                  : s.present.mono_font);
+    if (mono) ImGui::PushFont(mono);
+    // A pane resized (a splitter, another tab in front above) centres the current line again.
+    const ImVec2 pane = ImGui::GetWindowSize();
+    if (pane.x != pane_.x || pane.y != pane_.y) scrolled_to_ = -1;
+    pane_ = pane;
+    const float cw = ImGui::CalcTextSize("M").x;
+    // Soft wrap: long lines (trailing comments) continue on the next row under
+    // their own indent, so that nothing is cut off in a narrow column.
+    const int gutter = 4 + (s.present.show_barrier_lines && !v->barriers.empty() ? 6 : 0);
+    const int width_chars =
+        wrap_ ? std::max(24, int(ImGui::GetContentRegionAvail().x / cw) - gutter) : 1 << 20;
+    const ImVec4 dim(to_f(pal.text_dim.r), to_f(pal.text_dim.g), to_f(pal.text_dim.b), 1);
+    for (int i = first_; i <= last_ && i < int(lines_.size()); ++i) {
+      const int line = i + 1;
+      const BarrierInfo* bar = nullptr;
+      for (const BarrierInfo& b : v->barriers)
+        if (b.line == line) bar = &b;
+      const std::vector<std::string> rows = wrap(lines_[size_t(i)], width_chars);
+      const ImVec2 p = ImGui::GetCursorScreenPos();
+      if (line == current) {
+        ImGui::GetWindowDrawList()->AddRectFilled(
+            p,
+            ImVec2(p.x + ImGui::GetContentRegionAvail().x + (wrap_ ? 0 : 2000),
+                   p.y + ImGui::GetTextLineHeightWithSpacing() * float(rows.size()) -
+                       ImGui::GetStyle().ItemSpacing.y),
+            okabe_ito::kSkyBlue.abgr(90));
+        if (line != scrolled_to_) {
+          ImGui::SetScrollHereY(0.4f);
+          scrolled_to_ = line;
+        }
+      }
+      const bool off = bar && s.present.show_barrier_lines && !BarrierSet(mask).keeps(bar->id);
+      for (size_t r = 0; r < rows.size(); ++r) {
+        char num[16];
+        std::snprintf(num, sizeof num, r == 0 ? "%3d " : "    ", line);
+        ImGui::TextColored(dim, "%s", num);
+        ImGui::SameLine(0, 0);
+        if (s.present.show_barrier_lines && !v->barriers.empty()) {
+          if (bar && r == 0) {
+            const Rgb c = off ? okabe_ito::kVermillion : okabe_ito::kGreen;
+            ImGui::TextColored(ImVec4(to_f(c.r), to_f(c.g), to_f(c.b), 1), "%s",
+                               off ? "[OFF]" : "[on] ");
+          } else {
+            ImGui::TextUnformatted("     ");
+          }
+          ImGui::SameLine(0, cw);
+        }
+        if (off) {
+          ImGui::TextDisabled("%s", rows[r].c_str());
+          const ImVec2 q = ImGui::GetItemRectMin(), q2 = ImGui::GetItemRectMax();
+          ImGui::GetWindowDrawList()->AddLine(ImVec2(q.x, (q.y + q2.y) * 0.5f),
+                                              ImVec2(q2.x, (q.y + q2.y) * 0.5f),
+                                              okabe_ito::kVermillion.abgr(), 1.5f);
+        } else {
+          ImGui::TextUnformatted(rows[r].c_str());
+        }
+      }
+    }
+    if (mono) ImGui::PopFont();
+    ImGui::EndChild();
+  }
+
+ private:
+  // A line cut at spaces into rows of at most `width` characters; rows after
+  // the first keep the line's indent plus four.
+  static std::vector<std::string> wrap(const std::string& text, int width) {
+    std::vector<std::string> rows;
+    if (int(text.size()) <= width) return {text};
+    const size_t indent = std::min(text.find_first_not_of(' '), text.size());
+    const std::string pad(std::min<size_t>(indent + 4, size_t(width / 2)), ' ');
+    std::string rest = text;
+    bool first = true;
+    while (true) {
+      const std::string lead = first ? "" : pad;
+      const size_t room = size_t(std::max(8, width - int(lead.size())));
+      if (rest.size() <= room) {
+        rows.push_back(lead + rest);
+        break;
+      }
+      size_t cut = rest.rfind(' ', room);
+      if (cut == std::string::npos || cut <= (first ? indent : 0) + 4) cut = room;
+      rows.push_back(lead + rest.substr(0, cut));
+      rest = rest.substr(cut);
+      rest.erase(0, std::min(rest.find_first_not_of(' '), rest.size()));
+      first = false;
+    }
+    return rows;
+  }
+
+  void load(const Variant* v) {
+    if (v == loaded_) return;
+    loaded_ = v;
+    lines_.clear();
+    error_.clear();
+    scrolled_to_ = -1;
+    namespace fs = std::filesystem;
+    const fs::path candidates[] = {fs::path(TS_SOURCE_DIR) / v->source_file,
+                                   fs::path("share/tilescope") / v->source_file,
+                                   fs::path(v->source_file)};
+    for (const fs::path& p : candidates) {
+      // Through the input layer: a FIFO or a device of that name never blocks.
+      if (std::error_code ec; !fs::exists(p, ec)) continue;
+      const auto text = read_input_text(p.string(), {"kernel source", 4 << 20}, nullptr);
+      if (!text) continue;
+      std::istringstream f(*text);
+      std::string line;
+      while (std::getline(f, line))
+        lines_.push_back(line);
+      break;
+    }
+    if (lines_.empty()) {
+      error_ = std::string("The kernel's source (") + v->source_file +
+               ") was not found next to the program or in " TS_SOURCE_DIR ".";
+      return;
+    }
+    // The function's own lines: from the template line before its name to its closing brace.
+    first_ = 0;
+    last_ = int(lines_.size()) - 1;
+    const std::string sig = std::string(v->function) + "(";
+    for (int i = 0; i < int(lines_.size()); ++i)
+      if (lines_[size_t(i)].find(sig) != std::string::npos &&
+          lines_[size_t(i)].find("TS_DEVICE") != std::string::npos) {
+        first_ = i;
+        while (first_ > 0 && lines_[size_t(first_) - 1].rfind("template", 0) == 0)
+          --first_;
+        while (first_ > 0 && lines_[size_t(first_) - 1].rfind("//", 0) == 0)
+          --first_;
+        for (int j = i; j < int(lines_.size()); ++j)
+          if (lines_[size_t(j)] == "}") {
+            last_ = j;
+            break;
+          }
+        break;
+      }
+  }
+
+  const Variant* loaded_ = nullptr;
+  std::vector<std::string> lines_;
+  std::string error_;
+  int first_ = 0, last_ = 0, scrolled_to_ = -1;
+  bool wrap_ = true;
+  ImVec2 pane_{0, 0};
+};
+
+TS_REGISTER_VIEW(SourceView);
+
+}  // namespace ts::app
