@@ -31,6 +31,7 @@
 
 #include <imgui.h>
 
+#include "app/replay/barrier_wait.hpp"
 #include "app/shell/app_state.hpp"
 
 namespace ts::app {
@@ -96,19 +97,6 @@ bool same_line_if_fits(float width);
 // values, and the app picks the grid-focus layout, below that).
 float value_font_size(float cell, float font);
 bool values_readable(float cell, float font);
-
-// Who waits at a barrier: the threads of `block` whose last applied event is an
-// arrival at a barrier (they wait there), the others still on their way.
-struct BarrierWait {
-  bool active = false;  // at least one thread of the block waits
-  int barrier = 0;      // the lesson's barrier id (1, 2, ...), 0 when unknown
-  uint32_t line = 0;    // the barrier's source line
-  int phase = 0;        // the phase that barrier ends
-  uint32_t threads = 0, arrived = 0;
-  std::vector<uint8_t> at_barrier;  // per thread of the block
-  std::string text;                 // "12 of 64 threads at barrier 1 (line 76)"
-};
-BarrierWait barrier_wait(const Replay& r, uint32_t block);
 
 struct ViewRegistrar {
   explicit ViewRegistrar(ViewFactory f) { view_factories().push_back(std::move(f)); }
