@@ -107,20 +107,41 @@ bool write_window_png(GLFWwindow* window, const std::string& png, const OutputOp
   return true;
 }
 
+// The marks the plots drew (the performance panel's), in PNG pixels.
+nlohmann::json plot_marks_json(const std::vector<PlotMark>& marks, float sx, float sy) {
+  nlohmann::json plot_marks = nlohmann::json::array();
+  for (const PlotMark& m : marks)
+    plot_marks.push_back(
+        {{"plot", m.plot},
+         {"kind", m.kind},
+         {"label", m.label},
+         {"x", m.x * sx},
+         {"y", m.y * sy},
+         {"w", m.w * sx},
+         {"h", m.h * sy},
+         {"rgb", {m.colour & 255, (m.colour >> 8) & 255, (m.colour >> 16) & 255}}});
+  return plot_marks;
+}
+
+// The lecture's step on screen and where its caption band is, in PNG pixels.
+nlohmann::json lecture_json(const LectureState& L, float sx, float sy) {
+  return {{"title", L.lecture->title},
+          {"step", L.step + 1},
+          {"steps", L.lecture->steps.size()},
+          {"caption", L.step >= 0 ? L.lecture->steps[size_t(L.step)].caption : ""},
+          {"band",
+           {{"x", L.band[0] * sx},
+            {"y", L.band[1] * sy},
+            {"w", L.band[2] * sx},
+            {"h", L.band[3] * sy}}}};
+}
+
 // Where every array's cells are, in PNG pixels (fw x fh), and what the replay
 // says of them: the screenshot test checks pixels against this.
-nlohmann::json cells_map(const AppState& s, int fw, int fh) {
-  const float sx = float(fw) / ImGui::GetIO().DisplaySize.x;
-  const float sy = float(fh) / ImGui::GetIO().DisplaySize.y;
-  const Palette& pal = palette(s.present.theme);
+// The colours a test looks for: the banks', the heat ramp, the palette's,
+// the controls' as drawn over the background.
+void add_colours(nlohmann::json& j, const Palette& pal) {
   auto rgb = [](Rgb c) { return nlohmann::json::array({c.r, c.g, c.b}); };
-  // Arrays by their names in the kernel's source ("C", "tileA", "cache").
-  auto name = [&s](ArraySlot slot) {
-    return s.replay ? array_name(s.replay->trace().config.arrays, slot) : std::to_string(slot);
-  };
-  nlohmann::json j;
-  j["width"] = fw;
-  j["height"] = fh;
   nlohmann::json banks = nlohmann::json::array();
   for (int b = 0; b < kSharedBanks; ++b)
     banks.push_back(rgb(bank_colour(b)));
@@ -160,6 +181,62 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
                            {"button", over_bg(ImGuiCol_Button)},
                            {"frame", over_bg(ImGuiCol_FrameBg)}};
   }
+}
+
+// The question on screen, its truth, the answer and the grade.
+template <class Name>
+nlohmann::json quiz_json(const QuizState& Q, const Name& name, float sx, float sy) {
+  auto rgb = [](Rgb c) { return nlohmann::json::array({c.r, c.g, c.b}); };
+  const Question& q = *Q.question();
+  nlohmann::json kinds = nlohmann::json::array(), choice_rects = nlohmann::json::array();
+  for (const Question& each : Q.questions)
+    kinds.push_back(to_string(each.kind));
+  for (const auto& c : Q.choice_rects)
+    choice_rects.push_back(
+        {{"x", c[0] * sx}, {"y", c[1] * sy}, {"w", c[2] * sx}, {"h", c[3] * sy}});
+  return {{"index", Q.index},
+          {"kinds", kinds},
+          {"choice_rects", choice_rects},
+          {"scope_cells", q.scope_cells},
+          {"questions", Q.questions.size()},
+          {"kind", to_string(q.kind)},
+          {"text", q.text},
+          {"buffer", name(q.array)},
+          {"block", q.block},
+          {"truth_cells", q.truth_cells},
+          {"truth_choice", q.truth_choice},
+          {"choices", q.choices},
+          {"answer_cells", Q.answer.cells},
+          {"answer_choice", Q.answer.choice},
+          {"revealed", Q.revealed},
+          {"right", Q.grade.right},
+          {"missed", Q.grade.missed},
+          {"extra", Q.grade.extra},
+          {"score", Q.score_line()},
+          {"colours",
+           {{"chosen", rgb(kQuizChosen)},
+            {"right", rgb(kQuizRight)},
+            {"extra", rgb(kQuizExtra)},
+            {"missed", rgb(kQuizMissed)}}},
+          {"band",
+           {{"x", Q.band[0] * sx},
+            {"y", Q.band[1] * sy},
+            {"w", Q.band[2] * sx},
+            {"h", Q.band[3] * sy}}}};
+}
+
+nlohmann::json cells_map(const AppState& s, int fw, int fh) {
+  const float sx = float(fw) / ImGui::GetIO().DisplaySize.x;
+  const float sy = float(fh) / ImGui::GetIO().DisplaySize.y;
+  const Palette& pal = palette(s.present.theme);
+  // Arrays by their names in the kernel's source ("C", "tileA", "cache").
+  auto name = [&s](ArraySlot slot) {
+    return s.replay ? array_name(s.replay->trace().config.arrays, slot) : std::to_string(slot);
+  };
+  nlohmann::json j;
+  j["width"] = fw;
+  j["height"] = fh;
+  add_colours(j, pal);
   j["position"] = s.replay ? s.replay->position() : 0;
   j["events"] = s.replay ? s.replay->size() : 0;
   j["selected_block"] = s.selection.block;
@@ -262,71 +339,11 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
                          {"phase", w.phase},   {"threads", w.threads}, {"arrived", w.arrived},
                          {"text", w.text},     {"arrived_threads", at}};
   }
-  nlohmann::json plot_marks = nlohmann::json::array();
-  for (const PlotMark& m : s.plot_marks)
-    plot_marks.push_back(
-        {{"plot", m.plot},
-         {"kind", m.kind},
-         {"label", m.label},
-         {"x", m.x * sx},
-         {"y", m.y * sy},
-         {"w", m.w * sx},
-         {"h", m.h * sy},
-         {"rgb", {m.colour & 255, (m.colour >> 8) & 255, (m.colour >> 16) & 255}}});
-  j["plot_marks"] = plot_marks;
+  j["plot_marks"] = plot_marks_json(s.plot_marks, sx, sy);
   j["race_hint"] = s.race_hint;
   j["compare"] = compare_json(s, sx, sy);
-  if (s.lecture.active()) {
-    const LectureState& L = s.lecture;
-    j["lecture"] = {{"title", L.lecture->title},
-                    {"step", L.step + 1},
-                    {"steps", L.lecture->steps.size()},
-                    {"caption", L.step >= 0 ? L.lecture->steps[size_t(L.step)].caption : ""},
-                    {"band",
-                     {{"x", L.band[0] * sx},
-                      {"y", L.band[1] * sy},
-                      {"w", L.band[2] * sx},
-                      {"h", L.band[3] * sy}}}};
-  }
-  if (s.quiz.active()) {  // the question on screen, its truth, the answer and the grade
-    const QuizState& Q = s.quiz;
-    const Question& q = *Q.question();
-    nlohmann::json kinds = nlohmann::json::array(), choice_rects = nlohmann::json::array();
-    for (const Question& each : Q.questions)
-      kinds.push_back(to_string(each.kind));
-    for (const auto& c : Q.choice_rects)
-      choice_rects.push_back(
-          {{"x", c[0] * sx}, {"y", c[1] * sy}, {"w", c[2] * sx}, {"h", c[3] * sy}});
-    j["quiz"] = {{"index", Q.index},
-                 {"kinds", kinds},
-                 {"choice_rects", choice_rects},
-                 {"scope_cells", q.scope_cells},
-                 {"questions", Q.questions.size()},
-                 {"kind", to_string(q.kind)},
-                 {"text", q.text},
-                 {"buffer", name(q.array)},
-                 {"block", q.block},
-                 {"truth_cells", q.truth_cells},
-                 {"truth_choice", q.truth_choice},
-                 {"choices", q.choices},
-                 {"answer_cells", Q.answer.cells},
-                 {"answer_choice", Q.answer.choice},
-                 {"revealed", Q.revealed},
-                 {"right", Q.grade.right},
-                 {"missed", Q.grade.missed},
-                 {"extra", Q.grade.extra},
-                 {"score", Q.score_line()},
-                 {"colours",
-                  {{"chosen", rgb(kQuizChosen)},
-                   {"right", rgb(kQuizRight)},
-                   {"extra", rgb(kQuizExtra)},
-                   {"missed", rgb(kQuizMissed)}}},
-                 {"band",
-                  {{"x", Q.band[0] * sx},
-                   {"y", Q.band[1] * sy},
-                   {"w", Q.band[2] * sx},
-                   {"h", Q.band[3] * sy}}}};
-  }
+  if (s.lecture.active()) j["lecture"] = lecture_json(s.lecture, sx, sy);
+  if (s.quiz.active()) j["quiz"] = quiz_json(s.quiz, name, sx, sy);
   j["banner"] = {{"kind", s.banner.kind == Banner::Error     ? "error"
                           : s.banner.kind == Banner::Warning ? "warning"
                                                              : "info"},
