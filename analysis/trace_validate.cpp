@@ -439,7 +439,7 @@ std::optional<std::string> check_trace_semantics(const Trace& t) {
   const LaunchGeometry want = geometry(*v, p);
   if (auto e = check_geometry(c.geometry, want, run)) return e;
   if (auto e = validate_barrier_mask(*v, c.barrier_mask))
-    return "barrier mask " + hex(c.barrier_mask) + ": " + *e;
+    return "barrier mask " + hex(c.barrier_mask.mask()) + ": " + *e;
   // What the consumers will hold, before anyone allocates it.
   const uint64_t blocks = want.grid.count(), threads = blocks * want.block.count();
   const ArrayTable want_arrays = arrays(*v, p);
@@ -479,7 +479,7 @@ std::optional<std::string> check_trace_semantics(const Trace& t) {
   Expected x;
   x.v = v;
   x.table = &c.arrays;
-  x.mask = c.barrier_mask;
+  x.mask = c.barrier_mask.mask();
   x.barriers = uint32_t(std::min<size_t>(v->barriers.size(), 32));
   for (const BarrierInfo& b : v->barriers)
     if (b.id >= 1 && b.id <= 32) {
@@ -569,10 +569,10 @@ std::optional<std::string> check_trace_semantics(const Trace& t) {
   if (complete) {
     if (auto err = barrier_structure.finish(thread_count)) return err;
     // With every barrier kept, the closed form counts the arrivals exactly.
-    if (recorded > 0 && BarrierSet(c.barrier_mask).keeps_all_of(int(x.barriers)) &&
+    if (recorded > 0 && c.barrier_mask.keeps_all_of(int(x.barriers)) &&
         arrivals != counts.barrier_arrivals)
       return "events: " + num(arrivals) + " barrier arrivals recorded; " + run +
-             " with every barrier kept (barrier mask " + hex(c.barrier_mask) + ") records " +
+             " with every barrier kept (barrier mask " + hex(c.barrier_mask.mask()) + ") records " +
              num(counts.barrier_arrivals);
   }
   return std::nullopt;

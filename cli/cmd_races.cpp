@@ -38,11 +38,11 @@ struct RacesOptions {
   bool cases = false;
 };
 
-std::string barrier_text(const Variant& v, uint32_t mask) {
+std::string barrier_text(const Variant& v, BarrierSet kept_set) {
   if (v.barriers.empty()) return "no barriers";
   std::string kept, removed;
   for (const auto& b : v.barriers) {
-    std::string& s = BarrierSet(mask).keeps(b.id) ? kept : removed;
+    std::string& s = kept_set.keeps(b.id) ? kept : removed;
     s += (s.empty() ? "" : ",") + std::to_string(b.id);
   }
   if (removed.empty()) return "all barriers (" + kept + ")";
@@ -83,7 +83,7 @@ int run_races(const RacesOptions& o) {
   }
   const char* cmd = "races";
   if (o.lesson.variant.empty())
-    return usage_error(cmd, "which variant? the catalogue has: " + variant_ids(), o.json);
+    return usage_error(cmd, "which lesson? the lessons are: " + variant_ids(), o.json);
   RunRequest req;
   std::vector<std::string> notes;
   const auto err = o.lesson.to_request(req, &notes);
@@ -138,7 +138,7 @@ int run_races(const RacesOptions& o) {
     nlohmann::json j;
     j["variant"] = v->id;
     j["params"] = describe(*v, req.params);
-    j["barrier_mask"] = req.barrier_mask;
+    j["barrier_mask"] = req.barrier_mask.mask();
     j["barriers"] = barrier_text(*v, req.barrier_mask);
     j["backend"] = t.backend_note;
     j["trace"] = {{"events", t.trace.events.size()},

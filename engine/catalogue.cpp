@@ -103,10 +103,28 @@ std::span<const Variant> catalogue() {
   return table();
 }
 
+std::optional<size_t> lesson_index(std::string_view id) {
+  // (id, place) sorted by id: a binary search instead of a scan of every id.
+  static const std::vector<std::pair<std::string_view, size_t>> by_id = [] {
+    std::vector<std::pair<std::string_view, size_t>> index;
+    for (size_t i = 0; i < table().size(); ++i)
+      index.emplace_back(table()[i].id, i);
+    std::sort(index.begin(), index.end());
+    return index;
+  }();
+  const auto it = std::lower_bound(by_id.begin(), by_id.end(), id,
+                                   [](const auto& entry, std::string_view x) { return entry.first < x; });
+  if (it == by_id.end() || it->first != id) return std::nullopt;
+  return it->second;
+}
+
 const Variant* find_variant(const std::string& id) {
-  for (const Variant& v : table())
-    if (id == v.id) return &v;
-  return nullptr;
+  const std::optional<size_t> at = lesson_index(id);
+  return at ? &table()[*at] : nullptr;
+}
+
+std::string unknown_lesson(std::string_view id) {
+  return "unknown lesson '" + std::string(id) + "'; the lessons are: " + variant_ids();
 }
 
 const Variant& default_variant() {
@@ -158,7 +176,8 @@ std::optional<std::string> validate_barrier_id(const Variant& v, int id) {
               : std::to_string(count) + (count == 1 ? " barrier (" : " barriers (") + have + ")");
 }
 
-std::optional<std::string> validate_barrier_mask(const Variant& v, uint32_t mask) {
+std::optional<std::string> validate_barrier_mask(const Variant& v, BarrierSet kept) {
+  const uint32_t mask = kept.mask();
   const uint32_t all = all_barriers(v);
   const uint32_t extra = mask & ~all;
   // Bits beyond the variant's barriers may be all set (a "keep everything"

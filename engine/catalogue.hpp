@@ -26,8 +26,14 @@ inline constexpr int kMaxStencilRadius = 1024;
 
 // Every lesson, in menu order, barrier lines read from its source.
 std::span<const Variant> catalogue();
+// The lesson's place in catalogue() (and in the dispatch table,
+// engine/lesson_dispatch.hpp), through one sorted index; nullopt when unknown.
+std::optional<size_t> lesson_index(std::string_view id);
 // nullptr when the id is unknown.
 const Variant* find_variant(const std::string& id);
+// The one message for an id that names no lesson:
+// "unknown lesson 'x'; the lessons are: matmul.naive_one_block, ...".
+std::string unknown_lesson(std::string_view id);
 // The lesson the window opens with (the one marked opens_the_window).
 const Variant& default_variant();
 // All ids, comma-separated, for usage messages.
@@ -53,7 +59,7 @@ std::vector<int> barrier_lines(std::string_view source);
 std::optional<std::string> validate(const Variant& v, const Params& p, const DeviceLimits& lim);
 // Only the barrier numbers the variant has: bit (id - 1) of `mask`. Bits
 // beyond the variant's barriers may be all set (~0u = keep all) or all clear.
-std::optional<std::string> validate_barrier_mask(const Variant& v, uint32_t mask);
+std::optional<std::string> validate_barrier_mask(const Variant& v, BarrierSet kept);
 // A barrier number the user named (to remove or keep): 1 .. barriers.size().
 std::optional<std::string> validate_barrier_id(const Variant& v, int id);
 inline uint32_t all_barriers(const Variant& v) {

@@ -308,9 +308,7 @@ std::optional<std::string> LessonOptions::to_request(RunRequest& req,
   };
   const std::string& name = variant.empty() ? default_variant : variant;
   const Variant* v = find_variant(name);
-  if (!v)
-    return "unknown variant '" + name + "'; the catalogue has: " + variant_ids() +
-           " (tilescope-cli list shows them)";
+  if (!v) return unknown_lesson(name);
   req = RunRequest{};
   req.variant = v->id;
   req.params = v->defaults;
@@ -343,7 +341,6 @@ std::optional<std::string> LessonOptions::to_request(RunRequest& req,
     if (auto e = barrier_bits(*v, "--no-barrier", drop, dropped)) return e;
     mask &= ~dropped;
   }
-  if (auto e = validate_barrier_mask(*v, mask)) return e;
   req.barrier_mask = mask;
 
   req.backend = backend == "cuda"  ? BackendChoice::Cuda
@@ -365,11 +362,9 @@ std::optional<std::string> LessonOptions::to_request(RunRequest& req,
   req.input_seed = input_seed;
   req.inputs = inputs == "uniform" ? InputKind::Uniform : InputKind::SmallIntegers;
 
-  // Checked against the backend that will run them, so that a bad value is a
-  // usage error and not a failed run.
+  // Which options do not apply depends on the backend that will run them.
   const bool gpu = req.backend == BackendChoice::Cuda ||
                    (req.backend == BackendChoice::Auto && cuda_status().usable);
-  const bool on_gpu = gpu && cuda_status().usable;
   const bool seed_used =
       req.schedule.kind == ScheduleKind::Random || (seed_without_schedule && !given("--schedule"));
   if ((o_seed && o_seed->count() && !seed_used) ||
@@ -382,15 +377,9 @@ std::optional<std::string> LessonOptions::to_request(RunRequest& req,
     note(
         "--skew-ns applies to the GPU only (its warps sleep); the simulator runs without it. "
         "There, --schedule skew --skew-steps N delays the warps of --skew-warps instead");
-  const DeviceLimits lim = on_gpu ? cuda_status().limits() : simulator_model().limits();
-  if (auto e = validate(*v, req.params, lim)) return e;
-  if (!gpu)
-    if (auto e = check_simulator_steps(*v, req.params)) return e;
-  // The simulator records into this machine's memory, the GPU into its own.
-  if (auto e =
-          check_trace_capacity(capacity, on_gpu ? lim.global_memory_bytes : host_memory_bytes()))
-    return e;
-  return std::nullopt;
+  // The checks run() makes, in its words: a bad value is a usage error here
+  // and not a failed run later.
+  return check_run(req);
 }
 
 }  // namespace ts

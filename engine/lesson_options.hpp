@@ -12,9 +12,9 @@
 //
 // Each number is checked while parsing (which option, the value and the
 // range: "--n: 2147483648 is out of range: give a whole number from 1 to
-// 32768"); to_request() then checks what depends on the lesson and on the
-// backend that will run it (tile widths, barrier numbers, device limits, the
-// trace's memory, the simulator's step limit).
+// 32768"); to_request() then reports what run() would refuse (check_run:
+// tile widths, barrier numbers, device limits, the trace's memory, the
+// simulator's step limit), in the same words.
 #pragma once
 
 #include <CLI/CLI.hpp>

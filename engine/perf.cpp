@@ -74,8 +74,8 @@ std::optional<std::string> validate_perf_config(const PerfConfig& c) {
     for (const Variant& v : catalogue())
       any = any || selects(name, v);
     if (!any)
-      return "unknown kernel '" + name + "': use all, a family (" + family_names() +
-             "), a prefix ending in *, or one of " + variant_ids();
+      return unknown_lesson(name) + "; or all, a family (" + family_names() +
+             ") or a prefix ending in *";
   }
   // int indices in the kernels: n * n and length must fit in 31 bits.
   for (int n : r.matmul_sizes)

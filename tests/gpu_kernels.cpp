@@ -448,7 +448,7 @@ TEST(GpuErrors, BadRequestsGetMessagesNotCrashes) {
   req = request({"matmul.nope", {}}, true);
   r = run(req);
   EXPECT_FALSE(r.ok);
-  EXPECT_NE(r.error.find("unknown variant"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("unknown lesson"), std::string::npos) << r.error;
   req = request({"matmul.tiled_square", {.n = 10, .tile = 4}}, true);
   req.barrier_mask = 0b100;
   r = run_cuda(req);

@@ -57,11 +57,12 @@ struct EventPair {
 
 // Launches the variant's body with recorder `rec`. Returns the launch error.
 template <class Rec>
-cudaError_t launch(const Variant& v, const Params& p, const LaunchGeometry& g, const Rec& rec,
+cudaError_t launch(size_t lesson_index, const Params& p, const LaunchGeometry& g, const Rec& rec,
                    const KernelArgs& args) {
   cudaError_t err = cudaErrorInvalidValue;
-  const bool found = visit_lesson(
-      v.id, p, [&](auto body) { err = launch_lesson<decltype(body), Rec>(g, rec, args); });
+  const bool found = visit_lesson(lesson_index, p, [&](auto body) {
+    err = launch_lesson<decltype(body), Rec>(g, rec, args);
+  });
   return found ? err : cudaErrorInvalidDeviceFunction;
 }
 
@@ -172,7 +173,7 @@ namespace {
 // The run itself; `lost` is set when a CUDA error left the context unusable
 // (a sticky error), so that the caller resets the device once every buffer
 // of the run has been freed.
-RunResult run_on_device(const RunRequest& req, bool& lost) {
+RunResult run_on_device(PreparedRun& run, bool& lost) {
   RunResult r;
   cudaGetLastError();  // a stale error of an earlier call must not fail this run
   const CudaStatus& st = cuda_status();
@@ -180,12 +181,7 @@ RunResult run_on_device(const RunRequest& req, bool& lost) {
     r.error = "the GPU cannot be used: " + st.reason + "; run on the CPU simulator instead";
     return r;
   }
-  PreparedRun run;
-  if (auto e = prepare_run(req, st.limits(), run)) {
-    r.error = *e;
-    return r;
-  }
-  const Variant* v = run.lesson;
+  const RunRequest& req = run.request;
   const Params& p = run.params;
   r.backend_note = "GPU: " + st.device_name;
 
@@ -286,17 +282,17 @@ RunResult run_on_device(const RunRequest& req, bool& lost) {
       rec.barrier_mask = req.barrier_mask;
       rec.skew_ns = req.skew_ns;
       rec.skew_warps = req.skew_warps;
-      launch_err = launch(*v, p, g, rec, args);
+      launch_err = launch(run.index, p, g, rec, args);
     } else if (req.skew_ns > 0) {
       SkewRec rec;
       rec.barrier_mask = req.barrier_mask;
       rec.skew_ns = req.skew_ns;
       rec.skew_warps = req.skew_warps;
-      launch_err = launch(*v, p, g, rec, args);
+      launch_err = launch(run.index, p, g, rec, args);
     } else {
       PlainRec rec;
       rec.barrier_mask = req.barrier_mask;
-      launch_err = launch(*v, p, g, rec, args);
+      launch_err = launch(run.index, p, g, rec, args);
     }
     if (launch_err != cudaSuccess) return fail("launching the kernel", launch_err);
     cudaEventRecord(timing.stop);
@@ -318,7 +314,7 @@ RunResult run_on_device(const RunRequest& req, bool& lost) {
     wanted = req.trace_capacity;
   }
   Trace& t = r.trace;
-  t.config = run_config(req, run, BackendKind::Cuda, st.device_name);
+  t.config = run_config(run, st.device_name);
   t.config.skew_ns = req.skew_ns;
   t.config.skew_warps = req.skew_ns > 0 ? req.skew_warps : 0;
   t.capacity = req.traced ? req.trace_capacity : 0;
@@ -370,9 +366,9 @@ RunResult run_on_device(const RunRequest& req, bool& lost) {
 
 }  // namespace
 
-RunResult run_cuda(const RunRequest& req) {
+RunResult run_prepared_on_gpu(PreparedRun& run) {
   bool lost = false;
-  RunResult r = run_on_device(req, lost);
+  RunResult r = run_on_device(run, lost);
   if (lost) {
     // Every buffer of the run is freed by now; a reset gives the process a
     // fresh context, so the next run can use the GPU again.

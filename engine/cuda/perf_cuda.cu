@@ -710,7 +710,7 @@ struct Sweep {
         args.data[1] = A.f();
         args.data[2] = B.f();
         args.data[3] = C.f();
-        bool found = visit_lesson(v->id, p, [&](auto body) {
+        bool found = visit_lesson(*lesson_index(v->id), p, [&](auto body) {
           run_variant<decltype(body)>(*v, p, n, tile, args, C.f(), elems, want, against);
         });
         if (!found)
@@ -740,7 +740,8 @@ struct Sweep {
       req.traced = false;
       req.input_seed = cfg.input_seed;
       PreparedRun run;
-      if (auto err = prepare_run(req, h.limits(), run)) {
+      const RunTarget gpu{BackendKind::Cuda, h.limits(), h.limits().global_memory_bytes};
+      if (auto err = prepare_run(req, gpu, run)) {
         skip_point(*v, size, 0, *err);
         continue;
       }
@@ -780,7 +781,7 @@ struct Sweep {
         want_of = v->reference;
         want_params = p;
       }
-      const bool found = visit_lesson(v->id, p, [&](auto body) {
+      const bool found = visit_lesson(*lesson_index(v->id), p, [&](auto body) {
         run_variant<decltype(body)>(*v, p, size, 0, run.args, out_dev, out_count, want,
                                     "CPU double reference");
       });
