@@ -92,13 +92,6 @@ std::vector<BarrierStatement> barrier_statements(std::string_view text) {
   return found;
 }
 
-std::vector<int> barrier_lines(std::string_view text) {
-  std::vector<int> lines;
-  for (const BarrierStatement& b : barrier_statements(text))
-    lines.push_back(b.line);
-  return lines;
-}
-
 std::span<const Variant> catalogue() {
   return table();
 }
@@ -233,15 +226,6 @@ uint64_t allocation_elements(const Variant& v, const Params& p, const ArrayTable
 
 uint64_t allocation_elements(const Variant& v, const Params& p, ArraySlot slot) {
   return allocation_elements(v, p, arrays(v, p), slot);
-}
-
-std::optional<std::string> validate_trace(const Variant& v, const Params& p, uint64_t capacity) {
-  const uint64_t need = expected_counts(v, p).total();
-  if (need <= capacity) return std::nullopt;
-  return "the trace needs " + std::to_string(need) + " events (" + bytes_text(need * 40) +
-         "), the trace buffer holds " + std::to_string(capacity) + " (" +
-         bytes_text(capacity * 40) +
-         "); use smaller sizes, a larger trace capacity, or an untraced run";
 }
 
 std::string describe(const Variant& v, const Params& p) {

@@ -50,8 +50,6 @@ struct BarrierStatement {
   bool warp_scope = false;  // SYNCWARP: a __syncwarp
 };
 std::vector<BarrierStatement> barrier_statements(std::string_view source);
-// Their lines only.
-std::vector<int> barrier_lines(std::string_view source);
 
 // Empty when the parameters can run; otherwise a message that names the limit
 // that was hit and what is allowed ("tile 64: a block of 64 x 64 = 4096 threads
@@ -90,10 +88,6 @@ uint64_t allocation_elements(const Variant& v, const Params& p, ArraySlot slot);
 // The same with the lesson's table for these parameters already at hand.
 uint64_t allocation_elements(const Variant& v, const Params& p, const ArrayTable& table,
                              ArraySlot slot);
-// A traced run's events would not fit into `capacity` events: the message
-// (how many are needed, in events and bytes, and what to do). Callers that
-// prefer a truncated trace may ignore it.
-std::optional<std::string> validate_trace(const Variant& v, const Params& p, uint64_t capacity);
 // "n=10 tile=4", only the parameters the variant uses.
 std::string describe(const Variant& v, const Params& p);
 
