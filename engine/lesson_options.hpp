@@ -34,7 +34,7 @@ struct LessonOptions {
 
   std::string variant;
   std::string default_variant;  // used when no variant is given (the window's first lesson)
-  int m = 0, k = 0, n = 0, tile = 0, length = 0, radius = 0, block = 0;
+  Params params;  // one option per parameter (kParamFields): --m, --tile, ...
   std::vector<std::string> keep, drop;
   std::string backend = "auto", schedule = "lockstep", skew_warps = "odd", inputs = "int";
   uint64_t seed = 1, input_seed = 1;
@@ -60,8 +60,7 @@ struct LessonOptions {
 
  private:
   std::vector<CLI::Option*> given_;  // every option add_to() added, to ask count()
-  CLI::Option *o_m = nullptr, *o_k = nullptr, *o_n = nullptr, *o_tile = nullptr,
-              *o_length = nullptr, *o_radius = nullptr, *o_block = nullptr;
+  std::vector<CLI::Option*> param_options_;  // by kParamFields index
   CLI::Option *o_keep = nullptr, *o_drop = nullptr;
   CLI::Option *o_seed = nullptr, *o_skew_warps = nullptr, *o_skew_steps = nullptr,
               *o_skew_ns = nullptr;

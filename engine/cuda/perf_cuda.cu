@@ -361,20 +361,24 @@ std::string host_name() {
   return buf;
 }
 
-// The parameters of one point: the sweep's size and tile on top of the
-// lesson's defaults. A multiply (Flops) runs n x n x n; a bandwidth lesson
-// (Bytes) moves `size` elements: a 1D lesson as its length, a 2D one as a
-// square of side sqrt(size).
+// The parameters of one point: the lesson's own defaults with its sizes
+// scaled to the sweep's size (and the sweep's tile). A multiply (Flops) runs
+// n x n x n; a bandwidth lesson (Bytes) moves `size` elements: a 1D lesson as
+// its length, a 2D one as a square of side sqrt(size). Its other parameters
+// (a stencil's radius, a reduction's block) stay the lesson's, unless the
+// config fixes them.
 Params point_params(const Variant& v, const PerfConfig& c, int size, int tile) {
   Params p = v.defaults;
   if (v.metric == PerfMetric::Flops) {
     p.m = p.k = p.n = size;
     if (v.uses & kUsesTile) p.tile = tile;
     if (v.uses & kUsesBlock) p.block = tile;  // the naive grid's block side
-  } else if (v.uses & kUsesLength) {
+    return p;
+  }
+  if ((v.uses & kUsesRadius) && c.stencil_radius > 0) p.radius = c.stencil_radius;
+  if ((v.uses & kUsesBlock) && c.stencil_block > 0) p.block = c.stencil_block;
+  if (v.uses & kUsesLength) {
     p.length = size;
-    if (v.uses & kUsesRadius) p.radius = c.stencil_radius;
-    if (v.uses & kUsesBlock) p.block = c.stencil_block;
   } else {
     int side = 1;
     while (int64_t(side + 1) * (side + 1) <= size)
