@@ -170,6 +170,70 @@ const CudaStatus& cuda_status() {
 
 namespace {
 
+// One launch of the run's kernel with the recorder it asks for: traced into
+// `events` (and `counters`), untraced with the warps' skew, or plain.
+cudaError_t launch_with_recorder(const PreparedRun& run, const DeviceBuffer& events,
+                                 const DeviceBuffer& counters, uint64_t slots, unsigned chunk) {
+  const RunRequest& req = run.request;
+  if (req.traced) {
+    DeviceTraceRec rec;
+    rec.events = static_cast<uint64_t*>(events.ptr);
+    rec.cursor = static_cast<unsigned long long*>(counters.ptr);
+    rec.dropped = rec.cursor + 1;
+    rec.capacity = slots;
+    rec.chunk = chunk;
+    rec.barrier_mask = req.barrier_mask;
+    rec.skew_ns = req.skew_ns;
+    rec.skew_warps = req.skew_warps;
+    return launch(run.index, run.params, run.geometry, rec, run.args);
+  }
+  if (req.skew_ns > 0) {
+    SkewRec rec;
+    rec.barrier_mask = req.barrier_mask;
+    rec.skew_ns = req.skew_ns;
+    rec.skew_warps = req.skew_warps;
+    return launch(run.index, run.params, run.geometry, rec, run.args);
+  }
+  PlainRec rec;
+  rec.barrier_mask = req.barrier_mask;
+  return launch(run.index, run.params, run.geometry, rec, run.args);
+}
+
+// The recorded events into `t`: counts[0] slots reserved, counts[1] events dropped.
+cudaError_t download_trace(const DeviceBuffer& events, const unsigned long long counts[2],
+                           uint64_t slots, uint64_t capacity, Trace& t) {
+  const uint64_t used = std::min<uint64_t>(counts[0], slots);
+  const uint64_t blocks = (used + kSlotBlock - 1) / kSlotBlock;
+  std::vector<uint64_t> words(blocks * kSlotBlock * kEventWords);
+  if (!words.empty())
+    if (cudaError_t e = cudaMemcpy(words.data(), events.ptr, words.size() * sizeof(uint64_t),
+                                   cudaMemcpyDeviceToHost);
+        e != cudaSuccess)
+      return e;
+  unpack_trace_blocks(words, t.events);
+  const uint64_t needed = t.events.size() + counts[1];
+  // The slack may have held more than the caller allowed: keep the first
+  // `capacity` in slot order (for each thread, a prefix of its events).
+  if (t.events.size() > capacity) t.events.resize(capacity);
+  t.events_dropped = needed - t.events.size();
+  return cudaSuccess;
+}
+
+// Out-of-range accesses (matmul.tiled_exact on a size that is not a
+// multiple of its tile), described like the simulator describes them.
+std::vector<std::string> out_of_range_faults(const Trace& t, const LaunchGeometry& g) {
+  constexpr size_t kMaxFaults = 20;
+  std::vector<std::string> out;
+  size_t faults = 0;
+  for (const Event& e : t.events) {
+    if (!(e.flags & kFlagOutOfRange)) continue;
+    if (faults++ < kMaxFaults) out.push_back(fault_text(e, g, t));
+  }
+  if (faults > kMaxFaults)
+    out.push_back("... and " + std::to_string(faults - kMaxFaults) + " more out-of-range accesses");
+  return out;
+}
+
 // The run itself; `lost` is set when a CUDA error left the context unusable
 // (a sticky error), so that the caller resets the device once every buffer
 // of the run has been freed.
@@ -182,7 +246,6 @@ RunResult run_on_device(PreparedRun& run, bool& lost) {
     return r;
   }
   const RunRequest& req = run.request;
-  const Params& p = run.params;
   r.backend_note = "GPU: " + st.device_name;
 
   // A CUDA failure leaves this function through `fail`: the message, and the
@@ -271,29 +334,7 @@ RunResult run_on_device(PreparedRun& run, bool& lost) {
           return fail("clearing the outputs", e);
 
     cudaEventRecord(timing.start);
-    cudaError_t launch_err;
-    if (req.traced) {
-      DeviceTraceRec rec;
-      rec.events = static_cast<uint64_t*>(events.ptr);
-      rec.cursor = static_cast<unsigned long long*>(counters.ptr);
-      rec.dropped = rec.cursor + 1;
-      rec.capacity = slots;
-      rec.chunk = chunk;
-      rec.barrier_mask = req.barrier_mask;
-      rec.skew_ns = req.skew_ns;
-      rec.skew_warps = req.skew_warps;
-      launch_err = launch(run.index, p, g, rec, args);
-    } else if (req.skew_ns > 0) {
-      SkewRec rec;
-      rec.barrier_mask = req.barrier_mask;
-      rec.skew_ns = req.skew_ns;
-      rec.skew_warps = req.skew_warps;
-      launch_err = launch(run.index, p, g, rec, args);
-    } else {
-      PlainRec rec;
-      rec.barrier_mask = req.barrier_mask;
-      launch_err = launch(run.index, p, g, rec, args);
-    }
+    const cudaError_t launch_err = launch_with_recorder(run, events, counters, slots, chunk);
     if (launch_err != cudaSuccess) return fail("launching the kernel", launch_err);
     cudaEventRecord(timing.stop);
     if (cudaError_t e = cudaEventSynchronize(timing.stop); e != cudaSuccess)
@@ -319,22 +360,10 @@ RunResult run_on_device(PreparedRun& run, bool& lost) {
   t.config.skew_warps = req.skew_ns > 0 ? req.skew_warps : 0;
   t.capacity = req.traced ? req.trace_capacity : 0;
 
-  if (req.traced) {
-    const uint64_t used = std::min<uint64_t>(counts[0], slots);
-    const uint64_t blocks = (used + kSlotBlock - 1) / kSlotBlock;
-    std::vector<uint64_t> words(blocks * kSlotBlock * kEventWords);
-    if (!words.empty())
-      if (cudaError_t e = cudaMemcpy(words.data(), events.ptr, words.size() * sizeof(uint64_t),
-                                     cudaMemcpyDeviceToHost);
-          e != cudaSuccess)
-        return fail("copying the trace to the host", e);
-    unpack_trace_blocks(words, t.events);
-    const uint64_t needed = t.events.size() + counts[1];
-    // The slack may have held more than the caller allowed: keep the first
-    // `trace_capacity` in slot order (for each thread, a prefix of its events).
-    if (t.events.size() > req.trace_capacity) t.events.resize(req.trace_capacity);
-    t.events_dropped = needed - t.events.size();
-  }
+  if (req.traced)
+    if (cudaError_t e = download_trace(events, counts, slots, req.trace_capacity, t);
+        e != cudaSuccess)
+      return fail("copying the trace to the host", e);
 
   for (size_t i = 0; i < run.globals.size(); ++i) {
     BufferData& b = run.globals[i];
@@ -347,18 +376,7 @@ RunResult run_on_device(PreparedRun& run, bool& lost) {
   }
   t.buffers = run.globals;
 
-  // Out-of-range accesses (matmul.tiled_exact on a size that is not a
-  // multiple of its tile), described like the simulator describes them.
-  constexpr size_t kMaxFaults = 20;
-  size_t faults = 0;
-  for (const Event& e : t.events) {
-    if (!(e.flags & kFlagOutOfRange)) continue;
-    if (faults++ < kMaxFaults) r.faults.push_back(fault_text(e, g, t));
-  }
-  if (faults > kMaxFaults)
-    r.faults.push_back("... and " + std::to_string(faults - kMaxFaults) +
-                       " more out-of-range accesses");
-
+  r.faults = out_of_range_faults(t, g);
   r.verdict = run_verdict(run);
   r.ok = true;
   return r;
