@@ -415,16 +415,11 @@ std::optional<std::string> check_backend_fields(const RunConfig& c) {
   return std::nullopt;
 }
 
-}  // namespace
-
-std::optional<std::string> check_trace_semantics(const Trace& t) {
+// The run's configuration against the lesson: parameters, backend fields,
+// geometry, barriers, sizes a replay can hold, the array table and buffers.
+std::optional<std::string> check_config(const Trace& t, const Variant& lesson) {
   const RunConfig& c = t.config;
-  const Variant* v = find_variant(c.variant);
-  if (!v) {
-    if (c.variant.empty()) return "the variant id is empty; known lessons: " + variant_ids();
-    return "variant is \"" + c.variant + "\": recorded by a TileScope with lesson " + c.variant +
-           " that this build does not know (it knows " + variant_ids() + ")";
-  }
+  const Variant* v = &lesson;
   const Params& p = c.params;
   // Generous limits: any device's (228 KiB of shared memory with opt-in), and
   // arrays no larger than a trace file could carry.
@@ -455,6 +450,24 @@ std::optional<std::string> check_trace_semantics(const Trace& t) {
 
   if (auto e = check_array_table(c.arrays, want_arrays, run)) return e;
   if (auto e = check_buffers(t, *v, p)) return e;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> check_trace_semantics(const Trace& t) {
+  const RunConfig& c = t.config;
+  const Variant* v = find_variant(c.variant);
+  if (!v) {
+    if (c.variant.empty()) return "the variant id is empty; known lessons: " + variant_ids();
+    return "variant is \"" + c.variant + "\": recorded by a TileScope with lesson " + c.variant +
+           " that this build does not know (it knows " + variant_ids() + ")";
+  }
+  if (auto e = check_config(t, *v)) return e;
+  const Params& p = c.params;
+  const std::string run = std::string(v->id) + " with " + describe(*v, p);
+  const LaunchGeometry want = geometry(*v, p);
+  const uint64_t blocks = want.grid.count();
 
   // Counts: the recording holds what its capacity allows, and no run records
   // more than the closed form with every barrier (removing one removes events).

@@ -296,7 +296,8 @@ class CompareView final : public View {
         bool keep = pick_.barrier_mask.keeps(b.id);
         char label[160];
         std::snprintf(label, sizeof label, "barrier %d (line %d): %s", b.id, b.line, b.purpose);
-        if (ImGui::Checkbox(label, &keep)) keep ? pick_.barrier_mask.keep(b.id) : pick_.barrier_mask.remove(b.id);
+        if (ImGui::Checkbox(label, &keep))
+          keep ? pick_.barrier_mask.keep(b.id) : pick_.barrier_mask.remove(b.id);
       }
     } else if (v) {
       ImGui::TextDisabled("(this lesson has no barriers)");

@@ -13,8 +13,8 @@
 #include <atomic>
 #include <cstdio>
 #include <iostream>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "analysis/hazards.hpp"

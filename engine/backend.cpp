@@ -34,8 +34,8 @@ Choice choose_backend(const RunRequest& req) {
   switch (req.backend) {
     case BackendChoice::Cuda:
       if (!gpu.usable)
-        c.error = "the CUDA backend is not available: " + gpu.reason +
-                  "; choose the simulator (or auto)";
+        c.error =
+            "the CUDA backend is not available: " + gpu.reason + "; choose the simulator (or auto)";
       use_gpu = true;
       break;
     case BackendChoice::Sim:
@@ -48,7 +48,8 @@ Choice choose_backend(const RunRequest& req) {
   c.target.backend = use_gpu ? BackendKind::Cuda : BackendKind::Simulator;
   c.target.limits = use_gpu ? gpu.limits() : simulator_model().limits();
   // The simulator records into this machine's memory, the GPU into its own.
-  c.target.record_memory_bytes = use_gpu ? c.target.limits.global_memory_bytes : host_memory_bytes();
+  c.target.record_memory_bytes =
+      use_gpu ? c.target.limits.global_memory_bytes : host_memory_bytes();
   return c;
 }
 

@@ -105,8 +105,9 @@ std::optional<size_t> lesson_index(std::string_view id) {
     std::sort(index.begin(), index.end());
     return index;
   }();
-  const auto it = std::lower_bound(by_id.begin(), by_id.end(), id,
-                                   [](const auto& entry, std::string_view x) { return entry.first < x; });
+  const auto it =
+      std::lower_bound(by_id.begin(), by_id.end(), id,
+                       [](const auto& entry, std::string_view x) { return entry.first < x; });
   if (it == by_id.end() || it->first != id) return std::nullopt;
   return it->second;
 }

@@ -34,7 +34,7 @@ struct LessonOptions {
 
   std::string variant;
   std::string default_variant;  // used when no variant is given (the window's first lesson)
-  Params params;  // one option per parameter (kParamFields): --m, --tile, ...
+  Params params;                // one option per parameter (kParamFields): --m, --tile, ...
   std::vector<std::string> keep, drop;
   std::string backend = "auto", schedule = "lockstep", skew_warps = "odd", inputs = "int";
   uint64_t seed = 1, input_seed = 1;
@@ -59,7 +59,7 @@ struct LessonOptions {
   bool given(const std::string& name) const;
 
  private:
-  std::vector<CLI::Option*> given_;  // every option add_to() added, to ask count()
+  std::vector<CLI::Option*> given_;          // every option add_to() added, to ask count()
   std::vector<CLI::Option*> param_options_;  // by kParamFields index
   CLI::Option *o_keep = nullptr, *o_drop = nullptr;
   CLI::Option *o_seed = nullptr, *o_skew_warps = nullptr, *o_skew_steps = nullptr,

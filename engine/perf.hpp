@@ -37,8 +37,8 @@ struct PerfConfig {
   // (a stencil's radius 3 and block of 64, a reduction's block of 128, ...).
   int stencil_radius = 0;
   int stencil_block = 0;
-  int warmup = 2;           // untimed launches before the timed ones
-  int reps = 10;            // timed launches; the median counts
+  int warmup = 2;  // untimed launches before the timed ones
+  int reps = 10;   // timed launches; the median counts
   // Per kernel and size: fewer reps when the warm-up says the full count
   // would take longer than this (never fewer than 3).
   double max_seconds_per_point = 2.0;

@@ -60,9 +60,8 @@ template <class Rec>
 cudaError_t launch(size_t lesson_index, const Params& p, const LaunchGeometry& g, const Rec& rec,
                    const KernelArgs& args) {
   cudaError_t err = cudaErrorInvalidValue;
-  const bool found = visit_lesson(lesson_index, p, [&](auto body) {
-    err = launch_lesson<decltype(body), Rec>(g, rec, args);
-  });
+  const bool found = visit_lesson(
+      lesson_index, p, [&](auto body) { err = launch_lesson<decltype(body), Rec>(g, rec, args); });
   return found ? err : cudaErrorInvalidDeviceFunction;
 }
 

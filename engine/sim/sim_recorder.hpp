@@ -24,9 +24,9 @@ struct SimSink {
   static constexpr size_t kMaxFaultMessages = 100;
 
   bool traced = true;
-  uint64_t capacity = 0;        // events that fit; beyond, only events_dropped grows
-  BarrierSet barrier_mask;  // the barriers kept
-  uint32_t block_linear = 0;    // the block that runs now
+  uint64_t capacity = 0;      // events that fit; beyond, only events_dropped grows
+  BarrierSet barrier_mask;    // the barriers kept
+  uint32_t block_linear = 0;  // the block that runs now
   std::vector<Event> events;
   uint64_t events_dropped = 0;
   const ArrayTable* arrays = nullptr;  // names for the fault messages
