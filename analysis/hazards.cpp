@@ -156,6 +156,7 @@ struct GroupAcc {
 
 }  // namespace
 
+// Over 150 lines: its phases (intervals, cell keys, sort, shadow replay) share the access tables.
 HazardReport analyze_hazards(const Trace& trace, const HazardOptions& opt) {
   HazardReport report;
   report.trace_truncated = trace.truncated();

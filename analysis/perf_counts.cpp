@@ -55,7 +55,7 @@ AccessCounts perf_access_counts(const Trace& t) {
     c.theory_per_output = theory_loads_per_output(*v, t.config.params, &c.theory_formula);
     c.expected = expected_counts(*v, t.config.params);
   } else {
-    c.theory_formula = "unknown variant '" + t.config.variant + "'";
+    c.theory_formula = unknown_lesson(t.config.variant);
   }
   if (c.outputs) c.loads_per_output = double(c.global_loads) / double(c.outputs);
   return c;

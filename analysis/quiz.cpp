@@ -511,7 +511,8 @@ RunRequest wrong_without_request(const Trace& t, int barrier) {
   RunRequest r;
   r.variant = t.config.variant;
   r.params = t.config.params;
-  r.barrier_mask = t.config.barrier_mask & ~(1u << unsigned(std::clamp(barrier - 1, 0, 31)));
+  r.barrier_mask = t.config.barrier_mask;
+  r.barrier_mask.remove(std::clamp(barrier, 1, 32));
   r.traced = false;  // the outputs are enough
   r.backend = BackendChoice::Sim;
   r.schedule.kind = ScheduleKind::WarpSkew;

@@ -75,7 +75,7 @@ std::optional<std::string> validate_race_runs(const RaceRunsRequest& req) {
     return "skew " + std::to_string(req.base.skew_ns) +
            " ns: the delay of the skewed warps must be 0 to 1,000,000 ns (1 ms)";
   const Variant* v = find_variant(req.base.variant);
-  if (!v) return "unknown variant '" + req.base.variant + "'; known: " + variant_ids();
+  if (!v) return unknown_lesson(req.base.variant);
   return std::nullopt;
 }
 

@@ -284,6 +284,7 @@ void Replay::build_orders() {
 // the topological order of those constraints (plus program order and barriers)
 // that stays closest to lockstep: at each step the waiting event lockstep
 // would draw first. Without conflicts that is lockstep itself.
+// Over 150 lines: one pass whose versions, queues and barrier counts every step shares.
 void Replay::honour_trace() {
   const auto& ev = trace_->events;
   const uint32_t n = uint32_t(ev.size());

@@ -201,7 +201,7 @@ OutputDamage output_damage(const Trace& run) {
   OutputDamage d;
   const Variant* v = find_variant(run.config.variant);
   if (!v) {
-    d.error = "unknown variant '" + run.config.variant + "'";
+    d.error = unknown_lesson(run.config.variant);
     return d;
   }
   const BufferData* got = run.output();

@@ -415,16 +415,11 @@ std::optional<std::string> check_backend_fields(const RunConfig& c) {
   return std::nullopt;
 }
 
-}  // namespace
-
-std::optional<std::string> check_trace_semantics(const Trace& t) {
+// The run's configuration against the lesson: parameters, backend fields,
+// geometry, barriers, sizes a replay can hold, the array table and buffers.
+std::optional<std::string> check_config(const Trace& t, const Variant& lesson) {
   const RunConfig& c = t.config;
-  const Variant* v = find_variant(c.variant);
-  if (!v) {
-    if (c.variant.empty()) return "the variant id is empty; known lessons: " + variant_ids();
-    return "variant is \"" + c.variant + "\": recorded by a TileScope with lesson " + c.variant +
-           " that this build does not know (it knows " + variant_ids() + ")";
-  }
+  const Variant* v = &lesson;
   const Params& p = c.params;
   // Generous limits: any device's (228 KiB of shared memory with opt-in), and
   // arrays no larger than a trace file could carry.
@@ -439,7 +434,7 @@ std::optional<std::string> check_trace_semantics(const Trace& t) {
   const LaunchGeometry want = geometry(*v, p);
   if (auto e = check_geometry(c.geometry, want, run)) return e;
   if (auto e = validate_barrier_mask(*v, c.barrier_mask))
-    return "barrier mask " + hex(c.barrier_mask) + ": " + *e;
+    return "barrier mask " + hex(c.barrier_mask.mask()) + ": " + *e;
   // What the consumers will hold, before anyone allocates it.
   const uint64_t blocks = want.grid.count(), threads = blocks * want.block.count();
   const ArrayTable want_arrays = arrays(*v, p);
@@ -455,6 +450,24 @@ std::optional<std::string> check_trace_semantics(const Trace& t) {
 
   if (auto e = check_array_table(c.arrays, want_arrays, run)) return e;
   if (auto e = check_buffers(t, *v, p)) return e;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> check_trace_semantics(const Trace& t) {
+  const RunConfig& c = t.config;
+  const Variant* v = find_variant(c.variant);
+  if (!v) {
+    if (c.variant.empty()) return "the variant id is empty; known lessons: " + variant_ids();
+    return "variant is \"" + c.variant + "\": recorded by a TileScope with lesson " + c.variant +
+           " that this build does not know (it knows " + variant_ids() + ")";
+  }
+  if (auto e = check_config(t, *v)) return e;
+  const Params& p = c.params;
+  const std::string run = std::string(v->id) + " with " + describe(*v, p);
+  const LaunchGeometry want = geometry(*v, p);
+  const uint64_t blocks = want.grid.count();
 
   // Counts: the recording holds what its capacity allows, and no run records
   // more than the closed form with every barrier (removing one removes events).
@@ -479,7 +492,7 @@ std::optional<std::string> check_trace_semantics(const Trace& t) {
   Expected x;
   x.v = v;
   x.table = &c.arrays;
-  x.mask = c.barrier_mask;
+  x.mask = c.barrier_mask.mask();
   x.barriers = uint32_t(std::min<size_t>(v->barriers.size(), 32));
   for (const BarrierInfo& b : v->barriers)
     if (b.id >= 1 && b.id <= 32) {
@@ -569,10 +582,10 @@ std::optional<std::string> check_trace_semantics(const Trace& t) {
   if (complete) {
     if (auto err = barrier_structure.finish(thread_count)) return err;
     // With every barrier kept, the closed form counts the arrivals exactly.
-    if (recorded > 0 && BarrierSet(c.barrier_mask).keeps_all_of(int(x.barriers)) &&
+    if (recorded > 0 && c.barrier_mask.keeps_all_of(int(x.barriers)) &&
         arrivals != counts.barrier_arrivals)
       return "events: " + num(arrivals) + " barrier arrivals recorded; " + run +
-             " with every barrier kept (barrier mask " + hex(c.barrier_mask) + ") records " +
+             " with every barrier kept (barrier mask " + hex(c.barrier_mask.mask()) + ") records " +
              num(counts.barrier_arrivals);
   }
   return std::nullopt;

@@ -21,7 +21,7 @@ namespace {
 struct BenchOptions {
   std::vector<std::string> kernels;
   std::vector<int> sizes, lengths, tiles;
-  int reps = 10, warmup = 2, radius = 3, block = 256;
+  int reps = 10, warmup = 2, radius = 0, block = 0;  // 0: each lesson's own
   double max_seconds = 2.0;
   bool no_flush = false, no_cublas = false, no_copy = false, quiet = false, force = false;
   bool ladder = false;  // the SGEMM ladder's steps at n = 1024, 2048, 4096 and its table
@@ -195,9 +195,12 @@ TS_CLI_COMMAND(
       sub.add_option("--reps", o->reps, "Timed launches per point (median counts)")
           ->capture_default_str();
       sub.add_option("--warmup", o->warmup, "Untimed launches first")->capture_default_str();
-      sub.add_option("--radius", o->radius, "Stencil radius")->capture_default_str();
+      sub.add_option("--radius", o->radius,
+                     "Radius of every lesson that reads one (0: each lesson's own default)")
+          ->capture_default_str();
       sub.add_option("--block", o->block,
-                     "Threads per block of the 1D lessons (stencils, reductions, histograms)")
+                     "Threads per block of every bandwidth lesson that reads a block (stencils, "
+                     "reductions, histograms; 0: each lesson's own default)")
           ->capture_default_str();
       sub.add_option("--max-seconds", o->max_seconds,
                      "Fewer reps (at least 3) where a point would take longer than this")

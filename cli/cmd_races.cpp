@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "analysis/hazards.hpp"
@@ -38,11 +39,11 @@ struct RacesOptions {
   bool cases = false;
 };
 
-std::string barrier_text(const Variant& v, uint32_t mask) {
+std::string barrier_text(const Variant& v, BarrierSet kept_set) {
   if (v.barriers.empty()) return "no barriers";
   std::string kept, removed;
   for (const auto& b : v.barriers) {
-    std::string& s = BarrierSet(mask).keeps(b.id) ? kept : removed;
+    std::string& s = kept_set.keeps(b.id) ? kept : removed;
     s += (s.empty() ? "" : ",") + std::to_string(b.id);
   }
   if (removed.empty()) return "all barriers (" + kept + ")";
@@ -67,165 +68,201 @@ nlohmann::json hazard_json(const ArrayTable& arrays, const Hazard& h) {
           {"second", side(h.second)}};
 }
 
-int run_races(const RacesOptions& o) {
-  if (o.cases) {
-    // For scripts (scripts/racecheck_compare.sh): every variant and its barrier count.
-    if (o.json) {
-      nlohmann::json j = nlohmann::json::array();
-      for (const Variant& v : catalogue())
-        j.push_back({{"id", v.id}, {"barriers", v.barriers.size()}});
-      std::cout << j.dump(2) << "\n";
-      return 0;
-    }
+// What a `races` run found: plain data, printed as text or as JSON.
+struct RacesReport {
+  const Variant* lesson = nullptr;
+  RunRequest request;
+  bool default_schedule = true;  // no --schedule: the repeated runs use the random one
+  RunResult traced;              // the one traced run
+  HazardReport hazards;
+  StaleReadReport stale;
+  OutputDamage damage;
+  RaceRunsResult runs;  // the repeated untraced runs
+};
+
+// For scripts (scripts/racecheck_compare.sh): every lesson and its barrier count.
+int print_cases(bool json) {
+  if (json) {
+    nlohmann::json j = nlohmann::json::array();
     for (const Variant& v : catalogue())
-      std::cout << v.id << " " << v.barriers.size() << "\n";
+      j.push_back({{"id", v.id}, {"barriers", v.barriers.size()}});
+    std::cout << j.dump(2) << "\n";
     return 0;
   }
-  const char* cmd = "races";
-  if (o.lesson.variant.empty())
-    return usage_error(cmd, "which variant? the catalogue has: " + variant_ids(), o.json);
-  RunRequest req;
-  std::vector<std::string> notes;
-  const auto err = o.lesson.to_request(req, &notes);
-  print_notes(cmd, notes);
-  if (err) return usage_error(cmd, *err, o.json);
-  const Variant* v = find_variant(req.variant);
+  for (const Variant& v : catalogue())
+    std::cout << v.id << " " << v.barriers.size() << "\n";
+  return 0;
+}
 
-  // For compute-sanitizer racecheck: exactly one untraced launch, nothing else.
-  if (o.launch_only) {
-    req.traced = false;
-    RunResult r = run(req);
-    if (!r.ok) return failure(cmd, r.error, false);
-    std::cout << v->id << " " << describe(*v, req.params) << ", "
-              << barrier_text(*v, req.barrier_mask) << ": " << r.verdict.summary() << "\n";
-    return 0;
-  }
+// For compute-sanitizer racecheck: exactly one untraced launch, nothing else.
+int launch_once(const char* cmd, const Variant& v, RunRequest req) {
+  req.traced = false;
+  RunResult r = run(req);
+  if (!r.ok) return failure(cmd, r.error, false);
+  std::cout << v.id << " " << describe(v, req.params) << ", " << barrier_text(v, req.barrier_mask)
+            << ": " << r.verdict.summary() << "\n";
+  return 0;
+}
 
-  RaceRunsRequest rr;
-  rr.base = req;
-  rr.runs = o.runs;
-  // On the simulator, a schedule the user chose is honoured (lockstep and skew
-  // are deterministic: they run once). Without one, the repeated runs try
-  // random interleavings from --seed on, and say so.
-  const bool default_schedule = !o.lesson.given("--schedule");
-  if (default_schedule) rr.base.schedule.kind = ScheduleKind::Random;
-  rr.check_hazards = false;  // the traced run below does it
-  if (auto err = validate_race_runs(rr)) return usage_error(cmd, *err, o.json);
-
-  // One traced run: hazards, stale reads, wrong cells.
+// One traced run (hazards, stale reads, wrong cells), then the repeated runs.
+// nullopt with `report` filled, else the error (a failed traced run).
+std::optional<std::string> make_report(const RacesOptions& o, RaceRunsRequest rr,
+                                       RacesReport& report) {
+  const RunRequest& req = report.request;
   RunRequest traced = req;
   traced.traced = true;
   traced.skew_ns = 0;
-  RunResult t = run(traced);
-  if (!t.ok) return failure(cmd, t.error, o.json);
+  report.traced = run(traced);
+  const RunResult& t = report.traced;
+  if (!t.ok) return t.error;
   HazardOptions hopt;
   hopt.detail_per_group = uint32_t(std::max(1, o.detail_limit));
-  const HazardReport hz = analyze_hazards(t.trace, hopt);
-  StaleReadReport stale;
+  report.hazards = analyze_hazards(t.trace, hopt);
   if (!o.no_stale)
-    stale = find_stale_reads(t.trace, req.inputs, size_t(std::max(1, o.detail_limit)));
-  const OutputDamage damage = output_damage(t.trace);
+    report.stale = find_stale_reads(t.trace, req.inputs, size_t(std::max(1, o.detail_limit)));
+  report.damage = output_damage(t.trace);
 
   // Repeated runs (untraced), in the configured backend.
-  RaceRunsResult runs = run_race_runs(rr);
-  runs.hazards = hz;
-  runs.hazards_checked = !t.trace.truncated();
+  report.runs = run_race_runs(rr);
+  report.runs.hazards = report.hazards;
+  report.runs.hazards_checked = !t.trace.truncated();
   if (t.trace.truncated())
-    runs.hazards_note = "the trace needs " + std::to_string(t.trace.events_needed()) +
-                        " events; raise --capacity or choose a smaller size";
+    report.runs.hazards_note = "the trace needs " + std::to_string(t.trace.events_needed()) +
+                               " events; raise --capacity or choose a smaller size";
+  return std::nullopt;
+}
 
-  if (o.json) {
-    nlohmann::json j;
-    j["variant"] = v->id;
-    j["params"] = describe(*v, req.params);
-    j["barrier_mask"] = req.barrier_mask;
-    j["barriers"] = barrier_text(*v, req.barrier_mask);
-    j["backend"] = t.backend_note;
-    j["trace"] = {{"events", t.trace.events.size()},
-                  {"truncated", t.trace.truncated()},
-                  {"events_needed", t.trace.events_needed()}};
-    nlohmann::json groups = nlohmann::json::array();
-    for (const auto& g : hz.groups)
-      groups.push_back({{"kind", to_string(g.kind)},
-                        {"severity", to_string(g.severity)},
-                        {"buffer", array_name(t.trace.config.arrays, g.buffer)},
-                        {"first_line", g.first_line},
-                        {"second_line", g.second_line},
-                        {"count", g.count},
-                        {"elements", g.elements},
-                        {"blocks", g.blocks}});
-    if (!hz.with_atomics_verdict.empty())
-      j["with_atomics"] = {{"verdict", hz.with_atomics_verdict},
-                           {"total", hz.with_atomics_total},
-                           {"missed_by_racecheck", hz.missed_by_racecheck()}};
-    j["hazards"] = {{"verdict", hz.verdict()},
-                    {"total", hz.total},
-                    {"errors", hz.errors},
-                    {"warnings", hz.warnings},
-                    {"RAW", hz.by_kind[0]},
-                    {"WAR", hz.by_kind[1]},
-                    {"WAW", hz.by_kind[2]},
-                    {"shared_accesses", hz.shared_accesses},
-                    {"trace_truncated", hz.trace_truncated},
-                    {"groups", groups}};
-    if (o.detail) {
-      nlohmann::json d = nlohmann::json::array();
-      for (const auto& h : hz.hazards)
-        d.push_back(hazard_json(t.trace.config.arrays, h));
-      j["hazards"]["detail"] = d;
-    }
-    if (!o.no_stale) {
-      j["stale_reads"] = {{"compared", stale.compared},
-                          {"error", stale.error},
-                          {"loads_compared", stale.loads_compared},
-                          {"stale", stale.stale},
-                          {"shared", stale.stale_shared},
-                          {"global", stale.stale_global},
-                          {"unmatched", stale.unmatched}};
-    }
-    j["output"] = {{"checked", damage.checked},
-                   {"error", damage.error},
-                   {"cells", damage.cells},
-                   {"wrong", damage.wrong.size()},
-                   {"max_abs_error", damage.max_abs_error}};
-    nlohmann::json hist = nlohmann::json::array();
-    for (size_t i = 0; i < runs.histogram.counts.size(); ++i)
-      hist.push_back({{"from", runs.histogram.lower[i]},
-                      {"to", runs.histogram.upper[i]},
-                      {"runs", runs.histogram.counts[i]}});
-    j["runs"] = {
-        {"ok", runs.ok},
-        {"error", runs.error},
-        {"backend", runs.backend_note},
-        {"plan", runs.plan},
-        {"deterministic", runs.deterministic},
-        {"requested", runs.runs_requested},
-        {"done", runs.runs_done},
-        {"wrong", runs.wrong_runs},
-        {"rate", runs.rate()},
-        {"skew_ns", req.skew_ns},
-        {"seeds", runs.deterministic || runs.backend == BackendKind::Cuda
-                      ? nlohmann::json()
-                      : nlohmann::json{{"first", runs.first_seed}, {"last", runs.last_seed}}},
-        {"wrong_cells_per_run", runs.wrong_cells_per_run},
-        {"max_abs_error", runs.max_abs_error},
-        {"histogram", hist},
-        {"run_errors", runs.run_errors},
-        {"state", runs.state()}};
-    std::cout << j.dump(2) << "\n";
-    return runs.ok ? 0 : 1;
+nlohmann::json hazards_json(const RacesReport& r, const RacesOptions& o) {
+  const HazardReport& hz = r.hazards;
+  const ArrayTable& arrays = r.traced.trace.config.arrays;
+  nlohmann::json groups = nlohmann::json::array();
+  for (const auto& g : hz.groups)
+    groups.push_back({{"kind", to_string(g.kind)},
+                      {"severity", to_string(g.severity)},
+                      {"buffer", array_name(arrays, g.buffer)},
+                      {"first_line", g.first_line},
+                      {"second_line", g.second_line},
+                      {"count", g.count},
+                      {"elements", g.elements},
+                      {"blocks", g.blocks}});
+  nlohmann::json j = {{"verdict", hz.verdict()},
+                      {"total", hz.total},
+                      {"errors", hz.errors},
+                      {"warnings", hz.warnings},
+                      {"RAW", hz.by_kind[0]},
+                      {"WAR", hz.by_kind[1]},
+                      {"WAW", hz.by_kind[2]},
+                      {"shared_accesses", hz.shared_accesses},
+                      {"trace_truncated", hz.trace_truncated},
+                      {"groups", groups}};
+  if (o.detail) {
+    nlohmann::json d = nlohmann::json::array();
+    for (const auto& h : hz.hazards)
+      d.push_back(hazard_json(arrays, h));
+    j["detail"] = d;
   }
+  return j;
+}
 
-  std::cout << v->id << " " << describe(*v, req.params) << ", "
-            << barrier_text(*v, req.barrier_mask) << "\n";
-  std::cout << "traced run: " << t.backend_note << ", " << t.trace.events.size() << " events\n\n";
+nlohmann::json runs_json(const RacesReport& r) {
+  const RaceRunsResult& runs = r.runs;
+  nlohmann::json hist = nlohmann::json::array();
+  for (size_t i = 0; i < runs.histogram.counts.size(); ++i)
+    hist.push_back({{"from", runs.histogram.lower[i]},
+                    {"to", runs.histogram.upper[i]},
+                    {"runs", runs.histogram.counts[i]}});
+  return {{"ok", runs.ok},
+          {"error", runs.error},
+          {"backend", runs.backend_note},
+          {"plan", runs.plan},
+          {"deterministic", runs.deterministic},
+          {"requested", runs.runs_requested},
+          {"done", runs.runs_done},
+          {"wrong", runs.wrong_runs},
+          {"rate", runs.rate()},
+          {"skew_ns", r.request.skew_ns},
+          {"seeds", runs.deterministic || runs.backend == BackendKind::Cuda
+                        ? nlohmann::json()
+                        : nlohmann::json{{"first", runs.first_seed}, {"last", runs.last_seed}}},
+          {"wrong_cells_per_run", runs.wrong_cells_per_run},
+          {"max_abs_error", runs.max_abs_error},
+          {"histogram", hist},
+          {"run_errors", runs.run_errors},
+          {"state", runs.state()}};
+}
 
+// The JSON printer; the exit status: 1 when the repeated runs failed.
+int print_json(const RacesReport& r, const RacesOptions& o) {
+  const Variant& v = *r.lesson;
+  const RunResult& t = r.traced;
+  const HazardReport& hz = r.hazards;
+  nlohmann::json j;
+  j["variant"] = v.id;
+  j["params"] = describe(v, r.request.params);
+  j["barrier_mask"] = r.request.barrier_mask.mask();
+  j["barriers"] = barrier_text(v, r.request.barrier_mask);
+  j["backend"] = t.backend_note;
+  j["trace"] = {{"events", t.trace.events.size()},
+                {"truncated", t.trace.truncated()},
+                {"events_needed", t.trace.events_needed()}};
+  if (!hz.with_atomics_verdict.empty())
+    j["with_atomics"] = {{"verdict", hz.with_atomics_verdict},
+                         {"total", hz.with_atomics_total},
+                         {"missed_by_racecheck", hz.missed_by_racecheck()}};
+  j["hazards"] = hazards_json(r, o);
+  if (!o.no_stale) {
+    const StaleReadReport& stale = r.stale;
+    j["stale_reads"] = {{"compared", stale.compared},
+                        {"error", stale.error},
+                        {"loads_compared", stale.loads_compared},
+                        {"stale", stale.stale},
+                        {"shared", stale.stale_shared},
+                        {"global", stale.stale_global},
+                        {"unmatched", stale.unmatched}};
+  }
+  const OutputDamage& damage = r.damage;
+  j["output"] = {{"checked", damage.checked},
+                 {"error", damage.error},
+                 {"cells", damage.cells},
+                 {"wrong", damage.wrong.size()},
+                 {"max_abs_error", damage.max_abs_error}};
+  j["runs"] = runs_json(r);
+  std::cout << j.dump(2) << "\n";
+  return r.runs.ok ? 0 : 1;
+}
+
+void print_hazard_detail(const RacesReport& r, const RacesOptions& o) {
+  const HazardReport& hz = r.hazards;
+  const ArrayTable& arrays = r.traced.trace.config.arrays;
+  std::cout << "\n  Detail (first " << o.detail_limit << " per group):\n";
+  auto who = [](const HazardAccess& a) {
+    return std::string(a.is_write ? "write" : "read") + " by thread " + std::to_string(a.thread) +
+           " (warp " + std::to_string(a.warp) + ") at line " + std::to_string(a.line) +
+           (a.is_write ? " stored " : " saw ") + fmt(a.value) + " [event " +
+           std::to_string(a.event) + "]";
+  };
+  for (const auto& g : hz.groups) {
+    for (uint32_t i : g.detail) {
+      const Hazard& h = hz.hazards[i];
+      std::cout << "  " << (h.severity == HazardSeverity::Error ? "ERROR  " : "WARNING") << " "
+                << to_string(h.kind) << " " << element_name(arrays, h.buffer, h.element)
+                << " block " << h.block << " interval " << h.interval << ": " << who(h.first)
+                << "; then " << who(h.second) << "\n";
+    }
+    if (g.count > g.detail.size())
+      std::cout << "  ... and " << (g.count - g.detail.size()) << " more of this group\n";
+  }
+}
+
+void print_hazards_text(const RacesReport& r, const RacesOptions& o) {
+  const HazardReport& hz = r.hazards;
+  const Trace& trace = r.traced.trace;
   std::cout << "Hazards (racecheck model: shared memory, same element, different threads, no "
                "barrier between)\n";
   if (hz.trace_truncated)
-    std::cout << "  WARNING: the trace is truncated (" << t.trace.events_dropped
+    std::cout << "  WARNING: the trace is truncated (" << trace.events_dropped
               << " events lost): hazards may be missing; raise --capacity to "
-              << t.trace.events_needed() << "\n";
+              << trace.events_needed() << "\n";
   if (hz.missed_by_racecheck())
     std::cout << "  racecheck does not check atomics; counting an atomic as a write against "
                  "plain loads and stores: "
@@ -233,85 +270,80 @@ int run_races(const RacesOptions& o) {
               << ") -- races racecheck misses\n";
   if (hz.empty()) {
     std::cout << "  none (" << hz.shared_accesses << " shared accesses checked)\n";
-  } else {
-    std::cout << "  " << hz.total << " hazards: " << hz.errors << " errors, " << hz.warnings
-              << " warnings  (RAW " << hz.by_kind[0] << ", WAR " << hz.by_kind[1] << ", WAW "
-              << hz.by_kind[2] << ")\n";
-    for (const auto& g : hz.groups) {
-      const bool first_writes = g.kind != HazardKind::WriteAfterRead;
-      char line[256];
-      std::snprintf(line, sizeof line,
-                    "  %-7s %s %-14s %s line %d (%s) -> line %d (%s): %llu hazards, %llu cells, "
-                    "%llu blocks\n",
-                    g.severity == HazardSeverity::Error ? "ERROR" : "WARNING", to_string(g.kind),
-                    ("(" + std::string(long_name(g.kind)) + ")").c_str(),
-                    array_name(t.trace.config.arrays, g.buffer).c_str(), g.first_line,
-                    first_writes ? "write" : "read", g.second_line,
-                    g.kind == HazardKind::ReadAfterWrite ? "read" : "write",
-                    (unsigned long long)g.count, (unsigned long long)g.elements,
-                    (unsigned long long)g.blocks);
-      std::cout << line;
-    }
-    std::cout << "  (" << hz.verdict() << ")\n";
-    if (o.detail) {
-      std::cout << "\n  Detail (first " << o.detail_limit << " per group):\n";
-      for (const auto& g : hz.groups) {
-        for (uint32_t i : g.detail) {
-          const Hazard& h = hz.hazards[i];
-          auto who = [](const HazardAccess& a) {
-            return std::string(a.is_write ? "write" : "read") + " by thread " +
-                   std::to_string(a.thread) + " (warp " + std::to_string(a.warp) + ") at line " +
-                   std::to_string(a.line) + (a.is_write ? " stored " : " saw ") + fmt(a.value) +
-                   " [event " + std::to_string(a.event) + "]";
-          };
-          std::cout << "  " << (h.severity == HazardSeverity::Error ? "ERROR  " : "WARNING") << " "
-                    << to_string(h.kind) << " "
-                    << element_name(t.trace.config.arrays, h.buffer, h.element) << " block "
-                    << h.block << " interval " << h.interval << ": " << who(h.first) << "; then "
-                    << who(h.second) << "\n";
-        }
-        if (g.count > g.detail.size())
-          std::cout << "  ... and " << (g.count - g.detail.size()) << " more of this group\n";
-      }
-    }
+    return;
   }
+  std::cout << "  " << hz.total << " hazards: " << hz.errors << " errors, " << hz.warnings
+            << " warnings  (RAW " << hz.by_kind[0] << ", WAR " << hz.by_kind[1] << ", WAW "
+            << hz.by_kind[2] << ")\n";
+  for (const auto& g : hz.groups) {
+    const bool first_writes = g.kind != HazardKind::WriteAfterRead;
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "  %-7s %s %-14s %s line %d (%s) -> line %d (%s): %llu hazards, %llu cells, "
+                  "%llu blocks\n",
+                  g.severity == HazardSeverity::Error ? "ERROR" : "WARNING", to_string(g.kind),
+                  ("(" + std::string(long_name(g.kind)) + ")").c_str(),
+                  array_name(trace.config.arrays, g.buffer).c_str(), g.first_line,
+                  first_writes ? "write" : "read", g.second_line,
+                  g.kind == HazardKind::ReadAfterWrite ? "read" : "write",
+                  (unsigned long long)g.count, (unsigned long long)g.elements,
+                  (unsigned long long)g.blocks);
+    std::cout << line;
+  }
+  std::cout << "  (" << hz.verdict() << ")\n";
+  if (o.detail) print_hazard_detail(r, o);
+}
 
+void print_stale_text(const RacesReport& r, const RacesOptions& o) {
+  const StaleReadReport& stale = r.stale;
+  const ArrayTable& arrays = r.traced.trace.config.arrays;
   std::cout << "\nStale reads (loads that saw another value than the synchronised program)\n";
-  if (o.no_stale)
+  if (o.no_stale) {
     std::cout << "  not checked (--no-stale)\n";
-  else if (!stale.compared)
+    return;
+  }
+  if (!stale.compared) {
     std::cout << "  not checked: " << stale.error << "\n";
-  else {
-    std::cout << "  " << stale.stale << " of " << stale.loads_compared << " loads ("
-              << stale.stale_shared << " shared, " << stale.stale_global << " global)";
-    if (stale.unmatched) std::cout << ", " << stale.unmatched << " loads without a counterpart";
-    std::cout << "\n";
-    for (const auto& l : stale.by_line)
-      std::cout << "    line " << l.line << " (" << array_name(t.trace.config.arrays, l.buffer)
-                << "): " << l.count << "\n";
-    if (o.detail)
-      for (const auto& s : stale.reads)
-        std::cout << "    block " << s.block << " thread " << s.thread << " line " << s.line << " "
-                  << element_name(t.trace.config.arrays, s.buffer, s.element) << ": saw "
-                  << fmt(s.got) << ", synchronised program saw " << fmt(s.expected) << "\n";
+    return;
   }
+  std::cout << "  " << stale.stale << " of " << stale.loads_compared << " loads ("
+            << stale.stale_shared << " shared, " << stale.stale_global << " global)";
+  if (stale.unmatched) std::cout << ", " << stale.unmatched << " loads without a counterpart";
+  std::cout << "\n";
+  for (const auto& l : stale.by_line)
+    std::cout << "    line " << l.line << " (" << array_name(arrays, l.buffer) << "): " << l.count
+              << "\n";
+  if (o.detail)
+    for (const auto& s : stale.reads)
+      std::cout << "    block " << s.block << " thread " << s.thread << " line " << s.line << " "
+                << element_name(arrays, s.buffer, s.element) << ": saw " << fmt(s.got)
+                << ", synchronised program saw " << fmt(s.expected) << "\n";
+}
 
+void print_output_text(const RacesReport& r, const RacesOptions& o) {
+  const OutputDamage& damage = r.damage;
   std::cout << "\nOutput of the traced run\n";
-  if (!damage.checked)
+  if (!damage.checked) {
     std::cout << "  not checked: " << damage.error << "\n";
-  else if (damage.wrong.empty())
-    std::cout << "  correct (" << damage.cells << " cells)\n";
-  else {
-    std::cout << "  " << damage.wrong.size() << " of " << damage.cells
-              << " cells wrong, max abs error " << fmt(damage.max_abs_error) << "\n";
-    const size_t show = o.detail ? size_t(o.detail_limit) : 5;
-    for (size_t i = 0; i < damage.wrong.size() && i < show; ++i) {
-      const auto& c = damage.wrong[i];
-      std::cout << "    [" << c.row << "][" << c.col << "] = " << fmt(c.got) << ", want "
-                << fmt(c.want) << " (error " << fmt(c.abs_error) << ")\n";
-    }
+    return;
   }
+  if (damage.wrong.empty()) {
+    std::cout << "  correct (" << damage.cells << " cells)\n";
+    return;
+  }
+  std::cout << "  " << damage.wrong.size() << " of " << damage.cells
+            << " cells wrong, max abs error " << fmt(damage.max_abs_error) << "\n";
+  const size_t show = o.detail ? size_t(o.detail_limit) : 5;
+  for (size_t i = 0; i < damage.wrong.size() && i < show; ++i) {
+    const auto& c = damage.wrong[i];
+    std::cout << "    [" << c.row << "][" << c.col << "] = " << fmt(c.got) << ", want "
+              << fmt(c.want) << " (error " << fmt(c.abs_error) << ")\n";
+  }
+}
 
+// The exit status: 1 when the repeated runs failed.
+int print_runs_text(const RacesReport& r) {
+  const RaceRunsResult& runs = r.runs;
   std::cout << "\nRepeated runs (untraced)\n";
   if (!runs.ok) {
     std::cout << "  failed: " << runs.error << "\n";
@@ -319,7 +351,7 @@ int run_races(const RacesOptions& o) {
   }
   std::cout << "  " << runs.backend_note << "\n";
   std::cout << "  ran: " << runs.plan;
-  if (default_schedule && !runs.deterministic && runs.backend != BackendKind::Cuda)
+  if (r.default_schedule && !runs.deterministic && runs.backend != BackendKind::Cuda)
     std::cout << " (no --schedule given; the traced run above used lockstep)";
   std::cout << "\n";
   std::cout << "  wrong output in " << runs.wrong_runs << " of " << runs.runs_done << " runs";
@@ -342,6 +374,47 @@ int run_races(const RacesOptions& o) {
     std::cout << "  " << e << "\n";
   std::cout << "\n" << runs.state() << "\n";
   return 0;
+}
+
+// The text printer; the exit status: 1 when the repeated runs failed.
+int print_text(const RacesReport& r, const RacesOptions& o) {
+  const Variant& v = *r.lesson;
+  std::cout << v.id << " " << describe(v, r.request.params) << ", "
+            << barrier_text(v, r.request.barrier_mask) << "\n";
+  std::cout << "traced run: " << r.traced.backend_note << ", " << r.traced.trace.events.size()
+            << " events\n\n";
+  print_hazards_text(r, o);
+  print_stale_text(r, o);
+  print_output_text(r, o);
+  return print_runs_text(r);
+}
+
+int run_races(const RacesOptions& o) {
+  if (o.cases) return print_cases(o.json);
+  const char* cmd = "races";
+  if (o.lesson.variant.empty())
+    return usage_error(cmd, "which lesson? the lessons are: " + variant_ids(), o.json);
+  RacesReport report;
+  RunRequest& req = report.request;
+  std::vector<std::string> notes;
+  const auto err = o.lesson.to_request(req, &notes);
+  print_notes(cmd, notes);
+  if (err) return usage_error(cmd, *err, o.json);
+  report.lesson = find_variant(req.variant);
+  if (o.launch_only) return launch_once(cmd, *report.lesson, req);
+
+  RaceRunsRequest rr;
+  rr.base = req;
+  rr.runs = o.runs;
+  // On the simulator, a schedule the user chose is honoured (lockstep and skew
+  // are deterministic: they run once). Without one, the repeated runs try
+  // random interleavings from --seed on, and say so.
+  report.default_schedule = !o.lesson.given("--schedule");
+  if (report.default_schedule) rr.base.schedule.kind = ScheduleKind::Random;
+  rr.check_hazards = false;  // the traced run does it
+  if (auto e = validate_race_runs(rr)) return usage_error(cmd, *e, o.json);
+  if (auto e = make_report(o, rr, report)) return failure(cmd, *e, o.json);
+  return o.json ? print_json(report, o) : print_text(report, o);
 }
 
 TS_CLI_COMMAND(

@@ -41,7 +41,7 @@ std::string barrier_summary(const Trace& t) {
   if (!v)
     return "mask 0x" + [&] {
       std::ostringstream s;
-      s << std::hex << t.config.barrier_mask;
+      s << std::hex << t.config.barrier_mask.mask();
       return s.str();
     }();
   if (v->barriers.empty()) return "none";
@@ -321,7 +321,7 @@ nlohmann::json summary_json(const Trace& t, const Counters& c,
     for (const auto& b : v->barriers)
       if (cfg.barriers().keeps(b.id)) kept.push_back(b.id);
   j["barriers_kept"] = kept;
-  j["barrier_mask"] = cfg.barrier_mask;
+  j["barrier_mask"] = cfg.barrier_mask.mask();
   j["backend"] = to_string(cfg.backend);
   j["device"] = cfg.device_name;
   j["schedule"] = {{"kind", to_string(cfg.schedule.kind)},

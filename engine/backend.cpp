@@ -1,5 +1,6 @@
-// run(): checks the request, picks the backend (the GPU when there is a usable
-// one, else the CPU simulator, saying why in one line) and runs it.
+// run(): picks the backend (the GPU when there is a usable one, else the CPU
+// simulator, saying why in one line), prepares the request for it once
+// (engine/prepare.hpp) and hands the prepared run to that backend.
 #include "engine/backend.hpp"
 
 #include <unistd.h>
@@ -7,6 +8,8 @@
 #include <cstdio>
 #include <exception>
 #include <new>
+
+#include "engine/prepare.hpp"
 
 namespace ts {
 namespace {
@@ -17,47 +20,57 @@ RunResult refuse(std::string message) {
   return r;
 }
 
-RunResult run_checked(const RunRequest& req) {
-  const Variant* v = find_variant(req.variant);
-  if (!v)
-    return refuse("unknown variant '" + req.variant + "'; the catalogue has: " + variant_ids());
-  if (auto e = validate_barrier_mask(*v, req.barrier_mask)) return refuse(*e);
-  if (req.skew_ns < 0 || req.skew_ns > 1'000'000)
-    return refuse("skew " + std::to_string(req.skew_ns) +
-                  " ns: the warp stall must be from 0 to 1000000 ns (1 ms)");
+// The machine that runs `req`, or why none can.
+struct Choice {
+  RunTarget target;
+  std::string note;   // Auto fell back to the simulator: why
+  std::string error;  // the backend asked for is not there
+};
 
+Choice choose_backend(const RunRequest& req) {
   const CudaStatus& gpu = cuda_status();
+  Choice c;
   bool use_gpu = false;
-  std::string note;
   switch (req.backend) {
     case BackendChoice::Cuda:
       if (!gpu.usable)
-        return refuse("the CUDA backend is not available: " + gpu.reason +
-                      "; choose the simulator (or auto)");
+        c.error =
+            "the CUDA backend is not available: " + gpu.reason + "; choose the simulator (or auto)";
       use_gpu = true;
       break;
     case BackendChoice::Sim:
       break;  // the simulator's own note names its schedule
     case BackendChoice::Auto:
       use_gpu = gpu.usable;
-      if (!use_gpu) note = "CPU simulator: " + gpu.reason;
+      if (!use_gpu) c.note = "CPU simulator: " + gpu.reason;
       break;
   }
+  c.target.backend = use_gpu ? BackendKind::Cuda : BackendKind::Simulator;
+  c.target.limits = use_gpu ? gpu.limits() : simulator_model().limits();
+  // The simulator records into this machine's memory, the GPU into its own.
+  c.target.record_memory_bytes =
+      use_gpu ? c.target.limits.global_memory_bytes : host_memory_bytes();
+  return c;
+}
 
-  // Parameters against the limits of the machine that will run them.
-  const DeviceLimits lim = use_gpu ? gpu.limits() : simulator_model().limits();
-  if (auto e = validate(*v, req.params, lim)) return refuse(*e);
-  if (req.traced)  // the simulator records into this machine's memory, the GPU into its own
-    if (auto e = check_trace_capacity(req.trace_capacity,
-                                      use_gpu ? lim.global_memory_bytes : host_memory_bytes()))
-      return refuse(*e);
-
-  RunResult r = use_gpu ? run_cuda(req) : run_simulator(req);
-  if (!note.empty())
-    r.backend_note = note;  // Auto fell back: say why
+RunResult run_checked(const RunRequest& req) {
+  const Choice choice = choose_backend(req);
+  if (!choice.error.empty()) return refuse(choice.error);
+  PreparedRun run;
+  if (auto e = prepare_run(req, choice.target, run)) return refuse(*e);
+  const bool on_gpu = choice.target.backend == BackendKind::Cuda;
+  RunResult r = on_gpu ? run_prepared_on_gpu(run) : run_prepared_on_simulator(run);
+  if (!choice.note.empty())
+    r.backend_note = choice.note;  // Auto fell back: say why
   else if (r.backend_note.empty())
-    r.backend_note = use_gpu ? "GPU: " + gpu.device_name : std::string("CPU simulator");
+    r.backend_note = on_gpu ? "GPU: " + cuda_status().device_name : std::string("CPU simulator");
   return r;
+}
+
+RunResult run_on(const RunRequest& req, BackendChoice backend) {
+  RunRequest on = req;
+  on.backend = backend;
+  return run(on);
 }
 
 }  // namespace
@@ -78,6 +91,20 @@ std::optional<std::string> check_trace_capacity(uint64_t capacity, uint64_t memo
                 "memory; ask for fewer events",
                 (unsigned long long)capacity, mib, (unsigned long long)(memory_bytes >> 20));
   return std::string(text);
+}
+
+std::optional<std::string> check_run(const RunRequest& req) {
+  const Choice choice = choose_backend(req);
+  if (!choice.error.empty()) return choice.error;
+  return check_request(req, choice.target);
+}
+
+RunResult run_cuda(const RunRequest& req) {
+  return run_on(req, BackendChoice::Cuda);
+}
+
+RunResult run_simulator(const RunRequest& req) {
+  return run_on(req, BackendChoice::Sim);
 }
 
 RunResult run(const RunRequest& req) {

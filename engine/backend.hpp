@@ -41,8 +41,8 @@ CudaStatus simulator_model();
 struct RunRequest {
   std::string variant;
   Params params;
-  // Bit (id - 1) = barrier id kept; bits beyond the variant's are ignored.
-  uint32_t barrier_mask = ~0u;
+  // The barriers kept; those beyond the variant's are ignored.
+  BarrierSet barrier_mask = BarrierSet::all();
   bool traced = true;  // record events (false: only outputs, e.g. repeated race runs)
   BackendChoice backend = BackendChoice::Auto;
   Schedule schedule;                   // simulator only
@@ -71,10 +71,13 @@ std::optional<std::string> check_trace_capacity(uint64_t capacity, uint64_t memo
 // nullopt when the simulator can run these parameters in reasonable time.
 std::optional<std::string> check_simulator_steps(const Variant& v, const Params& p);
 
-// Validates, picks the backend, runs, checks against the reference. Never throws.
+// Picks the backend, prepares the request for it (every check, once: see
+// engine/prepare.hpp), runs, checks against the reference. Never throws.
 RunResult run(const RunRequest& req);
+// What run() would refuse `req` for, without running it (nullopt: it can run).
+std::optional<std::string> check_run(const RunRequest& req);
 
-// The two backends, for callers that must name one (tests comparing them).
+// run() on the one backend named, for callers that must name one (tests comparing them).
 RunResult run_cuda(const RunRequest& req);
 RunResult run_simulator(const RunRequest& req);
 

@@ -92,21 +92,33 @@ std::vector<BarrierStatement> barrier_statements(std::string_view text) {
   return found;
 }
 
-std::vector<int> barrier_lines(std::string_view text) {
-  std::vector<int> lines;
-  for (const BarrierStatement& b : barrier_statements(text))
-    lines.push_back(b.line);
-  return lines;
-}
-
 std::span<const Variant> catalogue() {
   return table();
 }
 
+std::optional<size_t> lesson_index(std::string_view id) {
+  // (id, place) sorted by id: a binary search instead of a scan of every id.
+  static const std::vector<std::pair<std::string_view, size_t>> by_id = [] {
+    std::vector<std::pair<std::string_view, size_t>> index;
+    for (size_t i = 0; i < table().size(); ++i)
+      index.emplace_back(table()[i].id, i);
+    std::sort(index.begin(), index.end());
+    return index;
+  }();
+  const auto it =
+      std::lower_bound(by_id.begin(), by_id.end(), id,
+                       [](const auto& entry, std::string_view x) { return entry.first < x; });
+  if (it == by_id.end() || it->first != id) return std::nullopt;
+  return it->second;
+}
+
 const Variant* find_variant(const std::string& id) {
-  for (const Variant& v : table())
-    if (id == v.id) return &v;
-  return nullptr;
+  const std::optional<size_t> at = lesson_index(id);
+  return at ? &table()[*at] : nullptr;
+}
+
+std::string unknown_lesson(std::string_view id) {
+  return "unknown lesson '" + std::string(id) + "'; the lessons are: " + variant_ids();
 }
 
 const Variant& default_variant() {
@@ -158,7 +170,8 @@ std::optional<std::string> validate_barrier_id(const Variant& v, int id) {
               : std::to_string(count) + (count == 1 ? " barrier (" : " barriers (") + have + ")");
 }
 
-std::optional<std::string> validate_barrier_mask(const Variant& v, uint32_t mask) {
+std::optional<std::string> validate_barrier_mask(const Variant& v, BarrierSet kept) {
+  const uint32_t mask = kept.mask();
   const uint32_t all = all_barriers(v);
   const uint32_t extra = mask & ~all;
   // Bits beyond the variant's barriers may be all set (a "keep everything"
@@ -214,15 +227,6 @@ uint64_t allocation_elements(const Variant& v, const Params& p, const ArrayTable
 
 uint64_t allocation_elements(const Variant& v, const Params& p, ArraySlot slot) {
   return allocation_elements(v, p, arrays(v, p), slot);
-}
-
-std::optional<std::string> validate_trace(const Variant& v, const Params& p, uint64_t capacity) {
-  const uint64_t need = expected_counts(v, p).total();
-  if (need <= capacity) return std::nullopt;
-  return "the trace needs " + std::to_string(need) + " events (" + bytes_text(need * 40) +
-         "), the trace buffer holds " + std::to_string(capacity) + " (" +
-         bytes_text(capacity * 40) +
-         "); use smaller sizes, a larger trace capacity, or an untraced run";
 }
 
 std::string describe(const Variant& v, const Params& p) {

@@ -26,8 +26,14 @@ inline constexpr int kMaxStencilRadius = 1024;
 
 // Every lesson, in menu order, barrier lines read from its source.
 std::span<const Variant> catalogue();
+// The lesson's place in catalogue() (and in the dispatch table,
+// engine/lesson_dispatch.hpp), through one sorted index; nullopt when unknown.
+std::optional<size_t> lesson_index(std::string_view id);
 // nullptr when the id is unknown.
 const Variant* find_variant(const std::string& id);
+// The one message for an id that names no lesson:
+// "unknown lesson 'x'; the lessons are: matmul.naive_one_block, ...".
+std::string unknown_lesson(std::string_view id);
 // The lesson the window opens with (the one marked opens_the_window).
 const Variant& default_variant();
 // All ids, comma-separated, for usage messages.
@@ -44,8 +50,6 @@ struct BarrierStatement {
   bool warp_scope = false;  // SYNCWARP: a __syncwarp
 };
 std::vector<BarrierStatement> barrier_statements(std::string_view source);
-// Their lines only.
-std::vector<int> barrier_lines(std::string_view source);
 
 // Empty when the parameters can run; otherwise a message that names the limit
 // that was hit and what is allowed ("tile 64: a block of 64 x 64 = 4096 threads
@@ -53,7 +57,7 @@ std::vector<int> barrier_lines(std::string_view source);
 std::optional<std::string> validate(const Variant& v, const Params& p, const DeviceLimits& lim);
 // Only the barrier numbers the variant has: bit (id - 1) of `mask`. Bits
 // beyond the variant's barriers may be all set (~0u = keep all) or all clear.
-std::optional<std::string> validate_barrier_mask(const Variant& v, uint32_t mask);
+std::optional<std::string> validate_barrier_mask(const Variant& v, BarrierSet kept);
 // A barrier number the user named (to remove or keep): 1 .. barriers.size().
 std::optional<std::string> validate_barrier_id(const Variant& v, int id);
 inline uint32_t all_barriers(const Variant& v) {
@@ -84,10 +88,6 @@ uint64_t allocation_elements(const Variant& v, const Params& p, ArraySlot slot);
 // The same with the lesson's table for these parameters already at hand.
 uint64_t allocation_elements(const Variant& v, const Params& p, const ArrayTable& table,
                              ArraySlot slot);
-// A traced run's events would not fit into `capacity` events: the message
-// (how many are needed, in events and bytes, and what to do). Callers that
-// prefer a truncated trace may ignore it.
-std::optional<std::string> validate_trace(const Variant& v, const Params& p, uint64_t capacity);
 // "n=10 tile=4", only the parameters the variant uses.
 std::string describe(const Variant& v, const Params& p);
 

@@ -71,6 +71,39 @@ std::string out_of_range(const std::string& value, const std::string& lo, const 
   return value + " is out of range: give a whole number from " + lo + " to " + hi;
 }
 
+// The widest range any lesson allows a parameter: what the command line takes
+// before the lesson and the device narrow it. (Once the lessons declare their
+// ranges, this is the fold of their min and max.)
+struct ParamRange {
+  long long lo, hi;
+};
+ParamRange widest_range(const ParamField& f) {
+  const uint32_t bit = f.bit;
+  if (bit & (kUsesM | kUsesK | kUsesN)) return {1, kMaxMatrixSide};
+  if (bit & kUsesLength) return {1, kMaxLength};
+  if (bit & kUsesRadius) return {0, kMaxStencilRadius};
+  return {1, kMaxBlockThreads};  // tile, block: threads per block bound both
+}
+
+// What the lessons that read a parameter call it: a line per meaning
+// ("- n (matrix size): A, B and C are n x n"), each once.
+std::string parameter_help(std::string_view name) {
+  std::vector<std::string> lines;
+  for (const Variant& v : catalogue())
+    for (const ParamText& t : v.param_text)
+      if (t.name == name) {
+        const std::string_view hint = t.hint;
+        const std::string line =
+            "- " + (hint.rfind(t.label, 0) == 0 ? std::string(hint)
+                                                : std::string(t.label) + ": " + t.hint);
+        if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+      }
+  std::string help = "in the lessons that read it:";
+  for (const std::string& l : lines)
+    help += "\n" + l;
+  return help;
+}
+
 }  // namespace
 
 CLI::Validator whole_number(long long lo, long long hi) {
@@ -229,33 +262,15 @@ void LessonOptions::add_to(CLI::App& app, Naming naming) {
     auto* var = app.add_option("variant", variant, "Catalogue id (tilescope-cli list)");
     if (naming == Naming::Positional) var->required();
   }
-  // Each parameter within the widest range any lesson allows; validate()
-  // narrows it for the lesson and the device.
-  // The help says what the lessons that read a parameter call it: a line
-  // per meaning ("- n (matrix size): A, B and C are n x n"), each once.
-  auto param = [&](const char* name, int& field, int lo, int hi) {
-    std::vector<std::string> lines;
-    for (const Variant& v : catalogue())
-      for (const ParamText& t : v.param_text)
-        if (std::string_view(t.name) == name + 2) {
-          const std::string_view hint = t.hint;
-          const std::string line =
-              "- " + (hint.rfind(t.label, 0) == 0 ? std::string(hint)
-                                                  : std::string(t.label) + ": " + t.hint);
-          if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
-        }
-    std::string help = "in the lessons that read it:";
-    for (const std::string& l : lines)
-      help += "\n" + l;
-    return keep_track(app.add_option(name, field, help)->check(whole_number(lo, hi)));
-  };
-  o_m = param("--m", m, 1, kMaxMatrixSide);
-  o_k = param("--k", k, 1, kMaxMatrixSide);
-  o_n = param("--n", n, 1, kMaxMatrixSide);
-  o_tile = param("--tile", tile, 1, kMaxBlockThreads);
-  o_length = param("--length", length, 1, kMaxLength);
-  o_radius = param("--radius", radius, 0, kMaxStencilRadius);
-  o_block = param("--block", block, 1, kMaxBlockThreads);
+  // One option per parameter (kParamFields), within the widest range any
+  // lesson allows; check_run() narrows it for the lesson and the device.
+  param_options_.clear();
+  for (const ParamField& f : kParamFields) {
+    const ParamRange r = widest_range(f);
+    param_options_.push_back(keep_track(
+        app.add_option(std::string("--") + f.name, params.*f.field, parameter_help(f.name))
+            ->check(whole_number(r.lo, r.hi))));
+  }
   o_keep = keep_track(
       app.add_option("--barriers", keep, "Keep only these barriers: all, none or a list like 1,2"));
   o_drop = keep_track(app.add_option("--no-barrier", drop, "Remove these barriers, e.g. 2 or 1,2"));
@@ -308,31 +323,20 @@ std::optional<std::string> LessonOptions::to_request(RunRequest& req,
   };
   const std::string& name = variant.empty() ? default_variant : variant;
   const Variant* v = find_variant(name);
-  if (!v)
-    return "unknown variant '" + name + "'; the catalogue has: " + variant_ids() +
-           " (tilescope-cli list shows them)";
+  if (!v) return unknown_lesson(name);
   req = RunRequest{};
   req.variant = v->id;
   req.params = v->defaults;
-  struct P {
-    CLI::Option* opt;
-    int value;
-    int* field;
-    uint32_t bit;
-  } ps[] = {{o_m, m, &req.params.m, kUsesM},
-            {o_k, k, &req.params.k, kUsesK},
-            {o_n, n, &req.params.n, kUsesN},
-            {o_tile, tile, &req.params.tile, kUsesTile},
-            {o_length, length, &req.params.length, kUsesLength},
-            {o_radius, radius, &req.params.radius, kUsesRadius},
-            {o_block, block, &req.params.block, kUsesBlock}};
-  for (const P& p : ps) {
-    if (!p.opt || !p.opt->count()) continue;
-    if (!(v->uses & p.bit)) {
-      note(std::string(v->id) + " does not use " + p.opt->get_name() + "; ignored");
+  // The lesson's defaults, with the parameters it reads that were given.
+  for (size_t i = 0; i < param_options_.size(); ++i) {
+    const ParamField& f = kParamFields[i];
+    const CLI::Option* opt = param_options_[i];
+    if (!opt->count()) continue;
+    if (!(v->uses & f.bit)) {
+      note(std::string(v->id) + " does not use " + opt->get_name() + "; ignored");
       continue;
     }
-    *p.field = p.value;
+    req.params.*f.field = params.*f.field;
   }
 
   uint32_t mask = all_barriers(*v);
@@ -343,7 +347,6 @@ std::optional<std::string> LessonOptions::to_request(RunRequest& req,
     if (auto e = barrier_bits(*v, "--no-barrier", drop, dropped)) return e;
     mask &= ~dropped;
   }
-  if (auto e = validate_barrier_mask(*v, mask)) return e;
   req.barrier_mask = mask;
 
   req.backend = backend == "cuda"  ? BackendChoice::Cuda
@@ -365,11 +368,9 @@ std::optional<std::string> LessonOptions::to_request(RunRequest& req,
   req.input_seed = input_seed;
   req.inputs = inputs == "uniform" ? InputKind::Uniform : InputKind::SmallIntegers;
 
-  // Checked against the backend that will run them, so that a bad value is a
-  // usage error and not a failed run.
+  // Which options do not apply depends on the backend that will run them.
   const bool gpu = req.backend == BackendChoice::Cuda ||
                    (req.backend == BackendChoice::Auto && cuda_status().usable);
-  const bool on_gpu = gpu && cuda_status().usable;
   const bool seed_used =
       req.schedule.kind == ScheduleKind::Random || (seed_without_schedule && !given("--schedule"));
   if ((o_seed && o_seed->count() && !seed_used) ||
@@ -382,15 +383,9 @@ std::optional<std::string> LessonOptions::to_request(RunRequest& req,
     note(
         "--skew-ns applies to the GPU only (its warps sleep); the simulator runs without it. "
         "There, --schedule skew --skew-steps N delays the warps of --skew-warps instead");
-  const DeviceLimits lim = on_gpu ? cuda_status().limits() : simulator_model().limits();
-  if (auto e = validate(*v, req.params, lim)) return e;
-  if (!gpu)
-    if (auto e = check_simulator_steps(*v, req.params)) return e;
-  // The simulator records into this machine's memory, the GPU into its own.
-  if (auto e =
-          check_trace_capacity(capacity, on_gpu ? lim.global_memory_bytes : host_memory_bytes()))
-    return e;
-  return std::nullopt;
+  // The checks run() makes, in its words: a bad value is a usage error here
+  // and not a failed run later.
+  return check_run(req);
 }
 
 }  // namespace ts

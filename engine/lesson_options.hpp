@@ -12,9 +12,9 @@
 //
 // Each number is checked while parsing (which option, the value and the
 // range: "--n: 2147483648 is out of range: give a whole number from 1 to
-// 32768"); to_request() then checks what depends on the lesson and on the
-// backend that will run it (tile widths, barrier numbers, device limits, the
-// trace's memory, the simulator's step limit).
+// 32768"); to_request() then reports what run() would refuse (check_run:
+// tile widths, barrier numbers, device limits, the trace's memory, the
+// simulator's step limit), in the same words.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -34,7 +34,7 @@ struct LessonOptions {
 
   std::string variant;
   std::string default_variant;  // used when no variant is given (the window's first lesson)
-  int m = 0, k = 0, n = 0, tile = 0, length = 0, radius = 0, block = 0;
+  Params params;                // one option per parameter (kParamFields): --m, --tile, ...
   std::vector<std::string> keep, drop;
   std::string backend = "auto", schedule = "lockstep", skew_warps = "odd", inputs = "int";
   uint64_t seed = 1, input_seed = 1;
@@ -59,9 +59,8 @@ struct LessonOptions {
   bool given(const std::string& name) const;
 
  private:
-  std::vector<CLI::Option*> given_;  // every option add_to() added, to ask count()
-  CLI::Option *o_m = nullptr, *o_k = nullptr, *o_n = nullptr, *o_tile = nullptr,
-              *o_length = nullptr, *o_radius = nullptr, *o_block = nullptr;
+  std::vector<CLI::Option*> given_;          // every option add_to() added, to ask count()
+  std::vector<CLI::Option*> param_options_;  // by kParamFields index
   CLI::Option *o_keep = nullptr, *o_drop = nullptr;
   CLI::Option *o_seed = nullptr, *o_skew_warps = nullptr, *o_skew_steps = nullptr,
               *o_skew_ns = nullptr;

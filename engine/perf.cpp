@@ -74,8 +74,8 @@ std::optional<std::string> validate_perf_config(const PerfConfig& c) {
     for (const Variant& v : catalogue())
       any = any || selects(name, v);
     if (!any)
-      return "unknown kernel '" + name + "': use all, a family (" + family_names() +
-             "), a prefix ending in *, or one of " + variant_ids();
+      return unknown_lesson(name) + "; or all, a family (" + family_names() +
+             ") or a prefix ending in *";
   }
   // int indices in the kernels: n * n and length must fit in 31 bits.
   for (int n : r.matmul_sizes)
@@ -103,10 +103,11 @@ std::optional<std::string> validate_perf_config(const PerfConfig& c) {
   if (r.warmup < 0 || r.warmup > 100)
     return "warmup " + std::to_string(r.warmup) + " is out of range: allowed 0 .. 100";
   if (r.stencil_radius < 0 || r.stencil_radius > 1024)
-    return "radius " + std::to_string(r.stencil_radius) + " is out of range: allowed 0 .. 1024";
-  if (r.stencil_block < 1 || r.stencil_block > 1024)
-    return "stencil block " + std::to_string(r.stencil_block) +
-           " is out of range: allowed 1 .. 1024";
+    return "radius " + std::to_string(r.stencil_radius) +
+           " is out of range: allowed 0 (each lesson's own) .. 1024";
+  if (r.stencil_block < 0 || r.stencil_block > 1024)
+    return "block " + std::to_string(r.stencil_block) +
+           " is out of range: allowed 0 (each lesson's own) .. 1024";
   if (!(r.max_seconds_per_point > 0)) return "max seconds per point must be positive";
   return std::nullopt;
 }

@@ -33,10 +33,12 @@ struct PerfConfig {
   std::vector<int> matmul_sizes;     // n of an n x n x n multiply
   std::vector<int> stencil_lengths;  // elements of the stencil's array
   std::vector<int> tiles;            // tile widths (matmul); the naive grid's block side
-  int stencil_radius = 3;
-  int stencil_block = 256;  // threads per block of every 1D lesson (stencils, reductions, ...)
-  int warmup = 2;           // untimed launches before the timed ones
-  int reps = 10;            // timed launches; the median counts
+  // Fixed for every lesson that reads them; 0: each lesson's own default
+  // (a stencil's radius 3 and block of 64, a reduction's block of 128, ...).
+  int stencil_radius = 0;
+  int stencil_block = 0;
+  int warmup = 2;  // untimed launches before the timed ones
+  int reps = 10;   // timed launches; the median counts
   // Per kernel and size: fewer reps when the warm-up says the full count
   // would take longer than this (never fewer than 3).
   double max_seconds_per_point = 2.0;

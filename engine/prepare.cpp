@@ -6,15 +6,38 @@
 
 namespace ts {
 
-std::optional<std::string> prepare_run(const RunRequest& req, const DeviceLimits& limits,
+std::optional<std::string> check_request(const RunRequest& req, const RunTarget& target,
+                                         size_t* index) {
+  const std::optional<size_t> at = lesson_index(req.variant);
+  if (!at) return unknown_lesson(req.variant);
+  const Variant& v = catalogue()[*at];
+  if (auto e = validate_barrier_mask(v, req.barrier_mask)) return e;
+  if (req.skew_ns < 0 || req.skew_ns > 1'000'000)
+    return "skew " + std::to_string(req.skew_ns) +
+           " ns: the warp stall must be from 0 to 1000000 ns (1 ms)";
+  const bool simulator = target.backend == BackendKind::Simulator;
+  if (simulator && req.schedule.kind == ScheduleKind::WarpSkew && req.schedule.skew_steps < 0)
+    return "warp skew of " + std::to_string(req.schedule.skew_steps) +
+           " steps: the skew must be 0 or more steps";
+  // Parameters against the limits of the machine that will run them.
+  if (auto e = validate(v, req.params, target.limits)) return e;
+  if (simulator)
+    if (auto e = check_simulator_steps(v, req.params)) return e;
+  if (req.traced)
+    if (auto e = check_trace_capacity(req.trace_capacity, target.record_memory_bytes)) return e;
+  if (index) *index = *at;
+  return std::nullopt;
+}
+
+std::optional<std::string> prepare_run(const RunRequest& req, const RunTarget& target,
                                        PreparedRun& run) {
   run = PreparedRun{};
-  const Variant* v = find_variant(req.variant);
-  if (!v) return "unknown variant '" + req.variant + "'; the catalogue has: " + variant_ids();
+  if (auto e = check_request(req, target, &run.index)) return e;
+  const Variant* v = &catalogue()[run.index];
   const Params& p = req.params;
-  if (auto e = validate(*v, p, limits)) return e;
-  if (auto e = validate_barrier_mask(*v, req.barrier_mask)) return e;
 
+  run.request = req;
+  run.target = target;
   run.lesson = v;
   run.params = p;
   run.geometry = geometry(*v, p);
@@ -40,16 +63,15 @@ std::optional<std::string> prepare_run(const RunRequest& req, const DeviceLimits
   return std::nullopt;
 }
 
-RunConfig run_config(const RunRequest& req, const PreparedRun& run, BackendKind backend,
-                     const std::string& device_name) {
+RunConfig run_config(const PreparedRun& run, const std::string& device_name) {
   RunConfig c;
   c.variant = run.lesson->id;
   c.params = run.params;
-  c.barrier_mask = req.barrier_mask;
+  c.barrier_mask = run.request.barrier_mask;
   c.geometry = run.geometry;
-  c.backend = backend;
+  c.backend = run.target.backend;
   c.device_name = device_name;
-  c.input_seed = req.input_seed;
+  c.input_seed = run.request.input_seed;
   c.arrays = run.arrays;
   return c;
 }

@@ -110,7 +110,7 @@ std::optional<std::string> parse_step(const json& j, LectureStep& step) {
     return std::string("lesson: give a lesson id as a string, one of ") + variant_ids();
   const std::string id = j["lesson"].get<std::string>();
   const Variant* v = find_variant(id);
-  if (!v) return "lesson: unknown lesson '" + id + "'; the catalogue has " + variant_ids();
+  if (!v) return "lesson: " + unknown_lesson(id);
 
   // The step as a command line, checked by the command line's own parser.
   std::vector<std::string> args = {"tilescope", "--lesson", id};

@@ -38,19 +38,17 @@ std::string family_of(const PerfResult& x) {
   return x.kernel == kCublasId ? "reference: cuBLAS" : "reference: copy";
 }
 
+// Every parameter by its name (kParamFields), read and written alike.
 json params_json(const Params& p) {
-  return {{"m", p.m},           {"k", p.k},           {"n", p.n},        {"tile", p.tile},
-          {"length", p.length}, {"radius", p.radius}, {"block", p.block}};
+  json j = json::object();
+  for (const ParamField& f : kParamFields)
+    j[f.name] = p.*f.field;
+  return j;
 }
 Params params_from(const json& j) {
   Params p;
-  p.m = j.value("m", 0);
-  p.k = j.value("k", 0);
-  p.n = j.value("n", 0);
-  p.tile = j.value("tile", 0);
-  p.length = j.value("length", 0);
-  p.radius = j.value("radius", 0);
-  p.block = j.value("block", 0);
+  for (const ParamField& f : kParamFields)
+    p.*f.field = j.value(f.name, 0);
   return p;
 }
 PerfStatus status_from(const std::string& s) {

@@ -526,7 +526,7 @@ std::vector<uint8_t> serialize_trace(const Trace& t) {
     w.put_str(f.name);
     w.put(int32_t(c.params.*f.field));
   }
-  w.put(c.barrier_mask);
+  w.put(c.barrier_mask.mask());
   const auto& g = c.geometry;
   for (uint32_t v : {g.grid.x, g.grid.y, g.grid.z, g.block.x, g.block.y, g.block.z,
                      g.dynamic_shared_bytes, g.static_shared_bytes})

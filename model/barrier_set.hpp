@@ -5,6 +5,9 @@
 //   BarrierSet keep = BarrierSet::all();   // every barrier
 //   keep.remove(2);                        // without barrier 2
 //   if (keep.keeps(1)) ...
+//
+// It converts implicitly from a raw mask (`req.barrier_mask = 0x2u`, as the
+// tests and the .tstrace reader write it); mask() gives the bits back.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +18,7 @@ namespace ts {
 class BarrierSet {
  public:
   constexpr BarrierSet() = default;
-  constexpr explicit BarrierSet(uint32_t mask) : mask_(mask) {}
+  constexpr BarrierSet(uint32_t mask) : mask_(mask) {}  // NOLINT: implicit by design
   static constexpr BarrierSet all() { return BarrierSet(~0u); }
   static constexpr BarrierSet none() { return BarrierSet(0u); }
   // Barriers 1 .. count.

@@ -42,7 +42,7 @@ struct BufferData {
 struct RunConfig {
   std::string variant;  // the lesson's id, to run it again
   Params params;
-  uint32_t barrier_mask = ~0u;  // BarrierSet: bit (id - 1) set = barrier id is kept
+  BarrierSet barrier_mask = BarrierSet::all();  // the barriers the run kept
   LaunchGeometry geometry;
   BackendKind backend = BackendKind::Simulator;
   std::string device_name;  // "NVIDIA H100 80GB HBM3" or "CPU simulator"
@@ -51,7 +51,7 @@ struct RunConfig {
   uint32_t skew_warps = 0;  // GPU race lab: bit w set = warp w sleeps
   uint64_t input_seed = 1;
   ArrayTable arrays;  // every array the events name, global and shared, by slot
-  BarrierSet barriers() const { return BarrierSet(barrier_mask); }
+  BarrierSet barriers() const { return barrier_mask; }
 };
 
 // Largest trace file the loader reads (256 x 256 multiply: about 21 M events,

@@ -81,7 +81,7 @@ TEST(Cli, UnknownVariantIsAUsageErrorThatListsTheValidIds) {
   REQUIRE_CLI();
   const Result r = cli("run matmul.nope");
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.out.find("unknown variant 'matmul.nope'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("unknown lesson 'matmul.nope'"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("matmul.tiled_square"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("stencil.shared"), std::string::npos) << r.out;
 }

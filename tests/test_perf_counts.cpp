@@ -241,7 +241,7 @@ TEST(PerfCounts, AnUnknownVariantIsCountedNotGuessed) {
   const AccessCounts c = perf_access_counts(t);
   EXPECT_EQ(c.global_loads, 1u);
   EXPECT_EQ(c.theory_per_output, 0.0);
-  EXPECT_NE(c.theory_formula.find("unknown variant"), std::string::npos);
+  EXPECT_NE(c.theory_formula.find("unknown lesson"), std::string::npos);
 }
 
 }  // namespace

@@ -254,7 +254,7 @@ TEST(PerfConfigCheck, BadInputGetsAClearMessage) {
   c.kernels = {"matmul.no_such_kernel"};
   auto e = validate_perf_config(c);
   ASSERT_TRUE(e);
-  EXPECT_NE(e->find("unknown kernel 'matmul.no_such_kernel'"), std::string::npos) << *e;
+  EXPECT_NE(e->find("unknown lesson 'matmul.no_such_kernel'"), std::string::npos) << *e;
   c = PerfConfig{};
   c.matmul_sizes = {0};
   e = validate_perf_config(c);

@@ -205,8 +205,8 @@ RunRequest default_compare_request(const RunRequest& a) {
   RunRequest b = a;
   if (const Variant* v = find_variant(a.variant)) {
     for (auto it = v->barriers.rbegin(); it != v->barriers.rend(); ++it)
-      if (BarrierSet(b.barrier_mask).keeps(it->id)) {
-        b.barrier_mask &= ~(1u << (it->id - 1));
+      if (b.barrier_mask.keeps(it->id)) {
+        b.barrier_mask.remove(it->id);
         break;
       }
   }
@@ -249,7 +249,7 @@ nlohmann::json compare_json(const AppState& s, float sx, float sy) {
   j["b"]["phase"] = c.table_b.phase_at(b.position());
   j["b"]["phases"] = c.table_b.phases();
   j["b"]["variant"] = b.trace().config.variant;
-  j["b"]["barrier_mask"] = b.trace().config.barrier_mask;
+  j["b"]["barrier_mask"] = b.trace().config.barrier_mask.mask();
   j["differ"] = {{"value", c.now.value}, {"loads", c.now.loads}, {"compared", c.now.compared}};
   j["differ_at_end"] = {{"value", c.end.value}, {"loads", c.end.loads}};
   j["skipped"] = c.now.skipped;

@@ -293,12 +293,11 @@ class CompareView final : public View {
     if (v && !v->barriers.empty()) {
       ImGui::TextUnformatted("B's barriers:");
       for (const BarrierInfo& b : v->barriers) {
-        bool keep = BarrierSet(pick_.barrier_mask).keeps(b.id);
+        bool keep = pick_.barrier_mask.keeps(b.id);
         char label[160];
         std::snprintf(label, sizeof label, "barrier %d (line %d): %s", b.id, b.line, b.purpose);
         if (ImGui::Checkbox(label, &keep))
-          pick_.barrier_mask = keep ? pick_.barrier_mask | (1u << (b.id - 1))
-                                    : pick_.barrier_mask & ~(1u << (b.id - 1));
+          keep ? pick_.barrier_mask.keep(b.id) : pick_.barrier_mask.remove(b.id);
       }
     } else if (v) {
       ImGui::TextDisabled("(this lesson has no barriers)");

@@ -46,7 +46,8 @@ void draw_race_hint(AppState& s, bool correct, uint64_t stale_reads) {
   if (!s.has_trace()) return;
   const Trace& t = s.trace();
   const Variant* v = find_variant(t.config.variant);
-  if (!v || v->barriers.empty() || (all_barriers(*v) & ~t.config.barrier_mask) == 0) return;
+  if (!v || v->barriers.empty() || t.config.barrier_mask.keeps_all_of(int(v->barriers.size())))
+    return;
   const int warps = warps_per_block(*v, t.config.params);
   ImGui::PushID("race-hint");
   if (warps == 1) {

@@ -49,10 +49,10 @@ class NarrationView final : public View {
     if (!strip) ImGui::Spacing();
     ImGui::TextUnformatted(text.c_str());
     // A removed barrier: what it was protecting.
-    const uint32_t mask = s.has_trace() ? s.trace().config.barrier_mask : s.request.barrier_mask;
+    const BarrierSet mask = s.has_trace() ? s.trace().config.barrier_mask : s.request.barrier_mask;
     if (doc_.contains("without_barrier") && doc_["without_barrier"].is_object())
       for (const BarrierInfo& b : v->barriers)
-        if (!BarrierSet(mask).keeps(b.id)) {
+        if (!mask.keeps(b.id)) {
           const std::string key = std::to_string(b.id);
           if (doc_["without_barrier"].contains(key) && doc_["without_barrier"][key].is_string()) {
             ImGui::Spacing();

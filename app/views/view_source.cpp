@@ -32,7 +32,7 @@ class SourceView final : public View {
       ImGui::TextWrapped("%s", error_.c_str());
       return;
     }
-    const uint32_t mask = s.has_trace() ? s.trace().config.barrier_mask : s.request.barrier_mask;
+    const BarrierSet mask = s.has_trace() ? s.trace().config.barrier_mask : s.request.barrier_mask;
     const Event* e = s.has_trace() ? s.replay->last_event() : nullptr;
     const int current = e ? int(e->line) : -1;
     // The file and function, then the wrap toggle at the right; a narrow pane
@@ -87,7 +87,7 @@ class SourceView final : public View {
           scrolled_to_ = line;
         }
       }
-      const bool off = bar && s.present.show_barrier_lines && !BarrierSet(mask).keeps(bar->id);
+      const bool off = bar && s.present.show_barrier_lines && !mask.keeps(bar->id);
       for (size_t r = 0; r < rows.size(); ++r) {
         char num[16];
         std::snprintf(num, sizeof num, r == 0 ? "%3d " : "    ", line);

@@ -57,11 +57,11 @@ struct EventPair {
 
 // Launches the variant's body with recorder `rec`. Returns the launch error.
 template <class Rec>
-cudaError_t launch(const Variant& v, const Params& p, const LaunchGeometry& g, const Rec& rec,
+cudaError_t launch(size_t lesson_index, const Params& p, const LaunchGeometry& g, const Rec& rec,
                    const KernelArgs& args) {
   cudaError_t err = cudaErrorInvalidValue;
   const bool found = visit_lesson(
-      v.id, p, [&](auto body) { err = launch_lesson<decltype(body), Rec>(g, rec, args); });
+      lesson_index, p, [&](auto body) { err = launch_lesson<decltype(body), Rec>(g, rec, args); });
   return found ? err : cudaErrorInvalidDeviceFunction;
 }
 
@@ -169,10 +169,74 @@ const CudaStatus& cuda_status() {
 
 namespace {
 
+// One launch of the run's kernel with the recorder it asks for: traced into
+// `events` (and `counters`), untraced with the warps' skew, or plain.
+cudaError_t launch_with_recorder(const PreparedRun& run, const DeviceBuffer& events,
+                                 const DeviceBuffer& counters, uint64_t slots, unsigned chunk) {
+  const RunRequest& req = run.request;
+  if (req.traced) {
+    DeviceTraceRec rec;
+    rec.events = static_cast<uint64_t*>(events.ptr);
+    rec.cursor = static_cast<unsigned long long*>(counters.ptr);
+    rec.dropped = rec.cursor + 1;
+    rec.capacity = slots;
+    rec.chunk = chunk;
+    rec.barrier_mask = req.barrier_mask;
+    rec.skew_ns = req.skew_ns;
+    rec.skew_warps = req.skew_warps;
+    return launch(run.index, run.params, run.geometry, rec, run.args);
+  }
+  if (req.skew_ns > 0) {
+    SkewRec rec;
+    rec.barrier_mask = req.barrier_mask;
+    rec.skew_ns = req.skew_ns;
+    rec.skew_warps = req.skew_warps;
+    return launch(run.index, run.params, run.geometry, rec, run.args);
+  }
+  PlainRec rec;
+  rec.barrier_mask = req.barrier_mask;
+  return launch(run.index, run.params, run.geometry, rec, run.args);
+}
+
+// The recorded events into `t`: counts[0] slots reserved, counts[1] events dropped.
+cudaError_t download_trace(const DeviceBuffer& events, const unsigned long long counts[2],
+                           uint64_t slots, uint64_t capacity, Trace& t) {
+  const uint64_t used = std::min<uint64_t>(counts[0], slots);
+  const uint64_t blocks = (used + kSlotBlock - 1) / kSlotBlock;
+  std::vector<uint64_t> words(blocks * kSlotBlock * kEventWords);
+  if (!words.empty())
+    if (cudaError_t e = cudaMemcpy(words.data(), events.ptr, words.size() * sizeof(uint64_t),
+                                   cudaMemcpyDeviceToHost);
+        e != cudaSuccess)
+      return e;
+  unpack_trace_blocks(words, t.events);
+  const uint64_t needed = t.events.size() + counts[1];
+  // The slack may have held more than the caller allowed: keep the first
+  // `capacity` in slot order (for each thread, a prefix of its events).
+  if (t.events.size() > capacity) t.events.resize(capacity);
+  t.events_dropped = needed - t.events.size();
+  return cudaSuccess;
+}
+
+// Out-of-range accesses (matmul.tiled_exact on a size that is not a
+// multiple of its tile), described like the simulator describes them.
+std::vector<std::string> out_of_range_faults(const Trace& t, const LaunchGeometry& g) {
+  constexpr size_t kMaxFaults = 20;
+  std::vector<std::string> out;
+  size_t faults = 0;
+  for (const Event& e : t.events) {
+    if (!(e.flags & kFlagOutOfRange)) continue;
+    if (faults++ < kMaxFaults) out.push_back(fault_text(e, g, t));
+  }
+  if (faults > kMaxFaults)
+    out.push_back("... and " + std::to_string(faults - kMaxFaults) + " more out-of-range accesses");
+  return out;
+}
+
 // The run itself; `lost` is set when a CUDA error left the context unusable
 // (a sticky error), so that the caller resets the device once every buffer
 // of the run has been freed.
-RunResult run_on_device(const RunRequest& req, bool& lost) {
+RunResult run_on_device(PreparedRun& run, bool& lost) {
   RunResult r;
   cudaGetLastError();  // a stale error of an earlier call must not fail this run
   const CudaStatus& st = cuda_status();
@@ -180,13 +244,7 @@ RunResult run_on_device(const RunRequest& req, bool& lost) {
     r.error = "the GPU cannot be used: " + st.reason + "; run on the CPU simulator instead";
     return r;
   }
-  PreparedRun run;
-  if (auto e = prepare_run(req, st.limits(), run)) {
-    r.error = *e;
-    return r;
-  }
-  const Variant* v = run.lesson;
-  const Params& p = run.params;
+  const RunRequest& req = run.request;
   r.backend_note = "GPU: " + st.device_name;
 
   // A CUDA failure leaves this function through `fail`: the message, and the
@@ -275,29 +333,7 @@ RunResult run_on_device(const RunRequest& req, bool& lost) {
           return fail("clearing the outputs", e);
 
     cudaEventRecord(timing.start);
-    cudaError_t launch_err;
-    if (req.traced) {
-      DeviceTraceRec rec;
-      rec.events = static_cast<uint64_t*>(events.ptr);
-      rec.cursor = static_cast<unsigned long long*>(counters.ptr);
-      rec.dropped = rec.cursor + 1;
-      rec.capacity = slots;
-      rec.chunk = chunk;
-      rec.barrier_mask = req.barrier_mask;
-      rec.skew_ns = req.skew_ns;
-      rec.skew_warps = req.skew_warps;
-      launch_err = launch(*v, p, g, rec, args);
-    } else if (req.skew_ns > 0) {
-      SkewRec rec;
-      rec.barrier_mask = req.barrier_mask;
-      rec.skew_ns = req.skew_ns;
-      rec.skew_warps = req.skew_warps;
-      launch_err = launch(*v, p, g, rec, args);
-    } else {
-      PlainRec rec;
-      rec.barrier_mask = req.barrier_mask;
-      launch_err = launch(*v, p, g, rec, args);
-    }
+    const cudaError_t launch_err = launch_with_recorder(run, events, counters, slots, chunk);
     if (launch_err != cudaSuccess) return fail("launching the kernel", launch_err);
     cudaEventRecord(timing.stop);
     if (cudaError_t e = cudaEventSynchronize(timing.stop); e != cudaSuccess)
@@ -318,27 +354,15 @@ RunResult run_on_device(const RunRequest& req, bool& lost) {
     wanted = req.trace_capacity;
   }
   Trace& t = r.trace;
-  t.config = run_config(req, run, BackendKind::Cuda, st.device_name);
+  t.config = run_config(run, st.device_name);
   t.config.skew_ns = req.skew_ns;
   t.config.skew_warps = req.skew_ns > 0 ? req.skew_warps : 0;
   t.capacity = req.traced ? req.trace_capacity : 0;
 
-  if (req.traced) {
-    const uint64_t used = std::min<uint64_t>(counts[0], slots);
-    const uint64_t blocks = (used + kSlotBlock - 1) / kSlotBlock;
-    std::vector<uint64_t> words(blocks * kSlotBlock * kEventWords);
-    if (!words.empty())
-      if (cudaError_t e = cudaMemcpy(words.data(), events.ptr, words.size() * sizeof(uint64_t),
-                                     cudaMemcpyDeviceToHost);
-          e != cudaSuccess)
-        return fail("copying the trace to the host", e);
-    unpack_trace_blocks(words, t.events);
-    const uint64_t needed = t.events.size() + counts[1];
-    // The slack may have held more than the caller allowed: keep the first
-    // `trace_capacity` in slot order (for each thread, a prefix of its events).
-    if (t.events.size() > req.trace_capacity) t.events.resize(req.trace_capacity);
-    t.events_dropped = needed - t.events.size();
-  }
+  if (req.traced)
+    if (cudaError_t e = download_trace(events, counts, slots, req.trace_capacity, t);
+        e != cudaSuccess)
+      return fail("copying the trace to the host", e);
 
   for (size_t i = 0; i < run.globals.size(); ++i) {
     BufferData& b = run.globals[i];
@@ -351,18 +375,7 @@ RunResult run_on_device(const RunRequest& req, bool& lost) {
   }
   t.buffers = run.globals;
 
-  // Out-of-range accesses (matmul.tiled_exact on a size that is not a
-  // multiple of its tile), described like the simulator describes them.
-  constexpr size_t kMaxFaults = 20;
-  size_t faults = 0;
-  for (const Event& e : t.events) {
-    if (!(e.flags & kFlagOutOfRange)) continue;
-    if (faults++ < kMaxFaults) r.faults.push_back(fault_text(e, g, t));
-  }
-  if (faults > kMaxFaults)
-    r.faults.push_back("... and " + std::to_string(faults - kMaxFaults) +
-                       " more out-of-range accesses");
-
+  r.faults = out_of_range_faults(t, g);
   r.verdict = run_verdict(run);
   r.ok = true;
   return r;
@@ -370,9 +383,9 @@ RunResult run_on_device(const RunRequest& req, bool& lost) {
 
 }  // namespace
 
-RunResult run_cuda(const RunRequest& req) {
+RunResult run_prepared_on_gpu(PreparedRun& run) {
   bool lost = false;
-  RunResult r = run_on_device(req, lost);
+  RunResult r = run_on_device(run, lost);
   if (lost) {
     // Every buffer of the run is freed by now; a reset gives the process a
     // fresh context, so the next run can use the GPU again.

@@ -1,5 +1,6 @@
 // Without the CUDA toolkit at build time: the GPU backend says why it is absent.
 #include "engine/backend.hpp"
+#include "engine/prepare.hpp"
 
 #if !TS_HAVE_CUDA
 
@@ -14,7 +15,7 @@ const CudaStatus& cuda_status() {
   return status;
 }
 
-RunResult run_cuda(const RunRequest&) {
+RunResult run_prepared_on_gpu(PreparedRun&) {
   RunResult r;
   r.error =
       "the GPU cannot be used: " + cuda_status().reason + "; run on the CPU simulator instead";

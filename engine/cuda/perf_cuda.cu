@@ -361,20 +361,24 @@ std::string host_name() {
   return buf;
 }
 
-// The parameters of one point: the sweep's size and tile on top of the
-// lesson's defaults. A multiply (Flops) runs n x n x n; a bandwidth lesson
-// (Bytes) moves `size` elements: a 1D lesson as its length, a 2D one as a
-// square of side sqrt(size).
+// The parameters of one point: the lesson's own defaults with its sizes
+// scaled to the sweep's size (and the sweep's tile). A multiply (Flops) runs
+// n x n x n; a bandwidth lesson (Bytes) moves `size` elements: a 1D lesson as
+// its length, a 2D one as a square of side sqrt(size). Its other parameters
+// (a stencil's radius, a reduction's block) stay the lesson's, unless the
+// config fixes them.
 Params point_params(const Variant& v, const PerfConfig& c, int size, int tile) {
   Params p = v.defaults;
   if (v.metric == PerfMetric::Flops) {
     p.m = p.k = p.n = size;
     if (v.uses & kUsesTile) p.tile = tile;
     if (v.uses & kUsesBlock) p.block = tile;  // the naive grid's block side
-  } else if (v.uses & kUsesLength) {
+    return p;
+  }
+  if ((v.uses & kUsesRadius) && c.stencil_radius > 0) p.radius = c.stencil_radius;
+  if ((v.uses & kUsesBlock) && c.stencil_block > 0) p.block = c.stencil_block;
+  if (v.uses & kUsesLength) {
     p.length = size;
-    if (v.uses & kUsesRadius) p.radius = c.stencil_radius;
-    if (v.uses & kUsesBlock) p.block = c.stencil_block;
   } else {
     int side = 1;
     while (int64_t(side + 1) * (side + 1) <= size)
@@ -561,6 +565,64 @@ struct Sweep {
     emit(x);
   }
 
+  // cuBLAS at n (A and B on the device, R its output): the reference time, and
+  // the reference output above the CPU reference's sizes (`want`, `against`).
+  // False when the sweep was cancelled.
+  bool cublas_point(int n, const DevBuf& A, const DevBuf& B, const DevBuf& R, const Variant& gen,
+                    const Params& gp, bool cpu_ref, BufferData& want, std::string& against) {
+    const size_t elems = size_t(n) * n;
+    if (ctl) ctl->set_current(std::string(kCublasId) + " n=" + std::to_string(n));
+    PerfResult x;
+    x.kernel = kCublasId;
+    x.metric = PerfMetric::Flops;
+    x.size = n;
+    x.params.m = x.params.k = x.params.n = n;
+    x.flops = flop_count(PerfMetric::Flops, x.params);
+    x.compulsory_bytes = compulsory_bytes(PerfMetric::Flops, x.params);
+    cudaMemset(R.ptr, 0xFF, elems * 4);
+    cudaError_t e = h.sgemm(A.f(), B.f(), R.f(), n, n, n);
+    if (e == cudaSuccess) e = cudaDeviceSynchronize();
+    BufferData got;
+    got.slot = want.slot;
+    got.rows = got.cols = n;
+    got.is_output = true;
+    got.values.resize(elems);
+    if (e == cudaSuccess)
+      e = cudaMemcpy(got.values.data(), R.ptr, elems * 4, cudaMemcpyDeviceToHost);
+    bool correct = e == cudaSuccess;
+    if (cpu_ref && correct) {
+      const Verdict ver = check_output(gen, gp, got, want);
+      correct = ver.checked && ver.correct;
+      x.max_abs_error = ver.max_abs_error;
+      x.checked_against = against;
+      x.message = ver.summary();
+    } else if (correct) {
+      want = got;  // cuBLAS is the reference for the kernels at this n
+      against = "cuBLAS on the GPU (exact: integer inputs)";
+      x.checked_against = "itself (the reference at this size)";
+    }
+    if (cfg.with_cublas && e == cudaSuccess) {
+      Timing t = h.time(std::string(kCublasId) + " n=" + std::to_string(n),
+                        [&] { return h.sgemm(A.f(), B.f(), R.f(), n, n, n); });
+      if (t.cancelled) {
+        check_cancel();
+        return false;
+      }
+      x.reps = t.reps;
+      x.ms_median = t.median;
+      x.ms_min = t.min;
+      x.ms_max = t.max;
+      x.status = !t.ok ? PerfStatus::Error : correct ? PerfStatus::Ok : PerfStatus::Wrong;
+      if (!t.ok) x.message = "cuBLAS failed: " + t.error;
+      emit(x);
+    } else if (e != cudaSuccess && cfg.with_cublas) {
+      x.status = PerfStatus::Error;
+      x.message = "cuBLAS failed: " + cuda_msg(e);
+      emit(x);
+    }
+    return true;
+  }
+
   void matmul_size(const std::vector<const Variant*>& vs, int n) {
     if (check_cancel()) return;
     const size_t elems = size_t(n) * n;
@@ -630,57 +692,8 @@ struct Sweep {
       want = reference_output(gen, gp, inputs);
       against = "CPU double reference";
     }
-    if (h.have_cublas()) {
-      if (ctl) ctl->set_current(std::string(kCublasId) + " n=" + std::to_string(n));
-      PerfResult x;
-      x.kernel = kCublasId;
-      x.metric = PerfMetric::Flops;
-      x.size = n;
-      x.params.m = x.params.k = x.params.n = n;
-      x.flops = flop_count(PerfMetric::Flops, x.params);
-      x.compulsory_bytes = compulsory_bytes(PerfMetric::Flops, x.params);
-      cudaMemset(R.ptr, 0xFF, elems * 4);
-      cudaError_t e = h.sgemm(A.f(), B.f(), R.f(), n, n, n);
-      if (e == cudaSuccess) e = cudaDeviceSynchronize();
-      BufferData got;
-      got.slot = want.slot;
-      got.rows = got.cols = n;
-      got.is_output = true;
-      got.values.resize(elems);
-      if (e == cudaSuccess)
-        e = cudaMemcpy(got.values.data(), R.ptr, elems * 4, cudaMemcpyDeviceToHost);
-      bool correct = e == cudaSuccess;
-      if (cpu_ref && correct) {
-        const Verdict ver = check_output(gen, gp, got, want);
-        correct = ver.checked && ver.correct;
-        x.max_abs_error = ver.max_abs_error;
-        x.checked_against = against;
-        x.message = ver.summary();
-      } else if (correct) {
-        want = got;  // cuBLAS is the reference for the kernels at this n
-        against = "cuBLAS on the GPU (exact: integer inputs)";
-        x.checked_against = "itself (the reference at this size)";
-      }
-      if (cfg.with_cublas && e == cudaSuccess) {
-        Timing t = h.time(std::string(kCublasId) + " n=" + std::to_string(n),
-                          [&] { return h.sgemm(A.f(), B.f(), R.f(), n, n, n); });
-        if (t.cancelled) {
-          check_cancel();
-          return;
-        }
-        x.reps = t.reps;
-        x.ms_median = t.median;
-        x.ms_min = t.min;
-        x.ms_max = t.max;
-        x.status = !t.ok ? PerfStatus::Error : correct ? PerfStatus::Ok : PerfStatus::Wrong;
-        if (!t.ok) x.message = "cuBLAS failed: " + t.error;
-        emit(x);
-      } else if (e != cudaSuccess && cfg.with_cublas) {
-        x.status = PerfStatus::Error;
-        x.message = "cuBLAS failed: " + cuda_msg(e);
-        emit(x);
-      }
-    }
+    if (h.have_cublas())
+      if (!cublas_point(n, A, B, R, gen, gp, cpu_ref, want, against)) return;
     if (want.values.empty()) {
       // No CPU reference and no cuBLAS: the kernels cannot be checked, so none counts.
       if (ctl) ctl->set_current("CPU reference n=" + std::to_string(n));
@@ -710,7 +723,7 @@ struct Sweep {
         args.data[1] = A.f();
         args.data[2] = B.f();
         args.data[3] = C.f();
-        bool found = visit_lesson(v->id, p, [&](auto body) {
+        bool found = visit_lesson(*lesson_index(v->id), p, [&](auto body) {
           run_variant<decltype(body)>(*v, p, n, tile, args, C.f(), elems, want, against);
         });
         if (!found)
@@ -740,7 +753,8 @@ struct Sweep {
       req.traced = false;
       req.input_seed = cfg.input_seed;
       PreparedRun run;
-      if (auto err = prepare_run(req, h.limits(), run)) {
+      const RunTarget gpu{BackendKind::Cuda, h.limits(), h.limits().global_memory_bytes};
+      if (auto err = prepare_run(req, gpu, run)) {
         skip_point(*v, size, 0, *err);
         continue;
       }
@@ -780,7 +794,7 @@ struct Sweep {
         want_of = v->reference;
         want_params = p;
       }
-      const bool found = visit_lesson(v->id, p, [&](auto body) {
+      const bool found = visit_lesson(*lesson_index(v->id), p, [&](auto body) {
         run_variant<decltype(body)>(*v, p, size, 0, run.args, out_dev, out_count, want,
                                     "CPU double reference");
       });

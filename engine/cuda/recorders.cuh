@@ -42,7 +42,7 @@ __device__ __forceinline__ void skew(bool here, int skew_ns, uint32_t skew_warps
 }  // namespace detail
 
 struct PlainRec {
-  uint32_t barrier_mask = ~0u;
+  BarrierSet barrier_mask;
 
   template <class T>
   __device__ __forceinline__ T load(Space, const T* base, int index, int, ArraySlot, uint16_t) {
@@ -76,10 +76,10 @@ struct PlainRec {
   // The mask is the same for every thread, so the branch is uniform and a
   // kept barrier is reached by the whole block.
   __device__ __forceinline__ void syncthreads(int id, int) {
-    if (BarrierSet(barrier_mask).keeps(id)) __syncthreads();
+    if (barrier_mask.keeps(id)) __syncthreads();
   }
   __device__ __forceinline__ void syncwarp(int id, int) {
-    if (BarrierSet(barrier_mask).keeps(id)) __syncwarp();
+    if (barrier_mask.keeps(id)) __syncwarp();
   }
   template <class T>
   __device__ __forceinline__ T shfl_down(T value, int delta, int) {
@@ -129,7 +129,7 @@ struct DeviceTraceRec {
   unsigned long long* dropped = nullptr;  // events that found no slot below capacity
   unsigned long long capacity = 0;        // slots in `events`, a multiple of kSlotBlock
   unsigned chunk = kMaxChunk;             // slots a thread reserves at a time
-  uint32_t barrier_mask = ~0u;
+  BarrierSet barrier_mask;
   int skew_ns = 0;
   uint32_t skew_warps = 0;
 
@@ -178,14 +178,14 @@ struct DeviceTraceRec {
   }
   // A removed barrier leaves no events: the trace shows what ran.
   __device__ __forceinline__ void syncthreads(int id, int line) {
-    if (!BarrierSet(barrier_mask).keeps(id)) return;
+    if (!barrier_mask.keeps(id)) return;
     record(EventKind::BarrierArrive, kNoArray, 0, 0.0f, uint16_t(line), 0, uint8_t(id));
     __syncthreads();
     record(EventKind::BarrierLeave, kNoArray, 0, 0.0f, uint16_t(line), 0, uint8_t(id));
   }
   // A __syncwarp: the same events, flagged warp-scope.
   __device__ __forceinline__ void syncwarp(int id, int line) {
-    if (!BarrierSet(barrier_mask).keeps(id)) return;
+    if (!barrier_mask.keeps(id)) return;
     record(EventKind::BarrierArrive, kNoArray, 0, 0.0f, uint16_t(line), kFlagWarpScope,
            uint8_t(id));
     __syncwarp();

@@ -1,5 +1,6 @@
-// `run_simulator`: a catalogue variant on the CPU simulator, from the same
-// kernel source the GPU runs, into the same Trace the GPU backend produces.
+// `run_prepared_on_simulator`: a prepared run (engine/prepare.hpp) on the CPU
+// simulator, from the same kernel source the GPU runs, into the same Trace the
+// GPU backend produces.
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -21,23 +22,10 @@ namespace {
 // beyond this many steps a run would take minutes, so it is refused.
 constexpr uint64_t kMaxSimSteps = 256ull << 20;
 
-RunResult simulate_variant(const RunRequest& req) {
+RunResult simulate_prepared(PreparedRun& run) {
   RunResult res;
-  PreparedRun run;
-  if (auto err = prepare_run(req, simulator_model().limits(), run)) {
-    res.error = *err;
-    return res;
-  }
-  if (req.schedule.kind == ScheduleKind::WarpSkew && req.schedule.skew_steps < 0) {
-    res.error = "warp skew of " + std::to_string(req.schedule.skew_steps) +
-                " steps: the skew must be 0 or more steps";
-    return res;
-  }
+  const RunRequest& req = run.request;
   const Variant& v = *run.lesson;
-  if (auto err = check_simulator_steps(v, run.params)) {
-    res.error = *err;
-    return res;
-  }
 
   // Allocated like the GPU backend does (room past the end for the kernels
   // that overrun by design); the recorder still reports any index beyond
@@ -63,7 +51,7 @@ RunResult simulate_variant(const RunRequest& req) {
   // far more is stuck (spinning on memory no one writes), not slow.
   opt.max_steps = 4 * run.expected_events + (1u << 20);
   sim::SimResult sr;
-  const bool found = visit_lesson(v.id, run.params, [&](auto body) {
+  const bool found = visit_lesson(run.index, run.params, [&](auto body) {
     sr = sim::simulate<decltype(body)>(run.geometry, run.args, opt);
   });
   if (!found) {
@@ -80,7 +68,7 @@ RunResult simulate_variant(const RunRequest& req) {
     }
 
   Trace& t = res.trace;
-  t.config = run_config(req, run, BackendKind::Simulator, "CPU simulator");
+  t.config = run_config(run, "CPU simulator");
   t.config.schedule = req.schedule;
   t.events = std::move(sr.events);
   t.capacity = req.trace_capacity;
@@ -107,12 +95,13 @@ std::optional<std::string> check_simulator_steps(const Variant& v, const Params&
          " (half a minute or more): use smaller sizes, or a GPU";
 }
 
-RunResult run_simulator(const RunRequest& req) {
+RunResult run_prepared_on_simulator(PreparedRun& run) {
   try {
-    return simulate_variant(req);
+    return simulate_prepared(run);
   } catch (const std::bad_alloc&) {
     RunResult res;
-    res.error = "the simulator ran out of memory for " + req.variant + ": use smaller sizes";
+    res.error = std::string("the simulator ran out of memory for ") + run.lesson->id +
+                ": use smaller sizes";
     return res;
   } catch (const std::exception& e) {
     RunResult res;

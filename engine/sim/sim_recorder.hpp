@@ -24,9 +24,9 @@ struct SimSink {
   static constexpr size_t kMaxFaultMessages = 100;
 
   bool traced = true;
-  uint64_t capacity = 0;        // events that fit; beyond, only events_dropped grows
-  uint32_t barrier_mask = ~0u;  // bit (id - 1) set = barrier id is kept
-  uint32_t block_linear = 0;    // the block that runs now
+  uint64_t capacity = 0;      // events that fit; beyond, only events_dropped grows
+  BarrierSet barrier_mask;    // the barriers kept
+  uint32_t block_linear = 0;  // the block that runs now
   std::vector<Event> events;
   uint64_t events_dropped = 0;
   const ArrayTable* arrays = nullptr;  // names for the fault messages
@@ -111,7 +111,7 @@ class SimRec {
   }
 
   void syncthreads(int barrier_id, int line) {
-    if (!BarrierSet(sink_.barrier_mask).keeps(barrier_id)) return;
+    if (!sink_.barrier_mask.keeps(barrier_id)) return;
     record(EventKind::BarrierArrive, kNoArray, 0, 0.0f, uint16_t(line), false, uint8_t(barrier_id));
     fiber_.barrier_wait();
     record(EventKind::BarrierLeave, kNoArray, 0, 0.0f, uint16_t(line), false, uint8_t(barrier_id));
@@ -120,7 +120,7 @@ class SimRec {
 
   // __syncwarp: the same events, flagged warp-scope; waits for this warp only.
   void syncwarp(int barrier_id, int line) {
-    if (!BarrierSet(sink_.barrier_mask).keeps(barrier_id)) return;
+    if (!sink_.barrier_mask.keeps(barrier_id)) return;
     record(EventKind::BarrierArrive, kNoArray, 0, 0.0f, uint16_t(line), false, uint8_t(barrier_id),
            kFlagWarpScope);
     fiber_.warp_barrier_wait();

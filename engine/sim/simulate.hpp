@@ -21,7 +21,7 @@ namespace ts::sim {
 
 struct SimOptions {
   Schedule schedule;
-  uint32_t barrier_mask = ~0u;   // bit (id - 1) set = barrier id is kept
+  BarrierSet barrier_mask;       // the barriers kept
   bool traced = true;            // false: run the kernel, store no events
   uint64_t capacity = 8u << 20;  // events
   uint64_t max_steps = 0;        // thread steps before the run is stopped as stuck (0: no limit)

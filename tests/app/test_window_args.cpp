@@ -112,7 +112,7 @@ TEST(WindowArgs, LessonMistakesExit2WithTheCommandLinesMessage) {
   }
   // The words themselves, not only "the same as the CLI".
   const WindowRun lesson = window("--lesson nope", "nope");
-  EXPECT_NE(lesson.out.find("tilescope: error: unknown variant 'nope'"), std::string::npos)
+  EXPECT_NE(lesson.out.find("tilescope: error: unknown lesson 'nope'"), std::string::npos)
       << lesson.out;
   const WindowRun big = window("--n 2147483648", "big");
   EXPECT_NE(big.out.find("--n: 2147483648 is out of range: give a whole number from 1 to 32768"),

@@ -188,7 +188,7 @@ void mutate(Trace& t, Input& in) {
       break;
     }
     case 2:
-      c.barrier_mask = in.value(c.barrier_mask);
+      c.barrier_mask = in.value(c.barrier_mask.mask());
       break;
     case 3: {
       uint32_t* g[] = {&c.geometry.grid.x,
