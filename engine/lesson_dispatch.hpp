@@ -18,7 +18,7 @@ namespace detail {
 template <class F, class... L>
 bool visit_one_of(LessonList<L...>, std::string_view id, const Params& p, F& f) {
   bool found = false, ran = false;
-  ((!found && id == L::descriptor().id ? (found = true, ran = L::visit(p, f)) : false), ...);
+  ((!found && id == L::id ? (found = true, ran = L::visit(p, f)) : false), ...);
   return ran;
 }
 }  // namespace detail
