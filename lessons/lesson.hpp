@@ -149,6 +149,10 @@ struct TestFacts {
     uint8_t guards;
   };
   std::vector<Exception> exceptions = {};
+  // Under warp skew the racing pairs keep their source lines (false where a
+  // skewed warp meets a later step of a loop that reuses the same cells: the
+  // reduction trees).
+  bool same_pairs_under_skew = true;
 };
 
 // What a lesson's author writes (Lesson::descriptor()): the text, the

@@ -191,6 +191,7 @@ LessonSpec step(Step step) {
        "overwritten while another thread still reads it)",
        uint8_t(step.tree_guards)}};
   barriers.insert(barriers.end(), step.warp_barriers.begin(), step.warp_barriers.end());
+  step.tests.same_pairs_under_skew = false;  // a skewed warp meets a later step's line
   constexpr bool whole_tree = S.last == LastWarp::None;
   return {
       .title = step.title,

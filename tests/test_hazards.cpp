@@ -388,7 +388,9 @@ TEST(HazardsCatalogue, EveryVariantEveryBarrierSubset) {
         if (!want.count(HazardKind::WriteAfterWrite)) {
           EXPECT_EQ(r.by_kind[int(HazardKind::WriteAfterWrite)], 0u);
         }
-        EXPECT_EQ(line_pairs(r), line_pairs(lock));
+        if (sched.kind != ScheduleKind::WarpSkew || v->tests.same_pairs_under_skew) {
+          EXPECT_EQ(line_pairs(r), line_pairs(lock));
+        }
         expect_consistent(r, opt.detail_per_group);
       }
     }
