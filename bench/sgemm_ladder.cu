@@ -209,7 +209,7 @@ int main(int argc, char** argv) {
 
     for (const Step& s : steps) {
       const ts::Params p{.n = n, .tile = s.tile};
-      if (auto e = s.v->check(p, ts::DeviceLimits{})) {
+      if (auto e = ts::check_lesson_limits(*s.v, p, ts::DeviceLimits{})) {
         std::printf("%-22s %6d  refused: %s\n", s.v->id, n, e->c_str());
         all_ok = false;
         continue;

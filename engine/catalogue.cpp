@@ -3,29 +3,126 @@
 #include "engine/catalogue.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <cstdlib>
+#include <deque>
 #include <utility>
 
 #include "lessons/all_lessons.hpp"
+#include "lessons/families.hpp"
 
 namespace ts {
 
 extern const std::pair<std::string_view, std::string_view> kLessonSources[];
 extern const int kLessonSourceCount;
+extern const std::pair<std::string_view, std::string_view> kLessonNarrations[];
 
 namespace {
 
+// Names that must outlive the table: the kernel function names read from the text.
+const char* keep(std::string s) {
+  static std::deque<std::string> names;
+  return names.emplace_back(std::move(s)).c_str();
+}
+
+// The kernel: the first `TS_DEVICE void <name>(Rec& rec, const KernelArgs& args)`
+// of the header (helpers take other arguments; the Body comes after it).
+std::string kernel_function(std::string_view text) {
+  constexpr std::string_view kDecl = "TS_DEVICE void ", kArgs = "(Rec& rec, const KernelArgs& args)";
+  for (size_t at = text.find(kDecl); at != std::string_view::npos;
+       at = text.find(kDecl, at + 1)) {
+    size_t end = at + kDecl.size();
+    while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_'))
+      ++end;
+    if (text.substr(end, kArgs.size()) == kArgs)
+      return std::string(text.substr(at + kDecl.size(), end - at - kDecl.size()));
+  }
+  return {};
+}
+
+// What follows from the file name, the text and the declarations.
+Variant derive(LessonSpec spec, const LessonNames& names) {
+  Variant v{std::move(spec)};
+  v.id = names.id;
+  v.family = names.family;
+  const FamilyInfo* family = find_family(names.family);
+  v.family_title = family ? family->title : names.family;
+  v.source_file = keep(std::string("lessons/") + names.file + ".hpp");
+  v.narration_key = names.file;
+  const std::string_view text = lesson_source(v.source_file);
+  v.function = keep(kernel_function(text));
+  // The barrier numbers, lines and scopes come from the code, not from the descriptor.
+  const std::vector<BarrierStatement> found = barrier_statements(text);
+  for (size_t i = 0; i < v.barriers.size(); ++i) {
+    BarrierInfo& b = v.barriers[i];
+    b.id = int(i) + 1;
+    const bool known = b.id < int(found.size());
+    b.line = known ? found[b.id].line : 0;
+    b.warp_scope = known && found[b.id].warp_scope;
+  }
+  for (const ParamDecl& d : v.params)
+    for (const ParamField& f : kParamFields)
+      if (std::string_view(f.name) == d.name) {
+        v.uses |= f.bit;
+        v.defaults.*f.field = d.value;
+        v.param_text.push_back({d.name, d.label, d.hint});
+      }
+  return v;
+}
+
+// What every lesson must have, checked once: a broken lesson stops the
+// program at its first use of the registry with the reason, not later with a
+// wrong menu or a null call.
+std::vector<std::string> problems(const std::vector<Variant>& all) {
+  std::vector<std::string> out;
+  int openers = 0;
+  for (const Variant& v : all) {
+    const std::string id = v.id;
+    openers += v.opens_the_window;
+    if (!find_family(v.family))
+      out.push_back(id + ": the family '" + v.family + "' is not in lessons/families.hpp");
+    if (std::count_if(all.begin(), all.end(), [&](const Variant& w) { return id == w.id; }) > 1)
+      out.push_back(id + ": two lessons have this id");
+    if (!v.title || !*v.title || !v.summary || !*v.summary)
+      out.push_back(id + ": a lesson needs a title and a summary");
+    if (!*v.function)
+      out.push_back(id + ": no kernel `TS_DEVICE void <name>(Rec& rec, const KernelArgs& args)` in " +
+                    v.source_file);
+    if (lesson_narration(v.narration_key).empty())
+      out.push_back(id + ": no narration (lessons/narration/" + v.narration_key + ".json)");
+    const std::vector<BarrierStatement> found = barrier_statements(lesson_source(v.source_file));
+    if (found.size() != v.barriers.size() + 1)
+      out.push_back(id + ": the source has " + std::to_string(found.size() - 1) +
+                    " barrier statements, the descriptor states " +
+                    std::to_string(v.barriers.size()));
+    for (const BarrierInfo& b : v.barriers)
+      if (!b.purpose || !*b.purpose || b.line == 0)
+        out.push_back(id + ": barrier " + std::to_string(b.id) +
+                      " needs a purpose and a SYNCTHREADS(id) or SYNCWARP(id) statement");
+    for (const ParamDecl& d : v.params) {
+      const bool known = std::any_of(std::begin(kParamFields), std::end(kParamFields),
+                                     [&](const ParamField& f) { return std::string_view(f.name) == d.name; });
+      if (!known)
+        out.push_back(id + ": the parameter '" + d.name + "' is not one of kParamFields (model/params.hpp)");
+      if (d.value < d.min || d.value > d.max)
+        out.push_back(id + ": the default of '" + d.name + "' is outside its range");
+    }
+  }
+  if (openers != 1)
+    out.push_back(std::to_string(openers) + " lessons open the window (opens_the_window); exactly one must");
+  return out;
+}
+
 template <class... L>
 std::vector<Variant> collect(LessonList<L...>) {
-  std::vector<Variant> all = {L::descriptor()...};
-  for (Variant& v : all) {
-    // The barrier lines come from the code, not from the descriptor.
-    const std::vector<BarrierStatement> found = barrier_statements(lesson_source(v.source_file));
-    for (BarrierInfo& b : v.barriers) {
-      const bool known = b.id > 0 && b.id < int(found.size());
-      b.line = known ? found[b.id].line : 0;
-      b.warp_scope = known && found[b.id].warp_scope;
-    }
+  std::vector<Variant> all;
+  all.reserve(sizeof...(L));
+  (all.push_back(derive(L::descriptor(), L::names)), ...);
+  if (const std::vector<std::string> bad = problems(all); !bad.empty()) {
+    for (const std::string& b : bad)
+      std::fprintf(stderr, "lesson registry: %s\n", b.c_str());
+    std::abort();
   }
   return all;
 }
@@ -63,6 +160,12 @@ std::optional<std::string> check_shared(const Variant& v, const Params& p,
 std::string_view lesson_source(const std::string& source_file) {
   for (int i = 0; i < kLessonSourceCount; ++i)
     if (kLessonSources[i].first == source_file) return kLessonSources[i].second;
+  return {};
+}
+
+std::string_view lesson_narration(std::string_view key) {
+  for (int i = 0; i < kLessonSourceCount; ++i)
+    if (kLessonNarrations[i].first == key) return kLessonNarrations[i].second;
   return {};
 }
 
@@ -138,15 +241,26 @@ std::string variant_ids() {
 
 std::vector<const char*> families() {
   std::vector<const char*> out;
-  for (const Variant& v : table())
-    if (std::none_of(out.begin(), out.end(),
-                     [&](const char* f) { return std::string_view(f) == v.family; }))
-      out.push_back(v.family);
+  for (const FamilyInfo& f : kFamilies)
+    if (std::any_of(table().begin(), table().end(),
+                    [&](const Variant& v) { return std::string_view(f.name) == v.family; }))
+      out.push_back(f.name);
   return out;
 }
 
+std::optional<std::string> check_lesson_limits(const Variant& v, const Params& p,
+                                               const DeviceLimits& lim) {
+  for (const ParamDecl& d : v.params) {
+    if (!d.out_of_range) continue;
+    for (const ParamField& f : kParamFields)
+      if (std::string_view(f.name) == d.name && (p.*f.field < d.min || p.*f.field > d.max))
+        return d.out_of_range(d.name, p.*f.field);
+  }
+  return v.check(v, p, lim);
+}
+
 std::optional<std::string> validate(const Variant& v, const Params& p, const DeviceLimits& lim) {
-  if (auto e = v.check(p, lim)) return e;
+  if (auto e = check_lesson_limits(v, p, lim)) return e;
   if (auto e = check_shared(v, p, lim)) return e;
   uint64_t bytes = 0;
   const ArrayTable t = arrays(v, p);
@@ -195,7 +309,7 @@ int warps_per_block(const Variant& v, const Params& p) {
 
 std::optional<Params> params_with_warps(const Variant& v, const Params& p, int warps) {
   if (v.barriers.empty() || !v.with_warps || warps < 1 || warps > 2) return std::nullopt;
-  std::optional<Params> q = v.with_warps(p, warps);
+  std::optional<Params> q = v.with_warps(p, v.defaults, warps);
   if (!q || validate(v, *q, DeviceLimits{})) return std::nullopt;
   return q;
 }

@@ -42,6 +42,9 @@ std::string variant_ids();
 std::vector<const char*> families();
 // The text of a lesson header as it was compiled ("" when unknown).
 std::string_view lesson_source(const std::string& source_file);
+// The text of a lesson's narration (lessons/narration/<key>.json) as it was
+// compiled; key: the lesson's narration_key ("" when unknown).
+std::string_view lesson_narration(std::string_view key);
 // The barrier statements of a header's text: the line of each `SYNCTHREADS(id);`
 // or `SYNCWARP(id);` statement and which of the two it is, by id (index 0
 // unused; line 0 where an id does not occur).
@@ -55,6 +58,10 @@ std::vector<BarrierStatement> barrier_statements(std::string_view source);
 // that was hit and what is allowed ("tile 64: a block of 64 x 64 = 4096 threads
 // exceeds the 1024 threads per block this device allows; use 2, 4, 8, 16 or 32").
 std::optional<std::string> validate(const Variant& v, const Params& p, const DeviceLimits& lim);
+// Only the lesson's own limits: its declared ranges, then its check (not the
+// shared or device memory, which a GPU may opt in to more of).
+std::optional<std::string> check_lesson_limits(const Variant& v, const Params& p,
+                                               const DeviceLimits& lim);
 // Only the barrier numbers the variant has: bit (id - 1) of `mask`. Bits
 // beyond the variant's barriers may be all set (~0u = keep all) or all clear.
 std::optional<std::string> validate_barrier_mask(const Variant& v, BarrierSet kept);

@@ -36,7 +36,7 @@ void count_traffic(const Variant& v, int size, int tile, LadderPoint& x) {
   const Params p = step_params(v, size, tile);
   // A size or tile the step refuses has no closed form. Only the lesson's own
   // check: the GPU may opt in to more shared memory than the default limits.
-  if (v.check(p, DeviceLimits{})) return;
+  if (check_lesson_limits(v, p, DeviceLimits{})) return;
   const double flops = flop_count(v, p);
   if (!(flops > 0)) return;
   const double global = issued_bytes(v, p);

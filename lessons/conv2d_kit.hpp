@@ -97,15 +97,86 @@ inline uint64_t halo_tile_sum(int size, int tile, int r) {
   return s;
 }
 
-// Sizes, radius 1..3.
-inline std::optional<std::string> check(const Params& p) {
-  if (auto e = check_side("m", p.m)) return e;
-  if (auto e = check_side("n", p.n)) return e;
-  if (p.radius < 1 || p.radius > kMaxRadius)
-    return "radius " + std::to_string(p.radius) +
-           ": the mask radius must be from 1 to 3 (the __constant__ mask holds at most 7 x 7 = " +
-           std::to_string(kMaxMaskElems) + " values)";
+inline std::string radius_out_of_range(const char*, int radius) {
+  return "radius " + std::to_string(radius) +
+         ": the mask radius must be from 1 to 3 (the __constant__ mask holds at most 7 x 7 = " +
+         std::to_string(kMaxMaskElems) + " values)";
+}
+
+// "... mean = 5.2 (the mask is read from constant memory)": the loads per
+// output pixel, `inside` the image.
+inline double say_mean(std::string* formula, const std::string& inside, double mean) {
+  if (formula) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", mean);
+    *formula = inside + " inside the image, fewer near its edges: mean = " + buf +
+               " (the mask is read from constant memory)";
+  }
+  return mean;
+}
+
+// A global read for every in-image neighbour of every pixel (the window is
+// separable: (sum over rows) x (sum over columns)), a constant read for every
+// weight of every pixel.
+inline ExpectedCounts naive_counts(const Params& p) {
+  ExpectedCounts c;
+  c.global_loads = window_sum(p.m, p.radius) * window_sum(p.n, p.radius);
+  c.constant_loads = uint64_t(p.m) * uint64_t(p.n) * uint64_t(sum_length(p));
+  c.global_stores = uint64_t(p.m) * uint64_t(p.n);
+  return c;
+}
+inline double naive_loads(const Params& p, std::string* formula) {
+  const int w = mask_width(p.radius);
+  return say_mean(formula, "(2R+1)^2 = " + std::to_string(w * w),
+                  double(window_sum(p.m, p.radius) * window_sum(p.n, p.radius)) /
+                      (double(p.m) * double(p.n)));
+}
+
+// Every input tile position is stored once (0 outside the image), loaded
+// from the image when inside it; separable over rows and columns. Each output
+// pixel inside the image reads (2R + 1)^2 weights and as many shared values.
+inline ExpectedCounts tiled_counts(const Params& p) {
+  ExpectedCounts c;
+  const LaunchGeometry g = geometry(p, p.tile);
+  const uint64_t side = uint64_t(p.tile + 2 * p.radius);
+  const uint64_t pixels = uint64_t(p.m) * uint64_t(p.n);
+  const uint64_t taps = uint64_t(sum_length(p));
+  c.global_loads = halo_tile_sum(p.m, p.tile, p.radius) * halo_tile_sum(p.n, p.tile, p.radius);
+  c.global_stores = pixels;
+  c.shared_stores = g.grid.count() * side * side;
+  c.shared_loads = pixels * taps;
+  c.constant_loads = pixels * taps;
+  c.barrier_arrivals = g.grid.count() * g.block.count();
+  return c;
+}
+inline double tiled_loads(const Params& p, std::string* formula) {
+  const int side = p.tile + 2 * p.radius;
+  return say_mean(formula,
+                  "(T+2R)^2/T^2 = " + std::to_string(side * side) + "/" +
+                      std::to_string(p.tile * p.tile),
+                  double(halo_tile_sum(p.m, p.tile, p.radius) *
+                         halo_tile_sum(p.n, p.tile, p.radius)) /
+                      (double(p.m) * double(p.n)));
+}
+// A tile width the kernels are compiled for, at least the radius.
+inline std::optional<std::string> tiled_check(const Params& p, const DeviceLimits& lim) {
+  if (auto e = check_tile(p.tile, lim)) return e;
+  if (p.radius > p.tile)
+    return "radius " + std::to_string(p.radius) + " > tile " + std::to_string(p.tile) +
+           ": the first R rows and columns of threads load the halo, so the tile needs at least "
+           "R of them; use a larger tile";
   return std::nullopt;
+}
+
+// The parameters both lessons declare (the tiled one adds its tile).
+inline std::vector<ParamDecl> params(const char* radius_hint) {
+  return {side("m", "m (image rows)", "rows of in and out", 12),
+          side("n", "n (image columns)", "columns of in and out", 12),
+          {"radius", "radius R", radius_hint, 1, kMaxRadius, 2, radius_out_of_range}};
+}
+inline TestFacts tests(int tile) {
+  return {.larger = Params{.m = 16, .n = 16, .tile = tile, .radius = 2},
+          .padded = Params{.m = 13, .n = 11, .tile = tile, .radius = 2}};
 }
 
 }  // namespace ts::lessons::conv2d_kit

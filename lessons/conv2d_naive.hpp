@@ -59,74 +59,34 @@ static inline std::array<ConstantSymbol, 1> constant_symbols(Body) {
   return {{{kMask, &mask_c, sizeof mask_c}}};
 }
 
-struct Lesson {
-  template <class F>
-  static bool visit(const Params&, F&& f) {
-    f(Body{});
-    return true;
-  }
+inline std::optional<std::string> check_block(const Params&, const DeviceLimits& lim) {
+  if (kBlockSide * kBlockSide > lim.max_threads_per_block)
+    return std::string("a block of 8 x 8 threads exceeds this device's limit");
+  return std::nullopt;
+}
 
-  static const Variant& descriptor() {
+struct Lesson {
+  static LessonSpec descriptor() {
     using namespace conv2d_kit;
-    static const Variant v = {
-        .id = "conv2d.naive",
+    return {
         .title = "2D convolution, global memory and a constant mask",
-        .summary =
-            "One thread per output pixel reads its (2R + 1)^2 neighbours from global memory; "
-            "the mask comes from constant memory.",
-        .family = "conv2d",
-        .family_title = "2D convolution",
-        .source_file = "lessons/conv2d_naive.hpp",
-        .function = "conv2d_naive",
-        .narration_key = "conv2d_naive",
-        .uses = kUsesM | kUsesN | kUsesRadius,
-        .defaults = Params{.m = 12, .n = 12, .radius = 2},
-        .param_text = {{"m", "m (image rows)", "rows of in and out"},
-                       {"n", "n (image columns)", "columns of in and out"},
-                       {"radius", "radius R", "mask radius, 1 to 3: a (2R + 1) x (2R + 1) mask"}},
-        .barriers = {},
+        .summary = "One thread per output pixel reads its (2R + 1)^2 neighbours from global "
+                   "memory; the mask comes from constant memory.",
+        .params = params("mask radius, 1 to 3: a (2R + 1) x (2R + 1) mask"),
         .arrays = [](const Params& p) { return arrays(p); },
         .geometry = [](const Params& p) { return geometry(p, kBlockSide); },
-        .check = [](const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
-          if (auto e = check(p)) return e;
-          if (kBlockSide * kBlockSide > lim.max_threads_per_block)
-            return std::string("a block of 8 x 8 threads exceeds this device's limit");
-          return std::nullopt;
-        },
+        .check = check_params<check_block>,
         .shared_advice = [](const Params&, const DeviceLimits&) -> SharedAdvice {
           return {"", "this kernel uses no shared memory"};
         },
-        // A global read for every in-image neighbour of every pixel (the
-        // window is separable: (sum over rows) x (sum over columns)), a
-        // constant read for every weight of every pixel.
-        .counts =
-            [](const Params& p) {
-              ExpectedCounts c;
-              c.global_loads = window_sum(p.m, p.radius) * window_sum(p.n, p.radius);
-              c.constant_loads = uint64_t(p.m) * uint64_t(p.n) * uint64_t(sum_length(p));
-              c.global_stores = uint64_t(p.m) * uint64_t(p.n);
-              return c;
-            },
+        .counts = naive_counts,
         .reference = reference,
         .sum_length = sum_length,
-        .loads_per_output =
-            [](const Params& p, std::string* formula) {
-              const double r = double(window_sum(p.m, p.radius) * window_sum(p.n, p.radius)) /
-                               (double(p.m) * double(p.n));
-              const int w = mask_width(p.radius);
-              if (formula) {
-                char buf[32];
-                std::snprintf(buf, sizeof buf, "%.4g", r);
-                *formula = "(2R+1)^2 = " + std::to_string(w * w) +
-                           " inside the image, fewer near its edges: mean = " + buf +
-                           " (the mask is read from constant memory)";
-              }
-              return r;
-            },
+        .loads_per_output = naive_loads,
         .metric = PerfMetric::Bytes,
         .flops = flops,
+        .tests = tests(0),
     };
-    return v;
   }
 };
 

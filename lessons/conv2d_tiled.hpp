@@ -122,97 +122,41 @@ struct Lesson {
     return ok;
   }
 
-  static const Variant& descriptor() {
+  static LessonSpec descriptor() {
     using namespace conv2d_kit;
-    static const Variant v = {
-        .id = "conv2d.tiled",
+    std::vector<ParamDecl> declared = params("mask radius, 1 to 3, at most T");
+    declared.insert(declared.begin() + 2, tile("tile T", "output tile and block: T x T threads", 8));
+    return {
         .title = "2D convolution, shared input tile with halo",
-        .summary =
-            "Each block copies its (T + 2R) x (T + 2R) input tile into shared memory: every "
-            "thread its own pixel, the edge threads the halo and the corners.",
-        .family = "conv2d",
-        .family_title = "2D convolution",
-        .source_file = "lessons/conv2d_tiled.hpp",
-        .function = "conv2d_tiled",
-        .narration_key = "conv2d_tiled",
-        .uses = kUsesM | kUsesN | kUsesRadius | kUsesTile,
-        .defaults = Params{.m = 12, .n = 12, .tile = 8, .radius = 2},
-        .param_text = {{"m", "m (image rows)", "rows of in and out"},
-                       {"n", "n (image columns)", "columns of in and out"},
-                       {"tile", "tile T", "output tile and block: T x T threads"},
-                       {"radius", "radius R", "mask radius, 1 to 3, at most T"}},
-        .barriers = {{1, 0,
-                      "the input tile is stored by every thread and its halo by a few: all of it "
-                      "in place before anyone reads a neighbour"}},
-        .arrays =
-            [](const Params& p) {
-              const int side = p.tile + 2 * p.radius;
-              return arrays(p, {shared_array("tile", side, side)});
-            },
-        .geometry =
-            [](const Params& p) {
-              LaunchGeometry g = geometry(p, p.tile);
-              const int side = p.tile + 2 * p.radius;
-              g.static_shared_bytes = uint32_t(4 * side * side);
-              return g;
-            },
-        .check = [](const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
-          if (auto e = check(p)) return e;
-          if (auto e = check_tile(p.tile, lim)) return e;
-          if (p.radius > p.tile)
-            return "radius " + std::to_string(p.radius) + " > tile " + std::to_string(p.tile) +
-                   ": the first R rows and columns of threads load the halo, so the tile needs "
-                   "at least R of them; use a larger tile";
-          return std::nullopt;
+        .summary = "Each block copies its (T + 2R) x (T + 2R) input tile into shared memory: "
+                   "every thread its own pixel, the edge threads the halo and the corners.",
+        .params = std::move(declared),
+        .barriers = {{"the input tile is stored by every thread and its halo by a few: all of it "
+                      "in place before anyone reads a neighbour",
+                      kGuardsRaw}},
+        .arrays = [](const Params& p) {
+          const int side = p.tile + 2 * p.radius;
+          return arrays(p, {shared_array("tile", side, side)});
         },
+        .geometry = [](const Params& p) {
+          LaunchGeometry g = geometry(p, p.tile);
+          g.static_shared_bytes = uint32_t(4 * (p.tile + 2 * p.radius) * (p.tile + 2 * p.radius));
+          return g;
+        },
+        .check = check_params<tiled_check>,
         .shared_advice = [](const Params&, const DeviceLimits&) -> SharedAdvice {
           return {"", "use a smaller tile"};
         },
-        // Every input tile position is stored once (0 outside the image),
-        // loaded from the image when inside it; separable over rows and
-        // columns. Each output pixel inside the image reads (2R + 1)^2
-        // weights and as many shared values.
-        .counts =
-            [](const Params& p) {
-              ExpectedCounts c;
-              const LaunchGeometry g = geometry(p, p.tile);
-              const uint64_t side = uint64_t(p.tile + 2 * p.radius);
-              const uint64_t pixels = uint64_t(p.m) * uint64_t(p.n);
-              const uint64_t taps = uint64_t(sum_length(p));
-              c.global_loads =
-                  halo_tile_sum(p.m, p.tile, p.radius) * halo_tile_sum(p.n, p.tile, p.radius);
-              c.global_stores = pixels;
-              c.shared_stores = g.grid.count() * side * side;
-              c.shared_loads = pixels * taps;
-              c.constant_loads = pixels * taps;
-              c.barrier_arrivals = g.grid.count() * g.block.count();
-              return c;
-            },
+        .counts = tiled_counts,
         .reference = reference,
         .sum_length = sum_length,
         // No 1- or 2-warp knob: the race is not latent with one warp here. Its
-        // lanes diverge (halo threads, zero padding) and run out of step, so a
-        // lane reads tile cells before another lane of its warp stored them.
-        .loads_per_output =
-            [](const Params& p, std::string* formula) {
-              const double r = double(halo_tile_sum(p.m, p.tile, p.radius) *
-                                      halo_tile_sum(p.n, p.tile, p.radius)) /
-                               (double(p.m) * double(p.n));
-              if (formula) {
-                const int side = p.tile + 2 * p.radius;
-                char buf[32];
-                std::snprintf(buf, sizeof buf, "%.4g", r);
-                *formula = "(T+2R)^2/T^2 = " + std::to_string(side * side) + "/" +
-                           std::to_string(p.tile * p.tile) +
-                           " inside the image, fewer near its edges: mean = " + buf +
-                           " (the mask is read from constant memory)";
-              }
-              return r;
-            },
+        // lanes diverge (halo threads, zero padding) and run out of step.
+        .loads_per_output = tiled_loads,
         .metric = PerfMetric::Bytes,
         .flops = flops,
+        .tests = tests(8),
     };
-    return v;
   }
 };
 

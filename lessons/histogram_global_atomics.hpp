@@ -34,48 +34,8 @@ TS_DEVICE void histogram_global_atomics(Rec& rec, const KernelArgs& args) {
 TS_KERNEL_BODY(Body, histogram_global_atomics(rec, args));
 
 struct Lesson {
-  template <class F>
-  static bool visit(const Params&, F&& f) {
-    f(Body{});
-    return true;
-  }
-
-  static const Variant& descriptor() {
-    using namespace histogram_kit;
-    static const Variant v = {
-        .id = "histogram.global_atomics",
-        .title = "Histogram, atomicAdd on global bins",
-        .summary =
-            "Every thread adds 1 to its element's bin in global memory with atomicAdd: "
-            "right without barriers, but every add is a global atomic, and lanes on one "
-            "bin wait for each other.",
-        .family = "histogram",
-        .family_title = "Histogram",
-        .source_file = "lessons/histogram_global_atomics.hpp",
-        .function = "histogram_global_atomics",
-        .narration_key = "histogram_global_atomics",
-        .uses = kUsesLength | kUsesBlock,
-        .defaults = Params{.length = 200, .block = 64},
-        .param_text = {{"length", "length", "elements of in, counted into 64 bins over [-4, 4]"},
-                       {"block", "block size", "threads per block"}},
-        .barriers = {},
-        .arrays = [](const Params& p) { return arrays(p.length); },
-        .geometry = geometry,
-        .check = check,
-        .shared_advice = no_fix,
-        // One load and one global atomic per element.
-        .counts =
-            [](const Params& p) {
-              ExpectedCounts c;
-              c.global_loads = c.global_atomics = uint64_t(std::max(p.length, 0));
-              return c;
-            },
-        .reference = reference,
-        .sum_length = sum_length,
-        .loads_per_output = loads,
-        .metric = PerfMetric::Bytes,
-    };
-    return v;
+  static LessonSpec descriptor() {
+    return histogram_kit::lesson<false>("Histogram, atomicAdd on global bins", "Every thread adds 1 to its element's bin in global memory with atomicAdd: right without barriers, but every add is a global atomic, and lanes on one bin wait for each other.");
   }
 };
 

@@ -64,7 +64,6 @@ inline LaunchGeometry geometry(const Params& p) {
 }
 
 inline std::optional<std::string> check(const Params& p, const DeviceLimits& lim) {
-  if (auto e = check_length(p.length)) return e;
   return check_block_size(p.block, lim);
 }
 
@@ -96,6 +95,59 @@ inline double loads(const Params& p, std::string* formula) {
 
 inline SharedAdvice no_fix(const Params&, const DeviceLimits&) {
   return {" (64 unsigned counters)", "the device has too little shared memory for this lesson"};
+}
+
+// A whole histogram lesson: atomics on the global bins, or on private
+// shared bins per block (zeroed, counted into, added to the global bins).
+template <bool SharedBins>
+LessonSpec lesson(const char* title, const char* summary) {
+  std::vector<BarrierInfo> barriers;
+  if (SharedBins)  // the races are a plain access against an atomic: no analysis sees them
+    barriers = {{"the counters are zeroed by a few threads: all zero before any thread counts "
+                 "into them",
+                 kGuardsNothing},
+                {"the totals are read by other threads: every count in before they are read and "
+                 "added to the global bins",
+                 kGuardsNothing}};
+  return {
+      .title = title,
+      .summary = summary,
+      .params = {length("elements of in, counted into 64 bins over [-4, 4]", 200),
+                 block("block size", "threads per block", 64)},
+      .barriers = std::move(barriers),
+      .arrays = [](const Params& p) {
+        return SharedBins ? arrays(p.length, {local_bins_array()}) : arrays(p.length);
+      },
+      .geometry = [](const Params& p) {
+        LaunchGeometry g = geometry(p);
+        if (SharedBins) g.static_shared_bytes = uint32_t(4 * kBinCount);
+        return g;
+      },
+      .check = check_params<check>,
+      .shared_advice = no_fix,
+      // One load per element and one atomic on its bin; with shared bins, per
+      // block 64 zero stores, 64 total reads, 64 global atomics, and every
+      // thread at both barriers.
+      .counts = [](const Params& p) {
+        ExpectedCounts c;
+        c.global_loads = uint64_t(std::max(p.length, 0));
+        if (!SharedBins) {
+          c.global_atomics = c.global_loads;
+          return c;
+        }
+        const LaunchGeometry g = geometry(p);
+        c.shared_atomics = c.global_loads;
+        c.shared_stores = c.shared_loads = c.global_atomics = g.grid.x * uint64_t(kBinCount);
+        c.barrier_arrivals = 2 * g.grid.x * g.block.x;
+        return c;
+      },
+      .reference = reference,
+      .sum_length = sum_length,
+      .loads_per_output = loads,
+      .metric = PerfMetric::Bytes,
+      .tests = {.larger = Params{.length = 256, .block = 64},
+                .padded = Params{.length = 100, .block = 64}},
+  };
 }
 
 }  // namespace ts::lessons::histogram_kit

@@ -51,63 +51,8 @@ TS_DEVICE void histogram_shared_atomics(Rec& rec, const KernelArgs& args) {
 TS_KERNEL_BODY(Body, histogram_shared_atomics(rec, args));
 
 struct Lesson {
-  template <class F>
-  static bool visit(const Params&, F&& f) {
-    f(Body{});
-    return true;
-  }
-
-  static const Variant& descriptor() {
-    using namespace histogram_kit;
-    static const Variant v = {
-        .id = "histogram.shared_atomics",
-        .title = "Histogram, private shared bins per block",
-        .summary =
-            "Each block counts into its own 64 shared counters with shared atomics, then "
-            "adds them to the global bins: 64 global atomics per block instead of one per "
-            "element; two barriers keep the phases apart.",
-        .family = "histogram",
-        .family_title = "Histogram",
-        .source_file = "lessons/histogram_shared_atomics.hpp",
-        .function = "histogram_shared_atomics",
-        .narration_key = "histogram_shared_atomics",
-        .uses = kUsesLength | kUsesBlock,
-        .defaults = Params{.length = 200, .block = 64},
-        .param_text = {{"length", "length", "elements of in, counted into 64 bins over [-4, 4]"},
-                       {"block", "block size", "threads per block"}},
-        .barriers = {{1, 0,
-                      "the counters are zeroed by a few threads: all zero before any thread "
-                      "counts into them"},
-                     {2, 0,
-                      "the totals are read by other threads: every count in before they are "
-                      "read and added to the global bins"}},
-        .arrays = [](const Params& p) { return arrays(p.length, {local_bins_array()}); },
-        .geometry =
-            [](const Params& p) {
-              LaunchGeometry g = geometry(p);
-              g.static_shared_bytes = uint32_t(4 * kBinCount);
-              return g;
-            },
-        .check = check,
-        .shared_advice = no_fix,
-        // Per block: 64 zero stores, 64 total reads, 64 global atomics; per
-        // element: one load and one shared atomic; every thread at both barriers.
-        .counts =
-            [](const Params& p) {
-              const LaunchGeometry g = geometry(p);
-              const uint64_t blocks = g.grid.x, bins = kBinCount;
-              ExpectedCounts c;
-              c.global_loads = c.shared_atomics = uint64_t(std::max(p.length, 0));
-              c.shared_stores = c.shared_loads = c.global_atomics = blocks * bins;
-              c.barrier_arrivals = 2 * blocks * g.block.x;
-              return c;
-            },
-        .reference = reference,
-        .sum_length = sum_length,
-        .loads_per_output = loads,
-        .metric = PerfMetric::Bytes,
-    };
-    return v;
+  static LessonSpec descriptor() {
+    return histogram_kit::lesson<true>("Histogram, private shared bins per block", "Each block counts into its own 64 shared counters with shared atomics, then adds them to the global bins: 64 global atomics per block instead of one per element; two barriers keep the phases apart.");
   }
 };
 

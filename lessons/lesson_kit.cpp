@@ -46,6 +46,14 @@ std::optional<std::string> check_side(const char* name, int value) {
   return std::nullopt;
 }
 
+std::string side_out_of_range(const char* name, int value) {
+  return check_side(name, value).value_or("");
+}
+
+std::string length_out_of_range(const char*, int value) {
+  return check_length(value).value_or("");
+}
+
 std::optional<std::string> check_tile(int t, const DeviceLimits& lim) {
   if (t < 1) return "tile " + std::to_string(t) + ": the tile width must be " + tile_list();
   if (int64_t(t) * t > lim.max_threads_per_block)
@@ -229,12 +237,13 @@ std::vector<float> reference(const Params& p, const LessonInputs& in) {
   return out;
 }
 
+std::string radius_out_of_range(const char*, int radius) {
+  return "radius " + std::to_string(radius) + ": the radius must be from 0 to " +
+         std::to_string(kMaxRadius);
+}
+
 std::optional<std::string> check(const Params& p, const DeviceLimits& lim, bool halo) {
-  if (auto e = check_length(p.length)) return e;
   if (auto e = check_block_size(p.block, lim)) return e;
-  if (p.radius < 0 || p.radius > kMaxRadius)
-    return "radius " + std::to_string(p.radius) + ": the radius must be from 0 to " +
-           std::to_string(kMaxRadius);
   if (halo && p.radius > p.block)
     return "radius " + std::to_string(p.radius) + " is larger than the block of " +
            std::to_string(p.block) + " threads: the first R threads of a block load the " +

@@ -38,33 +38,18 @@ TS_DEVICE void matmul_naive_grid(Rec& rec, const KernelArgs& args) {
 TS_KERNEL_BODY(Body, matmul_naive_grid(rec, args));
 
 struct Lesson {
-  template <class F>
-  static bool visit(const Params&, F&& f) {
-    f(Body{});
-    return true;
-  }
-
-  static const Variant& descriptor() {
+  static LessonSpec descriptor() {
     using namespace matmul_kit;
-    static const Variant v = {
-        .id = "matmul.naive_grid",
+    return {
         .title = "Naive, a grid of blocks",
         .summary =
             "One thread per element of C, blocks tiling C: every element of A and B is "
             "read n times from global memory.",
-        .family = "matmul",
-        .family_title = "Matrix multiply",
-        .source_file = "lessons/matmul_naive_grid.hpp",
-        .function = "matmul_naive_grid",
-        .narration_key = "matmul_naive_grid",
-        .uses = kUsesN | kUsesBlock,
-        .defaults = Params{.n = 10, .block = 4},
-        .param_text = {{"n", "n (matrix size)", "A, B and C are n x n"},
-                       {"block", "block side", "threads per block: side x side"}},
-        .barriers = {},
+        .params = {side("n", "n (matrix size)", "A, B and C are n x n", 10),
+                   block("block side", "threads per block: side x side", 4)},
         .arrays = [](const Params& p) { return square_arrays(p); },
         .geometry = [](const Params& p) { return tiled_geometry(p.n, p.n, p.block); },
-        .check = [](const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
+        .check = [](const Variant&, const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
           if (auto e = check_side("n", p.n)) return e;
           return check_block_side(p.block, lim);
         },
@@ -84,8 +69,8 @@ struct Lesson {
         .flops = square_flops,
         .ladder = "sgemm",
         .ladder_step = 2,  // coalesced: lane x reads B[k][col + x], one broadcast of A
+        .tests = {.larger = Params{.n = 10, .block = 4}},
     };
-    return v;
   }
 };
 

@@ -38,29 +38,14 @@ TS_DEVICE void matmul_naive_one_block(Rec& rec, const KernelArgs& args) {
 TS_KERNEL_BODY(Body, matmul_naive_one_block(rec, args));
 
 struct Lesson {
-  template <class F>
-  static bool visit(const Params&, F&& f) {
-    f(Body{});
-    return true;
-  }
-
-  static const Variant& descriptor() {
+  static LessonSpec descriptor() {
     using namespace matmul_kit;
-    static const Variant v = {
-        .id = "matmul.naive_one_block",
+    return {
         .title = "Naive, one block",
         .summary =
             "One thread per element of C in a single block: fine up to 32 x 32, then a "
             "grid is needed.",
-        .family = "matmul",
-        .family_title = "Matrix multiply",
-        .source_file = "lessons/matmul_naive_one_block.hpp",
-        .function = "matmul_naive_one_block",
-        .narration_key = "matmul_naive_one_block",
-        .uses = kUsesN,
-        .defaults = Params{.n = 6},
-        .param_text = {{"n", "n (matrix size)", "A, B and C are n x n"}},
-        .barriers = {},
+        .params = {side("n", "n (matrix size)", "A, B and C are n x n", 6)},
         .arrays = [](const Params& p) { return square_arrays(p); },
         .geometry =
             [](const Params& p) {
@@ -68,7 +53,7 @@ struct Lesson {
               g.block = {at_least_1(p.n), at_least_1(p.n), 1};
               return g;
             },
-        .check = [](const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
+        .check = [](const Variant&, const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
           if (auto e = check_side("n", p.n)) return e;
           if (int64_t(p.n) * p.n <= lim.max_threads_per_block) return std::nullopt;
           int side = 1;
@@ -96,8 +81,8 @@ struct Lesson {
         .loads_per_output = naive_loads,
         .metric = PerfMetric::Flops,
         .flops = square_flops,
+        .tests = {.larger = Params{.n = 6}},
     };
-    return v;
   }
 };
 

@@ -65,27 +65,16 @@ struct Lesson {
     return lesson_kit::visit_tile(p.tile, [&]<int T>() { f(Body<T>{}); });
   }
 
-  static const Variant& descriptor() {
+  static LessonSpec descriptor() {
     using namespace matmul_kit;
-    static const Variant v = {
-        .id = "matmul.row_col_shared",
+    return {
         .title = "Rows of A and columns of B in shared memory",
         .summary =
             "Each block loads its rows of A and its columns of B once; the sums read "
             "shared memory only.",
-        .family = "matmul",
-        .family_title = "Matrix multiply",
-        .source_file = "lessons/matmul_row_col_shared.hpp",
-        .function = "matmul_row_col_shared",
-        .narration_key = "matmul_row_col_shared",
-        .uses = kUsesN | kUsesTile,
-        .defaults = Params{.n = 12, .tile = 8},
-        .param_text = {{"n", "n (matrix size)", "A, B and C are n x n"},
-                       {"tile", "tile width",
-                        "tile width: 2, 4, 8, 16 or 32 (tile x tile threads per block)"}},
-        .barriers = {{1, 0,
-                      "rows and columns are loaded by every warp: all in place before anyone "
-                      "reads"}},
+        .params = {side("n", "n (matrix size)", "A, B and C are n x n", 12),
+                   tile("tile width", "tile width: 2, 4, 8, 16 or 32 (tile x tile threads per block)", 8)},
+        .barriers = {{"rows and columns are loaded by every warp: all in place before anyone reads", kGuardsRaw}},
         .arrays =
             [](const Params& p) {
               // colsB starts TILE * n floats after rowsA in the one extern array.
@@ -100,7 +89,7 @@ struct Lesson {
                   std::min<int64_t>(int64_t(8) * std::max(p.tile, 1) * std::max(p.n, 0), 1u << 31));
               return g;
             },
-        .check = [](const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
+        .check = [](const Variant&, const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
           if (auto e = check_side("n", p.n)) return e;
           return check_tile(p.tile, lim);
         },
@@ -130,13 +119,12 @@ struct Lesson {
             },
         .reference = square_reference,
         .sum_length = square_sum_length,
-        .with_warps = [](const Params& p,
-                         int warps) { return tile_with_warps(p, descriptor().defaults, warps); },
+        .with_warps = tile_with_warps,
         .loads_per_output = row_col_loads,
         .metric = PerfMetric::Flops,
         .flops = square_flops,
+        .tests = {.larger = Params{.n = 16, .tile = 8}, .padded = Params{.n = 20, .tile = 8}},
     };
-    return v;
   }
 };
 

@@ -68,27 +68,16 @@ struct Lesson {
     return lesson_kit::visit_tile(p.tile, [&]<int T>() { f(Body<T>{}); });
   }
 
-  static const Variant& descriptor() {
+  static LessonSpec descriptor() {
     using namespace matmul_kit;
-    static const Variant v = {
-        .id = "matmul.row_shared",
+    return {
         .title = "Rows of A in shared memory",
         .summary =
             "Each block loads its rows of A into shared memory once; B is still read from "
             "global memory.",
-        .family = "matmul",
-        .family_title = "Matrix multiply",
-        .source_file = "lessons/matmul_row_shared.hpp",
-        .function = "matmul_row_shared",
-        .narration_key = "matmul_row_shared",
-        .uses = kUsesN | kUsesTile,
-        .defaults = Params{.n = 12, .tile = 8},
-        .param_text = {{"n", "n (matrix size)", "A, B and C are n x n"},
-                       {"tile", "tile width",
-                        "tile width: 2, 4, 8, 16 or 32 (tile x tile threads per block)"}},
-        .barriers = {{1, 0,
-                      "the rows are loaded by every warp of the block: all in place before "
-                      "anyone reads"}},
+        .params = {side("n", "n (matrix size)", "A, B and C are n x n", 12),
+                   tile("tile width", "tile width: 2, 4, 8, 16 or 32 (tile x tile threads per block)", 8)},
+        .barriers = {{"the rows are loaded by every warp of the block: all in place before anyone reads", kGuardsRaw}},
         .arrays =
             [](const Params& p) { return square_arrays(p, {shared_array("rowsA", p.tile, p.n)}); },
         .geometry =
@@ -98,7 +87,7 @@ struct Lesson {
                   std::min<int64_t>(int64_t(4) * std::max(p.tile, 1) * std::max(p.n, 0), 1u << 31));
               return g;
             },
-        .check = [](const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
+        .check = [](const Variant&, const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
           if (auto e = check_side("n", p.n)) return e;
           return check_tile(p.tile, lim);
         },
@@ -126,13 +115,12 @@ struct Lesson {
             },
         .reference = square_reference,
         .sum_length = square_sum_length,
-        .with_warps = [](const Params& p,
-                         int warps) { return tile_with_warps(p, descriptor().defaults, warps); },
+        .with_warps = tile_with_warps,
         .loads_per_output = row_loads,
         .metric = PerfMetric::Flops,
         .flops = square_flops,
+        .tests = {.larger = Params{.n = 16, .tile = 8}, .padded = Params{.n = 20, .tile = 8}},
     };
-    return v;
   }
 };
 

@@ -55,29 +55,20 @@ struct Lesson {
     return lesson_kit::visit_tile(p.tile, [&]<int T>() { f(Body<T>{}); });
   }
 
-  static const Variant& descriptor() {
+  static LessonSpec descriptor() {
     using namespace matmul_kit;
-    static const Variant v = {
-        .id = "matmul.tiled_rect",
+    return {
         .title = "Tiled, rectangular M x K times K x N",
         .summary = "The tiled multiply for any shapes, zero padding at every edge of A, B and C.",
-        .family = "matmul",
-        .family_title = "Matrix multiply",
-        .source_file = "lessons/matmul_tiled_rect.hpp",
-        .function = "matmul_tiled_rect",
-        .narration_key = "matmul_tiled_rect",
-        .uses = kUsesM | kUsesK | kUsesN | kUsesTile,
-        .defaults = Params{.m = 10, .k = 12, .n = 14, .tile = 8},
-        .param_text = {{"m", "m (rows of A, C)", "rows of A and C"},
-                       {"k", "k (shared dimension)", "columns of A, rows of B"},
-                       {"n", "n (columns of B, C)", "columns of B and C"},
-                       {"tile", "tile width",
-                        "tile width: 2, 4, 8, 16 or 32 (tile x tile threads per block)"}},
-        .barriers = {{1, 0, "both tiles complete before anyone reads them"},
-                     {2, 0, "everyone done with these tiles before the next ones overwrite them"}},
+        .params = {side("m", "m (rows of A, C)", "rows of A and C", 10),
+                   side("k", "k (shared dimension)", "columns of A, rows of B", 12),
+                   side("n", "n (columns of B, C)", "columns of B and C", 14),
+                   tile("tile width", "tile width: 2, 4, 8, 16 or 32 (tile x tile threads per block)", 8)},
+        .barriers = {{"both tiles complete before anyone reads them", kGuardsRaw},
+                     {"everyone done with these tiles before the next ones overwrite them", kGuardsWar}},
         .arrays = [](const Params& p) { return arrays(p.m, p.k, p.n, two_tiles(p.tile)); },
         .geometry = [](const Params& p) { return two_tile_geometry(p.m, p.n, p.tile); },
-        .check = [](const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
+        .check = [](const Variant&, const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
           if (auto e = check_side("m", p.m)) return e;
           if (auto e = check_side("k", p.k)) return e;
           if (auto e = check_side("n", p.n)) return e;
@@ -90,13 +81,13 @@ struct Lesson {
               return reference(p.m, p.k, p.n, in[kA], in[kB]);
             },
         .sum_length = [](const Params& p) { return p.k; },
-        .with_warps = [](const Params& p,
-                         int warps) { return tile_with_warps(p, descriptor().defaults, warps); },
+        .with_warps = tile_with_warps,
         .loads_per_output = tiled_rect_loads,
         .metric = PerfMetric::Flops,
         .flops = [](const Params& p) { return flops(p.m, p.k, p.n); },
+        .tests = {.larger = Params{.m = 16, .k = 24, .n = 32, .tile = 8},
+                  .padded = Params{.m = 12, .k = 20, .n = 18, .tile = 8}},
     };
-    return v;
   }
 };
 

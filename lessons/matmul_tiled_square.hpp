@@ -59,30 +59,21 @@ struct Lesson {
     return lesson_kit::visit_tile(p.tile, [&]<int T>() { f(Body<T>{}); });
   }
 
-  static const Variant& descriptor() {
+  static LessonSpec descriptor() {
     using namespace matmul_kit;
-    static const Variant v = {
-        .id = "matmul.tiled_square",
+    return {
         .title = "Tiled, square, with bounds checks",
         .summary =
             "Tiles of A and B in shared memory, zero padding where a tile hangs over the "
             "edge: each element is read n / TILE times instead of n.",
-        .family = "matmul",
-        .family_title = "Matrix multiply",
-        .source_file = "lessons/matmul_tiled_square.hpp",
-        .function = "matmul_tiled_square",
-        .narration_key = "matmul_tiled_square",
         .opens_the_window = true,
-        .uses = kUsesN | kUsesTile,
-        .defaults = Params{.n = 12, .tile = 8},
-        .param_text = {{"n", "n (matrix size)", "A, B and C are n x n"},
-                       {"tile", "tile width",
-                        "tile width: 2, 4, 8, 16 or 32 (tile x tile threads per block)"}},
-        .barriers = {{1, 0, "both tiles complete before anyone reads them"},
-                     {2, 0, "everyone done with these tiles before the next ones overwrite them"}},
+        .params = {side("n", "n (matrix size)", "A, B and C are n x n", 12),
+                   tile("tile width", "tile width: 2, 4, 8, 16 or 32 (tile x tile threads per block)", 8)},
+        .barriers = {{"both tiles complete before anyone reads them", kGuardsRaw},
+                     {"everyone done with these tiles before the next ones overwrite them", kGuardsWar}},
         .arrays = [](const Params& p) { return square_arrays(p, two_tiles(p.tile)); },
         .geometry = [](const Params& p) { return two_tile_geometry(p.n, p.n, p.tile); },
-        .check = [](const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
+        .check = [](const Variant&, const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
           if (auto e = check_side("n", p.n)) return e;
           return check_tile(p.tile, lim);
         },
@@ -90,15 +81,14 @@ struct Lesson {
         .counts = [](const Params& p) { return padded_tile_counts(p.n, p.n, p.n, p.tile); },
         .reference = square_reference,
         .sum_length = square_sum_length,
-        .with_warps = [](const Params& p,
-                         int warps) { return tile_with_warps(p, descriptor().defaults, warps); },
+        .with_warps = tile_with_warps,
         .loads_per_output = tiled_square_loads,
         .metric = PerfMetric::Flops,
         .flops = square_flops,
         .ladder = "sgemm",
         .ladder_step = 3,
+        .tests = {.larger = Params{.n = 32, .tile = 8}, .padded = Params{.n = 20, .tile = 8}},
     };
-    return v;
   }
 };
 

@@ -43,52 +43,14 @@ TS_DEVICE void reduce_first_add(Rec& rec, const KernelArgs& args) {
 TS_KERNEL_BODY(Body, reduce_first_add(rec, args));
 
 struct Lesson {
-  template <class F>
-  static bool visit(const Params&, F&& f) {
-    f(Body{});
-    return true;
-  }
-
-  static const Variant& descriptor() {
+  static LessonSpec descriptor() {
     using namespace reduction_kit;
-    static constexpr Shape kShape = {true, LastWarp::None};
-    static const Variant v = {
-        .id = "reduction.first_add",
+    return step<Shape{true, LastWarp::None}>({
         .title = "Reduction 4: first add during load",
-        .summary =
-            "Each thread adds two elements while loading: half the blocks, no idle half in the "
-            "first step.",
-        .family = "reduction",
-        .family_title = "Reduction",
-        .source_file = "lessons/reduction_first_add.hpp",
-        .function = "reduce_first_add",
-        .narration_key = "reduction_first_add",
-        .uses = kUsesLength | kUsesBlock,
-        .defaults = Params{.length = 512, .block = 128},
-        .param_text = {{"length", "length", "elements of in; out gets one sum per block"},
-                       {"block", "block size", "threads per block: a power of two, 32 to 1024"}},
-        .barriers = {{1, 0,
-                      "every element in place before anyone adds it: the tree reads cells that "
-                      "other threads, in other warps, stored"},
-                     {2, 0,
-                      "this step's sums complete before the next step reads them (and before a "
-                      "cell is overwritten while another thread still reads it)"}},
-        .arrays = [](const Params& p) { return arrays(p, kShape); },
-        .geometry = [](const Params& p) { return geometry(p, kShape); },
-        .check = [](const Params& p, const DeviceLimits& lim) { return check(p, lim, kShape); },
-        .shared_advice = smaller_block,
-        .counts = [](const Params& p) { return counts(p, kShape); },
-        .reference = [](const Params& p,
-                        const LessonInputs& in) { return reference(p, in, kShape); },
-        .sum_length = [](const Params& p) { return sum_length(p, kShape); },
-        .with_warps = [](const Params& p,
-                         int warps) { return with_warps(p, descriptor().defaults, warps); },
-        .loads_per_output = [](const Params& p,
-                               std::string* f) { return loads_per_output(p, f, kShape); },
-        .metric = PerfMetric::Bytes,
-        .flops = flops,
-    };
-    return v;
+        .summary = "Each thread adds two elements while loading: half the blocks, no idle half in the first step.",
+        .load_guards = kGuardsRaw,
+        .tree_guards = kGuardsRawAnywhere,
+    });
   }
 };
 

@@ -169,4 +169,54 @@ inline SharedAdvice smaller_block(const Params&, const DeviceLimits&) {
   return {" (one float per thread)", "use a smaller block"};
 }
 
+// What a step states: its text, and what its two __syncthreads (the load's,
+// the tree's) keep out; a step with an unrolled last warp may add warp barriers.
+struct Step {
+  const char* title;
+  const char* summary;
+  unsigned load_guards;  // HazardBits of barrier 1 (every element in place)
+  unsigned tree_guards;  // ... of barrier 2 (each step's sums complete)
+  std::vector<BarrierInfo> warp_barriers = {};  // SYNCWARP(3), ...
+  TestFacts tests = {};
+};
+
+// A whole reduction lesson from its shape and its text.
+template <Shape S>
+LessonSpec step(Step step) {
+  std::vector<BarrierInfo> barriers = {
+      {"every element in place before anyone adds it: the tree reads cells that other threads, "
+       "in other warps, stored",
+       uint8_t(step.load_guards)},
+      {"this step's sums complete before the next step reads them (and before a cell is "
+       "overwritten while another thread still reads it)",
+       uint8_t(step.tree_guards)}};
+  barriers.insert(barriers.end(), step.warp_barriers.begin(), step.warp_barriers.end());
+  step.tests.same_pairs_under_skew = false;  // a skewed warp meets a later step's line
+  constexpr bool whole_tree = S.last == LastWarp::None;
+  return {
+      .title = step.title,
+      .summary = step.summary,
+      .params = {length("elements of in; out gets one sum per block", 512),
+                 block("block size",
+                       whole_tree ? "threads per block: a power of two, 32 to 1024"
+                                  : "threads per block: a power of two, 64 to 1024",
+                       128)},
+      .barriers = std::move(barriers),
+      .arrays = [](const Params& p) { return arrays(p, S); },
+      .geometry = [](const Params& p) { return geometry(p, S); },
+      .check = [](const Variant&, const Params& p,
+                  const DeviceLimits& lim) { return check(p, lim, S); },
+      .shared_advice = smaller_block,
+      .counts = [](const Params& p) { return counts(p, S); },
+      .reference = [](const Params& p, const LessonInputs& in) { return reference(p, in, S); },
+      .sum_length = [](const Params& p) { return sum_length(p, S); },
+      .with_warps = whole_tree ? with_warps : nullptr,
+      .loads_per_output = [](const Params& p,
+                             std::string* f) { return loads_per_output(p, f, S); },
+      .metric = PerfMetric::Bytes,
+      .flops = flops,
+      .tests = std::move(step.tests),
+  };
+}
+
 }  // namespace ts::lessons::reduction_kit

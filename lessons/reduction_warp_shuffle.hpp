@@ -51,50 +51,14 @@ TS_DEVICE void reduce_warp_shuffle(Rec& rec, const KernelArgs& args) {
 TS_KERNEL_BODY(Body, reduce_warp_shuffle(rec, args));
 
 struct Lesson {
-  template <class F>
-  static bool visit(const Params&, F&& f) {
-    f(Body{});
-    return true;
-  }
-
-  static const Variant& descriptor() {
+  static LessonSpec descriptor() {
     using namespace reduction_kit;
-    static constexpr Shape kShape = {true, LastWarp::Shuffle};
-    static const Variant v = {
-        .id = "reduction.warp_shuffle",
+    return step<Shape{true, LastWarp::Shuffle}>({
         .title = "Reduction 7: last warp with warp shuffles",
-        .summary =
-            "The last warp adds in registers with __shfl_down_sync: no shared memory, no barrier, "
-            "no race.",
-        .family = "reduction",
-        .family_title = "Reduction",
-        .source_file = "lessons/reduction_warp_shuffle.hpp",
-        .function = "reduce_warp_shuffle",
-        .narration_key = "reduction_warp_shuffle",
-        .uses = kUsesLength | kUsesBlock,
-        .defaults = Params{.length = 512, .block = 128},
-        .param_text = {{"length", "length", "elements of in; out gets one sum per block"},
-                       {"block", "block size", "threads per block: a power of two, 64 to 1024"}},
-        .barriers = {{1, 0,
-                      "every element in place before anyone adds it: the tree reads cells that "
-                      "other threads, in other warps, stored"},
-                     {2, 0,
-                      "this step's sums complete before the next step reads them (and before a "
-                      "cell is overwritten while another thread still reads it)"}},
-        .arrays = [](const Params& p) { return arrays(p, kShape); },
-        .geometry = [](const Params& p) { return geometry(p, kShape); },
-        .check = [](const Params& p, const DeviceLimits& lim) { return check(p, lim, kShape); },
-        .shared_advice = smaller_block,
-        .counts = [](const Params& p) { return counts(p, kShape); },
-        .reference = [](const Params& p,
-                        const LessonInputs& in) { return reference(p, in, kShape); },
-        .sum_length = [](const Params& p) { return sum_length(p, kShape); },
-        .loads_per_output = [](const Params& p,
-                               std::string* f) { return loads_per_output(p, f, kShape); },
-        .metric = PerfMetric::Bytes,
-        .flops = flops,
-    };
-    return v;
+        .summary = "The last warp adds in registers with __shfl_down_sync: no shared memory, no barrier, no race.",
+        .load_guards = kGuardsRaw,
+        .tree_guards = kGuardsRaw,
+    });
   }
 };
 

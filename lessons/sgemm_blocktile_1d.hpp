@@ -93,28 +93,17 @@ struct Lesson {
     return sgemm_kit::visit_block_tile<Body, 32, 64>(p.tile, f);
   }
 
-  static const Variant& descriptor() {
+  static LessonSpec descriptor() {
     using namespace matmul_kit;
-    static const Variant v = {
-        .id = "sgemm.blocktile_1d",
+    return {
         .title = "1D block tiling: TM outputs per thread",
         .summary =
             "BM x BN tiles of C per block, TM outputs of one column per thread: one shared "
             "load of B feeds TM multiply-adds.",
-        .family = sgemm_kit::kFamily,
-        .family_title = sgemm_kit::kFamilyTitle,
-        .source_file = "lessons/sgemm_blocktile_1d.hpp",
-        .function = "sgemm_blocktile_1d",
-        .narration_key = "sgemm_blocktile_1d",
-        .uses = kUsesN | kUsesTile,
-        .defaults = Params{.n = 64, .tile = 32},
-        .param_text = {{"n", "n (matrix size)", "A, B and C are n x n, a multiple of the tile"},
-                       {"tile", "block tile",
-                        "block tile: the block computes tile x tile outputs of C, 8 per "
-                        "thread down a column; 32 (128 threads, k steps of 4) or 64 (512 "
-                        "threads, k steps of 8)"}},
-        .barriers = {{1, 0, "both tiles complete before anyone reads them"},
-                     {2, 0, "everyone done with these tiles before the next ones overwrite them"}},
+        .params = {side("n", "n (matrix size)", "A, B and C are n x n, a multiple of the tile", 64),
+                   tile("block tile", "block tile: the block computes tile x tile outputs of C, 8 per thread down a column; 32 (128 threads, k steps of 4) or 64 (512 threads, k steps of 8)", 32, 32, 128)},
+        .barriers = {{"both tiles complete before anyone reads them", kGuardsRaw},
+                     {"everyone done with these tiles before the next ones overwrite them", kGuardsWar}},
         .arrays =
             [](const Params& p) {
               const Shape s = shape(p.tile);
@@ -130,10 +119,10 @@ struct Lesson {
               g.static_shared_bytes = uint32_t(4 * (s.bm * s.bk + s.bk * s.bn));
               return g;
             },
-        .check = [](const Params& p, const DeviceLimits&) -> std::optional<std::string> {
-          if (auto e = check_tile_choice(descriptor(), p.tile)) return e;
+        .check = [](const Variant& v, const Params& p, const DeviceLimits&) -> std::optional<std::string> {
+          if (auto e = check_tile_choice(v, p.tile)) return e;
           const Shape s = shape(p.tile);
-          return sgemm_kit::check_whole_tiles(descriptor(), p.n, s.bm, s.bn, s.bk);
+          return sgemm_kit::check_whole_tiles(v, p.n, s.bm, s.bn, s.bk);
         },
         .shared_advice = smaller_tile,
         .counts =
@@ -159,8 +148,8 @@ struct Lesson {
         .ladder = sgemm_kit::kLadder,
         .ladder_step = 4,
         .tile_choices = {32, 64},
+        .tests = {.larger = Params{.n = 64, .tile = 32}},
     };
-    return v;
   }
 };
 

@@ -122,35 +122,24 @@ struct Lesson {
     return sgemm_vectorized::visit_shapes<Body>(p.tile, f);
   }
 
-  static const Variant& descriptor() {
+  static LessonSpec descriptor() {
     using namespace matmul_kit;
-    static const Variant v = {
-        .id = "sgemm.conflict_free",
+    return {
         .title = "SGEMM 7: conflict-free transposed stores (padded As)",
         .summary =
             "Step 6 with As declared [BK][BM + 4]: the transposed stores into As no longer "
             "have bank conflicts, and every row stays 16-byte aligned for the float4 reads.",
-        .family = sgemm_kit::kFamily,
-        .family_title = sgemm_kit::kFamilyTitle,
-        .source_file = "lessons/sgemm_conflict_free.hpp",
-        .function = "sgemm_conflict_free",
-        .narration_key = "sgemm_conflict_free",
-        .uses = kUsesN | kUsesTile,
-        .defaults = Params{.n = 64, .tile = 32},
-        .param_text = {{"n", "n (matrix size)", "A, B and C are n x n; a multiple of the tile"},
-                       {"tile", "block tile", sgemm_vectorized::kParamTileHint}},
-        .barriers = {{1, 0, "both tiles complete before anyone reads them"},
-                     {2, 0, "everyone done with these tiles before the next ones overwrite them"}},
+        .params = {side("n", "n (matrix size)", "A, B and C are n x n; a multiple of the tile", 64),
+                   tile("block tile", sgemm_vectorized::kParamTileHint, 32, 32, 128)},
+        .barriers = {{"both tiles complete before anyone reads them", kGuardsRaw},
+                     {"everyone done with these tiles before the next ones overwrite them", kGuardsWar}},
         .arrays =
             [](const Params& p) { return sgemm_vectorized::arrays(p, shape_of(p.tile).bm + kPad); },
         .geometry =
             [](const Params& p) {
               return sgemm_vectorized::geometry(p, shape_of(p.tile).bm + kPad);
             },
-        .check =
-            [](const Params& p, const DeviceLimits& lim) {
-              return sgemm_vectorized::check(descriptor(), p, lim);
-            },
+        .check = sgemm_vectorized::check,
         .shared_advice = smaller_tile,
         .counts = sgemm_vectorized::counts,
         .reference = square_reference,
@@ -162,8 +151,8 @@ struct Lesson {
         .ladder = sgemm_kit::kLadder,
         .ladder_step = 7,
         .tile_choices = {32, 64, 128},
+        .tests = {.larger = Params{.n = 64, .tile = 32}},
     };
-    return v;
   }
 };
 

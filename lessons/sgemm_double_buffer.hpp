@@ -172,31 +172,18 @@ struct Lesson {
     return c;
   }
 
-  static const Variant& descriptor() {
+  static LessonSpec descriptor() {
     using namespace sgemm_kit;
     using namespace matmul_kit;
-    static const Variant v = {
-        .id = "sgemm.double_buffer",
+    return {
         .title = "Double buffering: two shared stages, one barrier per k step",
         .summary =
             "The warp-tiled float4 kernel with two shared stages: the next k step's tiles are "
             "fetched while this one is multiplied, and one barrier per k step is enough.",
-        .family = kFamily,
-        .family_title = kFamilyTitle,
-        .source_file = "lessons/sgemm_double_buffer.hpp",
-        .function = "sgemm_double_buffer",
-        .narration_key = "sgemm_double_buffer",
-        .uses = kUsesN | kUsesTile,
-        .defaults = Params{.n = 64, .tile = 32},
-        .param_text = {{"n", "n (matrix size)", "A, B and C are n x n; a multiple of the tile"},
-                       {"tile", "block tile",
-                        "block tile of C: 32 (32 x 32, thread tile 4 x 4, 64 threads), 64 (64 x "
-                        "64, thread tile 8 x 8, 64 threads) or 128 (128 x 128, 256 threads: the "
-                        "GPU's)"}},
-        .barriers = {{1, 0, "stage 0 complete before anyone reads it"},
-                     {2, 0,
-                      "the next stage complete before anyone reads it, and (the same barrier) "
-                      "everyone done with the current stage before the step after overwrites it"}},
+        .params = {side("n", "n (matrix size)", "A, B and C are n x n; a multiple of the tile", 64),
+                   tile("block tile", "block tile of C: 32 (32 x 32, thread tile 4 x 4, 64 threads), 64 (64 x 64, thread tile 8 x 8, 64 threads) or 128 (128 x 128, 256 threads: the GPU's)", 32, 32, 128)},
+        .barriers = {{"stage 0 complete before anyone reads it", kGuardsRaw},
+                     {"the next stage complete before anyone reads it, and (the same barrier) everyone done with the current stage before the step after overwrites it", kGuardsRaw | kGuardsWar}},
         .arrays =
             [](const Params& p) {
               const Shape s = shape_of(p.tile);
@@ -213,10 +200,10 @@ struct Lesson {
               g.static_shared_bytes = uint32_t(4 * 2 * s.bk * (s.bm + kPadA + s.bn));
               return g;
             },
-        .check = [](const Params& p, const DeviceLimits&) -> std::optional<std::string> {
-          if (auto e = check_tile_choice(descriptor(), p.tile)) return e;
+        .check = [](const Variant& v, const Params& p, const DeviceLimits&) -> std::optional<std::string> {
+          if (auto e = check_tile_choice(v, p.tile)) return e;
           const Shape s = shape_of(p.tile);
-          return check_whole_tiles(descriptor(), p.n, s.bm, s.bn, s.bk);
+          return check_whole_tiles(v, p.n, s.bm, s.bn, s.bk);
         },
         .shared_advice = smaller_tile,
         .counts = counts,
@@ -227,8 +214,8 @@ struct Lesson {
         .ladder = kLadder,
         .ladder_step = 9,
         .tile_choices = {32, 64, 128},
+        .tests = {.larger = Params{.n = 64, .tile = 32}},
     };
-    return v;
   }
 };
 

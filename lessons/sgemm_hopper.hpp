@@ -175,33 +175,20 @@ struct Lesson {
     return c;
   }
 
-  static const Variant& descriptor() {
+  static LessonSpec descriptor() {
     using namespace sgemm_kit;
     using namespace matmul_kit;
-    static const Variant v = {
-        .id = "sgemm.hopper",
+    return {
         .title = "Tuned for Hopper: 128 x 256 blocks, 8 x 16 per thread",
         .summary =
             "Step 9's double-buffered kernel in the shape that measured fastest on an H100: "
             "a 128 x 256 tile per block of 256 threads, 8 x 16 outputs per thread in float4 "
             "groups. On an H100 it measured 84.5 % of cuBLAS at n = 4096, below step 9's "
             "89.4 %: a larger tile is not always faster.",
-        .family = kFamily,
-        .family_title = kFamilyTitle,
-        .source_file = "lessons/sgemm_hopper.hpp",
-        .function = "sgemm_hopper",
-        .narration_key = "sgemm_hopper",
-        .uses = kUsesN | kUsesTile,
-        .defaults = Params{.n = 64, .tile = 32},
-        .param_text = {{"n", "n (matrix size)", "A, B and C are n x n; a multiple of the tile"},
-                       {"tile", "block tile",
-                        "block tile of C: 32 (32 x 64, thread tile 4 x 8, 64 threads), 64 (64 x "
-                        "64, thread tile 8 x 8, 64 threads) or 128 (128 x 256, thread tile 8 x "
-                        "16, 256 threads: the tuned one)"}},
-        .barriers = {{1, 0, "stage 0 complete before anyone reads it"},
-                     {2, 0,
-                      "the next stage complete before anyone reads it, and (the same barrier) "
-                      "everyone done with the current stage before the step after overwrites it"}},
+        .params = {side("n", "n (matrix size)", "A, B and C are n x n; a multiple of the tile", 64),
+                   tile("block tile", "block tile of C: 32 (32 x 64, thread tile 4 x 8, 64 threads), 64 (64 x 64, thread tile 8 x 8, 64 threads) or 128 (128 x 256, thread tile 8 x 16, 256 threads: the tuned one)", 32, 32, 128)},
+        .barriers = {{"stage 0 complete before anyone reads it", kGuardsRaw},
+                     {"the next stage complete before anyone reads it, and (the same barrier) everyone done with the current stage before the step after overwrites it", kGuardsRaw | kGuardsWar}},
         .arrays =
             [](const Params& p) {
               const Shape s = shape_of(p.tile);
@@ -218,10 +205,10 @@ struct Lesson {
               g.static_shared_bytes = uint32_t(4 * 2 * s.bk * (s.bm + kPadA + s.bn));
               return g;
             },
-        .check = [](const Params& p, const DeviceLimits&) -> std::optional<std::string> {
-          if (auto e = check_tile_choice(descriptor(), p.tile)) return e;
+        .check = [](const Variant& v, const Params& p, const DeviceLimits&) -> std::optional<std::string> {
+          if (auto e = check_tile_choice(v, p.tile)) return e;
           const Shape s = shape_of(p.tile);
-          return check_whole_tiles(descriptor(), p.n, s.bm, s.bn, s.bk);
+          return check_whole_tiles(v, p.n, s.bm, s.bn, s.bk);
         },
         .shared_advice = smaller_tile,
         .counts = counts,
@@ -232,8 +219,8 @@ struct Lesson {
         .ladder = kLadder,
         .ladder_step = 10,
         .tile_choices = {32, 64, 128},
+        .tests = {.larger = Params{.n = 64, .tile = 32}},
     };
-    return v;
   }
 };
 

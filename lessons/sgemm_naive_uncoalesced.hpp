@@ -42,36 +42,19 @@ TS_DEVICE void sgemm_naive_uncoalesced(Rec& rec, const KernelArgs& args) {
 TS_KERNEL_BODY(Body, sgemm_naive_uncoalesced(rec, args));
 
 struct Lesson {
-  template <class F>
-  static bool visit(const Params&, F&& f) {
-    f(Body{});
-    return true;
-  }
-
-  static const Variant& descriptor() {
+  static LessonSpec descriptor() {
     using namespace matmul_kit;
-    static const Variant v = {
-        .id = "sgemm.naive_uncoalesced",
+    return {
         .title = "Naive, lanes down a column",
         .summary =
             "One thread per element of C with threadIdx.x as the row: a warp reads 32 rows "
             "of A and stores 32 rows of C, 32 sectors per request instead of 1 to 4.",
-        .family = sgemm_kit::kFamily,
-        .family_title = sgemm_kit::kFamilyTitle,
-        .source_file = "lessons/sgemm_naive_uncoalesced.hpp",
-        .function = "sgemm_naive_uncoalesced",
-        .narration_key = "sgemm_naive_uncoalesced",
-        .uses = kUsesN | kUsesBlock,
         // One block of 32 warps, each walking down one column of C.
-        .defaults = Params{.n = 32, .block = 32},
-        .param_text = {{"n", "n (matrix size)", "A, B and C are n x n"},
-                       {"block", "block side",
-                        "threads per block: side x side; threadIdx.x is the row of C, so a "
-                        "warp covers 32 rows when the side is 32"}},
-        .barriers = {},
+        .params = {side("n", "n (matrix size)", "A, B and C are n x n", 32),
+                   block("block side", "threads per block: side x side; threadIdx.x is the row of C, so a warp covers 32 rows when the side is 32", 32)},
         .arrays = [](const Params& p) { return square_arrays(p); },
         .geometry = [](const Params& p) { return tiled_geometry(p.n, p.n, p.block); },
-        .check = [](const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
+        .check = [](const Variant&, const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
           if (auto e = check_side("n", p.n)) return e;
           return check_block_side(p.block, lim);
         },
@@ -91,8 +74,8 @@ struct Lesson {
         .flops = square_flops,
         .ladder = sgemm_kit::kLadder,
         .ladder_step = 1,
+        .tests = {.larger = Params{.n = 10, .block = 4}},
     };
-    return v;
   }
 };
 

@@ -178,29 +178,20 @@ struct Lesson {
     return visit_shapes<Body>(p.tile, f);
   }
 
-  static const Variant& descriptor() {
+  static LessonSpec descriptor() {
     using namespace matmul_kit;
-    static const Variant v = {
-        .id = "sgemm.vectorized",
+    return {
         .title = "SGEMM 6: float4 loads, A transposed in shared memory",
         .summary =
             "The 2D register tile with 128-bit loads and stores: A is stored transposed "
             "(As[k][m]) so that the inner loop reads both tiles as float4s.",
-        .family = sgemm_kit::kFamily,
-        .family_title = sgemm_kit::kFamilyTitle,
-        .source_file = "lessons/sgemm_vectorized.hpp",
-        .function = "sgemm_vectorized",
-        .narration_key = "sgemm_vectorized",
-        .uses = kUsesN | kUsesTile,
-        .defaults = Params{.n = 64, .tile = 32},
-        .param_text = {{"n", "n (matrix size)", "A, B and C are n x n; a multiple of the tile"},
-                       {"tile", "block tile", kParamTileHint}},
-        .barriers = {{1, 0, "both tiles complete before anyone reads them"},
-                     {2, 0, "everyone done with these tiles before the next ones overwrite them"}},
+        .params = {side("n", "n (matrix size)", "A, B and C are n x n; a multiple of the tile", 64),
+                   tile("block tile", kParamTileHint, 32, 32, 128)},
+        .barriers = {{"both tiles complete before anyone reads them", kGuardsRaw},
+                     {"everyone done with these tiles before the next ones overwrite them", kGuardsWar}},
         .arrays = [](const Params& p) { return arrays(p, shape_of(p.tile).bm); },
         .geometry = [](const Params& p) { return geometry(p, shape_of(p.tile).bm); },
-        .check = [](const Params& p,
-                    const DeviceLimits& lim) { return check(descriptor(), p, lim); },
+        .check = check,
         .shared_advice = smaller_tile,
         .counts = counts,
         .reference = square_reference,
@@ -212,8 +203,8 @@ struct Lesson {
         .ladder = sgemm_kit::kLadder,
         .ladder_step = 6,
         .tile_choices = {32, 64, 128},
+        .tests = {.larger = Params{.n = 64, .tile = 32}},
     };
-    return v;
   }
 };
 

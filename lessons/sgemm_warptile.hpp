@@ -172,28 +172,17 @@ struct Lesson {
     return sgemm_kit::visit_block_tile<Body, 32, 64, 128>(p.tile, f);
   }
 
-  static const Variant& descriptor() {
+  static LessonSpec descriptor() {
     using namespace matmul_kit;
-    static const Variant v = {
-        .id = "sgemm.warptile",
+    return {
         .title = "SGEMM 8: warp tiles",
         .summary =
             "Each warp computes a compact WM x WN tile of the block tile in sub-tiles, its "
             "lanes side by side: every shared read of the inner loop is conflict-free.",
-        .family = sgemm_kit::kFamily,
-        .family_title = sgemm_kit::kFamilyTitle,
-        .source_file = "lessons/sgemm_warptile.hpp",
-        .function = "sgemm_warptile",
-        .narration_key = "sgemm_warptile",
-        .uses = kUsesN | kUsesTile,
-        .defaults = Params{.n = 64, .tile = 64},
-        .param_text = {{"n", "n (matrix size)", "A, B and C are n x n; a multiple of the tile"},
-                       {"tile", "block tile",
-                        "block tile side: 32 (warps 32 x 16, 64 threads), 64 (warps 64 x 32 in "
-                        "2 x 2 sub-tiles, 64 threads) or 128 (8 warps of 64 x 32, 256 threads: "
-                        "the tuned one)"}},
-        .barriers = {{1, 0, "both tiles complete before anyone reads them"},
-                     {2, 0, "everyone done with these tiles before the next ones overwrite them"}},
+        .params = {side("n", "n (matrix size)", "A, B and C are n x n; a multiple of the tile", 64),
+                   tile("block tile", "block tile side: 32 (warps 32 x 16, 64 threads), 64 (warps 64 x 32 in 2 x 2 sub-tiles, 64 threads) or 128 (8 warps of 64 x 32, 256 threads: the tuned one)", 64, 32, 128)},
+        .barriers = {{"both tiles complete before anyone reads them", kGuardsRaw},
+                     {"everyone done with these tiles before the next ones overwrite them", kGuardsWar}},
         .arrays =
             [](const Params& p) {
               const Shape s = shape_of(p.tile);
@@ -210,8 +199,7 @@ struct Lesson {
               g.static_shared_bytes = uint32_t(4 * s.bk * (s.bm + kPad + s.bn));
               return g;
             },
-        .check = [](const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
-          const Variant& v = descriptor();
+        .check = [](const Variant& v, const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
           if (auto e = check_tile_choice(v, p.tile)) return e;
           const Shape s = shape_of(p.tile);
           if (s.threads() > lim.max_threads_per_block)
@@ -229,8 +217,8 @@ struct Lesson {
         .ladder = sgemm_kit::kLadder,
         .ladder_step = 8,
         .tile_choices = {32, 64, 128},
+        .tests = {.larger = Params{.n = 64, .tile = 32}},
     };
-    return v;
   }
 };
 

@@ -48,9 +48,11 @@ inline LaunchGeometry geometry(const Params& p) {
   return g;
 }
 
-// Length, block and radius in range; with a halo (shared lessons), the
-// radius at most the block, since the first R threads load the halo cells.
+// The block fits the device; with a halo (shared lessons), the radius at most
+// the block, since the first R threads load the halo cells. (Length and
+// radius are declared ranges.)
 std::optional<std::string> check(const Params& p, const DeviceLimits& lim, bool halo);
+std::string radius_out_of_range(const char* name, int radius);
 
 // The halo lessons' counts: every thread loads its cell (clamped past the
 // end), the first R threads the 2R halo cells.
@@ -65,6 +67,61 @@ double halo_loads(const Params& p, std::string* formula);   // ceil(L/B)(B + 2R)
 
 inline SharedAdvice smaller_block(const Params&, const DeviceLimits&) {
   return {"", "use a smaller block or radius"};
+}
+
+// Where a stencil keeps its neighbours: global memory only, a static shared
+// array with a halo, or one sized at launch (extern __shared__).
+enum class Cache : uint8_t { None, Static, Dynamic };
+
+// A whole stencil lesson; a lesson with limits of its own replaces `check`.
+template <Cache C>
+LessonSpec lesson(const char* title, const char* summary) {
+  constexpr bool halo = C != Cache::None;
+  std::vector<BarrierInfo> barriers;
+  if (halo)
+    barriers.push_back({"neighbours were loaded by other threads and warps: all in place before "
+                        "anyone reads",
+                        kGuardsRaw});
+  LessonSpec s = {
+      .title = title,
+      .summary = summary,
+      .params = {length("elements of in and out", 150),
+                 {"radius", "radius R", "neighbours on each side: 2R + 1 inputs per output", 0,
+                  kMaxRadius, 3, radius_out_of_range},
+                 block("block size", "threads per block", 64)},
+      .barriers = std::move(barriers),
+      .arrays = [](const Params& p) {
+        return halo ? arrays(p.length, {shared_array("cache", 1, p.block + 2 * p.radius)})
+                    : arrays(p.length);
+      },
+      .geometry = geometry,
+      .check = [](const Variant&, const Params& p,
+                  const DeviceLimits& lim) { return check(p, lim, halo); },
+      .shared_advice = smaller_block,
+      .counts = [](const Params& p) {
+        if (halo) return halo_counts(p);
+        ExpectedCounts c;
+        c.global_stores = uint64_t(p.length);
+        c.global_loads = uint64_t(p.length) * (2 * uint64_t(p.radius) + 1);
+        return c;
+      },
+      .reference = reference,
+      .sum_length = sum_length,
+      .with_warps = halo ? halo_with_warps : nullptr,
+      .loads_per_output = halo ? halo_loads : naive_loads,
+      .metric = PerfMetric::Bytes,
+      .flops = flops,
+      .tests = {.larger = Params{.length = 128, .radius = 3, .block = 64},
+                .padded = Params{.length = 100, .radius = 3, .block = 64}},
+  };
+  if (C == Cache::Dynamic)
+    s.geometry = [](const Params& p) {
+      LaunchGeometry g = geometry(p);
+      g.dynamic_shared_bytes =
+          uint32_t(4 * (int64_t(p.block < 1 ? 1 : p.block) + 2 * (p.radius < 0 ? 0 : p.radius)));
+      return g;
+    };
+  return s;
 }
 
 }  // namespace ts::lessons::stencil_kit

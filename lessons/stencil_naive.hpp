@@ -36,47 +36,8 @@ TS_DEVICE void stencil_naive(Rec& rec, const KernelArgs& args) {
 TS_KERNEL_BODY(Body, stencil_naive(rec, args));
 
 struct Lesson {
-  template <class F>
-  static bool visit(const Params&, F&& f) {
-    f(Body{});
-    return true;
-  }
-
-  static const Variant& descriptor() {
-    using namespace stencil_kit;
-    static const Variant v = {
-        .id = "stencil.naive",
-        .title = "1D stencil, global memory only",
-        .summary = "Each output averages its 2R + 1 neighbours, all read from global memory.",
-        .family = "stencil",
-        .family_title = "1D stencil",
-        .source_file = "lessons/stencil_naive.hpp",
-        .function = "stencil_naive",
-        .narration_key = "stencil_naive",
-        .uses = kUsesLength | kUsesRadius | kUsesBlock,
-        .defaults = Params{.length = 150, .radius = 3, .block = 64},
-        .param_text = {{"length", "length", "elements of in and out"},
-                       {"radius", "radius R", "neighbours on each side: 2R + 1 inputs per output"},
-                       {"block", "block size", "threads per block"}},
-        .barriers = {},
-        .arrays = [](const Params& p) { return arrays(p.length); },
-        .geometry = geometry,
-        .check = [](const Params& p, const DeviceLimits& lim) { return check(p, lim, false); },
-        .shared_advice = smaller_block,
-        .counts =
-            [](const Params& p) {
-              ExpectedCounts c;
-              c.global_stores = uint64_t(p.length);
-              c.global_loads = uint64_t(p.length) * (2 * uint64_t(p.radius) + 1);
-              return c;
-            },
-        .reference = reference,
-        .sum_length = sum_length,
-        .loads_per_output = naive_loads,
-        .metric = PerfMetric::Bytes,
-        .flops = flops,
-    };
-    return v;
+  static LessonSpec descriptor() {
+    return stencil_kit::lesson<stencil_kit::Cache::None>("1D stencil, global memory only", "Each output averages its 2R + 1 neighbours, all read from global memory.");
   }
 };
 

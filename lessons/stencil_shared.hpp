@@ -59,68 +59,30 @@ TS_DEVICE void stencil_shared(Rec& rec, const KernelArgs& args) {
 
 TS_KERNEL_BODY(Body, stencil_shared(rec, args));
 
-struct Lesson {
-  template <class F>
-  static bool visit(const Params&, F&& f) {
-    f(Body{});
-    return true;
-  }
+// The static array's compile-time sizes, beyond the kit's checks.
+inline std::optional<std::string> check_static(const Params& p, const DeviceLimits& lim) {
+  if (auto e = stencil_kit::check(p, lim, true)) return e;
+  if (p.block > kMaxBlock)
+    return "block " + std::to_string(p.block) + ": the static shared array is sized for at most " +
+           std::to_string(kMaxBlock) + " threads per block";
+  if (p.radius > kMaxRadius)
+    return "radius " + std::to_string(p.radius) +
+           ": the static shared array is sized at compile time for a radius of at most " +
+           std::to_string(kMaxRadius) + "; use stencil.shared_dynamic (sized at launch) for more";
+  return std::nullopt;
+}
 
-  static const Variant& descriptor() {
+struct Lesson {
+  static LessonSpec descriptor() {
     using namespace stencil_kit;
-    static const Variant v = {
-        .id = "stencil.shared",
-        .title = "1D stencil, shared memory with halo",
-        .summary =
-            "Each block loads its elements plus R halo cells on each side into a static "
-            "shared array, clamping at the ends.",
-        .family = "stencil",
-        .family_title = "1D stencil",
-        .source_file = "lessons/stencil_shared.hpp",
-        .function = "stencil_shared",
-        .narration_key = "stencil_shared",
-        .uses = kUsesLength | kUsesRadius | kUsesBlock,
-        .defaults = Params{.length = 150, .radius = 3, .block = 64},
-        .param_text = {{"length", "length", "elements of in and out"},
-                       {"radius", "radius R", "neighbours on each side: 2R + 1 inputs per output"},
-                       {"block", "block size", "threads per block"}},
-        .barriers = {{1, 0,
-                      "neighbours were loaded by other threads and warps: all in place before "
-                      "anyone reads"}},
-        .arrays =
-            [](const Params& p) {
-              return arrays(p.length, {shared_array("cache", 1, p.block + 2 * p.radius)});
-            },
-        .geometry =
-            [](const Params& p) {
-              LaunchGeometry g = geometry(p);
-              g.static_shared_bytes = 4 * (kMaxBlock + 2 * kMaxRadius);
-              return g;
-            },
-        .check = [](const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
-          if (auto e = check(p, lim, true)) return e;
-          if (p.block > kMaxBlock)
-            return "block " + std::to_string(p.block) +
-                   ": the static shared array is sized for at most " + std::to_string(kMaxBlock) +
-                   " threads per block";
-          if (p.radius > kMaxRadius)
-            return "radius " + std::to_string(p.radius) +
-                   ": the static shared array is sized at compile time for a radius of at most " +
-                   std::to_string(kMaxRadius) +
-                   "; use stencil.shared_dynamic (sized at launch) for more";
-          return std::nullopt;
-        },
-        .shared_advice = smaller_block,
-        .counts = halo_counts,
-        .reference = reference,
-        .sum_length = sum_length,
-        .with_warps = [](const Params& p,
-                         int warps) { return halo_with_warps(p, descriptor().defaults, warps); },
-        .loads_per_output = halo_loads,
-        .metric = PerfMetric::Bytes,
-        .flops = flops,
+    LessonSpec s = lesson<Cache::Static>("1D stencil, shared memory with halo", "Each block loads its elements plus R halo cells on each side into a static shared array, clamping at the ends.");
+    s.geometry = [](const Params& p) {
+      LaunchGeometry g = geometry(p);
+      g.static_shared_bytes = 4 * (kMaxBlock + 2 * kMaxRadius);
+      return g;
     };
-    return v;
+    s.check = lesson_kit::check_params<check_static>;
+    return s;
   }
 };
 

@@ -48,56 +48,10 @@ TS_DEVICE void stencil_shared_dynamic(Rec& rec, const KernelArgs& args) {
 TS_KERNEL_BODY(Body, stencil_shared_dynamic(rec, args));
 
 struct Lesson {
-  template <class F>
-  static bool visit(const Params&, F&& f) {
-    f(Body{});
-    return true;
-  }
-
-  static const Variant& descriptor() {
-    using namespace stencil_kit;
-    static const Variant v = {
-        .id = "stencil.shared_dynamic",
-        .title = "1D stencil, extern __shared__ sized at launch",
-        .summary =
-            "The halo stencil with its shared array sized at launch, for any block size "
-            "and radius that fit.",
-        .family = "stencil",
-        .family_title = "1D stencil",
-        .source_file = "lessons/stencil_shared_dynamic.hpp",
-        .function = "stencil_shared_dynamic",
-        .narration_key = "stencil_shared_dynamic",
-        .uses = kUsesLength | kUsesRadius | kUsesBlock,
-        .defaults = Params{.length = 150, .radius = 3, .block = 64},
-        .param_text = {{"length", "length", "elements of in and out"},
-                       {"radius", "radius R", "neighbours on each side: 2R + 1 inputs per output"},
-                       {"block", "block size", "threads per block"}},
-        .barriers = {{1, 0,
-                      "neighbours were loaded by other threads and warps: all in place before "
-                      "anyone reads"}},
-        .arrays =
-            [](const Params& p) {
-              return arrays(p.length, {shared_array("cache", 1, p.block + 2 * p.radius)});
-            },
-        .geometry =
-            [](const Params& p) {
-              LaunchGeometry g = geometry(p);
-              g.dynamic_shared_bytes =
-                  uint32_t(4 * (int64_t(std::max(p.block, 1)) + 2 * std::max(p.radius, 0)));
-              return g;
-            },
-        .check = [](const Params& p, const DeviceLimits& lim) { return check(p, lim, true); },
-        .shared_advice = smaller_block,
-        .counts = halo_counts,
-        .reference = reference,
-        .sum_length = sum_length,
-        .with_warps = [](const Params& p,
-                         int warps) { return halo_with_warps(p, descriptor().defaults, warps); },
-        .loads_per_output = halo_loads,
-        .metric = PerfMetric::Bytes,
-        .flops = flops,
-    };
-    return v;
+  static LessonSpec descriptor() {
+    LessonSpec s = stencil_kit::lesson<stencil_kit::Cache::Dynamic>("1D stencil, extern __shared__ sized at launch", "The halo stencil with its shared array sized at launch, for any block size and radius that fit.");
+    s.tests.padded = Params{.length = 100, .radius = 5, .block = 96};
+    return s;
   }
 };
 

@@ -53,9 +53,8 @@ inline ExpectedCounts tile_counts(const Params& p) {
   return c;
 }
 
-inline std::optional<std::string> check(const Params& p, const DeviceLimits& lim) {
-  if (auto e = check_side("m", p.m)) return e;
-  if (auto e = check_side("n", p.n)) return e;
+// m and n are declared sides (ranges checked by the registry).
+inline std::optional<std::string> check(const Params&, const DeviceLimits& lim) {
   if (kTile * kTile > lim.max_threads_per_block)
     return "a block of 32 x 32 = 1024 threads exceeds the " +
            std::to_string(lim.max_threads_per_block) + " threads per block this device allows";
@@ -81,6 +80,45 @@ inline double loads(const Params&, std::string* formula) {
 
 inline SharedAdvice no_fix(const Params&, const DeviceLimits&) {
   return {"", "the 32 x 32 tile needs 4096 bytes; this device has less"};
+}
+
+// A whole transpose lesson: through a 32 x TileCols shared tile (TileCols 0:
+// none, global memory only), a layout of the "transpose.tile" group.
+template <int TileCols>
+LessonSpec lesson(const char* title, const char* summary, const char* layout_label = nullptr) {
+  constexpr bool tiled = TileCols > 0;
+  std::vector<BarrierInfo> barriers;
+  if (tiled)
+    barriers.push_back({"the tile is stored by rows and read by columns: what a thread reads was "
+                        "stored by another warp",
+                        kGuardsRaw});
+  return {
+      .title = title,
+      .summary = summary,
+      .params = {side("m", "m (rows of in)", "rows of in, columns of out", 40),
+                 side("n", "n (columns of in)", "columns of in, rows of out", 48)},
+      .barriers = std::move(barriers),
+      // The table has the tile's shape (33 columns padded), as the kernel indexes it.
+      .arrays = [](const Params& p) {
+        return tiled ? arrays(p, {shared_array("tile", kTile, TileCols)}) : arrays(p);
+      },
+      .geometry = [](const Params& p) { return tiled ? tile_geometry(p, TileCols) : geometry(p); },
+      .check = check_params<check>,
+      .shared_advice = no_fix,
+      .counts = [](const Params& p) {
+        if (tiled) return tile_counts(p);
+        ExpectedCounts c;
+        c.global_loads = c.global_stores = uint64_t(p.m) * uint64_t(p.n);
+        return c;
+      },
+      .reference = reference,
+      .sum_length = one_term,
+      .loads_per_output = loads,
+      .metric = PerfMetric::Bytes,
+      .layout_group = tiled ? "transpose.tile" : nullptr,
+      .layout_label = layout_label,
+      .tests = {.larger = Params{.m = 64, .n = 64}, .padded = Params{.m = 40, .n = 48}},
+  };
 }
 
 }  // namespace ts::lessons::transpose_kit

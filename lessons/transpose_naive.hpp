@@ -33,46 +33,10 @@ TS_DEVICE void transpose_naive(Rec& rec, const KernelArgs& args) {
 TS_KERNEL_BODY(Body, transpose_naive(rec, args));
 
 struct Lesson {
-  template <class F>
-  static bool visit(const Params&, F&& f) {
-    f(Body{});
-    return true;
-  }
-
-  static const Variant& descriptor() {
+  static LessonSpec descriptor() {
     using namespace transpose_kit;
-    static const Variant v = {
-        .id = "transpose.naive",
-        .title = "Transpose, global memory only",
-        .summary =
-            "Reads rows of the input (coalesced), writes columns of the output: every "
-            "store of a warp lands in its own memory sector.",
-        .family = "transpose",
-        .family_title = "Transpose",
-        .source_file = "lessons/transpose_naive.hpp",
-        .function = "transpose_naive",
-        .narration_key = "transpose_naive",
-        .uses = kUsesM | kUsesN,
-        .defaults = Params{.m = 40, .n = 48},
-        .param_text = {{"m", "m (rows of in)", "rows of in, columns of out"},
-                       {"n", "n (columns of in)", "columns of in, rows of out"}},
-        .barriers = {},
-        .arrays = [](const Params& p) { return arrays(p); },
-        .geometry = geometry,
-        .check = check,
-        .shared_advice = no_fix,
-        .counts =
-            [](const Params& p) {
-              ExpectedCounts c;
-              c.global_loads = c.global_stores = uint64_t(p.m) * uint64_t(p.n);
-              return c;
-            },
-        .reference = reference,
-        .sum_length = [](const Params&) { return 1; },
-        .loads_per_output = loads,
-        .metric = PerfMetric::Bytes,
-    };
-    return v;
+    return lesson<0>("Transpose, global memory only",
+                   "Reads rows of the input (coalesced), writes columns of the output: every store of a warp lands in its own memory sector.");
   }
 };
 

@@ -47,45 +47,11 @@ TS_DEVICE void transpose_shared(Rec& rec, const KernelArgs& args) {
 TS_KERNEL_BODY(Body, transpose_shared(rec, args));
 
 struct Lesson {
-  template <class F>
-  static bool visit(const Params&, F&& f) {
-    f(Body{});
-    return true;
-  }
-
-  static const Variant& descriptor() {
+  static LessonSpec descriptor() {
     using namespace transpose_kit;
-    static const Variant v = {
-        .id = "transpose.shared",
-        .title = "Transpose through a shared tile",
-        .summary =
-            "A 32 x 32 tile in shared memory makes both the reads and the writes "
-            "coalesced; reading its columns is a 32-way bank conflict.",
-        .family = "transpose",
-        .family_title = "Transpose",
-        .source_file = "lessons/transpose_shared.hpp",
-        .function = "transpose_shared",
-        .narration_key = "transpose_shared",
-        .uses = kUsesM | kUsesN,
-        .defaults = Params{.m = 40, .n = 48},
-        .param_text = {{"m", "m (rows of in)", "rows of in, columns of out"},
-                       {"n", "n (columns of in)", "columns of in, rows of out"}},
-        .barriers = {{1, 0,
-                      "the tile is stored by rows and read by columns: what a thread reads was "
-                      "stored by another warp"}},
-        .arrays = [](const Params& p) { return arrays(p, {shared_array("tile", kTile, kTile)}); },
-        .geometry = [](const Params& p) { return tile_geometry(p, kTile); },
-        .check = check,
-        .shared_advice = no_fix,
-        .counts = tile_counts,
-        .reference = reference,
-        .sum_length = [](const Params&) { return 1; },
-        .loads_per_output = loads,
-        .metric = PerfMetric::Bytes,
-        .layout_group = "transpose.tile",
-        .layout_label = "plain [32][32]",
-    };
-    return v;
+    return lesson<kTile>("Transpose through a shared tile",
+                   "A 32 x 32 tile in shared memory makes both the reads and the writes coalesced; reading its columns is a 32-way bank conflict.",
+                   "plain [32][32]");
   }
 };
 

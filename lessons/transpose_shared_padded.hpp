@@ -47,47 +47,11 @@ TS_DEVICE void transpose_shared_padded(Rec& rec, const KernelArgs& args) {
 TS_KERNEL_BODY(Body, transpose_shared_padded(rec, args));
 
 struct Lesson {
-  template <class F>
-  static bool visit(const Params&, F&& f) {
-    f(Body{});
-    return true;
-  }
-
-  static const Variant& descriptor() {
+  static LessonSpec descriptor() {
     using namespace transpose_kit;
-    static const Variant v = {
-        .id = "transpose.shared_padded",
-        .title = "Transpose through a padded shared tile",
-        .summary =
-            "The shared tile gets one spare column, [32][33]: a column of the tile now "
-            "spans all 32 banks, and the column reads are free of bank conflicts.",
-        .family = "transpose",
-        .family_title = "Transpose",
-        .source_file = "lessons/transpose_shared_padded.hpp",
-        .function = "transpose_shared_padded",
-        .narration_key = "transpose_shared_padded",
-        .uses = kUsesM | kUsesN,
-        .defaults = Params{.m = 40, .n = 48},
-        .param_text = {{"m", "m (rows of in)", "rows of in, columns of out"},
-                       {"n", "n (columns of in)", "columns of in, rows of out"}},
-        .barriers = {{1, 0,
-                      "the tile is stored by rows and read by columns: what a thread reads was "
-                      "stored by another warp"}},
-        // The table has the padded shape, so element = row * 33 + col as the kernel indexes it.
-        .arrays =
-            [](const Params& p) { return arrays(p, {shared_array("tile", kTile, kPaddedCols)}); },
-        .geometry = [](const Params& p) { return tile_geometry(p, kPaddedCols); },
-        .check = check,
-        .shared_advice = no_fix,
-        .counts = tile_counts,
-        .reference = reference,
-        .sum_length = [](const Params&) { return 1; },
-        .loads_per_output = loads,
-        .metric = PerfMetric::Bytes,
-        .layout_group = "transpose.tile",
-        .layout_label = "padded [32][33]",
-    };
-    return v;
+    return lesson<kPaddedCols>("Transpose through a padded shared tile",
+                   "The shared tile gets one spare column, [32][33]: a column of the tile now spans all 32 banks, and the column reads are free of bank conflicts.",
+                   "padded [32][33]");
   }
 };
 

@@ -104,9 +104,9 @@ std::vector<Params> parameter_sets(const Variant& v) {
   return out;
 }
 
-// The exact-multiples kernel is only correct when the tile divides n.
+// A lesson wrong by design (the exact-multiples kernel off the tile) says where.
 bool expected_correct(const Variant& v, const Params& p) {
-  return std::string(v.id) != "matmul.tiled_exact" || p.n % p.tile == 0;
+  return !v.tests.wrong_by_design || !v.tests.wrong_by_design(p);
 }
 
 TEST(SimCatalogue, EveryVariantMatchesTheReferenceWithClosedFormCounts) {
@@ -414,9 +414,9 @@ TEST(LessonDefaults, RemovingEveryBarrierUnderSkewBreaksTheOutput) {
         run_simulator(defaults_request(v, v.defaults, 0u, ScheduleKind::WarpSkew));
     ASSERT_TRUE(raced.ok) << v.id << ": " << raced.error;
     EXPECT_FALSE(raced.verdict.correct) << v.id << ": " << raced.verdict.summary();
-    // With every barrier kept the same schedule is right (tiled_exact's
-    // defaults are deliberately not a multiple of the tile: it is wrong anyway).
-    if (std::string(v.id) != "matmul.tiled_exact") {
+    // With every barrier kept the same schedule is right (unless the lesson
+    // is wrong by design there: tiled_exact's defaults are not a multiple of the tile).
+    if (expected_correct(v, v.defaults)) {
       const RunResult kept =
           run_simulator(defaults_request(v, v.defaults, ~0u, ScheduleKind::WarpSkew));
       EXPECT_TRUE(kept.verdict.correct) << v.id << ": " << kept.verdict.summary();
@@ -447,7 +447,7 @@ TEST(LessonDefaults, OneWarpPerBlockKeepsTheRaceLatent) {
     const auto two = params_with_warps(v, *one, 2);
     ASSERT_TRUE(two) << v.id;
     EXPECT_EQ(warps_per_block(v, *two), 2) << v.id;
-    if (std::string(v.id) == "matmul.tiled_exact") continue;  // wrong off the tile anyway
+    if (!expected_correct(v, *one)) continue;  // wrong by design anyway
     for (ScheduleKind kind : {ScheduleKind::Lockstep, ScheduleKind::WarpSkew}) {
       const RunResult r = run_simulator(defaults_request(v, *one, 0u, kind));
       ASSERT_TRUE(r.ok) << v.id << ": " << r.error;

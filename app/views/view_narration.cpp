@@ -1,16 +1,17 @@
 // Narration: a few sentences for the moment of the lesson on screen (why this
 // load, why this barrier, what the halo is), from
-// assets/narration/<narration_key>.json. The moment comes from the last event:
+// lessons/narration/<narration_key>.json (embedded). The moment comes from the last event:
 //   start, load, store_shared, barrier1, barrier2, compute, shuffle, store, end,
 //   atomic_shared, atomic_global
 // and, when a barrier is removed, "without_barrier" text for it.
 #include <imgui.h>
 #include <nlohmann/json.hpp>
 
-#include <filesystem>
+#include <stdexcept>
+#include <string_view>
 
 #include "app/shell/view.hpp"
-#include "io/input_file.hpp"
+#include "engine/catalogue.hpp"
 
 namespace ts::app {
 
@@ -105,29 +106,20 @@ class NarrationView final : public View {
     loaded_ = v;
     error_.clear();
     doc_ = nlohmann::json::object();
-    namespace fs = std::filesystem;
-    const std::string file = std::string("assets/narration/") + v->narration_key + ".json";
-    for (const fs::path& p :
-         {fs::path(TS_SOURCE_DIR) / file, fs::path("share/tilescope") / file, fs::path(file)}) {
-      // Through the input layer: a FIFO or a device of that name never blocks.
-      std::string why;
-      if (std::error_code ec; !fs::exists(p, ec)) continue;
-      const auto text = read_input_text(p.string(), {"narration", 4 << 20}, &why);
-      if (!text) {
-        error_ = "The narration cannot be read: " + why;
-        doc_ = nlohmann::json::object();
-        return;
-      }
-      try {
-        doc_ = nlohmann::json::parse(*text);
-        if (!doc_.is_object()) throw std::runtime_error("not a JSON object");
-      } catch (const std::exception& ex) {
-        error_ = "The narration " + p.string() + " is damaged: " + ex.what();
-        doc_ = nlohmann::json::object();
-      }
+    // Embedded at build time (lessons/narration/<key>.json), like the header's text.
+    const std::string file = std::string("lessons/narration/") + v->narration_key + ".json";
+    const std::string_view text = lesson_narration(v->narration_key);
+    if (text.empty()) {
+      error_ = "No narration for this lesson (" + file + " not found).";
       return;
     }
-    error_ = "No narration for this lesson (" + file + " not found).";
+    try {
+      doc_ = nlohmann::json::parse(text);
+      if (!doc_.is_object()) throw std::runtime_error("not a JSON object");
+    } catch (const std::exception& ex) {
+      error_ = "The narration " + file + " is damaged: " + ex.what();
+      doc_ = nlohmann::json::object();
+    }
   }
 
   const Variant* loaded_ = nullptr;

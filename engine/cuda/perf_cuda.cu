@@ -741,7 +741,7 @@ struct Sweep {
     // stencils); lessons of a family that compute something else at the
     // same parameters (a reduction that adds two elements per thread has half
     // the outputs) have their own function and get their own reference.
-    decltype(Variant::reference) want_of = nullptr;
+    std::vector<float> (*want_of)(const Params&, const LessonInputs&) = nullptr;
     Params want_params;
     BufferData want;
     for (const Variant* v : vs) {
