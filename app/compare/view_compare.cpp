@@ -14,8 +14,8 @@
 #include "app/compare/compare_mode.hpp"
 #include "app/grid/grid_pane.hpp"
 #include "app/grid/layout_toggle.hpp"
-#include "app/shell/palette.hpp"
-#include "app/shell/view.hpp"
+#include "app/core/palette.hpp"
+#include "app/core/view.hpp"
 
 namespace ts::app {
 

@@ -1,6 +1,6 @@
 #include "app/shell/layout.hpp"
 
-#include "app/views/caption_strip.hpp"
+#include "app/lecture/caption_strip.hpp"
 
 #include <imgui.h>
 #include <imgui_internal.h>  // MarkIniSettingsDirty
@@ -137,7 +137,7 @@ void SlotLayout::choose_grid_focus(AppState& s, const std::vector<std::unique_pt
   }
 }
 
-// The caption strip (app/views/caption_strip.hpp), carved out of the centre:
+// The caption strip (app/lecture/caption_strip.hpp), carved out of the centre:
 // beside the grid where its cells come out bigger that way, else below it.
 void SlotLayout::place_caption_strip(AppState& s, const std::vector<std::unique_ptr<View>>& views,
                                      Frame& f) const {

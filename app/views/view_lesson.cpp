@@ -7,8 +7,8 @@
 #include <cfloat>
 #include <string>
 
-#include "app/shell/palette.hpp"
-#include "app/shell/view.hpp"
+#include "app/core/palette.hpp"
+#include "app/core/view.hpp"
 
 namespace ts::app {
 

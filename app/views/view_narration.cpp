@@ -9,7 +9,7 @@
 
 #include <filesystem>
 
-#include "app/shell/view.hpp"
+#include "app/core/view.hpp"
 #include "io/input_file.hpp"
 
 namespace ts::app {
