@@ -2,7 +2,10 @@
 # Keeps the layers apart (docs/architecture.md):
 #   model -> lessons -> engine -> analysis -> io -> cli, app
 # 1. No file includes a header of a layer above its own.
-# 2. Outside lessons/ (and tests, docs, assets), no source names a lesson id:
+# 2. Inside app/, no file includes a header of a room ranked above its own
+#    (the rooms form a chain, so no include cycle between them):
+#      core -> replay -> quiz -> grid -> views -> lecture -> compare -> perf -> export -> shell
+# 3. Outside lessons/ (and tests, docs, assets), no source names a lesson id:
 #    menus, the CLI and the panels iterate the registry.
 # Prints every violation with file and line; exits 1 if there is one.
 #   scripts/check_layers.sh
@@ -37,6 +40,35 @@ for layer in "${layers[@]}"; do
              --include='*.cu' --include='*.cuh' || true)
 done
 
+# The window's rooms, lowest first: a room includes only rooms below it.
+rooms=(core replay quiz grid views lecture compare perf export shell)
+room_rank() {
+  local i
+  for i in "${!rooms[@]}"; do
+    [ "${rooms[$i]}" = "$1" ] && { echo "$i"; return; }
+  done
+  echo -1
+}
+for d in app/*/; do
+  room=$(basename "$d")
+  [ "$(room_rank "$room")" -ge 0 ] || { echo "$d: a room check_layers does not rank (add it to rooms)"; bad=1; }
+done
+for room in "${rooms[@]}"; do
+  mine=$(room_rank "$room")
+  [ -d "app/$room" ] || continue
+  while IFS= read -r hit; do
+    file=${hit%%:*}
+    rest=${hit#*:}
+    line=${rest%%:*}
+    target=$(sed -E 's/.*#include "app\/([a-z_]+)\/.*/\1/' <<<"$rest")
+    theirs=$(room_rank "$target")
+    if [ "$theirs" -gt "$mine" ]; then
+      echo "$file:$line: room $room includes $target, a room above it: ${rest#*:}"
+      bad=1
+    fi
+  done < <(grep -rnE '^#include "app/[a-z_]+/' "app/$room" --include='*.hpp' --include='*.cpp' || true)
+done
+
 ids=$(grep -rhoE '\.id = "[a-z0-9_]+\.[a-z0-9_]+"' lessons/ | sed -E 's/.*"(.*)"/\1/' | sort -u)
 [ -n "$ids" ] || { echo "no lesson ids found in lessons/"; exit 1; }
 for id in $ids; do
@@ -51,4 +83,4 @@ if [ "$bad" -ne 0 ]; then
   echo "check_layers: FAILED"
   exit 1
 fi
-echo "check_layers: ok ($(wc -w <<<"$ids") lessons; layers ${layers[*]})"
+echo "check_layers: ok ($(wc -w <<<"$ids") lessons; layers ${layers[*]}; app rooms ${rooms[*]})"

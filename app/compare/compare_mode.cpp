@@ -6,7 +6,7 @@
 #include <chrono>
 
 #include "app/grid/layout_toggle.hpp"
-#include "app/shell/jobs.hpp"
+#include "app/core/jobs.hpp"
 
 namespace ts::app {
 

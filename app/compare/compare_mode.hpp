@@ -1,6 +1,6 @@
 // The window's compare mode: a second run (B) beside the main one (A), both
 // drawn by the grid (app/compare/view_compare.cpp), one transport for both. B runs in
-// the background like any run (app/shell/jobs.hpp); each frame B is placed at A's
+// the background like any run (app/core/jobs.hpp); each frame B is placed at A's
 // position aligned by phase (app/compare/compare.hpp) and the differing cells counted.
 //
 //   View > Compare with... (the dialog), or --compare "--barriers 1":
@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "app/compare/compare.hpp"
-#include "app/shell/app_state.hpp"
-#include "app/shell/budget_dialog.hpp"
+#include "app/core/app_state.hpp"
+#include "app/core/budget_dialog.hpp"
 #include "engine/lesson_options.hpp"
 
 namespace ts::app {

@@ -14,8 +14,8 @@
 #include "app/compare/compare_mode.hpp"
 #include "app/grid/grid_pane.hpp"
 #include "app/grid/layout_toggle.hpp"
-#include "app/shell/palette.hpp"
-#include "app/shell/view.hpp"
+#include "app/core/palette.hpp"
+#include "app/core/view.hpp"
 
 namespace ts::app {
 
@@ -72,30 +72,59 @@ class CompareView final : public View {
   void draw(AppState& s) override {
     if (s.compare) dialog(s, *s.compare);  // opening it brings this tab to the front
     if (!compare_active(s)) {
-      ImGui::TextWrapped(
-          "Two runs side by side on one scrubber, aligned by barrier phase: with a barrier and "
-          "without, naive and tiled, plain and padded. Cells that differ are ringed.");
-      ImGui::Spacing();
-      if (ImGui::Button("Compare with...")) open_compare_dialog(s);
-      ImGui::Spacing();
-      ImGui::PushTextWrapPos(0);
-      ImGui::TextDisabled(
-          "Also View > Compare with..., or on the command line: tilescope --compare "
-          "\"--barriers 1\". Esc leaves.");
-      ImGui::PopTextWrapPos();
+      draw_invitation(s);
       return;
     }
     CompareState& c = *s.compare;
-    const Palette& pal = palette(s.present.theme);
-    ImDrawList* dl = ImGui::GetWindowDrawList();
     for (AppState* x : {&s, &c.b}) {
       x->drawn.clear();
       x->selection.hover = {};
     }
     c.ring_px = 0;
     c.too_small.clear();
+    if (!draw_counts(s, c)) return;  // closed, or a run still missing
+    // What both run and how they align: a line where the grids have the room
+    // (a tooltip on the counts where not), and the legend where they have more.
+    const float room = ImGui::GetContentRegionAvail().y / ImGui::GetFontSize();
+    if (room > 18) {
+      ImGui::TextDisabled("%s%saligned: %s", c.common.c_str(), c.common.empty() ? "" : "  -  ",
+                          c.align.how.c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", c.align.how.c_str());
+    }
 
-    // The counts, and the way out.
+    if (!pane_[0]) pane_[0] = make_grid_pane(), pane_[1] = make_grid_pane();
+    AppState* side[2] = {&s, &c.b};
+    bool ready[2];
+    for (int i = 0; i < 2; ++i)
+      ready[i] = pane_[i]->prepare(*side[i]);
+    if (!ready[0] || !ready[1]) return;
+    if (room > 30) {  // the grid's legend and toggles (heatmap, values, colours) for both
+      pane_[0]->draw_legend(s);
+      c.b.present = s.present;  // toggled there: B follows at once
+      ImGui::NewLine();
+    }
+    draw_halves(s, c);
+  }
+
+ private:
+  // No second run yet: what compare mode is and how to start it.
+  void draw_invitation(AppState& s) {
+    ImGui::TextWrapped(
+        "Two runs side by side on one scrubber, aligned by barrier phase: with a barrier and "
+        "without, naive and tiled, plain and padded. Cells that differ are ringed.");
+    ImGui::Spacing();
+    if (ImGui::Button("Compare with...")) open_compare_dialog(s);
+    ImGui::Spacing();
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled(
+        "Also View > Compare with..., or on the command line: tilescope --compare "
+        "\"--barriers 1\". Esc leaves.");
+    ImGui::PopTextWrapPos();
+  }
+
+  // The counts, and the way out. False: closed here, or not both runs in.
+  bool draw_counts(AppState& s, CompareState& c) {
+    ImDrawList* dl = ImGui::GetWindowDrawList();
     const char* close = "Close compare (Esc)";
     const float close_w = ImGui::CalcTextSize(close).x + ImGui::GetStyle().FramePadding.x * 2;
     const bool both = s.replay && c.b.replay && !c.b.job.active();
@@ -128,31 +157,16 @@ class CompareView final : public View {
     ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - close_w);
     if (ImGui::Button(close)) {
       close_compare(s);
-      return;
+      return false;
     }
-    if (!both || !s.has_trace()) return;
-    // What both run and how they align: a line where the grids have the room
-    // (a tooltip on the counts where not), and the legend where they have more.
-    const float room = ImGui::GetContentRegionAvail().y / ImGui::GetFontSize();
-    if (room > 18) {
-      ImGui::TextDisabled("%s%saligned: %s", c.common.c_str(), c.common.empty() ? "" : "  -  ",
-                          c.align.how.c_str());
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", c.align.how.c_str());
-    }
+    return both && s.has_trace();
+  }
 
-    if (!pane_[0]) pane_[0] = make_grid_pane(), pane_[1] = make_grid_pane();
+  // Two halves, each: its badge, what it runs, where it is; then its grid.
+  void draw_halves(AppState& s, CompareState& c) {
+    const Palette& pal = palette(s.present.theme);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
     AppState* side[2] = {&s, &c.b};
-    bool ready[2];
-    for (int i = 0; i < 2; ++i)
-      ready[i] = pane_[i]->prepare(*side[i]);
-    if (!ready[0] || !ready[1]) return;
-    if (room > 30) {  // the grid's legend and toggles (heatmap, values, colours) for both
-      pane_[0]->draw_legend(s);
-      c.b.present = s.present;  // toggled there: B follows at once
-      ImGui::NewLine();
-    }
-
-    // Two halves, each: its badge, what it runs, where it is; then its grid.
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float gap = ImGui::GetFontSize();
@@ -205,7 +219,14 @@ class CompareView final : public View {
         t += (i ? "; " : "") + c.now.skipped[i];
       ImGui::TextDisabled("%s", t.c_str());
     }
-    // Too small to read: say so where the grids are, and offer the room.
+    draw_too_small_hint(s, c, origin, avail);
+    ImGui::SetCursorScreenPos(origin);
+    ImGui::Dummy(avail);
+  }
+
+  // Too small to read: say so where the grids are, and offer the room.
+  void draw_too_small_hint(AppState& s, CompareState& c, ImVec2 origin, ImVec2 avail) {
+    ImDrawList* dl = ImGui::GetWindowDrawList();
     const float cell = std::min(pane_[0]->cell(), pane_[1]->cell());
     if (s.present.show_values && (!pane_[0]->values_shown() || !pane_[1]->values_shown())) {
       char hint[160];
@@ -222,11 +243,8 @@ class CompareView final : public View {
                         IM_COL32(0, 0, 0, 170), 4);
       dl->AddText(at, IM_COL32(240, 170, 30, 255), hint);
     }
-    ImGui::SetCursorScreenPos(origin);
-    ImGui::Dummy(avail);
   }
 
- private:
   // A ring inside each differing cell, on both sides; under the heatmap a
   // corner triangle where only the load count differs.
   void rings(AppState& s, CompareState& c) {

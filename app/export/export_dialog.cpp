@@ -1,6 +1,6 @@
 #include "app/export/export_dialog.hpp"
 
-#include "app/shell/outputs.hpp"
+#include "app/core/outputs.hpp"
 
 #include <imgui.h>
 

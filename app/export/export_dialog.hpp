@@ -6,7 +6,7 @@
 #include <string>
 
 #include "app/export/export.hpp"
-#include "app/shell/app_state.hpp"
+#include "app/core/app_state.hpp"
 
 namespace ts::app {
 
@@ -26,7 +26,7 @@ class ExportDialog {
   int panels_ = 2;  // ExportPanels
   char title_[256] = "";
   bool was_open_ = false;
-  std::string replace_;  // the files that exist, shown with "Replace?" (app/shell/outputs.hpp)
+  std::string replace_;  // the files that exist, shown with "Replace?" (app/core/outputs.hpp)
   std::string refused_;  // why the file cannot be written (an input, a folder)
 };
 

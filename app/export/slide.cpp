@@ -6,7 +6,7 @@
 #include <cfloat>
 #include <cmath>
 
-#include "app/shell/palette.hpp"
+#include "app/core/palette.hpp"
 
 namespace ts::app {
 

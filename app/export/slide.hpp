@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "app/shell/app_state.hpp"
-#include "app/shell/view.hpp"
+#include "app/core/app_state.hpp"
+#include "app/core/view.hpp"
 
 namespace ts::app {
 

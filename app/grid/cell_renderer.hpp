@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "app/shell/palette.hpp"
+#include "app/core/palette.hpp"
 
 namespace ts::app {
 

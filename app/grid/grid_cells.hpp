@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "app/grid/grid_shapes.hpp"
-#include "app/replay/barrier_wait.hpp"
-#include "app/shell/app_state.hpp"
+#include "app/core/barrier_wait.hpp"
+#include "app/core/app_state.hpp"
 
 namespace ts::app {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "app/shell/view.hpp"
+#include "app/core/view.hpp"
 
 namespace ts::app {
 

@@ -1,6 +1,6 @@
 // The grid's memory colours (MemoryColours, chosen in the grid's toggle row or
 // with M): how the memory system serves the accesses, drawn on the arrays
-// themselves, all from the run's warp accesses (app/grid/warp_index.hpp), so they
+// themselves, all from the run's warp accesses (app/core/warp_index.hpp), so they
 // hold in every replay order.
 //   Banks       shared arrays: each element in its bank's colour, the bank's
 //               number in the cell when cells are big enough.
@@ -34,8 +34,8 @@
 
 #include "analysis/store_tiles.hpp"
 #include "app/grid/cell_renderer.hpp"
-#include "app/shell/app_state.hpp"
-#include "app/shell/palette.hpp"
+#include "app/core/app_state.hpp"
+#include "app/core/palette.hpp"
 
 namespace ts::app {
 

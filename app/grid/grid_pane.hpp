@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "app/shell/app_state.hpp"
+#include "app/core/app_state.hpp"
 
 namespace ts::app {
 

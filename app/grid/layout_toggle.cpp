@@ -4,8 +4,8 @@
 
 #include <string_view>
 
-#include "app/shell/palette.hpp"
-#include "app/shell/view.hpp"
+#include "app/core/palette.hpp"
+#include "app/core/view.hpp"
 
 namespace ts::app {
 

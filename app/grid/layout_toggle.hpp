@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "app/shell/app_state.hpp"
+#include "app/core/app_state.hpp"
 
 namespace ts::app {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "app/shell/palette.hpp"
+#include "app/core/palette.hpp"
 
 namespace ts::app {
 

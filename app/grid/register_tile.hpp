@@ -15,7 +15,7 @@
 
 #include "analysis/store_tiles.hpp"
 #include "app/grid/grid_memory_overlay.hpp"
-#include "app/shell/app_state.hpp"
+#include "app/core/app_state.hpp"
 
 namespace ts::app {
 

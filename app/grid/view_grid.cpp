@@ -4,7 +4,7 @@
 // (A left of C, B above it); anything else is stacked in data-flow order,
 // inputs, the selected block's shared arrays, outputs, with 1D arrays wrapped
 // one block per row. Drawn with our shaders (app/grid/cell_renderer.hpp); colours
-// follow app/shell/palette.hpp and the legend on top says what each means.
+// follow app/core/palette.hpp and the legend on top says what each means.
 #include <imgui.h>
 
 #include <algorithm>
@@ -21,8 +21,8 @@
 #include "app/grid/layout_toggle.hpp"
 #include "app/grid/register_tile.hpp"
 #include "app/quiz/quiz_colours.hpp"
-#include "app/shell/palette.hpp"
-#include "app/shell/view.hpp"
+#include "app/core/palette.hpp"
+#include "app/core/view.hpp"
 
 namespace ts::app {
 

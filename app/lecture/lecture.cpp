@@ -6,8 +6,8 @@
 #include <cstdio>
 
 #include "app/replay/position_spec.hpp"
-#include "app/shell/jobs.hpp"
-#include "app/views/caption_strip.hpp"
+#include "app/core/jobs.hpp"
+#include "app/lecture/caption_strip.hpp"
 
 namespace ts::app {
 

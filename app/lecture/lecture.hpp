@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "app/shell/app_state.hpp"
-#include "app/shell/budget_dialog.hpp"
+#include "app/core/app_state.hpp"
+#include "app/core/budget_dialog.hpp"
 
 namespace ts::app {
 
@@ -19,7 +19,7 @@ bool open_lecture(AppState& s, const std::string& path, int first, std::string* 
 // position. wait: block until the run is in (scripted mode).
 void update_lecture(AppState& s, BudgetDialog& budget, bool scripted, bool wait);
 // The caption with the title and "step 3 / 9", in the caption strip's window
-// (app/views/caption_strip.hpp), `w` wide; never over the grid.
+// (app/lecture/caption_strip.hpp), `w` wide; never over the grid.
 void draw_lecture_caption(AppState& s, float w);
 bool is_lecture_path(const std::string& path);
 

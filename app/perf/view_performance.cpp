@@ -26,8 +26,8 @@
 #include "app/perf/perf_plots.hpp"
 #include "app/perf/perf_runs.hpp"
 #include "app/perf/plot.hpp"
-#include "app/shell/outputs.hpp"
-#include "app/shell/view.hpp"
+#include "app/core/outputs.hpp"
+#include "app/core/view.hpp"
 #include "engine/backend.hpp"
 #include "io/perf_report.hpp"
 
@@ -371,7 +371,7 @@ class PerformanceView final : public View {
     const std::string keep = "That is a report shipped with TileScope (" + path +
                              "): type another file name to save to.";
     // Through the output layer: never over a file being read, a file that
-    // exists replaced only once "Replace X?" is answered (app/shell/outputs.hpp).
+    // exists replaced only once "Replace X?" is answered (app/core/outputs.hpp).
     if (ImGui::Button("Save")) message_ = shipped_path() ? keep : write(s, kSaveJson, path, false);
     ImGui::SameLine();
     if (ImGui::Button("Export CSV")) message_ = write(s, kCsv, base() + ".csv", false);

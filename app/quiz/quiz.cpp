@@ -10,7 +10,7 @@
 #include <sstream>
 #include <utility>
 
-#include "app/shell/app_state.hpp"
+#include "app/core/app_state.hpp"
 
 namespace ts::app {
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "app/quiz/quiz.hpp"
-#include "app/shell/palette.hpp"
+#include "app/core/palette.hpp"
 
 namespace ts::app {
 

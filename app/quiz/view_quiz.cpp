@@ -8,8 +8,8 @@
 #include <cstdio>
 
 #include "app/quiz/quiz_colours.hpp"
-#include "app/shell/app_state.hpp"
-#include "app/shell/view.hpp"
+#include "app/core/app_state.hpp"
+#include "app/core/view.hpp"
 
 namespace ts::app {
 
@@ -56,7 +56,7 @@ void draw_quiz_band(AppState& s) {
   const Question* q = Q.question();
   if (!q) return;
   const float* bottom = s.slot_rects[int(Slot::Bottom)];
-  // In the caption strip beside or below the grid (app/views/caption_strip.hpp), all of it;
+  // In the caption strip beside or below the grid (app/lecture/caption_strip.hpp), all of it;
   // without one, over the timeline.
   const bool strip = s.strip_rect[2] > 0;
   const float* room = strip ? s.strip_rect : bottom;

@@ -1,11 +1,11 @@
 // --position's syntax (event index, start, end, phase:N, barrier:N, access:N,
 // stale) applied to the replay: shared by --position, --record's --from and
-// --to, and a lecture step's position (app/replay/scripted.cpp).
+// --to, and a lecture step's position (app/shell/scripted.cpp).
 #pragma once
 
 #include <string>
 
-#include "app/shell/app_state.hpp"
+#include "app/core/app_state.hpp"
 
 namespace ts::app {
 

@@ -10,8 +10,8 @@
 #include <cstdio>
 #include <string>
 
-#include "app/shell/palette.hpp"
-#include "app/shell/view.hpp"
+#include "app/core/palette.hpp"
+#include "app/core/view.hpp"
 
 namespace ts::app {
 
@@ -131,7 +131,7 @@ class TimelineView final : public View {
     if (button(sym ? "\u25C0 barrier" : "< barrier", "previous barrier (Shift+B)"))
       go(r.barrier_step(pos, false, blk));
     // One warp instruction: the next (previous) warp access with all its lanes
-    // applied, whatever the order interleaves (app/grid/warp_index.hpp); without the
+    // applied, whatever the order interleaves (app/core/warp_index.hpp); without the
     // index, the run of one warp's events.
     auto warp_step = [&](bool forward) {
       return s.result.warp ? s.access_stops.step(s.result.warp, r, pos, forward)

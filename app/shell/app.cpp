@@ -21,13 +21,13 @@
 #include "app/export/slide.hpp"
 #include "app/lecture/lecture.hpp"
 #include "app/quiz/quiz.hpp"
-#include "app/shell/jobs.hpp"
+#include "app/core/jobs.hpp"
 #include "app/shell/menu.hpp"
-#include "app/shell/outputs.hpp"
-#include "app/shell/palette.hpp"
+#include "app/core/outputs.hpp"
+#include "app/core/palette.hpp"
 #include "app/shell/settings.hpp"
 #include "app/shell/shortcuts.hpp"
-#include "app/views/caption_strip.hpp"
+#include "app/lecture/caption_strip.hpp"
 #include "io/input_file.hpp"
 #include "io/perf_report.hpp"
 #include "io/trace_file.hpp"
@@ -95,7 +95,7 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
   }
   s.open_perf_report_request = opt_.perf_report;
   for (const std::string& in : {opt_.trace_file, opt_.perf_report, opt_.lecture})
-    if (!in.empty()) s.fixed_inputs.push_back(in);  // never written over (app/shell/outputs.hpp)
+    if (!in.empty()) s.fixed_inputs.push_back(in);  // never written over (app/core/outputs.hpp)
 
   // --compare: the second run starts with the first (app/compare/compare_mode.hpp).
   if (!opt_.compare_error.empty()) s.banner.show(Banner::Error, opt_.compare_error);

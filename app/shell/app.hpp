@@ -11,12 +11,12 @@
 #include "app/export/export.hpp"
 #include "app/export/export_dialog.hpp"
 #include "app/replay/position_spec.hpp"
-#include "app/shell/app_state.hpp"
-#include "app/shell/budget_dialog.hpp"
+#include "app/core/app_state.hpp"
+#include "app/core/budget_dialog.hpp"
 #include "app/shell/file_dialog.hpp"
 #include "app/shell/fonts_themes.hpp"
 #include "app/shell/layout.hpp"
-#include "app/shell/view.hpp"
+#include "app/core/view.hpp"
 
 struct GLFWwindow;
 
@@ -46,7 +46,7 @@ struct Options {
   std::string layout;  // scripted: run the lesson's sibling with this layout_label, as its toggle
   int hazard = -1;     // scripted: choose this hazard (0 = the first listed) in the race panel
   bool focus_grid = false;  // scripted or at start: grid and timeline only (G)
-  bool present = false;     // presenter mode (P): app/views/caption_strip.hpp
+  bool present = false;     // presenter mode (P): app/lecture/caption_strip.hpp
   bool all_steps = false;   // scripted, --lecture: a screenshot of every step (lecture_steps.cpp)
   std::string dialog;       // scripted: "open" or "save" shows that file dialog, as Ctrl+O / Ctrl+S
   std::string lecture;      // a lecture script (.tslecture) to present

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "app/shell/palette.hpp"
+#include "app/core/palette.hpp"
 
 namespace ts::app {
 

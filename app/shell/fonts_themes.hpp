@@ -2,7 +2,7 @@
 // light themes (Okabe-Ito accents), applied between frames when they change.
 #pragma once
 
-#include "app/shell/app_state.hpp"
+#include "app/core/app_state.hpp"
 
 namespace ts::app {
 

@@ -1,6 +1,6 @@
 #include "app/shell/layout.hpp"
 
-#include "app/views/caption_strip.hpp"
+#include "app/lecture/caption_strip.hpp"
 
 #include <imgui.h>
 #include <imgui_internal.h>  // MarkIniSettingsDirty
@@ -56,19 +56,126 @@ View* SlotLayout::front(const std::vector<std::unique_ptr<View>>& views, Slot sl
   return nullptr;
 }
 
-void SlotLayout::draw(AppState& s, const std::vector<std::unique_ptr<View>>& views, float top) {
-  const ImVec2 ds = ImGui::GetIO().DisplaySize;
-  const float W = ds.x, H = ds.y - top;
-  if (W < 320 || H < 200) {
-    ImGui::SetNextWindowPos(ImVec2(0, top));
-    ImGui::SetNextWindowSize(ImVec2(std::max(W, 1.0f), std::max(H, 1.0f)));
-    ImGui::Begin("##small", nullptr,
-                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoSavedSettings);
-    ImGui::TextWrapped("The window is too small to show the lesson. Make it larger.");
-    ImGui::End();
+// This frame's geometry: the window below `top` (W x H), the timeline's
+// height B, the side columns' widths L and R, and what is hidden.
+struct SlotLayout::Frame {
+  float top = 0, W = 0, H = 0;
+  float B = 0;            // the timeline strip's height (0: none)
+  float L = 0, R = 0;     // the side columns' widths (0 in grid focus)
+  float HL = 0;           // the left column's height
+  float BX = 0;           // the timeline's left edge
+  float left_split = 0;   // the lesson / verdict border, from the top
+  float right_split = 0;  // the right column's upper / lower border, from the top
+  bool presenter = false, focus = false, wide_center = false, caption_right = false;
+  bool races_front = false;  // Races or Banks in front: the right column's upper pane grows
+  SlotRect centre;           // less the caption strip where it sits there
+
+  SlotRect rect(Slot slot) const;
+  bool hides(Slot slot) const;  // not drawn this frame (focus, presenter, a wide centre)
+};
+
+namespace {
+
+// The window too small for any slot: one line saying so instead.
+void draw_too_small(float top, float W, float H) {
+  ImGui::SetNextWindowPos(ImVec2(0, top));
+  ImGui::SetNextWindowSize(ImVec2(std::max(W, 1.0f), std::max(H, 1.0f)));
+  ImGui::Begin("##small", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoSavedSettings);
+  ImGui::TextWrapped("The window is too small to show the lesson. Make it larger.");
+  ImGui::End();
+}
+
+void store_rect(float (&to)[4], const SlotRect& r) {
+  const float xywh[4] = {r.x, r.y, r.w, r.h};
+  std::copy(xywh, xywh + 4, to);
+}
+
+}  // namespace
+
+bool SlotLayout::wide_center_in_front(const std::vector<std::unique_ptr<View>>& views) const {
+  for (const auto& v : views)
+    if (v->slot() == Slot::Center && v->wide() && front_[int(Slot::Center)] == v->name())
+      return true;
+  return false;
+}
+
+// Grid focus (G) hides the side columns: the grid and the timeline get the
+// width. Until the user chooses (G), the app chooses: focus while the side
+// columns leave the grid's cells too small for values and focus does not.
+// Decided once per window size, font and trace, from a frame drawn with
+// the panels (the grid's header is measured there): while the window is
+// dragged larger or smaller the panels show, then the choice is made again.
+// A side panel asked for (--tab) stays in view.
+void SlotLayout::choose_grid_focus(AppState& s, const std::vector<std::unique_ptr<View>>& views,
+                                   const Frame& f, float Lp, float Rp) {
+  for (const auto& v : views)
+    if (s.select_tab == v->name() && v->slot() != Slot::Center && v->slot() != Slot::Bottom)
+      s.present.focus_auto = false;
+  if (f.presenter || !s.present.focus_auto || f.wide_center ||
+      front_[int(Slot::Center)] != "Grid") {
+    focus_measuring_ = false;
     return;
   }
+  const float key[4] = {f.W, f.H, ImGui::GetFontSize(), float(s.result.generation)};
+  if (std::equal(key, key + 4, focus_key_)) return;
+  if (!focus_measuring_ || s.present.focus_grid) {
+    s.present.focus_grid = false;  // measure the panels on this frame
+    focus_measuring_ = true;
+  } else if (View* grid = front(views, Slot::Center)) {
+    const float panels = grid->cell_size_if_grown(ImVec2(0, 0));
+    const float focus = grid->cell_size_if_grown(ImVec2(Lp + Rp, 0));
+    if (panels > 0) {
+      // A grid pane with no room for cells at all (a large font on a small
+      // window: the legend fills it) gets the focus whatever it measures.
+      const bool no_room = panels <= kNoRoomCell;
+      s.present.focus_grid =
+          no_room || (!values_readable(panels, ImGui::GetFontSize()) && focus > panels * 1.15f);
+      std::copy(key, key + 4, focus_key_);
+      focus_measuring_ = false;
+    }
+  }
+}
+
+// The caption strip (app/lecture/caption_strip.hpp), carved out of the centre:
+// beside the grid where its cells come out bigger that way, else below it.
+void SlotLayout::place_caption_strip(AppState& s, const std::vector<std::unique_ptr<View>>& views,
+                                     Frame& f) const {
+  SlotRect& centre = f.centre;
+  std::fill(std::begin(s.strip_rect), std::end(s.strip_rect), 0.0f);
+  if (f.caption_right) {
+    store_rect(s.strip_rect, {f.W - f.R, f.top, f.R, f.right_split});
+    s.strip_beside = true;
+    return;
+  }
+  if (!strip_wanted(s)) return;
+  const float beside_w = strip_width_beside(s, centre.w);
+  const float need_below = strip_height_for_width(s, centre.w, centre.h);
+  const float need_beside = strip_height_for_width(s, beside_w, centre.h);
+  const float below_h = std::round(std::min(need_below, centre.h * 0.45f));
+  const bool beside_ok = need_beside <= centre.h && centre.w - beside_w >= 240;
+  // The grid's cells either way, from last frame's room (0: not drawn yet).
+  float cells_beside = 0, cells_below = 0;
+  if (View* grid = front(views, Slot::Center); grid && s.center_rect[2] > 0) {
+    const float dw = centre.w - s.center_rect[2], dh = centre.h - s.center_rect[3];
+    cells_beside = grid->cell_size_if_grown(ImVec2(dw - beside_w, dh));
+    cells_below = grid->cell_size_if_grown(ImVec2(dw, dh - below_h));
+  }
+  const bool beside = beside_ok && (need_below > centre.h * 0.45f || cells_beside > cells_below ||
+                                    (cells_beside == 0 && centre.w > 1.6f * centre.h));
+  const SlotRect strip =
+      beside ? SlotRect{centre.x + centre.w - beside_w, centre.y, beside_w, centre.h}
+             : SlotRect{centre.x, centre.y + centre.h - below_h, centre.w, below_h};
+  (beside ? centre.w : centre.h) -= beside ? beside_w : below_h;
+  store_rect(s.strip_rect, strip);
+  s.strip_beside = beside;
+}
+
+SlotLayout::Frame SlotLayout::measure(AppState& s, const std::vector<std::unique_ptr<View>>& views,
+                                      float top, float W, float H) {
   Layout& lay = s.layout;
+  Frame f;
+  f.top = top, f.W = W, f.H = H;
   // The centre keeps at least a fifth of the width whatever the side columns ask.
   if (lay.left + lay.right > 0.8f) lay.right = 0.8f - lay.left;
   const ImGuiStyle& st = ImGui::GetStyle();
@@ -79,55 +186,20 @@ void SlotLayout::draw(AppState& s, const std::vector<std::unique_ptr<View>>& vie
   // controls wrap onto more rows and it grows, up to half the window.
   // Presenter mode (P): no timeline, no side columns, no tabs: the grid gets the
   // window, its text the caption strip; the keys drive the replay.
-  const bool presenter = s.present.presenter;
-  float B = std::round(H * lay.bottom);
-  if (presenter) {
-    B = 0;
+  f.presenter = s.present.presenter;
+  f.B = std::round(H * lay.bottom);
+  if (f.presenter) {
+    f.B = 0;
   } else if (View* v = front(views, Slot::Bottom)) {
-    if (v->preferred_height() > 0) B = std::min(B, std::ceil(v->preferred_height() + chrome));
-    B = std::min(std::max(B, std::ceil(v->min_height() + chrome)), std::round(H * 0.5f));
+    if (v->preferred_height() > 0) f.B = std::min(f.B, std::ceil(v->preferred_height() + chrome));
+    f.B = std::min(std::max(f.B, std::ceil(v->min_height() + chrome)), std::round(H * 0.5f));
   }
   // A wide view in front of the centre (Performance) takes the right column's place too.
-  bool wide_center = false;
-  for (const auto& v : views)
-    if (v->slot() == Slot::Center && v->wide() && front_[int(Slot::Center)] == v->name())
-      wide_center = true;
-  // Grid focus (G) hides the side columns: the grid and the timeline get the
-  // width. Until the user chooses (G), the app chooses: focus while the side
-  // columns leave the grid's cells too small for values and focus does not.
+  f.wide_center = wide_center_in_front(views);
   const float Lp = std::round(W * lay.left), Rp = std::round(W * lay.right);
-  // Decided once per window size, font and trace, from a frame drawn with
-  // the panels (the grid's header is measured there): while the window is
-  // dragged larger or smaller the panels show, then the choice is made again.
-  // A side panel asked for (--tab) stays in view.
-  for (const auto& v : views)
-    if (s.select_tab == v->name() && v->slot() != Slot::Center && v->slot() != Slot::Bottom)
-      s.present.focus_auto = false;
-  if (!presenter && s.present.focus_auto && !wide_center && front_[int(Slot::Center)] == "Grid") {
-    const float key[4] = {W, H, ImGui::GetFontSize(), float(s.result.generation)};
-    if (!std::equal(key, key + 4, focus_key_)) {
-      if (!focus_measuring_ || s.present.focus_grid) {
-        s.present.focus_grid = false;  // measure the panels on this frame
-        focus_measuring_ = true;
-      } else if (View* grid = front(views, Slot::Center)) {
-        const float panels = grid->cell_size_if_grown(ImVec2(0, 0));
-        const float focus = grid->cell_size_if_grown(ImVec2(Lp + Rp, 0));
-        if (panels > 0) {
-          // A grid pane with no room for cells at all (a large font on a small
-          // window: the legend fills it) gets the focus whatever it measures.
-          const bool no_room = panels <= kNoRoomCell;
-          s.present.focus_grid =
-              no_room || (!values_readable(panels, ImGui::GetFontSize()) && focus > panels * 1.15f);
-          std::copy(key, key + 4, focus_key_);
-          focus_measuring_ = false;
-        }
-      }
-    }
-  } else {
-    focus_measuring_ = false;
-  }
-  const bool focus = s.present.focus_grid || presenter;
-  const float L = focus ? 0 : Lp, R = focus ? 0 : Rp;
+  choose_grid_focus(s, views, f, Lp, Rp);
+  f.focus = s.present.focus_grid || f.presenter;
+  f.L = f.focus ? 0 : Lp, f.R = f.focus ? 0 : Rp;
   // The left column: the lesson gets the height its controls need (none
   // half-hidden), the verdict the rest. When both need less than the room above
   // the timeline, the timeline runs under them, across the whole width.
@@ -141,170 +213,155 @@ void SlotLayout::draw(AppState& s, const std::vector<std::unique_ptr<View>>& vie
   const float verdict_need =
       chrome + ImGui::GetFontSize() * 1.6f + 3 * ImGui::GetTextLineHeightWithSpacing();
   // A wide centre view (Performance) has no use for the timeline: it runs to the bottom.
-  if (wide_center) B = 0;
-  const bool bottom_full = !focus && lesson_need > 0 && lesson_need + verdict_need <= H - B;
-  const float HL = bottom_full ? H - B : H;  // the left column's height
-  const float BX = bottom_full ? 0 : L;      // the timeline's left edge
-  struct Rect {
-    float x, y, w, h;
-  };
+  if (f.wide_center) f.B = 0;
+  const bool bottom_full = !f.focus && lesson_need > 0 && lesson_need + verdict_need <= H - f.B;
+  f.HL = bottom_full ? H - f.B : H;
+  f.BX = bottom_full ? 0 : f.L;
   // The race list needs height, and its marks need the grid beside it: the
   // right column's upper pane grows while Races is in front (and Banks: its
   // lane x bank diagram needs the height as well).
-  const bool races_front =
-      front_[int(Slot::Right)] == "Races" || front_[int(Slot::Right)] == "Banks";
-  float& right_frac = races_front ? lay.right_top_races : lay.right_top;
-  const float left_split = std::round(std::clamp(
-      std::max(HL * lay.left_top, lesson_need), HL * 0.2f, std::max(HL * 0.2f, HL - verdict_need)));
+  f.races_front = front_[int(Slot::Right)] == "Races" || front_[int(Slot::Right)] == "Banks";
+  const float right_frac = f.races_front ? lay.right_top_races : lay.right_top;
+  f.left_split = std::round(std::clamp(std::max(f.HL * lay.left_top, lesson_need), f.HL * 0.2f,
+                                       std::max(f.HL * 0.2f, f.HL - verdict_need)));
   // With the side columns shown, a lecture's caption takes the narration's place
   // (the right column's upper pane, as high as the caption needs): the centre
   // of a 1280 x 720 window has no room to spare for it.
-  const bool caption_right = strip_wanted(s) && !focus && !wide_center && R > 0;
-  float right_split = std::round((H - B) * right_frac);
-  if (caption_right)
-    right_split = std::round(std::clamp(strip_height_for_width(s, R, H - B), right_split,
-                                        std::max(right_split, (H - B) * 0.8f)));
-  // The caption strip (app/views/caption_strip.hpp), carved out of the centre: beside
-  // the grid where its cells come out bigger that way, else below it.
-  Rect centre = {L, top, wide_center ? W - L : W - L - R, H - B};
-  std::fill(std::begin(s.strip_rect), std::end(s.strip_rect), 0.0f);
-  if (caption_right) {
-    const float r4[4] = {W - R, top, R, right_split};
-    std::copy(r4, r4 + 4, s.strip_rect);
-    s.strip_beside = true;
-  } else if (strip_wanted(s)) {
-    const float beside_w = strip_width_beside(s, centre.w);
-    const float need_below = strip_height_for_width(s, centre.w, centre.h);
-    const float need_beside = strip_height_for_width(s, beside_w, centre.h);
-    const float below_h = std::round(std::min(need_below, centre.h * 0.45f));
-    const bool beside_ok = need_beside <= centre.h && centre.w - beside_w >= 240;
-    // The grid's cells either way, from last frame's room (0: not drawn yet).
-    float cells_beside = 0, cells_below = 0;
-    if (View* grid = front(views, Slot::Center); grid && s.center_rect[2] > 0) {
-      const float dw = centre.w - s.center_rect[2], dh = centre.h - s.center_rect[3];
-      cells_beside = grid->cell_size_if_grown(ImVec2(dw - beside_w, dh));
-      cells_below = grid->cell_size_if_grown(ImVec2(dw, dh - below_h));
-    }
-    const bool beside = beside_ok && (need_below > centre.h * 0.45f || cells_beside > cells_below ||
-                                      (cells_beside == 0 && centre.w > 1.6f * centre.h));
-    const Rect strip = beside ? Rect{centre.x + centre.w - beside_w, centre.y, beside_w, centre.h}
-                              : Rect{centre.x, centre.y + centre.h - below_h, centre.w, below_h};
-    (beside ? centre.w : centre.h) -= beside ? beside_w : below_h;
-    const float r4[4] = {strip.x, strip.y, strip.w, strip.h};
-    std::copy(r4, r4 + 4, s.strip_rect);
-    s.strip_beside = beside;
+  f.caption_right = strip_wanted(s) && !f.focus && !f.wide_center && f.R > 0;
+  f.right_split = std::round((H - f.B) * right_frac);
+  if (f.caption_right)
+    f.right_split = std::round(std::clamp(strip_height_for_width(s, f.R, H - f.B), f.right_split,
+                                          std::max(f.right_split, (H - f.B) * 0.8f)));
+  f.centre = {f.L, top, f.wide_center ? W - f.L : W - f.L - f.R, H - f.B};
+  place_caption_strip(s, views, f);
+  return f;
+}
+
+SlotRect SlotLayout::Frame::rect(Slot slot) const {
+  switch (slot) {
+    case Slot::Left:
+      return {0, top, L, left_split};
+    case Slot::LeftLower:
+      return {0, top + left_split, L, HL - left_split};
+    case Slot::Center:
+      return centre;
+    case Slot::Right:
+      return {W - R, top, R, right_split};
+    case Slot::RightLower:
+      return {W - R, top + right_split, R, H - B - right_split};
+    case Slot::Bottom:
+      return {BX, top + H - B, W - BX, B};
   }
-  auto rect = [&](Slot slot) -> Rect {
-    switch (slot) {
-      case Slot::Left:
-        return {0, top, L, left_split};
-      case Slot::LeftLower:
-        return {0, top + left_split, L, HL - left_split};
-      case Slot::Center:
-        return centre;
-      case Slot::Right:
-        return {W - R, top, R, right_split};
-      case Slot::RightLower:
-        return {W - R, top + right_split, R, H - B - right_split};
-      case Slot::Bottom:
-        return {BX, top + H - B, W - BX, B};
-    }
-    return {0, 0, 0, 0};
-  };
+  return {0, 0, 0, 0};
+}
+
+bool SlotLayout::Frame::hides(Slot slot) const {
+  const bool side = slot == Slot::Left || slot == Slot::LeftLower || slot == Slot::Right ||
+                    slot == Slot::RightLower;
+  return (wide_center &&
+          (slot == Slot::Right || slot == Slot::RightLower || slot == Slot::Bottom)) ||
+         (focus && side) || (presenter && slot == Slot::Bottom) ||
+         (caption_right && slot == Slot::Right);
+}
+
+// The views [first, last) of one slot: a tab bar, or in presenter mode's centre
+// the view in front (or the one asked for) alone.
+void SlotLayout::draw_slot(AppState& s, const std::vector<std::unique_ptr<View>>& views,
+                           size_t first, size_t last, const SlotRect& r, bool presenter) {
+  const Slot slot = views[first]->slot();
+  if (slot == Slot::Center) store_rect(s.center_rect, r);
+  store_rect(s.slot_rects[int(slot)], r);
+  ImGui::SetNextWindowPos(ImVec2(r.x, r.y));
+  ImGui::SetNextWindowSize(ImVec2(std::max(r.w, 1.0f), std::max(r.h, 1.0f)));
+  char id[32];
+  std::snprintf(id, sizeof id, "##slot%d", int(slot));
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize |
                                  ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse |
                                  ImGuiWindowFlags_NoBringToFrontOnFocus |
                                  ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBackground;
-  for (size_t i = 0; i < views.size();) {
-    const Slot slot = views[i]->slot();
-    size_t j = i;
-    while (j < views.size() && views[j]->slot() == slot)
-      ++j;
-    const bool side = slot == Slot::Left || slot == Slot::LeftLower || slot == Slot::Right ||
-                      slot == Slot::RightLower;
-    if ((wide_center &&
-         (slot == Slot::Right || slot == Slot::RightLower || slot == Slot::Bottom)) ||
-        (focus && side) || (presenter && slot == Slot::Bottom) ||
-        (caption_right && slot == Slot::Right)) {
-      i = j;
-      continue;
-    }
-    const Rect r = rect(slot);
-    if (slot == Slot::Center) {
-      const float c[4] = {r.x, r.y, r.w, r.h};
-      std::copy(c, c + 4, s.center_rect);
-    }
-    const float xywh[4] = {r.x, r.y, r.w, r.h};
-    std::copy(xywh, xywh + 4, s.slot_rects[int(slot)]);
-    ImGui::SetNextWindowPos(ImVec2(r.x, r.y));
-    ImGui::SetNextWindowSize(ImVec2(std::max(r.w, 1.0f), std::max(r.h, 1.0f)));
-    char id[32];
-    std::snprintf(id, sizeof id, "##slot%d", int(slot));
-    const bool open = ImGui::Begin(id, nullptr, flags);
-    if (open && presenter && slot == Slot::Center) {
-      // No tab bar: the view in front (or the one asked for) alone.
-      size_t k = i;
-      for (size_t m = i; m < j; ++m)
-        if (views[m]->name() == (s.select_tab.empty() ? front_[int(slot)] : s.select_tab)) k = m;
-      if (s.select_tab == views[k]->name()) s.select_tab.clear();
-      front_[int(slot)] = views[k]->name();
-      ImGui::BeginChild(views[k]->name(), ImVec2(0, 0), false);
-      views[k]->draw(s);
-      ImGui::EndChild();
-    } else if (open) {
-      if (ImGui::BeginTabBar(id)) {
-        for (size_t k = i; k < j; ++k) {
-          const bool pick = !s.select_tab.empty() && s.select_tab == views[k]->name();
-          if (pick) s.select_tab.clear();
-          if (ImGui::BeginTabItem(views[k]->name(), nullptr,
-                                  pick ? ImGuiTabItemFlags_SetSelected : 0)) {
-            front_[int(slot)] = views[k]->name();
-            ImGui::BeginChild(views[k]->name(), ImVec2(0, 0), false);
-            views[k]->draw(s);
-            ImGui::EndChild();
-            ImGui::EndTabItem();
-          }
-        }
-        ImGui::EndTabBar();
+  const bool open = ImGui::Begin(id, nullptr, flags);
+  if (open && presenter && slot == Slot::Center) {
+    size_t k = first;
+    for (size_t m = first; m < last; ++m)
+      if (views[m]->name() == (s.select_tab.empty() ? front_[int(slot)] : s.select_tab)) k = m;
+    if (s.select_tab == views[k]->name()) s.select_tab.clear();
+    front_[int(slot)] = views[k]->name();
+    ImGui::BeginChild(views[k]->name(), ImVec2(0, 0), false);
+    views[k]->draw(s);
+    ImGui::EndChild();
+  } else if (open && ImGui::BeginTabBar(id)) {
+    for (size_t k = first; k < last; ++k) {
+      const bool pick = !s.select_tab.empty() && s.select_tab == views[k]->name();
+      if (pick) s.select_tab.clear();
+      if (ImGui::BeginTabItem(views[k]->name(), nullptr,
+                              pick ? ImGuiTabItemFlags_SetSelected : 0)) {
+        front_[int(slot)] = views[k]->name();
+        ImGui::BeginChild(views[k]->name(), ImVec2(0, 0), false);
+        views[k]->draw(s);
+        ImGui::EndChild();
+        ImGui::EndTabItem();
       }
     }
-    ImGui::End();
-    i = j;
+    ImGui::EndTabBar();
   }
+  ImGui::End();
+}
 
-  // The borders between slots drag the layout's fractions (after the slots, so on top).
+// The borders between slots drag the layout's fractions (after the slots, so on top).
+void SlotLayout::draw_splitters(Layout& lay, const Frame& f) {
   const float t = std::max(4.0f, std::round(ImGui::GetFontSize() * 0.3f));
   const Layout def;
+  const float top = f.top, W = f.W, H = f.H, B = f.B, L = f.L, R = f.R, HL = f.HL, BX = f.BX;
   // Grid focus has no side columns: only the bottom border (L is 0 there).
-  if (!focus)
+  if (!f.focus)
     splitter(
         "##split_left", ImVec2(L - t / 2, top), ImVec2(t, HL), true,
         [&](ImVec2 m) {
           lay.left = std::clamp(m.x / W, kMinSide, std::min(kMaxSide, 0.8f - lay.right));
         },
         [&] { lay.left = def.left; });
-  if (!wide_center && !focus)
+  if (!f.wide_center && !f.focus)
     splitter(
         "##split_right", ImVec2(W - R - t / 2, top), ImVec2(t, H - B), true,
         [&](ImVec2 m) {
           lay.right = std::clamp((W - m.x) / W, kMinSide, std::min(kMaxSide, 0.8f - lay.left));
         },
         [&] { lay.right = def.right; });
-  if (!wide_center && !presenter)
+  if (!f.wide_center && !f.presenter)
     splitter(
         "##split_bottom", ImVec2(BX, top + H - B - t / 2), ImVec2(W - BX, t), false,
         [&](ImVec2 m) { lay.bottom = std::clamp((top + H - m.y) / H, 0.12f, 0.5f); },
         [&] { lay.bottom = def.bottom; });
-  if (focus) return;
+  if (f.focus) return;
   splitter(
-      "##split_left_top", ImVec2(0, top + left_split - t / 2), ImVec2(L, t), false,
+      "##split_left_top", ImVec2(0, top + f.left_split - t / 2), ImVec2(L, t), false,
       [&](ImVec2 m) { lay.left_top = std::clamp((m.y - top) / HL, 0.2f, 0.9f); },
       [&] { lay.left_top = def.left_top; });
-  if (!wide_center)
+  float& right_frac = f.races_front ? lay.right_top_races : lay.right_top;
+  if (!f.wide_center)
     splitter(
-        "##split_right_top", ImVec2(W - R, top + right_split - t / 2), ImVec2(R, t), false,
+        "##split_right_top", ImVec2(W - R, top + f.right_split - t / 2), ImVec2(R, t), false,
         [&](ImVec2 m) { right_frac = std::clamp((m.y - top) / (H - B), 0.15f, 0.9f); },
-        [&] { right_frac = races_front ? def.right_top_races : def.right_top; });
+        [&] { right_frac = f.races_front ? def.right_top_races : def.right_top; });
+}
+
+void SlotLayout::draw(AppState& s, const std::vector<std::unique_ptr<View>>& views, float top) {
+  const ImVec2 ds = ImGui::GetIO().DisplaySize;
+  const float W = ds.x, H = ds.y - top;
+  if (W < 320 || H < 200) {
+    draw_too_small(top, W, H);
+    return;
+  }
+  const Frame f = measure(s, views, top, W, H);
+  for (size_t i = 0; i < views.size();) {  // the views of one slot lie side by side
+    size_t j = i;
+    while (j < views.size() && views[j]->slot() == views[i]->slot())
+      ++j;
+    if (!f.hides(views[i]->slot()))
+      draw_slot(s, views, i, j, f.rect(views[i]->slot()), f.presenter);
+    i = j;
+  }
+  draw_splitters(s.layout, f);
 }
 
 }  // namespace ts::app

@@ -7,12 +7,16 @@
 #include <string>
 #include <vector>
 
-#include "app/shell/app_state.hpp"
-#include "app/shell/view.hpp"
+#include "app/core/app_state.hpp"
+#include "app/core/view.hpp"
 
 namespace ts::app {
 
 inline constexpr float kMinSide = 0.12f, kMaxSide = 0.5f;  // a side column's share of the width
+
+struct SlotRect {
+  float x, y, w, h;
+};
 
 class SlotLayout {
  public:
@@ -24,7 +28,17 @@ class SlotLayout {
   bool measuring() const { return focus_measuring_; }
 
  private:
-  View* front(const std::vector<std::unique_ptr<View>>& views, Slot slot) const;
+  struct Frame;  // this frame's geometry (layout.cpp)
+  using Views = std::vector<std::unique_ptr<View>>;
+
+  View* front(const Views& views, Slot slot) const;
+  bool wide_center_in_front(const Views& views) const;
+  Frame measure(AppState& s, const Views& views, float top, float W, float H);
+  void choose_grid_focus(AppState& s, const Views& views, const Frame& f, float Lp, float Rp);
+  void place_caption_strip(AppState& s, const Views& views, Frame& f) const;
+  void draw_slot(AppState& s, const Views& views, size_t first, size_t last, const SlotRect& r,
+                 bool presenter);
+  static void draw_splitters(Layout& lay, const Frame& f);
 
   std::string front_[6];  // per slot: the tab in front last frame
   // Grid focus chosen by the app: for which window width, height, font size and

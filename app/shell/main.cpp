@@ -16,6 +16,7 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -40,17 +41,25 @@ void on_glfw_error(int code, const char* what) {
   std::fprintf(stderr, "tilescope: GLFW error %d: %s\n", code, what);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  ts::app::Options opt;
+// The command line's words that are not options of ts::app::Options itself.
+struct CommandLine {
   CLI::App cli{"TileScope: CUDA shared memory, made visible"};
   std::string size = "1600x900";
-  std::string position;
-  cli.add_option("trace", opt.trace_file, "a .tstrace file to replay (recorded anywhere)");
   // The lesson options are the command line's own (engine/lesson_options.hpp):
   // the same names, ranges, checks and messages.
   ts::LessonOptions lesson;
+  std::string quiz_seed;
+  CLI::Option* quiz = nullptr;
+  std::string compare;
+  CLI::Option* compare_opt = nullptr;
+};
+
+// Every option of the window, as --help lists them.
+void add_window_options(CommandLine& line, ts::app::Options& opt) {
+  CLI::App& cli = line.cli;
+  std::string& size = line.size;
+  cli.add_option("trace", opt.trace_file, "a .tstrace file to replay (recorded anywhere)");
+  ts::LessonOptions& lesson = line.lesson;
   lesson.default_variant = ts::default_variant().id;
   // The window's simulator lets the odd warps fall behind by default, so that
   // unticking a barrier shows the race at once (the CLI keeps lockstep).
@@ -113,11 +122,10 @@ int main(int argc, char** argv) {
            "up",         "down",       "left",        "right", "1",     "2",     "3",
            "4",          "5",          "6",           "7",     "8",     "9",     "shift+up",
            "shift+down", "shift+left", "shift+right", "p",     "plus",  "minus", "0"}));
-  std::string quiz_seed;
-  CLI::Option* quiz = cli.add_option("--quiz", quiz_seed,
-                                     "start a quiz on the run (SEED: which questions; 1 when "
-                                     "left out); Q in the window")
-                          ->expected(0, 1);
+  line.quiz = cli.add_option("--quiz", line.quiz_seed,
+                             "start a quiz on the run (SEED: which questions; 1 when "
+                             "left out); Q in the window")
+                  ->expected(0, 1);
   cli.add_option("--quiz-answer", opt.quiz_answer,
                  "scripted: answer the quiz's first question: truth, truth-1, truth+1, none, "
                  "cells 3,17,20, rectangles rect:ARRAY:r0,c0-r1,c1 (joined by ;) or choice:N "
@@ -142,12 +150,65 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"grid", "grid+timeline", "window"}));
   cli.add_option("--title", opt.record_title,
                  "a title line above what --record (and --screenshot) draws");
-  std::string compare;
-  auto* compare_opt = cli.add_option(
-      "--compare", compare,
+  line.compare_opt = cli.add_option(
+      "--compare", line.compare,
       "show a second run beside this one, on one scrubber aligned by barrier phase: the lesson "
       "options that differ for it, e.g. \"--barriers 1\", \"--lesson matmul.naive_grid\", "
       "\"--layout padded\" (View > Compare with... in the window)");
+}
+
+// --lecture and --step, refused here with the step and field, before any window.
+bool check_lecture(const ts::app::Options& opt) {
+  if (opt.lecture.empty()) return true;
+  std::string err;
+  const auto lecture = ts::load_lecture(opt.lecture, &err);
+  if (!lecture) {
+    std::fprintf(stderr, "tilescope: error: --lecture %s\n", err.c_str());
+    return false;
+  }
+  if (opt.lecture_step < 1 || size_t(opt.lecture_step) > lecture->steps.size()) {
+    std::fprintf(stderr, "tilescope: error: --step %d: %s has %zu steps; give 1 to %zu\n",
+                 opt.lecture_step, opt.lecture.c_str(), lecture->steps.size(),
+                 lecture->steps.size());
+    return false;
+  }
+  return true;
+}
+
+// The files it will write, checked before any window as tilescope-cli's -o:
+// never an input, never a file there without --force, never twice.
+bool check_output_files(const ts::app::Options& opt) {
+  ts::OutputOptions out;
+  out.force = opt.force;
+  for (const std::string* in : {&opt.trace_file, &opt.perf_report, &opt.lecture})
+    if (!in->empty()) out.inputs.push_back(*in);
+  std::vector<std::pair<const char*, std::string>> files;
+  if (!opt.screenshot.empty()) files.push_back({"--screenshot", opt.screenshot});
+  if (!opt.cells_json.empty()) files.push_back({"--cells-json", opt.cells_json});
+  ts::app::ExportFormat format;
+  if (!opt.record.empty())  // a PNG sequence: its first frame (the others once counted)
+    files.push_back({"--record", ts::app::export_format_for(opt.record, &format) &&
+                                         format == ts::app::ExportFormat::PngSequence
+                                     ? opt.record.substr(0, opt.record.size() - 4) + "_0000.png"
+                                     : opt.record});
+  for (size_t i = 0; i < files.size(); ++i) {
+    std::optional<std::string> e = ts::check_output(files[i].second, out);
+    for (size_t j = 0; j < i && !e; ++j)
+      if (ts::same_file(files[i].second, files[j].second))
+        e = files[i].second + " is also " + files[j].first + "'s file; give each its own";
+    if (e) {
+      std::fprintf(stderr, "tilescope: error: %s: %s\n", files[i].first, e->c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+// The options checked as tilescope-cli checks its own, before any window:
+// an exit code (0 for --help, 2 for a usage error) where the window must not open.
+std::optional<int> parse_window_options(int argc, char** argv, CommandLine& line,
+                                        ts::app::Options& opt) {
+  CLI::App& cli = line.cli;
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -157,16 +218,17 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tilescope: error: %s\nRun with --help for more information.\n", e.what());
     return 2;
   }
-  if (quiz->count() > 0) {
+  if (line.quiz->count() > 0) {
     try {
-      opt.quiz_seed = quiz_seed.empty() ? 1 : int64_t(std::stoull(quiz_seed));
+      opt.quiz_seed = line.quiz_seed.empty() ? 1 : int64_t(std::stoull(line.quiz_seed));
     } catch (const std::exception&) {
       std::fprintf(stderr, "tilescope: error: --quiz '%s': give a seed (a number)\n",
-                   quiz_seed.c_str());
+                   line.quiz_seed.c_str());
       return 2;
     }
   }
   std::vector<std::string> notes;
+  const ts::LessonOptions& lesson = line.lesson;
   const auto lesson_error = lesson.to_request(opt.request, &notes);
   for (const auto& n : notes)
     std::fprintf(stderr, "tilescope: note: %s\n", n.c_str());
@@ -174,11 +236,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tilescope: error: %s\n", lesson_error->c_str());
     return 2;
   }
-  if (compare_opt->count()) {  // B: A's options with these on top, checked as A's are
+  if (line.compare_opt->count()) {  // B: A's options with these on top, checked as A's are
     ts::RunRequest b;
     std::vector<std::string> b_notes;
-    if (auto err = ts::app::compare_request_from_args(compare, lesson, opt.request, opt.layout, &b,
-                                                      &b_notes)) {
+    if (auto err = ts::app::compare_request_from_args(line.compare, lesson, opt.request, opt.layout,
+                                                      &b, &b_notes)) {
       std::fprintf(stderr, "tilescope: error: %s\n", err->c_str());
       if (opt.scripted()) return 2;
       opt.compare_error = "Not compared: " + *err;  // the window says it and runs the lesson
@@ -191,21 +253,8 @@ int main(int argc, char** argv) {
                  "tilescope: note: %s is replayed with its own lesson and settings; the lesson "
                  "options are for new runs from the window\n",
                  opt.trace_file.c_str());
-  if (!opt.lecture.empty()) {  // refused here, with the step and field, before any window
-    std::string err;
-    const auto lecture = ts::load_lecture(opt.lecture, &err);
-    if (!lecture) {
-      std::fprintf(stderr, "tilescope: error: --lecture %s\n", err.c_str());
-      return 2;
-    }
-    if (opt.lecture_step < 1 || size_t(opt.lecture_step) > lecture->steps.size()) {
-      std::fprintf(stderr, "tilescope: error: --step %d: %s has %zu steps; give 1 to %zu\n",
-                   opt.lecture_step, opt.lecture.c_str(), lecture->steps.size(),
-                   lecture->steps.size());
-      return 2;
-    }
-  }
-  if (auto e = ts::app::parse_window_size(size, &opt.width, &opt.height)) {
+  if (!check_lecture(opt)) return 2;
+  if (auto e = ts::app::parse_window_size(line.size, &opt.width, &opt.height)) {
     std::fprintf(stderr, "tilescope: error: %s\n", e->c_str());
     return 2;
   }
@@ -216,40 +265,19 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tilescope: error: %s\n", e->c_str());
     return 2;
   }
-  // The files it will write, checked before any window as tilescope-cli's -o:
-  // never an input, never a file there without --force, never twice (exit 2).
-  {
-    ts::OutputOptions out;
-    out.force = opt.force;
-    for (const std::string* in : {&opt.trace_file, &opt.perf_report, &opt.lecture})
-      if (!in->empty()) out.inputs.push_back(*in);
-    std::vector<std::pair<const char*, std::string>> files;
-    if (!opt.screenshot.empty()) files.push_back({"--screenshot", opt.screenshot});
-    if (!opt.cells_json.empty()) files.push_back({"--cells-json", opt.cells_json});
-    ts::app::ExportFormat format;
-    if (!opt.record.empty())  // a PNG sequence: its first frame (the others once counted)
-      files.push_back({"--record", ts::app::export_format_for(opt.record, &format) &&
-                                           format == ts::app::ExportFormat::PngSequence
-                                       ? opt.record.substr(0, opt.record.size() - 4) + "_0000.png"
-                                       : opt.record});
-    for (size_t i = 0; i < files.size(); ++i) {
-      std::optional<std::string> e = ts::check_output(files[i].second, out);
-      for (size_t j = 0; j < i && !e; ++j)
-        if (ts::same_file(files[i].second, files[j].second))
-          e = files[i].second + " is also " + files[j].first + "'s file; give each its own";
-      if (e) {
-        std::fprintf(stderr, "tilescope: error: %s: %s\n", files[i].first, e->c_str());
-        return 2;
-      }
-    }
-  }
+  if (!check_output_files(opt)) return 2;
+  return std::nullopt;
+}
 
+// Creates the OpenGL 3.3 core window and loads its functions; null (said on
+// stderr) where there is no display or no such context.
+GLFWwindow* open_window(const ts::app::Options& opt) {
   glfwSetErrorCallback(on_glfw_error);
   if (!glfwInit()) {
     std::fprintf(stderr,
                  "tilescope: cannot open a window (no display?). The command line, tilescope-cli, "
                  "runs the lessons without one.\n");
-    return 1;
+    return nullptr;
   }
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
@@ -261,16 +289,19 @@ int main(int argc, char** argv) {
   if (!window) {
     std::fprintf(stderr, "tilescope: cannot create an OpenGL 3.3 core window\n");
     glfwTerminate();
-    return 1;
+    return nullptr;
   }
   glfwMakeContextCurrent(window);
   if (!gladLoadGL(glfwGetProcAddress)) {
     std::fprintf(stderr, "tilescope: cannot load OpenGL 3.3 functions\n");
-    return 1;
+    return nullptr;
   }
   // Scripted runs draw as fast as they can; interactive ones follow the display.
   glfwSwapInterval(opt.scripted() ? 0 : 1);
+  return window;
+}
 
+void start_imgui(GLFWwindow* window) {
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
@@ -280,107 +311,144 @@ int main(int argc, char** argv) {
   io.ConfigFlags &= ~ImGuiConfigFlags_NavEnableKeyboard;  // arrows drive the replay, not focus
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
+}
 
-  int rc = 0;
-  {
-    ts::app::App app(window, opt);
-    g_app_for_drop = &app;
-    glfwSetDropCallback(window, on_drop);
-
-    if (opt.scripted()) {
-      std::string err;
-      if (!app.prepare_scripted(&err)) {
-        std::fprintf(stderr, "tilescope: %s\n", err.c_str());
-        rc = app.state().option_error.empty() ? 1 : 2;  // an option out of the run's range
-      } else {
-        // Frames until the panels' background work (the race analysis) is in,
-        // then a few more so that fonts, layout and auto-sized items settle.
-        const auto settle_from = std::chrono::steady_clock::now();
-        do {
-          glfwPollEvents();
-          app.frame();
-          glfwSwapBuffers(window);
-          if (app.state().busy) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        } while (app.state().busy &&
-                 std::chrono::steady_clock::now() - settle_from < std::chrono::seconds(60));
-        for (int i = 0; i < 4; ++i) {
-          glfwPollEvents();
-          app.frame();
-          if (i < 3) glfwSwapBuffers(window);
-        }
-        app.press_keys();
-        if (!app.state().option_error.empty()) {  // --hazard, --quiz-answer beyond the run's
-          std::fprintf(stderr, "tilescope: error: %s\n", app.state().option_error.c_str());
-          rc = 2;
-        } else if (!opt.screenshot.empty() && opt.all_steps) {
-          if (!app.screenshot_lecture_steps(&err)) {
-            std::fprintf(stderr, "tilescope: %s\n", err.c_str());
-            rc = 1;
-          }
-        } else if (!opt.screenshot.empty()) {
-          if (!app.write_screenshot(opt.screenshot, opt.cells_json, &err)) {
-            std::fprintf(stderr, "tilescope: %s\n", err.c_str());
-            rc = 1;
-          } else {
-            std::printf("wrote %s\n", opt.screenshot.c_str());
-          }
-        }
-        if (app.state().quiz.active())  // what a test of keyboard-only answering checks
-          std::printf("quiz: %s\n", app.state().quiz.score_line().c_str());
-        glfwSwapBuffers(window);
-        if (!opt.record.empty() && rc == 0 && !app.record_scripted(&err)) {
-          std::fprintf(stderr, "tilescope: %s\n", err.c_str());
-          rc = app.state().option_error.empty() ? 1 : 2;  // refused (an input, no --force): 2
-        }
-        if (opt.frames > 0) {
-          // Frames per second while the replay plays (the cells change every frame).
-          auto& s = app.state();
-          s.request_position(0);
-          s.replay_ui.playing = true;
-          s.replay_ui.speed = std::max(1000.0, double(s.replay->size()) / 5.0);
-          const auto t0 = std::chrono::steady_clock::now();
-          for (int i = 0; i < opt.frames; ++i) {
-            glfwPollEvents();
-            if (!s.replay_ui.playing) s.replay_ui.playing = true, s.request_position(0);
-            app.frame();
-            glfwSwapBuffers(window);
-          }
-          glFinish();
-          const double sec =
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-          std::printf("%d frames at %dx%d in %.2f s: %.1f frames per second (%s)\n", opt.frames,
-                      opt.width, opt.height, sec, opt.frames / sec,
-                      reinterpret_cast<const char*>(glGetString(GL_RENDERER)));
-        }
-      }
-      if (!opt.exit_after && rc == 0) {
-        while (!glfwWindowShouldClose(window) && app.frame()) {
-          glfwSwapBuffers(window);
-          glfwWaitEventsTimeout(app.needs_continuous_redraw() ? 0.0 : 1.0);
-        }
-      }
-    } else {
-      // Idle when nothing moves: wait for input; redraw continuously only while
-      // playing or while a run is in flight.
-      int settle = 2;
-      while (!glfwWindowShouldClose(window)) {
-        if (app.needs_continuous_redraw() || settle > 0) {
-          if (!app.export_frame_next()) glfwPollEvents();
-          --settle;
-        } else {
-          glfwWaitEventsTimeout(1.0);
-          settle = 2;  // ImGui needs a frame or two after an input to settle
-        }
-        if (!app.frame()) break;
-        if (app.frame_for_screen()) glfwSwapBuffers(window);
-      }
-    }
-    g_app_for_drop = nullptr;
-  }
+void close_window(GLFWwindow* window) {
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();
   ImGui::DestroyContext();
   glfwDestroyWindow(window);
   glfwTerminate();
+}
+
+// Frames until the panels' background work (the race analysis) is in, then a
+// few more so that fonts, layout and auto-sized items settle.
+void settle_frames(ts::app::App& app, GLFWwindow* window) {
+  const auto settle_from = std::chrono::steady_clock::now();
+  do {
+    glfwPollEvents();
+    app.frame();
+    glfwSwapBuffers(window);
+    if (app.state().busy) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  } while (app.state().busy &&
+           std::chrono::steady_clock::now() - settle_from < std::chrono::seconds(60));
+  for (int i = 0; i < 4; ++i) {
+    glfwPollEvents();
+    app.frame();
+    if (i < 3) glfwSwapBuffers(window);
+  }
+}
+
+// --screenshot (one, or one per lecture step): the exit code.
+int write_screenshots(ts::app::App& app, const ts::app::Options& opt) {
+  std::string err;
+  if (!app.state().option_error.empty()) {  // --hazard, --quiz-answer beyond the run's
+    std::fprintf(stderr, "tilescope: error: %s\n", app.state().option_error.c_str());
+    return 2;
+  }
+  if (!opt.screenshot.empty() && opt.all_steps) {
+    if (!app.screenshot_lecture_steps(&err)) {
+      std::fprintf(stderr, "tilescope: %s\n", err.c_str());
+      return 1;
+    }
+  } else if (!opt.screenshot.empty()) {
+    if (!app.write_screenshot(opt.screenshot, opt.cells_json, &err)) {
+      std::fprintf(stderr, "tilescope: %s\n", err.c_str());
+      return 1;
+    }
+    std::printf("wrote %s\n", opt.screenshot.c_str());
+  }
+  return 0;
+}
+
+// --frames: frames per second while the replay plays (the cells change every frame).
+void measure_frame_rate(ts::app::App& app, const ts::app::Options& opt, GLFWwindow* window) {
+  auto& s = app.state();
+  s.request_position(0);
+  s.replay_ui.playing = true;
+  s.replay_ui.speed = std::max(1000.0, double(s.replay->size()) / 5.0);
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < opt.frames; ++i) {
+    glfwPollEvents();
+    if (!s.replay_ui.playing) s.replay_ui.playing = true, s.request_position(0);
+    app.frame();
+    glfwSwapBuffers(window);
+  }
+  glFinish();
+  const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("%d frames at %dx%d in %.2f s: %.1f frames per second (%s)\n", opt.frames, opt.width,
+              opt.height, sec, opt.frames / sec,
+              reinterpret_cast<const char*>(glGetString(GL_RENDERER)));
+}
+
+// Scripted mode: the screenshots, --record and --frames, then (without --exit)
+// the window stays open. The exit code.
+int run_scripted(ts::app::App& app, const ts::app::Options& opt, GLFWwindow* window) {
+  std::string err;
+  int rc = 0;
+  if (!app.prepare_scripted(&err)) {
+    std::fprintf(stderr, "tilescope: %s\n", err.c_str());
+    rc = app.state().option_error.empty() ? 1 : 2;  // an option out of the run's range
+  } else {
+    settle_frames(app, window);
+    app.press_keys();
+    rc = write_screenshots(app, opt);
+    if (app.state().quiz.active())  // what a test of keyboard-only answering checks
+      std::printf("quiz: %s\n", app.state().quiz.score_line().c_str());
+    glfwSwapBuffers(window);
+    if (!opt.record.empty() && rc == 0 && !app.record_scripted(&err)) {
+      std::fprintf(stderr, "tilescope: %s\n", err.c_str());
+      rc = app.state().option_error.empty() ? 1 : 2;  // refused (an input, no --force): 2
+    }
+    if (opt.frames > 0) measure_frame_rate(app, opt, window);
+  }
+  if (!opt.exit_after && rc == 0) {
+    while (!glfwWindowShouldClose(window) && app.frame()) {
+      glfwSwapBuffers(window);
+      glfwWaitEventsTimeout(app.needs_continuous_redraw() ? 0.0 : 1.0);
+    }
+  }
+  return rc;
+}
+
+// Idle when nothing moves: wait for input; redraw continuously only while
+// playing or while a run is in flight.
+void run_interactive(ts::app::App& app, GLFWwindow* window) {
+  int settle = 2;
+  while (!glfwWindowShouldClose(window)) {
+    if (app.needs_continuous_redraw() || settle > 0) {
+      if (!app.export_frame_next()) glfwPollEvents();
+      --settle;
+    } else {
+      glfwWaitEventsTimeout(1.0);
+      settle = 2;  // ImGui needs a frame or two after an input to settle
+    }
+    if (!app.frame()) break;
+    if (app.frame_for_screen()) glfwSwapBuffers(window);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ts::app::Options opt;
+  CommandLine line;
+  add_window_options(line, opt);
+  if (const auto rc = parse_window_options(argc, argv, line, opt)) return *rc;
+  GLFWwindow* window = open_window(opt);
+  if (!window) return 1;
+  start_imgui(window);
+  int rc = 0;
+  {
+    ts::app::App app(window, opt);
+    g_app_for_drop = &app;
+    glfwSetDropCallback(window, on_drop);
+    if (opt.scripted())
+      rc = run_scripted(app, opt, window);
+    else
+      run_interactive(app, window);
+    g_app_for_drop = nullptr;
+  }
+  close_window(window);
   return rc;
 }

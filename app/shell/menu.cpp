@@ -11,7 +11,7 @@
 #include "app/grid/grid_memory_overlay.hpp"
 #include "app/grid/grid_zoom.hpp"
 #include "app/shell/fonts_themes.hpp"
-#include "app/shell/palette.hpp"
+#include "app/core/palette.hpp"
 
 namespace ts::app {
 

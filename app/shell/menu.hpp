@@ -2,7 +2,7 @@
 // banner under it that reports errors, warnings and news.
 #pragma once
 
-#include "app/shell/app_state.hpp"
+#include "app/core/app_state.hpp"
 
 namespace ts::app {
 

@@ -2,7 +2,7 @@
 // so that a window opens as it was left.
 #pragma once
 
-#include "app/shell/app_state.hpp"
+#include "app/core/app_state.hpp"
 
 namespace ts::app {
 

@@ -2,7 +2,7 @@
 // heatmap, grid focus, fullscreen, run, and moving through the replay.
 #pragma once
 
-#include "app/shell/app_state.hpp"
+#include "app/core/app_state.hpp"
 
 namespace ts::app {
 

@@ -7,7 +7,7 @@
 
 #include "app/grid/layout_toggle.hpp"
 #include "app/shell/fonts_themes.hpp"
-#include "app/shell/view.hpp"
+#include "app/core/view.hpp"
 #include "engine/catalogue.hpp"
 #include "io/lecture_file.hpp"
 

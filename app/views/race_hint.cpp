@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <string>
 
-#include "app/shell/view.hpp"
+#include "app/core/view.hpp"
 
 namespace ts::app {
 namespace {

@@ -3,7 +3,7 @@
 // so the explanation a student reads is the same in both places.
 #pragma once
 
-#include "app/shell/app_state.hpp"
+#include "app/core/app_state.hpp"
 
 namespace ts::app {
 

@@ -18,8 +18,8 @@
 
 #include "analysis/warp_access.hpp"
 #include "app/grid/grid_memory_overlay.hpp"
-#include "app/shell/palette.hpp"
-#include "app/shell/view.hpp"
+#include "app/core/palette.hpp"
+#include "app/core/view.hpp"
 #include "app/views/shuffle_diagram.hpp"
 
 namespace ts::app {

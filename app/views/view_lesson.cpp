@@ -7,8 +7,8 @@
 #include <cfloat>
 #include <string>
 
-#include "app/shell/palette.hpp"
-#include "app/shell/view.hpp"
+#include "app/core/palette.hpp"
+#include "app/core/view.hpp"
 
 namespace ts::app {
 
@@ -29,8 +29,29 @@ class LessonView final : public View {
   float content_h_ = 0;
 
   void draw_controls(AppState& s) {
+    const Variant* v = find_variant(s.request.variant);
+    draw_lesson_picker(s, v);
+    if (!v) {
+      ImGui::TextWrapped("Choose a lesson.");
+      return;
+    }
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("%s", v->summary);
+    ImGui::PopTextWrapPos();
+    draw_run_button(s);
+    ImGui::Separator();
+    const CudaStatus& gpu = cuda_status();
+    const bool use_gpu = s.request.backend != BackendChoice::Sim && gpu.usable;
+    const float w = ImGui::GetFontSize() * 7;
+    bool changed = draw_parameters(s, *v, use_gpu, w);
+    changed |= draw_barriers(s.request, *v);
+    changed |= draw_backend(s.request, use_gpu, w);
+    (void)changed;
+  }
+
+  // The lesson's combo, grouped by family.
+  static void draw_lesson_picker(AppState& s, const Variant* v) {
     RunRequest& req = s.request;
-    const Variant* v = find_variant(req.variant);
     ImGui::PushItemWidth(-1);
     // The title in the combo where it fits; in a narrow column (or a large
     // font) it is written out above it instead of clipped, and the list is as
@@ -71,13 +92,9 @@ class LessonView final : public View {
       ImGui::EndCombo();
     }
     ImGui::PopItemWidth();
-    if (!v) {
-      ImGui::TextWrapped("Choose a lesson.");
-      return;
-    }
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextDisabled("%s", v->summary);
-    ImGui::PopTextWrapPos();
+  }
+
+  static void draw_run_button(AppState& s) {
     // Run sits on top so that it is always in view; it is refused while the parameters are invalid.
     const bool can_run = s.param_error.empty() && !s.job.active();
     if (!can_run) ImGui::BeginDisabled();
@@ -87,15 +104,15 @@ class LessonView final : public View {
       s.run_requested = true;
     ImGui::PopStyleColor();
     if (!can_run) ImGui::EndDisabled();
-    ImGui::Separator();
+  }
 
-    // Parameters the variant reads, with their limits.
+  // Parameters the variant reads, with their limits; sets s.param_error.
+  static bool draw_parameters(AppState& s, const Variant& lesson, bool use_gpu, float w) {
+    const Variant* v = &lesson;
     const CudaStatus& gpu = cuda_status();
-    const bool use_gpu = req.backend != BackendChoice::Sim && gpu.usable;
     const DeviceLimits lim = use_gpu ? gpu.limits() : simulator_model().limits();
-    Params& p = req.params;
+    Params& p = s.request.params;
     bool changed = false;
-    const float w = ImGui::GetFontSize() * 7;
     // The lesson says what each of its parameters means; the name is the fallback.
     auto text_of = [&](const char* name) -> ParamText {
       for (const ParamText& t : v->param_text)
@@ -158,12 +175,16 @@ class LessonView final : public View {
       ImGui::TextColored(ImVec4(0.9f, 0.45f, 0.1f, 1), "Cannot run: %s", s.param_error.c_str());
       ImGui::PopTextWrapPos();
     }
+    return changed;
+  }
 
-    // One checkbox per barrier, named by its line.
-    if (!v->barriers.empty()) {
+  // One checkbox per barrier, named by its line.
+  static bool draw_barriers(RunRequest& req, const Variant& v) {
+    bool changed = false;
+    if (!v.barriers.empty()) {
       ImGui::Separator();
       ImGui::TextUnformatted("Barriers");
-      for (const BarrierInfo& b : v->barriers) {
+      for (const BarrierInfo& b : v.barriers) {
         BarrierSet kept(req.barrier_mask);
         bool on = kept.keeps(b.id);
         const std::string lbl = "barrier " + std::to_string(b.id) + " (" + barrier_call(b) +
@@ -182,8 +203,13 @@ class LessonView final : public View {
     } else {
       ImGui::TextDisabled("This kernel has no barriers.");
     }
+    return changed;
+  }
 
-    // Backend and, for the simulator, its schedule.
+  // Backend and, for the simulator, its schedule.
+  static bool draw_backend(RunRequest& req, bool use_gpu, float w) {
+    const CudaStatus& gpu = cuda_status();
+    bool changed = false;
     ImGui::Separator();
     int be = int(req.backend);
     ImGui::SetNextItemWidth(w * 1.4f);
@@ -211,7 +237,7 @@ class LessonView final : public View {
             "How the simulator interleaves warps. Warp skew lets odd warps fall\n"
             "behind: with a barrier removed, that is when the race bites.");
     }
-    (void)changed;
+    return changed;
   }
 };
 

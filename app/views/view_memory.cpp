@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "app/shell/view.hpp"
+#include "app/core/view.hpp"
 
 namespace ts::app {
 

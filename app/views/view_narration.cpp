@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "app/shell/view.hpp"
+#include "app/core/view.hpp"
 #include "engine/catalogue.hpp"
 
 namespace ts::app {

@@ -21,7 +21,7 @@
 #include "analysis/memory_estimate.hpp"
 #include "analysis/race_runs.hpp"
 #include "analysis/stale_reads.hpp"
-#include "app/shell/view.hpp"
+#include "app/core/view.hpp"
 #include "app/views/race_hint.hpp"
 
 namespace ts::app {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "app/shell/palette.hpp"
-#include "app/shell/view.hpp"
+#include "app/core/palette.hpp"
+#include "app/core/view.hpp"
 #include "io/input_file.hpp"
 
 namespace ts::app {

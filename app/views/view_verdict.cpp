@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "app/shell/palette.hpp"
-#include "app/shell/view.hpp"
+#include "app/core/palette.hpp"
+#include "app/core/view.hpp"
 #include "app/views/race_hint.hpp"
 
 namespace ts::app {

@@ -33,7 +33,7 @@ struct Screen {
     s.result.trace = trace;
     s.result.verdict = result.verdict;
     std::sort(s.result.verdict.wrong_cells.begin(), s.result.verdict.wrong_cells.end());
-    // As app/shell/jobs.cpp installs a run: with the stale reads the grid colours.
+    // As app/core/jobs.cpp installs a run: with the stale reads the grid colours.
     auto stale = std::make_shared<const StaleReadReport>(find_stale_reads(*trace, req.inputs, 512));
     s.replay = std::make_unique<Replay>(trace, std::move(stale));
     seek(0);

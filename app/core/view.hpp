@@ -2,7 +2,7 @@
 // and registers itself, so adding a panel needs no edit anywhere else:
 //
 //   // app/views/view_races.cpp
-//   #include "app/shell/view.hpp"
+//   #include "app/core/view.hpp"
 //   namespace ts::app {
 //   class RacesView final : public View {
 //    public:
@@ -21,7 +21,7 @@
 // bottom strip. Views that share a slot become tabs of it, sorted by order().
 // draw() is called inside the slot's window (or tab) every frame the view is
 // visible: it must not call ImGui::Begin/End for its own window. See
-// app/shell/app_state.hpp for reading the trace, moving the replay and marking cells.
+// app/core/app_state.hpp for reading the trace, moving the replay and marking cells.
 #pragma once
 
 #include <functional>
@@ -31,8 +31,8 @@
 
 #include <imgui.h>
 
-#include "app/replay/barrier_wait.hpp"
-#include "app/shell/app_state.hpp"
+#include "app/core/barrier_wait.hpp"
+#include "app/core/app_state.hpp"
 
 namespace ts::app {
 

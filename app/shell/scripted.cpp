@@ -21,9 +21,9 @@
 #include "app/lecture/lecture.hpp"
 #include "app/quiz/quiz_colours.hpp"
 #include "app/shell/app.hpp"
-#include "app/shell/jobs.hpp"
-#include "app/shell/outputs.hpp"
-#include "app/shell/palette.hpp"
+#include "app/core/jobs.hpp"
+#include "app/core/outputs.hpp"
+#include "app/core/palette.hpp"
 #include "app/shell/window_args.hpp"
 
 namespace ts::app {
@@ -294,7 +294,7 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
                       {"cell_h", a.cell_h * sy}});
   }
   j["arrays"] = arrays;
-  // Cell by cell, what the grid printed and hatched (app/grid/grid_facts.hpp), and its legend's
+  // Cell by cell, what the grid printed and hatched (app/core/grid_facts.hpp), and its legend's
   // lines.
   nlohmann::json cells = nlohmann::json::array();
   for (const DrawnCells& d : s.grid_facts.arrays)

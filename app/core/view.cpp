@@ -1,5 +1,5 @@
-// The registry of views (see app/shell/view.hpp).
-#include "app/shell/view.hpp"
+// The registry of views (see app/core/view.hpp).
+#include "app/core/view.hpp"
 
 #include <imgui.h>
 

@@ -8,8 +8,8 @@
 #include <memory>
 #include <vector>
 
-#include "app/shell/app_state.hpp"
-#include "app/shell/view.hpp"
+#include "app/core/app_state.hpp"
+#include "app/core/view.hpp"
 
 namespace ts::app {
 

@@ -1,5 +1,5 @@
-// Who waits at a barrier (app/replay/barrier_wait.hpp).
-#include "app/replay/barrier_wait.hpp"
+// Who waits at a barrier (app/core/barrier_wait.hpp).
+#include "app/core/barrier_wait.hpp"
 
 #include <algorithm>
 #include <cstdio>

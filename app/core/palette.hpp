@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "app/shell/app_state.hpp"
+#include "app/core/app_state.hpp"
 
 namespace ts::app {
 

@@ -2,7 +2,7 @@
 // lesson being edited, the run in flight, the current trace and its replay,
 // the selection, marks other panels put on the grid, and presentation.
 //
-// How a panel uses it (see app/shell/view.hpp for registering one):
+// How a panel uses it (see app/core/view.hpp for registering one):
 //
 //   Read the current trace and result:
 //     if (!s.has_trace()) { ImGui::TextDisabled("No trace yet"); return; }
@@ -43,9 +43,9 @@
 #include <vector>
 
 #include "analysis/replay.hpp"
-#include "app/grid/grid_facts.hpp"
-#include "app/grid/warp_index.hpp"
-#include "app/quiz/quiz.hpp"
+#include "app/core/grid_facts.hpp"
+#include "app/core/warp_index.hpp"
+#include "app/core/quiz_state.hpp"
 #include "engine/backend.hpp"
 #include "io/lecture_file.hpp"
 
@@ -59,7 +59,7 @@ struct JobOutput {
   RunResult result;  // trace moved out into `trace`
   std::shared_ptr<const Trace> trace;
   std::unique_ptr<Replay> replay;
-  std::shared_ptr<const WarpIndex> warp;  // its warp accesses (app/grid/warp_index.hpp)
+  std::shared_ptr<const WarpIndex> warp;  // its warp accesses (app/core/warp_index.hpp)
   std::string source;                     // "run" or the file's path
 };
 
@@ -155,7 +155,7 @@ struct Presentation {
   bool focus_auto = true;   // the app sets focus_grid itself while the panels leave the
                             // grid too small for values; G or --focus-grid ends that
   // Presenter mode (P, --present): the grid gets the window; captions, narration and the
-  // quiz's question take their own strip beside or below it (app/views/caption_strip.hpp).
+  // quiz's question take their own strip beside or below it (app/lecture/caption_strip.hpp).
   bool presenter = false;
   // The grid's zoom over fit-to-room (1: fit) and its pan in pixels (app/grid/grid_zoom.hpp):
   // the cell size follows the room and this, never the font.
@@ -235,7 +235,7 @@ struct AppState {
   Layout layout;
 
   std::vector<DrawnArray> drawn;  // filled by the grid each frame
-  GridFacts grid_facts;  // what its cells print and its legend says (app/grid/grid_facts.hpp)
+  GridFacts grid_facts;  // what its cells print and its legend says (app/core/grid_facts.hpp)
   // The timeline's warp lanes as drawn this frame (x, y, width, height; 0 wide
   // when they had no room): the screenshot test checks they stay in view.
   float lanes_rect[4] = {0, 0, 0, 0};
@@ -247,7 +247,7 @@ struct AppState {
   bool strip_beside = false;      // the strip is right of the grid (else below it)
   float strip_drawn[2] = {0, 0};  // its text's width and height as last drawn (the narration)
   LectureState lecture;
-  QuizState quiz;                    // app/quiz/quiz.hpp
+  QuizState quiz;                    // app/core/quiz_state.hpp, driven by app/quiz/quiz.hpp
   std::vector<PlotMark> plot_marks;  // filled by the performance panel each frame
   // The race hint as drawn this frame (Verdict, Races): its text, then its
   // buttons' labels; the scripted mode's cells JSON reports them.
@@ -257,7 +257,7 @@ struct AppState {
   bool run_requested = false;      // a panel asks for request to run
   std::string open_trace_request;  // a path to load, set by the file dialog or a drop
   std::string open_perf_report_request;  // a performance report (.json) for the Performance panel
-  // Files being read, never written over (app/shell/outputs.hpp): the command line's
+  // Files being read, never written over (app/core/outputs.hpp): the command line's
   // (trace, --perf-report, --lecture), the report the Performance panel shows.
   std::vector<std::string> fixed_inputs;
   std::string perf_report_source;

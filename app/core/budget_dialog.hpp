@@ -13,7 +13,7 @@
 #include <string>
 
 #include "analysis/memory_estimate.hpp"
-#include "app/shell/app_state.hpp"
+#include "app/core/app_state.hpp"
 
 namespace ts::app {
 

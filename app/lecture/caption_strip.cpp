@@ -1,4 +1,4 @@
-#include "app/views/caption_strip.hpp"
+#include "app/lecture/caption_strip.hpp"
 
 #include <imgui.h>
 

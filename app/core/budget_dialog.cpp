@@ -1,4 +1,4 @@
-#include "app/shell/budget_dialog.hpp"
+#include "app/core/budget_dialog.hpp"
 
 #include <imgui.h>
 

@@ -5,8 +5,8 @@
 #include <memory>
 #include <string>
 
-#include "app/shell/app_state.hpp"
-#include "app/shell/budget_dialog.hpp"
+#include "app/core/app_state.hpp"
+#include "app/core/budget_dialog.hpp"
 
 namespace ts::app {
 

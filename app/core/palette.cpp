@@ -1,4 +1,4 @@
-#include "app/shell/palette.hpp"
+#include "app/core/palette.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "app/grid/warp_index.hpp"
+#include "app/core/warp_index.hpp"
 
 #include <algorithm>
 #include <map>

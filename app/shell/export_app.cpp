@@ -10,7 +10,7 @@
 #include <cstdio>
 
 #include "app/shell/app.hpp"
-#include "app/shell/outputs.hpp"
+#include "app/core/outputs.hpp"
 
 namespace ts::app {
 

@@ -1,5 +1,5 @@
 // The trace's warp accesses (analysis/warp_access.hpp) as the window uses
-// them, built once per run by the background job (app/shell/jobs.cpp): which access
+// them, built once per run by the background job (app/core/jobs.cpp): which access
 // each event belongs to, the access the replay is at, and per element what the
 // accesses that touched it cost (bank conflicts, sectors per request) for the
 // grid's memory colours. The Banks view, the grid and the transport's access

@@ -1,4 +1,4 @@
-#include "app/shell/jobs.hpp"
+#include "app/core/jobs.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,5 +1,5 @@
 // The window's outputs: see outputs.hpp.
-#include "app/shell/outputs.hpp"
+#include "app/core/outputs.hpp"
 
 #include <imgui.h>
 
