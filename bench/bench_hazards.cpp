@@ -12,6 +12,9 @@
 
 #include "analysis/hazards.hpp"
 #include "engine/backend.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace picks = ts::picks;
 
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 64;
@@ -30,7 +33,7 @@ int main(int argc, char** argv) {
               tile, repeats);
   for (const Case& c : cases) {
     ts::RunRequest req;
-    req.variant = "matmul.tiled_square";
+    req.variant = picks::default_lesson().id;
     req.params.n = n;
     req.params.tile = tile;
     req.barrier_mask = c.mask;

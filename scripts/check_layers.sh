@@ -2,8 +2,12 @@
 # Keeps the layers apart (docs/architecture.md):
 #   model -> lessons -> engine -> analysis -> io -> cli, app
 # 1. No file includes a header of a layer above its own.
-# 2. Outside lessons/ (and tests, docs, assets), no source names a lesson id:
+# 2. Outside lessons/ (and docs, assets), no source names a lesson id:
 #    menus, the CLI and the panels iterate the registry.
+# 3. tests/ and bench/ name none either, not even inside a command line or an
+#    expected message (comments aside): they pick lessons by what they have
+#    (tests/lesson_picks.hpp), so adding, renaming or removing a lesson needs
+#    no test edit.
 # Prints every violation with file and line; exits 1 if there is one.
 #   scripts/check_layers.sh
 set -euo pipefail
@@ -46,6 +50,23 @@ for id in $ids; do
   done < <(grep -rnF "\"$id\"" model engine analysis io cli app --include='*.hpp' \
              --include='*.cpp' --include='*.cu' --include='*.cuh' || true)
 done
+
+# H1 rewrites these (the catalogue tests read the descriptors instead); the
+# lead removes the exception after merging.
+not_yet=(tests/test_hazards.cpp tests/test_sim_catalogue.cpp tests/test_reduction.cpp)
+id_pattern="(^|[^a-z0-9_.])($(sed 's/\./\\./g' <<<"$ids" | paste -sd '|'))([^a-z0-9_]|$)"
+while IFS= read -r hit; do
+  file=${hit%%:*}
+  rest=${hit#*:}
+  line=${rest%%:*}
+  code=${rest#*:}
+  code=${code%%//*}  # a comment may mention a lesson
+  [[ " ${not_yet[*]} " == *" $file "* ]] && continue
+  [[ $code =~ $id_pattern ]] || continue
+  echo "$file:$line: names the lesson ${BASH_REMATCH[2]} (pick it by property: tests/lesson_picks.hpp)"
+  bad=1
+done < <(grep -rnE "$id_pattern" tests bench --include='*.hpp' --include='*.cpp' --include='*.cu' \
+           --include='*.cuh' || true)
 
 if [ "$bad" -ne 0 ]; then
   echo "check_layers: FAILED"

@@ -14,6 +14,7 @@
 #include "io/trace_file.hpp"
 #include "test_trace_fixtures.hpp"
 #include "tests/cli_process.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
@@ -82,13 +83,14 @@ TEST(Cli, UnknownVariantIsAUsageErrorThatListsTheValidIds) {
   const Result r = cli("run matmul.nope");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("unknown variant 'matmul.nope'"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("matmul.tiled_square"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("stencil.shared"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(picks::default_lesson().id), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(picks::halo_lesson(picks::Halo::StaticShared).id), std::string::npos)
+      << r.out;
 }
 
 TEST(Cli, UnknownBarrierSaysWhichExist) {
   REQUIRE_CLI();
-  const Variant* v = find_variant("matmul.tiled_square");
+  const Variant* v = &picks::default_lesson();
   ASSERT_NE(v, nullptr);
   Result r = cli("run matmul.tiled_square --no-barrier 3");
   EXPECT_EQ(r.code, 2);
@@ -136,7 +138,7 @@ TEST(Cli, InspectSummarisesATraceFile) {
   const std::string path = written_fixture("inspect.tstrace");
   const Result r = cli("inspect '" + path + "'");
   EXPECT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("matmul.tiled_square"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(picks::default_lesson().id), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("verdict:  correct"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("global loads per element of A (4 x 4): min 2, max 2"), std::string::npos)
       << r.out;

@@ -14,6 +14,7 @@
 #include "analysis/warp_access.hpp"
 #include "engine/backend.hpp"
 #include "engine/catalogue.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
@@ -26,10 +27,10 @@ struct Config {
 };
 constexpr int kBK = 8;
 const Config kSmall[] = {
-    {"sgemm.double_buffer", 32, 32, 32, 4, 4},
-    {"sgemm.double_buffer", 64, 64, 64, 8, 8},
-    {"sgemm.hopper", 32, 32, 64, 4, 8},
-    {"sgemm.hopper", 64, 64, 64, 8, 8},
+    {picks::ladder_step(9).id, 32, 32, 32, 4, 4},
+    {picks::ladder_step(9).id, 64, 64, 64, 8, 8},
+    {picks::ladder_step(10).id, 32, 32, 64, 4, 8},
+    {picks::ladder_step(10).id, 64, 64, 64, 8, 8},
 };
 
 std::string what(const Config& c, int n) {
@@ -166,8 +167,8 @@ TEST(SgemmStepsC, WithoutTheLoopBarrierTheStagesRace) {
 }
 
 TEST(SgemmStepsC, SizesThatAreNotWholeTilesAreRefused) {
-  const Variant& db = *find_variant("sgemm.double_buffer");
-  const Variant& hop = *find_variant("sgemm.hopper");
+  const Variant& db = picks::ladder_step(9);
+  const Variant& hop = picks::ladder_step(10);
   auto refused = [](const Variant& v, int n, int tile) {
     const auto e = validate(v, Params{.n = n, .tile = tile}, DeviceLimits{});
     return e ? *e : std::string();
@@ -230,7 +231,7 @@ TEST(SgemmStepsC, TunedConfigsAreRightAndConflictFreeOnTheSimulator) {
   // threads) at n = 128, and the tuned 128 x 256 x 8 (256 threads, thread 8 x
   // 16 in interleaved float4 groups) at n = 256: 3.6 million events.
   for (const auto& [id, n] :
-       {std::pair{"sgemm.double_buffer", 128}, std::pair{"sgemm.hopper", 256}}) {
+       {std::pair{picks::ladder_step(9).id, 128}, std::pair{picks::ladder_step(10).id, 256}}) {
     const RunResult r = simulate(id, Params{.n = n, .tile = 128});
     ASSERT_TRUE(r.ok) << id << ": " << r.error;
     EXPECT_TRUE(r.verdict.correct) << id << ": " << r.verdict.summary();

@@ -26,6 +26,9 @@
 
 #include "tests/app/private_x_server.hpp"
 #include "tests/app/window_shot.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace picks = ts::picks;
 
 namespace {
 
@@ -77,7 +80,7 @@ std::vector<const nlohmann::json*> marks(const Shot& s, const std::string& plot,
 }
 
 TEST(AppAtomicsShuffles, ContentionColoursOfTheSharedBinsMatchTheAnalysis) {
-  const auto trace = run_default("histogram.shared_atomics");
+  const auto trace = run_default(picks::shared_atomics_lesson().id);
   ASSERT_NE(trace, nullptr);
   const ts::AtomicContention c = ts::atomic_contention(*trace);
   const ts::ArrayContention* bins = nullptr;
@@ -151,7 +154,7 @@ bool inside(const nlohmann::json& box, double x, double y) {
 }
 
 TEST(AppAtomicsShuffles, ShuffleDiagramNamesDelta16AndLinksLaneIToLaneIPlus16) {
-  const auto trace = run_default("reduction.warp_shuffle");
+  const auto trace = run_default(picks::warp_shuffle_lesson().id);
   ASSERT_NE(trace, nullptr);
   const uint64_t pos = first_shuffle(trace);
   ASSERT_GT(pos, 0u);

@@ -23,6 +23,9 @@
 
 #include "tests/app/private_x_server.hpp"
 #include "tests/app/window_shot.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace picks = ts::picks;
 
 namespace {
 
@@ -78,7 +81,7 @@ constexpr int kColumnReadLine = 41;
 
 TEST(AppBanks, ColumnReadOfTheTileIsA32WayConflictWithItsBankMarked) {
   const uint64_t pos =
-      first_position("transpose.shared", ts::EventKind::SharedLoad, kColumnReadLine);
+      first_position(picks::layout_lesson().id, ts::EventKind::SharedLoad, kColumnReadLine);
   ASSERT_GT(pos, 0u);
   // A laptop, a monitor, and a projector's 720p with a large font (the panel drops its labels).
   const struct {
@@ -108,7 +111,7 @@ TEST(AppBanks, ColumnReadOfTheTileIsA32WayConflictWithItsBankMarked) {
 
 TEST(AppBanks, PaddedTileColumnReadHasNoConflict) {
   const uint64_t pos =
-      first_position("transpose.shared_padded", ts::EventKind::SharedLoad, kColumnReadLine);
+      first_position(picks::padded_layout_lesson().id, ts::EventKind::SharedLoad, kColumnReadLine);
   ASSERT_GT(pos, 0u);
   const Shot s = take("banks_padded",
                       "--lesson transpose.shared_padded --backend sim --order lockstep "
@@ -121,7 +124,8 @@ TEST(AppBanks, PaddedTileColumnReadHasNoConflict) {
 }
 
 TEST(AppBanks, NaiveTransposeColumnStoreGivesEachLaneItsOwnSector) {
-  const uint64_t pos = first_position("transpose.naive", ts::EventKind::GlobalStore, 27);
+  const uint64_t pos =
+      first_position(picks::layout_family_naive_lesson().id, ts::EventKind::GlobalStore, 27);
   ASSERT_GT(pos, 0u);
   const Shot s = take(
       "banks_naive",

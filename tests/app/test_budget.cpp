@@ -23,6 +23,9 @@
 #include "io/trace_file.hpp"
 
 #include "tests/app/private_x_server.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace picks = ts::picks;
 
 namespace {
 
@@ -112,7 +115,7 @@ constexpr const char* kSchedules[] = {"lockstep", "skew", "random"};
 TEST(AppBudget, RunBeyondTheBudgetIsRefusedAtOnceWithASizeThatFits) {
   const fs::path d = out_dir();
   const std::string budget = "TILESCOPE_MEMORY_BUDGET=200MB";
-  const ts::Variant& v = *ts::find_variant("matmul.tiled_square");
+  const ts::Variant& v = picks::default_lesson();
   ts::Params p = v.defaults;
   p.n = 256;
   p.tile = 16;
@@ -160,7 +163,7 @@ TEST(AppBudget, RunBeyondTheBudgetIsRefusedAtOnceWithASizeThatFits) {
 // reference recorded the whole run: 2 GB for a 1.4 GB estimate).
 TEST(AppBudget, PeakStaysWithinTheBudgetUnderEverySchedule) {
   const fs::path d = out_dir();
-  const ts::Variant& v = *ts::find_variant("matmul.tiled_square");
+  const ts::Variant& v = picks::default_lesson();
   const ts::RunRequest defaults;
   x_display();
   struct Case {
@@ -183,7 +186,7 @@ TEST(AppBudget, PeakStaysWithinTheBudgetUnderEverySchedule) {
       const fs::path log = d / ("peak_" + tag + ".log");
       const Measured m = run_measured(
           std::to_string(budget),
-          {"--lesson", "matmul.tiled_square", "--n", std::to_string(c.n), "--backend", "sim",
+          {"--lesson", picks::default_lesson().id, "--n", std::to_string(c.n), "--backend", "sim",
            "--schedule", schedule, "--capacity", std::to_string(c.capacity), "--size", "1280x720",
            "--screenshot", (d / ("peak_" + tag + ".png")).string(), "--exit"},
           log);
@@ -202,7 +205,7 @@ TEST(AppBudget, PeakStaysWithinTheBudgetUnderEverySchedule) {
 // that fits, and that size runs within the same budget.
 TEST(AppBudget, OverTheBudgetRefusedAtOnceUnderEverySchedule) {
   const fs::path d = out_dir();
-  const ts::Variant& v = *ts::find_variant("matmul.tiled_square");
+  const ts::Variant& v = picks::default_lesson();
   const ts::RunRequest defaults;
   ts::Params p = v.defaults;
   p.n = 64;
@@ -213,11 +216,12 @@ TEST(AppBudget, OverTheBudgetRefusedAtOnceUnderEverySchedule) {
   x_display();
   for (const char* schedule : kSchedules) {
     const std::string tag = schedule;
-    const Measured refused = run_measured(
-        std::to_string(budget),
-        {"--lesson", "matmul.tiled_square", "--n", "64", "--backend", "sim", "--schedule", schedule,
-         "--size", "1280x720", "--screenshot", (d / ("over_" + tag + ".png")).string(), "--exit"},
-        d / ("over_" + tag + ".log"));
+    const Measured refused =
+        run_measured(std::to_string(budget),
+                     {"--lesson", picks::default_lesson().id, "--n", "64", "--backend", "sim",
+                      "--schedule", schedule, "--size", "1280x720", "--screenshot",
+                      (d / ("over_" + tag + ".png")).string(), "--exit"},
+                     d / ("over_" + tag + ".log"));
     const std::string text = read(d / ("over_" + tag + ".log"));
     EXPECT_EQ(refused.rc, 1) << tag << ": " << text;
     EXPECT_LT(refused.seconds, 5.0) << tag << ": refused only after running";
@@ -227,7 +231,7 @@ TEST(AppBudget, OverTheBudgetRefusedAtOnceUnderEverySchedule) {
 
     const Measured ok =
         run_measured(std::to_string(budget),
-                     {"--lesson", "matmul.tiled_square", "--n", std::to_string(fits->n),
+                     {"--lesson", picks::default_lesson().id, "--n", std::to_string(fits->n),
                       "--backend", "sim", "--schedule", schedule, "--size", "1280x720",
                       "--screenshot", (d / ("fits_" + tag + ".png")).string(), "--exit"},
                      d / ("fits_" + tag + ".log"));
@@ -240,7 +244,7 @@ TEST(AppBudget, OverTheBudgetRefusedAtOnceUnderEverySchedule) {
 TEST(AppBudget, TraceFileBeyondTheBudgetIsNotOpened) {
   const fs::path d = out_dir();
   ts::RunRequest req;
-  req.variant = "matmul.tiled_square";
+  req.variant = picks::default_lesson().id;
   req.params = ts::find_variant(req.variant)->defaults;
   req.backend = ts::BackendChoice::Sim;
   const ts::RunResult run = ts::run_simulator(req);

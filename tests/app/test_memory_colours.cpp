@@ -28,6 +28,9 @@
 
 #include "tests/app/private_x_server.hpp"
 #include "tests/app/window_shot.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace picks = ts::picks;
 
 namespace {
 
@@ -235,8 +238,8 @@ size_t first_store_stop(const Stops& s) {
 TEST(AppMemoryColours, CoalescingPictureOfOneWarpStoreNaiveAndTiled) {
   const ts::Params p{.m = 32, .n = 32};
   for (const auto& [lesson, sectors, shot] :
-       {std::tuple{"transpose.naive", 32, "coalescing_naive"},
-        std::tuple{"transpose.shared", 4, "coalescing_tiled"}}) {
+       {std::tuple{picks::layout_family_naive_lesson().id, 32, "coalescing_naive"},
+        std::tuple{picks::layout_lesson().id, 4, "coalescing_tiled"}}) {
     const Stops st = stops(lesson, ts::ReplayOrder::Lockstep, p);
     const size_t n = first_store_stop(st);
     ASSERT_GT(n, 0u) << lesson;
@@ -291,7 +294,7 @@ TEST(AppMemoryColours, LayoutToggleRunsTheOtherLayout) {
                       "--lesson transpose.shared --m 32 --n 32 --memory banks --position end "
                       "--layout 'padded [32][33]'");
   ASSERT_EQ(s.rc, 0) << s.log;
-  EXPECT_EQ(s.cells["variant"], "transpose.shared_padded");
+  EXPECT_EQ(s.cells["variant"], picks::padded_layout_lesson().id);
   expect_bank_colours(s, 33, "after the toggle");
   const auto chosen = marks(s, "layout", "chosen");
   const auto other = marks(s, "layout", "option");
@@ -321,7 +324,7 @@ TEST(AppMemoryColours, AccessStepMovesExactlyOneWarpInstructionInEitherOrder) {
   const ts::Params p{.m = 40, .n = 48};  // edge tiles: warps of 16 lanes, and of 8 rows
   for (const auto& [order, flag] : {std::pair{ts::ReplayOrder::Lockstep, "lockstep"},
                                     std::pair{ts::ReplayOrder::AsRecorded, "recorded"}}) {
-    const Stops st = stops("transpose.shared", order, p);
+    const Stops st = stops(picks::layout_lesson().id, order, p);
     ASSERT_GT(st.at.size(), 100u);
     for (size_t n : {size_t(1), size_t(37), size_t(38), st.at.size() / 2}) {
       const Shot s = take(std::string("step_") + flag + "_" + std::to_string(n),

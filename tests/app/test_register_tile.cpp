@@ -20,6 +20,9 @@
 
 #include "tests/app/private_x_server.hpp"
 #include "tests/app/window_shot.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace picks = ts::picks;
 
 namespace {
 
@@ -104,7 +107,7 @@ TEST(AppRegisterTile, TiledSquareThreadAndItsWarpOutlined) {
 // each thread (tx, ty) of block 0 stores C[2ty .. 2ty+1][2tx .. 2tx+1].
 fs::path two_by_two_trace() {
   using namespace ts;
-  const Variant& v = *find_variant("matmul.naive_grid");
+  const Variant& v = picks::ladder_step(2);
   Trace t;
   Params p = v.defaults;
   p.n = 16, p.block = 8;
@@ -171,7 +174,7 @@ TEST(AppRegisterTile, TwoByTwoStoresAreOneRegisterTile) {
 // The same shapes; the 32 lanes of warp 0 load A[4l .. 4l+3] as float4.
 fs::path float4_trace() {
   using namespace ts;
-  const Variant& v = *find_variant("matmul.naive_grid");
+  const Variant& v = picks::ladder_step(2);
   Trace t;
   Params p = v.defaults;
   p.n = 16, p.block = 8;

@@ -25,6 +25,9 @@
 
 #include "tests/app/private_x_server.hpp"
 #include "tests/app/window_shot.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace picks = ts::picks;
 
 namespace {
 
@@ -141,7 +144,7 @@ TEST(AppScreenshot, LastWrittenOutputCellShowsItsValue) {
   EXPECT_EQ(ls["buffer"], "C");
   const uint32_t e = ls["element"].get<uint32_t>();
   // The value the replay shows is the correct one: compute it independently.
-  const ts::Variant* v = ts::find_variant("matmul.tiled_square");
+  const ts::Variant* v = &picks::default_lesson();
   ASSERT_NE(v, nullptr);
   ts::Params p = v->defaults;
   p.n = 10;
@@ -310,7 +313,7 @@ TEST(AppScreenshot, DefaultLessonPrintsValuesOnA720pLaptop) {
   // big enough for values (20 px at the default text size).
   const Shot s = take("default720", "--backend sim", "1280x720");
   ASSERT_EQ(s.rc, 0) << "tilescope failed; see its log in " << out_dir();
-  EXPECT_EQ(s.cells["variant"], "matmul.tiled_square");
+  EXPECT_EQ(s.cells["variant"], picks::default_lesson().id);
   const nlohmann::json* C = array(s, "C", false);
   ASSERT_NE(C, nullptr);
   EXPECT_GE((*C)["cell_w"].get<double>(), 20.0);
@@ -373,7 +376,7 @@ TEST(AppScreenshot, ThreadsWaitingAtABarrierAreCountedAndMarked) {
   // The default lesson (8 x 8 = 64 threads a block) part-way through the
   // arrivals at barrier 1 of block 0: some threads wait, the others not yet.
   ts::RunRequest req;
-  const ts::Variant* v = ts::find_variant("matmul.tiled_square");
+  const ts::Variant* v = &picks::default_lesson();
   ASSERT_NE(v, nullptr);
   req.variant = v->id;
   req.params = v->defaults;
