@@ -16,6 +16,11 @@
 
 namespace picks = ts::picks;
 
+// The default lesson (square tiles, two barriers).
+static std::string default_id() {
+  return picks::default_lesson().id;
+}
+
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 64;
   const int tile = argc > 2 ? std::atoi(argv[2]) : 16;
@@ -29,8 +34,8 @@ int main(int argc, char** argv) {
                         {"barrier 2 removed", 0x1u},
                         {"barrier 1 removed", 0x2u},
                         {"no barriers", 0x0u}};
-  std::printf("hazard analysis, matmul.tiled_square n=%d tile=%d, %d repeats (median, min)\n", n,
-              tile, repeats);
+  std::printf("hazard analysis, %s n=%d tile=%d, %d repeats (median, min)\n", default_id().c_str(),
+              n, tile, repeats);
   for (const Case& c : cases) {
     ts::RunRequest req;
     req.variant = picks::default_lesson().id;

@@ -73,14 +73,15 @@ TEST(LectureFile, BadFieldsNameStepFieldAndWhatIsAllowed) {
       {R"({"lesson": 3, )" + ok + "}", "step 1, lesson: give a lesson id"},
       {R"({)" + ok + "}", "step 1, lesson: give a lesson id"},
       {R"({"lesson": ")" + lesson_id() + R"(", "params": {"length": 5}, )" + ok + "}",
-       "step 1, params.length: matmul.tiled_square takes n, tile"},
+       "step 1, params.length: " + lesson_id() + " takes n, tile"},
       {R"({"lesson": ")" + lesson_id() + R"(", "params": {"n": "ten"}, )" + ok + "}",
        "step 1, params.n: give a whole number, not a string"},
       {R"({"lesson": ")" + lesson_id() + R"(", "params": {"tile": 3}, )" + ok + "}",
        "step 1, params: "},
       {R"({"lesson": ")" + lesson_id() + R"(", "params": {"n": 0}, )" + ok + "}",
        "step 1, params: --n: 0 is out of range"},
-      {R"({"lesson": ")" + lesson_id() + R"(", "barriers": [3], )" + ok + "}", "step 1, barriers: "},
+      {R"({"lesson": ")" + lesson_id() + R"(", "barriers": [3], )" + ok + "}",
+       "step 1, barriers: "},
       {R"({"lesson": ")" + lesson_id() + R"(", "barriers": "some", )" + ok + "}",
        "step 1, barriers: give \"all\", \"none\" or a list"},
       {R"({"lesson": ")" + lesson_id() + R"(", "schedule": "fast", )" + ok + "}",
@@ -107,10 +108,11 @@ TEST(LectureFile, BadFieldsNameStepFieldAndWhatIsAllowed) {
   }
   // The step is counted from 1 in the file's order.
   const std::string two = lecture_with(R"({"lesson": ")" + lesson_id() + R"(", "caption": "a"},
-                                          {"lesson": ")" + lesson_id() + R"(", "panels": 1, "caption": "b"})");
+                                          {"lesson": ")" +
+                                       lesson_id() + R"(", "panels": 1, "caption": "b"})");
   EXPECT_EQ(error_of(two).rfind("step 2, panels: give a string", 0), 0u) << error_of(two);
-  const std::string tiles = error_of(
-      lecture_with(R"({"lesson": ")" + lesson_id() + R"(", "params": {"tile": 3}, "caption": "c"})"));
+  const std::string tiles = error_of(lecture_with(R"({"lesson": ")" + lesson_id() +
+                                                  R"(", "params": {"tile": 3}, "caption": "c"})"));
   EXPECT_NE(tiles.find("2, 4, 8, 16 or 32"), std::string::npos) << tiles;
   const std::string barrier = error_of(
       lecture_with(R"({"lesson": ")" + lesson_id() + R"(", "barriers": [3], "caption": "c"})"));
@@ -181,8 +183,8 @@ TEST(LectureFile, CountsCharactersAndNamesTheBarrierAsWritten) {
     const std::string bad =
         error_of(lecture_with(R"({"lesson": ")" + lesson_id() + R"(", "barriers": [)" +
                               std::string(id) + R"(], "caption": "c"})"));
-    EXPECT_NE(bad.find("barriers: barrier " + std::string(id) +
-                       ": " + lesson_id() + " has 2 barriers (1 and 2)"),
+    EXPECT_NE(bad.find("barriers: barrier " + std::string(id) + ": " + lesson_id() +
+                       " has 2 barriers (1 and 2)"),
               std::string::npos)
         << id << ": " << bad;
     EXPECT_EQ(bad.find("barrier 0"), std::string::npos) << bad;

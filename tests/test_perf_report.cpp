@@ -19,6 +19,15 @@
 namespace ts {
 namespace {
 
+// The default lesson (square tiles, two barriers).
+std::string default_id() {
+  return picks::default_lesson().id;
+}
+// The ladder's naive step before tiling.
+std::string naive_grid_id() {
+  return picks::ladder_step(2).id;
+}
+
 PerfResult matmul_row(const std::string& kernel, int tile, int n, double ms) {
   PerfResult x;
   x.kernel = kernel;
@@ -218,7 +227,7 @@ TEST(PerfReportFile, CsvContents) {
     lines.push_back(csv.substr(start, i - start));
   ASSERT_EQ(lines.size(), 5u);  // header + 4 results
   EXPECT_EQ(lines[0].rfind("device,kernel,tile,size,status,counted,reps,ms_median", 0), 0u);
-  EXPECT_EQ(lines[2].rfind("Test GPU,matmul.tiled_square,16,1000,ok,1,10,1,1,1,2000,12,", 0), 0u)
+  EXPECT_EQ(lines[2].rfind("Test GPU," + default_id() + ",16,1000,ok,1,10,1,1,1,2000,12,", 0), 0u)
       << lines[2];
   // The wrong kernel: counted 0, and its message (with a comma and quotes) quoted.
   EXPECT_NE(lines[3].find(",wrong,0,"), std::string::npos) << lines[3];
@@ -309,7 +318,7 @@ TEST(PerfPlots, SeriesAndRooflinePoints) {
   ASSERT_EQ(mm.size(), 2u);  // cuBLAS and tiled T16; the wrong kernel is left out
   EXPECT_EQ(mm[0].label, "cublas.sgemm");
   EXPECT_TRUE(mm[0].reference);
-  EXPECT_EQ(mm[1].label, "matmul.tiled_square T16");
+  EXPECT_EQ(mm[1].label, default_id() + " T16");
   ASSERT_EQ(mm[1].points.size(), 2u);
   EXPECT_EQ(mm[1].points[0].first, 500.0);  // sorted by size
   EXPECT_NEAR(mm[1].points[0].second, 1000.0, 1e-6);
@@ -320,7 +329,7 @@ TEST(PerfPlots, SeriesAndRooflinePoints) {
   const auto pts = roofline_points(r);
   // cuBLAS, tiled (its largest size, 1000), the stencil; not the copy, not the wrong one.
   ASSERT_EQ(pts.size(), 3u);
-  EXPECT_EQ(pts[1].label, "matmul.tiled_square T16");
+  EXPECT_EQ(pts[1].label, default_id() + " T16");
   EXPECT_EQ(pts[1].size, 1000);
   EXPECT_NEAR(pts[1].intensity, 1000.0 / 6.0, 1e-9);
   // Ceilings: 2000 GB/s x 1 flop/B = 2000 GFLOP/s; far right, the 51200 GFLOP/s peak.
@@ -342,21 +351,21 @@ TEST(PerfPlots, RooflineIntensityAsTheKernelIssuesIt) {
   std::map<std::string, RooflinePoint> by;
   for (const auto& p : roofline_points(r))
     by[p.label] = p;
-  ASSERT_EQ(by.count("matmul.naive_grid T16"), 1u);
+  ASSERT_EQ(by.count(naive_grid_id() + " T16"), 1u);
   const double n = 1024;
   // 2 n^3 flops over 4 (2 n^3 loads + n^2 stores) bytes.
-  EXPECT_NEAR(by["matmul.naive_grid T16"].issued_intensity,
+  EXPECT_NEAR(by[naive_grid_id() + " T16"].issued_intensity,
               2 * n * n * n / (4 * (2 * n * n * n + n * n)), 1e-12);
-  EXPECT_NEAR(by["matmul.naive_grid T16"].issued_intensity, 0.25, 1e-3);
+  EXPECT_NEAR(by[naive_grid_id() + " T16"].issued_intensity, 0.25, 1e-3);
   // Tiled: 2 n^3 / T loads; T16 at n = 1000 (not a multiple: 63 tiles of 16).
-  EXPECT_NEAR(by["matmul.tiled_square T16"].issued_intensity,
+  EXPECT_NEAR(by[default_id() + " T16"].issued_intensity,
               2e9 / (4 * (2.0 * 63 * 1000 * 1000 + 1000 * 1000)), 1e-9);
   // 32 times the naive one's 0.25, less the stores: 8 / (1 + T / 2n).
-  EXPECT_NEAR(by["matmul.tiled_square T32"].issued_intensity, 8 / (1 + 32 / (2 * n)), 1e-12);
+  EXPECT_NEAR(by[default_id() + " T32"].issued_intensity, 8 / (1 + 32 / (2 * n)), 1e-12);
   // The dots move right as the tile grows; the compulsory intensity does not move.
-  EXPECT_GT(by["matmul.tiled_square T32"].issued_intensity,
-            1.9 * by["matmul.tiled_square T16"].issued_intensity);
-  EXPECT_DOUBLE_EQ(by["matmul.tiled_square T32"].intensity, by["matmul.naive_grid T16"].intensity);
+  EXPECT_GT(by[default_id() + " T32"].issued_intensity,
+            1.9 * by[default_id() + " T16"].issued_intensity);
+  EXPECT_DOUBLE_EQ(by[default_id() + " T32"].intensity, by[naive_grid_id() + " T16"].intensity);
   EXPECT_EQ(by["cublas.sgemm"].issued_intensity, 0.0);  // unknown: only its compulsory mark
   // The stencil: 7 flops an element, 8 loads and a store of 4 bytes.
   EXPECT_NEAR(by[picks::halo_lesson(picks::Halo::Global).id].issued_intensity, 7.0 / 32, 1e-12);

@@ -21,6 +21,11 @@
 namespace ts {
 namespace {
 
+// The default lesson (square tiles, two barriers).
+std::string default_id() {
+  return picks::default_lesson().id;
+}
+
 #define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
 
 // Little-endian bytes, as both versions write them.
@@ -458,7 +463,7 @@ TEST(TraceFormatV2, RefusesAnArrayTableThatDiffersFromTheLessons) {
     std::string err;
     EXPECT_FALSE(parse_trace(bytes, &err));
     EXPECT_HAS(err, "invalid: array 5 is tileQ (shared");
-    EXPECT_HAS(err, "matmul.tiled_square with n=12 tile=8 has tileB (shared");
+    EXPECT_HAS(err, default_id() + " with n=12 tile=8 has tileB (shared");
   }
   {
     auto bytes = good;

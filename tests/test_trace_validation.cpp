@@ -20,6 +20,23 @@
 namespace ts {
 namespace {
 
+// A constant-memory filter, no shared tile.
+std::string constant_naive_id() {
+  return picks::constant_memory_lesson(false).id;
+}
+// The default lesson (square tiles, two barriers).
+std::string default_id() {
+  return picks::default_lesson().id;
+}
+// Global atomics only.
+std::string global_atomics_id() {
+  return picks::global_atomics_lesson().id;
+}
+// A halo in a fixed-size shared array.
+std::string halo_shared_id() {
+  return picks::halo_lesson(picks::Halo::StaticShared).id;
+}
+
 using lessons::matmul_tiled_square::kA;
 using lessons::matmul_tiled_square::kB;
 using lessons::matmul_tiled_square::kC;
@@ -109,7 +126,7 @@ TEST(TraceValidation, RefusesAGridTheParametersDoNotGive) {
   t.config.geometry.grid = {16777216, 1, 1};
   const std::string err = refusal(t);
   EXPECT_HAS(err, "geometry: grid is 16777216 x 1 x 1");
-  EXPECT_HAS(err, "matmul.tiled_square with n=12 tile=8 launches 2 x 2 x 1");
+  EXPECT_HAS(err, default_id() + " with n=12 tile=8 launches 2 x 2 x 1");
 }
 
 TEST(TraceValidation, RefusesASharedElementOf268435456) {
@@ -201,7 +218,7 @@ TEST(TraceValidation, RefusesBuffersThatDoNotMatchTheLesson) {
   Trace t = sim_trace(picks::default_lesson().id);
   t.buffers[0].rows = 5;
   t.buffers[0].values.resize(5 * 12);
-  EXPECT_HAS(refusal(t), "buffer A is 5 x 12; matmul.tiled_square with n=12 tile=8 gives 12 x 12");
+  EXPECT_HAS(refusal(t), "buffer A is 5 x 12; " + default_id() + " with n=12 tile=8 gives 12 x 12");
   t = sim_trace(picks::default_lesson().id);
   t.buffers.pop_back();
   EXPECT_HAS(refusal(t), "buffer C is missing");
@@ -210,9 +227,9 @@ TEST(TraceValidation, RefusesBuffersThatDoNotMatchTheLesson) {
   EXPECT_HAS(refusal(t), "buffer C is marked input");
   t = sim_trace(picks::halo_lesson(picks::Halo::StaticShared).id);
   t.buffers[0].slot = lessons::stencil_shared::kCache;  // contents for the shared array
-  EXPECT_HAS(refusal(t),
-             "buffer cache is not a global array of stencil.shared; its global "
-             "arrays are in (1 x 150), out (1 x 150)");
+  EXPECT_HAS(refusal(t), "buffer cache is not a global array of " + halo_shared_id() +
+                             "; its global "
+                             "arrays are in (1 x 150), out (1 x 150)");
 }
 
 // The array table names and shapes what the events touch: it must be the
@@ -224,7 +241,7 @@ TEST(TraceValidation, RefusesAnArrayTableThatIsNotTheLessons) {
     t.config.arrays[kTileA - 1].name = "tileZ";
     const std::string err = refusal(t);
     EXPECT_HAS(err, "array 4 is tileZ (shared");
-    EXPECT_HAS(err, "matmul.tiled_square with n=12 tile=8 has tileA (shared");
+    EXPECT_HAS(err, default_id() + " with n=12 tile=8 has tileA (shared");
   }
   {
     Trace t = good;
@@ -241,9 +258,9 @@ TEST(TraceValidation, RefusesAnArrayTableThatIsNotTheLessons) {
     t.config.arrays.pop_back();  // no tileB: its events would name a slot beyond the table
     for (Event& e : t.events)
       if (e.array == kTileB) e.array = kTileA;
-    EXPECT_HAS(refusal(t),
-               "the array table lists 4 arrays; matmul.tiled_square with n=12 "
-               "tile=8 has 5: A (");
+    EXPECT_HAS(refusal(t), "the array table lists 4 arrays; " + default_id() +
+                               " with n=12 "
+                               "tile=8 has 5: A (");
   }
 }
 
@@ -259,13 +276,13 @@ TEST(TraceValidation, RefusesEventsOutsideTheirArraysAndLaunch) {
     Trace t = good;
     t.events[first_of(t, EventKind::GlobalLoad)].array = kTileB;
     EXPECT_HAS(refusal(t),
-               "array is 5 (tileB); the global arrays of matmul.tiled_square are A, B, C");
+               "array is 5 (tileB); the global arrays of " + default_id() + " are A, B, C");
   }
   {
     Trace t = good;
     t.events[first_of(t, EventKind::SharedStore)].array = kA;
     EXPECT_HAS(refusal(t),
-               "array is 1 (A); the shared arrays of matmul.tiled_square are tileA, tileB");
+               "array is 1 (A); the shared arrays of " + default_id() + " are tileA, tileB");
   }
   {
     Trace t = good;
@@ -301,7 +318,7 @@ TEST(TraceValidation, RefusesBarrierEventsTheKernelCannotRecord) {
   {
     Trace t = good;
     t.events[i].barrier = 3;
-    EXPECT_HAS(refusal(t), "barrier is 3; matmul.tiled_square has barriers 1 to 2");
+    EXPECT_HAS(refusal(t), "barrier is 3; " + default_id() + " has barriers 1 to 2");
   }
   {
     Trace t = good;
@@ -311,8 +328,8 @@ TEST(TraceValidation, RefusesBarrierEventsTheKernelCannotRecord) {
   {
     Trace t = good;
     t.events[i].line = uint16_t(v.barriers[0].line + 1);
-    EXPECT_HAS(refusal(t),
-               "barrier 1 of matmul.tiled_square is on line " + std::to_string(v.barriers[0].line));
+    EXPECT_HAS(refusal(t), "barrier 1 of " + default_id() + " is on line " +
+                               std::to_string(v.barriers[0].line));
   }
   {
     Trace t = good;
@@ -405,7 +422,7 @@ TEST(TraceValidation, RefusesAMaskWithBarriersOnAndNoBarrierEvents) {
                           [](const Event& e) { return is_barrier(e.kind); });
   ASSERT_EQ(t.config.barrier_mask, ~0u);
   const std::string err = refusal(t);
-  EXPECT_HAS(err, "events: 0 barrier arrivals recorded; matmul.tiled_square with n=12 tile=8");
+  EXPECT_HAS(err, "events: 0 barrier arrivals recorded; " + default_id() + " with n=12 tile=8");
   EXPECT_HAS(err, "(barrier mask 0xffffffff) records 1024");
 }
 
@@ -514,14 +531,13 @@ TEST(TraceValidation, RefusesAtomicsWhereTheLessonHasNone) {
     const size_t i = first_of(t, EventKind::GlobalAtomic);
     t.events[i].array = in;
     t.events[i].element = 0;
-    EXPECT_HAS(refusal(t),
-               "an atomic on in (1 x 200); it is an input of "
-               "histogram.global_atomics, which the kernel only reads");
+    EXPECT_HAS(refusal(t), "an atomic on in (1 x 200); it is an input of " + global_atomics_id() +
+                               ", which the kernel only reads");
   }
   {  // a global atomic in a lesson without any
     Trace t = sim_trace(picks::default_lesson().id);
     t.events[first_of(t, EventKind::GlobalStore)].kind = EventKind::GlobalAtomic;
-    EXPECT_HAS(refusal(t), "an atomic on C (12 x 12); matmul.tiled_square has no global atomics");
+    EXPECT_HAS(refusal(t), "an atomic on C (12 x 12); " + default_id() + " has no global atomics");
   }
   {  // a warp shuffle in a lesson without any
     Trace t = sim_trace(picks::default_lesson().id);
@@ -529,7 +545,7 @@ TEST(TraceValidation, RefusesAtomicsWhereTheLessonHasNone) {
     e.kind = EventKind::WarpShuffle;
     e.array = kNoArray;
     e.element = 1;
-    EXPECT_HAS(refusal(t), "a warp shuffle; matmul.tiled_square has none");
+    EXPECT_HAS(refusal(t), "a warp shuffle; " + default_id() + " has none");
   }
 }
 
@@ -542,7 +558,8 @@ TEST(TraceValidation, RefusesASharedLoadFlaggedOutOfRangeAtElement4294967295) {
   EXPECT_HAS(err, "event " + std::to_string(i));
   EXPECT_HAS(err,
              "out-of-range element is 4294967295; tileA (shared, 8 x 8) has no room past "
-             "its 64 elements, and matmul.tiled_square never reaches outside it");
+             "its 64 elements, and " +
+                 default_id() + " never reaches outside it");
   EXPECT_EQ(err.find("allowed: 64 to 63"), std::string::npos) << err;
 }
 
@@ -564,15 +581,15 @@ TEST(TraceValidation, RefusesWarpMasksWithoutTheStallTheyGoWith) {
 TEST(TraceValidation, RefusesParametersTheLessonDoesNotUse) {
   Trace t = sim_trace(picks::constant_memory_lesson(false).id);
   t.config.params.tile = 8;
-  EXPECT_HAS(refusal(t),
-             "parameters: tile is 8; conv2d.naive does not use tile (allowed: 0; it "
-             "reads m, n, radius)");
+  EXPECT_HAS(refusal(t), "parameters: tile is 8; " + constant_naive_id() +
+                             " does not use tile (allowed: 0; it "
+                             "reads m, n, radius)");
   t = sim_trace(picks::constant_memory_lesson(true).id);
   t.config.params.tile = 0;
   EXPECT_HAS(refusal(t), "parameters: tile 0");
   t = sim_trace(picks::default_lesson().id);
   t.config.params.block = 256;
-  EXPECT_HAS(refusal(t), "block is 256; matmul.tiled_square does not use block");
+  EXPECT_HAS(refusal(t), "block is 256; " + default_id() + " does not use block");
 }
 
 // --- no false refusals -------------------------------------------------------

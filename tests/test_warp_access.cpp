@@ -18,6 +18,11 @@
 namespace ts {
 namespace {
 
+// The first lesson with a layout toggle, plain.
+std::string plain_layout_id() {
+  return picks::layout_lesson().id;
+}
+
 Trace simulate(const std::string& id, const Params& p) {
   RunRequest req;
   req.variant = id;
@@ -396,7 +401,7 @@ TEST(WarpAccess, SharedOffsetTravelsInTheTraceFile) {
 
 #ifdef TS_CLI_PATH
 TEST(WarpAccess, RunJsonHasNsightComputeNames) {
-  const auto r = testing::run_cli("run transpose.shared --backend sim --json", false);
+  const auto r = testing::run_cli("run " + plain_layout_id() + " --backend sim --json", false);
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   const auto& ncu = j.at("counters").at("ncu");
@@ -409,7 +414,7 @@ TEST(WarpAccess, RunJsonHasNsightComputeNames) {
   EXPECT_EQ(ncu.at("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), 240);
   EXPECT_EQ(ncu.at("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"), 96);
   EXPECT_TRUE(ncu.contains("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"));
-  const auto text = testing::run_cli("run transpose.shared --backend sim", false);
+  const auto text = testing::run_cli("run " + plain_layout_id() + " --backend sim", false);
   EXPECT_NE(text.out.find("shared loads: 96 warp accesses, 1,920 wavefronts"), std::string::npos)
       << text.out;
   EXPECT_NE(text.out.find("tile[tx][ty]: up to 32-way conflicts"), std::string::npos) << text.out;

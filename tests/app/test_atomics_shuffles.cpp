@@ -30,6 +30,15 @@
 
 namespace picks = ts::picks;
 
+// Shared atomics.
+static std::string shared_atomics_id() {
+  return picks::shared_atomics_lesson().id;
+}
+// Warp shuffles.
+static std::string shuffle_id() {
+  return picks::warp_shuffle_lesson().id;
+}
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -100,8 +109,9 @@ TEST(AppAtomicsShuffles, ContentionColoursOfTheSharedBinsMatchTheAnalysis) {
        {std::pair{"1280x720", 0}, std::pair{"1920x1080", 0}, std::pair{"1280x720", 2}}) {
     const std::string tag = std::string(size) + " block " + std::to_string(block);
     const Shot s = take(std::string("contention_") + size + "_" + std::to_string(block),
-                        "--lesson histogram.shared_atomics --memory contention --position end "
-                        "--select-block " +
+                        "--lesson " + shared_atomics_id() +
+                            " --memory contention --position end "
+                            "--select-block " +
                             std::to_string(block),
                         size);
     ASSERT_EQ(s.rc, 0) << s.log;
@@ -160,7 +170,7 @@ TEST(AppAtomicsShuffles, ShuffleDiagramNamesDelta16AndLinksLaneIToLaneIPlus16) {
   ASSERT_GT(pos, 0u);
   for (const char* size : {"1280x720", "1920x1080"}) {
     const Shot s = take(std::string("shuffle_") + size,
-                        "--lesson reduction.warp_shuffle --order lockstep --tab Banks --position " +
+                        "--lesson " + shuffle_id() + " --order lockstep --tab Banks --position " +
                             std::to_string(pos),
                         size);
     ASSERT_EQ(s.rc, 0) << s.log;

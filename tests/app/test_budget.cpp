@@ -27,6 +27,11 @@
 
 namespace picks = ts::picks;
 
+// The default lesson (square tiles, two barriers).
+static std::string default_id() {
+  return picks::default_lesson().id;
+}
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -128,8 +133,9 @@ TEST(AppBudget, RunBeyondTheBudgetIsRefusedAtOnceWithASizeThatFits) {
   x_display();  // the X server's start is not the app's time
   const auto t0 = std::chrono::steady_clock::now();
   const int rc = run_app(budget,
-                         "--lesson matmul.tiled_square --n 256 --tile 16 --backend sim "
-                         "--size 1280x720 --screenshot " +
+                         "--lesson " + default_id() +
+                             " --n 256 --tile 16 --backend sim "
+                             "--size 1280x720 --screenshot " +
                              (d / "refused.png").string() + " --exit",
                          d / "refused.log");
   const double sec = seconds_since(t0);
@@ -149,7 +155,7 @@ TEST(AppBudget, RunBeyondTheBudgetIsRefusedAtOnceWithASizeThatFits) {
   const int n = std::stoi(m[1]);
   EXPECT_EQ(n, fits->n);
   const int rc2 = run_app(budget,
-                          "--lesson matmul.tiled_square --n " + std::to_string(n) +
+                          "--lesson " + default_id() + " --n " + std::to_string(n) +
                               " --tile 16 --backend sim --size 1280x720 --screenshot " +
                               (d / "fits.png").string() + " --exit",
                           d / "fits.log");

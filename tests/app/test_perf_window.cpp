@@ -30,6 +30,15 @@
 
 namespace picks = ts::picks;
 
+// The default lesson (square tiles, two barriers).
+static std::string default_id() {
+  return picks::default_lesson().id;
+}
+// The ladder's naive step before tiling.
+static std::string naive_grid_id() {
+  return picks::ladder_step(2).id;
+}
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -206,9 +215,9 @@ TEST(PerfWindow, ReportFromTheCommandLineIsShownWithBothIntensities) {
   }
   // Tiling moves the dots right: T16 and T32 right of naive, T32 right of T16,
   // by log10(T) decades (less a little for the stores).
-  const double naive = (*mark(s, "issued", "matmul.naive_grid T16"))["x"];
-  const double t16 = (*mark(s, "issued", "matmul.tiled_square T16"))["x"];
-  const double t32 = (*mark(s, "issued", "matmul.tiled_square T32"))["x"];
+  const double naive = (*mark(s, "issued", naive_grid_id() + " T16"))["x"];
+  const double t16 = (*mark(s, "issued", default_id() + " T16"))["x"];
+  const double t32 = (*mark(s, "issued", default_id() + " T32"))["x"];
   const double decade = a.w / std::log10(x1 / x0);
   EXPECT_NEAR((t16 - naive) / decade, std::log10(16.0), 0.02);
   EXPECT_NEAR((t32 - naive) / decade, std::log10(32.0), 0.02);

@@ -24,6 +24,11 @@
 
 namespace picks = ts::picks;
 
+// The default lesson (square tiles, two barriers).
+static std::string default_id() {
+  return picks::default_lesson().id;
+}
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -81,9 +86,9 @@ constexpr Rgb kPurple = {204, 121, 167};  // the warp tile (app/register_tile.cp
 TEST(AppRegisterTile, TiledSquareThreadAndItsWarpOutlined) {
   // n = 16, tile 8: block (1, 1) is block 3; thread (3, 1) = 11 stores C[9][11];
   // its warp 0 stores rows 8..11, columns 8..15.
-  const Shot s = take("tiles_tiled",
-                      "--lesson matmul.tiled_square --n 16 --tile 8 --backend sim "
-                      "--select-block 3 --select-thread 11 --position end");
+  const Shot s = take("tiles_tiled", "--lesson " + default_id() +
+                                         " --n 16 --tile 8 --backend sim "
+                                         "--select-block 3 --select-thread 11 --position end");
   ASSERT_EQ(s.rc, 0) << "tilescope failed; see its log in " << out_dir();
   const auto legend = marks(s, "grid", "tiles");
   ASSERT_EQ(legend.size(), 1u);
