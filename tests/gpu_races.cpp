@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "analysis/hazards.hpp"
 #include "analysis/race_runs.hpp"
@@ -23,25 +24,27 @@ namespace {
 
 // Blocks of two or more warps, two or more tiles, no diverging threads (as in
 // tests/test_hazards.cpp), so that every barrier guards something.
-const std::pair<const char*, Params> kCases[] = {
-    {picks::one_block_lesson().id, Params{.n = 6}},
-    {picks::ladder_step(2).id, Params{.n = 10, .block = 4}},
-    {picks::dynamic_staging_lesson(1).id, Params{.n = 16, .tile = 8}},
-    {picks::dynamic_staging_lesson(2).id, Params{.n = 16, .tile = 8}},
-    {picks::overreaching_lesson().id, Params{.n = 32, .tile = 8}},
-    {picks::default_lesson().id, Params{.n = 32, .tile = 16}},
-    {picks::rectangular_tiled_lesson().id, Params{.m = 16, .k = 24, .n = 32, .tile = 8}},
-    {picks::halo_lesson(picks::Halo::Global).id, Params{.length = 128, .radius = 3, .block = 64}},
-    {picks::halo_lesson(picks::Halo::StaticShared).id,
-     Params{.length = 128, .radius = 3, .block = 64}},
-    {picks::halo_lesson(picks::Halo::DynamicShared).id,
-     Params{.length = 128, .radius = 3, .block = 64}},
-    {picks::layout_family_naive_lesson().id, Params{.m = 64, .n = 64}},
-    {picks::layout_lesson().id, Params{.m = 64, .n = 64}},
-    {picks::global_atomics_lesson().id, Params{.length = 256, .block = 64}},
-    {picks::shared_atomics_lesson().id, Params{.length = 256, .block = 64}},
-    {picks::constant_memory_lesson(true).id, Params{.m = 16, .n = 16, .tile = 8, .radius = 2}},
-};
+std::vector<std::pair<const char*, Params>> race_cases() {
+  return {
+      {picks::one_block_lesson().id, Params{.n = 6}},
+      {picks::ladder_step(2).id, Params{.n = 10, .block = 4}},
+      {picks::dynamic_staging_lesson(1).id, Params{.n = 16, .tile = 8}},
+      {picks::dynamic_staging_lesson(2).id, Params{.n = 16, .tile = 8}},
+      {picks::overreaching_lesson().id, Params{.n = 32, .tile = 8}},
+      {picks::default_lesson().id, Params{.n = 32, .tile = 16}},
+      {picks::rectangular_tiled_lesson().id, Params{.m = 16, .k = 24, .n = 32, .tile = 8}},
+      {picks::halo_lesson(picks::Halo::Global).id, Params{.length = 128, .radius = 3, .block = 64}},
+      {picks::halo_lesson(picks::Halo::StaticShared).id,
+       Params{.length = 128, .radius = 3, .block = 64}},
+      {picks::halo_lesson(picks::Halo::DynamicShared).id,
+       Params{.length = 128, .radius = 3, .block = 64}},
+      {picks::layout_family_naive_lesson().id, Params{.m = 64, .n = 64}},
+      {picks::layout_lesson().id, Params{.m = 64, .n = 64}},
+      {picks::global_atomics_lesson().id, Params{.length = 256, .block = 64}},
+      {picks::shared_atomics_lesson().id, Params{.length = 256, .block = 64}},
+      {picks::constant_memory_lesson(true).id, Params{.m = 16, .n = 16, .tile = 8, .radius = 2}},
+  };
+}
 
 std::set<std::pair<int, int>> line_pairs(const HazardReport& r) {
   std::set<std::pair<int, int>> s;
@@ -64,7 +67,7 @@ RunResult traced(const char* id, const Params& p, uint32_t mask, BackendChoice b
 
 TEST(GpuRaces, HazardsOnGpuTracesMatchTheSimulator) {
   REQUIRE_GPU();
-  for (const auto& [id, p] : kCases) {
+  for (const auto& [id, p] : race_cases()) {
     const Variant* v = find_variant(id);
     ASSERT_NE(v, nullptr) << id;
     for (uint32_t mask = 0; mask <= all_barriers(*v); ++mask) {
