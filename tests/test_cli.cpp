@@ -92,7 +92,7 @@ TEST(Cli, UnknownVariantIsAUsageErrorThatListsTheValidIds) {
   const Result r = cli("run matmul.nope");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("unknown variant 'matmul.nope'"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(picks::default_lesson().id), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(default_id()), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(picks::halo_lesson(picks::Halo::StaticShared).id), std::string::npos)
       << r.out;
 }
@@ -147,7 +147,7 @@ TEST(Cli, InspectSummarisesATraceFile) {
   const std::string path = written_fixture("inspect.tstrace");
   const Result r = cli("inspect '" + path + "'");
   EXPECT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find(picks::default_lesson().id), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(default_id()), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("verdict:  correct"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("global loads per element of A (4 x 4): min 2, max 2"), std::string::npos)
       << r.out;

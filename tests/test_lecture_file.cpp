@@ -44,7 +44,7 @@ TEST(LectureFile, GoodFileGivesRequestsAsTheCommandLine) {
   EXPECT_EQ(l->title, "Tiles");
   ASSERT_EQ(l->steps.size(), 2u);
   const ts::LectureStep& s = l->steps[0];
-  EXPECT_EQ(s.request.variant, picks::default_lesson().id);
+  EXPECT_EQ(s.request.variant, lesson_id());
   EXPECT_EQ(s.request.params.n, 10);
   EXPECT_EQ(s.request.params.tile, 4);
   EXPECT_EQ(s.request.barrier_mask, 2u);  // barrier 1 removed, 2 kept

@@ -59,7 +59,7 @@ PerfReport known_report() {
   r.device.cublas_math = "CUBLAS_DEFAULT_MATH (FP32, no TF32)";
   // n = 1000: 2e9 flops. cuBLAS 0.1 ms -> 20000 GFLOP/s; tiled 1 ms -> 2000 GFLOP/s.
   r.results.push_back(matmul_row(kCublasId, 0, 1000, 0.1));
-  r.results.push_back(matmul_row(picks::default_lesson().id, 16, 1000, 1.0));
+  r.results.push_back(matmul_row(default_id(), 16, 1000, 1.0));
   PerfResult wrong = matmul_row(picks::overreaching_lesson().id, 16, 1000, 0.5);
   wrong.status = PerfStatus::Wrong;
   wrong.message = "17 of 1000000 cells wrong, \"max\" error 3";
@@ -211,7 +211,7 @@ TEST(PerfReportFile, JsonContents) {
   EXPECT_EQ(j["device"]["name"], "Test GPU");
   EXPECT_EQ(j["device"]["cublas_math"], "CUBLAS_DEFAULT_MATH (FP32, no TF32)");
   ASSERT_EQ(j["results"].size(), 4u);
-  EXPECT_EQ(j["results"][1]["kernel"], picks::default_lesson().id);
+  EXPECT_EQ(j["results"][1]["kernel"], default_id());
   EXPECT_EQ(j["results"][1]["tile"], 16);
   EXPECT_NEAR(j["results"][1]["gflops"].get<double>(), 2000.0, 1e-6);
   EXPECT_EQ(j["results"][2]["status"], "wrong");
@@ -239,23 +239,23 @@ TEST(PerfReportFile, TableMarksWrongTimes) {
   const std::string t = format_table(known_report());
   EXPECT_NE(t.find("Test GPU"), std::string::npos);
   EXPECT_NE(t.find("~0.5000~"), std::string::npos) << t;  // struck out, not counted
-  EXPECT_NE(t.find(picks::default_lesson().id), std::string::npos);
+  EXPECT_NE(t.find(default_id()), std::string::npos);
 }
 
 TEST(PerfCompare, MatchesByKernelTileAndSize) {
   const PerfReport before = known_report();
   PerfReport now = known_report();
   now.results[1].ms_median = 0.5;  // tiled twice as fast now
-  now.results.push_back(matmul_row(picks::ladder_step(2).id, 16, 1000, 4.0));
+  now.results.push_back(matmul_row(naive_grid_id(), 16, 1000, 4.0));
   derive_metrics(now);
   const auto c = compare_reports(before, now);
   ASSERT_EQ(c.size(), 5u);
-  EXPECT_EQ(c[1].kernel, picks::default_lesson().id);
+  EXPECT_EQ(c[1].kernel, default_id());
   EXPECT_DOUBLE_EQ(c[1].ms_before, 1.0);
   EXPECT_DOUBLE_EQ(c[1].ms_now, 0.5);
   EXPECT_DOUBLE_EQ(c[1].speedup, 2.0);
   EXPECT_EQ(c[2].speedup, 0.0);  // wrong in both: nothing to compare
-  EXPECT_EQ(c[4].kernel, picks::ladder_step(2).id);
+  EXPECT_EQ(c[4].kernel, naive_grid_id());
   EXPECT_EQ(c[4].ms_before, 0.0);  // new in this run
 }
 
@@ -288,10 +288,10 @@ TEST(PerfConfigCheck, SelectsFromTheCatalogue) {
   ASSERT_FALSE(vs.empty());
   for (const Variant* v : vs)
     EXPECT_EQ(v->metric, PerfMetric::Flops);
-  c.kernels = {picks::default_lesson().id};
+  c.kernels = {default_id()};
   vs = selected_variants(c);
   ASSERT_EQ(vs.size(), 1u);
-  EXPECT_STREQ(vs[0]->id, picks::default_lesson().id);
+  EXPECT_EQ(vs[0]->id, default_id());
   c.kernels = {"matmul.tiled*"};
   for (const Variant* v : selected_variants(c))
     EXPECT_EQ(std::string(v->id).rfind("matmul.tiled", 0), 0u);
@@ -305,7 +305,7 @@ TEST(PerfConfigCheck, SelectsFromTheCatalogue) {
 TEST(PerfPlots, SeriesAndRooflinePoints) {
   PerfReport r = known_report();
   // 2.5e8 flops: 1000 GFLOP/s.
-  r.results.push_back(matmul_row(picks::default_lesson().id, 16, 500, 0.25));
+  r.results.push_back(matmul_row(default_id(), 16, 500, 0.25));
   PerfResult copy;
   copy.kernel = kCopyId;
   copy.metric = PerfMetric::Bytes;
@@ -342,11 +342,11 @@ TEST(PerfPlots, SeriesAndRooflinePoints) {
 // flop per byte), the tiled one T times fewer; cuBLAS has no count.
 TEST(PerfPlots, RooflineIntensityAsTheKernelIssuesIt) {
   PerfReport r = known_report();
-  PerfResult naive = matmul_row(picks::ladder_step(2).id, 16, 1024, 10.0);
+  PerfResult naive = matmul_row(naive_grid_id(), 16, 1024, 10.0);
   naive.params.tile = 0;
   naive.params.block = 16;
   r.results.push_back(naive);
-  r.results.push_back(matmul_row(picks::default_lesson().id, 32, 1024, 1.0));
+  r.results.push_back(matmul_row(default_id(), 32, 1024, 1.0));
   derive_metrics(r);
   std::map<std::string, RooflinePoint> by;
   for (const auto& p : roofline_points(r))
@@ -402,12 +402,12 @@ TEST(PerfPlots, IssuedBytesEqualATracedRun) {
 // non-positive reaches a log axis, no tile of 0 reaches a division.
 TEST(PerfPlots, GarbageInAReportIsNotPlotted) {
   PerfReport r = known_report();
-  PerfResult zero_tile = matmul_row(picks::default_lesson().id, 0, 512, 1.0);
+  PerfResult zero_tile = matmul_row(default_id(), 0, 512, 1.0);
   r.results.push_back(zero_tile);
-  PerfResult negative = matmul_row(picks::ladder_step(2).id, 16, 256, 1.0);
+  PerfResult negative = matmul_row(naive_grid_id(), 16, 256, 1.0);
   negative.flops = -5;
   r.results.push_back(negative);
-  PerfResult inf = matmul_row(picks::default_lesson().id, 8, 128, 1e-300);
+  PerfResult inf = matmul_row(default_id(), 8, 128, 1e-300);
   inf.flops = 1e308;
   r.results.push_back(inf);
   derive_metrics(r);
@@ -435,7 +435,7 @@ TEST(PerfSweep, WithoutAGpuSaysWhy) {
   if (cuda_status().usable)
     GTEST_SKIP() << "a CUDA device is present: tests/gpu_perf.cpp covers it";
   PerfConfig c;
-  c.kernels = {picks::default_lesson().id};
+  c.kernels = {default_id()};
   c.matmul_sizes = {64};
   c.tiles = {16};
   c.with_copy = false;
@@ -453,7 +453,7 @@ TEST(PerfSweep, BackgroundSweepFinishesAndCanBeTaken) {
     GTEST_SKIP() << "a CUDA device is present: tests/gpu_perf.cpp covers it";
   BackgroundSweep bg;
   PerfConfig c;
-  c.kernels = {picks::default_lesson().id};
+  c.kernels = {default_id()};
   c.matmul_sizes = {64};
   ASSERT_TRUE(bg.start(c));
   std::optional<PerfReport> r;
@@ -481,7 +481,7 @@ TEST(ShippedReports, H100AndH200ReportsLoadAndCompare) {
     EXPECT_NE(r[i]->device.name.find(gpus[i]), std::string::npos) << r[i]->device.name;
     const PerfResult* tiled = nullptr;
     for (const PerfResult& x : r[i]->results)
-      if (x.kernel == picks::default_lesson().id && x.tile == 32 && x.size == 4096) tiled = &x;
+      if (x.kernel == default_id() && x.tile == 32 && x.size == 4096) tiled = &x;
     ASSERT_NE(tiled, nullptr) << files[i];
     ASSERT_TRUE(tiled->counted());
     // "The textbook tiled multiply reaches 16-18 % of cuBLAS."
@@ -490,7 +490,7 @@ TEST(ShippedReports, H100AndH200ReportsLoadAndCompare) {
     // On the roofline: 32 times the naive kernel's intensity (a little less for the stores).
     EXPECT_NEAR(tiled->issued_intensity, 8.0, 0.05) << files[i];
     for (const PerfResult& x : r[i]->results)
-      if (x.kernel == picks::ladder_step(2).id) {
+      if (x.kernel == naive_grid_id()) {
         EXPECT_NEAR(x.issued_intensity, 0.25, 1e-3);
       }
   }

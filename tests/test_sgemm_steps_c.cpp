@@ -31,12 +31,15 @@ struct Config {
   int bm, bn, tm, tn;
 };
 constexpr int kBK = 8;
-const Config kSmall[] = {
-    {picks::ladder_step(9).id, 32, 32, 32, 4, 4},
-    {picks::ladder_step(9).id, 64, 64, 64, 8, 8},
-    {picks::ladder_step(10).id, 32, 32, 64, 4, 8},
-    {picks::ladder_step(10).id, 64, 64, 64, 8, 8},
-};
+// The ladder's steps 9 and 10 (double-buffered tiles; larger warp tiles).
+std::vector<Config> small_configs() {
+  return {
+      {picks::ladder_step(9).id, 32, 32, 32, 4, 4},
+      {picks::ladder_step(9).id, 64, 64, 64, 8, 8},
+      {picks::ladder_step(10).id, 32, 32, 64, 4, 8},
+      {picks::ladder_step(10).id, 64, 64, 64, 8, 8},
+  };
+}
 
 std::string what(const Config& c, int n) {
   return std::string(c.id) + " tile " + std::to_string(c.tile) + " n " + std::to_string(n);
@@ -67,7 +70,7 @@ RunResult simulate(const char* id, Params p, uint32_t mask = ~0u,
 }
 
 TEST(SgemmStepsC, SmallConfigsAreRightWithHandDerivedCounts) {
-  for (const Config& c : kSmall)
+  for (const Config& c : small_configs())
     for (int n : {64, 128}) {
       const RunResult r = simulate(c.id, Params{.n = n, .tile = c.tile});
       ASSERT_TRUE(r.ok) << what(c, n) << ": " << r.error;
@@ -115,7 +118,7 @@ TEST(SgemmStepsC, SmallConfigsAreRightWithHandDerivedCounts) {
 TEST(SgemmStepsC, OneBarrierPerKStep) {
   // Every thread arrives n / BK times: once at the prologue's barrier 1, then
   // n / BK - 1 times at barrier 2 (after each store of the next stage).
-  for (const Config& c : kSmall) {
+  for (const Config& c : small_configs()) {
     const int n = 128;
     const RunResult r = simulate(c.id, Params{.n = n, .tile = c.tile});
     ASSERT_TRUE(r.ok) << r.error;
@@ -135,7 +138,7 @@ TEST(SgemmStepsC, OneBarrierPerKStep) {
 }
 
 TEST(SgemmStepsC, WithoutTheLoopBarrierTheStagesRace) {
-  for (const Config& c : kSmall) {
+  for (const Config& c : small_configs()) {
     const Params p{.n = 64, .tile = c.tile};
     // Barrier 2 off (mask keeps barrier 1 only): the hazard analysis finds
     // both races on both tiles, whatever the schedule: a read of the next
@@ -204,7 +207,7 @@ TEST(SgemmStepsC, SizesThatAreNotWholeTilesAreRefused) {
 }
 
 TEST(SgemmStepsC, SharedReadsAreConflictFreeFloat4WarpAccesses) {
-  for (const Config& c : kSmall) {
+  for (const Config& c : small_configs()) {
     const RunResult r = simulate(c.id, Params{.n = 64, .tile = c.tile});
     ASSERT_TRUE(r.ok) << r.error;
     const WarpAccesses w = warp_accesses(r.trace);

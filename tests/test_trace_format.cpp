@@ -229,7 +229,7 @@ TEST(TraceFormatV1, EveryLessonsArraysMapToItsSlots) {
 // (kernels/*.cuh), where the barriers stood on other lines: it loads with the
 // barriers on the lines of today's lesson header, accesses as recorded.
 TEST(TraceFormatV1, BarrierLinesOfTheOldHeadersMoveToTheLessons) {
-  const RunResult r = sim_run(picks::default_lesson().id);
+  const RunResult r = sim_run(default_id());
   ASSERT_TRUE(r.ok);
   std::string err;
   const auto back = parse_trace(write_v1(r.trace, 36), &err);
@@ -250,7 +250,7 @@ TEST(TraceFormatV1, BarrierLinesOfTheOldHeadersMoveToTheLessons) {
 }
 
 TEST(TraceFormatV1, AFileOfAnUnknownLessonIsRefusedClearly) {
-  Trace t = sim_run(picks::default_lesson().id).trace;
+  Trace t = sim_run(default_id()).trace;
   t.config.variant = "matmul.tiled_hexagonal";
   std::string err;
   EXPECT_FALSE(parse_trace(write_v1(t), &err));
@@ -259,7 +259,7 @@ TEST(TraceFormatV1, AFileOfAnUnknownLessonIsRefusedClearly) {
   EXPECT_HAS(err, "\"matmul.tiled_hexagonal\"");
   EXPECT_HAS(err, "is not a lesson run this build knows");
   // A known lesson with parameters it refuses has no array table either.
-  t = sim_run(picks::default_lesson().id).trace;
+  t = sim_run(default_id()).trace;
   t.config.params.tile = 5;
   EXPECT_FALSE(parse_trace(write_v1(t), &err));
   EXPECT_HAS(err, "version-1 trace");
@@ -267,7 +267,7 @@ TEST(TraceFormatV1, AFileOfAnUnknownLessonIsRefusedClearly) {
 }
 
 TEST(TraceFormatV1, AnOldIdTheLessonDoesNotHaveIsRefused) {
-  const Trace t = sim_run(picks::default_lesson().id).trace;
+  const Trace t = sim_run(default_id()).trace;
   std::vector<uint8_t> bytes = write_v1(t);
   // The first global load names In, which a multiply never had.
   size_t i = 0;
@@ -415,7 +415,7 @@ TEST(TraceFormatV2, ParametersAreReadByNameInAnyOrder) {
 }
 
 TEST(TraceFormatV2, RefusesAnUnknownOrDuplicateParameterName) {
-  const RunResult r = sim_run(picks::default_lesson().id);
+  const RunResult r = sim_run(default_id());
   ASSERT_TRUE(r.ok);
   const std::vector<uint8_t> good = serialize_trace(r.trace);
   const V2Layout l = layout_of(r.trace);
@@ -452,7 +452,7 @@ TEST(TraceFormatV2, RefusesAnUnknownOrDuplicateParameterName) {
 
 // The table of a hand-edited file (valid checksum) must be the lesson's.
 TEST(TraceFormatV2, RefusesAnArrayTableThatDiffersFromTheLessons) {
-  const RunResult r = sim_run(picks::default_lesson().id);  // n 12, tile 8
+  const RunResult r = sim_run(default_id());  // n 12, tile 8
   ASSERT_TRUE(r.ok);
   const std::vector<uint8_t> good = serialize_trace(r.trace);
   const V2Layout l = layout_of(r.trace);
@@ -497,7 +497,7 @@ TEST(TraceFormatV2, RefusesAnArrayTableThatDiffersFromTheLessons) {
 }
 
 TEST(TraceFormatV2, RefusesSlotsBeyondTheTable) {
-  const RunResult r = sim_run(picks::default_lesson().id);
+  const RunResult r = sim_run(default_id());
   ASSERT_TRUE(r.ok);
   const std::vector<uint8_t> good = serialize_trace(r.trace);
   const V2Layout l = layout_of(r.trace);
@@ -526,7 +526,7 @@ TEST(TraceFormatV2, RefusesSlotsBeyondTheTable) {
 
 // Issue 20: a version-1 file predates warp shuffles.
 TEST(TraceFormatV1, RefusesAWarpShuffle) {
-  Trace t = sim_run(picks::default_lesson().id).trace;
+  Trace t = sim_run(default_id()).trace;
   size_t i = 0;
   while (t.events[i].kind != EventKind::SharedLoad)
     ++i;
@@ -544,7 +544,7 @@ TEST(TraceFormatV1, RefusesAWarpShuffle) {
 // Messages that said the impossible: a byte count that overflowed 64 bits,
 // and an empty range ("allowed: 1 to 0").
 TEST(TraceFormatV2, SaysWhatIsWrongWhereTheNumbersOverflowOrTheRangeIsEmpty) {
-  const RunResult r = sim_run(picks::default_lesson().id);
+  const RunResult r = sim_run(default_id());
   ASSERT_TRUE(r.ok);
   {
     auto bytes = serialize_trace(r.trace);

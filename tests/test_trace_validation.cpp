@@ -80,7 +80,7 @@ size_t first_of(const Trace& t, EventKind kind, ArraySlot array = kNoArray) {
 // --- the cases of issue 9 ----------------------------------------------------
 
 TEST(TraceValidation, RefusesASharedLoadOfElement0x7fffffff) {
-  Trace t = sim_trace(picks::default_lesson().id);  // n 12, tile 8: tiles of 64 elements
+  Trace t = sim_trace(default_id());  // n 12, tile 8: tiles of 64 elements
   const size_t i = first_of(t, EventKind::SharedLoad);
   t.events[i].element = 0x7fffffff;
   const std::string err = refusal(t);
@@ -90,7 +90,7 @@ TEST(TraceValidation, RefusesASharedLoadOfElement0x7fffffff) {
 }
 
 TEST(TraceValidation, RefusesAHugeN) {
-  Trace t = sim_trace(picks::default_lesson().id);
+  Trace t = sim_trace(default_id());
   t.config.params.n = 268435456;
   const std::string err = refusal(t);
   EXPECT_HAS(err, "parameters: n = 268435456");
@@ -98,7 +98,7 @@ TEST(TraceValidation, RefusesAHugeN) {
 }
 
 TEST(TraceValidation, RefusesAHugeAndAZeroTile) {
-  Trace t = sim_trace(picks::default_lesson().id);
+  Trace t = sim_trace(default_id());
   t.config.params.tile = 268435456;
   std::string err = refusal(t);
   EXPECT_HAS(err, "parameters: tile 268435456");
@@ -122,7 +122,7 @@ TEST(TraceValidation, RefusesAHugeRadius) {
 }
 
 TEST(TraceValidation, RefusesAGridTheParametersDoNotGive) {
-  Trace t = sim_trace(picks::default_lesson().id);
+  Trace t = sim_trace(default_id());
   t.config.geometry.grid = {16777216, 1, 1};
   const std::string err = refusal(t);
   EXPECT_HAS(err, "geometry: grid is 16777216 x 1 x 1");
@@ -130,8 +130,7 @@ TEST(TraceValidation, RefusesAGridTheParametersDoNotGive) {
 }
 
 TEST(TraceValidation, RefusesASharedElementOf268435456) {
-  Trace t = sim_trace(
-      picks::halo_lesson(picks::Halo::StaticShared).id);  // block 64, radius 3: cache of 70
+  Trace t = sim_trace(halo_shared_id());  // block 64, radius 3: cache of 70
   const size_t i = first_of(t, EventKind::SharedStore);
   t.events[i].element = 268435456;
   const std::string err = refusal(t);
@@ -145,13 +144,13 @@ TEST(TraceValidation, TheCliRefusesEachHostileFileWithExit1) {
   GTEST_SKIP() << "tilescope-cli is not built";
 #else
   std::vector<std::pair<Trace, std::string> > cases;
-  Trace t = sim_trace(picks::default_lesson().id);
+  Trace t = sim_trace(default_id());
   t.events[first_of(t, EventKind::SharedLoad)].element = 0x7fffffff;
   cases.push_back({t, "element is 2147483647"});
-  t = sim_trace(picks::default_lesson().id);
+  t = sim_trace(default_id());
   t.config.params.tile = 0;
   cases.push_back({t, "tile 0"});
-  t = sim_trace(picks::halo_lesson(picks::Halo::StaticShared).id);
+  t = sim_trace(halo_shared_id());
   t.config.params.radius = 268435456;
   cases.push_back({t, "radius 268435456"});
   const auto path = (std::filesystem::temp_directory_path() / "ts_hostile.tstrace").string();
@@ -180,7 +179,7 @@ TEST(TraceValidation, TheCliRefusesEachHostileFileWithExit1) {
 // --- every field, one at a time ----------------------------------------------
 
 TEST(TraceValidation, RefusesALessonThisBuildDoesNotKnow) {
-  Trace t = sim_trace(picks::default_lesson().id);
+  Trace t = sim_trace(default_id());
   t.config.variant = "matmul.tiled_hexagonal";
   const std::string err = refusal(t);
   EXPECT_HAS(err,
@@ -191,7 +190,7 @@ TEST(TraceValidation, RefusesALessonThisBuildDoesNotKnow) {
 }
 
 TEST(TraceValidation, RefusesParametersOutsideTheCatalogue) {
-  Trace t = sim_trace(picks::halo_lesson(picks::Halo::StaticShared).id);
+  Trace t = sim_trace(halo_shared_id());
   t.config.params.block = 2048;
   EXPECT_HAS(refusal(t), "block 2048");
   t = sim_trace(picks::dynamic_staging_lesson(2).id);
@@ -209,23 +208,23 @@ TEST(TraceValidation, RefusesGeometryThatDoesNotMatch) {
 }
 
 TEST(TraceValidation, RefusesABarrierMaskNamingBarriersTheKernelLacks) {
-  Trace t = sim_trace(picks::default_lesson().id);
+  Trace t = sim_trace(default_id());
   t.config.barrier_mask = 0x7;  // barriers 1, 2 and a third that does not exist
   EXPECT_HAS(refusal(t), "barrier mask 0x7: barrier 3");
 }
 
 TEST(TraceValidation, RefusesBuffersThatDoNotMatchTheLesson) {
-  Trace t = sim_trace(picks::default_lesson().id);
+  Trace t = sim_trace(default_id());
   t.buffers[0].rows = 5;
   t.buffers[0].values.resize(5 * 12);
   EXPECT_HAS(refusal(t), "buffer A is 5 x 12; " + default_id() + " with n=12 tile=8 gives 12 x 12");
-  t = sim_trace(picks::default_lesson().id);
+  t = sim_trace(default_id());
   t.buffers.pop_back();
   EXPECT_HAS(refusal(t), "buffer C is missing");
-  t = sim_trace(picks::default_lesson().id);
+  t = sim_trace(default_id());
   t.buffers[2].is_output = false;
   EXPECT_HAS(refusal(t), "buffer C is marked input");
-  t = sim_trace(picks::halo_lesson(picks::Halo::StaticShared).id);
+  t = sim_trace(halo_shared_id());
   t.buffers[0].slot = lessons::stencil_shared::kCache;  // contents for the shared array
   EXPECT_HAS(refusal(t), "buffer cache is not a global array of " + halo_shared_id() +
                              "; its global "
@@ -235,7 +234,7 @@ TEST(TraceValidation, RefusesBuffersThatDoNotMatchTheLesson) {
 // The array table names and shapes what the events touch: it must be the
 // lesson's for the run's parameters, whatever the file says.
 TEST(TraceValidation, RefusesAnArrayTableThatIsNotTheLessons) {
-  const Trace good = sim_trace(picks::default_lesson().id);  // n 12, tile 8
+  const Trace good = sim_trace(default_id());  // n 12, tile 8
   {
     Trace t = good;
     t.config.arrays[kTileA - 1].name = "tileZ";
@@ -265,7 +264,7 @@ TEST(TraceValidation, RefusesAnArrayTableThatIsNotTheLessons) {
 }
 
 TEST(TraceValidation, RefusesEventsOutsideTheirArraysAndLaunch) {
-  const Trace good = sim_trace(picks::default_lesson().id);
+  const Trace good = sim_trace(default_id());
   {
     Trace t = good;
     const size_t i = first_of(t, EventKind::GlobalLoad, kA);
@@ -312,7 +311,7 @@ TEST(TraceValidation, RefusesEventsOutsideTheirArraysAndLaunch) {
 }
 
 TEST(TraceValidation, RefusesBarrierEventsTheKernelCannotRecord) {
-  const Trace good = sim_trace(picks::default_lesson().id);
+  const Trace good = sim_trace(default_id());
   const Variant& v = picks::default_lesson();
   const size_t i = first_of(good, EventKind::BarrierArrive);
   {
@@ -366,7 +365,7 @@ TEST(TraceValidation, RefusesOutOfRangeFlagsThatContradictTheElement) {
 }
 
 TEST(TraceValidation, RefusesCountsNoRunCouldRecord) {
-  const Trace good = sim_trace(picks::default_lesson().id);
+  const Trace good = sim_trace(default_id());
   {
     Trace t = good;
     t.capacity = t.events.size() - 1;
@@ -418,8 +417,8 @@ Trace without(Trace t, F drop) {
 }
 
 TEST(TraceValidation, RefusesAMaskWithBarriersOnAndNoBarrierEvents) {
-  const Trace t = without(sim_trace(picks::default_lesson().id),
-                          [](const Event& e) { return is_barrier(e.kind); });
+  const Trace t =
+      without(sim_trace(default_id()), [](const Event& e) { return is_barrier(e.kind); });
   ASSERT_EQ(t.config.barrier_mask, ~0u);
   const std::string err = refusal(t);
   EXPECT_HAS(err, "events: 0 barrier arrivals recorded; " + default_id() + " with n=12 tile=8");
@@ -427,7 +426,7 @@ TEST(TraceValidation, RefusesAMaskWithBarriersOnAndNoBarrierEvents) {
 }
 
 TEST(TraceValidation, RefusesAThreadThatSkipsEveryBarrier) {
-  const Trace t = without(sim_trace(picks::default_lesson().id), [](const Event& e) {
+  const Trace t = without(sim_trace(default_id()), [](const Event& e) {
     return is_barrier(e.kind) && e.block == 0 && e.thread == 0;
   });
   const std::string err = refusal(t);
@@ -435,14 +434,14 @@ TEST(TraceValidation, RefusesAThreadThatSkipsEveryBarrier) {
              "block 0 thread 0 met 0 of the 4 __syncthreads of its block; thread 1 met "
              "barrier 1 next");
   // The same with a partial mask, where the closed form does not count arrivals.
-  Trace one = sim_trace(picks::default_lesson().id, std::nullopt, 1u);
+  Trace one = sim_trace(default_id(), std::nullopt, 1u);
   one = without(one,
                 [](const Event& e) { return is_barrier(e.kind) && e.block == 1 && e.thread == 5; });
   EXPECT_HAS(refusal(one), "block 1 thread 5 met 0 of the 2 __syncthreads of its block");
 }
 
 TEST(TraceValidation, RefusesAnArriveRewrittenAsALeave) {
-  Trace t = sim_trace(picks::default_lesson().id);
+  Trace t = sim_trace(default_id());
   const size_t i = first_of(t, EventKind::BarrierArrive);
   t.events[i].kind = EventKind::BarrierLeave;
   const std::string err = refusal(t);
@@ -453,7 +452,7 @@ TEST(TraceValidation, RefusesAnArriveRewrittenAsALeave) {
 
 TEST(TraceValidation, RefusesADeletedLeave) {
   {  // in the middle: the thread arrives at the next barrier while still at the last
-    Trace t = sim_trace(picks::default_lesson().id);
+    Trace t = sim_trace(default_id());
     const size_t i = first_of(t, EventKind::BarrierLeave);
     const Event gone = t.events[i];
     t.events.erase(t.events.begin() + long(i));
@@ -463,7 +462,7 @@ TEST(TraceValidation, RefusesADeletedLeave) {
                         "has not left barrier 1");
   }
   {  // the last one: the thread never leaves
-    Trace t = sim_trace(picks::default_lesson().id);
+    Trace t = sim_trace(default_id());
     size_t last = 0;
     for (size_t i = 0; i < t.events.size(); ++i)
       if (t.events[i].kind == EventKind::BarrierLeave) last = i;
@@ -477,7 +476,7 @@ TEST(TraceValidation, RefusesADeletedLeave) {
 
 TEST(TraceValidation, RefusesBarriersInAnotherOrderThanTheBlocks) {
   // Thread 3 of block 0 meets barrier 2 where its block meets barrier 1.
-  Trace t = sim_trace(picks::default_lesson().id);
+  Trace t = sim_trace(default_id());
   const uint16_t line2 = uint16_t(picks::default_lesson().barriers[1].line);
   for (Event& e : t.events)
     if (is_barrier(e.kind) && e.block == 0 && e.thread == 3 && e.barrier == 1) {
@@ -525,7 +524,7 @@ TEST(TraceValidation, ChecksSixteenByteGroupsOnTruncatedGpuTraces) {
 
 TEST(TraceValidation, RefusesAtomicsWhereTheLessonHasNone) {
   {  // a global atomic on an input array
-    Trace t = sim_trace(picks::global_atomics_lesson().id);
+    Trace t = sim_trace(global_atomics_id());
     const ArraySlot in = slot_named(t.config.arrays, "in");
     ASSERT_NE(in, kNoArray);
     const size_t i = first_of(t, EventKind::GlobalAtomic);
@@ -535,12 +534,12 @@ TEST(TraceValidation, RefusesAtomicsWhereTheLessonHasNone) {
                                ", which the kernel only reads");
   }
   {  // a global atomic in a lesson without any
-    Trace t = sim_trace(picks::default_lesson().id);
+    Trace t = sim_trace(default_id());
     t.events[first_of(t, EventKind::GlobalStore)].kind = EventKind::GlobalAtomic;
     EXPECT_HAS(refusal(t), "an atomic on C (12 x 12); " + default_id() + " has no global atomics");
   }
   {  // a warp shuffle in a lesson without any
-    Trace t = sim_trace(picks::default_lesson().id);
+    Trace t = sim_trace(default_id());
     Event& e = t.events[first_of(t, EventKind::SharedLoad)];
     e.kind = EventKind::WarpShuffle;
     e.array = kNoArray;
@@ -550,7 +549,7 @@ TEST(TraceValidation, RefusesAtomicsWhereTheLessonHasNone) {
 }
 
 TEST(TraceValidation, RefusesASharedLoadFlaggedOutOfRangeAtElement4294967295) {
-  Trace t = sim_trace(picks::default_lesson().id);
+  Trace t = sim_trace(default_id());
   const size_t i = first_of(t, EventKind::SharedLoad);
   t.events[i].element = 4294967295u;
   t.events[i].flags |= kFlagOutOfRange;
@@ -565,21 +564,21 @@ TEST(TraceValidation, RefusesASharedLoadFlaggedOutOfRangeAtElement4294967295) {
 
 TEST(TraceValidation, RefusesWarpMasksWithoutTheStallTheyGoWith) {
   {  // the GPU race lab's mask on a simulator trace
-    Trace t = sim_trace(picks::default_lesson().id);
+    Trace t = sim_trace(default_id());
     t.config.skew_warps = 0xFFFFFFFFu;
     EXPECT_HAS(refusal(t),
                "run configuration: skew warps is 0xffffffff; allowed without a stall "
                "(skew ns 0): 0x0");
   }
   {
-    Trace t = sim_trace(picks::default_lesson().id);
+    Trace t = sim_trace(default_id());
     t.config.skew_ns = 300;
     EXPECT_HAS(refusal(t), "skew ns is 300; allowed on a simulator trace: 0");
   }
 }
 
 TEST(TraceValidation, RefusesParametersTheLessonDoesNotUse) {
-  Trace t = sim_trace(picks::constant_memory_lesson(false).id);
+  Trace t = sim_trace(constant_naive_id());
   t.config.params.tile = 8;
   EXPECT_HAS(refusal(t), "parameters: tile is 8; " + constant_naive_id() +
                              " does not use tile (allowed: 0; it "
@@ -587,7 +586,7 @@ TEST(TraceValidation, RefusesParametersTheLessonDoesNotUse) {
   t = sim_trace(picks::constant_memory_lesson(true).id);
   t.config.params.tile = 0;
   EXPECT_HAS(refusal(t), "parameters: tile 0");
-  t = sim_trace(picks::default_lesson().id);
+  t = sim_trace(default_id());
   t.config.params.block = 256;
   EXPECT_HAS(refusal(t), "block is 256; " + default_id() + " does not use block");
 }
@@ -656,7 +655,7 @@ TEST(TraceValidation, AcceptsOddSizesWhereTheKernelsOverrun) {
 
 TEST(TraceValidation, AcceptsTruncatedUntracedAndSkewedRuns) {
   RunRequest req;
-  req.variant = picks::default_lesson().id;
+  req.variant = default_id();
   req.params = find_variant(req.variant)->defaults;
   req.trace_capacity = 100;
   RunResult r = run_simulator(req);

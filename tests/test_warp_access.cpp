@@ -214,7 +214,7 @@ TEST(WarpAccess, TransposeSharedColumnReadIs32WayPerFullWarp) {
   // m = n = 64: 2 x 2 full blocks of 32 warps. The column read tile[tx][ty]
   // puts lane tx on word tx * 32 + ty: one bank (ty), 32 distinct words, so
   // each of the 4 * 32 = 128 warp reads takes 32 wavefronts (31 extra).
-  const Trace t = simulate(picks::layout_lesson().id, Params{.m = 64, .n = 64});
+  const Trace t = simulate(plain_layout_id(), Params{.m = 64, .n = 64});
   const WarpAccesses w = warp_accesses(t);
   const AccessTotals& ld = w.totals(EventKind::SharedLoad);
   EXPECT_EQ(ld.requests, 128u);
@@ -233,7 +233,7 @@ TEST(WarpAccess, TransposeSharedAtItsDefaults) {
   // warps, bx = 1: 16), lanes are columns of out, 40 (by = 0: 32 lanes, by = 1:
   // 8). 96 warp reads; each lane its own wavefront (one bank): 48 * 32 + 48 * 8
   // = 1920 = m * n wavefronts, 1920 - 96 = 1824 conflicts.
-  const Trace t = simulate_defaults(picks::layout_lesson().id);
+  const Trace t = simulate_defaults(plain_layout_id());
   const WarpAccesses w = warp_accesses(t);
   const AccessTotals& ld = w.totals(EventKind::SharedLoad);
   EXPECT_EQ(ld.requests, 96u);
@@ -289,7 +289,7 @@ TEST(WarpAccess, SwizzledTransposeHasNoConflictsAndNoPadding) {
       EXPECT_EQ(a.bank_conflicts(), 0u) << to_string(k);
       EXPECT_EQ(a.wavefronts, a.requests) << to_string(k);
     }
-    const Trace plain = simulate(picks::layout_lesson().id, p);
+    const Trace plain = simulate(plain_layout_id(), p);
     EXPECT_EQ(w.totals(EventKind::SharedLoad).requests,
               warp_accesses(plain).totals(EventKind::SharedLoad).requests);
     const ArrayInfo* tile = t.array(3);

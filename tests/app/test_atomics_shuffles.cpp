@@ -89,7 +89,7 @@ std::vector<const nlohmann::json*> marks(const Shot& s, const std::string& plot,
 }
 
 TEST(AppAtomicsShuffles, ContentionColoursOfTheSharedBinsMatchTheAnalysis) {
-  const auto trace = run_default(picks::shared_atomics_lesson().id);
+  const auto trace = run_default(shared_atomics_id());
   ASSERT_NE(trace, nullptr);
   const ts::AtomicContention c = ts::atomic_contention(*trace);
   const ts::ArrayContention* bins = nullptr;
@@ -164,7 +164,7 @@ bool inside(const nlohmann::json& box, double x, double y) {
 }
 
 TEST(AppAtomicsShuffles, ShuffleDiagramNamesDelta16AndLinksLaneIToLaneIPlus16) {
-  const auto trace = run_default(picks::warp_shuffle_lesson().id);
+  const auto trace = run_default(shuffle_id());
   ASSERT_NE(trace, nullptr);
   const uint64_t pos = first_shuffle(trace);
   ASSERT_GT(pos, 0u);

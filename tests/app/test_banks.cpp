@@ -94,7 +94,7 @@ constexpr int kColumnReadLine = 41;
 
 TEST(AppBanks, ColumnReadOfTheTileIsA32WayConflictWithItsBankMarked) {
   const uint64_t pos =
-      first_position(picks::layout_lesson().id, ts::EventKind::SharedLoad, kColumnReadLine);
+      first_position(plain_layout_id(), ts::EventKind::SharedLoad, kColumnReadLine);
   ASSERT_GT(pos, 0u);
   // A laptop, a monitor, and a projector's 720p with a large font (the panel drops its labels).
   const struct {
@@ -125,7 +125,7 @@ TEST(AppBanks, ColumnReadOfTheTileIsA32WayConflictWithItsBankMarked) {
 
 TEST(AppBanks, PaddedTileColumnReadHasNoConflict) {
   const uint64_t pos =
-      first_position(picks::padded_layout_lesson().id, ts::EventKind::SharedLoad, kColumnReadLine);
+      first_position(padded_layout_id(), ts::EventKind::SharedLoad, kColumnReadLine);
   ASSERT_GT(pos, 0u);
   const Shot s = take("banks_padded",
                       "--lesson " + padded_layout_id() +
@@ -139,8 +139,7 @@ TEST(AppBanks, PaddedTileColumnReadHasNoConflict) {
 }
 
 TEST(AppBanks, NaiveTransposeColumnStoreGivesEachLaneItsOwnSector) {
-  const uint64_t pos =
-      first_position(picks::layout_family_naive_lesson().id, ts::EventKind::GlobalStore, 27);
+  const uint64_t pos = first_position(naive_layout_family_id(), ts::EventKind::GlobalStore, 27);
   ASSERT_GT(pos, 0u);
   const Shot s = take("banks_naive",
                       "--lesson " + naive_layout_family_id() +

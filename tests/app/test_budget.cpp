@@ -192,9 +192,9 @@ TEST(AppBudget, PeakStaysWithinTheBudgetUnderEverySchedule) {
       const fs::path log = d / ("peak_" + tag + ".log");
       const Measured m = run_measured(
           std::to_string(budget),
-          {"--lesson", picks::default_lesson().id, "--n", std::to_string(c.n), "--backend", "sim",
-           "--schedule", schedule, "--capacity", std::to_string(c.capacity), "--size", "1280x720",
-           "--screenshot", (d / ("peak_" + tag + ".png")).string(), "--exit"},
+          {"--lesson", default_id(), "--n", std::to_string(c.n), "--backend", "sim", "--schedule",
+           schedule, "--capacity", std::to_string(c.capacity), "--size", "1280x720", "--screenshot",
+           (d / ("peak_" + tag + ".png")).string(), "--exit"},
           log);
       const std::string text = read(log);
       EXPECT_EQ(m.rc, 0) << tag << ": " << text;
@@ -222,12 +222,11 @@ TEST(AppBudget, OverTheBudgetRefusedAtOnceUnderEverySchedule) {
   x_display();
   for (const char* schedule : kSchedules) {
     const std::string tag = schedule;
-    const Measured refused =
-        run_measured(std::to_string(budget),
-                     {"--lesson", picks::default_lesson().id, "--n", "64", "--backend", "sim",
-                      "--schedule", schedule, "--size", "1280x720", "--screenshot",
-                      (d / ("over_" + tag + ".png")).string(), "--exit"},
-                     d / ("over_" + tag + ".log"));
+    const Measured refused = run_measured(
+        std::to_string(budget),
+        {"--lesson", default_id(), "--n", "64", "--backend", "sim", "--schedule", schedule,
+         "--size", "1280x720", "--screenshot", (d / ("over_" + tag + ".png")).string(), "--exit"},
+        d / ("over_" + tag + ".log"));
     const std::string text = read(d / ("over_" + tag + ".log"));
     EXPECT_EQ(refused.rc, 1) << tag << ": " << text;
     EXPECT_LT(refused.seconds, 5.0) << tag << ": refused only after running";
@@ -237,9 +236,9 @@ TEST(AppBudget, OverTheBudgetRefusedAtOnceUnderEverySchedule) {
 
     const Measured ok =
         run_measured(std::to_string(budget),
-                     {"--lesson", picks::default_lesson().id, "--n", std::to_string(fits->n),
-                      "--backend", "sim", "--schedule", schedule, "--size", "1280x720",
-                      "--screenshot", (d / ("fits_" + tag + ".png")).string(), "--exit"},
+                     {"--lesson", default_id(), "--n", std::to_string(fits->n), "--backend", "sim",
+                      "--schedule", schedule, "--size", "1280x720", "--screenshot",
+                      (d / ("fits_" + tag + ".png")).string(), "--exit"},
                      d / ("fits_" + tag + ".log"));
     EXPECT_EQ(ok.rc, 0) << tag << ": " << read(d / ("fits_" + tag + ".log"));
     EXPECT_LE(ok.peak, budget) << tag << ": n = " << fits->n << " peaked at " << mb(ok.peak)
@@ -250,7 +249,7 @@ TEST(AppBudget, OverTheBudgetRefusedAtOnceUnderEverySchedule) {
 TEST(AppBudget, TraceFileBeyondTheBudgetIsNotOpened) {
   const fs::path d = out_dir();
   ts::RunRequest req;
-  req.variant = picks::default_lesson().id;
+  req.variant = default_id();
   req.params = ts::find_variant(req.variant)->defaults;
   req.backend = ts::BackendChoice::Sim;
   const ts::RunResult run = ts::run_simulator(req);

@@ -67,7 +67,7 @@ std::unique_ptr<Replay> replay_of(const std::string& variant, uint32_t mask = ~0
 }
 
 TEST(CompareAlignment, IdenticalRunsMapEveryPhaseToItselfAndNothingDiffers) {
-  auto a = replay_of(picks::default_lesson().id), b = replay_of(picks::default_lesson().id);
+  auto a = replay_of(default_id()), b = replay_of(default_id());
   ASSERT_TRUE(a && b);
   const app::PhaseTable ta = app::phase_table(*a), tb = app::phase_table(*b);
   ASSERT_GE(ta.phases(), 3);
@@ -91,8 +91,8 @@ TEST(CompareAlignment, IdenticalRunsMapEveryPhaseToItselfAndNothingDiffers) {
 }
 
 TEST(CompareAlignment, WithoutBarrierTwoThePhasesAlignAtBarrierOneAndTheRaceDiffers) {
-  auto a = replay_of(picks::default_lesson().id);
-  auto b = replay_of(picks::default_lesson().id, 1u);  // barrier 1 only
+  auto a = replay_of(default_id());
+  auto b = replay_of(default_id(), 1u);  // barrier 1 only
   ASSERT_TRUE(a && b);
   const app::PhaseTable ta = app::phase_table(*a), tb = app::phase_table(*b);
   // Two barriers per tile against one: 2T + 1 phases against T + 1.
@@ -123,9 +123,9 @@ TEST(CompareAlignment, WithoutBarrierTwoThePhasesAlignAtBarrierOneAndTheRaceDiff
 }
 
 TEST(CompareAlignment, NaiveAgainstTiledIsOnePieceAndDiffersInLoadCounts) {
-  auto a = replay_of(picks::default_lesson().id);
+  auto a = replay_of(default_id());
   ASSERT_TRUE(a);
-  auto b = replay_of(picks::ladder_step(2).id, ~0u, a->trace().config.params.n);
+  auto b = replay_of(naive_grid_id(), ~0u, a->trace().config.params.n);
   ASSERT_TRUE(b);
   const app::PhaseTable ta = app::phase_table(*a), tb = app::phase_table(*b);
   EXPECT_EQ(tb.phases(), 1);
@@ -300,7 +300,7 @@ TEST(CompareWindow, NaiveAgainstTiledHeatmapsDifferInLoadCountsOnly) {
                         "compare_naive");
   ASSERT_EQ(s.rc, 0) << s.log;
   const auto& c = s.cells["compare"];
-  EXPECT_EQ(c["b"]["variant"], picks::ladder_step(2).id);
+  EXPECT_EQ(c["b"]["variant"], naive_grid_id());
   EXPECT_NE(c["b"]["label"].get<std::string>().find("n=8"), std::string::npos)
       << "the size A's command line gave: " << c["b"]["label"];
   EXPECT_EQ(c["differ"]["value"], 0) << "both compute the same C";
@@ -323,7 +323,7 @@ TEST(CompareWindow, OtherLayoutIsComparedWhereTheShapesAgree) {
                         "compare_layout");
   ASSERT_EQ(s.rc, 0) << s.log;
   const auto& c = s.cells["compare"];
-  EXPECT_NE(c["b"]["variant"].get<std::string>(), picks::layout_lesson().id);
+  EXPECT_NE(c["b"]["variant"].get<std::string>(), plain_layout_id());
   EXPECT_EQ(c["differ"]["value"], 0) << "both transpose correctly";
   ASSERT_FALSE(c["skipped"].empty()) << "the padded tile has another shape";
 }

@@ -253,8 +253,8 @@ size_t first_store_stop(const Stops& s) {
 TEST(AppMemoryColours, CoalescingPictureOfOneWarpStoreNaiveAndTiled) {
   const ts::Params p{.m = 32, .n = 32};
   for (const auto& [lesson, sectors, shot] :
-       {std::tuple{picks::layout_family_naive_lesson().id, 32, "coalescing_naive"},
-        std::tuple{picks::layout_lesson().id, 4, "coalescing_tiled"}}) {
+       {std::tuple{naive_layout_family_id(), 32, "coalescing_naive"},
+        std::tuple{plain_layout_id(), 4, "coalescing_tiled"}}) {
     const Stops st = stops(lesson, ts::ReplayOrder::Lockstep, p);
     const size_t n = first_store_stop(st);
     ASSERT_GT(n, 0u) << lesson;
@@ -309,7 +309,7 @@ TEST(AppMemoryColours, LayoutToggleRunsTheOtherLayout) {
                                            " --m 32 --n 32 --memory banks --position end "
                                            "--layout 'padded [32][33]'");
   ASSERT_EQ(s.rc, 0) << s.log;
-  EXPECT_EQ(s.cells["variant"], picks::padded_layout_lesson().id);
+  EXPECT_EQ(s.cells["variant"], padded_layout_id());
   expect_bank_colours(s, 33, "after the toggle");
   const auto chosen = marks(s, "layout", "chosen");
   const auto other = marks(s, "layout", "option");
@@ -339,7 +339,7 @@ TEST(AppMemoryColours, AccessStepMovesExactlyOneWarpInstructionInEitherOrder) {
   const ts::Params p{.m = 40, .n = 48};  // edge tiles: warps of 16 lanes, and of 8 rows
   for (const auto& [order, flag] : {std::pair{ts::ReplayOrder::Lockstep, "lockstep"},
                                     std::pair{ts::ReplayOrder::AsRecorded, "recorded"}}) {
-    const Stops st = stops(picks::layout_lesson().id, order, p);
+    const Stops st = stops(plain_layout_id(), order, p);
     ASSERT_GT(st.at.size(), 100u);
     for (size_t n : {size_t(1), size_t(37), size_t(38), st.at.size() / 2}) {
       const Shot s = take(std::string("step_") + flag + "_" + std::to_string(n),

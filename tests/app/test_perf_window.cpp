@@ -153,9 +153,8 @@ std::map<std::string, Expected> expected_points(const std::string& report, doubl
     Expected e;
     e.gflops = flops / (x["ms_median"].get<double>() * 1e-3) / 1e9;
     e.compulsory = flops / (4 * 3 * nn * nn);
-    if (k == picks::ladder_step(2).id) e.issued = flops / (4 * (2 * nn * nn * nn + nn * nn));
-    if (k == picks::default_lesson().id)
-      e.issued = flops / (4 * (2 * nn * nn * nn / tile + nn * nn));
+    if (k == naive_grid_id()) e.issued = flops / (4 * (2 * nn * nn * nn + nn * nn));
+    if (k == default_id()) e.issued = flops / (4 * (2 * nn * nn * nn / tile + nn * nn));
     out[label] = e;
   }
   double lo = peak / copy / 2, hi = peak / copy * 2, ylo = peak;
@@ -306,7 +305,7 @@ TEST(PerfWindow, ReportGivenAsTheFileOpensInThePanel) {
   EXPECT_NE(s.cells["banner"]["text"].get<std::string>().find("perf_h200_panel.json"),
             std::string::npos);
   EXPECT_EQ(marks(s, "issued").size(), 4u);
-  EXPECT_EQ(s.cells["variant"], picks::default_lesson().id);  // the lesson still runs
+  EXPECT_EQ(s.cells["variant"], default_id());  // the lesson still runs
 }
 
 // Not a report: the window says so in a banner and goes on (exit 0), whatever

@@ -326,7 +326,7 @@ TEST(AppScreenshot, DefaultLessonPrintsValuesOnA720pLaptop) {
   // big enough for values (20 px at the default text size).
   const Shot s = take("default720", "--backend sim", "1280x720");
   ASSERT_EQ(s.rc, 0) << "tilescope failed; see its log in " << out_dir();
-  EXPECT_EQ(s.cells["variant"], picks::default_lesson().id);
+  EXPECT_EQ(s.cells["variant"], default_id());
   const nlohmann::json* C = array(s, "C", false);
   ASSERT_NE(C, nullptr);
   EXPECT_GE((*C)["cell_w"].get<double>(), 20.0);

@@ -133,8 +133,8 @@ void expect_stale_read_printed(const std::string& lesson, const std::string& ord
 
 TEST(AppTruth, StaleReadOfUnwrittenMemoryPrintsTheValueRead) {
   for (const char* order : {"lockstep", "recorded"}) {
-    expect_stale_read_printed(picks::default_lesson().id, order);
-    expect_stale_read_printed(picks::constant_memory_lesson(true).id, order);
+    expect_stale_read_printed(default_id(), order);
+    expect_stale_read_printed(constant_tile_id(), order);
   }
 }
 
