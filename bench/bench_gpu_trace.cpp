@@ -15,6 +15,9 @@
 #include "analysis/counters.hpp"
 #include "analysis/decode.hpp"
 #include "engine/backend.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace picks = ts::picks;
 
 namespace {
 
@@ -31,7 +34,7 @@ double now_ms() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string variant = argc > 1 ? argv[1] : "matmul.tiled_square";
+  const std::string variant = argc > 1 ? argv[1] : picks::default_lesson().id;
   const int n = argc > 2 ? std::atoi(argv[2]) : 64;
   const int tile = argc > 3 ? std::atoi(argv[3]) : 16;
   const int repeats = std::max(argc > 4 ? std::atoi(argv[4]) : 21, 1);

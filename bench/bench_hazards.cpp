@@ -12,6 +12,14 @@
 
 #include "analysis/hazards.hpp"
 #include "engine/backend.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace picks = ts::picks;
+
+// The default lesson (square tiles, two barriers).
+static std::string default_id() {
+  return picks::default_lesson().id;
+}
 
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 64;
@@ -26,11 +34,11 @@ int main(int argc, char** argv) {
                         {"barrier 2 removed", 0x1u},
                         {"barrier 1 removed", 0x2u},
                         {"no barriers", 0x0u}};
-  std::printf("hazard analysis, matmul.tiled_square n=%d tile=%d, %d repeats (median, min)\n", n,
-              tile, repeats);
+  std::printf("hazard analysis, %s n=%d tile=%d, %d repeats (median, min)\n", default_id().c_str(),
+              n, tile, repeats);
   for (const Case& c : cases) {
     ts::RunRequest req;
-    req.variant = "matmul.tiled_square";
+    req.variant = default_id();
     req.params.n = n;
     req.params.tile = tile;
     req.barrier_mask = c.mask;

@@ -13,7 +13,10 @@
 
 #include "analysis/replay.hpp"
 #include "engine/backend.hpp"
+#include "tests/lesson_picks.hpp"
 #include "tests/test_trace_fixtures.hpp"
+
+namespace picks = ts::picks;
 
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 64;
@@ -29,7 +32,7 @@ int main(int argc, char** argv) {
     trace = std::make_shared<const ts::Trace>(ts::testing::tiled_matmul_trace(n, tile));
   } else {
     ts::RunRequest req;
-    req.variant = "matmul.tiled_square";
+    req.variant = picks::default_lesson().id;
     req.params.n = req.params.m = req.params.k = n;
     req.params.tile = tile;
     req.backend = ts::BackendChoice::Sim;

@@ -20,6 +20,9 @@
 #include "analysis/memory_estimate.hpp"
 #include "analysis/replay.hpp"
 #include "engine/backend.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace picks = ts::picks;
 
 namespace {
 
@@ -40,7 +43,7 @@ void reset_peak() {
 
 int measure(int n, bool racy) {
   ts::RunRequest req;
-  req.variant = "matmul.tiled_square";
+  req.variant = picks::default_lesson().id;
   req.params.n = req.params.m = req.params.k = n;
   req.params.tile = 16;
   req.backend = ts::BackendChoice::Sim;

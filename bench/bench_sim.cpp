@@ -13,10 +13,13 @@
 #include <vector>
 
 #include "engine/backend.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace picks = ts::picks;
 
 int main(int argc, char** argv) {
   ts::RunRequest req;
-  req.variant = "matmul.tiled_square";
+  req.variant = picks::default_lesson().id;
   req.params = ts::find_variant(req.variant)->defaults;
   req.params.n = argc > 1 ? std::atoi(argv[1]) : 64;
   req.params.tile = argc > 2 ? std::atoi(argv[2]) : 16;

@@ -15,6 +15,9 @@
 #include "engine/backend.hpp"
 #include "io/chrome_export.hpp"
 #include "io/trace_file.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace picks = ts::picks;
 
 namespace {
 
@@ -34,7 +37,7 @@ double median_ms(const std::function<void()>& f) {
 
 int main() {
   ts::RunRequest req;
-  req.variant = "matmul.tiled_square";
+  req.variant = picks::default_lesson().id;
   req.params.n = 64;
   req.params.tile = 16;
   req.backend = ts::BackendChoice::Sim;

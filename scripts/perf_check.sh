@@ -52,7 +52,8 @@ panel_rc=$?
 [ $panel_rc -ne 0 ] && { echo "bench exit code $panel_rc"; tail -5 "$RES/panel.log"; }
 
 stage "textbook_sgemm: the standalone harness at $SIZES"
-timeout 180 "$TB" --sizes "$SIZES" --reps 15 --csv "$RES/standalone.csv"
+timeout 180 "$TB" --sizes "$SIZES" --reps 15 --csv "$RES/standalone.csv" \
+  --naive-as matmul.naive_grid --tiled-as matmul.tiled_square
 tb_rc=$?
 
 stage "registers: nvcc -Xptxas -v (sm_$ARCH)"

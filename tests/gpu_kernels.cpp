@@ -16,6 +16,7 @@
 
 #include "engine/backend.hpp"
 #include "tests/gpu_require.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
@@ -36,7 +37,7 @@ std::vector<Case> correctness_cases() {
   for (const Variant& v : catalogue()) {
     const std::string id = v.id;
     // tiled_exact's defaults (n = 12, tile 8) show its failure: tested below.
-    if (id != "matmul.tiled_exact") cases.push_back({id, v.defaults});
+    if (id != picks::overreaching_lesson().id) cases.push_back({id, v.defaults});
     if (std::string(v.family) == "reduction") {  // blocks 64 and up suit every step
       for (int len : {1, 7, 1000, 4097})
         for (int b : {64, 256, 1024})
@@ -66,7 +67,7 @@ std::vector<Case> correctness_cases() {
       }
       continue;
     }
-    if (id == "matmul.naive_one_block") {
+    if (id == picks::one_block_lesson().id) {
       for (int n : {1, 7, 16, 17, 32})
         cases.push_back({id, {.n = n}});
       continue;
@@ -76,13 +77,13 @@ std::vector<Case> correctness_cases() {
         cases.push_back({id, {.n = n, .block = 16}});
       continue;
     }
-    if (id == "matmul.tiled_exact") {
+    if (id == picks::overreaching_lesson().id) {
       // Right only for multiples of the tile: that is its lesson.
       for (auto [n, t] : {std::pair{16, 4}, {16, 8}, {16, 16}, {64, 32}, {32, 2}})
         cases.push_back({id, {.n = n, .tile = t}});
       continue;
     }
-    if (id == "matmul.tiled_rect") {
+    if (id == picks::rectangular_tiled_lesson().id) {
       for (int t : {2, 4, 8, 16, 32}) {
         cases.push_back({id, {.m = 33, .k = 20, .n = 45, .tile = t}});
         cases.push_back({id, {.m = 1, .k = 1, .n = 1, .tile = t}});
@@ -135,7 +136,7 @@ TEST(GpuStatus, DescribesTheDevice) {
   EXPECT_GE(s.limits().max_shared_per_block, 48 * 1024);
   EXPECT_GT(s.clock_khz, 0);
   EXPECT_GT(s.global_memory_bytes, 0u);
-  const RunResult r = run(request({"matmul.tiled_square", {.n = 10, .tile = 4}}, false));
+  const RunResult r = run(request({picks::default_lesson().id, {.n = 10, .tile = 4}}, false));
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_EQ(r.backend_note, "GPU: " + s.device_name);
 }
@@ -161,7 +162,8 @@ TEST(GpuKernels, EveryVariantMatchesTheReference) {
 
 TEST(GpuKernels, ExactMultiplesKernelGoesWrongOffTheTile) {
   REQUIRE_GPU();
-  const RunResult r = run_cuda(request({"matmul.tiled_exact", {.n = 10, .tile = 4}}, true));
+  const RunResult r =
+      run_cuda(request({picks::overreaching_lesson().id, {.n = 10, .tile = 4}}, true));
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_FALSE(r.verdict.correct);
   EXPECT_FALSE(r.faults.empty());  // out-of-range reads, named with thread and element
@@ -324,7 +326,7 @@ TEST(GpuTrace, CountsEqualTheClosedForms) {
 // event numbers (instr: 0, 1, 2, ... per thread).
 TEST(GpuTrace, EventFieldsAndProgramOrder) {
   REQUIRE_GPU();
-  const Case c{"matmul.tiled_square", {.n = 20, .tile = 8}};
+  const Case c{picks::default_lesson().id, {.n = 20, .tile = 8}};
   const RunResult r = run_cuda(request(c, true));
   ASSERT_TRUE(r.ok) << r.error;
   const Variant& v = *find_variant(c.id);
@@ -368,7 +370,7 @@ TEST(GpuTrace, EventFieldsAndProgramOrder) {
 
 TEST(GpuTrace, RemovedBarrierLeavesNoBarrierEvents) {
   REQUIRE_GPU();
-  const Case c{"matmul.tiled_square", {.n = 32, .tile = 16}};
+  const Case c{picks::default_lesson().id, {.n = 32, .tile = 16}};
   RunRequest req = request(c, true);
   req.barrier_mask = ~0u & ~2u;  // remove barrier 2
   const RunResult r = run_cuda(req);
@@ -385,7 +387,7 @@ TEST(GpuTrace, RemovedBarrierLeavesNoBarrierEvents) {
 
 TEST(GpuTrace, OverflowIsReportedAndNothingIsWrittenPastTheCapacity) {
   REQUIRE_GPU();
-  const Case c{"matmul.tiled_square", {.n = 16, .tile = 8}};
+  const Case c{picks::default_lesson().id, {.n = 16, .tile = 8}};
   const uint64_t need = expected_counts(*find_variant(c.id), c.p).total();
   for (uint64_t capacity : {uint64_t(0), uint64_t(1), uint64_t(100), need - 1}) {
     SCOPED_TRACE("capacity " + std::to_string(capacity));
@@ -414,7 +416,7 @@ TEST(GpuRace, SkewedWarpsStillFinishAndWithBarriersStayRight) {
   REQUIRE_GPU();
   // The race lab's configuration: tiled 64 x 64, tile 16, odd warps sleep
   // 1 us halfway through the inner loop.
-  const Case c{"matmul.tiled_square", {.n = 64, .tile = 16}};
+  const Case c{picks::default_lesson().id, {.n = 64, .tile = 16}};
   RunRequest req = request(c, false);
   req.skew_ns = 1000;
   RunResult r = run_cuda(req);
@@ -438,7 +440,7 @@ TEST(GpuRace, SkewedWarpsStillFinishAndWithBarriersStayRight) {
 
 TEST(GpuErrors, BadRequestsGetMessagesNotCrashes) {
   REQUIRE_GPU();
-  RunRequest req = request({"matmul.tiled_square", {.n = 64, .tile = 64}}, true);
+  RunRequest req = request({picks::default_lesson().id, {.n = 64, .tile = 64}}, true);
   RunResult r = run_cuda(req);
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.error.find("1024 threads"), std::string::npos) << r.error;
@@ -446,19 +448,19 @@ TEST(GpuErrors, BadRequestsGetMessagesNotCrashes) {
   r = run(req);
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.error.find("unknown lesson"), std::string::npos) << r.error;
-  req = request({"matmul.tiled_square", {.n = 10, .tile = 4}}, true);
+  req = request({picks::default_lesson().id, {.n = 10, .tile = 4}}, true);
   req.barrier_mask = 0b100;
   r = run_cuda(req);
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.error.find("barrier 3"), std::string::npos) << r.error;
   // A trace buffer larger than the GPU: refused before anything is allocated.
-  req = request({"matmul.tiled_square", {.n = 10, .tile = 4}}, true);
+  req = request({picks::default_lesson().id, {.n = 10, .tile = 4}}, true);
   req.trace_capacity = cuda_status().global_memory_bytes;  // x 40 bytes
   r = run(req);
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.error.find("trace capacity"), std::string::npos) << r.error;
   // And the device still works afterwards.
-  r = run_cuda(request({"matmul.tiled_square", {.n = 10, .tile = 4}}, true));
+  r = run_cuda(request({picks::default_lesson().id, {.n = 10, .tile = 4}}, true));
   EXPECT_TRUE(r.ok && r.verdict.correct) << r.error;
 }
 

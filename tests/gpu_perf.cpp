@@ -8,6 +8,7 @@
 #include "engine/backend.hpp"
 #include "engine/perf.hpp"
 #include "tests/gpu_require.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
@@ -56,7 +57,7 @@ TEST(GpuPerf, SmallSweepIsCorrectAndTimed) {
     ++timed;
   }
   EXPECT_GE(timed, 10);
-  const PerfResult* tiled = find(r, "matmul.tiled_square", 16, 100);
+  const PerfResult* tiled = find(r, picks::default_lesson().id, 16, 100);
   ASSERT_TRUE(tiled);
   EXPECT_EQ(tiled->status, PerfStatus::Ok);
   EXPECT_GT(tiled->attrs.static_shared_bytes, 2 * 16 * 16 * 4 - 1);  // two 16 x 16 float tiles
@@ -69,13 +70,13 @@ TEST(GpuPerf, SmallSweepIsCorrectAndTimed) {
 TEST(GpuPerf, TiledFasterThanNaiveAt1024) {
   REQUIRE_GPU();
   PerfConfig c;
-  c.kernels = {"matmul.naive_grid", "matmul.tiled_square"};
+  c.kernels = {picks::ladder_step(2).id, picks::default_lesson().id};
   c.matmul_sizes = {1024};
   c.tiles = {16};
   c.with_copy = false;
   const PerfReport r = run_perf_sweep(c);
-  const PerfResult* naive = find(r, "matmul.naive_grid", 16, 1024);
-  const PerfResult* tiled = find(r, "matmul.tiled_square", 16, 1024);
+  const PerfResult* naive = find(r, picks::ladder_step(2).id, 16, 1024);
+  const PerfResult* tiled = find(r, picks::default_lesson().id, 16, 1024);
   ASSERT_TRUE(naive && tiled);
   ASSERT_TRUE(naive->counted()) << naive->message;
   ASSERT_TRUE(tiled->counted()) << tiled->message;
@@ -88,7 +89,7 @@ TEST(GpuPerf, TiledFasterThanNaiveAt1024) {
 TEST(GpuPerf, CancelKeepsResultsSoFar) {
   REQUIRE_GPU();
   PerfConfig c;
-  c.kernels = {"matmul.tiled_square"};
+  c.kernels = {picks::default_lesson().id};
   c.matmul_sizes = {256, 512, 1024, 2048};
   c.tiles = {8, 16, 32};
   BackgroundSweep bg;
@@ -113,7 +114,7 @@ TEST(GpuPerf, CancelKeepsResultsSoFar) {
 TEST(GpuPerf, SizeBeyondMemoryIsSkippedWithAMessage) {
   REQUIRE_GPU();
   PerfConfig c;
-  c.kernels = {"matmul.tiled_square"};
+  c.kernels = {picks::default_lesson().id};
   c.matmul_sizes = {256, 4096};  // 4096: four 64 MiB matrices
   c.tiles = {32};
   c.with_copy = false;
@@ -121,10 +122,10 @@ TEST(GpuPerf, SizeBeyondMemoryIsSkippedWithAMessage) {
   c.warmup = 0;
   c.max_gpu_bytes = 32u << 20;  // as if the GPU had 32 MiB free
   const PerfReport r = run_perf_sweep(c);
-  const PerfResult* small = find(r, "matmul.tiled_square", 32, 256);
+  const PerfResult* small = find(r, picks::default_lesson().id, 32, 256);
   ASSERT_TRUE(small);
   EXPECT_EQ(small->status, PerfStatus::Ok) << small->message;
-  const PerfResult* x = find(r, "matmul.tiled_square", 32, 4096);
+  const PerfResult* x = find(r, picks::default_lesson().id, 32, 4096);
   ASSERT_TRUE(x);
   EXPECT_EQ(x->status, PerfStatus::Skipped);
   EXPECT_NE(x->message.find("does not fit in GPU memory"), std::string::npos) << x->message;

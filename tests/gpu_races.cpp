@@ -10,35 +10,41 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "analysis/hazards.hpp"
 #include "analysis/race_runs.hpp"
 #include "analysis/stale_reads.hpp"
 #include "engine/backend.hpp"
 #include "tests/gpu_require.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
 
 // Blocks of two or more warps, two or more tiles, no diverging threads (as in
 // tests/test_hazards.cpp), so that every barrier guards something.
-const std::pair<const char*, Params> kCases[] = {
-    {"matmul.naive_one_block", Params{.n = 6}},
-    {"matmul.naive_grid", Params{.n = 10, .block = 4}},
-    {"matmul.row_shared", Params{.n = 16, .tile = 8}},
-    {"matmul.row_col_shared", Params{.n = 16, .tile = 8}},
-    {"matmul.tiled_exact", Params{.n = 32, .tile = 8}},
-    {"matmul.tiled_square", Params{.n = 32, .tile = 16}},
-    {"matmul.tiled_rect", Params{.m = 16, .k = 24, .n = 32, .tile = 8}},
-    {"stencil.naive", Params{.length = 128, .radius = 3, .block = 64}},
-    {"stencil.shared", Params{.length = 128, .radius = 3, .block = 64}},
-    {"stencil.shared_dynamic", Params{.length = 128, .radius = 3, .block = 64}},
-    {"transpose.naive", Params{.m = 64, .n = 64}},
-    {"transpose.shared", Params{.m = 64, .n = 64}},
-    {"histogram.global_atomics", Params{.length = 256, .block = 64}},
-    {"histogram.shared_atomics", Params{.length = 256, .block = 64}},
-    {"conv2d.tiled", Params{.m = 16, .n = 16, .tile = 8, .radius = 2}},
-};
+std::vector<std::pair<const char*, Params>> race_cases() {
+  return {
+      {picks::one_block_lesson().id, Params{.n = 6}},
+      {picks::ladder_step(2).id, Params{.n = 10, .block = 4}},
+      {picks::dynamic_staging_lesson(1).id, Params{.n = 16, .tile = 8}},
+      {picks::dynamic_staging_lesson(2).id, Params{.n = 16, .tile = 8}},
+      {picks::overreaching_lesson().id, Params{.n = 32, .tile = 8}},
+      {picks::default_lesson().id, Params{.n = 32, .tile = 16}},
+      {picks::rectangular_tiled_lesson().id, Params{.m = 16, .k = 24, .n = 32, .tile = 8}},
+      {picks::halo_lesson(picks::Halo::Global).id, Params{.length = 128, .radius = 3, .block = 64}},
+      {picks::halo_lesson(picks::Halo::StaticShared).id,
+       Params{.length = 128, .radius = 3, .block = 64}},
+      {picks::halo_lesson(picks::Halo::DynamicShared).id,
+       Params{.length = 128, .radius = 3, .block = 64}},
+      {picks::layout_family_naive_lesson().id, Params{.m = 64, .n = 64}},
+      {picks::layout_lesson().id, Params{.m = 64, .n = 64}},
+      {picks::global_atomics_lesson().id, Params{.length = 256, .block = 64}},
+      {picks::shared_atomics_lesson().id, Params{.length = 256, .block = 64}},
+      {picks::constant_memory_lesson(true).id, Params{.m = 16, .n = 16, .tile = 8, .radius = 2}},
+  };
+}
 
 std::set<std::pair<int, int>> line_pairs(const HazardReport& r) {
   std::set<std::pair<int, int>> s;
@@ -61,7 +67,7 @@ RunResult traced(const char* id, const Params& p, uint32_t mask, BackendChoice b
 
 TEST(GpuRaces, HazardsOnGpuTracesMatchTheSimulator) {
   REQUIRE_GPU();
-  for (const auto& [id, p] : kCases) {
+  for (const auto& [id, p] : race_cases()) {
     const Variant* v = find_variant(id);
     ASSERT_NE(v, nullptr) << id;
     for (uint32_t mask = 0; mask <= all_barriers(*v); ++mask) {
@@ -89,7 +95,8 @@ TEST(GpuRaces, OneWarpBlocksGiveWarningsOnGpuToo) {
   REQUIRE_GPU();
   for (uint32_t mask : {0u, 1u, 2u}) {
     const HazardReport r = analyze_hazards(
-        traced("matmul.tiled_square", Params{.n = 16, .tile = 4}, mask, BackendChoice::Cuda).trace);
+        traced(picks::default_lesson().id, Params{.n = 16, .tile = 4}, mask, BackendChoice::Cuda)
+            .trace);
     EXPECT_GT(r.warnings, 0u) << mask;
     EXPECT_EQ(r.errors, 0u) << mask;
   }
@@ -97,7 +104,7 @@ TEST(GpuRaces, OneWarpBlocksGiveWarningsOnGpuToo) {
 
 RaceRunsResult gpu_runs(uint32_t mask, int skew_ns, int runs) {
   RaceRunsRequest req;
-  req.base.variant = "matmul.tiled_square";
+  req.base.variant = picks::default_lesson().id;
   req.base.params = Params{.n = 64, .tile = 16};
   req.base.barrier_mask = mask;
   req.base.backend = BackendChoice::Cuda;
@@ -133,7 +140,7 @@ TEST(GpuRaces, SkewMakesTheMissingSecondBarrierBite) {
 TEST(GpuRaces, StaleReadsOnASkewedGpuTrace) {
   REQUIRE_GPU();
   RunRequest req;
-  req.variant = "matmul.tiled_square";
+  req.variant = picks::default_lesson().id;
   req.params = Params{.n = 64, .tile = 16};
   req.barrier_mask = 0x1u;
   req.backend = BackendChoice::Cuda;

@@ -3,12 +3,14 @@
 // closed-form counts.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "engine/catalogue.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
@@ -21,15 +23,42 @@ std::vector<int> barrier_lines(std::string_view text) {
   return lines;
 }
 
-const Variant& var(const char* id) {
-  const Variant* v = find_variant(id);
-  EXPECT_NE(v, nullptr) << id;
-  return *v;
+// The lessons these checks are about, each picked by what makes it the one
+// to check (tests/lesson_picks.hpp).
+const Variant& tiled() {  // the default: square tiles, two barriers
+  return picks::default_lesson();
+}
+const Variant& naive_grid() {  // the ladder's step before tiling: a grid, no barriers
+  return picks::ladder_step(2);
+}
+const Variant& one_block() {  // n alone: one block of n x n threads
+  return picks::one_block_lesson();
+}
+const Variant& rect() {  // m, k, n and a tile
+  return picks::rectangular_tiled_lesson();
+}
+const Variant& exact_tiles() {  // reads past its arrays: whole tiles only
+  return picks::overreaching_lesson();
+}
+const Variant& rows() {  // rows of A in dynamic shared memory
+  return picks::dynamic_staging_lesson(1);
+}
+const Variant& rows_and_cols() {  // and columns of B
+  return picks::dynamic_staging_lesson(2);
+}
+const Variant& halo_global() {  // a 1D halo read from global memory
+  return picks::halo_lesson(picks::Halo::Global);
+}
+const Variant& halo_static() {  // ... staged in a fixed-size shared array
+  return picks::halo_lesson(picks::Halo::StaticShared);
+}
+const Variant& halo_dynamic() {  // ... in a dynamic one
+  return picks::halo_lesson(picks::Halo::DynamicShared);
 }
 
 // The message validate() gives, or "" when the parameters are accepted.
-std::string why(const char* id, Params p, DeviceLimits lim = {}) {
-  auto e = validate(var(id), p, lim);
+std::string why(const Variant& v, Params p, DeviceLimits lim = {}) {
+  auto e = validate(v, p, lim);
   return e ? *e : std::string();
 }
 
@@ -63,20 +92,18 @@ TEST(Catalogue, HasEveryLessonOnceWithUniqueIds) {
   ASSERT_EQ(listed.size(), catalogue().size());
   for (size_t i = 0; i < listed.size(); ++i)
     EXPECT_EQ(catalogue()[i].source_file, listed[i]) << i;
-  // Ids are what files and command lines name: these stay.
-  const std::vector<std::string> want = {
-      "matmul.naive_one_block", "matmul.naive_grid",  "matmul.row_shared",
-      "matmul.row_col_shared",  "matmul.tiled_exact", "matmul.tiled_square",
-      "matmul.tiled_rect",      "stencil.naive",      "stencil.shared",
-      "stencil.shared_dynamic", "transpose.naive",    "transpose.shared"};
+  // Ids are what files and command lines name: each follows from its file
+  // name (lessons/<family>_<name>.hpp is <family>.<name>), so they stay.
   std::set<std::string> ids;
-  for (const Variant& v : catalogue())
+  for (const Variant& v : catalogue()) {
     ids.insert(v.id);
-  EXPECT_EQ(ids.size(), catalogue().size());
-  for (const auto& id : want) {
-    EXPECT_NE(find_variant(id), nullptr) << id;
-    EXPECT_NE(variant_ids().find(id), std::string::npos) << id;
+    const std::string file = std::string(v.family) + "_" + (v.id + std::strlen(v.family) + 1);
+    EXPECT_EQ(std::string(v.id).rfind(std::string(v.family) + ".", 0), 0u) << v.id;
+    EXPECT_EQ(v.source_file, "lessons/" + file + ".hpp") << v.id;
+    EXPECT_EQ(find_variant(v.id), &v) << v.id;
+    EXPECT_NE(variant_ids().find(v.id), std::string::npos) << v.id;
   }
+  EXPECT_EQ(ids.size(), catalogue().size());
   EXPECT_EQ(find_variant("matmul.tiled_cube"), nullptr);
 }
 
@@ -89,8 +116,7 @@ TEST(Catalogue, DefaultsRunAndTiledDefaultsShowPadding) {
     }
     EXPECT_FALSE(describe(v, v.defaults).empty());
   }
-  EXPECT_EQ(describe(var("matmul.tiled_square"), Params{.n = 10, .tile = 4, .block = 99}),
-            "n=10 tile=4");
+  EXPECT_EQ(describe(tiled(), Params{.n = 10, .tile = 4, .block = 99}), "n=10 tile=4");
 }
 
 std::vector<std::string> split_lines(std::string_view text) {
@@ -212,18 +238,17 @@ TEST(BarrierLines, EveryLessonsBarriersPointAtSyncthreadsInItsHeader) {
 // Asked before main (a static initialiser, like the trace fixtures'
 // kTiledBarrierLine), the registry must already see the embedded sources:
 // it reads the barrier lines once and keeps them.
-const int kLineAskedDuringStaticInit = find_variant("matmul.tiled_square")->barriers[1].line;
+const int kLineAskedDuringStaticInit = picks::default_lesson().barriers[1].line;
 
 TEST(BarrierLines, AreThereForCallersDuringStaticInitialisation) {
-  const std::vector<int> lines =
-      barrier_lines(lesson_source(var("matmul.tiled_square").source_file));
+  const std::vector<int> lines = barrier_lines(lesson_source(tiled().source_file));
   ASSERT_GE(lines.size(), 3u);
   EXPECT_GT(lines[2], 0);
   EXPECT_EQ(kLineAskedDuringStaticInit, lines[2]);
 }
 
 TEST(Arrays, NamesAsInTheKernelSource) {
-  const Variant& rc = var("matmul.row_col_shared");
+  const Variant& rc = rows_and_cols();
   const ArrayTable t = arrays(rc, rc.defaults);
   ASSERT_EQ(t.size(), 5u);
   EXPECT_EQ(array_name(t, 1), "A");
@@ -237,138 +262,131 @@ TEST(Arrays, NamesAsInTheKernelSource) {
   // Elements as the race reports print them: colsB is n x TILE (12 x 8 by default).
   EXPECT_EQ(element_name(t, 5, 13), "colsB[1][5]");
   EXPECT_EQ(element_name(t, 1, 13), "A[13]");  // global matrices: row * n + col, one number
-  const Variant& st = var("stencil.shared");
+  const Variant& st = halo_static();
   const ArrayTable s = arrays(st, st.defaults);
   ASSERT_EQ(s.size(), 3u);
   EXPECT_EQ(array_name(s, 1), "in");
   EXPECT_EQ(array_name(s, 2), "out");
   EXPECT_EQ(element_name(s, 3, 5), "cache[5]");
-  EXPECT_EQ(arrays(var("matmul.tiled_square"), {.n = 10, .tile = 4})[3].name, "tileA");
+  EXPECT_EQ(arrays(tiled(), {.n = 10, .tile = 4})[3].name, "tileA");
 }
 
 TEST(Validate, SizesZeroNegativeAndTooLarge) {
-  EXPECT_NE(why("matmul.tiled_square", {.n = 0, .tile = 4}).find("n = 0"), std::string::npos);
-  EXPECT_NE(why("matmul.tiled_square", {.n = -3, .tile = 4}).find("from 1 to 32768"),
+  EXPECT_NE(why(tiled(), {.n = 0, .tile = 4}).find("n = 0"), std::string::npos);
+  EXPECT_NE(why(tiled(), {.n = -3, .tile = 4}).find("from 1 to 32768"), std::string::npos);
+  EXPECT_NE(why(naive_grid(), {.n = 100000, .block = 8}).find("n = 100000"), std::string::npos);
+  EXPECT_NE(why(rect(), {.m = 4, .k = 0, .n = 4, .tile = 4}).find("k = 0"), std::string::npos);
+  EXPECT_NE(why(rect(), {.m = -1, .k = 4, .n = 4, .tile = 4}).find("m = -1"), std::string::npos);
+  EXPECT_NE(why(halo_global(), {.length = 0, .radius = 1, .block = 32}).find("length 0"),
             std::string::npos);
-  EXPECT_NE(why("matmul.naive_grid", {.n = 100000, .block = 8}).find("n = 100000"),
-            std::string::npos);
-  EXPECT_NE(why("matmul.tiled_rect", {.m = 4, .k = 0, .n = 4, .tile = 4}).find("k = 0"),
-            std::string::npos);
-  EXPECT_NE(why("matmul.tiled_rect", {.m = -1, .k = 4, .n = 4, .tile = 4}).find("m = -1"),
-            std::string::npos);
-  EXPECT_NE(why("stencil.naive", {.length = 0, .radius = 1, .block = 32}).find("length 0"),
-            std::string::npos);
-  EXPECT_NE(why("stencil.shared", {.length = -5, .radius = 1, .block = 32}).find("from 1"),
+  EXPECT_NE(why(halo_static(), {.length = -5, .radius = 1, .block = 32}).find("from 1"),
             std::string::npos);
   // Beyond the device's memory: 3 x 8192^2 floats = 768 MiB against 256 MiB.
   DeviceLimits small;
   small.global_memory_bytes = 256ull << 20;
-  const std::string mem = why("matmul.tiled_square", {.n = 8192, .tile = 16}, small);
+  const std::string mem = why(tiled(), {.n = 8192, .tile = 16}, small);
   EXPECT_NE(mem.find("768.0 MiB"), std::string::npos) << mem;
   EXPECT_NE(mem.find("256.0 MiB"), std::string::npos) << mem;
-  EXPECT_EQ(why("matmul.tiled_square", {.n = 4096, .tile = 16}, small), "");
+  EXPECT_EQ(why(tiled(), {.n = 4096, .tile = 16}, small), "");
 }
 
 TEST(Validate, TileWidths) {
-  const std::string big = why("matmul.tiled_square", {.n = 64, .tile = 64});
+  const std::string big = why(tiled(), {.n = 64, .tile = 64});
   EXPECT_NE(big.find("64 x 64 = 4096 threads exceeds the 1024 threads"), std::string::npos) << big;
   EXPECT_NE(big.find("2, 4, 8, 16 or 32"), std::string::npos) << big;
-  const std::string odd = why("matmul.tiled_rect", {.m = 8, .k = 8, .n = 8, .tile = 5});
+  const std::string odd = why(rect(), {.m = 8, .k = 8, .n = 8, .tile = 5});
   EXPECT_NE(odd.find("compiled for tile widths 2, 4, 8, 16 or 32"), std::string::npos) << odd;
-  EXPECT_NE(why("matmul.row_shared", {.n = 8, .tile = 0}).find("tile 0"), std::string::npos);
-  EXPECT_NE(why("matmul.tiled_exact", {.n = 8, .tile = -4}).find("tile -4"), std::string::npos);
+  EXPECT_NE(why(rows(), {.n = 8, .tile = 0}).find("tile 0"), std::string::npos);
+  EXPECT_NE(why(exact_tiles(), {.n = 8, .tile = -4}).find("tile -4"), std::string::npos);
   // A device with 512 threads per block cannot run tile 32.
   DeviceLimits lim;
   lim.max_threads_per_block = 512;
-  EXPECT_NE(why("matmul.tiled_square", {.n = 64, .tile = 32}, lim).find("512 threads per block"),
+  EXPECT_NE(why(tiled(), {.n = 64, .tile = 32}, lim).find("512 threads per block"),
             std::string::npos);
   for (int t : kTileWidths)
-    EXPECT_EQ(why("matmul.tiled_square", {.n = 33, .tile = t}), "");
+    EXPECT_EQ(why(tiled(), {.n = 33, .tile = t}), "");
 }
 
 TEST(Validate, SharedMemoryLimit) {
   // 4 rows of 5000 floats = 80000 bytes > 48 KB; 3072 is the largest n for tile 4.
-  const std::string row = why("matmul.row_shared", {.n = 5000, .tile = 4});
+  const std::string row = why(rows(), {.n = 5000, .tile = 4});
   EXPECT_NE(row.find("80000 bytes of shared memory"), std::string::npos) << row;
   EXPECT_NE(row.find("49152 bytes per block"), std::string::npos) << row;
   EXPECT_NE(row.find("use n <= 3072 with tile 4"), std::string::npos) << row;
-  EXPECT_EQ(why("matmul.row_shared", {.n = 3072, .tile = 4}), "");
-  EXPECT_NE(why("matmul.row_shared", {.n = 3073, .tile = 4}), "");
+  EXPECT_EQ(why(rows(), {.n = 3072, .tile = 4}), "");
+  EXPECT_NE(why(rows(), {.n = 3073, .tile = 4}), "");
   // Rows and columns need twice as much.
-  EXPECT_NE(why("matmul.row_col_shared", {.n = 2000, .tile = 4}).find("use n <= 1536"),
-            std::string::npos);
+  EXPECT_NE(why(rows_and_cols(), {.n = 2000, .tile = 4}).find("use n <= 1536"), std::string::npos);
   // With an opt-in limit of 227 KB it fits.
   DeviceLimits h100;
   h100.max_shared_per_block = 227 * 1024;
-  EXPECT_EQ(why("matmul.row_shared", {.n = 5000, .tile = 4}, h100), "");
+  EXPECT_EQ(why(rows(), {.n = 5000, .tile = 4}, h100), "");
 }
 
 TEST(Validate, OneBlockNeedsAGridBeyond32) {
-  EXPECT_EQ(why("matmul.naive_one_block", {.n = 32}), "");
-  const std::string m = why("matmul.naive_one_block", {.n = 33});
+  EXPECT_EQ(why(one_block(), {.n = 32}), "");
+  const std::string m = why(one_block(), {.n = 33});
   EXPECT_NE(m.find("33 x 33 = 1089 threads exceeds the 1024"), std::string::npos) << m;
   EXPECT_NE(m.find("at most 32 x 32"), std::string::npos) << m;
   EXPECT_NE(m.find("grid of blocks"), std::string::npos) << m;
-  EXPECT_NE(why("matmul.naive_grid", {.n = 100, .block = 33}).find("from 1 to 32"),
-            std::string::npos);
-  EXPECT_NE(why("matmul.naive_grid", {.n = 100, .block = 0}), "");
+  EXPECT_NE(why(naive_grid(), {.n = 100, .block = 33}).find("from 1 to 32"), std::string::npos);
+  EXPECT_NE(why(naive_grid(), {.n = 100, .block = 0}), "");
 }
 
 TEST(Validate, StencilRadiusAndBlock) {
-  const std::string r = why("stencil.shared", {.length = 100, .radius = 9, .block = 8});
+  const std::string r = why(halo_static(), {.length = 100, .radius = 9, .block = 8});
   EXPECT_NE(r.find("radius 9 is larger than the block of 8 threads"), std::string::npos) << r;
-  EXPECT_NE(why("stencil.shared_dynamic", {.length = 100, .radius = 9, .block = 8}), "");
+  EXPECT_NE(why(halo_dynamic(), {.length = 100, .radius = 9, .block = 8}), "");
   // The naive stencil has no halo to load: any radius up to the cap is fine.
-  EXPECT_EQ(why("stencil.naive", {.length = 100, .radius = 9, .block = 8}), "");
-  EXPECT_NE(why("stencil.naive", {.length = 100, .radius = -1, .block = 8}).find("radius -1"),
+  EXPECT_EQ(why(halo_global(), {.length = 100, .radius = 9, .block = 8}), "");
+  EXPECT_NE(why(halo_global(), {.length = 100, .radius = -1, .block = 8}).find("radius -1"),
             std::string::npos);
-  EXPECT_NE(why("stencil.shared", {.length = 100, .radius = 1, .block = 0}).find("block 0"),
+  EXPECT_NE(why(halo_static(), {.length = 100, .radius = 1, .block = 0}).find("block 0"),
             std::string::npos);
-  EXPECT_NE(why("stencil.shared", {.length = 100, .radius = 1, .block = 2048}).find("1024"),
+  EXPECT_NE(why(halo_static(), {.length = 100, .radius = 1, .block = 2048}).find("1024"),
             std::string::npos);
   // The static array is sized for radius 64; the dynamic one is sized at launch.
-  const std::string s = why("stencil.shared", {.length = 1000, .radius = 65, .block = 256});
-  EXPECT_NE(s.find("stencil.shared_dynamic"), std::string::npos) << s;
-  EXPECT_EQ(why("stencil.shared_dynamic", {.length = 1000, .radius = 65, .block = 256}), "");
+  const std::string s = why(halo_static(), {.length = 1000, .radius = 65, .block = 256});
+  EXPECT_NE(s.find(halo_dynamic().id), std::string::npos) << s;
+  EXPECT_EQ(why(halo_dynamic(), {.length = 1000, .radius = 65, .block = 256}), "");
 }
 
 TEST(Validate, BarrierNumbers) {
-  const Variant& tiled = var("matmul.tiled_square");
-  EXPECT_EQ(validate_barrier_mask(tiled, ~0u), std::nullopt);
-  EXPECT_EQ(validate_barrier_mask(tiled, 0u), std::nullopt);
-  EXPECT_EQ(validate_barrier_mask(tiled, 1u), std::nullopt);
-  EXPECT_EQ(validate_barrier_mask(tiled, ~0u & ~1u), std::nullopt);
-  const auto keep3 = validate_barrier_mask(tiled, 0b101u);
+  EXPECT_EQ(validate_barrier_mask(tiled(), ~0u), std::nullopt);
+  EXPECT_EQ(validate_barrier_mask(tiled(), 0u), std::nullopt);
+  EXPECT_EQ(validate_barrier_mask(tiled(), 1u), std::nullopt);
+  EXPECT_EQ(validate_barrier_mask(tiled(), ~0u & ~1u), std::nullopt);
+  const auto keep3 = validate_barrier_mask(tiled(), 0b101u);
   ASSERT_TRUE(keep3);
-  EXPECT_NE(keep3->find("barrier 3: matmul.tiled_square has 2 barriers (1 and 2)"),
+  EXPECT_NE(keep3->find("barrier 3: " + std::string(tiled().id) + " has 2 barriers (1 and 2)"),
             std::string::npos)
       << *keep3;
-  const auto drop3 = validate_barrier_mask(tiled, ~0u & ~(1u << 2));
+  const auto drop3 = validate_barrier_mask(tiled(), ~0u & ~(1u << 2));
   ASSERT_TRUE(drop3);
   EXPECT_NE(drop3->find("barrier 3"), std::string::npos) << *drop3;
-  const auto naive = validate_barrier_id(var("matmul.naive_grid"), 1);
+  const auto naive = validate_barrier_id(naive_grid(), 1);
   ASSERT_TRUE(naive);
   EXPECT_NE(naive->find("no barriers"), std::string::npos);
-  EXPECT_EQ(validate_barrier_id(var("stencil.shared"), 1), std::nullopt);
-  EXPECT_TRUE(validate_barrier_id(var("stencil.shared"), 0));
-  EXPECT_EQ(all_barriers(tiled), 3u);
+  EXPECT_EQ(validate_barrier_id(halo_static(), 1), std::nullopt);
+  EXPECT_TRUE(validate_barrier_id(halo_static(), 0));
+  EXPECT_EQ(all_barriers(tiled()), 3u);
 }
 
 TEST(Geometry, GridsBlocksAndSharedBytes) {
-  LaunchGeometry g = geometry(var("matmul.tiled_square"), {.n = 10, .tile = 4});
+  LaunchGeometry g = geometry(tiled(), {.n = 10, .tile = 4});
   EXPECT_EQ(g.grid, (Dim3{3, 3, 1}));
   EXPECT_EQ(g.block, (Dim3{4, 4, 1}));
   EXPECT_EQ(g.static_shared_bytes, 2u * 4 * 4 * 4);
-  g = geometry(var("matmul.tiled_rect"), {.m = 6, .k = 9, .n = 10, .tile = 4});
+  g = geometry(rect(), {.m = 6, .k = 9, .n = 10, .tile = 4});
   EXPECT_EQ(g.grid, (Dim3{3, 2, 1}));  // x covers the 10 columns, y the 6 rows
-  g = geometry(var("matmul.naive_one_block"), {.n = 7});
+  g = geometry(one_block(), {.n = 7});
   EXPECT_EQ(g.grid, (Dim3{1, 1, 1}));
   EXPECT_EQ(g.block, (Dim3{7, 7, 1}));
-  g = geometry(var("matmul.row_shared"), {.n = 10, .tile = 4});
+  g = geometry(rows(), {.n = 10, .tile = 4});
   EXPECT_EQ(g.dynamic_shared_bytes, 4u * 10 * 4);
-  g = geometry(var("matmul.row_col_shared"), {.n = 10, .tile = 4});
+  g = geometry(rows_and_cols(), {.n = 10, .tile = 4});
   EXPECT_EQ(g.dynamic_shared_bytes, 2u * 4 * 10 * 4);
-  g = geometry(var("stencil.shared_dynamic"), {.length = 20, .radius = 2, .block = 8});
+  g = geometry(halo_dynamic(), {.length = 20, .radius = 2, .block = 8});
   EXPECT_EQ(g.grid, (Dim3{3, 1, 1}));
   EXPECT_EQ(g.dynamic_shared_bytes, (8u + 4) * 4);
 }
@@ -376,7 +394,7 @@ TEST(Geometry, GridsBlocksAndSharedBytes) {
 TEST(Counts, ClosedFormsByHand) {
   // Tiled 4 x 4, tile 2: 16 threads, 2 tiles; every element of C reads
   // 2N/T = 4 values from global memory, 16 x 4 = 64 loads (not 2N x 16 = 128).
-  ExpectedCounts c = expected_counts(var("matmul.tiled_square"), {.n = 4, .tile = 2});
+  ExpectedCounts c = expected_counts(tiled(), {.n = 4, .tile = 2});
   EXPECT_EQ(c.global_loads, 64u);
   EXPECT_EQ(c.global_stores, 16u);
   EXPECT_EQ(c.shared_stores, 16u * 2 * 2);
@@ -384,47 +402,47 @@ TEST(Counts, ClosedFormsByHand) {
   EXPECT_EQ(c.barrier_arrivals, 16u * 2 * 2);
   EXPECT_EQ(c.total(), 64u + 16 + 64 + 128 + 2 * 64);
   // Naive 3 x 3: each of 9 threads reads a row and a column: 9 x 6.
-  c = expected_counts(var("matmul.naive_grid"), {.n = 3, .block = 2});
+  c = expected_counts(naive_grid(), {.n = 3, .block = 2});
   EXPECT_EQ(c.global_loads, 54u);
   EXPECT_EQ(c.global_stores, 9u);
   EXPECT_EQ(c.shared_loads + c.shared_stores + c.barrier_arrivals, 0u);
   // Tiled 10 x 10, tile 4: 3 x 3 blocks of 16 threads, 3 tiles. Padding
   // threads load nothing from global memory: A is read once per block
   // column, B once per block row: 3 x 100 + 3 x 100.
-  c = expected_counts(var("matmul.tiled_square"), {.n = 10, .tile = 4});
+  c = expected_counts(tiled(), {.n = 10, .tile = 4});
   EXPECT_EQ(c.global_loads, 600u);
   EXPECT_EQ(c.shared_stores, 144u * 3 * 2);
   EXPECT_EQ(c.shared_loads, 144u * 3 * 8);
   EXPECT_EQ(c.barrier_arrivals, 144u * 3 * 2);
   // 33 x 20 x 45, tile 8: 6 block columns read A (660), 5 block rows read B (900).
-  c = expected_counts(var("matmul.tiled_rect"), {.m = 33, .k = 20, .n = 45, .tile = 8});
+  c = expected_counts(rect(), {.m = 33, .k = 20, .n = 45, .tile = 8});
   EXPECT_EQ(c.global_loads, 6u * 660 + 5u * 900);
   EXPECT_EQ(c.global_stores, 33u * 45);
   // Exact multiples only, n = 10, tile 4: 144 threads, 10 / 4 = 2 tiles, no
   // checks: every thread loads and stores.
-  c = expected_counts(var("matmul.tiled_exact"), {.n = 10, .tile = 4});
+  c = expected_counts(exact_tiles(), {.n = 10, .tile = 4});
   EXPECT_EQ(c.global_loads, 144u * 2 * 2);
   EXPECT_EQ(c.global_stores, 144u);
   // Rows of A in shared, n = 10, tile 4: 3 block columns load A (300), B is
   // read n times per element of C (1000).
-  c = expected_counts(var("matmul.row_shared"), {.n = 10, .tile = 4});
+  c = expected_counts(rows(), {.n = 10, .tile = 4});
   EXPECT_EQ(c.global_loads, 300u + 1000u);
   EXPECT_EQ(c.shared_stores, 300u);
   EXPECT_EQ(c.shared_loads, 1000u);
   EXPECT_EQ(c.barrier_arrivals, 144u);
   // Stencil, 20 elements, radius 2, blocks of 8: 3 blocks each load 8 + 2 x 2.
-  c = expected_counts(var("stencil.shared"), {.length = 20, .radius = 2, .block = 8});
+  c = expected_counts(halo_static(), {.length = 20, .radius = 2, .block = 8});
   EXPECT_EQ(c.global_loads, 3u * 12);
   EXPECT_EQ(c.shared_stores, 3u * 12);
   EXPECT_EQ(c.shared_loads, 20u * 5);
   EXPECT_EQ(c.global_stores, 20u);
   EXPECT_EQ(c.barrier_arrivals, 24u);
-  c = expected_counts(var("stencil.naive"), {.length = 20, .radius = 2, .block = 8});
+  c = expected_counts(halo_global(), {.length = 20, .radius = 2, .block = 8});
   EXPECT_EQ(c.global_loads, 100u);
 }
 
 TEST(Shapes, ArraysAndAllocations) {
-  ArrayTable b = arrays(var("matmul.tiled_rect"), {.m = 6, .k = 9, .n = 10, .tile = 4});
+  ArrayTable b = arrays(rect(), {.m = 6, .k = 9, .n = 10, .tile = 4});
   ASSERT_EQ(b.size(), 5u);
   EXPECT_EQ(b[0].name, "A");
   EXPECT_EQ(b[0].rows, 6);
@@ -439,7 +457,7 @@ TEST(Shapes, ArraysAndAllocations) {
   EXPECT_EQ(b[3].rows, 4);
   EXPECT_EQ(b[3].cols, 4);
   EXPECT_NE(b[0].fill_stream, b[1].fill_stream) << "A and B get different values";
-  b = arrays(var("stencil.shared"), {.length = 20, .radius = 2, .block = 8});
+  b = arrays(halo_static(), {.length = 20, .radius = 2, .block = 8});
   ASSERT_EQ(b.size(), 3u);
   EXPECT_EQ(b[1].name, "out");
   EXPECT_TRUE(b[1].output());
@@ -447,16 +465,16 @@ TEST(Shapes, ArraysAndAllocations) {
   EXPECT_EQ(b[2].name, "cache");
   EXPECT_TRUE(b[2].shared());
   EXPECT_EQ(b[2].cols, 12);
-  b = arrays(var("matmul.row_col_shared"), {.n = 10, .tile = 4});
+  b = arrays(rows_and_cols(), {.n = 10, .tile = 4});
   ASSERT_EQ(b.size(), 5u);
   EXPECT_EQ(b[4].rows, 10);
   EXPECT_EQ(b[4].cols, 4);
-  for (const ArrayInfo& a : arrays(var("matmul.naive_grid"), {.n = 10, .block = 4}))
+  for (const ArrayInfo& a : arrays(naive_grid(), {.n = 10, .block = 4}))
     EXPECT_FALSE(a.shared()) << a.name;
   // tiled_exact reads up to a 12 x 12 square for n = 10, tile 4.
-  EXPECT_EQ(allocation_elements(var("matmul.tiled_exact"), {.n = 10, .tile = 4}, 1), 144u);
-  EXPECT_EQ(allocation_elements(var("matmul.tiled_square"), {.n = 10, .tile = 4}, 1), 100u);
-  const KernelArgs a = kernel_args(var("matmul.tiled_rect"), {.m = 6, .k = 9, .n = 10, .tile = 4});
+  EXPECT_EQ(allocation_elements(exact_tiles(), {.n = 10, .tile = 4}, 1), 144u);
+  EXPECT_EQ(allocation_elements(tiled(), {.n = 10, .tile = 4}, 1), 100u);
+  const KernelArgs a = kernel_args(rect(), {.m = 6, .k = 9, .n = 10, .tile = 4});
   EXPECT_EQ(a.count[1], 54);
   EXPECT_EQ(a.count[2], 90);
   EXPECT_EQ(a.count[3], 60);

@@ -14,9 +14,19 @@
 #include "io/trace_file.hpp"
 #include "test_trace_fixtures.hpp"
 #include "tests/cli_process.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
+
+// The default lesson (square tiles, two barriers).
+std::string default_id() {
+  return picks::default_lesson().id;
+}
+// The ladder's naive step before tiling.
+std::string naive_grid_id() {
+  return picks::ladder_step(2).id;
+}
 
 struct Result {
   int code = -1;
@@ -82,41 +92,42 @@ TEST(Cli, UnknownVariantIsAUsageErrorThatListsTheValidIds) {
   const Result r = cli("run matmul.nope");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("unknown lesson 'matmul.nope'"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("matmul.tiled_square"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("stencil.shared"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(default_id()), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(picks::halo_lesson(picks::Halo::StaticShared).id), std::string::npos)
+      << r.out;
 }
 
 TEST(Cli, UnknownBarrierSaysWhichExist) {
   REQUIRE_CLI();
-  const Variant* v = find_variant("matmul.tiled_square");
+  const Variant* v = &picks::default_lesson();
   ASSERT_NE(v, nullptr);
-  Result r = cli("run matmul.tiled_square --no-barrier 3");
+  Result r = cli("run " + default_id() + " --no-barrier 3");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("there is no barrier 3"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("1 (line " + std::to_string(v->barriers[0].line) + ")"), std::string::npos)
       << r.out;
-  r = cli("run matmul.naive_grid --barriers 1");
+  r = cli("run " + naive_grid_id() + " --barriers 1");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("has no barriers"), std::string::npos) << r.out;
-  r = cli("run matmul.tiled_square --barriers x");
+  r = cli("run " + default_id() + " --barriers x");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("'x' is not a barrier number"), std::string::npos) << r.out;
 }
 
 TEST(Cli, ParametersOutOfRangeAreUsageErrorsWithTheLimit) {
   REQUIRE_CLI();
-  Result r = cli("run matmul.tiled_square --tile 64");
+  Result r = cli("run " + default_id() + " --tile 64");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("1024"), std::string::npos) << r.out;
-  r = cli("run matmul.tiled_square --n 0");
+  r = cli("run " + default_id() + " --n 0");
   EXPECT_EQ(r.code, 2) << r.out;
-  r = cli("run matmul.tiled_square --n -5");
+  r = cli("run " + default_id() + " --n -5");
   EXPECT_EQ(r.code, 2) << r.out;
-  r = cli("run matmul.tiled_square --n abc");
+  r = cli("run " + default_id() + " --n abc");
   EXPECT_EQ(r.code, 2) << r.out;
-  r = cli("run matmul.tiled_square --capacity 0");
+  r = cli("run " + default_id() + " --capacity 0");
   EXPECT_EQ(r.code, 2) << r.out;
-  r = cli("run matmul.tiled_square --skew-warps 40");
+  r = cli("run " + default_id() + " --skew-warps 40");
   EXPECT_EQ(r.code, 2) << r.out;
 }
 
@@ -125,8 +136,8 @@ TEST(Cli, BadCommandLinesAreUsageErrors) {
   EXPECT_EQ(cli("").code, 2);
   EXPECT_EQ(cli("frobnicate").code, 2);
   EXPECT_EQ(cli("run").code, 2);
-  EXPECT_EQ(cli("run matmul.tiled_square --backend quantum").code, 2);
-  EXPECT_EQ(cli("run matmul.tiled_square --barriers 1 --no-barrier 2").code, 2);
+  EXPECT_EQ(cli("run " + default_id() + " --backend quantum").code, 2);
+  EXPECT_EQ(cli("run " + default_id() + " --barriers 1 --no-barrier 2").code, 2);
   EXPECT_EQ(cli("--help").code, 0);
   EXPECT_NE(cli("--help").out.find("Exit codes"), std::string::npos);
 }
@@ -136,7 +147,7 @@ TEST(Cli, InspectSummarisesATraceFile) {
   const std::string path = written_fixture("inspect.tstrace");
   const Result r = cli("inspect '" + path + "'");
   EXPECT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("matmul.tiled_square"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(default_id()), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("verdict:  correct"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("global loads per element of A (4 x 4): min 2, max 2"), std::string::npos)
       << r.out;
@@ -194,7 +205,7 @@ TEST(Cli, RunOnTheSimulatorPrintsVerdictAndCountersAndSavesTheTrace) {
   const std::string path = temp_path("run.tstrace");
   std::filesystem::remove(path);  // an earlier run's file would be refused (no --force)
   const Result r =
-      cli("run matmul.tiled_square --n 8 --tile 4 --backend sim --json -o '" + path + "'", false);
+      cli("run " + default_id() + " --n 8 --tile 4 --backend sim --json -o '" + path + "'", false);
   ASSERT_EQ(r.code, 0) << r.out;
   const auto doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["ok"], true);
@@ -212,7 +223,7 @@ TEST(Cli, RunOnTheSimulatorPrintsVerdictAndCountersAndSavesTheTrace) {
 
 TEST(Cli, RunWithATooSmallCapacitySaysWhatWouldFit) {
   REQUIRE_CLI();
-  const Result r = cli("run matmul.tiled_square --n 8 --tile 4 --backend sim --capacity 100");
+  const Result r = cli("run " + default_id() + " --n 8 --tile 4 --backend sim --capacity 100");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("TRUNCATED: the trace holds 100 of "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("--capacity "), std::string::npos) << r.out;
@@ -221,9 +232,9 @@ TEST(Cli, RunWithATooSmallCapacitySaysWhatWouldFit) {
 TEST(Cli, RunCheckExitsWith3WhenABarrierIsMissingAndTheOutputIsWrong) {
   REQUIRE_CLI();
   // Several warps per block and a skewed schedule: without barriers the output goes wrong.
-  const Result r =
-      cli("run matmul.tiled_square --n 32 --tile 16 --backend sim --no-barrier 1,2 --schedule skew "
-          "--check");
+  const Result r = cli("run " + default_id() +
+                       " --n 32 --tile 16 --backend sim --no-barrier 1,2 --schedule skew "
+                       "--check");
   EXPECT_EQ(r.code, 3) << r.out;
   EXPECT_NE(r.out.find("WRONG"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("1 (line"), std::string::npos) << r.out;
@@ -239,44 +250,44 @@ bool has(const Result& r, const std::string& text) {
 TEST(Cli, NumbersOutOfRangeNameTheOptionTheValueAndTheRange) {
   REQUIRE_CLI();
   // Beyond an int: not only "Could not convert".
-  Result r = cli("run matmul.tiled_square --n 2147483648 --backend sim");
+  Result r = cli("run " + default_id() + " --n 2147483648 --backend sim");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_TRUE(has(r, "--n")) << r.out;
   EXPECT_TRUE(has(r, "2147483648")) << r.out;
   EXPECT_TRUE(has(r, "from 1 to 32768")) << r.out;
-  r = cli("run matmul.tiled_square --n 0 --backend sim");
+  r = cli("run " + default_id() + " --n 0 --backend sim");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_TRUE(has(r, "--n: 0 is out of range")) << r.out;
   // A seed is unsigned: -1 is refused, not wrapped to 2^64 - 1.
-  r = cli("run matmul.tiled_square --n 8 --backend sim --schedule random --seed -1");
+  r = cli("run " + default_id() + " --n 8 --backend sim --schedule random --seed -1");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_TRUE(has(r, "--seed: -1 is out of range")) << r.out;
-  r = cli("run matmul.tiled_square --n 8 --backend sim --input-seed 18446744073709551616");
+  r = cli("run " + default_id() + " --n 8 --backend sim --input-seed 18446744073709551616");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_TRUE(has(r, "--input-seed")) << r.out;
-  r = cli("races matmul.tiled_square --n 8 --backend sim --detail-limit -5");
+  r = cli("races " + default_id() + " --n 8 --backend sim --detail-limit -5");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_TRUE(has(r, "--detail-limit: -5 is out of range: give a whole number from 1")) << r.out;
-  r = cli("races matmul.tiled_square --n 8 --backend sim --runs 0");
+  r = cli("races " + default_id() + " --n 8 --backend sim --runs 0");
   EXPECT_EQ(r.code, 2) << r.out;
 }
 
 TEST(Cli, BarrierListsAreCheckedNotReadCharacterByCharacter) {
   REQUIRE_CLI();
-  Result r = cli("run matmul.tiled_square --n 8 --backend sim --barriers 10");
+  Result r = cli("run " + default_id() + " --n 8 --backend sim --barriers 10");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_TRUE(has(r, "there is no barrier 10")) << r.out;
   // An empty list does not silently remove every barrier.
-  r = cli("run matmul.tiled_square --n 8 --backend sim --barriers ''");
+  r = cli("run " + default_id() + " --n 8 --backend sim --barriers ''");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_TRUE(has(r, "--barriers '': give all, none or barrier numbers")) << r.out;
-  r = cli("run matmul.tiled_square --n 8 --backend sim --barriers none --json", false);
+  r = cli("run " + default_id() + " --n 8 --backend sim --barriers none --json", false);
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_TRUE(nlohmann::json::parse(r.out)["barriers_kept"].empty()) << r.out;
   // Issue 20: an empty item is a typo, not the list without it (it ran with mask 3).
   for (const char* list : {"1,,2", "1,", ",2", "--no-barrier 1,,2"}) {
     const std::string arg = list[0] == '-' ? list : "--barriers " + std::string(list);
-    r = cli("run matmul.tiled_square --n 8 --backend sim " + arg);
+    r = cli("run " + default_id() + " --n 8 --backend sim " + arg);
     EXPECT_EQ(r.code, 2) << arg << ": " << r.out;
     EXPECT_TRUE(has(r, "': an empty item between commas; give all, none or barrier numbers"))
         << arg << ": " << r.out;
@@ -285,18 +296,19 @@ TEST(Cli, BarrierListsAreCheckedNotReadCharacterByCharacter) {
 
 TEST(Cli, SkewNanosecondsOnTheSimulatorSayTheyApplyToTheGpuOnly) {
   REQUIRE_CLI();
-  const Result r = cli("run matmul.tiled_square --n 8 --backend sim --skew-ns 500");
+  const Result r = cli("run " + default_id() + " --n 8 --backend sim --skew-ns 500");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_TRUE(has(r, "--skew-ns applies to the GPU only")) << r.out;
   EXPECT_TRUE(has(r, "--schedule skew --skew-steps")) << r.out;
-  EXPECT_FALSE(has(cli("run matmul.tiled_square --n 8 --backend sim"), "--skew-ns"));
+  EXPECT_FALSE(has(cli("run " + default_id() + " --n 8 --backend sim"), "--skew-ns"));
 }
 
 TEST(Cli, UsageErrorsWithJsonPrintAJsonObject) {
   REQUIRE_CLI();
-  for (const char* args : {"run --json matmul.nope", "run --json matmul.tiled_square --n abc",
-                           "run matmul.tiled_square --backend sim --barriers 3 --json",
-                           "races matmul.tiled_square --backend sim --runs 0 --json"}) {
+  for (const std::string& args :
+       std::vector<std::string>{"run --json matmul.nope", "run --json " + default_id() + " --n abc",
+                                "run " + default_id() + " --backend sim --barriers 3 --json",
+                                "races " + default_id() + " --backend sim --runs 0 --json"}) {
     const Result r = cli(args, false);
     EXPECT_EQ(r.code, 2) << args;
     nlohmann::json j;
@@ -336,11 +348,11 @@ TEST(Cli, RunsThatCannotFitAreUsageErrorsMeasuredOnThisMachine) {
   ASSERT_GT(mib, 0u);
   const uint64_t capacity = (mib << 20) / 40;  // about all of the memory
   Result r =
-      cli("run matmul.tiled_square --n 8 --backend sim --capacity " + std::to_string(capacity));
+      cli("run " + default_id() + " --n 8 --backend sim --capacity " + std::to_string(capacity));
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_TRUE(has(r, "half of the " + std::to_string(mib) + " MiB of memory")) << r.out;
   // Too many steps for the simulator: a usage error too.
-  r = cli("run matmul.tiled_square --n 4096 --tile 16 --backend sim");
+  r = cli("run " + default_id() + " --n 4096 --tile 16 --backend sim");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_TRUE(has(r, "the simulator would take")) << r.out;
 }
@@ -384,7 +396,7 @@ TEST(Cli, ExistingOutputsNeedForce) {
     std::ofstream f(out);
     f << "mine";
   }
-  const std::string run = "run matmul.tiled_square --n 8 --tile 4 --backend sim -o '" + out + "'";
+  const std::string run = "run " + default_id() + " --n 8 --tile 4 --backend sim -o '" + out + "'";
   Result r = cli(run);
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_TRUE(has(r, "exists; add --force")) << r.out;
@@ -422,7 +434,7 @@ TEST(Cli, ExistingOutputsNeedForce) {
 TEST(Cli, RacesRandomRunsTheSeedsFromTheGivenSeed) {
   REQUIRE_CLI();
   const std::string lesson =
-      "matmul.tiled_square --n 16 --tile 8 --backend sim --barriers none --schedule random ";
+      default_id() + " --n 16 --tile 8 --backend sim --barriers none --schedule random ";
   const Result r = cli("races " + lesson + "--seed 5 --runs 3 --json --no-stale", false);
   ASSERT_EQ(r.code, 0) << r.out;
   const auto runs = nlohmann::json::parse(r.out)["runs"];
@@ -446,9 +458,9 @@ TEST(Cli, RacesRandomRunsTheSeedsFromTheGivenSeed) {
 
 TEST(Cli, RacesWithoutAScheduleSaysItRunsRandomSeedsFromTheSeed) {
   REQUIRE_CLI();
-  const Result r = cli(
-      "races matmul.tiled_square --n 16 --tile 8 --backend sim --barriers none --seed 3 --runs 2 "
-      "--no-stale");
+  const Result r = cli("races " + default_id() +
+                       " --n 16 --tile 8 --backend sim --barriers none --seed 3 --runs 2 "
+                       "--no-stale");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_TRUE(has(r, "ran: simulator, random schedule, seeds 3 to 4 (no --schedule given"))
       << r.out;
@@ -457,9 +469,9 @@ TEST(Cli, RacesWithoutAScheduleSaysItRunsRandomSeedsFromTheSeed) {
 
 TEST(Cli, RacesWithADeterministicScheduleRunsOnceAndSaysSo) {
   REQUIRE_CLI();
-  const std::string lesson =
-      "races matmul.tiled_square --n 16 --tile 8 --backend sim --barriers none --schedule skew "
-      "--runs 7 --no-stale";
+  const std::string lesson = "races " + default_id() +
+                             " --n 16 --tile 8 --backend sim --barriers none --schedule skew "
+                             "--runs 7 --no-stale";
   const Result r = cli(lesson + " --json", false);
   ASSERT_EQ(r.code, 0) << r.out;
   const auto runs = nlohmann::json::parse(r.out)["runs"];

@@ -24,9 +24,19 @@
 #include "io/trace_file.hpp"
 #include "temp_files.hpp"
 #include "test_trace_fixtures.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
+
+// The default lesson (square tiles, two barriers).
+std::string default_id() {
+  return picks::default_lesson().id;
+}
+// The ladder's naive step before tiling.
+std::string naive_grid_id() {
+  return picks::ladder_step(2).id;
+}
 
 namespace fs = std::filesystem;
 
@@ -107,7 +117,7 @@ struct OutputKind {
 const OutputKind kOutputKinds[] = {
     {"run -o (trace)",
      [](const std::string&, const std::string& out) {
-       return "run matmul.tiled_square --n 4 --tile 2 --backend sim -o " + q(out);
+       return "run " + default_id() + " --n 4 --tile 2 --backend sim -o " + q(out);
      },
      false},
     {"export -o (Chrome JSON)",
@@ -117,13 +127,13 @@ const OutputKind kOutputKinds[] = {
      true},
     {"bench --json",
      [](const std::string& in, const std::string& out) {
-       return "bench --quiet --kernels matmul.naive_grid --sizes 64 --compare " + q(in) +
+       return "bench --quiet --kernels " + naive_grid_id() + " --sizes 64 --compare " + q(in) +
               " --json " + q(out);
      },
      true},
     {"bench --csv",
      [](const std::string& in, const std::string& out) {
-       return "bench --quiet --kernels matmul.naive_grid --sizes 64 --compare " + q(in) +
+       return "bench --quiet --kernels " + naive_grid_id() + " --sizes 64 --compare " + q(in) +
               " --csv " + q(out);
      },
      true},
@@ -186,7 +196,7 @@ TEST(CliOutputs, RunOntoAFifoWithoutReaderDoesNotBlock) {
   TempDir d("fifo");
   const std::string f = d / "pipe";
   ASSERT_EQ(::mkfifo(f.c_str(), 0600), 0);
-  const CliResult r = cli("run matmul.tiled_square --n 4 --tile 2 --backend sim -o " + q(f));
+  const CliResult r = cli("run " + default_id() + " --n 4 --tile 2 --backend sim -o " + q(f));
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_LT(r.seconds, 20.0);
   EXPECT_TRUE(has(r.out, "it is a FIFO and nothing reads from it")) << r.out;
@@ -245,7 +255,7 @@ TEST(CliInputs, RefusedAtOnceWithoutReadingThem) {
       EXPECT_TRUE(has(inspect.out, c.message)) << c.name << ": " << inspect.out;
 
     const CliResult bench =
-        cli("bench --quiet --kernels matmul.naive_grid --sizes 64 --compare " + q(c.path));
+        cli("bench --quiet --kernels " + naive_grid_id() + " --sizes 64 --compare " + q(c.path));
     EXPECT_EQ(bench.code, 2) << c.name << ": " << bench.out;
     EXPECT_LT(bench.seconds, 5.0) << c.name;
     if (c.name == "4 GiB sparse")

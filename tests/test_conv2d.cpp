@@ -20,9 +20,19 @@
 #include "io/trace_file.hpp"
 #include "lessons/conv2d_naive.hpp"
 #include "lessons/conv2d_tiled.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
+
+// The lessons with a constant-memory filter: read straight from global memory,
+// and through a shared tile with its halo.
+const Variant& naive_conv() {
+  return picks::constant_memory_lesson(false);
+}
+const Variant& tiled_conv() {
+  return picks::constant_memory_lesson(true);
+}
 
 namespace tiled = lessons::conv2d_tiled;
 namespace naive = lessons::conv2d_naive;
@@ -104,9 +114,9 @@ std::vector<Params> sizes(bool tiled_lesson) {
 }
 
 TEST(Conv2d, BothLessonsMatchTheReferenceWithClosedFormCounts) {
-  for (const char* id : {"conv2d.naive", "conv2d.tiled"}) {
+  for (const char* id : {naive_conv().id, tiled_conv().id}) {
     const Variant& v = *find_variant(id);
-    const bool is_tiled = std::string(id) == "conv2d.tiled";
+    const bool is_tiled = std::string(id) == tiled_conv().id;
     std::vector<Params> sets = sizes(is_tiled);
     sets.push_back(v.defaults);
     for (const Params& p : sets)
@@ -162,8 +172,8 @@ TEST(Conv2d, BothLessonsMatchTheReferenceWithClosedFormCounts) {
 // as 0 without a load when the position lies outside the image.
 TEST(Conv2d, TiledLoadsEveryHaloAndCornerCellOnceByTheRightThread) {
   for (const Params& p : sizes(true)) {
-    const std::string what = describe(*find_variant("conv2d.tiled"), p);
-    const RunResult r = run("conv2d.tiled", p);
+    const std::string what = describe(tiled_conv(), p);
+    const RunResult r = run(tiled_conv().id, p);
     const Trace& t = r.trace;
     const int T = p.tile, R = p.radius, side = T + 2 * R;
     const uint32_t gx = t.config.geometry.grid.x;
@@ -211,35 +221,35 @@ TEST(Conv2d, TiledLoadsEveryHaloAndCornerCellOnceByTheRightThread) {
 }
 
 TEST(Conv2d, WithoutTheBarrierRacesAcrossWarpsAndGoesWrongUnderSkew) {
-  const Params p = find_variant("conv2d.tiled")->defaults;  // 8 x 8 threads: two warps
+  const Params p = tiled_conv().defaults;  // 8 x 8 threads: two warps
   HazardOptions opt;
-  const HazardReport lock = analyze_hazards(run("conv2d.tiled", p, 0).trace, opt);
+  const HazardReport lock = analyze_hazards(run(tiled_conv().id, p, 0).trace, opt);
   EXPECT_GT(lock.errors, 0u) << "different warps: errors, as racecheck labels them";
   EXPECT_GT(
       lock.by_kind[int(HazardKind::ReadAfterWrite)] + lock.by_kind[int(HazardKind::WriteAfterRead)],
       0u);
   for (const Hazard& h : lock.hazards)
     EXPECT_EQ(h.buffer, tiled::kTile);
-  const RunResult skewed = run("conv2d.tiled", p, 0, ScheduleKind::WarpSkew);
+  const RunResult skewed = run(tiled_conv().id, p, 0, ScheduleKind::WarpSkew);
   EXPECT_TRUE(skewed.verdict.checked);
   EXPECT_FALSE(skewed.verdict.correct)
       << "a lagging warp's tile rows are read before they are stored";
   EXPECT_FALSE(analyze_hazards(skewed.trace, opt).empty());
 
   // With the barrier: no hazard; the mask's reads are never part of the analysis.
-  const Trace good = run("conv2d.tiled", p).trace;
+  const Trace good = run(tiled_conv().id, p).trace;
   const HazardReport none = analyze_hazards(good, opt);
   EXPECT_TRUE(none.empty()) << none.verdict();
   const Tally n = tally(good, tiled::kIn, tiled::kMask);
   EXPECT_EQ(none.shared_accesses, n.shared_loads + n.shared_stores);
-  EXPECT_TRUE(analyze_hazards(run("conv2d.naive", p, 0).trace, opt).empty());
+  EXPECT_TRUE(analyze_hazards(run(naive_conv().id, p, 0).trace, opt).empty());
 }
 
 // The mask is a constant-memory array: its reads are GlobalLoad events on its
 // slot, served by distinct address (one per warp here: broadcasts), and none
 // of them is a global request in Nsight Compute's l1tex counters.
 TEST(Conv2d, MaskReadsAreConstantNotGlobalRequests) {
-  for (const char* id : {"conv2d.naive", "conv2d.tiled"}) {
+  for (const char* id : {naive_conv().id, tiled_conv().id}) {
     const Variant& v = *find_variant(id);
     const Params p = v.defaults;
     const ArrayTable table = arrays(v, p);
@@ -273,7 +283,7 @@ TEST(Conv2d, MaskReadsAreConstantNotGlobalRequests) {
 }
 
 TEST(Conv2d, TheFileFormatKeepsTheConstantArrayAndRefusesAStoreToIt) {
-  const Trace t = run("conv2d.naive", find_variant("conv2d.naive")->defaults).trace;
+  const Trace t = run(naive_conv().id, naive_conv().defaults).trace;
   std::string err;
   const auto back = parse_trace(serialize_trace(t), &err);
   ASSERT_TRUE(back) << err;

@@ -27,6 +27,7 @@
 #include "io/trace_file.hpp"
 #include "lessons/histogram_global_atomics.hpp"
 #include "lessons/histogram_shared_atomics.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
@@ -36,8 +37,12 @@ using lessons::histogram_kit::kBinCount;
 namespace shared_lesson = lessons::histogram_shared_atomics;
 namespace global_lesson = lessons::histogram_global_atomics;
 
-constexpr const char* kGlobal = "histogram.global_atomics";
-constexpr const char* kShared = "histogram.shared_atomics";
+const char* global_id() {
+  return picks::global_atomics_lesson().id;
+}
+const char* shared_id() {
+  return picks::shared_atomics_lesson().id;
+}
 constexpr uint32_t kWithoutBarrier1 = 0b10, kWithoutBarrier2 = 0b01;
 
 RunResult sim(const char* id, Params p, uint32_t mask = ~0u,
@@ -92,7 +97,7 @@ TEST(Histogram, BinsCoverMinusFourToFourInSixtyFourSteps) {
 }
 
 TEST(Histogram, BothLessonsCountEveryBinRightOnTheSimulator) {
-  for (const char* id : {kGlobal, kShared})
+  for (const char* id : {global_id(), shared_id()})
     for (auto [length, block] : {std::pair{200, 64},
                                  {1, 32},
                                  {7, 32},
@@ -125,18 +130,18 @@ TEST(Histogram, EventCountsEqualTheClosedForms) {
     SCOPED_TRACE("length " + std::to_string(length) + " block " + std::to_string(block));
     const uint64_t L = uint64_t(length), B = uint64_t(block), G = (L + B - 1) / B;
     {
-      const RunResult r = sim(kGlobal, params(length, block));
+      const RunResult r = sim(global_id(), params(length, block));
       auto n = kinds_of(r.trace);
       EXPECT_EQ(n[EventKind::GlobalLoad], L);
       EXPECT_EQ(n[EventKind::GlobalAtomic], L);
       EXPECT_EQ(r.trace.events.size(), 2 * L);
-      const ExpectedCounts c = expected_counts(*find_variant(kGlobal), params(length, block));
+      const ExpectedCounts c = expected_counts(*find_variant(global_id()), params(length, block));
       EXPECT_EQ(c.global_loads, L);
       EXPECT_EQ(c.global_atomics, L);
       EXPECT_EQ(c.total(), r.trace.events.size());
     }
     {
-      const RunResult r = sim(kShared, params(length, block));
+      const RunResult r = sim(shared_id(), params(length, block));
       auto n = kinds_of(r.trace);
       EXPECT_EQ(n[EventKind::GlobalLoad], L);
       EXPECT_EQ(n[EventKind::SharedStore], G * 64);  // zeroing
@@ -145,7 +150,7 @@ TEST(Histogram, EventCountsEqualTheClosedForms) {
       EXPECT_EQ(n[EventKind::GlobalAtomic], G * 64);
       EXPECT_EQ(n[EventKind::BarrierArrive], 2 * G * B);
       EXPECT_EQ(n[EventKind::BarrierLeave], 2 * G * B);
-      const ExpectedCounts c = expected_counts(*find_variant(kShared), params(length, block));
+      const ExpectedCounts c = expected_counts(*find_variant(shared_id()), params(length, block));
       EXPECT_EQ(c.shared_atomics, L);
       EXPECT_EQ(c.global_atomics, G * 64);
       EXPECT_EQ(c.shared_stores, G * 64);
@@ -166,7 +171,7 @@ TEST(Histogram, EventCountsEqualTheClosedForms) {
 
 TEST(Histogram, AnAtomicEventHoldsTheValueAfterTheAdd) {
   // Lockstep, one block: the k-th atomic on a bin (in recorded order) leaves k there.
-  const RunResult r = sim(kGlobal, params(64, 64));
+  const RunResult r = sim(global_id(), params(64, 64));
   std::map<uint32_t, float> seen;
   for (const Event& e : r.trace.events)
     if (e.kind == EventKind::GlobalAtomic) {
@@ -214,19 +219,19 @@ const HazardOptions kWithAtomics{.atomics = true};
 
 TEST(Histogram, NoHazardWithBothBarriersAnySchedule) {
   for (ScheduleKind kind : {ScheduleKind::Lockstep, ScheduleKind::WarpSkew, ScheduleKind::Random})
-    for (const char* id : {kGlobal, kShared}) {
+    for (const char* id : {global_id(), shared_id()}) {
       const RunResult r = sim(id, params(300, 64), ~0u, kind);
       const HazardReport h = analyze_hazards(r.trace, kWithAtomics);
       EXPECT_TRUE(h.empty()) << id << " " << to_string(kind) << ": " << h.verdict();
       EXPECT_TRUE(analyze_hazards(r.trace).empty());
-      if (std::string(id) == kShared) {
+      if (std::string(id) == shared_id()) {
         EXPECT_EQ(h.shared_accesses, 300u + 2 * 5 * 64) << "atomics are analysed too";
       }
     }
 }
 
 TEST(Histogram, WithoutBarrierOneTheZeroingRacesTheAtomics) {
-  const RunResult r = sim(kShared, params(256, 64), kWithoutBarrier1);
+  const RunResult r = sim(shared_id(), params(256, 64), kWithoutBarrier1);
   const int zero = line_of(r.trace, EventKind::SharedStore, shared_lesson::kLocalBins);
   const int atomic = line_of(r.trace, EventKind::SharedAtomic, shared_lesson::kLocalBins);
   const HazardReport h = analyze_hazards(r.trace, kWithAtomics);
@@ -241,7 +246,7 @@ TEST(Histogram, WithoutBarrierOneTheZeroingRacesTheAtomics) {
 }
 
 TEST(Histogram, WithoutBarrierTwoTheTotalsReadRacesTheAtomics) {
-  const RunResult r = sim(kShared, params(256, 64), kWithoutBarrier2);
+  const RunResult r = sim(shared_id(), params(256, 64), kWithoutBarrier2);
   const int atomic = line_of(r.trace, EventKind::SharedAtomic, shared_lesson::kLocalBins);
   const int total = line_of(r.trace, EventKind::SharedLoad, shared_lesson::kLocalBins);
   const HazardReport h = analyze_hazards(r.trace, kWithAtomics);
@@ -251,7 +256,7 @@ TEST(Histogram, WithoutBarrierTwoTheTotalsReadRacesTheAtomics) {
   EXPECT_EQ(groups_of(h),
             (std::set<std::pair<std::string, std::pair<int, int>>>{{"RAW", {atomic, total}}}));
   // Skewed: a lagging warp counts after a fast one read the total (write-after-read).
-  const RunResult s = sim(kShared, params(256, 64), kWithoutBarrier2, ScheduleKind::WarpSkew);
+  const RunResult s = sim(shared_id(), params(256, 64), kWithoutBarrier2, ScheduleKind::WarpSkew);
   const HazardReport hs = analyze_hazards(s.trace, kWithAtomics);
   EXPECT_TRUE(hs.has(HazardKind::WriteAfterRead)) << hs.verdict();
   EXPECT_GT(hs.errors, 0u);
@@ -260,10 +265,10 @@ TEST(Histogram, WithoutBarrierTwoTheTotalsReadRacesTheAtomics) {
 TEST(Histogram, RemovedBarriersGiveWrongCountsUnderWarpSkew) {
   for (uint32_t mask : {kWithoutBarrier1, kWithoutBarrier2, 0u}) {
     SCOPED_TRACE("mask " + std::to_string(mask));
-    const RunResult skewed = sim(kShared, params(256, 64), mask, ScheduleKind::WarpSkew);
+    const RunResult skewed = sim(shared_id(), params(256, 64), mask, ScheduleKind::WarpSkew);
     EXPECT_FALSE(skewed.verdict.correct);
     // The race is there in lockstep too (the hazards say so), whatever the output.
-    const RunResult lockstep = sim(kShared, params(256, 64), mask);
+    const RunResult lockstep = sim(shared_id(), params(256, 64), mask);
     EXPECT_FALSE(analyze_hazards(lockstep.trace, kWithAtomics).empty());
     // racecheck's model sees nothing: the report says what it misses instead.
     const HazardReport as_racecheck = analyze_hazards(lockstep.trace);
@@ -272,7 +277,7 @@ TEST(Histogram, RemovedBarriersGiveWrongCountsUnderWarpSkew) {
     EXPECT_EQ(as_racecheck.with_atomics_verdict,
               analyze_hazards(lockstep.trace, kWithAtomics).verdict());
   }
-  const RunResult kept = sim(kShared, params(256, 64), ~0u, ScheduleKind::WarpSkew);
+  const RunResult kept = sim(shared_id(), params(256, 64), ~0u, ScheduleKind::WarpSkew);
   EXPECT_TRUE(kept.verdict.correct) << kept.verdict.summary();
 }
 
@@ -281,10 +286,10 @@ TEST(Histogram, RemovedBarriersGiveWrongCountsUnderWarpSkew) {
 Trace crafted(const std::vector<std::tuple<int, EventKind, int>>& accesses) {
   Trace t;
   RunConfig& c = t.config;
-  c.variant = kShared;
+  c.variant = shared_id();
   c.params = params(64, 64);
-  c.geometry = geometry(*find_variant(kShared), c.params);
-  c.arrays = arrays(*find_variant(kShared), c.params);
+  c.geometry = geometry(*find_variant(shared_id()), c.params);
+  c.arrays = arrays(*find_variant(shared_id()), c.params);
   std::map<int, uint16_t> instr;
   uint64_t clock = 0;
   for (const auto& [thread, kind, line] : accesses) {
@@ -344,7 +349,7 @@ TEST(Histogram, TwoAtomicsOnOneElementNeverMakeAHazard) {
 // ---- The trace file ----
 
 TEST(Histogram, AtomicsRoundTripThroughTheTraceFile) {
-  const RunResult r = sim(kShared, params(100, 64));
+  const RunResult r = sim(shared_id(), params(100, 64));
   ASSERT_EQ(check_trace_semantics(r.trace), std::nullopt);
   std::string err;
   const auto back = parse_trace(serialize_trace(r.trace), &err);
@@ -361,7 +366,7 @@ TEST(Histogram, AtomicsRoundTripThroughTheTraceFile) {
 }
 
 TEST(Histogram, AnAtomicOnAnArrayOfTheOtherSpaceIsRefused) {
-  const RunResult r = sim(kShared, params(100, 64));
+  const RunResult r = sim(shared_id(), params(100, 64));
   for (EventKind kind : {EventKind::SharedAtomic, EventKind::GlobalAtomic}) {
     Trace t = r.trace;
     auto it = std::find_if(t.events.begin(), t.events.end(),
@@ -388,7 +393,7 @@ TEST(Histogram, AnAtomicOnAnArrayOfTheOtherSpaceIsRefused) {
 // ---- Replay, counters, warp accesses, contention ----
 
 TEST(Histogram, ReplayEndsWithTheBinsTheRunComputed) {
-  for (const char* id : {kGlobal, kShared}) {
+  for (const char* id : {global_id(), shared_id()}) {
     const RunResult r = sim(id, params(200, 64));
     auto trace = std::make_shared<const Trace>(r.trace);
     Replay replay(trace);
@@ -399,7 +404,7 @@ TEST(Histogram, ReplayEndsWithTheBinsTheRunComputed) {
       ASSERT_NE(c, nullptr);
       EXPECT_EQ(c->value, bins[b]) << id << " bins[" << b << "]";
     }
-    if (std::string(id) == kShared) {  // block 3's private copy holds its own count
+    if (std::string(id) == shared_id()) {  // block 3's private copy holds its own count
       double sum = 0;
       for (uint32_t b = 0; b < uint32_t(kBinCount); ++b)
         sum += replay.cell(shared_lesson::kLocalBins, 3, b)->value;
@@ -412,7 +417,7 @@ TEST(Histogram, ReplayEndsWithTheBinsTheRunComputed) {
 // At the defaults Nsight Compute counted, on an H100 (scripts/ncu_compare.sh):
 // 7 ATOMS instructions, 14 wavefronts, 7 bank conflicts.
 TEST(Histogram, SharedAtomicWavefrontsAreNsightsAtTheDefaults) {
-  const RunResult r = sim(kShared, find_variant(kShared)->defaults);
+  const RunResult r = sim(shared_id(), find_variant(shared_id())->defaults);
   const WarpAccesses w = warp_accesses(r.trace);
   const AccessTotals& a = w.totals(EventKind::SharedAtomic);
   EXPECT_EQ(a.requests, 7u);
@@ -421,7 +426,7 @@ TEST(Histogram, SharedAtomicWavefrontsAreNsightsAtTheDefaults) {
 }
 
 TEST(Histogram, WarpAccessesCountAtomicsUnderTheirNsightNames) {
-  const RunResult r = sim(kShared, params(256, 64));
+  const RunResult r = sim(shared_id(), params(256, 64));
   const WarpAccesses w = warp_accesses(r.trace);
   EXPECT_EQ(w.totals(EventKind::SharedAtomic).requests, 8u);  // 4 blocks x 2 warps
   EXPECT_EQ(w.totals(EventKind::SharedAtomic).lanes, 256u);
@@ -452,10 +457,10 @@ TEST(Histogram, WarpAccessesCountAtomicsUnderTheirNsightNames) {
 TEST(Histogram, ContentionOfAKnownPatternPerBin) {
   Trace t;
   RunConfig& c = t.config;
-  c.variant = kGlobal;
+  c.variant = global_id();
   c.params = params(64, 64);
-  c.geometry = geometry(*find_variant(kGlobal), c.params);
-  c.arrays = arrays(*find_variant(kGlobal), c.params);
+  c.geometry = geometry(*find_variant(global_id()), c.params);
+  c.arrays = arrays(*find_variant(global_id()), c.params);
   for (int th = 0; th < 64; ++th) {
     Event e{};
     e.clock = e.globaltimer = uint64_t(th);
@@ -498,7 +503,7 @@ TEST(Histogram, ContentionOfAKnownPatternPerBin) {
 
 TEST(Histogram, ContentionPerBinAddsUpToTheBins) {
   // Global atomics: every element's atomics are its bin's count.
-  const RunResult r = sim(kGlobal, params(500, 64));
+  const RunResult r = sim(global_id(), params(500, 64));
   const AtomicContention ac = atomic_contention(r.trace);
   ASSERT_EQ(ac.arrays.size(), 1u);
   const auto& bins = r.trace.buffer(global_lesson::kBins)->values;
@@ -509,7 +514,7 @@ TEST(Histogram, ContentionPerBinAddsUpToTheBins) {
   EXPECT_EQ(ac.hottest(64).size(), 9u);
   // The private histograms take the per-element atomics; the global bins get
   // one per block and bin, never two lanes of one warp on one bin.
-  const RunResult s = sim(kShared, params(500, 64));
+  const RunResult s = sim(shared_id(), params(500, 64));
   const AtomicContention as = atomic_contention(s.trace);
   ASSERT_EQ(as.arrays.size(), 2u);
   EXPECT_EQ(as.arrays[0].array, global_lesson::kBins);
@@ -531,7 +536,7 @@ namespace {
 // sectors, where the lanes touch 53 distinct sectors; the model said 53
 // before the rule).
 TEST(Histogram, GlobalRedSectorsAreNsightsAtTheDefaults) {
-  const RunResult r = sim(kGlobal, find_variant(kGlobal)->defaults);
+  const RunResult r = sim(global_id(), find_variant(global_id())->defaults);
   const WarpAccesses w = warp_accesses(r.trace);
   const AccessTotals& a = w.totals(EventKind::GlobalAtomic);
   EXPECT_EQ(a.requests, 7u);

@@ -10,8 +10,16 @@
 
 #include "engine/catalogue.hpp"
 #include "io/lecture_file.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace picks = ts::picks;
 
 namespace {
+
+// The lesson the steps name: any with two barriers would do; the default has them.
+std::string lesson_id() {
+  return picks::default_lesson().id;
+}
 
 std::string lecture_with(const std::string& step) {
   return R"({"title": "t", "steps": [)" + step + "]}";
@@ -27,16 +35,16 @@ std::string error_of(const std::string& text) {
 TEST(LectureFile, GoodFileGivesRequestsAsTheCommandLine) {
   std::string err;
   const auto l = ts::parse_lecture(R"({"title": "Tiles", "steps": [
-      {"lesson": "matmul.tiled_square", "params": {"n": 10, "tile": 4}, "barriers": [2],
+      {"lesson": ")" + lesson_id() + R"(", "params": {"n": 10, "tile": 4}, "barriers": [2],
        "schedule": "lockstep", "position": "barrier:1", "panels": "grid", "memory": "banks",
        "caption": "Load the tiles"},
-      {"lesson": "matmul.tiled_square", "position": 17, "caption": "defaults"}]})",
+      {"lesson": ")" + lesson_id() + R"(", "position": 17, "caption": "defaults"}]})",
                                    &err);
   ASSERT_TRUE(l) << err;
   EXPECT_EQ(l->title, "Tiles");
   ASSERT_EQ(l->steps.size(), 2u);
   const ts::LectureStep& s = l->steps[0];
-  EXPECT_EQ(s.request.variant, "matmul.tiled_square");
+  EXPECT_EQ(s.request.variant, lesson_id());
   EXPECT_EQ(s.request.params.n, 10);
   EXPECT_EQ(s.request.params.tile, 4);
   EXPECT_EQ(s.request.barrier_mask, 2u);  // barrier 1 removed, 2 kept
@@ -48,7 +56,7 @@ TEST(LectureFile, GoodFileGivesRequestsAsTheCommandLine) {
   EXPECT_EQ(s.caption, "Load the tiles");
   // Omitted fields: the lesson's defaults, every barrier, the window's skew schedule.
   const ts::LectureStep& d = l->steps[1];
-  const ts::Variant* v = ts::find_variant("matmul.tiled_square");
+  const ts::Variant* v = &picks::default_lesson();
   EXPECT_EQ(d.request.params.n, v->defaults.n);
   EXPECT_EQ(d.request.barrier_mask, ts::all_barriers(*v));
   EXPECT_EQ(d.request.schedule.kind, ts::ScheduleKind::WarpSkew);
@@ -64,32 +72,33 @@ TEST(LectureFile, BadFieldsNameStepFieldAndWhatIsAllowed) {
       {R"({"lesson": "matmul.nope", )" + ok + "}", "step 1, lesson: unknown lesson 'matmul.nope'"},
       {R"({"lesson": 3, )" + ok + "}", "step 1, lesson: give a lesson id"},
       {R"({)" + ok + "}", "step 1, lesson: give a lesson id"},
-      {R"({"lesson": "matmul.tiled_square", "params": {"length": 5}, )" + ok + "}",
-       "step 1, params.length: matmul.tiled_square takes n, tile"},
-      {R"({"lesson": "matmul.tiled_square", "params": {"n": "ten"}, )" + ok + "}",
+      {R"({"lesson": ")" + lesson_id() + R"(", "params": {"length": 5}, )" + ok + "}",
+       "step 1, params.length: " + lesson_id() + " takes n, tile"},
+      {R"({"lesson": ")" + lesson_id() + R"(", "params": {"n": "ten"}, )" + ok + "}",
        "step 1, params.n: give a whole number, not a string"},
-      {R"({"lesson": "matmul.tiled_square", "params": {"tile": 3}, )" + ok + "}",
+      {R"({"lesson": ")" + lesson_id() + R"(", "params": {"tile": 3}, )" + ok + "}",
        "step 1, params: "},
-      {R"({"lesson": "matmul.tiled_square", "params": {"n": 0}, )" + ok + "}",
+      {R"({"lesson": ")" + lesson_id() + R"(", "params": {"n": 0}, )" + ok + "}",
        "step 1, params: --n: 0 is out of range"},
-      {R"({"lesson": "matmul.tiled_square", "barriers": [3], )" + ok + "}", "step 1, barriers: "},
-      {R"({"lesson": "matmul.tiled_square", "barriers": "some", )" + ok + "}",
+      {R"({"lesson": ")" + lesson_id() + R"(", "barriers": [3], )" + ok + "}",
+       "step 1, barriers: "},
+      {R"({"lesson": ")" + lesson_id() + R"(", "barriers": "some", )" + ok + "}",
        "step 1, barriers: give \"all\", \"none\" or a list"},
-      {R"({"lesson": "matmul.tiled_square", "schedule": "fast", )" + ok + "}",
+      {R"({"lesson": ")" + lesson_id() + R"(", "schedule": "fast", )" + ok + "}",
        "step 1, schedule: 'fast' is not one of lockstep, skew or random"},
-      {R"({"lesson": "matmul.tiled_square", "position": "barrier:x", )" + ok + "}",
+      {R"({"lesson": ")" + lesson_id() + R"(", "position": "barrier:x", )" + ok + "}",
        "step 1, position: 'barrier:x': use start, end, stale"},
-      {R"({"lesson": "matmul.tiled_square", "position": "phase:999999999", )" + ok + "}",
+      {R"({"lesson": ")" + lesson_id() + R"(", "position": "phase:999999999", )" + ok + "}",
        "step 1, position: 'phase:999999999'"},
-      {R"({"lesson": "matmul.tiled_square", "position": [1], )" + ok + "}",
+      {R"({"lesson": ")" + lesson_id() + R"(", "position": [1], )" + ok + "}",
        "step 1, position: give a string"},
-      {R"({"lesson": "matmul.tiled_square", "panels": "some", )" + ok + "}",
+      {R"({"lesson": ")" + lesson_id() + R"(", "panels": "some", )" + ok + "}",
        "step 1, panels: 'some' is not one of auto, all, grid or present"},
-      {R"({"lesson": "matmul.tiled_square", "memory": "rainbow", )" + ok + "}",
+      {R"({"lesson": ")" + lesson_id() + R"(", "memory": "rainbow", )" + ok + "}",
        "step 1, memory: 'rainbow' is not one of state, banks"},
-      {R"({"lesson": "matmul.tiled_square"})", "step 1, caption: every step needs one"},
-      {R"({"lesson": "matmul.tiled_square", "caption": 5})", "step 1, caption: give a string"},
-      {R"({"lesson": "matmul.tiled_square", "captoin": "x", )" + ok + "}",
+      {R"({"lesson": ")" + lesson_id() + R"("})", "step 1, caption: every step needs one"},
+      {R"({"lesson": ")" + lesson_id() + R"(", "caption": 5})", "step 1, caption: give a string"},
+      {R"({"lesson": ")" + lesson_id() + R"(", "captoin": "x", )" + ok + "}",
        "step 1, unknown field 'captoin'"},
       {R"("just a string")", "step 1, give an object"},
   };
@@ -98,14 +107,15 @@ TEST(LectureFile, BadFieldsNameStepFieldAndWhatIsAllowed) {
     EXPECT_EQ(err.rfind(c.expect, 0), 0u) << c.step << "\n  gave: " << err;
   }
   // The step is counted from 1 in the file's order.
-  const std::string two = lecture_with(R"({"lesson": "matmul.tiled_square", "caption": "a"},
-                                          {"lesson": "matmul.tiled_square", "panels": 1, "caption": "b"})");
+  const std::string two = lecture_with(R"({"lesson": ")" + lesson_id() + R"(", "caption": "a"},
+                                          {"lesson": ")" +
+                                       lesson_id() + R"(", "panels": 1, "caption": "b"})");
   EXPECT_EQ(error_of(two).rfind("step 2, panels: give a string", 0), 0u) << error_of(two);
-  const std::string tiles = error_of(
-      lecture_with(R"({"lesson": "matmul.tiled_square", "params": {"tile": 3}, "caption": "c"})"));
+  const std::string tiles = error_of(lecture_with(R"({"lesson": ")" + lesson_id() +
+                                                  R"(", "params": {"tile": 3}, "caption": "c"})"));
   EXPECT_NE(tiles.find("2, 4, 8, 16 or 32"), std::string::npos) << tiles;
   const std::string barrier = error_of(
-      lecture_with(R"({"lesson": "matmul.tiled_square", "barriers": [3], "caption": "c"})"));
+      lecture_with(R"({"lesson": ")" + lesson_id() + R"(", "barriers": [3], "caption": "c"})"));
   EXPECT_NE(barrier.find("has 2 barriers (1 and 2)"), std::string::npos) << barrier;
 }
 
@@ -122,7 +132,7 @@ TEST(LectureFile, HostileInputIsRefusedNotCrashed) {
   // 10,000 steps: refused by count before any is checked.
   std::string many = R"({"title": "t", "steps": [)";
   for (int i = 0; i < 10000; ++i)
-    many += std::string(i ? "," : "") + R"({"lesson": "matmul.tiled_square", "caption": "c"})";
+    many += std::string(i ? "," : "") + R"({"lesson": ")" + lesson_id() + R"(", "caption": "c"})";
   many += "]}";
   EXPECT_EQ(error_of(many).rfind("steps: 10000 steps; a lecture has at most 200", 0), 0u);
   // Deep nesting and a file over the size limit.
@@ -130,7 +140,7 @@ TEST(LectureFile, HostileInputIsRefusedNotCrashed) {
   const std::string huge(ts::kMaxLectureBytes + 10, ' ');
   EXPECT_NE(error_of(huge).find("a lecture is at most"), std::string::npos);
   const std::string long_caption = error_of(lecture_with(
-      R"({"lesson": "matmul.tiled_square", "caption": ")" + std::string(2000, 'x') + "\"}"));
+      R"({"lesson": ")" + lesson_id() + R"(", "caption": ")" + std::string(2000, 'x') + "\"}"));
   EXPECT_EQ(long_caption.rfind("step 1, caption: 2000 characters", 0), 0u) << long_caption;
 
   const auto dir = std::filesystem::temp_directory_path() / "ts_lecture_test_dir";
@@ -165,16 +175,16 @@ TEST(LectureFile, CountsCharactersAndNamesTheBarrierAsWritten) {
   for (int i = 0; i < 1000; ++i)
     e1000 += "\xc3\xa9";  // é: one character, two bytes
   e1001 = e1000 + "\xc3\xa9";
-  const std::string lesson = R"({"lesson": "matmul.tiled_square", "caption": ")";
+  const std::string lesson = R"({"lesson": ")" + lesson_id() + R"(", "caption": ")";
   EXPECT_EQ(error_of(lecture_with(lesson + e1000 + "\"}")), "");
   const std::string err = error_of(lecture_with(lesson + e1001 + "\"}"));
   EXPECT_NE(err.find("caption: 1001 characters; keep it under 1000"), std::string::npos) << err;
   for (const char* id : {"1099511627776", "-1", "18446744073709551615", "65"}) {
     const std::string bad =
-        error_of(lecture_with(R"({"lesson": "matmul.tiled_square", "barriers": [)" +
+        error_of(lecture_with(R"({"lesson": ")" + lesson_id() + R"(", "barriers": [)" +
                               std::string(id) + R"(], "caption": "c"})"));
-    EXPECT_NE(bad.find("barriers: barrier " + std::string(id) +
-                       ": matmul.tiled_square has 2 barriers (1 and 2)"),
+    EXPECT_NE(bad.find("barriers: barrier " + std::string(id) + ": " + lesson_id() +
+                       " has 2 barriers (1 and 2)"),
               std::string::npos)
         << id << ": " << bad;
     EXPECT_EQ(bad.find("barrier 0"), std::string::npos) << bad;

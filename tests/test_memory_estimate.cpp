@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "analysis/memory_estimate.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
@@ -25,7 +26,7 @@ bool fits(const Variant& v, const Params& p, uint64_t capacity, uint64_t budget)
 }
 
 TEST(MemoryEstimate, LargestSquareSizeWithinTheTraceCapacity) {
-  const Variant& v = *find_variant("matmul.tiled_square");
+  const Variant& v = picks::default_lesson();
   const Params big = with(v, 256, 16);
   const RunEstimate e = estimate_run(v, big, kCapacity);
   EXPECT_GT(e.events_needed, kCapacity) << "n = 256 tile 16 does not fit 8 M events";
@@ -42,7 +43,7 @@ TEST(MemoryEstimate, LargestSquareSizeWithinTheTraceCapacity) {
 }
 
 TEST(MemoryEstimate, LargestSquareSizeWithinTheMemoryBudget) {
-  const Variant& v = *find_variant("matmul.tiled_square");
+  const Variant& v = picks::default_lesson();
   const Params big = with(v, 256, 16);
   const uint64_t budget = 200ull << 20;
   EXPECT_GT(estimate_run(v, big, kCapacity).bytes, budget);
@@ -58,7 +59,7 @@ TEST(MemoryEstimate, LargestSquareSizeWithinTheMemoryBudget) {
 }
 
 TEST(MemoryEstimate, ASizeThatFitsIsKeptAndNothingFitsBelowTheWindowItself) {
-  const Variant& v = *find_variant("matmul.tiled_square");
+  const Variant& v = picks::default_lesson();
   const Params small = with(v, 12, 4);
   EXPECT_EQ(largest_size_that_fits(v, small, kCapacity, 1ull << 30), small);
   // The window alone needs kWindowBaseBytes: no lesson fits under it.
@@ -66,7 +67,7 @@ TEST(MemoryEstimate, ASizeThatFitsIsKeptAndNothingFitsBelowTheWindowItself) {
 }
 
 TEST(MemoryEstimate, RectangularAndStencilSizesShrinkTogetherTheRestKept) {
-  const Variant& rect = *find_variant("matmul.tiled_rect");
+  const Variant& rect = picks::rectangular_tiled_lesson();
   Params p = rect.defaults;
   p.m = 300, p.k = 200, p.n = 250, p.tile = 8;
   ASSERT_FALSE(fits(rect, p, kCapacity, kHuge));
@@ -81,7 +82,7 @@ TEST(MemoryEstimate, RectangularAndStencilSizesShrinkTogetherTheRestKept) {
   EXPECT_GT(q->n, q->k);
   ASSERT_EQ(size_params(rect, p).size(), 3u);
 
-  const Variant& st = *find_variant("stencil.shared");
+  const Variant& st = picks::halo_lesson(picks::Halo::StaticShared);
   Params s = st.defaults;
   s.length = 100'000'000;
   const auto t = largest_size_that_fits(st, s, kCapacity, kHuge);

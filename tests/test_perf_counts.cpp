@@ -13,6 +13,7 @@
 #include "engine/backend.hpp"
 #include "engine/perf.hpp"
 #include "lessons/matmul_naive_grid.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
@@ -51,7 +52,7 @@ Params matmul(int n, int tile, int block = 0) {
 }
 
 TEST(PerfCounts, NaiveMultiplyReads2NPerOutput) {
-  const AccessCounts c = counts_of("matmul.naive_grid", matmul(32, 0, 16));
+  const AccessCounts c = counts_of(picks::ladder_step(2).id, matmul(32, 0, 16));
   EXPECT_EQ(c.outputs, 32u * 32u);
   EXPECT_DOUBLE_EQ(c.loads_per_output, 64.0);  // 2N
   EXPECT_DOUBLE_EQ(c.theory_per_output, 64.0);
@@ -70,7 +71,7 @@ TEST(PerfCounts, NaiveMultiplyReads2NPerOutput) {
 TEST(PerfCounts, TiledMultiplyReads2NOverTPerOutput) {
   for (int tile : {4, 8, 16}) {
     SCOPED_TRACE("tile " + std::to_string(tile));
-    const AccessCounts c = counts_of("matmul.tiled_square", matmul(32, tile));
+    const AccessCounts c = counts_of(picks::default_lesson().id, matmul(32, tile));
     EXPECT_DOUBLE_EQ(c.loads_per_output, 2.0 * 32 / tile);  // 2N/T
     EXPECT_DOUBLE_EQ(c.theory_per_output, 2.0 * 32 / tile);
     EXPECT_EQ(c.global_loads, c.expected.global_loads);  // the catalogue agrees
@@ -87,7 +88,7 @@ TEST(PerfCounts, TileThatDoesNotDivideNCountsWholeTiles) {
   Params p;
   p.n = 10;  // as a lesson sets it: m and k stay 0 for the square kernels
   p.tile = 4;
-  const AccessCounts c = counts_of("matmul.tiled_square", p);
+  const AccessCounts c = counts_of(picks::default_lesson().id, p);
   EXPECT_DOUBLE_EQ(c.loads_per_output, 6.0);
   EXPECT_DOUBLE_EQ(c.theory_per_output, 6.0);
   EXPECT_EQ(c.theory_formula, "2*ceil(N/T) = 2*ceil(10/4) = 6");
@@ -106,7 +107,7 @@ TEST(PerfCounts, FormulaEqualsTheTraceForEverySizeAndTile) {
   for (const Variant& v : catalogue()) {
     std::vector<Params> cases;
     if (!(v.uses & kUsesLength)) {
-      if (std::string(v.id) == "matmul.naive_one_block") {
+      if (std::string(v.id) == picks::one_block_lesson().id) {
         for (int n : {5, 8, 13})
           cases.push_back(matmul(n, 0, 0));
       } else if (v.uses & kUsesM) {  // m x k x n, or m x n (transpose: k and tile unused)
@@ -174,7 +175,7 @@ TEST(PerfCounts, FormulaEqualsTheTraceForEverySizeAndTile) {
 TEST(PerfCounts, RectangularFormulaUsesItsOwnShape) {
   Params p;
   p.m = 10, p.k = 12, p.n = 14, p.tile = 8;
-  const AccessCounts c = counts_of("matmul.tiled_rect", p);
+  const AccessCounts c = counts_of(picks::rectangular_tiled_lesson().id, p);
   // A read ceil(14/8) = 2 times, B ceil(10/8) = 2 times: (2*120 + 2*168) / 140.
   EXPECT_DOUBLE_EQ(c.loads_per_output, (2.0 * 120 + 2.0 * 168) / 140);
   EXPECT_EQ(c.theory_formula.rfind("K*ceil(N/T)/N + K*ceil(M/T)/M = 12*ceil(14/8)/14", 0), 0u)
@@ -186,21 +187,21 @@ TEST(PerfCounts, RectangularFormulaUsesItsOwnShape) {
 TEST(PerfCounts, RowLessonsAndStencilFormulas) {
   Params p;
   p.n = 12, p.tile = 8;
-  EXPECT_EQ(counts_of("matmul.row_shared", p).theory_formula,
+  EXPECT_EQ(counts_of(picks::dynamic_staging_lesson(1).id, p).theory_formula,
             "N + ceil(N/T) = 12 + ceil(12/8) = 14 (rows of A in shared, B from global)");
-  EXPECT_EQ(counts_of("matmul.row_col_shared", p).theory_formula,
+  EXPECT_EQ(counts_of(picks::dynamic_staging_lesson(2).id, p).theory_formula,
             "2*ceil(N/T) = 2*ceil(12/8) = 4 (rows of A and columns of B in shared)");
   Params s;
   s.length = 150, s.radius = 3, s.block = 64;
-  const AccessCounts st = counts_of("stencil.shared", s);
+  const AccessCounts st = counts_of(picks::halo_lesson(picks::Halo::StaticShared).id, s);
   EXPECT_DOUBLE_EQ(st.loads_per_output, 3.0 * 70 / 150);  // the last block loads whole
   EXPECT_EQ(st.theory_formula, "ceil(L/B)*(B+2R)/L = ceil(150/64)*(64+2*3)/150 = 1.4");
   EXPECT_DOUBLE_EQ(st.compulsory_bytes, 4.0 * 300);
 }
 
 TEST(PerfCounts, TiledAgainstNaiveIsTheLesson) {
-  const AccessCounts naive = counts_of("matmul.naive_grid", matmul(32, 0, 16));
-  const AccessCounts tiled = counts_of("matmul.tiled_square", matmul(32, 16));
+  const AccessCounts naive = counts_of(picks::ladder_step(2).id, matmul(32, 0, 16));
+  const AccessCounts tiled = counts_of(picks::default_lesson().id, matmul(32, 16));
   EXPECT_DOUBLE_EQ(naive.loads_per_output / tiled.loads_per_output, 16.0);  // T times fewer
 }
 
@@ -209,10 +210,10 @@ TEST(PerfCounts, StencilHaloCounts) {
   p.length = 256;
   p.radius = 3;
   p.block = 64;
-  const AccessCounts naive = counts_of("stencil.naive", p);
+  const AccessCounts naive = counts_of(picks::halo_lesson(picks::Halo::Global).id, p);
   EXPECT_DOUBLE_EQ(naive.loads_per_output, 7.0);  // 2R + 1
   EXPECT_DOUBLE_EQ(naive.theory_per_output, 7.0);
-  const AccessCounts shared = counts_of("stencil.shared", p);
+  const AccessCounts shared = counts_of(picks::halo_lesson(picks::Halo::StaticShared).id, p);
   EXPECT_DOUBLE_EQ(shared.loads_per_output, 1.0 + 6.0 / 64);  // 1 + 2R/B
   EXPECT_DOUBLE_EQ(shared.theory_per_output, 1.0 + 6.0 / 64);
   EXPECT_EQ(shared.shared_loads, 256u * 7u);
@@ -224,7 +225,7 @@ TEST(PerfCounts, EveryMatmulVariantMatchesItsClosedForm) {
     if (std::string(v.family) != "matmul") continue;
     SCOPED_TRACE(v.id);
     Params p = matmul(32, 8, 8);
-    if (std::string(v.id) == "matmul.naive_one_block") p = matmul(16, 0, 0);
+    if (std::string(v.id) == picks::one_block_lesson().id) p = matmul(16, 0, 0);
     const AccessCounts c = counts_of(v.id, p);
     EXPECT_EQ(c.global_loads, c.expected.global_loads);
     EXPECT_NEAR(c.loads_per_output, c.theory_per_output, 1e-9) << c.theory_formula;

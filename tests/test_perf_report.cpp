@@ -14,9 +14,19 @@
 #include "analysis/perf_counts.hpp"
 #include "engine/backend.hpp"
 #include "io/perf_report.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
+
+// The default lesson (square tiles, two barriers).
+std::string default_id() {
+  return picks::default_lesson().id;
+}
+// The ladder's naive step before tiling.
+std::string naive_grid_id() {
+  return picks::ladder_step(2).id;
+}
 
 PerfResult matmul_row(const std::string& kernel, int tile, int n, double ms) {
   PerfResult x;
@@ -49,13 +59,13 @@ PerfReport known_report() {
   r.device.cublas_math = "CUBLAS_DEFAULT_MATH (FP32, no TF32)";
   // n = 1000: 2e9 flops. cuBLAS 0.1 ms -> 20000 GFLOP/s; tiled 1 ms -> 2000 GFLOP/s.
   r.results.push_back(matmul_row(kCublasId, 0, 1000, 0.1));
-  r.results.push_back(matmul_row("matmul.tiled_square", 16, 1000, 1.0));
-  PerfResult wrong = matmul_row("matmul.tiled_exact", 16, 1000, 0.5);
+  r.results.push_back(matmul_row(default_id(), 16, 1000, 1.0));
+  PerfResult wrong = matmul_row(picks::overreaching_lesson().id, 16, 1000, 0.5);
   wrong.status = PerfStatus::Wrong;
   wrong.message = "17 of 1000000 cells wrong, \"max\" error 3";
   r.results.push_back(wrong);
   PerfResult st;
-  st.kernel = "stencil.naive";
+  st.kernel = picks::halo_lesson(picks::Halo::Global).id;
   st.metric = PerfMetric::Bytes;
   st.size = 1 << 20;
   st.params.length = 1 << 20;
@@ -201,7 +211,7 @@ TEST(PerfReportFile, JsonContents) {
   EXPECT_EQ(j["device"]["name"], "Test GPU");
   EXPECT_EQ(j["device"]["cublas_math"], "CUBLAS_DEFAULT_MATH (FP32, no TF32)");
   ASSERT_EQ(j["results"].size(), 4u);
-  EXPECT_EQ(j["results"][1]["kernel"], "matmul.tiled_square");
+  EXPECT_EQ(j["results"][1]["kernel"], default_id());
   EXPECT_EQ(j["results"][1]["tile"], 16);
   EXPECT_NEAR(j["results"][1]["gflops"].get<double>(), 2000.0, 1e-6);
   EXPECT_EQ(j["results"][2]["status"], "wrong");
@@ -217,7 +227,7 @@ TEST(PerfReportFile, CsvContents) {
     lines.push_back(csv.substr(start, i - start));
   ASSERT_EQ(lines.size(), 5u);  // header + 4 results
   EXPECT_EQ(lines[0].rfind("device,kernel,tile,size,status,counted,reps,ms_median", 0), 0u);
-  EXPECT_EQ(lines[2].rfind("Test GPU,matmul.tiled_square,16,1000,ok,1,10,1,1,1,2000,12,", 0), 0u)
+  EXPECT_EQ(lines[2].rfind("Test GPU," + default_id() + ",16,1000,ok,1,10,1,1,1,2000,12,", 0), 0u)
       << lines[2];
   // The wrong kernel: counted 0, and its message (with a comma and quotes) quoted.
   EXPECT_NE(lines[3].find(",wrong,0,"), std::string::npos) << lines[3];
@@ -229,23 +239,23 @@ TEST(PerfReportFile, TableMarksWrongTimes) {
   const std::string t = format_table(known_report());
   EXPECT_NE(t.find("Test GPU"), std::string::npos);
   EXPECT_NE(t.find("~0.5000~"), std::string::npos) << t;  // struck out, not counted
-  EXPECT_NE(t.find("matmul.tiled_square"), std::string::npos);
+  EXPECT_NE(t.find(default_id()), std::string::npos);
 }
 
 TEST(PerfCompare, MatchesByKernelTileAndSize) {
   const PerfReport before = known_report();
   PerfReport now = known_report();
   now.results[1].ms_median = 0.5;  // tiled twice as fast now
-  now.results.push_back(matmul_row("matmul.naive_grid", 16, 1000, 4.0));
+  now.results.push_back(matmul_row(naive_grid_id(), 16, 1000, 4.0));
   derive_metrics(now);
   const auto c = compare_reports(before, now);
   ASSERT_EQ(c.size(), 5u);
-  EXPECT_EQ(c[1].kernel, "matmul.tiled_square");
+  EXPECT_EQ(c[1].kernel, default_id());
   EXPECT_DOUBLE_EQ(c[1].ms_before, 1.0);
   EXPECT_DOUBLE_EQ(c[1].ms_now, 0.5);
   EXPECT_DOUBLE_EQ(c[1].speedup, 2.0);
   EXPECT_EQ(c[2].speedup, 0.0);  // wrong in both: nothing to compare
-  EXPECT_EQ(c[4].kernel, "matmul.naive_grid");
+  EXPECT_EQ(c[4].kernel, naive_grid_id());
   EXPECT_EQ(c[4].ms_before, 0.0);  // new in this run
 }
 
@@ -278,10 +288,10 @@ TEST(PerfConfigCheck, SelectsFromTheCatalogue) {
   ASSERT_FALSE(vs.empty());
   for (const Variant* v : vs)
     EXPECT_EQ(v->metric, PerfMetric::Flops);
-  c.kernels = {"matmul.tiled_square"};
+  c.kernels = {default_id()};
   vs = selected_variants(c);
   ASSERT_EQ(vs.size(), 1u);
-  EXPECT_STREQ(vs[0]->id, "matmul.tiled_square");
+  EXPECT_EQ(vs[0]->id, default_id());
   c.kernels = {"matmul.tiled*"};
   for (const Variant* v : selected_variants(c))
     EXPECT_EQ(std::string(v->id).rfind("matmul.tiled", 0), 0u);
@@ -295,7 +305,7 @@ TEST(PerfConfigCheck, SelectsFromTheCatalogue) {
 TEST(PerfPlots, SeriesAndRooflinePoints) {
   PerfReport r = known_report();
   // 2.5e8 flops: 1000 GFLOP/s.
-  r.results.push_back(matmul_row("matmul.tiled_square", 16, 500, 0.25));
+  r.results.push_back(matmul_row(default_id(), 16, 500, 0.25));
   PerfResult copy;
   copy.kernel = kCopyId;
   copy.metric = PerfMetric::Bytes;
@@ -308,7 +318,7 @@ TEST(PerfPlots, SeriesAndRooflinePoints) {
   ASSERT_EQ(mm.size(), 2u);  // cuBLAS and tiled T16; the wrong kernel is left out
   EXPECT_EQ(mm[0].label, "cublas.sgemm");
   EXPECT_TRUE(mm[0].reference);
-  EXPECT_EQ(mm[1].label, "matmul.tiled_square T16");
+  EXPECT_EQ(mm[1].label, default_id() + " T16");
   ASSERT_EQ(mm[1].points.size(), 2u);
   EXPECT_EQ(mm[1].points[0].first, 500.0);  // sorted by size
   EXPECT_NEAR(mm[1].points[0].second, 1000.0, 1e-6);
@@ -319,7 +329,7 @@ TEST(PerfPlots, SeriesAndRooflinePoints) {
   const auto pts = roofline_points(r);
   // cuBLAS, tiled (its largest size, 1000), the stencil; not the copy, not the wrong one.
   ASSERT_EQ(pts.size(), 3u);
-  EXPECT_EQ(pts[1].label, "matmul.tiled_square T16");
+  EXPECT_EQ(pts[1].label, default_id() + " T16");
   EXPECT_EQ(pts[1].size, 1000);
   EXPECT_NEAR(pts[1].intensity, 1000.0 / 6.0, 1e-9);
   // Ceilings: 2000 GB/s x 1 flop/B = 2000 GFLOP/s; far right, the 51200 GFLOP/s peak.
@@ -332,46 +342,47 @@ TEST(PerfPlots, SeriesAndRooflinePoints) {
 // flop per byte), the tiled one T times fewer; cuBLAS has no count.
 TEST(PerfPlots, RooflineIntensityAsTheKernelIssuesIt) {
   PerfReport r = known_report();
-  PerfResult naive = matmul_row("matmul.naive_grid", 16, 1024, 10.0);
+  PerfResult naive = matmul_row(naive_grid_id(), 16, 1024, 10.0);
   naive.params.tile = 0;
   naive.params.block = 16;
   r.results.push_back(naive);
-  r.results.push_back(matmul_row("matmul.tiled_square", 32, 1024, 1.0));
+  r.results.push_back(matmul_row(default_id(), 32, 1024, 1.0));
   derive_metrics(r);
   std::map<std::string, RooflinePoint> by;
   for (const auto& p : roofline_points(r))
     by[p.label] = p;
-  ASSERT_EQ(by.count("matmul.naive_grid T16"), 1u);
+  ASSERT_EQ(by.count(naive_grid_id() + " T16"), 1u);
   const double n = 1024;
   // 2 n^3 flops over 4 (2 n^3 loads + n^2 stores) bytes.
-  EXPECT_NEAR(by["matmul.naive_grid T16"].issued_intensity,
+  EXPECT_NEAR(by[naive_grid_id() + " T16"].issued_intensity,
               2 * n * n * n / (4 * (2 * n * n * n + n * n)), 1e-12);
-  EXPECT_NEAR(by["matmul.naive_grid T16"].issued_intensity, 0.25, 1e-3);
+  EXPECT_NEAR(by[naive_grid_id() + " T16"].issued_intensity, 0.25, 1e-3);
   // Tiled: 2 n^3 / T loads; T16 at n = 1000 (not a multiple: 63 tiles of 16).
-  EXPECT_NEAR(by["matmul.tiled_square T16"].issued_intensity,
+  EXPECT_NEAR(by[default_id() + " T16"].issued_intensity,
               2e9 / (4 * (2.0 * 63 * 1000 * 1000 + 1000 * 1000)), 1e-9);
   // 32 times the naive one's 0.25, less the stores: 8 / (1 + T / 2n).
-  EXPECT_NEAR(by["matmul.tiled_square T32"].issued_intensity, 8 / (1 + 32 / (2 * n)), 1e-12);
+  EXPECT_NEAR(by[default_id() + " T32"].issued_intensity, 8 / (1 + 32 / (2 * n)), 1e-12);
   // The dots move right as the tile grows; the compulsory intensity does not move.
-  EXPECT_GT(by["matmul.tiled_square T32"].issued_intensity,
-            1.9 * by["matmul.tiled_square T16"].issued_intensity);
-  EXPECT_DOUBLE_EQ(by["matmul.tiled_square T32"].intensity, by["matmul.naive_grid T16"].intensity);
+  EXPECT_GT(by[default_id() + " T32"].issued_intensity,
+            1.9 * by[default_id() + " T16"].issued_intensity);
+  EXPECT_DOUBLE_EQ(by[default_id() + " T32"].intensity, by[naive_grid_id() + " T16"].intensity);
   EXPECT_EQ(by["cublas.sgemm"].issued_intensity, 0.0);  // unknown: only its compulsory mark
   // The stencil: 7 flops an element, 8 loads and a store of 4 bytes.
-  EXPECT_NEAR(by["stencil.naive"].issued_intensity, 7.0 / 32, 1e-12);
+  EXPECT_NEAR(by[picks::halo_lesson(picks::Halo::Global).id].issued_intensity, 7.0 / 32, 1e-12);
 }
 
 // The closed form the roofline uses is what a traced run counts: a simulator
 // run at the same parameters moves exactly issued_bytes(), sizes the tile does
 // not divide included.
 TEST(PerfPlots, IssuedBytesEqualATracedRun) {
-  for (const char* id : {"matmul.naive_grid", "matmul.tiled_square", "matmul.row_shared",
-                         "matmul.row_col_shared", "matmul.tiled_rect"})
+  for (const char* id :
+       {picks::ladder_step(2).id, picks::default_lesson().id, picks::dynamic_staging_lesson(1).id,
+        picks::dynamic_staging_lesson(2).id, picks::rectangular_tiled_lesson().id})
     for (int n : {16, 20}) {
       SCOPED_TRACE(std::string(id) + " n=" + std::to_string(n));
       Params p;
       p.m = p.k = p.n = n;  // as the sweep records them
-      p.k = std::string(id) == "matmul.tiled_rect" ? n + 4 : n;
+      p.k = std::string(id) == picks::rectangular_tiled_lesson().id ? n + 4 : n;
       p.tile = 8;
       p.block = 8;
       RunRequest req;
@@ -391,12 +402,12 @@ TEST(PerfPlots, IssuedBytesEqualATracedRun) {
 // non-positive reaches a log axis, no tile of 0 reaches a division.
 TEST(PerfPlots, GarbageInAReportIsNotPlotted) {
   PerfReport r = known_report();
-  PerfResult zero_tile = matmul_row("matmul.tiled_square", 0, 512, 1.0);
+  PerfResult zero_tile = matmul_row(default_id(), 0, 512, 1.0);
   r.results.push_back(zero_tile);
-  PerfResult negative = matmul_row("matmul.naive_grid", 16, 256, 1.0);
+  PerfResult negative = matmul_row(naive_grid_id(), 16, 256, 1.0);
   negative.flops = -5;
   r.results.push_back(negative);
-  PerfResult inf = matmul_row("matmul.tiled_square", 8, 128, 1e-300);
+  PerfResult inf = matmul_row(default_id(), 8, 128, 1e-300);
   inf.flops = 1e308;
   r.results.push_back(inf);
   derive_metrics(r);
@@ -409,7 +420,7 @@ TEST(PerfPlots, GarbageInAReportIsNotPlotted) {
     for (const auto& s : throughput_series(r, f))
       for (const auto& [x, y] : s.points)
         EXPECT_TRUE(std::isfinite(x) && x > 0 && std::isfinite(y) && y > 0) << s.label;
-  EXPECT_EQ(issued_bytes(*find_variant("matmul.tiled_square"), zero_tile.params), 0.0);
+  EXPECT_EQ(issued_bytes(picks::default_lesson(), zero_tile.params), 0.0);
 }
 
 TEST(PerfReportFile, ReportPathsAreJson) {
@@ -424,7 +435,7 @@ TEST(PerfSweep, WithoutAGpuSaysWhy) {
   if (cuda_status().usable)
     GTEST_SKIP() << "a CUDA device is present: tests/gpu_perf.cpp covers it";
   PerfConfig c;
-  c.kernels = {"matmul.tiled_square"};
+  c.kernels = {default_id()};
   c.matmul_sizes = {64};
   c.tiles = {16};
   c.with_copy = false;
@@ -442,7 +453,7 @@ TEST(PerfSweep, BackgroundSweepFinishesAndCanBeTaken) {
     GTEST_SKIP() << "a CUDA device is present: tests/gpu_perf.cpp covers it";
   BackgroundSweep bg;
   PerfConfig c;
-  c.kernels = {"matmul.tiled_square"};
+  c.kernels = {default_id()};
   c.matmul_sizes = {64};
   ASSERT_TRUE(bg.start(c));
   std::optional<PerfReport> r;
@@ -470,7 +481,7 @@ TEST(ShippedReports, H100AndH200ReportsLoadAndCompare) {
     EXPECT_NE(r[i]->device.name.find(gpus[i]), std::string::npos) << r[i]->device.name;
     const PerfResult* tiled = nullptr;
     for (const PerfResult& x : r[i]->results)
-      if (x.kernel == "matmul.tiled_square" && x.tile == 32 && x.size == 4096) tiled = &x;
+      if (x.kernel == default_id() && x.tile == 32 && x.size == 4096) tiled = &x;
     ASSERT_NE(tiled, nullptr) << files[i];
     ASSERT_TRUE(tiled->counted());
     // "The textbook tiled multiply reaches 16-18 % of cuBLAS."
@@ -479,7 +490,7 @@ TEST(ShippedReports, H100AndH200ReportsLoadAndCompare) {
     // On the roofline: 32 times the naive kernel's intensity (a little less for the stores).
     EXPECT_NEAR(tiled->issued_intensity, 8.0, 0.05) << files[i];
     for (const PerfResult& x : r[i]->results)
-      if (x.kernel == "matmul.naive_grid") {
+      if (x.kernel == naive_grid_id()) {
         EXPECT_NEAR(x.issued_intensity, 0.25, 1e-3);
       }
   }

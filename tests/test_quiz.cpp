@@ -15,6 +15,7 @@
 #include "analysis/quiz.hpp"
 #include "engine/backend.hpp"
 #include "engine/catalogue.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
@@ -90,14 +91,19 @@ void check_load_cells(const std::string& id) {
 }
 
 TEST(Quiz, LoadCellsTiledMultiply) {
-  check_load_cells("matmul.tiled_square");
+  check_load_cells(picks::default_lesson().id);
 }
 TEST(Quiz, LoadCellsStencil) {
-  check_load_cells("stencil.shared");
+  check_load_cells(picks::halo_lesson(picks::Halo::StaticShared).id);
 }
 
 TEST(Quiz, SharedReadsAreTheThreadsLoadsInItsPhase) {
-  const Trace t = simulate_defaults("reduction.sequential");
+  // A tree reduction: each barrier phase reads other threads' shared cells.
+  const Trace t = simulate_defaults(
+      picks::first_with("a 1D lesson with one shared array and two barriers", [](const Variant& v) {
+        return picks::reads(v, kUsesLength | kUsesBlock) && picks::shared_array_count(v) == 1 &&
+               v.barriers.size() >= 2;
+      }).id);
   const Question* q = nullptr;
   std::vector<Question> qs;
   for (uint64_t seed = 1; seed < 5 && !q; ++seed) {
@@ -120,7 +126,7 @@ TEST(Quiz, SharedReadsAreTheThreadsLoadsInItsPhase) {
 }
 
 TEST(Quiz, BankWaysOfTheTransposes) {
-  const Trace plain = simulate_defaults("transpose.shared");
+  const Trace plain = simulate_defaults(picks::layout_lesson().id);
   const std::vector<Question> qs = make_questions(plain, 3);
   const Question* q = first_of(qs, QuestionKind::BankWays);
   ASSERT_NE(q, nullptr);
@@ -129,7 +135,7 @@ TEST(Quiz, BankWaysOfTheTransposes) {
   EXPECT_TRUE(grade(*q, Answer{{}, q->truth_choice}).right);
   EXPECT_FALSE(grade(*q, Answer{{}, 0}).right);  // "1-way"
 
-  const Trace padded = simulate_defaults("transpose.shared_padded");
+  const Trace padded = simulate_defaults(picks::padded_layout_lesson().id);
   const std::vector<Question> qp = make_questions(padded, 3);
   const Question* p = first_of(qp, QuestionKind::BankWays);
   ASSERT_NE(p, nullptr);
@@ -139,7 +145,7 @@ TEST(Quiz, BankWaysOfTheTransposes) {
 
 TEST(Quiz, SectorsOfACoalescedLoad) {
   // transpose.shared reads `in` row by row: 32 lanes x 4 bytes, 4 sectors.
-  const Trace t = simulate_defaults("transpose.shared");
+  const Trace t = simulate_defaults(picks::layout_lesson().id);
   const std::vector<Question> qs = make_questions(t, 1);
   const Question* q = first_of(qs, QuestionKind::Sectors);
   ASSERT_NE(q, nullptr);
@@ -148,7 +154,7 @@ TEST(Quiz, SectorsOfACoalescedLoad) {
 }
 
 TEST(Quiz, LastWarpIsTheLastToArrive) {
-  const Trace t = simulate_defaults("matmul.tiled_square");  // tile 8: two warps a block
+  const Trace t = simulate_defaults(picks::default_lesson().id);  // tile 8: two warps a block
   const std::vector<Question> qs = make_questions(t, 2);
   const Question* q = first_of(qs, QuestionKind::LastWarp);
   ASSERT_NE(q, nullptr);
@@ -162,7 +168,7 @@ TEST(Quiz, LastWarpIsTheLastToArrive) {
 }
 
 TEST(Quiz, WrongWithoutABarrierIsGradedByTheSecondRun) {
-  const Trace t = simulate_defaults("matmul.tiled_square");
+  const Trace t = simulate_defaults(picks::default_lesson().id);
   std::vector<Question> qs = make_questions(t, 5);
   Question* q = nullptr;
   for (Question& c : qs)
@@ -369,7 +375,7 @@ TEST(Quiz, NoQuestionTwiceInAQuiz) {
 }
 
 TEST(Quiz, TheSameSeedGivesTheSameQuiz) {
-  const Trace t = simulate_defaults("matmul.tiled_square");
+  const Trace t = simulate_defaults(picks::default_lesson().id);
   const std::vector<Question> a = make_questions(t, 42), b = make_questions(t, 42);
   ASSERT_EQ(a.size(), b.size());
   ASSERT_GE(a.size(), 5u);

@@ -7,6 +7,7 @@
 #include "engine/reference.hpp"
 #include "lessons/matmul_tiled_rect.hpp"
 #include "lessons/stencil_naive.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
@@ -32,7 +33,7 @@ BufferData matrix(ArraySlot slot, int rows, int cols, std::vector<float> v) {
 }
 
 TEST(Inputs, DeterministicSmallIntegersAndUniform) {
-  const Variant& v = var("matmul.tiled_rect");
+  const Variant& v = picks::rectangular_tiled_lesson();
   const Params p{.m = 5, .k = 7, .n = 3, .tile = 4};
   const auto a = make_inputs(v, p, InputKind::SmallIntegers, 42);
   const auto b = make_inputs(v, p, InputKind::SmallIntegers, 42);
@@ -54,8 +55,8 @@ TEST(Inputs, DeterministicSmallIntegersAndUniform) {
     seen.insert(x);
   }
   EXPECT_GT(seen.size(), 4u);
-  const auto u = make_inputs(var("stencil.naive"), {.length = 1000, .radius = 1, .block = 32},
-                             InputKind::Uniform, 1);
+  const auto u = make_inputs(picks::halo_lesson(picks::Halo::Global),
+                             {.length = 1000, .radius = 1, .block = 32}, InputKind::Uniform, 1);
   ASSERT_EQ(u.size(), 1u);
   EXPECT_EQ(u[0].slot, kIn);
   float lo = 1, hi = -1;
@@ -73,7 +74,7 @@ TEST(Reference, MatmulByHand) {
   // [1 2; 3 4] x [5 6; 7 8] = [19 22; 43 50]
   const std::vector<BufferData> in = {matrix(kA, 2, 2, {1, 2, 3, 4}),
                                       matrix(kB, 2, 2, {5, 6, 7, 8})};
-  const BufferData c = reference_output(var("matmul.tiled_square"), {.n = 2, .tile = 2}, in);
+  const BufferData c = reference_output(picks::default_lesson(), {.n = 2, .tile = 2}, in);
   EXPECT_EQ(c.slot, kC);
   EXPECT_TRUE(c.is_output);
   EXPECT_EQ(c.rows, 2);
@@ -82,7 +83,7 @@ TEST(Reference, MatmulByHand) {
   const std::vector<BufferData> r = {matrix(kA, 2, 3, {1, 0, 2, -1, 3, 1}),
                                      matrix(kB, 3, 1, {3, 1, 2})};
   const BufferData d =
-      reference_output(var("matmul.tiled_rect"), {.m = 2, .k = 3, .n = 1, .tile = 2}, r);
+      reference_output(picks::rectangular_tiled_lesson(), {.m = 2, .k = 3, .n = 1, .tile = 2}, r);
   EXPECT_EQ(d.rows, 2);
   EXPECT_EQ(d.cols, 1);
   EXPECT_EQ(d.values, (std::vector<float>{7, 2}));
@@ -91,21 +92,21 @@ TEST(Reference, MatmulByHand) {
 TEST(Reference, StencilClampsAtTheEdges) {
   // Radius 1 over [4 7 2 9 1 8 3 6]: the ends repeat their element.
   const std::vector<BufferData> in = {matrix(kIn, 1, 8, {4, 7, 2, 9, 1, 8, 3, 6})};
-  const BufferData out =
-      reference_output(var("stencil.shared"), {.length = 8, .radius = 1, .block = 4}, in);
+  const BufferData out = reference_output(picks::halo_lesson(picks::Halo::StaticShared),
+                                          {.length = 8, .radius = 1, .block = 4}, in);
   ASSERT_EQ(out.values.size(), 8u);
   EXPECT_EQ(out.slot, kOut);
   EXPECT_FLOAT_EQ(out.values[0], 5.0f);  // (4 + 4 + 7) / 3
   EXPECT_FLOAT_EQ(out.values[2], 6.0f);  // (7 + 2 + 9) / 3
   EXPECT_FLOAT_EQ(out.values[7], 5.0f);  // (3 + 6 + 6) / 3
   // Radius 0 is a copy.
-  const BufferData copy =
-      reference_output(var("stencil.naive"), {.length = 8, .radius = 0, .block = 4}, in);
+  const BufferData copy = reference_output(picks::halo_lesson(picks::Halo::Global),
+                                           {.length = 8, .radius = 0, .block = 4}, in);
   EXPECT_EQ(copy.values, in[0].values);
 }
 
 TEST(Verdict, FindsTheWrongCell) {
-  const Variant& v = var("matmul.tiled_square");
+  const Variant& v = picks::default_lesson();
   const Params p{.n = 2, .tile = 2};
   const BufferData want = matrix(kC, 2, 2, {19, 22, 43, 50});
   BufferData got = want;
@@ -130,7 +131,7 @@ TEST(Verdict, FindsTheWrongCell) {
 }
 
 TEST(Verdict, ToleranceGrowsWithTheSumAndAcceptsRounding) {
-  const Variant& v = var("matmul.tiled_square");
+  const Variant& v = picks::default_lesson();
   BufferData want = matrix(kC, 1, 1, {10.0f});
   const double t8 = check_output(v, {.n = 8, .tile = 4}, want, want).tolerance;
   const double t64 = check_output(v, {.n = 64, .tile = 4}, want, want).tolerance;

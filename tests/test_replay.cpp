@@ -11,6 +11,7 @@
 #include "analysis/memory_estimate.hpp"
 #include "analysis/replay.hpp"
 #include "engine/backend.hpp"
+#include "tests/lesson_picks.hpp"
 #include "tests/test_trace_fixtures.hpp"
 
 namespace ts {
@@ -262,7 +263,7 @@ TEST(Replay, TilesStoredFromRegistersRememberTheirSource) {
   // right after its load. Every shared cell must still name the element of A
   // or B it holds, and none is padding (the tiles are whole), zeros included.
   RunRequest req;
-  req.variant = "sgemm.double_buffer";
+  req.variant = picks::ladder_step(9).id;
   req.params = {.n = 64, .tile = 32};
   req.backend = BackendChoice::Sim;
   const RunResult run = run_simulator(req);
@@ -342,7 +343,8 @@ TEST(Replay, SnapshotsStayWithinTheirBytesPerEvent) {
 }
 
 TEST(Replay, MemoryEstimateCountsWhatTheReplayHolds) {
-  for (const char* id : {"matmul.tiled_square", "matmul.tiled_rect", "stencil.shared"}) {
+  for (const char* id : {picks::default_lesson().id, picks::rectangular_tiled_lesson().id,
+                         picks::halo_lesson(picks::Halo::StaticShared).id}) {
     SCOPED_TRACE(id);
     const Variant* v = find_variant(id);
     ASSERT_NE(v, nullptr);

@@ -15,6 +15,7 @@
 #include "analysis/replay.hpp"
 #include "analysis/stale_reads.hpp"
 #include "engine/backend.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
@@ -177,7 +178,7 @@ TEST(ReplayInvariant, NoOrderDrawsWhatTheTraceContradicts) {
 // The case from issue 8: barrier 1 removed, warp skew. Plain lockstep drew
 // the whole of tileB loaded while thread (1, 0) read tileB[4][1] and got 0.
 TEST(ReplayInvariant, LockstepDrawsTheMissedStoreAfterTheLoad) {
-  const Variant* v = find_variant("matmul.tiled_square");
+  const Variant* v = &picks::default_lesson();
   ASSERT_NE(v, nullptr);
   RunRequest req;
   req.variant = v->id;
@@ -215,7 +216,8 @@ TEST(ReplayInvariant, LockstepDrawsTheMissedStoreAfterTheLoad) {
 // stale position and the report the race panel prints agree.
 TEST(ReplayInvariant, StaleReadsAreOneNumberEverywhere) {
   int racy = 0;
-  for (const char* id : {"matmul.tiled_square", "matmul.row_shared", "stencil.shared"}) {
+  for (const char* id : {picks::default_lesson().id, picks::dynamic_staging_lesson(1).id,
+                         picks::halo_lesson(picks::Halo::StaticShared).id}) {
     const Variant* v = find_variant(id);
     ASSERT_NE(v, nullptr);
     for (ScheduleKind k : {ScheduleKind::WarpSkew, ScheduleKind::Random}) {

@@ -19,6 +19,7 @@
 #include "lessons/sgemm_blocktile_1d.hpp"
 #include "lessons/sgemm_blocktile_2d.hpp"
 #include "lessons/sgemm_naive_uncoalesced.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
@@ -66,9 +67,9 @@ Tally tally(const Trace& t) {
 // Every block tile of both block-tiling steps, at n = 64 and 128 where the tile divides n.
 TEST(SgemmStepsA, BlockTilesMatchTheReferenceWithClosedFormCounts) {
   int runs = 0;
-  for (const char* id : {"sgemm.blocktile_1d", "sgemm.blocktile_2d"}) {
+  for (const char* id : {picks::ladder_step(4).id, picks::ladder_step(5).id}) {
     const Variant& v = *find_variant(id);
-    const bool two_d = std::string(id) == "sgemm.blocktile_2d";
+    const bool two_d = std::string(id) == picks::ladder_step(5).id;
     EXPECT_STREQ(v.ladder, "sgemm");
     EXPECT_EQ(v.ladder_step, two_d ? 5 : 4);
     EXPECT_EQ(v.tile_choices, two_d ? std::vector<int>({32, 64, 128}) : std::vector<int>({32, 64}));
@@ -123,15 +124,15 @@ TEST(SgemmStepsA, BlockTilesMatchTheReferenceWithClosedFormCounts) {
 
 // The tuned shapes the performance sweep times (the last tile choice), and the small ones.
 TEST(SgemmStepsA, ShapesAreTheDocumentedOnes) {
-  EXPECT_EQ(geometry(*find_variant("sgemm.blocktile_1d"), tiled(4096, 64)).block.count(), 512u);
-  EXPECT_EQ(geometry(*find_variant("sgemm.blocktile_1d"), tiled(64, 32)).block.count(), 128u);
-  EXPECT_EQ(geometry(*find_variant("sgemm.blocktile_2d"), tiled(4096, 128)).block.count(), 256u);
-  EXPECT_EQ(geometry(*find_variant("sgemm.blocktile_2d"), tiled(64, 64)).block.count(), 64u);
-  EXPECT_EQ(geometry(*find_variant("sgemm.blocktile_2d"), tiled(64, 32)).block.count(), 64u);
-  EXPECT_EQ(geometry(*find_variant("sgemm.blocktile_2d"), tiled(4096, 128)).static_shared_bytes,
+  EXPECT_EQ(geometry(picks::ladder_step(4), tiled(4096, 64)).block.count(), 512u);
+  EXPECT_EQ(geometry(picks::ladder_step(4), tiled(64, 32)).block.count(), 128u);
+  EXPECT_EQ(geometry(picks::ladder_step(5), tiled(4096, 128)).block.count(), 256u);
+  EXPECT_EQ(geometry(picks::ladder_step(5), tiled(64, 64)).block.count(), 64u);
+  EXPECT_EQ(geometry(picks::ladder_step(5), tiled(64, 32)).block.count(), 64u);
+  EXPECT_EQ(geometry(picks::ladder_step(5), tiled(4096, 128)).static_shared_bytes,
             2u * 128 * 8 * 4);
   // The window's defaults: n = 64 with two warps or more per block, under ~400k events.
-  for (const char* id : {"sgemm.blocktile_1d", "sgemm.blocktile_2d"}) {
+  for (const char* id : {picks::ladder_step(4).id, picks::ladder_step(5).id}) {
     const Variant& v = *find_variant(id);
     EXPECT_EQ(v.defaults.n, 64) << id;
     EXPECT_EQ(v.defaults.tile, v.tile_choices.front()) << id;
@@ -142,10 +143,10 @@ TEST(SgemmStepsA, ShapesAreTheDocumentedOnes) {
 
 TEST(SgemmStepsA, RefusesAnNThatIsNotAMultipleOfTheTiles) {
   for (const auto& [id, tile, multiple] :
-       std::vector<std::tuple<std::string, int, int>>{{"sgemm.blocktile_1d", 32, 32},
-                                                      {"sgemm.blocktile_1d", 64, 64},
-                                                      {"sgemm.blocktile_2d", 32, 32},
-                                                      {"sgemm.blocktile_2d", 128, 128}}) {
+       std::vector<std::tuple<std::string, int, int>>{{picks::ladder_step(4).id, 32, 32},
+                                                      {picks::ladder_step(4).id, 64, 64},
+                                                      {picks::ladder_step(5).id, 32, 32},
+                                                      {picks::ladder_step(5).id, 128, 128}}) {
     const Variant& v = *find_variant(id);
     const auto e = validate(v, tiled(100, tile), DeviceLimits{});
     ASSERT_TRUE(e) << id << " tile " << tile;
@@ -158,18 +159,18 @@ TEST(SgemmStepsA, RefusesAnNThatIsNotAMultipleOfTheTiles) {
         << r.error;
   }
   // A tile it is not compiled for, and tile 128 on n = 64.
-  const auto e = validate(*find_variant("sgemm.blocktile_2d"), tiled(64, 16), DeviceLimits{});
+  const auto e = validate(picks::ladder_step(5), tiled(64, 16), DeviceLimits{});
   ASSERT_TRUE(e);
   EXPECT_NE(e->find("block tiles 32, 64 or 128"), std::string::npos) << *e;
-  EXPECT_TRUE(validate(*find_variant("sgemm.blocktile_2d"), tiled(64, 128), DeviceLimits{}));
-  EXPECT_TRUE(validate(*find_variant("sgemm.blocktile_1d"), tiled(64, 128), DeviceLimits{}));
+  EXPECT_TRUE(validate(picks::ladder_step(5), tiled(64, 128), DeviceLimits{}));
+  EXPECT_TRUE(validate(picks::ladder_step(4), tiled(64, 128), DeviceLimits{}));
 }
 
 // Without barrier 1 a thread reads tile cells before their owner (another
 // warp) stored them: read-after-write hazards in lockstep already, and a
 // wrong C once the odd warps lag. With both barriers: right under skew too.
 TEST(SgemmStepsA, WithoutTheFirstBarrierTheTilesRace) {
-  for (const char* id : {"sgemm.blocktile_1d", "sgemm.blocktile_2d"}) {
+  for (const char* id : {picks::ladder_step(4).id, picks::ladder_step(5).id}) {
     const Variant& v = *find_variant(id);
     for (int tile : v.tile_choices) {
       const Params p = tiled(tile == 128 ? 128 : 64, tile);
@@ -196,7 +197,7 @@ TEST(SgemmStepsA, WithoutTheFirstBarrierTheTilesRace) {
 
 // The same sums as matmul.naive_grid, any n.
 TEST(SgemmStepsA, NaiveUncoalescedMatchesTheReferenceWithClosedFormCounts) {
-  const Variant& v = *find_variant("sgemm.naive_uncoalesced");
+  const Variant& v = picks::ladder_step(1);
   EXPECT_STREQ(v.ladder, "sgemm");
   EXPECT_EQ(v.ladder_step, 1);
   EXPECT_TRUE(v.barriers.empty());
@@ -237,8 +238,8 @@ AccessTotals global_totals(const WarpAccesses& w, EventKind kind, ArraySlot arra
 // 2's in 4 (32 consecutive floats).
 TEST(SgemmStepsA, NaiveUncoalescedReads32SectorsOfAPerRequestNaiveGridOne) {
   const Params p{.n = 64, .block = 32};
-  const WarpAccesses bad = warp_accesses(run("sgemm.naive_uncoalesced", p).trace);
-  const WarpAccesses good = warp_accesses(run("matmul.naive_grid", p).trace);
+  const WarpAccesses bad = warp_accesses(run(picks::ladder_step(1).id, p).trace);
+  const WarpAccesses good = warp_accesses(run(picks::ladder_step(2).id, p).trace);
   const uint64_t requests = 64ull * 64 * 64 / 32;  // one per warp and k
 
   const AccessTotals bad_a = global_totals(bad, EventKind::GlobalLoad, naive::kA);

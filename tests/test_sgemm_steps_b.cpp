@@ -16,13 +16,20 @@
 #include "analysis/warp_access.hpp"
 #include "engine/backend.hpp"
 #include "engine/catalogue.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
 
-constexpr const char* kVectorized = "sgemm.vectorized";
-constexpr const char* kConflictFree = "sgemm.conflict_free";
-constexpr const char* kWarptile = "sgemm.warptile";
+const char* vectorized_id() {
+  return picks::ladder_step(6).id;
+}
+const char* conflict_free_id() {
+  return picks::ladder_step(7).id;
+}
+const char* warptile_id() {
+  return picks::ladder_step(8).id;
+}
 
 Trace simulate(const std::string& id, const Params& p) {
   RunRequest req;
@@ -75,18 +82,18 @@ TEST(SgemmStepsB, RightOutputAndHandCountsAt64And128) {
   // Barriers: 2 per thread and k step of 8. C: n^2 stores.
   const std::vector<HandCounts> cases = {
       // 32: 4 x 4 a thread, 256 threads at n = 64.
-      {kVectorized, {.n = 64, .tile = 32}, 2 * 64 * 64 * 2, 256 * 64 * 8, 256 * 2 * 8},
-      {kVectorized, {.n = 128, .tile = 32}, 2 * 128 * 128 * 4, 1024 * 128 * 8, 1024 * 2 * 16},
+      {vectorized_id(), {.n = 64, .tile = 32}, 2 * 64 * 64 * 2, 256 * 64 * 8, 256 * 2 * 8},
+      {vectorized_id(), {.n = 128, .tile = 32}, 2 * 128 * 128 * 4, 1024 * 128 * 8, 1024 * 2 * 16},
       // 64: 8 x 8 a thread, 64 threads at n = 64.
-      {kVectorized, {.n = 64, .tile = 64}, 2 * 64 * 64, 64 * 64 * 16, 64 * 2 * 8},
-      {kVectorized, {.n = 128, .tile = 64}, 2 * 128 * 128 * 2, 256 * 128 * 16, 256 * 2 * 16},
-      {kConflictFree, {.n = 64, .tile = 32}, 2 * 64 * 64 * 2, 256 * 64 * 8, 256 * 2 * 8},
-      {kConflictFree, {.n = 128, .tile = 64}, 2 * 128 * 128 * 2, 256 * 128 * 16, 256 * 2 * 16},
+      {vectorized_id(), {.n = 64, .tile = 64}, 2 * 64 * 64, 64 * 64 * 16, 64 * 2 * 8},
+      {vectorized_id(), {.n = 128, .tile = 64}, 2 * 128 * 128 * 2, 256 * 128 * 16, 256 * 2 * 16},
+      {conflict_free_id(), {.n = 64, .tile = 32}, 2 * 64 * 64 * 2, 256 * 64 * 8, 256 * 2 * 8},
+      {conflict_free_id(), {.n = 128, .tile = 64}, 2 * 128 * 128 * 2, 256 * 128 * 16, 256 * 2 * 16},
       // Warp tiles: 32: 4 x 4 a thread; 64: 2 x 2 sub-tiles of 4 x 4 = 8 x 8 a thread.
-      {kWarptile, {.n = 64, .tile = 32}, 2 * 64 * 64 * 2, 256 * 64 * 8, 256 * 2 * 8},
-      {kWarptile, {.n = 128, .tile = 32}, 2 * 128 * 128 * 4, 1024 * 128 * 8, 1024 * 2 * 16},
-      {kWarptile, {.n = 64, .tile = 64}, 2 * 64 * 64, 64 * 64 * 16, 64 * 2 * 8},
-      {kWarptile, {.n = 128, .tile = 64}, 2 * 128 * 128 * 2, 256 * 128 * 16, 256 * 2 * 16},
+      {warptile_id(), {.n = 64, .tile = 32}, 2 * 64 * 64 * 2, 256 * 64 * 8, 256 * 2 * 8},
+      {warptile_id(), {.n = 128, .tile = 32}, 2 * 128 * 128 * 4, 1024 * 128 * 8, 1024 * 2 * 16},
+      {warptile_id(), {.n = 64, .tile = 64}, 2 * 64 * 64, 64 * 64 * 16, 64 * 2 * 8},
+      {warptile_id(), {.n = 128, .tile = 64}, 2 * 128 * 128 * 2, 256 * 128 * 16, 256 * 2 * 16},
   };
   for (const HandCounts& c : cases) {
     const Variant& v = *find_variant(c.id);
@@ -115,7 +122,7 @@ TEST(SgemmStepsB, RightOutputAndHandCountsAt64And128) {
 
 TEST(SgemmStepsB, TheTunedShapesRunOnTheSimulatorToo) {
   // n = 128, block tile 128: one block of 256 threads, 8 x 8 outputs each.
-  for (const char* id : {kVectorized, kConflictFree, kWarptile}) {
+  for (const char* id : {vectorized_id(), conflict_free_id(), warptile_id()}) {
     const Params p{.n = 128, .tile = 128};
     const Trace t = simulate(id, p);
     EXPECT_EQ(t.config.geometry.block.count(), 256u) << id;
@@ -125,7 +132,7 @@ TEST(SgemmStepsB, TheTunedShapesRunOnTheSimulatorToo) {
 }
 
 TEST(SgemmStepsB, DefaultsAreSmallEnoughToReplay) {
-  for (const char* id : {kVectorized, kConflictFree, kWarptile}) {
+  for (const char* id : {vectorized_id(), conflict_free_id(), warptile_id()}) {
     const Variant& v = *find_variant(id);
     EXPECT_EQ(v.defaults.n, 64) << id;
     EXPECT_LT(expected_counts(v, v.defaults).total(), 300000u) << id;
@@ -133,13 +140,10 @@ TEST(SgemmStepsB, DefaultsAreSmallEnoughToReplay) {
     EXPECT_EQ(std::string(v.ladder), "sgemm");
     EXPECT_EQ(v.tile_choices, (std::vector<int>{32, 64, 128})) << id;
   }
-  EXPECT_EQ(find_variant(kVectorized)->ladder_step, 6);
-  EXPECT_EQ(find_variant(kConflictFree)->ladder_step, 7);
-  EXPECT_EQ(find_variant(kWarptile)->ladder_step, 8);
 }
 
 TEST(SgemmStepsB, RefusesSizesThatAreNotWholeTilesAndOtherTiles) {
-  for (const char* id : {kVectorized, kConflictFree, kWarptile}) {
+  for (const char* id : {vectorized_id(), conflict_free_id(), warptile_id()}) {
     const Variant& v = *find_variant(id);
     const auto odd = validate(v, Params{.n = 100, .tile = 32}, DeviceLimits{});
     ASSERT_TRUE(odd) << id;
@@ -170,7 +174,7 @@ TEST(SgemmStepsB, InnerLoopReadsAreSixteenByteWarpAccesses) {
   // n = 64, tile 32: 4 blocks of 2 warps, 8 k steps of 8. Per k a thread
   // reads one float4 of As (TM = 4) and one of Bs (TN = 4): 4 events, one
   // lane access. Requests per tile: 4 blocks x 2 warps x 64 k = 512.
-  for (const char* id : {kVectorized, kConflictFree, kWarptile}) {
+  for (const char* id : {vectorized_id(), conflict_free_id(), warptile_id()}) {
     const Trace t = simulate(id, Params{.n = 64, .tile = 32});
     const WarpAccesses w = warp_accesses(t);
     for (const char* tile : {"As", "Bs"}) {
@@ -199,7 +203,7 @@ TEST(SgemmStepsB, GlobalLoadsAndStoresAreSixteenBytesWithIdealSectors) {
   // 32), 4 rows x 128 bytes. 32 lanes x 16 bytes = 512 bytes = 16 sectors,
   // the ideal. Requests: A and B are n^3 / 32 = 8192 events each at n = 64,
   // 2048 float4s, 64 warp requests. The C stores: n^2 / 4 float4s.
-  for (const char* id : {kVectorized, kConflictFree, kWarptile})
+  for (const char* id : {vectorized_id(), conflict_free_id(), warptile_id()})
     for (int tile : {32, 64}) {
       const Params p{.n = 64, .tile = tile};
       const Trace t = simulate(id, p);
@@ -241,9 +245,9 @@ TEST(SgemmStepsB, PaddingAsRemovesTheTransposedStoresConflicts) {
   for (const Case& c :
        {Case{{.n = 64, .tile = 32}, 4 * 8 * 2 * 4}, Case{{.n = 64, .tile = 64}, 1 * 8 * 2 * 4 * 2},
         Case{{.n = 128, .tile = 128}, 1 * 16 * 8 * 4}}) {
-    const std::string what = describe(*find_variant(kVectorized), c.p);
-    const Trace plain = simulate(kVectorized, c.p);
-    const Trace padded = simulate(kConflictFree, c.p);
+    const std::string what = describe(*find_variant(vectorized_id()), c.p);
+    const Trace plain = simulate(vectorized_id(), c.p);
+    const Trace padded = simulate(conflict_free_id(), c.p);
     const WarpAccesses wp = warp_accesses(plain), wq = warp_accesses(padded);
     const AccessTotals before = totals_of(plain, wp, EventKind::SharedStore, "As");
     const AccessTotals after = totals_of(padded, wq, EventKind::SharedStore, "As");
@@ -263,7 +267,7 @@ TEST(SgemmStepsB, PaddingAsRemovesTheTransposedStoresConflicts) {
     EXPECT_EQ(plain.buffers.back().values, padded.buffers.back().values) << what;
   }
   // The table has the padded shape; its 4 spare columns are never touched.
-  const Trace t = simulate(kConflictFree, Params{.n = 64, .tile = 32});
+  const Trace t = simulate(conflict_free_id(), Params{.n = 64, .tile = 32});
   const ArrayInfo* as = t.array(slot_named(t.config.arrays, "As"));
   ASSERT_NE(as, nullptr);
   EXPECT_EQ(as->rows, 8);
@@ -276,8 +280,8 @@ TEST(SgemmStepsB, PaddingAsRemovesTheTransposedStoresConflicts) {
 }
 
 TEST(SgemmStepsB, StepsSixAndSevenAreOneLayoutToggle) {
-  const Variant& plain = *find_variant(kVectorized);
-  const Variant& padded = *find_variant(kConflictFree);
+  const Variant& plain = *find_variant(vectorized_id());
+  const Variant& padded = *find_variant(conflict_free_id());
   ASSERT_TRUE(plain.layout_group && padded.layout_group);
   EXPECT_EQ(std::string(plain.layout_group), "sgemm.as_layout");
   EXPECT_EQ(std::string(padded.layout_group), "sgemm.as_layout");
@@ -303,13 +307,13 @@ TEST(SgemmStepsB, WarpTilesReadSharedMemoryWithoutConflicts) {
   // the same one (broadcast): 1 wavefront per phase, in As and Bs alike.
   for (int tile : {64, 128}) {
     const Params p{.n = 128, .tile = tile};
-    const Trace before = simulate(kConflictFree, p);
+    const Trace before = simulate(conflict_free_id(), p);
     const WarpAccesses wb = warp_accesses(before);
     const AccessTotals bs = totals_of(before, wb, EventKind::SharedLoad, "Bs");
     EXPECT_EQ(bs.wavefronts, 8 * bs.requests) << "tile " << tile;
     EXPECT_EQ(bs.bank_conflicts(), 4 * bs.requests) << "tile " << tile;
 
-    const Trace after = simulate(kWarptile, p);
+    const Trace after = simulate(warptile_id(), p);
     const WarpAccesses wa = warp_accesses(after);
     for (const char* m : {"As", "Bs"}) {
       const AccessTotals a = totals_of(after, wa, EventKind::SharedLoad, m);
@@ -330,8 +334,8 @@ TEST(SgemmStepsB, EachWarpStoresOneCompactWarpTileOfC) {
     const char* id;
     int tile, rows, cols;
   };
-  for (const Case& c : {Case{kWarptile, 32, 32, 16}, Case{kWarptile, 64, 64, 32},
-                        Case{kWarptile, 128, 64, 32}, Case{kConflictFree, 128, 16, 128}}) {
+  for (const Case& c : {Case{warptile_id(), 32, 32, 16}, Case{warptile_id(), 64, 64, 32},
+                        Case{warptile_id(), 128, 64, 32}, Case{conflict_free_id(), 128, 16, 128}}) {
     const int n = 128;
     const Trace t = simulate(c.id, Params{.n = n, .tile = c.tile});
     struct Box {
@@ -374,7 +378,7 @@ std::vector<size_t> first_vector(const Trace& t, EventKind kind, const std::stri
 }
 
 TEST(SgemmStepsB, TraceValidationChecksTheSixteenByteEvents) {
-  for (const char* id : {kVectorized, kConflictFree, kWarptile}) {
+  for (const char* id : {vectorized_id(), conflict_free_id(), warptile_id()}) {
     const Trace t = simulate(id, find_variant(id)->defaults);
     EXPECT_EQ(check_trace_semantics(t), std::nullopt) << id;
     uint64_t wide = 0;

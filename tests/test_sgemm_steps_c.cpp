@@ -14,9 +14,15 @@
 #include "analysis/warp_access.hpp"
 #include "engine/backend.hpp"
 #include "engine/catalogue.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
+
+// The ladder's step 9.
+std::string double_buffer_id() {
+  return picks::ladder_step(9).id;
+}
 
 // A lesson's small configuration: its block tile and thread tile, as the header says.
 struct Config {
@@ -25,12 +31,15 @@ struct Config {
   int bm, bn, tm, tn;
 };
 constexpr int kBK = 8;
-const Config kSmall[] = {
-    {"sgemm.double_buffer", 32, 32, 32, 4, 4},
-    {"sgemm.double_buffer", 64, 64, 64, 8, 8},
-    {"sgemm.hopper", 32, 32, 64, 4, 8},
-    {"sgemm.hopper", 64, 64, 64, 8, 8},
-};
+// The ladder's steps 9 and 10 (double-buffered tiles; larger warp tiles).
+std::vector<Config> small_configs() {
+  return {
+      {picks::ladder_step(9).id, 32, 32, 32, 4, 4},
+      {picks::ladder_step(9).id, 64, 64, 64, 8, 8},
+      {picks::ladder_step(10).id, 32, 32, 64, 4, 8},
+      {picks::ladder_step(10).id, 64, 64, 64, 8, 8},
+  };
+}
 
 std::string what(const Config& c, int n) {
   return std::string(c.id) + " tile " + std::to_string(c.tile) + " n " + std::to_string(n);
@@ -61,7 +70,7 @@ RunResult simulate(const char* id, Params p, uint32_t mask = ~0u,
 }
 
 TEST(SgemmStepsC, SmallConfigsAreRightWithHandDerivedCounts) {
-  for (const Config& c : kSmall)
+  for (const Config& c : small_configs())
     for (int n : {64, 128}) {
       const RunResult r = simulate(c.id, Params{.n = n, .tile = c.tile});
       ASSERT_TRUE(r.ok) << what(c, n) << ": " << r.error;
@@ -109,7 +118,7 @@ TEST(SgemmStepsC, SmallConfigsAreRightWithHandDerivedCounts) {
 TEST(SgemmStepsC, OneBarrierPerKStep) {
   // Every thread arrives n / BK times: once at the prologue's barrier 1, then
   // n / BK - 1 times at barrier 2 (after each store of the next stage).
-  for (const Config& c : kSmall) {
+  for (const Config& c : small_configs()) {
     const int n = 128;
     const RunResult r = simulate(c.id, Params{.n = n, .tile = c.tile});
     ASSERT_TRUE(r.ok) << r.error;
@@ -129,7 +138,7 @@ TEST(SgemmStepsC, OneBarrierPerKStep) {
 }
 
 TEST(SgemmStepsC, WithoutTheLoopBarrierTheStagesRace) {
-  for (const Config& c : kSmall) {
+  for (const Config& c : small_configs()) {
     const Params p{.n = 64, .tile = c.tile};
     // Barrier 2 off (mask keeps barrier 1 only): the hazard analysis finds
     // both races on both tiles, whatever the schedule: a read of the next
@@ -166,14 +175,15 @@ TEST(SgemmStepsC, WithoutTheLoopBarrierTheStagesRace) {
 }
 
 TEST(SgemmStepsC, SizesThatAreNotWholeTilesAreRefused) {
-  const Variant& db = *find_variant("sgemm.double_buffer");
-  const Variant& hop = *find_variant("sgemm.hopper");
+  const Variant& db = picks::ladder_step(9);
+  const Variant& hop = picks::ladder_step(10);
   auto refused = [](const Variant& v, int n, int tile) {
     const auto e = validate(v, Params{.n = n, .tile = tile}, DeviceLimits{});
     return e ? *e : std::string();
   };
   std::string e = refused(db, 96, 64);
-  EXPECT_NE(e.find("n = 96: sgemm.double_buffer computes whole 64 x 64 tiles"), std::string::npos)
+  EXPECT_NE(e.find("n = 96: " + double_buffer_id() + " computes whole 64 x 64 tiles"),
+            std::string::npos)
       << e;
   EXPECT_NE(e.find("use a multiple of 64 (64, 128, 192, ...)"), std::string::npos) << e;
   e = refused(hop, 128, 128);  // the tuned 128 x 256 tile needs multiples of 256
@@ -197,7 +207,7 @@ TEST(SgemmStepsC, SizesThatAreNotWholeTilesAreRefused) {
 }
 
 TEST(SgemmStepsC, SharedReadsAreConflictFreeFloat4WarpAccesses) {
-  for (const Config& c : kSmall) {
+  for (const Config& c : small_configs()) {
     const RunResult r = simulate(c.id, Params{.n = 64, .tile = c.tile});
     ASSERT_TRUE(r.ok) << r.error;
     const WarpAccesses w = warp_accesses(r.trace);
@@ -230,7 +240,7 @@ TEST(SgemmStepsC, TunedConfigsAreRightAndConflictFreeOnTheSimulator) {
   // threads) at n = 128, and the tuned 128 x 256 x 8 (256 threads, thread 8 x
   // 16 in interleaved float4 groups) at n = 256: 3.6 million events.
   for (const auto& [id, n] :
-       {std::pair{"sgemm.double_buffer", 128}, std::pair{"sgemm.hopper", 256}}) {
+       {std::pair{picks::ladder_step(9).id, 128}, std::pair{picks::ladder_step(10).id, 256}}) {
     const RunResult r = simulate(id, Params{.n = n, .tile = 128});
     ASSERT_TRUE(r.ok) << id << ": " << r.error;
     EXPECT_TRUE(r.verdict.correct) << id << ": " << r.verdict.summary();

@@ -8,6 +8,7 @@
 #include "analysis/stale_reads.hpp"
 #include "engine/backend.hpp"
 #include "lessons/matmul_tiled_square.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
@@ -30,7 +31,7 @@ Event load(uint32_t block, uint16_t thread, ArraySlot buf, uint32_t element, flo
 
 TEST(StaleReads, MatchesLoadsByThreadAndPosition) {
   Trace ref, run;
-  ref.config.variant = run.config.variant = "matmul.tiled_square";
+  ref.config.variant = run.config.variant = picks::default_lesson().id;
   // Reference: thread 0 loads A[0] = 1 then tileA[3] = 2; thread 1 loads tileA[3] = 2.
   ref.events = {load(0, 0, kA, 0, 1), load(0, 0, kTileA, 3, 2), load(0, 1, kTileA, 3, 2)};
   // The run interleaves differently (positions per thread stay), and thread
@@ -89,7 +90,7 @@ TEST(StaleReads, NoneWithAllBarriersOnAnySchedule) {
       SCOPED_TRACE(std::string(v.id) + " schedule " + std::to_string(int(k)));
       Params p = v.defaults;
       // The exact-multiples kernel is only right on multiples of its tile.
-      if (std::string(v.id) == "matmul.tiled_exact") p.n = 2 * p.tile;
+      if (std::string(v.id) == picks::overreaching_lesson().id) p.n = 2 * p.tile;
       RunResult r = sim_run(v.id, p, all_barriers(v), k);
       StaleReadReport s = find_stale_reads(r.trace);
       ASSERT_TRUE(s.compared) << s.error;
@@ -108,7 +109,7 @@ TEST(StaleReads, WarpSkewWithABarrierRemovedReadsStaleValues) {
   const Params p{.n = 32, .tile = 16};
   for (uint32_t mask : {0x2u /* barrier 1 removed */, 0x1u /* barrier 2 removed */}) {
     SCOPED_TRACE("mask " + std::to_string(mask));
-    RunResult r = sim_run("matmul.tiled_square", p, mask, ScheduleKind::WarpSkew);
+    RunResult r = sim_run(picks::default_lesson().id, p, mask, ScheduleKind::WarpSkew);
     StaleReadReport s = find_stale_reads(r.trace);
     ASSERT_TRUE(s.compared) << s.error;
     EXPECT_GT(s.stale, 0u);
@@ -134,8 +135,8 @@ TEST(StaleReads, WarpSkewWithABarrierRemovedReadsStaleValues) {
 TEST(StaleReads, LockstepRaceIsPresentButDoesNotBite) {
   // Lockstep keeps every warp in step: the missing barrier's race is there
   // (hazards), yet every load sees what the synchronised program saw.
-  RunResult r =
-      sim_run("matmul.tiled_square", Params{.n = 32, .tile = 16}, 0x1u, ScheduleKind::Lockstep);
+  RunResult r = sim_run(picks::default_lesson().id, Params{.n = 32, .tile = 16}, 0x1u,
+                        ScheduleKind::Lockstep);
   EXPECT_FALSE(analyze_hazards(r.trace).empty());
   StaleReadReport s = find_stale_reads(r.trace);
   ASSERT_TRUE(s.compared) << s.error;
@@ -144,8 +145,9 @@ TEST(StaleReads, LockstepRaceIsPresentButDoesNotBite) {
 }
 
 TEST(StaleReads, StencilWithoutBarrierUnderSkew) {
-  RunResult r = sim_run("stencil.shared", Params{.length = 200, .radius = 3, .block = 64}, 0x0u,
-                        ScheduleKind::WarpSkew);
+  RunResult r =
+      sim_run(picks::halo_lesson(picks::Halo::StaticShared).id,
+              Params{.length = 200, .radius = 3, .block = 64}, 0x0u, ScheduleKind::WarpSkew);
   StaleReadReport s = find_stale_reads(r.trace);
   ASSERT_TRUE(s.compared) << s.error;
   EXPECT_GT(s.stale_shared, 0u);
@@ -156,7 +158,7 @@ TEST(StaleReads, StencilWithoutBarrierUnderSkew) {
 
 TEST(RaceRuns, RunCountOutOfRangeIsRefused) {
   RaceRunsRequest req;
-  req.base.variant = "matmul.tiled_square";
+  req.base.variant = picks::default_lesson().id;
   for (int n : {0, -3, kMaxRaceRuns + 1}) {
     req.runs = n;
     auto err = validate_race_runs(req);
@@ -199,7 +201,7 @@ TEST(RaceRuns, HistogramBins) {
 
 RaceRunsRequest sim_request(uint32_t mask, int runs) {
   RaceRunsRequest req;
-  req.base.variant = "matmul.tiled_square";
+  req.base.variant = picks::default_lesson().id;
   req.base.params = Params{.n = 32, .tile = 16};
   req.base.barrier_mask = mask;
   req.base.backend = BackendChoice::Sim;

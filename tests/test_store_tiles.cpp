@@ -9,6 +9,7 @@
 #include "analysis/store_tiles.hpp"
 #include "engine/backend.hpp"
 #include "engine/catalogue.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
@@ -32,7 +33,7 @@ ArraySlot slot_named(const Trace& t, const std::string& name) {
 TEST(StoreTiles, TiledSquareThreadStoresOneCellItsWarp32) {
   // n = 16, tile 8: blocks of 8 x 8 threads, 2 warps each; block (1, 1) is
   // block 3. Thread (3, 1) is thread 11 of warp 0; it stores C[8 + 1][8 + 3].
-  const Trace t = simulate("matmul.tiled_square", Params{.n = 16, .tile = 8});
+  const Trace t = simulate(picks::default_lesson().id, Params{.n = 16, .tile = 8});
   const auto s = store_tiles(t, 3, 11);
   ASSERT_TRUE(s.has_value());
   EXPECT_EQ(s->thread_tile.array, slot_named(t, "C"));

@@ -11,6 +11,7 @@
 
 #include "io/chrome_export.hpp"
 #include "test_trace_fixtures.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
@@ -45,7 +46,7 @@ TEST(ChromeExport, IsValidJsonWithOneEventPerRecordPlusPhasesAndBarriers) {
   EXPECT_EQ(count_ph(j, "e"), 16);
   // process_name + process_sort_index per block, thread_name per thread.
   EXPECT_EQ(count_ph(j, "M"), 4 * (2 + 4));
-  EXPECT_EQ(j["otherData"]["variant"], "matmul.tiled_square");
+  EXPECT_EQ(j["otherData"]["variant"], picks::default_lesson().id);
 }
 
 TEST(ChromeExport, InstantEventsCarryArrayElementValueAndLine) {

@@ -8,9 +8,15 @@
 #include "analysis/decode.hpp"
 #include "lessons/matmul_tiled_square.hpp"
 #include "test_trace_fixtures.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
+
+// The default lesson (square tiles, two barriers).
+std::string default_id() {
+  return picks::default_lesson().id;
+}
 
 using testing::tiled_matmul_trace;
 
@@ -218,7 +224,7 @@ TEST(Counters, PerElementCountsFollowTheEvents) {
 TEST(Counters, MatchTheCataloguesClosedForm) {
   const Trace t = tiled_matmul_trace(8, 2);
   const auto x = expected_for(t);
-  ASSERT_TRUE(x.has_value()) << "matmul.tiled_square should be in the catalogue";
+  ASSERT_TRUE(x.has_value()) << default_id() + " should be in the catalogue";
   const Counters c = count_accesses(t);
   EXPECT_EQ(x->counts.global_loads, c.global_loads());
   EXPECT_EQ(x->counts.global_stores, c.global_stores());

@@ -17,6 +17,7 @@
 #include "io/chrome_export.hpp"
 #include "io/trace_file.hpp"
 #include "test_trace_fixtures.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
@@ -309,7 +310,7 @@ TEST(TraceFile, RefusesNamesThatAreNotText) {
   for (const std::string& bad : {std::string("mat\x8f\x8a"), std::string("a\nb"),
                                  std::string("\xc3"), std::string("\xed\xa0\x80")}) {
     // A crafted file with such a name is refused...
-    const std::string good = "matmul.tiled_square";
+    const std::string good = picks::default_lesson().id;
     std::vector<uint8_t> bytes = serialize_trace(tiled_matmul_trace(2, 2));
     const size_t at = 24;  // header (20) + length (4)
     ASSERT_EQ(std::string(bytes.begin() + at, bytes.begin() + at + good.size()), good);

@@ -9,6 +9,9 @@
 #include "engine/catalogue.hpp"
 #include "lessons/matmul_tiled_square.hpp"
 #include "model/trace.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace picks = ts::picks;
 
 namespace ts::testing {
 
@@ -18,14 +21,13 @@ namespace ts::testing {
 // barrier 2; finally the store to C (line 28). The barriers are on the lines
 // the catalogue gives (kTiledBarrierLine), as the loader checks.
 // Barriers whose bit is clear in `barrier_mask` are left out.
-inline const uint16_t kTiledBarrierLine[3] = {
-    0, uint16_t(find_variant("matmul.tiled_square")->barriers[0].line),
-    uint16_t(find_variant("matmul.tiled_square")->barriers[1].line)};
+inline const uint16_t kTiledBarrierLine[3] = {0, uint16_t(picks::default_lesson().barriers[0].line),
+                                              uint16_t(picks::default_lesson().barriers[1].line)};
 
 inline Trace tiled_matmul_trace(int n, int t, uint32_t barrier_mask = 3u) {
   Trace tr;
   RunConfig& c = tr.config;
-  c.variant = "matmul.tiled_square";
+  c.variant = picks::default_lesson().id;
   c.params.n = c.params.m = c.params.k = n;
   c.params.tile = t;
   c.barrier_mask = barrier_mask;

@@ -16,9 +16,15 @@
 #include "engine/backend.hpp"
 #include "engine/catalogue.hpp"
 #include "io/trace_file.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
+
+// The default lesson (square tiles, two barriers).
+std::string default_id() {
+  return picks::default_lesson().id;
+}
 
 #define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
 
@@ -173,7 +179,8 @@ void expect_same_run(const Trace& want, const Trace& got) {
 // --- version 1 ---------------------------------------------------------------
 
 TEST(TraceFormatV1, AFileOfTheOldLayoutLoadsAsTheRunItRecorded) {
-  for (const char* id : {"matmul.tiled_square", "stencil.shared"}) {
+  for (const char* id :
+       {picks::default_lesson().id, picks::halo_lesson(picks::Halo::StaticShared).id}) {
     SCOPED_TRACE(id);
     const RunResult r = sim_run(id);
     ASSERT_TRUE(r.ok);
@@ -222,13 +229,13 @@ TEST(TraceFormatV1, EveryLessonsArraysMapToItsSlots) {
 // (kernels/*.cuh), where the barriers stood on other lines: it loads with the
 // barriers on the lines of today's lesson header, accesses as recorded.
 TEST(TraceFormatV1, BarrierLinesOfTheOldHeadersMoveToTheLessons) {
-  const RunResult r = sim_run("matmul.tiled_square");
+  const RunResult r = sim_run(default_id());
   ASSERT_TRUE(r.ok);
   std::string err;
   const auto back = parse_trace(write_v1(r.trace, 36), &err);
   ASSERT_TRUE(back) << err;
   ASSERT_EQ(back->events.size(), r.trace.events.size());
-  const Variant& v = *find_variant("matmul.tiled_square");
+  const Variant& v = picks::default_lesson();
   int barriers = 0;
   for (size_t i = 0; i < back->events.size(); ++i) {
     const Event& e = back->events[i];
@@ -243,7 +250,7 @@ TEST(TraceFormatV1, BarrierLinesOfTheOldHeadersMoveToTheLessons) {
 }
 
 TEST(TraceFormatV1, AFileOfAnUnknownLessonIsRefusedClearly) {
-  Trace t = sim_run("matmul.tiled_square").trace;
+  Trace t = sim_run(default_id()).trace;
   t.config.variant = "matmul.tiled_hexagonal";
   std::string err;
   EXPECT_FALSE(parse_trace(write_v1(t), &err));
@@ -252,7 +259,7 @@ TEST(TraceFormatV1, AFileOfAnUnknownLessonIsRefusedClearly) {
   EXPECT_HAS(err, "\"matmul.tiled_hexagonal\"");
   EXPECT_HAS(err, "is not a lesson run this build knows");
   // A known lesson with parameters it refuses has no array table either.
-  t = sim_run("matmul.tiled_square").trace;
+  t = sim_run(default_id()).trace;
   t.config.params.tile = 5;
   EXPECT_FALSE(parse_trace(write_v1(t), &err));
   EXPECT_HAS(err, "version-1 trace");
@@ -260,7 +267,7 @@ TEST(TraceFormatV1, AFileOfAnUnknownLessonIsRefusedClearly) {
 }
 
 TEST(TraceFormatV1, AnOldIdTheLessonDoesNotHaveIsRefused) {
-  const Trace t = sim_run("matmul.tiled_square").trace;
+  const Trace t = sim_run(default_id()).trace;
   std::vector<uint8_t> bytes = write_v1(t);
   // The first global load names In, which a multiply never had.
   size_t i = 0;
@@ -336,7 +343,7 @@ void replace_bytes(std::vector<uint8_t>& b, size_t start, const std::string& fro
 
 TEST(TraceFormatV2, RoundTripKeepsTheArrayTableAndParametersByName) {
   const Params p{.m = 9, .k = 5, .n = 7, .tile = 4};
-  const RunResult r = sim_run("matmul.tiled_rect", p);
+  const RunResult r = sim_run(picks::rectangular_tiled_lesson().id, p);
   ASSERT_TRUE(r.ok);
   const std::vector<uint8_t> bytes = serialize_trace(r.trace);
   EXPECT_EQ(read<uint32_t>(bytes, 8), 2u);
@@ -376,7 +383,7 @@ TEST(TraceFormatV2, RoundTripKeepsTheArrayTableAndParametersByName) {
 
 // A file may list the parameters in any order, and only some of them.
 TEST(TraceFormatV2, ParametersAreReadByNameInAnyOrder) {
-  const RunResult r = sim_run("stencil.shared");
+  const RunResult r = sim_run(picks::halo_lesson(picks::Halo::StaticShared).id);
   ASSERT_TRUE(r.ok);
   std::vector<uint8_t> bytes = serialize_trace(r.trace);
   const V2Layout l = layout_of(r.trace);
@@ -408,7 +415,7 @@ TEST(TraceFormatV2, ParametersAreReadByNameInAnyOrder) {
 }
 
 TEST(TraceFormatV2, RefusesAnUnknownOrDuplicateParameterName) {
-  const RunResult r = sim_run("matmul.tiled_square");
+  const RunResult r = sim_run(default_id());
   ASSERT_TRUE(r.ok);
   const std::vector<uint8_t> good = serialize_trace(r.trace);
   const V2Layout l = layout_of(r.trace);
@@ -445,7 +452,7 @@ TEST(TraceFormatV2, RefusesAnUnknownOrDuplicateParameterName) {
 
 // The table of a hand-edited file (valid checksum) must be the lesson's.
 TEST(TraceFormatV2, RefusesAnArrayTableThatDiffersFromTheLessons) {
-  const RunResult r = sim_run("matmul.tiled_square");  // n 12, tile 8
+  const RunResult r = sim_run(default_id());  // n 12, tile 8
   ASSERT_TRUE(r.ok);
   const std::vector<uint8_t> good = serialize_trace(r.trace);
   const V2Layout l = layout_of(r.trace);
@@ -456,7 +463,7 @@ TEST(TraceFormatV2, RefusesAnArrayTableThatDiffersFromTheLessons) {
     std::string err;
     EXPECT_FALSE(parse_trace(bytes, &err));
     EXPECT_HAS(err, "invalid: array 5 is tileQ (shared");
-    EXPECT_HAS(err, "matmul.tiled_square with n=12 tile=8 has tileB (shared");
+    EXPECT_HAS(err, default_id() + " with n=12 tile=8 has tileB (shared");
   }
   {
     auto bytes = good;
@@ -490,7 +497,7 @@ TEST(TraceFormatV2, RefusesAnArrayTableThatDiffersFromTheLessons) {
 }
 
 TEST(TraceFormatV2, RefusesSlotsBeyondTheTable) {
-  const RunResult r = sim_run("matmul.tiled_square");
+  const RunResult r = sim_run(default_id());
   ASSERT_TRUE(r.ok);
   const std::vector<uint8_t> good = serialize_trace(r.trace);
   const V2Layout l = layout_of(r.trace);
@@ -519,7 +526,7 @@ TEST(TraceFormatV2, RefusesSlotsBeyondTheTable) {
 
 // Issue 20: a version-1 file predates warp shuffles.
 TEST(TraceFormatV1, RefusesAWarpShuffle) {
-  Trace t = sim_run("matmul.tiled_square").trace;
+  Trace t = sim_run(default_id()).trace;
   size_t i = 0;
   while (t.events[i].kind != EventKind::SharedLoad)
     ++i;
@@ -537,7 +544,7 @@ TEST(TraceFormatV1, RefusesAWarpShuffle) {
 // Messages that said the impossible: a byte count that overflowed 64 bits,
 // and an empty range ("allowed: 1 to 0").
 TEST(TraceFormatV2, SaysWhatIsWrongWhereTheNumbersOverflowOrTheRangeIsEmpty) {
-  const RunResult r = sim_run("matmul.tiled_square");
+  const RunResult r = sim_run(default_id());
   ASSERT_TRUE(r.ok);
   {
     auto bytes = serialize_trace(r.trace);

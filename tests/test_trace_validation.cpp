@@ -15,9 +15,27 @@
 #include "io/trace_file.hpp"
 #include "lessons/matmul_tiled_square.hpp"
 #include "lessons/stencil_shared.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
+
+// A constant-memory filter, no shared tile.
+std::string constant_naive_id() {
+  return picks::constant_memory_lesson(false).id;
+}
+// The default lesson (square tiles, two barriers).
+std::string default_id() {
+  return picks::default_lesson().id;
+}
+// Global atomics only.
+std::string global_atomics_id() {
+  return picks::global_atomics_lesson().id;
+}
+// A halo in a fixed-size shared array.
+std::string halo_shared_id() {
+  return picks::halo_lesson(picks::Halo::StaticShared).id;
+}
 
 using lessons::matmul_tiled_square::kA;
 using lessons::matmul_tiled_square::kB;
@@ -62,7 +80,7 @@ size_t first_of(const Trace& t, EventKind kind, ArraySlot array = kNoArray) {
 // --- the cases of issue 9 ----------------------------------------------------
 
 TEST(TraceValidation, RefusesASharedLoadOfElement0x7fffffff) {
-  Trace t = sim_trace("matmul.tiled_square");  // n 12, tile 8: tiles of 64 elements
+  Trace t = sim_trace(default_id());  // n 12, tile 8: tiles of 64 elements
   const size_t i = first_of(t, EventKind::SharedLoad);
   t.events[i].element = 0x7fffffff;
   const std::string err = refusal(t);
@@ -72,7 +90,7 @@ TEST(TraceValidation, RefusesASharedLoadOfElement0x7fffffff) {
 }
 
 TEST(TraceValidation, RefusesAHugeN) {
-  Trace t = sim_trace("matmul.tiled_square");
+  Trace t = sim_trace(default_id());
   t.config.params.n = 268435456;
   const std::string err = refusal(t);
   EXPECT_HAS(err, "parameters: n = 268435456");
@@ -80,7 +98,7 @@ TEST(TraceValidation, RefusesAHugeN) {
 }
 
 TEST(TraceValidation, RefusesAHugeAndAZeroTile) {
-  Trace t = sim_trace("matmul.tiled_square");
+  Trace t = sim_trace(default_id());
   t.config.params.tile = 268435456;
   std::string err = refusal(t);
   EXPECT_HAS(err, "parameters: tile 268435456");
@@ -92,7 +110,9 @@ TEST(TraceValidation, RefusesAHugeAndAZeroTile) {
 }
 
 TEST(TraceValidation, RefusesAHugeRadius) {
-  for (const char* v : {"stencil.naive", "stencil.shared", "stencil.shared_dynamic"}) {
+  for (const char* v : {picks::halo_lesson(picks::Halo::Global).id,
+                        picks::halo_lesson(picks::Halo::StaticShared).id,
+                        picks::halo_lesson(picks::Halo::DynamicShared).id}) {
     Trace t = sim_trace(v);
     t.config.params.radius = 268435456;
     const std::string err = refusal(t);
@@ -102,15 +122,15 @@ TEST(TraceValidation, RefusesAHugeRadius) {
 }
 
 TEST(TraceValidation, RefusesAGridTheParametersDoNotGive) {
-  Trace t = sim_trace("matmul.tiled_square");
+  Trace t = sim_trace(default_id());
   t.config.geometry.grid = {16777216, 1, 1};
   const std::string err = refusal(t);
   EXPECT_HAS(err, "geometry: grid is 16777216 x 1 x 1");
-  EXPECT_HAS(err, "matmul.tiled_square with n=12 tile=8 launches 2 x 2 x 1");
+  EXPECT_HAS(err, default_id() + " with n=12 tile=8 launches 2 x 2 x 1");
 }
 
 TEST(TraceValidation, RefusesASharedElementOf268435456) {
-  Trace t = sim_trace("stencil.shared");  // block 64, radius 3: cache of 70
+  Trace t = sim_trace(halo_shared_id());  // block 64, radius 3: cache of 70
   const size_t i = first_of(t, EventKind::SharedStore);
   t.events[i].element = 268435456;
   const std::string err = refusal(t);
@@ -124,13 +144,13 @@ TEST(TraceValidation, TheCliRefusesEachHostileFileWithExit1) {
   GTEST_SKIP() << "tilescope-cli is not built";
 #else
   std::vector<std::pair<Trace, std::string> > cases;
-  Trace t = sim_trace("matmul.tiled_square");
+  Trace t = sim_trace(default_id());
   t.events[first_of(t, EventKind::SharedLoad)].element = 0x7fffffff;
   cases.push_back({t, "element is 2147483647"});
-  t = sim_trace("matmul.tiled_square");
+  t = sim_trace(default_id());
   t.config.params.tile = 0;
   cases.push_back({t, "tile 0"});
-  t = sim_trace("stencil.shared");
+  t = sim_trace(halo_shared_id());
   t.config.params.radius = 268435456;
   cases.push_back({t, "radius 268435456"});
   const auto path = (std::filesystem::temp_directory_path() / "ts_hostile.tstrace").string();
@@ -159,7 +179,7 @@ TEST(TraceValidation, TheCliRefusesEachHostileFileWithExit1) {
 // --- every field, one at a time ----------------------------------------------
 
 TEST(TraceValidation, RefusesALessonThisBuildDoesNotKnow) {
-  Trace t = sim_trace("matmul.tiled_square");
+  Trace t = sim_trace(default_id());
   t.config.variant = "matmul.tiled_hexagonal";
   const std::string err = refusal(t);
   EXPECT_HAS(err,
@@ -170,57 +190,57 @@ TEST(TraceValidation, RefusesALessonThisBuildDoesNotKnow) {
 }
 
 TEST(TraceValidation, RefusesParametersOutsideTheCatalogue) {
-  Trace t = sim_trace("stencil.shared");
+  Trace t = sim_trace(halo_shared_id());
   t.config.params.block = 2048;
   EXPECT_HAS(refusal(t), "block 2048");
-  t = sim_trace("matmul.row_col_shared");
+  t = sim_trace(picks::dynamic_staging_lesson(2).id);
   t.config.params.n = 4096;  // rows and columns of 4096 floats: 256 KiB of shared memory
   EXPECT_HAS(refusal(t), "bytes of shared memory per block");
 }
 
 TEST(TraceValidation, RefusesGeometryThatDoesNotMatch) {
-  Trace t = sim_trace("stencil.shared_dynamic");
+  Trace t = sim_trace(picks::halo_lesson(picks::Halo::DynamicShared).id);
   t.config.geometry.block.x = 128;
   EXPECT_HAS(refusal(t), "geometry: block is 128 x 1 x 1");
-  t = sim_trace("stencil.shared_dynamic");
+  t = sim_trace(picks::halo_lesson(picks::Halo::DynamicShared).id);
   t.config.geometry.dynamic_shared_bytes = 1 << 20;
   EXPECT_HAS(refusal(t), "geometry: dynamic shared memory is 1048576 bytes");
 }
 
 TEST(TraceValidation, RefusesABarrierMaskNamingBarriersTheKernelLacks) {
-  Trace t = sim_trace("matmul.tiled_square");
+  Trace t = sim_trace(default_id());
   t.config.barrier_mask = 0x7;  // barriers 1, 2 and a third that does not exist
   EXPECT_HAS(refusal(t), "barrier mask 0x7: barrier 3");
 }
 
 TEST(TraceValidation, RefusesBuffersThatDoNotMatchTheLesson) {
-  Trace t = sim_trace("matmul.tiled_square");
+  Trace t = sim_trace(default_id());
   t.buffers[0].rows = 5;
   t.buffers[0].values.resize(5 * 12);
-  EXPECT_HAS(refusal(t), "buffer A is 5 x 12; matmul.tiled_square with n=12 tile=8 gives 12 x 12");
-  t = sim_trace("matmul.tiled_square");
+  EXPECT_HAS(refusal(t), "buffer A is 5 x 12; " + default_id() + " with n=12 tile=8 gives 12 x 12");
+  t = sim_trace(default_id());
   t.buffers.pop_back();
   EXPECT_HAS(refusal(t), "buffer C is missing");
-  t = sim_trace("matmul.tiled_square");
+  t = sim_trace(default_id());
   t.buffers[2].is_output = false;
   EXPECT_HAS(refusal(t), "buffer C is marked input");
-  t = sim_trace("stencil.shared");
+  t = sim_trace(halo_shared_id());
   t.buffers[0].slot = lessons::stencil_shared::kCache;  // contents for the shared array
-  EXPECT_HAS(refusal(t),
-             "buffer cache is not a global array of stencil.shared; its global "
-             "arrays are in (1 x 150), out (1 x 150)");
+  EXPECT_HAS(refusal(t), "buffer cache is not a global array of " + halo_shared_id() +
+                             "; its global "
+                             "arrays are in (1 x 150), out (1 x 150)");
 }
 
 // The array table names and shapes what the events touch: it must be the
 // lesson's for the run's parameters, whatever the file says.
 TEST(TraceValidation, RefusesAnArrayTableThatIsNotTheLessons) {
-  const Trace good = sim_trace("matmul.tiled_square");  // n 12, tile 8
+  const Trace good = sim_trace(default_id());  // n 12, tile 8
   {
     Trace t = good;
     t.config.arrays[kTileA - 1].name = "tileZ";
     const std::string err = refusal(t);
     EXPECT_HAS(err, "array 4 is tileZ (shared");
-    EXPECT_HAS(err, "matmul.tiled_square with n=12 tile=8 has tileA (shared");
+    EXPECT_HAS(err, default_id() + " with n=12 tile=8 has tileA (shared");
   }
   {
     Trace t = good;
@@ -237,14 +257,14 @@ TEST(TraceValidation, RefusesAnArrayTableThatIsNotTheLessons) {
     t.config.arrays.pop_back();  // no tileB: its events would name a slot beyond the table
     for (Event& e : t.events)
       if (e.array == kTileB) e.array = kTileA;
-    EXPECT_HAS(refusal(t),
-               "the array table lists 4 arrays; matmul.tiled_square with n=12 "
-               "tile=8 has 5: A (");
+    EXPECT_HAS(refusal(t), "the array table lists 4 arrays; " + default_id() +
+                               " with n=12 "
+                               "tile=8 has 5: A (");
   }
 }
 
 TEST(TraceValidation, RefusesEventsOutsideTheirArraysAndLaunch) {
-  const Trace good = sim_trace("matmul.tiled_square");
+  const Trace good = sim_trace(default_id());
   {
     Trace t = good;
     const size_t i = first_of(t, EventKind::GlobalLoad, kA);
@@ -255,13 +275,13 @@ TEST(TraceValidation, RefusesEventsOutsideTheirArraysAndLaunch) {
     Trace t = good;
     t.events[first_of(t, EventKind::GlobalLoad)].array = kTileB;
     EXPECT_HAS(refusal(t),
-               "array is 5 (tileB); the global arrays of matmul.tiled_square are A, B, C");
+               "array is 5 (tileB); the global arrays of " + default_id() + " are A, B, C");
   }
   {
     Trace t = good;
     t.events[first_of(t, EventKind::SharedStore)].array = kA;
     EXPECT_HAS(refusal(t),
-               "array is 1 (A); the shared arrays of matmul.tiled_square are tileA, tileB");
+               "array is 1 (A); the shared arrays of " + default_id() + " are tileA, tileB");
   }
   {
     Trace t = good;
@@ -291,13 +311,13 @@ TEST(TraceValidation, RefusesEventsOutsideTheirArraysAndLaunch) {
 }
 
 TEST(TraceValidation, RefusesBarrierEventsTheKernelCannotRecord) {
-  const Trace good = sim_trace("matmul.tiled_square");
-  const Variant& v = *find_variant("matmul.tiled_square");
+  const Trace good = sim_trace(default_id());
+  const Variant& v = picks::default_lesson();
   const size_t i = first_of(good, EventKind::BarrierArrive);
   {
     Trace t = good;
     t.events[i].barrier = 3;
-    EXPECT_HAS(refusal(t), "barrier is 3; matmul.tiled_square has barriers 1 to 2");
+    EXPECT_HAS(refusal(t), "barrier is 3; " + default_id() + " has barriers 1 to 2");
   }
   {
     Trace t = good;
@@ -307,8 +327,8 @@ TEST(TraceValidation, RefusesBarrierEventsTheKernelCannotRecord) {
   {
     Trace t = good;
     t.events[i].line = uint16_t(v.barriers[0].line + 1);
-    EXPECT_HAS(refusal(t),
-               "barrier 1 of matmul.tiled_square is on line " + std::to_string(v.barriers[0].line));
+    EXPECT_HAS(refusal(t), "barrier 1 of " + default_id() + " is on line " +
+                               std::to_string(v.barriers[0].line));
   }
   {
     Trace t = good;
@@ -319,7 +339,7 @@ TEST(TraceValidation, RefusesBarrierEventsTheKernelCannotRecord) {
 
 TEST(TraceValidation, RefusesOutOfRangeFlagsThatContradictTheElement) {
   // tiled_exact at n 12, tile 8 reads past the end of A and B by design.
-  const Trace good = sim_trace("matmul.tiled_exact");
+  const Trace good = sim_trace(picks::overreaching_lesson().id);
   size_t flagged = good.events.size(), plain = good.events.size();
   for (size_t i = 0; i < good.events.size(); ++i) {
     const Event& e = good.events[i];
@@ -345,7 +365,7 @@ TEST(TraceValidation, RefusesOutOfRangeFlagsThatContradictTheElement) {
 }
 
 TEST(TraceValidation, RefusesCountsNoRunCouldRecord) {
-  const Trace good = sim_trace("matmul.tiled_square");
+  const Trace good = sim_trace(default_id());
   {
     Trace t = good;
     t.capacity = t.events.size() - 1;
@@ -374,10 +394,10 @@ TEST(TraceValidation, RefusesRunsLargerThanTheReplayHolds) {
   // A stencil of 2^28 elements in blocks of one thread: 2^28 blocks, each
   // with its own shared array. The buffers would be checked later; the size
   // is refused first, before anything is allocated.
-  Trace t = sim_trace("stencil.shared_dynamic");
+  Trace t = sim_trace(picks::halo_lesson(picks::Halo::DynamicShared).id);
   t.events.clear();  // its events name threads of blocks of 64
   t.config.params = {.length = 1 << 28, .radius = 1, .block = 1};
-  t.config.geometry = geometry(*find_variant("stencil.shared_dynamic"), t.config.params);
+  t.config.geometry = geometry(picks::halo_lesson(picks::Halo::DynamicShared), t.config.params);
   const std::string err = refusal(t);
   EXPECT_HAS(err, "cells");
   EXPECT_HAS(err, "TileScope replays at most " + std::to_string(kMaxTraceCells));
@@ -398,15 +418,15 @@ Trace without(Trace t, F drop) {
 
 TEST(TraceValidation, RefusesAMaskWithBarriersOnAndNoBarrierEvents) {
   const Trace t =
-      without(sim_trace("matmul.tiled_square"), [](const Event& e) { return is_barrier(e.kind); });
+      without(sim_trace(default_id()), [](const Event& e) { return is_barrier(e.kind); });
   ASSERT_EQ(t.config.barrier_mask, ~0u);
   const std::string err = refusal(t);
-  EXPECT_HAS(err, "events: 0 barrier arrivals recorded; matmul.tiled_square with n=12 tile=8");
+  EXPECT_HAS(err, "events: 0 barrier arrivals recorded; " + default_id() + " with n=12 tile=8");
   EXPECT_HAS(err, "(barrier mask 0xffffffff) records 1024");
 }
 
 TEST(TraceValidation, RefusesAThreadThatSkipsEveryBarrier) {
-  const Trace t = without(sim_trace("matmul.tiled_square"), [](const Event& e) {
+  const Trace t = without(sim_trace(default_id()), [](const Event& e) {
     return is_barrier(e.kind) && e.block == 0 && e.thread == 0;
   });
   const std::string err = refusal(t);
@@ -414,14 +434,14 @@ TEST(TraceValidation, RefusesAThreadThatSkipsEveryBarrier) {
              "block 0 thread 0 met 0 of the 4 __syncthreads of its block; thread 1 met "
              "barrier 1 next");
   // The same with a partial mask, where the closed form does not count arrivals.
-  Trace one = sim_trace("matmul.tiled_square", std::nullopt, 1u);
+  Trace one = sim_trace(default_id(), std::nullopt, 1u);
   one = without(one,
                 [](const Event& e) { return is_barrier(e.kind) && e.block == 1 && e.thread == 5; });
   EXPECT_HAS(refusal(one), "block 1 thread 5 met 0 of the 2 __syncthreads of its block");
 }
 
 TEST(TraceValidation, RefusesAnArriveRewrittenAsALeave) {
-  Trace t = sim_trace("matmul.tiled_square");
+  Trace t = sim_trace(default_id());
   const size_t i = first_of(t, EventKind::BarrierArrive);
   t.events[i].kind = EventKind::BarrierLeave;
   const std::string err = refusal(t);
@@ -432,7 +452,7 @@ TEST(TraceValidation, RefusesAnArriveRewrittenAsALeave) {
 
 TEST(TraceValidation, RefusesADeletedLeave) {
   {  // in the middle: the thread arrives at the next barrier while still at the last
-    Trace t = sim_trace("matmul.tiled_square");
+    Trace t = sim_trace(default_id());
     const size_t i = first_of(t, EventKind::BarrierLeave);
     const Event gone = t.events[i];
     t.events.erase(t.events.begin() + long(i));
@@ -442,7 +462,7 @@ TEST(TraceValidation, RefusesADeletedLeave) {
                         "has not left barrier 1");
   }
   {  // the last one: the thread never leaves
-    Trace t = sim_trace("matmul.tiled_square");
+    Trace t = sim_trace(default_id());
     size_t last = 0;
     for (size_t i = 0; i < t.events.size(); ++i)
       if (t.events[i].kind == EventKind::BarrierLeave) last = i;
@@ -456,8 +476,8 @@ TEST(TraceValidation, RefusesADeletedLeave) {
 
 TEST(TraceValidation, RefusesBarriersInAnotherOrderThanTheBlocks) {
   // Thread 3 of block 0 meets barrier 2 where its block meets barrier 1.
-  Trace t = sim_trace("matmul.tiled_square");
-  const uint16_t line2 = uint16_t(find_variant("matmul.tiled_square")->barriers[1].line);
+  Trace t = sim_trace(default_id());
+  const uint16_t line2 = uint16_t(picks::default_lesson().barriers[1].line);
   for (Event& e : t.events)
     if (is_barrier(e.kind) && e.block == 0 && e.thread == 3 && e.barrier == 1) {
       e.barrier = 2;
@@ -470,7 +490,7 @@ TEST(TraceValidation, RefusesBarriersInAnotherOrderThanTheBlocks) {
 }
 
 TEST(TraceValidation, ChecksSixteenByteGroupsOnTruncatedGpuTraces) {
-  Trace t = sim_trace("sgemm.vectorized");
+  Trace t = sim_trace(picks::ladder_step(6).id);
   t.config.backend = BackendKind::Cuda;
   t.config.device_name = "NVIDIA H100 80GB HBM3";
   // Cut short as a full GPU buffer cuts it: a prefix of every thread's events.
@@ -504,33 +524,32 @@ TEST(TraceValidation, ChecksSixteenByteGroupsOnTruncatedGpuTraces) {
 
 TEST(TraceValidation, RefusesAtomicsWhereTheLessonHasNone) {
   {  // a global atomic on an input array
-    Trace t = sim_trace("histogram.global_atomics");
+    Trace t = sim_trace(global_atomics_id());
     const ArraySlot in = slot_named(t.config.arrays, "in");
     ASSERT_NE(in, kNoArray);
     const size_t i = first_of(t, EventKind::GlobalAtomic);
     t.events[i].array = in;
     t.events[i].element = 0;
-    EXPECT_HAS(refusal(t),
-               "an atomic on in (1 x 200); it is an input of "
-               "histogram.global_atomics, which the kernel only reads");
+    EXPECT_HAS(refusal(t), "an atomic on in (1 x 200); it is an input of " + global_atomics_id() +
+                               ", which the kernel only reads");
   }
   {  // a global atomic in a lesson without any
-    Trace t = sim_trace("matmul.tiled_square");
+    Trace t = sim_trace(default_id());
     t.events[first_of(t, EventKind::GlobalStore)].kind = EventKind::GlobalAtomic;
-    EXPECT_HAS(refusal(t), "an atomic on C (12 x 12); matmul.tiled_square has no global atomics");
+    EXPECT_HAS(refusal(t), "an atomic on C (12 x 12); " + default_id() + " has no global atomics");
   }
   {  // a warp shuffle in a lesson without any
-    Trace t = sim_trace("matmul.tiled_square");
+    Trace t = sim_trace(default_id());
     Event& e = t.events[first_of(t, EventKind::SharedLoad)];
     e.kind = EventKind::WarpShuffle;
     e.array = kNoArray;
     e.element = 1;
-    EXPECT_HAS(refusal(t), "a warp shuffle; matmul.tiled_square has none");
+    EXPECT_HAS(refusal(t), "a warp shuffle; " + default_id() + " has none");
   }
 }
 
 TEST(TraceValidation, RefusesASharedLoadFlaggedOutOfRangeAtElement4294967295) {
-  Trace t = sim_trace("matmul.tiled_square");
+  Trace t = sim_trace(default_id());
   const size_t i = first_of(t, EventKind::SharedLoad);
   t.events[i].element = 4294967295u;
   t.events[i].flags |= kFlagOutOfRange;
@@ -538,37 +557,38 @@ TEST(TraceValidation, RefusesASharedLoadFlaggedOutOfRangeAtElement4294967295) {
   EXPECT_HAS(err, "event " + std::to_string(i));
   EXPECT_HAS(err,
              "out-of-range element is 4294967295; tileA (shared, 8 x 8) has no room past "
-             "its 64 elements, and matmul.tiled_square never reaches outside it");
+             "its 64 elements, and " +
+                 default_id() + " never reaches outside it");
   EXPECT_EQ(err.find("allowed: 64 to 63"), std::string::npos) << err;
 }
 
 TEST(TraceValidation, RefusesWarpMasksWithoutTheStallTheyGoWith) {
   {  // the GPU race lab's mask on a simulator trace
-    Trace t = sim_trace("matmul.tiled_square");
+    Trace t = sim_trace(default_id());
     t.config.skew_warps = 0xFFFFFFFFu;
     EXPECT_HAS(refusal(t),
                "run configuration: skew warps is 0xffffffff; allowed without a stall "
                "(skew ns 0): 0x0");
   }
   {
-    Trace t = sim_trace("matmul.tiled_square");
+    Trace t = sim_trace(default_id());
     t.config.skew_ns = 300;
     EXPECT_HAS(refusal(t), "skew ns is 300; allowed on a simulator trace: 0");
   }
 }
 
 TEST(TraceValidation, RefusesParametersTheLessonDoesNotUse) {
-  Trace t = sim_trace("conv2d.naive");
+  Trace t = sim_trace(constant_naive_id());
   t.config.params.tile = 8;
-  EXPECT_HAS(refusal(t),
-             "parameters: tile is 8; conv2d.naive does not use tile (allowed: 0; it "
-             "reads m, n, radius)");
-  t = sim_trace("conv2d.tiled");
+  EXPECT_HAS(refusal(t), "parameters: tile is 8; " + constant_naive_id() +
+                             " does not use tile (allowed: 0; it "
+                             "reads m, n, radius)");
+  t = sim_trace(picks::constant_memory_lesson(true).id);
   t.config.params.tile = 0;
   EXPECT_HAS(refusal(t), "parameters: tile 0");
-  t = sim_trace("matmul.tiled_square");
+  t = sim_trace(default_id());
   t.config.params.block = 256;
-  EXPECT_HAS(refusal(t), "block is 256; matmul.tiled_square does not use block");
+  EXPECT_HAS(refusal(t), "block is 256; " + default_id() + " does not use block");
 }
 
 // --- no false refusals -------------------------------------------------------
@@ -592,7 +612,7 @@ TEST(TraceValidation, AcceptsEveryVariantWithEveryBarrierSubset) {
 }
 
 TEST(TraceValidation, AcceptsOddSizesWhereTheKernelsOverrun) {
-  const Variant& exact = *find_variant("matmul.tiled_exact");
+  const Variant& exact = picks::overreaching_lesson();
   for (int tile : {2, 4, 8, 16})
     for (int n : {1, 3, 5, 7, 9, 12, 13, 17, 31}) {
       const Params p{.n = n, .tile = tile};
@@ -610,17 +630,22 @@ TEST(TraceValidation, AcceptsOddSizesWhereTheKernelsOverrun) {
       std::string err;
       EXPECT_TRUE(accepted(t, &err)) << "n " << n << " tile " << tile << ": " << err;
     }
-  for (const char* id : {"matmul.tiled_square", "matmul.row_shared", "matmul.row_col_shared"})
+  for (const char* id : {picks::default_lesson().id, picks::dynamic_staging_lesson(1).id,
+                         picks::dynamic_staging_lesson(2).id})
     for (int n : {1, 5, 13}) {
       std::string err;
       EXPECT_TRUE(accepted(sim_trace(id, Params{.n = n, .tile = 4}), &err)) << id << n << err;
     }
   std::string err;
-  EXPECT_TRUE(
-      accepted(sim_trace("matmul.tiled_rect", Params{.m = 5, .k = 9, .n = 3, .tile = 4}), &err))
+  EXPECT_TRUE(accepted(
+      sim_trace(picks::rectangular_tiled_lesson().id, Params{.m = 5, .k = 9, .n = 3, .tile = 4}),
+      &err))
       << err;
-  EXPECT_TRUE(accepted(sim_trace("matmul.naive_grid", Params{.n = 7, .block = 3}), &err)) << err;
-  for (const char* id : {"stencil.naive", "stencil.shared", "stencil.shared_dynamic"})
+  EXPECT_TRUE(accepted(sim_trace(picks::ladder_step(2).id, Params{.n = 7, .block = 3}), &err))
+      << err;
+  for (const char* id : {picks::halo_lesson(picks::Halo::Global).id,
+                         picks::halo_lesson(picks::Halo::StaticShared).id,
+                         picks::halo_lesson(picks::Halo::DynamicShared).id})
     for (const Params& p : {Params{.length = 1, .radius = 0, .block = 1},
                             Params{.length = 37, .radius = 5, .block = 8},
                             Params{.length = 100, .radius = 32, .block = 32}}) {
@@ -630,7 +655,7 @@ TEST(TraceValidation, AcceptsOddSizesWhereTheKernelsOverrun) {
 
 TEST(TraceValidation, AcceptsTruncatedUntracedAndSkewedRuns) {
   RunRequest req;
-  req.variant = "matmul.tiled_square";
+  req.variant = default_id();
   req.params = find_variant(req.variant)->defaults;
   req.trace_capacity = 100;
   RunResult r = run_simulator(req);

@@ -13,9 +13,15 @@
 #include "engine/backend.hpp"
 #include "engine/catalogue.hpp"
 #include "io/trace_file.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
+
+// The first lesson with a layout toggle, plain.
+std::string plain_layout_id() {
+  return picks::layout_lesson().id;
+}
 
 Trace simulate(const std::string& id, const Params& p) {
   RunRequest req;
@@ -208,7 +214,7 @@ TEST(WarpAccess, TransposeSharedColumnReadIs32WayPerFullWarp) {
   // m = n = 64: 2 x 2 full blocks of 32 warps. The column read tile[tx][ty]
   // puts lane tx on word tx * 32 + ty: one bank (ty), 32 distinct words, so
   // each of the 4 * 32 = 128 warp reads takes 32 wavefronts (31 extra).
-  const Trace t = simulate("transpose.shared", Params{.m = 64, .n = 64});
+  const Trace t = simulate(plain_layout_id(), Params{.m = 64, .n = 64});
   const WarpAccesses w = warp_accesses(t);
   const AccessTotals& ld = w.totals(EventKind::SharedLoad);
   EXPECT_EQ(ld.requests, 128u);
@@ -227,7 +233,7 @@ TEST(WarpAccess, TransposeSharedAtItsDefaults) {
   // warps, bx = 1: 16), lanes are columns of out, 40 (by = 0: 32 lanes, by = 1:
   // 8). 96 warp reads; each lane its own wavefront (one bank): 48 * 32 + 48 * 8
   // = 1920 = m * n wavefronts, 1920 - 96 = 1824 conflicts.
-  const Trace t = simulate_defaults("transpose.shared");
+  const Trace t = simulate_defaults(plain_layout_id());
   const WarpAccesses w = warp_accesses(t);
   const AccessTotals& ld = w.totals(EventKind::SharedLoad);
   EXPECT_EQ(ld.requests, 96u);
@@ -246,7 +252,7 @@ TEST(WarpAccess, PaddedTransposeHasNoConflicts) {
   // different banks. Stores: ty * 33 + tx, 32 consecutive words. 0 conflicts,
   // one wavefront per warp access; the same access counts as transpose.shared.
   for (const Params& p : {Params{.m = 40, .n = 48}, Params{.m = 64, .n = 64}}) {
-    const Trace t = simulate("transpose.shared_padded", p);
+    const Trace t = simulate(picks::padded_layout_lesson().id, p);
     const WarpAccesses w = warp_accesses(t);
     for (EventKind k : {EventKind::SharedLoad, EventKind::SharedStore}) {
       const AccessTotals& a = w.totals(k);
@@ -258,7 +264,7 @@ TEST(WarpAccess, PaddedTransposeHasNoConflicts) {
     EXPECT_EQ(w.totals(EventKind::SharedLoad).requests, warps);
   }
   // The table has the padded shape: element = row * 33 + col.
-  const Trace t = simulate_defaults("transpose.shared_padded");
+  const Trace t = simulate_defaults(picks::padded_layout_lesson().id);
   const ArrayInfo* tile = t.array(3);
   ASSERT_NE(tile, nullptr);
   EXPECT_EQ(tile->rows, 32);
@@ -276,14 +282,14 @@ TEST(WarpAccess, SwizzledTransposeHasNoConflictsAndNoPadding) {
   // The row store at column tx ^ ty: a permutation of one row. 0 conflicts,
   // the same requests as transpose.shared, and the tile keeps 32 columns.
   for (const Params& p : {Params{.m = 40, .n = 48}, Params{.m = 64, .n = 64}}) {
-    const Trace t = simulate("transpose.shared_swizzled", p);
+    const Trace t = simulate(picks::swizzled_layout_lesson().id, p);
     const WarpAccesses w = warp_accesses(t);
     for (EventKind k : {EventKind::SharedLoad, EventKind::SharedStore}) {
       const AccessTotals& a = w.totals(k);
       EXPECT_EQ(a.bank_conflicts(), 0u) << to_string(k);
       EXPECT_EQ(a.wavefronts, a.requests) << to_string(k);
     }
-    const Trace plain = simulate("transpose.shared", p);
+    const Trace plain = simulate(plain_layout_id(), p);
     EXPECT_EQ(w.totals(EventKind::SharedLoad).requests,
               warp_accesses(plain).totals(EventKind::SharedLoad).requests);
     const ArrayInfo* tile = t.array(3);
@@ -303,7 +309,7 @@ TEST(WarpAccess, NaiveTransposeStoresOneSectorPerLane) {
   // m = n = 64, full warps. Loads in[row * 64 + col]: 32 floats from a
   // 128-byte boundary: 4 sectors, 1 line per request. Stores out[col * 64 +
   // row]: lanes 256 bytes apart: 32 sectors, 32 lines per request.
-  const Trace t = simulate("transpose.naive", Params{.m = 64, .n = 64});
+  const Trace t = simulate(picks::layout_family_naive_lesson().id, Params{.m = 64, .n = 64});
   const WarpAccesses w = warp_accesses(t);
   const AccessTotals& ld = w.totals(EventKind::GlobalLoad);
   const AccessTotals& st = w.totals(EventKind::GlobalStore);
@@ -319,7 +325,7 @@ TEST(WarpAccess, NaiveTransposeStoresOneSectorPerLane) {
   // At the defaults (40 x 48): a row of in is 48 floats = 192 bytes = 6
   // sectors, 4 for the full warp and 2 for the 16-lane one: 40 * 6 = 240
   // sectors for 80 requests; every store its own sector: 40 * 48 = 1920.
-  const WarpAccesses d = warp_accesses(simulate_defaults("transpose.naive"));
+  const WarpAccesses d = warp_accesses(simulate_defaults(picks::layout_family_naive_lesson().id));
   EXPECT_EQ(d.totals(EventKind::GlobalLoad).requests, 80u);
   EXPECT_EQ(d.totals(EventKind::GlobalLoad).sectors, 240u);
   EXPECT_EQ(d.totals(EventKind::GlobalStore).sectors, 1920u);
@@ -334,7 +340,7 @@ TEST(WarpAccess, TiledSquareReadsAreBroadcastsOrConflictFree) {
   // = (n * n / 32) * (n / T).
   for (int tile : {8, 16, 32}) {
     const int n = 32;
-    const Trace t = simulate("matmul.tiled_square", Params{.n = n, .tile = tile});
+    const Trace t = simulate(picks::default_lesson().id, Params{.n = n, .tile = tile});
     const WarpAccesses w = warp_accesses(t);
     const uint64_t warp_steps = uint64_t(n * n / 32) * uint64_t(n / tile);
     for (const char* name : {"tileA", "tileB"}) {
@@ -363,7 +369,7 @@ TEST(WarpAccess, DivergentLanesReconvergeOnTheNextLine) {
   // warp's other lanes; the GPU still runs the sum's loop as one instruction
   // per iteration. Warps with lanes in range: blocks 0 and 1 two each, block 2
   // one (22 elements): 5 warps x (2R + 1) = 35 warp reads, all 22 or 32 lanes.
-  const Trace t = simulate_defaults("stencil.shared");
+  const Trace t = simulate_defaults(picks::halo_lesson(picks::Halo::StaticShared).id);
   const WarpAccesses w = warp_accesses(t);
   const AccessTotals& ld = w.totals(EventKind::SharedLoad);
   EXPECT_EQ(ld.requests, 35u);
@@ -379,7 +385,7 @@ TEST(WarpAccess, DivergentLanesReconvergeOnTheNextLine) {
 }
 
 TEST(WarpAccess, SharedOffsetTravelsInTheTraceFile) {
-  const Trace t = simulate("matmul.tiled_square", Params{.n = 16, .tile = 8});
+  const Trace t = simulate(picks::default_lesson().id, Params{.n = 16, .tile = 8});
   std::string error;
   const auto back = parse_trace(serialize_trace(t), &error);
   ASSERT_TRUE(back) << error;
@@ -395,7 +401,7 @@ TEST(WarpAccess, SharedOffsetTravelsInTheTraceFile) {
 
 #ifdef TS_CLI_PATH
 TEST(WarpAccess, RunJsonHasNsightComputeNames) {
-  const auto r = testing::run_cli("run transpose.shared --backend sim --json", false);
+  const auto r = testing::run_cli("run " + plain_layout_id() + " --backend sim --json", false);
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   const auto& ncu = j.at("counters").at("ncu");
@@ -408,7 +414,7 @@ TEST(WarpAccess, RunJsonHasNsightComputeNames) {
   EXPECT_EQ(ncu.at("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), 240);
   EXPECT_EQ(ncu.at("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"), 96);
   EXPECT_TRUE(ncu.contains("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"));
-  const auto text = testing::run_cli("run transpose.shared --backend sim", false);
+  const auto text = testing::run_cli("run " + plain_layout_id() + " --backend sim", false);
   EXPECT_NE(text.out.find("shared loads: 96 warp accesses, 1,920 wavefronts"), std::string::npos)
       << text.out;
   EXPECT_NE(text.out.find("tile[tx][ty]: up to 32-way conflicts"), std::string::npos) << text.out;

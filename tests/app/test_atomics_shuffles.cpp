@@ -26,6 +26,18 @@
 
 #include "tests/app/private_x_server.hpp"
 #include "tests/app/window_shot.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace picks = ts::picks;
+
+// Shared atomics.
+static std::string shared_atomics_id() {
+  return picks::shared_atomics_lesson().id;
+}
+// Warp shuffles.
+static std::string shuffle_id() {
+  return picks::warp_shuffle_lesson().id;
+}
 
 namespace {
 
@@ -77,7 +89,7 @@ std::vector<const nlohmann::json*> marks(const Shot& s, const std::string& plot,
 }
 
 TEST(AppAtomicsShuffles, ContentionColoursOfTheSharedBinsMatchTheAnalysis) {
-  const auto trace = run_default("histogram.shared_atomics");
+  const auto trace = run_default(shared_atomics_id());
   ASSERT_NE(trace, nullptr);
   const ts::AtomicContention c = ts::atomic_contention(*trace);
   const ts::ArrayContention* bins = nullptr;
@@ -97,8 +109,9 @@ TEST(AppAtomicsShuffles, ContentionColoursOfTheSharedBinsMatchTheAnalysis) {
        {std::pair{"1280x720", 0}, std::pair{"1920x1080", 0}, std::pair{"1280x720", 2}}) {
     const std::string tag = std::string(size) + " block " + std::to_string(block);
     const Shot s = take(std::string("contention_") + size + "_" + std::to_string(block),
-                        "--lesson histogram.shared_atomics --memory contention --position end "
-                        "--select-block " +
+                        "--lesson " + shared_atomics_id() +
+                            " --memory contention --position end "
+                            "--select-block " +
                             std::to_string(block),
                         size);
     ASSERT_EQ(s.rc, 0) << s.log;
@@ -151,13 +164,13 @@ bool inside(const nlohmann::json& box, double x, double y) {
 }
 
 TEST(AppAtomicsShuffles, ShuffleDiagramNamesDelta16AndLinksLaneIToLaneIPlus16) {
-  const auto trace = run_default("reduction.warp_shuffle");
+  const auto trace = run_default(shuffle_id());
   ASSERT_NE(trace, nullptr);
   const uint64_t pos = first_shuffle(trace);
   ASSERT_GT(pos, 0u);
   for (const char* size : {"1280x720", "1920x1080"}) {
     const Shot s = take(std::string("shuffle_") + size,
-                        "--lesson reduction.warp_shuffle --order lockstep --tab Banks --position " +
+                        "--lesson " + shuffle_id() + " --order lockstep --tab Banks --position " +
                             std::to_string(pos),
                         size);
     ASSERT_EQ(s.rc, 0) << s.log;

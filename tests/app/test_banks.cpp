@@ -23,6 +23,22 @@
 
 #include "tests/app/private_x_server.hpp"
 #include "tests/app/window_shot.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace picks = ts::picks;
+
+// The layout family without shared memory.
+static std::string naive_layout_family_id() {
+  return picks::layout_family_naive_lesson().id;
+}
+// Its padded sibling.
+static std::string padded_layout_id() {
+  return picks::padded_layout_lesson().id;
+}
+// The first lesson with a layout toggle, plain.
+static std::string plain_layout_id() {
+  return picks::layout_lesson().id;
+}
 
 namespace {
 
@@ -78,17 +94,18 @@ constexpr int kColumnReadLine = 41;
 
 TEST(AppBanks, ColumnReadOfTheTileIsA32WayConflictWithItsBankMarked) {
   const uint64_t pos =
-      first_position("transpose.shared", ts::EventKind::SharedLoad, kColumnReadLine);
+      first_position(plain_layout_id(), ts::EventKind::SharedLoad, kColumnReadLine);
   ASSERT_GT(pos, 0u);
   // A laptop, a monitor, and a projector's 720p with a large font (the panel drops its labels).
   const struct {
     const char *size, *font;
   } screens[] = {{"1280x720", "18"}, {"1920x1080", "18"}, {"1280x720", "26"}};
   for (const auto& [size, font] : screens) {
-    const Shot s = take(std::string("banks_shared_") + size + "_" + font,
-                        "--lesson transpose.shared --backend sim --order lockstep --font-size " +
-                            std::string(font) + " --position " + std::to_string(pos),
-                        size);
+    const Shot s =
+        take(std::string("banks_shared_") + size + "_" + font,
+             "--lesson " + plain_layout_id() + " --backend sim --order lockstep --font-size " +
+                 std::string(font) + " --position " + std::to_string(pos),
+             size);
     ASSERT_EQ(s.rc, 0) << "tilescope failed; see its log in " << out_dir();
     EXPECT_EQ(caption(s), "tile[tx][ty], line 41: 32-way conflict: 32 wavefronts instead of 1")
         << size;
@@ -108,11 +125,12 @@ TEST(AppBanks, ColumnReadOfTheTileIsA32WayConflictWithItsBankMarked) {
 
 TEST(AppBanks, PaddedTileColumnReadHasNoConflict) {
   const uint64_t pos =
-      first_position("transpose.shared_padded", ts::EventKind::SharedLoad, kColumnReadLine);
+      first_position(padded_layout_id(), ts::EventKind::SharedLoad, kColumnReadLine);
   ASSERT_GT(pos, 0u);
   const Shot s = take("banks_padded",
-                      "--lesson transpose.shared_padded --backend sim --order lockstep "
-                      "--position " +
+                      "--lesson " + padded_layout_id() +
+                          " --backend sim --order lockstep "
+                          "--position " +
                           std::to_string(pos),
                       "1280x720");
   ASSERT_EQ(s.rc, 0) << "tilescope failed; see its log in " << out_dir();
@@ -121,12 +139,12 @@ TEST(AppBanks, PaddedTileColumnReadHasNoConflict) {
 }
 
 TEST(AppBanks, NaiveTransposeColumnStoreGivesEachLaneItsOwnSector) {
-  const uint64_t pos = first_position("transpose.naive", ts::EventKind::GlobalStore, 27);
+  const uint64_t pos = first_position(naive_layout_family_id(), ts::EventKind::GlobalStore, 27);
   ASSERT_GT(pos, 0u);
-  const Shot s = take(
-      "banks_naive",
-      "--lesson transpose.naive --backend sim --order lockstep --position " + std::to_string(pos),
-      "1280x720");
+  const Shot s = take("banks_naive",
+                      "--lesson " + naive_layout_family_id() +
+                          " --backend sim --order lockstep --position " + std::to_string(pos),
+                      "1280x720");
   ASSERT_EQ(s.rc, 0) << "tilescope failed; see its log in " << out_dir();
   EXPECT_EQ(caption(s),
             "out[col * rows + row], line 27: 32 sectors: each lane its own sector "

@@ -23,6 +23,14 @@
 #include "io/trace_file.hpp"
 
 #include "tests/app/private_x_server.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace picks = ts::picks;
+
+// The default lesson (square tiles, two barriers).
+static std::string default_id() {
+  return picks::default_lesson().id;
+}
 
 namespace {
 
@@ -112,7 +120,7 @@ constexpr const char* kSchedules[] = {"lockstep", "skew", "random"};
 TEST(AppBudget, RunBeyondTheBudgetIsRefusedAtOnceWithASizeThatFits) {
   const fs::path d = out_dir();
   const std::string budget = "TILESCOPE_MEMORY_BUDGET=200MB";
-  const ts::Variant& v = *ts::find_variant("matmul.tiled_square");
+  const ts::Variant& v = picks::default_lesson();
   ts::Params p = v.defaults;
   p.n = 256;
   p.tile = 16;
@@ -125,8 +133,9 @@ TEST(AppBudget, RunBeyondTheBudgetIsRefusedAtOnceWithASizeThatFits) {
   x_display();  // the X server's start is not the app's time
   const auto t0 = std::chrono::steady_clock::now();
   const int rc = run_app(budget,
-                         "--lesson matmul.tiled_square --n 256 --tile 16 --backend sim "
-                         "--size 1280x720 --screenshot " +
+                         "--lesson " + default_id() +
+                             " --n 256 --tile 16 --backend sim "
+                             "--size 1280x720 --screenshot " +
                              (d / "refused.png").string() + " --exit",
                          d / "refused.log");
   const double sec = seconds_since(t0);
@@ -146,7 +155,7 @@ TEST(AppBudget, RunBeyondTheBudgetIsRefusedAtOnceWithASizeThatFits) {
   const int n = std::stoi(m[1]);
   EXPECT_EQ(n, fits->n);
   const int rc2 = run_app(budget,
-                          "--lesson matmul.tiled_square --n " + std::to_string(n) +
+                          "--lesson " + default_id() + " --n " + std::to_string(n) +
                               " --tile 16 --backend sim --size 1280x720 --screenshot " +
                               (d / "fits.png").string() + " --exit",
                           d / "fits.log");
@@ -160,7 +169,7 @@ TEST(AppBudget, RunBeyondTheBudgetIsRefusedAtOnceWithASizeThatFits) {
 // reference recorded the whole run: 2 GB for a 1.4 GB estimate).
 TEST(AppBudget, PeakStaysWithinTheBudgetUnderEverySchedule) {
   const fs::path d = out_dir();
-  const ts::Variant& v = *ts::find_variant("matmul.tiled_square");
+  const ts::Variant& v = picks::default_lesson();
   const ts::RunRequest defaults;
   x_display();
   struct Case {
@@ -183,9 +192,9 @@ TEST(AppBudget, PeakStaysWithinTheBudgetUnderEverySchedule) {
       const fs::path log = d / ("peak_" + tag + ".log");
       const Measured m = run_measured(
           std::to_string(budget),
-          {"--lesson", "matmul.tiled_square", "--n", std::to_string(c.n), "--backend", "sim",
-           "--schedule", schedule, "--capacity", std::to_string(c.capacity), "--size", "1280x720",
-           "--screenshot", (d / ("peak_" + tag + ".png")).string(), "--exit"},
+          {"--lesson", default_id(), "--n", std::to_string(c.n), "--backend", "sim", "--schedule",
+           schedule, "--capacity", std::to_string(c.capacity), "--size", "1280x720", "--screenshot",
+           (d / ("peak_" + tag + ".png")).string(), "--exit"},
           log);
       const std::string text = read(log);
       EXPECT_EQ(m.rc, 0) << tag << ": " << text;
@@ -202,7 +211,7 @@ TEST(AppBudget, PeakStaysWithinTheBudgetUnderEverySchedule) {
 // that fits, and that size runs within the same budget.
 TEST(AppBudget, OverTheBudgetRefusedAtOnceUnderEverySchedule) {
   const fs::path d = out_dir();
-  const ts::Variant& v = *ts::find_variant("matmul.tiled_square");
+  const ts::Variant& v = picks::default_lesson();
   const ts::RunRequest defaults;
   ts::Params p = v.defaults;
   p.n = 64;
@@ -215,7 +224,7 @@ TEST(AppBudget, OverTheBudgetRefusedAtOnceUnderEverySchedule) {
     const std::string tag = schedule;
     const Measured refused = run_measured(
         std::to_string(budget),
-        {"--lesson", "matmul.tiled_square", "--n", "64", "--backend", "sim", "--schedule", schedule,
+        {"--lesson", default_id(), "--n", "64", "--backend", "sim", "--schedule", schedule,
          "--size", "1280x720", "--screenshot", (d / ("over_" + tag + ".png")).string(), "--exit"},
         d / ("over_" + tag + ".log"));
     const std::string text = read(d / ("over_" + tag + ".log"));
@@ -227,9 +236,9 @@ TEST(AppBudget, OverTheBudgetRefusedAtOnceUnderEverySchedule) {
 
     const Measured ok =
         run_measured(std::to_string(budget),
-                     {"--lesson", "matmul.tiled_square", "--n", std::to_string(fits->n),
-                      "--backend", "sim", "--schedule", schedule, "--size", "1280x720",
-                      "--screenshot", (d / ("fits_" + tag + ".png")).string(), "--exit"},
+                     {"--lesson", default_id(), "--n", std::to_string(fits->n), "--backend", "sim",
+                      "--schedule", schedule, "--size", "1280x720", "--screenshot",
+                      (d / ("fits_" + tag + ".png")).string(), "--exit"},
                      d / ("fits_" + tag + ".log"));
     EXPECT_EQ(ok.rc, 0) << tag << ": " << read(d / ("fits_" + tag + ".log"));
     EXPECT_LE(ok.peak, budget) << tag << ": n = " << fits->n << " peaked at " << mb(ok.peak)
@@ -240,7 +249,7 @@ TEST(AppBudget, OverTheBudgetRefusedAtOnceUnderEverySchedule) {
 TEST(AppBudget, TraceFileBeyondTheBudgetIsNotOpened) {
   const fs::path d = out_dir();
   ts::RunRequest req;
-  req.variant = "matmul.tiled_square";
+  req.variant = default_id();
   req.params = ts::find_variant(req.variant)->defaults;
   req.backend = ts::BackendChoice::Sim;
   const ts::RunResult run = ts::run_simulator(req);

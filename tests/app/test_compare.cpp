@@ -23,6 +23,22 @@
 #include "engine/backend.hpp"
 #include "engine/catalogue.hpp"
 #include "tests/app/private_x_server.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace picks = ts::picks;
+
+// The default lesson (square tiles, two barriers).
+static std::string default_id() {
+  return picks::default_lesson().id;
+}
+// The ladder's naive step before tiling.
+static std::string naive_grid_id() {
+  return picks::ladder_step(2).id;
+}
+// The first lesson with a layout toggle, plain.
+static std::string plain_layout_id() {
+  return picks::layout_lesson().id;
+}
 
 namespace {
 
@@ -51,7 +67,7 @@ std::unique_ptr<Replay> replay_of(const std::string& variant, uint32_t mask = ~0
 }
 
 TEST(CompareAlignment, IdenticalRunsMapEveryPhaseToItselfAndNothingDiffers) {
-  auto a = replay_of("matmul.tiled_square"), b = replay_of("matmul.tiled_square");
+  auto a = replay_of(default_id()), b = replay_of(default_id());
   ASSERT_TRUE(a && b);
   const app::PhaseTable ta = app::phase_table(*a), tb = app::phase_table(*b);
   ASSERT_GE(ta.phases(), 3);
@@ -75,8 +91,8 @@ TEST(CompareAlignment, IdenticalRunsMapEveryPhaseToItselfAndNothingDiffers) {
 }
 
 TEST(CompareAlignment, WithoutBarrierTwoThePhasesAlignAtBarrierOneAndTheRaceDiffers) {
-  auto a = replay_of("matmul.tiled_square");
-  auto b = replay_of("matmul.tiled_square", 1u);  // barrier 1 only
+  auto a = replay_of(default_id());
+  auto b = replay_of(default_id(), 1u);  // barrier 1 only
   ASSERT_TRUE(a && b);
   const app::PhaseTable ta = app::phase_table(*a), tb = app::phase_table(*b);
   // Two barriers per tile against one: 2T + 1 phases against T + 1.
@@ -107,9 +123,9 @@ TEST(CompareAlignment, WithoutBarrierTwoThePhasesAlignAtBarrierOneAndTheRaceDiff
 }
 
 TEST(CompareAlignment, NaiveAgainstTiledIsOnePieceAndDiffersInLoadCounts) {
-  auto a = replay_of("matmul.tiled_square");
+  auto a = replay_of(default_id());
   ASSERT_TRUE(a);
-  auto b = replay_of("matmul.naive_grid", ~0u, a->trace().config.params.n);
+  auto b = replay_of(naive_grid_id(), ~0u, a->trace().config.params.n);
   ASSERT_TRUE(b);
   const app::PhaseTable ta = app::phase_table(*a), tb = app::phase_table(*b);
   EXPECT_EQ(tb.phases(), 1);
@@ -187,10 +203,10 @@ bool ring_at(const Shot& s, const nlohmann::json& arrays, const std::string& buf
 }
 
 TEST(CompareWindow, WithoutBarrierTwoTheRaceIsCountedAndRingedOnBothSides) {
-  const Shot s = window(
-      "--lesson matmul.tiled_square --backend sim --compare \"--barriers 1\" "
-      "--position end",
-      "compare_race");
+  const Shot s = window("--lesson " + default_id() +
+                            " --backend sim --compare \"--barriers 1\" "
+                            "--position end",
+                        "compare_race");
   ASSERT_EQ(s.rc, 0) << s.log;
   const auto& c = s.cells["compare"];
   ASSERT_TRUE(c["active"].get<bool>()) << c.dump();
@@ -220,18 +236,18 @@ TEST(CompareWindow, WithoutBarrierTwoTheRaceIsCountedAndRingedOnBothSides) {
 TEST(CompareWindow, SaysWhenTheGridsAreTooSmallForValues) {
   // A 720p projector with large text: the side panels make way, and the view
   // says the cells are too small for values rather than printing them unreadably.
-  const Shot small = window(
-      "--lesson matmul.tiled_square --backend sim --compare \"--barriers 1\" "
-      "--position end --font-size 24 --size 1280x720",
-      "compare_small");
+  const Shot small = window("--lesson " + default_id() +
+                                " --backend sim --compare \"--barriers 1\" "
+                                "--position end --font-size 24 --size 1280x720",
+                            "compare_small");
   ASSERT_EQ(small.rc, 0) << small.log;
   EXPECT_TRUE(small.cells["layout"]["focus_grid"].get<bool>());
   EXPECT_NE(small.cells["compare"]["too_small"].get<std::string>().find("too small"),
             std::string::npos);
-  const Shot big = window(
-      "--lesson matmul.tiled_square --backend sim --compare \"--barriers 1\" "
-      "--position end --size 1920x1080",
-      "compare_big");
+  const Shot big = window("--lesson " + default_id() +
+                              " --backend sim --compare \"--barriers 1\" "
+                              "--position end --size 1920x1080",
+                          "compare_big");
   ASSERT_EQ(big.rc, 0) << big.log;
   EXPECT_EQ(big.cells["compare"]["too_small"], "") << "values fit at 1920 x 1080";
 }
@@ -239,7 +255,7 @@ TEST(CompareWindow, SaysWhenTheGridsAreTooSmallForValues) {
 TEST(CompareWindow, IdenticalRunsDifferNowhereAndFollowPhaseByPhase) {
   for (const char* pos : {"phase:1", "phase:2", "barrier:3"}) {
     const Shot s = window(
-        std::string("--lesson matmul.tiled_square --backend sim --compare \"\" --position ") + pos,
+        std::string("--lesson " + default_id() + " --backend sim --compare \"\" --position ") + pos,
         "compare_same");
     ASSERT_EQ(s.rc, 0) << s.log;
     const auto& c = s.cells["compare"];
@@ -265,10 +281,10 @@ TEST(CompareWindow, IdenticalRunsDifferNowhereAndFollowPhaseByPhase) {
 
 TEST(CompareWindow, BarrierRemovedAlignsPhaseByBarrierOne) {
   // A at the start of its phase 3 (after the second barrier 1): B at its phase 2.
-  const Shot s = window(
-      "--lesson matmul.tiled_square --backend sim --compare \"--barriers 1\" "
-      "--position phase:3",
-      "compare_phase");
+  const Shot s = window("--lesson " + default_id() +
+                            " --backend sim --compare \"--barriers 1\" "
+                            "--position phase:3",
+                        "compare_phase");
   ASSERT_EQ(s.rc, 0) << s.log;
   const auto& c = s.cells["compare"];
   EXPECT_EQ(c["a"]["phase"], 3);
@@ -277,13 +293,14 @@ TEST(CompareWindow, BarrierRemovedAlignsPhaseByBarrierOne) {
 }
 
 TEST(CompareWindow, NaiveAgainstTiledHeatmapsDifferInLoadCountsOnly) {
-  const Shot s = window(
-      "--lesson matmul.tiled_square --n 8 --tile 4 --backend sim --heatmap "
-      "--compare \"--lesson matmul.naive_grid\" --position end",
-      "compare_naive");
+  const Shot s = window("--lesson " + default_id() +
+                            " --n 8 --tile 4 --backend sim --heatmap "
+                            "--compare \"--lesson " +
+                            naive_grid_id() + "\" --position end",
+                        "compare_naive");
   ASSERT_EQ(s.rc, 0) << s.log;
   const auto& c = s.cells["compare"];
-  EXPECT_EQ(c["b"]["variant"], "matmul.naive_grid");
+  EXPECT_EQ(c["b"]["variant"], naive_grid_id());
   EXPECT_NE(c["b"]["label"].get<std::string>().find("n=8"), std::string::npos)
       << "the size A's command line gave: " << c["b"]["label"];
   EXPECT_EQ(c["differ"]["value"], 0) << "both compute the same C";
@@ -301,12 +318,12 @@ TEST(CompareWindow, NaiveAgainstTiledHeatmapsDifferInLoadCountsOnly) {
 }
 
 TEST(CompareWindow, OtherLayoutIsComparedWhereTheShapesAgree) {
-  const Shot s =
-      window("--lesson transpose.shared --backend sim --compare \"--layout padded\" --position end",
-             "compare_layout");
+  const Shot s = window("--lesson " + plain_layout_id() +
+                            " --backend sim --compare \"--layout padded\" --position end",
+                        "compare_layout");
   ASSERT_EQ(s.rc, 0) << s.log;
   const auto& c = s.cells["compare"];
-  EXPECT_NE(c["b"]["variant"].get<std::string>(), "transpose.shared");
+  EXPECT_NE(c["b"]["variant"].get<std::string>(), plain_layout_id());
   EXPECT_EQ(c["differ"]["value"], 0) << "both transpose correctly";
   ASSERT_FALSE(c["skipped"].empty()) << "the padded tile has another shape";
 }
@@ -314,7 +331,7 @@ TEST(CompareWindow, OtherLayoutIsComparedWhereTheShapesAgree) {
 TEST(CompareWindow, BadCompareTextIsAUsageError) {
   for (const std::string& bad :
        {"--barriers 9", "--frobnicate", "--layout diagonal", "--lesson no.such.lesson"}) {
-    const Shot s = window("--lesson matmul.tiled_square --backend sim --compare \"" + bad + "\"",
+    const Shot s = window("--lesson " + default_id() + " --backend sim --compare \"" + bad + "\"",
                           "compare_bad");
     EXPECT_EQ(s.rc, 2) << bad << "\n" << s.log;
     EXPECT_NE(s.log.find("--compare '" + bad + "'"), std::string::npos) << s.log;

@@ -24,6 +24,14 @@
 #include <unistd.h>
 
 #include "tests/app/private_x_server.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace picks = ts::picks;
+
+// The default lesson (square tiles, two barriers).
+static std::string default_id() {
+  return picks::default_lesson().id;
+}
 
 namespace {
 
@@ -34,7 +42,7 @@ using Rgb = std::array<int, 3>;
 
 // The first phase of the default tiled multiply, 10 frames, at 1280x720.
 const std::string kLesson =
-    "--lesson matmul.tiled_square --backend sim --size 1280x720 --theme dark";
+    "--lesson " + default_id() + " --backend sim --size 1280x720 --theme dark";
 const std::string kRange = "--to phase:1 --fps 10 --duration 1";
 
 struct AppRun {
@@ -420,7 +428,7 @@ TEST(Export, FrameCountIsFpsTimesDuration) {
     const std::string name = "count" + std::to_string(c.fps);
     const fs::path gif = out_dir() / (name + ".gif");
     const AppRun run =
-        run_app("--lesson matmul.tiled_square --backend sim --size 640x360 --record " +
+        run_app("--lesson " + default_id() + " --backend sim --size 640x360 --record " +
                     gif.string() + " --fps " + std::to_string(c.fps) + " --duration " +
                     std::to_string(c.seconds) + " --panels grid --exit",
                 name);

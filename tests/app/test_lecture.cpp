@@ -15,6 +15,7 @@
 
 #include "io/lecture_file.hpp"
 #include "tests/app/private_x_server.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace {
 
@@ -136,7 +137,8 @@ TEST(Lecture, StepOutOfRangeAndBadFilesAreUsageErrors) {
   const fs::path bad = out_dir() / "bad.tslecture";
   {
     std::ofstream f(bad);
-    f << R"({"title": "t", "steps": [{"lesson": "matmul.tiled_square", "barriers": [7], "caption": "c"}]})";
+    f << R"({"title": "t", "steps": [{"lesson": ")" << ts::picks::default_lesson().id
+      << R"(", "barriers": [7], "caption": "c"}]})";
   }
   const LectureRun r = lecture(bad.string(), 1, "lecture_bad");
   EXPECT_EQ(r.rc, 2) << r.log;

@@ -28,6 +28,22 @@
 
 #include "tests/app/private_x_server.hpp"
 #include "tests/app/window_shot.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace picks = ts::picks;
+
+// The layout family without shared memory.
+static std::string naive_layout_family_id() {
+  return picks::layout_family_naive_lesson().id;
+}
+// Its padded sibling.
+static std::string padded_layout_id() {
+  return picks::padded_layout_lesson().id;
+}
+// The first lesson with a layout toggle, plain.
+static std::string plain_layout_id() {
+  return picks::layout_lesson().id;
+}
 
 namespace {
 
@@ -124,15 +140,17 @@ TEST(AppMemoryColours, TileInBankColoursPlainAndPaddedAtProjectorSizes) {
   for (const auto& [size, font, more] : screens) {
     const std::string tag = std::string(size) + " font " + font + more;
     const Shot plain = take(std::string("banks_plain_") + size + "_" + font,
-                            "--lesson transpose.shared --m 32 --n 32 --memory banks --position end "
-                            "--font-size " +
+                            "--lesson " + plain_layout_id() +
+                                " --m 32 --n 32 --memory banks --position end "
+                                "--font-size " +
                                 std::string(font) + more,
                             size);
     ASSERT_EQ(plain.rc, 0) << plain.log;
     expect_bank_colours(plain, 32, "plain tile " + tag);
     const Shot padded = take(std::string("banks_padded_") + size + "_" + font,
-                             "--lesson transpose.shared_padded --m 32 --n 32 --memory banks "
-                             "--position end --font-size " +
+                             "--lesson " + padded_layout_id() +
+                                 " --m 32 --n 32 --memory banks "
+                                 "--position end --font-size " +
                                  std::string(font) + more,
                              size);
     ASSERT_EQ(padded.rc, 0) << padded.log;
@@ -144,11 +162,11 @@ TEST(AppMemoryColours, TileInBankColoursPlainAndPaddedAtProjectorSizes) {
 }
 
 TEST(AppMemoryColours, ConflictHeatmapHotOnThePlainTileColdOnThePadded) {
-  const Shot plain =
-      take("conflicts_plain", "--lesson transpose.shared --m 32 --n 32 --memory conflicts");
+  const Shot plain = take("conflicts_plain",
+                          "--lesson " + plain_layout_id() + " --m 32 --n 32 --memory conflicts");
   ASSERT_EQ(plain.rc, 0) << plain.log;
-  const Shot padded =
-      take("conflicts_padded", "--lesson transpose.shared_padded --m 32 --n 32 --memory conflicts");
+  const Shot padded = take("conflicts_padded",
+                           "--lesson " + padded_layout_id() + " --m 32 --n 32 --memory conflicts");
   ASSERT_EQ(padded.rc, 0) << padded.log;
   // Every element is read once by a 32-way conflicted column read: 31 extra
   // wavefronts, the top of the scale; padded, none.
@@ -165,11 +183,11 @@ TEST(AppMemoryColours, ConflictHeatmapHotOnThePlainTileColdOnThePadded) {
 }
 
 TEST(AppMemoryColours, SectorsPerRequestNaiveOutIs32TiledOutIs4) {
-  const Shot naive =
-      take("sectors_naive", "--lesson transpose.naive --m 32 --n 32 --memory sectors --focus-grid");
+  const Shot naive = take("sectors_naive", "--lesson " + naive_layout_family_id() +
+                                               " --m 32 --n 32 --memory sectors --focus-grid");
   ASSERT_EQ(naive.rc, 0) << naive.log;
-  const Shot tiled = take("sectors_tiled",
-                          "--lesson transpose.shared --m 32 --n 32 --memory sectors --focus-grid");
+  const Shot tiled = take("sectors_tiled", "--lesson " + plain_layout_id() +
+                                               " --m 32 --n 32 --memory sectors --focus-grid");
   ASSERT_EQ(tiled.rc, 0) << tiled.log;
   const auto& ramp = naive.cells["heat_ramp"];  // heat(i / 32): i sectors per request
   expect_all(naive, "out", rgb(ramp[32]), "naive: each lane its own sector");
@@ -235,8 +253,8 @@ size_t first_store_stop(const Stops& s) {
 TEST(AppMemoryColours, CoalescingPictureOfOneWarpStoreNaiveAndTiled) {
   const ts::Params p{.m = 32, .n = 32};
   for (const auto& [lesson, sectors, shot] :
-       {std::tuple{"transpose.naive", 32, "coalescing_naive"},
-        std::tuple{"transpose.shared", 4, "coalescing_tiled"}}) {
+       {std::tuple{naive_layout_family_id(), 32, "coalescing_naive"},
+        std::tuple{plain_layout_id(), 4, "coalescing_tiled"}}) {
     const Stops st = stops(lesson, ts::ReplayOrder::Lockstep, p);
     const size_t n = first_store_stop(st);
     ASSERT_GT(n, 0u) << lesson;
@@ -287,11 +305,11 @@ TEST(AppMemoryColours, CoalescingPictureOfOneWarpStoreNaiveAndTiled) {
 
 TEST(AppMemoryColours, LayoutToggleRunsTheOtherLayout) {
   // As a click on "padded [32][33]" in the grid's layout toggle.
-  const Shot s = take("layout_padded",
-                      "--lesson transpose.shared --m 32 --n 32 --memory banks --position end "
-                      "--layout 'padded [32][33]'");
+  const Shot s = take("layout_padded", "--lesson " + plain_layout_id() +
+                                           " --m 32 --n 32 --memory banks --position end "
+                                           "--layout 'padded [32][33]'");
   ASSERT_EQ(s.rc, 0) << s.log;
-  EXPECT_EQ(s.cells["variant"], "transpose.shared_padded");
+  EXPECT_EQ(s.cells["variant"], padded_layout_id());
   expect_bank_colours(s, 33, "after the toggle");
   const auto chosen = marks(s, "layout", "chosen");
   const auto other = marks(s, "layout", "option");
@@ -312,7 +330,7 @@ TEST(AppMemoryColours, LayoutToggleRunsTheOtherLayout) {
   EXPECT_EQ((*out)["data_rows"], 32);
   EXPECT_EQ((*out)["data_cols"], 32);
   // A label the group does not have: refused, with the ones it has.
-  const Shot bad = take("layout_bad", "--lesson transpose.shared --layout swizzled");
+  const Shot bad = take("layout_bad", "--lesson " + plain_layout_id() + " --layout swizzled");
   EXPECT_NE(bad.rc, 0);
   EXPECT_NE(bad.log.find("'plain [32][32]', 'padded [32][33]'"), std::string::npos) << bad.log;
 }
@@ -321,11 +339,11 @@ TEST(AppMemoryColours, AccessStepMovesExactlyOneWarpInstructionInEitherOrder) {
   const ts::Params p{.m = 40, .n = 48};  // edge tiles: warps of 16 lanes, and of 8 rows
   for (const auto& [order, flag] : {std::pair{ts::ReplayOrder::Lockstep, "lockstep"},
                                     std::pair{ts::ReplayOrder::AsRecorded, "recorded"}}) {
-    const Stops st = stops("transpose.shared", order, p);
+    const Stops st = stops(plain_layout_id(), order, p);
     ASSERT_GT(st.at.size(), 100u);
     for (size_t n : {size_t(1), size_t(37), size_t(38), st.at.size() / 2}) {
       const Shot s = take(std::string("step_") + flag + "_" + std::to_string(n),
-                          std::string("--lesson transpose.shared --order ") + flag +
+                          std::string("--lesson " + plain_layout_id() + " --order ") + flag +
                               " --position access:" + std::to_string(n));
       ASSERT_EQ(s.rc, 0) << s.log;
       const uint64_t pos = s.cells["position"];

@@ -28,6 +28,9 @@
 #include "engine/catalogue.hpp"
 #include "io/trace_file.hpp"
 #include "tests/app/private_x_server.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace picks = ts::picks;
 
 namespace {
 
@@ -76,7 +79,7 @@ AppRun run_app(const std::string& args, const std::string& name, const fs::path&
 const std::string& trace_bytes() {
   static const std::string bytes = [] {
     ts::RunRequest req;
-    req.variant = "matmul.tiled_square";
+    req.variant = picks::default_lesson().id;
     req.params = ts::find_variant(req.variant)->defaults;
     req.params.n = 8;
     req.params.tile = 4;

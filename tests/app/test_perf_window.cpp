@@ -26,6 +26,18 @@
 #include <unistd.h>
 
 #include "tests/app/private_x_server.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace picks = ts::picks;
+
+// The default lesson (square tiles, two barriers).
+static std::string default_id() {
+  return picks::default_lesson().id;
+}
+// The ladder's naive step before tiling.
+static std::string naive_grid_id() {
+  return picks::ladder_step(2).id;
+}
 
 namespace {
 
@@ -141,8 +153,8 @@ std::map<std::string, Expected> expected_points(const std::string& report, doubl
     Expected e;
     e.gflops = flops / (x["ms_median"].get<double>() * 1e-3) / 1e9;
     e.compulsory = flops / (4 * 3 * nn * nn);
-    if (k == "matmul.naive_grid") e.issued = flops / (4 * (2 * nn * nn * nn + nn * nn));
-    if (k == "matmul.tiled_square") e.issued = flops / (4 * (2 * nn * nn * nn / tile + nn * nn));
+    if (k == naive_grid_id()) e.issued = flops / (4 * (2 * nn * nn * nn + nn * nn));
+    if (k == default_id()) e.issued = flops / (4 * (2 * nn * nn * nn / tile + nn * nn));
     out[label] = e;
   }
   double lo = peak / copy / 2, hi = peak / copy * 2, ylo = peak;
@@ -202,9 +214,9 @@ TEST(PerfWindow, ReportFromTheCommandLineIsShownWithBothIntensities) {
   }
   // Tiling moves the dots right: T16 and T32 right of naive, T32 right of T16,
   // by log10(T) decades (less a little for the stores).
-  const double naive = (*mark(s, "issued", "matmul.naive_grid T16"))["x"];
-  const double t16 = (*mark(s, "issued", "matmul.tiled_square T16"))["x"];
-  const double t32 = (*mark(s, "issued", "matmul.tiled_square T32"))["x"];
+  const double naive = (*mark(s, "issued", naive_grid_id() + " T16"))["x"];
+  const double t16 = (*mark(s, "issued", default_id() + " T16"))["x"];
+  const double t32 = (*mark(s, "issued", default_id() + " T32"))["x"];
   const double decade = a.w / std::log10(x1 / x0);
   EXPECT_NEAR((t16 - naive) / decade, std::log10(16.0), 0.02);
   EXPECT_NEAR((t32 - naive) / decade, std::log10(32.0), 0.02);
@@ -293,7 +305,7 @@ TEST(PerfWindow, ReportGivenAsTheFileOpensInThePanel) {
   EXPECT_NE(s.cells["banner"]["text"].get<std::string>().find("perf_h200_panel.json"),
             std::string::npos);
   EXPECT_EQ(marks(s, "issued").size(), 4u);
-  EXPECT_EQ(s.cells["variant"], "matmul.tiled_square");  // the lesson still runs
+  EXPECT_EQ(s.cells["variant"], default_id());  // the lesson still runs
 }
 
 // Not a report: the window says so in a banner and goes on (exit 0), whatever

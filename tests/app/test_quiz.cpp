@@ -18,6 +18,14 @@
 #include <sys/wait.h>
 
 #include "tests/app/private_x_server.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace picks = ts::picks;
+
+// The default lesson (square tiles, two barriers).
+static std::string default_id() {
+  return picks::default_lesson().id;
+}
 
 namespace {
 
@@ -47,8 +55,9 @@ QuizRun quiz(const std::string& name, const std::string& args) {
   const fs::path d = out_dir();
   const fs::path png = d / (name + ".png"), json = d / (name + ".json"), log = d / (name + ".log");
   fs::remove(json);
-  const std::string cmd = "DISPLAY=" + display + " " + TS_TILESCOPE_EXE +
-                          " --lesson matmul.tiled_square --backend sim --size 1280x720 "
+  const std::string cmd = "DISPLAY=" + display + " " + TS_TILESCOPE_EXE + " --lesson " +
+                          default_id() +
+                          " --backend sim --size 1280x720 "
                           "--theme dark --quiz 1 " +
                           args + " --screenshot " + png.string() + " --cells-json " +
                           json.string() + " --exit > " + log.string() + " 2>&1";

@@ -20,6 +20,14 @@
 
 #include "tests/app/private_x_server.hpp"
 #include "tests/app/window_shot.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace picks = ts::picks;
+
+// The default lesson (square tiles, two barriers).
+static std::string default_id() {
+  return picks::default_lesson().id;
+}
 
 namespace {
 
@@ -78,9 +86,9 @@ constexpr Rgb kPurple = {204, 121, 167};  // the warp tile (app/grid/register_ti
 TEST(AppRegisterTile, TiledSquareThreadAndItsWarpOutlined) {
   // n = 16, tile 8: block (1, 1) is block 3; thread (3, 1) = 11 stores C[9][11];
   // its warp 0 stores rows 8..11, columns 8..15.
-  const Shot s = take("tiles_tiled",
-                      "--lesson matmul.tiled_square --n 16 --tile 8 --backend sim "
-                      "--select-block 3 --select-thread 11 --position end");
+  const Shot s = take("tiles_tiled", "--lesson " + default_id() +
+                                         " --n 16 --tile 8 --backend sim "
+                                         "--select-block 3 --select-thread 11 --position end");
   ASSERT_EQ(s.rc, 0) << "tilescope failed; see its log in " << out_dir();
   const auto legend = marks(s, "grid", "tiles");
   ASSERT_EQ(legend.size(), 1u);
@@ -104,7 +112,7 @@ TEST(AppRegisterTile, TiledSquareThreadAndItsWarpOutlined) {
 // each thread (tx, ty) of block 0 stores C[2ty .. 2ty+1][2tx .. 2tx+1].
 fs::path two_by_two_trace() {
   using namespace ts;
-  const Variant& v = *find_variant("matmul.naive_grid");
+  const Variant& v = picks::ladder_step(2);
   Trace t;
   Params p = v.defaults;
   p.n = 16, p.block = 8;
@@ -171,7 +179,7 @@ TEST(AppRegisterTile, TwoByTwoStoresAreOneRegisterTile) {
 // The same shapes; the 32 lanes of warp 0 load A[4l .. 4l+3] as float4.
 fs::path float4_trace() {
   using namespace ts;
-  const Variant& v = *find_variant("matmul.naive_grid");
+  const Variant& v = picks::ladder_step(2);
   Trace t;
   Params p = v.defaults;
   p.n = 16, p.block = 8;

@@ -25,6 +25,22 @@
 
 #include "tests/app/private_x_server.hpp"
 #include "tests/app/window_shot.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace picks = ts::picks;
+
+// The default lesson (square tiles, two barriers).
+static std::string default_id() {
+  return picks::default_lesson().id;
+}
+// A halo in a fixed-size shared array.
+static std::string halo_shared_id() {
+  return picks::halo_lesson(picks::Halo::StaticShared).id;
+}
+// Rectangular matrices with a tile.
+static std::string rect_id() {
+  return picks::rectangular_tiled_lesson().id;
+}
 
 namespace {
 
@@ -81,9 +97,9 @@ TEST(AppScreenshot, LoadedTileHighlightedAndPaddingHatched) {
   // Block (2, 2) of a 10 x 10 multiply with 4 x 4 tiles, all threads at the
   // first barrier: its tile of A is rows 8..11, columns 0..3; rows 10 and 11
   // do not exist, so half of its tileA is zero padding.
-  const Shot s = take("loaded",
-                      "--lesson matmul.tiled_square --n 10 --tile 4 --backend sim "
-                      "--order lockstep --select-block 8 --position barrier:1");
+  const Shot s = take("loaded", "--lesson " + default_id() +
+                                    " --n 10 --tile 4 --backend sim "
+                                    "--order lockstep --select-block 8 --position barrier:1");
   ASSERT_EQ(s.rc, 0) << "tilescope failed; see its log in " << out_dir();
   ASSERT_GT(s.w, 0);
   const nlohmann::json* A = array(s, "A", false);
@@ -132,16 +148,16 @@ TEST(AppScreenshot, LoadedTileHighlightedAndPaddingHatched) {
 }
 
 TEST(AppScreenshot, LastWrittenOutputCellShowsItsValue) {
-  const Shot s = take("end",
-                      "--lesson matmul.tiled_square --n 10 --tile 4 --backend sim "
-                      "--order lockstep --position end");
+  const Shot s = take("end", "--lesson " + default_id() +
+                                 " --n 10 --tile 4 --backend sim "
+                                 "--order lockstep --position end");
   ASSERT_EQ(s.rc, 0);
   ASSERT_TRUE(s.cells.contains("last_store"));
   const auto& ls = s.cells["last_store"];
   EXPECT_EQ(ls["buffer"], "C");
   const uint32_t e = ls["element"].get<uint32_t>();
   // The value the replay shows is the correct one: compute it independently.
-  const ts::Variant* v = ts::find_variant("matmul.tiled_square");
+  const ts::Variant* v = &picks::default_lesson();
   ASSERT_NE(v, nullptr);
   ts::Params p = v->defaults;
   p.n = 10;
@@ -179,9 +195,9 @@ TEST(AppScreenshot, LastWrittenOutputCellShowsItsValue) {
 }
 
 TEST(AppScreenshot, StencilHaloCellsHaveTheirOwnColour) {
-  const Shot s = take("stencil",
-                      "--lesson stencil.shared --backend sim --order lockstep "
-                      "--select-block 1 --position barrier:1");
+  const Shot s = take("stencil", "--lesson " + halo_shared_id() +
+                                     " --backend sim --order lockstep "
+                                     "--select-block 1 --position barrier:1");
   ASSERT_EQ(s.rc, 0);
   const nlohmann::json* sh = array(s, "cache", true);  // the kernel's name for its shared array
   ASSERT_NE(sh, nullptr) << s.cells.dump();
@@ -223,7 +239,7 @@ TEST(AppScreenshot, BadInputGivesAMessageNotACrash) {
   EXPECT_NE(text.find("Cannot open"), std::string::npos) << text;
   // Parameters out of range are refused with validate()'s reason, as a usage
   // error (2) before any window opens, like tilescope-cli's.
-  const int rc2 = run_app("--lesson matmul.tiled_square --tile 64 --screenshot " +
+  const int rc2 = run_app("--lesson " + default_id() + " --tile 64 --screenshot " +
                               (d / "bad2.png").string() + " --exit",
                           d / "bad2.log");
   EXPECT_EQ(rc2, 2);
@@ -235,7 +251,7 @@ TEST(AppScreenshot, BadInputGivesAMessageNotACrash) {
 TEST(AppScreenshot, TimelineLanesStayInViewOnA720pProjector) {
   // 1280 x 720: the transport wraps onto a second row; the timeline's slot
   // grows so that the warp lanes (phases as coloured bars) are still drawn.
-  const Shot s = take("small", "--lesson matmul.tiled_square --position 500", "1280x720");
+  const Shot s = take("small", "--lesson " + default_id() + " --position 500", "1280x720");
   ASSERT_EQ(s.rc, 0) << "tilescope failed; see its log in " << out_dir();
   ASSERT_EQ(s.h, 720);
   const auto& lanes = s.cells["timeline_lanes"];
@@ -269,7 +285,7 @@ TEST(AppScreenshot, GridOnlyViewGivesBigCellsOnA720pProjector) {
   // multiply's cells are small. Grid focus (G, --focus-grid) hides the side
   // panels, lays A, B and C out in a row, and the cells must grow enough to
   // print values, all inside the window.
-  const std::string lesson = "--lesson matmul.tiled_square --position 500";
+  const std::string lesson = "--lesson " + default_id() + " --position 500";
   const Shot all = take("panels720", lesson + " --tab Narration", "1280x720");
   const Shot focus = take("focus720", lesson + " --focus-grid", "1280x720");
   ASSERT_EQ(all.rc, 0);
@@ -310,7 +326,7 @@ TEST(AppScreenshot, DefaultLessonPrintsValuesOnA720pLaptop) {
   // big enough for values (20 px at the default text size).
   const Shot s = take("default720", "--backend sim", "1280x720");
   ASSERT_EQ(s.rc, 0) << "tilescope failed; see its log in " << out_dir();
-  EXPECT_EQ(s.cells["variant"], "matmul.tiled_square");
+  EXPECT_EQ(s.cells["variant"], default_id());
   const nlohmann::json* C = array(s, "C", false);
   ASSERT_NE(C, nullptr);
   EXPECT_GE((*C)["cell_w"].get<double>(), 20.0);
@@ -320,7 +336,7 @@ TEST(AppScreenshot, DefaultLessonPrintsValuesOnA720pLaptop) {
 }
 
 TEST(AppScreenshot, ABiggerFontNeverMakesTheMatricesSmaller) {
-  const std::string args = "--lesson matmul.tiled_square --backend sim --position 500";
+  const std::string args = "--lesson " + default_id() + " --backend sim --position 500";
   const Shot small = take("font13", args + " --font-size 13", "1920x1080");
   const Shot big = take("font28", args + " --font-size 28", "1920x1080");
   ASSERT_EQ(small.rc, 0);
@@ -373,7 +389,7 @@ TEST(AppScreenshot, ThreadsWaitingAtABarrierAreCountedAndMarked) {
   // The default lesson (8 x 8 = 64 threads a block) part-way through the
   // arrivals at barrier 1 of block 0: some threads wait, the others not yet.
   ts::RunRequest req;
-  const ts::Variant* v = ts::find_variant("matmul.tiled_square");
+  const ts::Variant* v = &picks::default_lesson();
   ASSERT_NE(v, nullptr);
   req.variant = v->id;
   req.params = v->defaults;
@@ -431,9 +447,9 @@ TEST(AppScreenshot, ThreadsWaitingAtABarrierAreCountedAndMarked) {
 TEST(AppScreenshot, ChosenHazardJumpsToItsSecondAccessAndMarksTheCell) {
   // Barrier 2 removed, warps skewed: hazards between warps. --hazard 0 does
   // what a click on the first listed hazard does.
-  const Shot s = take("hazard",
-                      "--lesson matmul.tiled_square --n 12 --tile 8 --barriers 1 --backend sim "
-                      "--schedule skew --tab Races --hazard 0");
+  const Shot s = take("hazard", "--lesson " + default_id() +
+                                    " --n 12 --tile 8 --barriers 1 --backend sim "
+                                    "--schedule skew --tab Races --hazard 0");
   ASSERT_EQ(s.rc, 0) << "tilescope failed; see its log in " << out_dir();
   // The race panel's marks: the hazard cell as written and as read.
   const nlohmann::json* write = nullptr;
@@ -517,9 +533,9 @@ TEST(AppScreenshot, RaceHintSaysWhatTheRemovedBarrierCanShow) {
 // arrays are stacked in data-flow order with a shared array's halo hanging
 // out on both sides of the block's cells.
 TEST(AppScreenshot, ArraysAreLaidOutFromTheirShapes) {
-  const Shot m = take("shapes_rect",
-                      "--lesson matmul.tiled_rect --m 6 --k 10 --n 14 --tile 4 "
-                      "--backend sim --position 0");
+  const Shot m = take("shapes_rect", "--lesson " + rect_id() +
+                                         " --m 6 --k 10 --n 14 --tile 4 "
+                                         "--backend sim --position 0");
   ASSERT_EQ(m.rc, 0);
   const nlohmann::json *A = array(m, "A", false), *B = array(m, "B", false),
                        *C = array(m, "C", false);
@@ -537,9 +553,9 @@ TEST(AppScreenshot, ArraysAreLaidOutFromTheirShapes) {
   EXPECT_NE(array(m, "tileA", true), nullptr);
   EXPECT_NE(array(m, "tileB", true), nullptr);
 
-  const Shot s = take("shapes_stencil",
-                      "--lesson stencil.shared --length 100 --radius 2 "
-                      "--block 32 --backend sim --position 0");
+  const Shot s = take("shapes_stencil", "--lesson " + halo_shared_id() +
+                                            " --length 100 --radius 2 "
+                                            "--block 32 --backend sim --position 0");
   ASSERT_EQ(s.rc, 0);
   const nlohmann::json *in = array(s, "in", false), *out = array(s, "out", false),
                        *cache = array(s, "cache", true);

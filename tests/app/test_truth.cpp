@@ -29,6 +29,34 @@
 
 #include "tests/app/private_x_server.hpp"
 #include "tests/app/window_shot.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace picks = ts::picks;
+
+// A constant-memory filter and a shared tile.
+static std::string constant_tile_id() {
+  return picks::constant_memory_lesson(true).id;
+}
+// The default lesson (square tiles, two barriers).
+static std::string default_id() {
+  return picks::default_lesson().id;
+}
+// The first lesson with a layout toggle, plain.
+static std::string plain_layout_id() {
+  return picks::layout_lesson().id;
+}
+// Shared atomics.
+static std::string shared_atomics_id() {
+  return picks::shared_atomics_lesson().id;
+}
+// The lesson whose banks caption this test reads: sdata[index] += sdata[index + s].
+static std::string strided_sum_id() {
+  return picks::first_with("with the statement sdata[index] += sdata[index + s]",
+                           [](const ts::Variant& v) {
+                             return picks::source_has(v, "sdata[index] += sdata[index + s]");
+                           })
+      .id;
+}
 
 namespace {
 
@@ -105,17 +133,17 @@ void expect_stale_read_printed(const std::string& lesson, const std::string& ord
 
 TEST(AppTruth, StaleReadOfUnwrittenMemoryPrintsTheValueRead) {
   for (const char* order : {"lockstep", "recorded"}) {
-    expect_stale_read_printed("matmul.tiled_square", order);
-    expect_stale_read_printed("conv2d.tiled", order);
+    expect_stale_read_printed(default_id(), order);
+    expect_stale_read_printed(constant_tile_id(), order);
   }
 }
 
 TEST(AppTruth, BanksCaptionNamesTheExpressionOfTheInstructionDrawn) {
   // `sdata[index] += sdata[index + s]`: the first load of the line is
   // sdata[index + s] (the right-hand side runs first), then sdata[index].
-  const Shot s = take("banks_caption",
-                      "--lesson reduction.interleaved_strided --position phase:2 --keys right "
-                      "--tab Banks");
+  const Shot s = take("banks_caption", "--lesson " + strided_sum_id() +
+                                           " --position phase:2 --keys right "
+                                           "--tab Banks");
   ASSERT_EQ(s.rc, 0) << s.log;
   ASSERT_TRUE(s.cells.contains("warp_access"));
   EXPECT_EQ(s.cells["warp_access"]["kind"], "shared load");
@@ -130,7 +158,8 @@ TEST(AppTruth, BanksCaptionNamesTheExpressionOfTheInstructionDrawn) {
        {std::tuple{"right", "sdata[index + s],", 2},
         std::tuple{"right,right,right,right,right", "sdata[index],", 0}}) {
     const Shot c = take(std::string("coalescing_") + std::to_string(lane0),
-                        std::string("--lesson reduction.interleaved_strided --position phase:2 "
+                        std::string("--lesson " + strided_sum_id() +
+                                    " --position phase:2 "
                                     "--memory coalescing --focus-grid --keys ") +
                             keys);
     ASSERT_EQ(c.rc, 0) << c.log;
@@ -145,9 +174,9 @@ TEST(AppTruth, BanksCaptionNamesTheExpressionOfTheInstructionDrawn) {
 }
 
 TEST(AppTruth, ComputedZerosAreValuesAndShortArraysHaveTheirExtent) {
-  const Shot s = take("zeros",
-                      "--lesson reduction.interleaved_strided --position phase:2 "
-                      "--keys right --focus-grid");
+  const Shot s = take("zeros", "--lesson " + strided_sum_id() +
+                                   " --position phase:2 "
+                                   "--keys right --focus-grid");
   ASSERT_EQ(s.rc, 0) << s.log;
   const nlohmann::json* sdata = find_in(s.cells["grid_cells"], "sdata");
   ASSERT_NE(sdata, nullptr);
@@ -168,9 +197,9 @@ TEST(AppTruth, ComputedZerosAreValuesAndShortArraysHaveTheirExtent) {
 TEST(AppTruth, PaddingStillHatchedWhereTilesHangOverTheMatrix) {
   // n = 5 with 4 x 4 tiles: the tiles over the edge hold zeros for elements
   // outside the matrix; those shared cells are padding.
-  const Shot s = take("padding",
-                      "--lesson matmul.tiled_square --n 6 --tile 4 --position phase:1 "
-                      "--select-block 3 --focus-grid");
+  const Shot s = take("padding", "--lesson " + default_id() +
+                                     " --n 6 --tile 4 --position phase:1 "
+                                     "--select-block 3 --focus-grid");
   ASSERT_EQ(s.rc, 0) << s.log;
   int hatched = 0;
   for (const auto& a : s.cells["grid_cells"])
@@ -181,9 +210,9 @@ TEST(AppTruth, PaddingStillHatchedWhereTilesHangOverTheMatrix) {
 }
 
 TEST(AppTruth, AtomicsInSharedAndGlobalMemoryHaveAScaleAndALegendLineEach) {
-  const Shot s = take("contention",
-                      "--lesson histogram.shared_atomics --memory contention "
-                      "--position end --focus-grid");
+  const Shot s = take("contention", "--lesson " + shared_atomics_id() +
+                                        " --memory contention "
+                                        "--position end --focus-grid");
   ASSERT_EQ(s.rc, 0) << s.log;
   std::vector<const nlohmann::json*> lines;
   for (const auto& l : s.cells["grid_legend"])
@@ -215,8 +244,9 @@ TEST(AppTruth, AtomicsInSharedAndGlobalMemoryHaveAScaleAndALegendLineEach) {
 }
 
 TEST(AppTruth, TransposeTimelineLabelsLegibleAt720pFont28) {
-  const Shot s = take("timeline_labels", "--lesson transpose.shared --m 32 --n 32 --position 1",
-                      "1280x720", "28");
+  const Shot s =
+      take("timeline_labels", "--lesson " + plain_layout_id() + " --m 32 --n 32 --position 1",
+           "1280x720", "28");
   ASSERT_EQ(s.rc, 0) << s.log;
   const auto labels = marks(s, "timeline", "label");
   ASSERT_FALSE(labels.empty());
@@ -234,8 +264,9 @@ TEST(AppTruth, TransposeColumnReadIsOneSolidOutline) {
   for (const auto& [size, font] : {std::pair{"1280x720", "28"}, std::pair{"1920x1080", "18"}}) {
     // After the barrier, the first warp access reads a column of the tile.
     const Shot s = take(std::string("column_") + size,
-                        "--lesson transpose.shared --m 32 --n 32 --position phase:1 --keys right "
-                        "--focus-grid",
+                        "--lesson " + plain_layout_id() +
+                            " --m 32 --n 32 --position phase:1 --keys right "
+                            "--focus-grid",
                         size, font);
     ASSERT_EQ(s.rc, 0) << s.log;
     ASSERT_EQ(s.cells["warp_access"]["kind"], "shared load") << size;
@@ -257,7 +288,8 @@ TEST(AppTruth, TransposeColumnReadIsOneSolidOutline) {
 }
 
 TEST(AppTruth, Conv2dHaloRingInTheHaloColour) {
-  const Shot s = take("conv2d_halo", "--lesson conv2d.tiled --position phase:1 --focus-grid");
+  const Shot s =
+      take("conv2d_halo", "--lesson " + constant_tile_id() + " --position phase:1 --focus-grid");
   ASSERT_EQ(s.rc, 0) << s.log;
   const nlohmann::json* tile = find_in(s.cells["grid_cells"], "tile");
   ASSERT_NE(tile, nullptr);

@@ -24,6 +24,14 @@
 #include "tests/cli_process.hpp"
 
 #include "tests/app/private_x_server.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace picks = ts::picks;
+
+// The default lesson (square tiles, two barriers).
+static std::string default_id() {
+  return picks::default_lesson().id;
+}
 
 namespace {
 
@@ -78,27 +86,27 @@ std::string cli_message(const std::string&) {
 
 // Each window argument list and the CLI's `run` with the same lesson options.
 struct Case {
-  const char* window;
-  const char* cli;
+  std::string window;
+  std::string cli;
 };
 
 TEST(WindowArgs, LessonMistakesExit2WithTheCommandLinesMessage) {
   REQUIRE_CLI();
   const Case cases[] = {
       {"--lesson nope", "run nope"},
-      {"--lesson matmul.tiled_square --n 0", "run matmul.tiled_square --n 0"},
-      {"--lesson matmul.tiled_square --n 2147483648", "run matmul.tiled_square --n 2147483648"},
-      {"--lesson matmul.tiled_square --barriers 3", "run matmul.tiled_square --barriers 3"},
-      {"--lesson matmul.tiled_square --barriers 10", "run matmul.tiled_square --barriers 10"},
-      {"--lesson matmul.tiled_square --barriers ''", "run matmul.tiled_square --barriers ''"},
-      {"--lesson matmul.tiled_square --seed -1", "run matmul.tiled_square --seed -1"},
-      {"--lesson matmul.tiled_square --tile 64", "run matmul.tiled_square --tile 64"},
-      {"--lesson matmul.tiled_square --backend quantum",
-       "run matmul.tiled_square --backend quantum"},
+      {"--lesson " + default_id() + " --n 0", "run " + default_id() + " --n 0"},
+      {"--lesson " + default_id() + " --n 2147483648", "run " + default_id() + " --n 2147483648"},
+      {"--lesson " + default_id() + " --barriers 3", "run " + default_id() + " --barriers 3"},
+      {"--lesson " + default_id() + " --barriers 10", "run " + default_id() + " --barriers 10"},
+      {"--lesson " + default_id() + " --barriers ''", "run " + default_id() + " --barriers ''"},
+      {"--lesson " + default_id() + " --seed -1", "run " + default_id() + " --seed -1"},
+      {"--lesson " + default_id() + " --tile 64", "run " + default_id() + " --tile 64"},
+      {"--lesson " + default_id() + " --backend quantum",
+       "run " + default_id() + " --backend quantum"},
       // Without --lesson: the default lesson's barriers.
-      {"--barriers 3", "run matmul.tiled_square --barriers 3"},
+      {"--barriers 3", "run " + default_id() + " --barriers 3"},
       // Issue 20: an empty item between commas (both programs ran with mask 3).
-      {"--lesson matmul.tiled_square --barriers 1,,2", "run matmul.tiled_square --barriers 1,,2"},
+      {"--lesson " + default_id() + " --barriers 1,,2", "run " + default_id() + " --barriers 1,,2"},
   };
   int i = 0;
   for (const Case& c : cases) {
@@ -125,7 +133,7 @@ TEST(WindowArgs, LessonMistakesExit2WithTheCommandLinesMessage) {
 TEST(WindowArgs, BarrierSubsetsRunWhatTheCommandLineRuns) {
   REQUIRE_CLI();
 #ifdef TS_CLI_PATH
-  const std::string lesson = "--lesson matmul.tiled_square --n 12 --tile 4 --backend sim";
+  const std::string lesson = "--lesson " + default_id() + " --n 12 --tile 4 --backend sim";
   for (const char* barriers :
        {"--barriers all", "--barriers 2", "--no-barrier 2", "--barriers none"}) {
     const fs::path json = out_dir() / "subset.json";
@@ -137,7 +145,7 @@ TEST(WindowArgs, BarrierSubsetsRunWhatTheCommandLineRuns) {
     std::ifstream f(json);
     const auto cells = nlohmann::json::parse(f);
     const auto c = ts::testing::run_cli(
-        "run matmul.tiled_square --n 12 --tile 4 --backend sim --json " + std::string(barriers),
+        "run " + default_id() + " --n 12 --tile 4 --backend sim --json " + std::string(barriers),
         false);
     ASSERT_EQ(c.code, 0) << c.out;
     const auto doc = nlohmann::json::parse(c.out);
@@ -148,7 +156,7 @@ TEST(WindowArgs, BarrierSubsetsRunWhatTheCommandLineRuns) {
 
 TEST(WindowArgs, SkewNanosecondsOnTheSimulatorGetTheNote) {
   const WindowRun r =
-      window("--lesson matmul.tiled_square --n 8 --backend sim --skew-ns 300", "skewns");
+      window("--lesson " + default_id() + " --n 8 --backend sim --skew-ns 300", "skewns");
   EXPECT_EQ(r.rc, 0) << r.out;
   EXPECT_NE(r.out.find("tilescope: note: --skew-ns applies to the GPU only"), std::string::npos)
       << r.out;
@@ -160,7 +168,7 @@ TEST(WindowArgs, PerfReportIsAnOptionAndAMissingFileIsAUsageError) {
   std::string err;
   ASSERT_TRUE(ts::save_report(ts::PerfReport{}, report.string(), &err)) << err;
   const WindowRun ok = window(
-      "--lesson matmul.tiled_square --n 8 --backend sim --perf-report " + report.string(), "perf");
+      "--lesson " + default_id() + " --n 8 --backend sim --perf-report " + report.string(), "perf");
   EXPECT_EQ(ok.rc, 0) << ok.out;
   const WindowRun missing =
       window("--perf-report " + (out_dir() / "nope.json").string(), "perfmissing");
@@ -172,7 +180,7 @@ TEST(WindowArgs, PerfReportIsAnOptionAndAMissingFileIsAUsageError) {
 // options: exit 2 and a message naming the option, the value and what is
 // allowed; no screenshot. (Each used to exit 0 or 1, or run clamped.)
 TEST(WindowArgs, EveryWindowOptionIsCheckedWithExit2AndAMessage) {
-  const std::string lesson = "--lesson matmul.tiled_square --n 12 --tile 4 --backend sim ";
+  const std::string lesson = "--lesson " + default_id() + " --n 12 --tile 4 --backend sim ";
   const struct {
     std::string args, want;
   } cases[] = {
@@ -185,18 +193,18 @@ TEST(WindowArgs, EveryWindowOptionIsCheckedWithExit2AndAMessage) {
        "--position 'bogus': use an event index, start, end, phase:N, barrier:N, access:N or stale"},
       {"--position -1", "--position '-1': use an event index"},
       {"--from phase:x --record " + (out_dir() / "never.gif").string(), "--from 'phase:x'"},
-      {"--layout bogus", "--layout 'bogus': matmul.tiled_square has no other layouts"},
+      {"--layout bogus", "--layout 'bogus': " + default_id() + " has no other layouts"},
       {"--font-size 0", "--font-size: 0 is out of range: give a size in points from 10 to 40"},
       {"--font-size -5", "--font-size: -5 is out of range"},
       {"--font-size nan", "--font-size"},
       {"--font-size inf", "--font-size"},
       {"--select-block -1",
-       "--select-block: -1 is out of range: give a whole number from 0 to 8 (matmul.tiled_square "
-       "with n=12 tile=4 launches 9 blocks)"},
+       "--select-block: -1 is out of range: give a whole number from 0 to 8 (" + default_id() +
+           " with n=12 tile=4 launches 9 blocks)"},
       {"--select-block 9", "--select-block: 9 is out of range"},
       {"--select-thread 99999",
-       "--select-thread: 99999 is out of range: give a whole number from 0 to 15 (a block of "
-       "matmul.tiled_square with n=12 tile=4 has 16 threads)"},
+       "--select-thread: 99999 is out of range: give a whole number from 0 to 15 (a block of " +
+           default_id() + " with n=12 tile=4 has 16 threads)"},
       {"--frames -1", "--frames: -1 is out of range: give a whole number from 0 to 1000000"},
       {"--tab nosuchtab", "--tab 'nosuchtab': the panels are "},
       {"--barriers none --hazard 999999",

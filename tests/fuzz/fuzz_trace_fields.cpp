@@ -26,6 +26,9 @@
 #include "engine/backend.hpp"
 #include "io/chrome_export.hpp"
 #include "io/trace_file.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace picks = ts::picks;
 
 namespace {
 
@@ -45,13 +48,17 @@ const std::vector<Trace>& seeds() {
       uint32_t mask;
     };
     const Seed list[] = {
-        {"matmul.tiled_exact", {.n = 5, .tile = 2}, ~0u},
-        {"matmul.tiled_square", {.n = 4, .tile = 2}, 0x1u},
-        {"matmul.tiled_rect", {.m = 3, .k = 5, .n = 2, .tile = 2}, ~0u},
-        {"matmul.row_col_shared", {.n = 5, .tile = 2}, ~0u},
-        {"matmul.naive_grid", {.n = 3, .block = 2}, ~0u},
-        {"stencil.shared_dynamic", {.length = 20, .radius = 2, .block = 8}, ~0u},
-        {"stencil.shared", {.length = 10, .radius = 1, .block = 4}, 0u},
+        {picks::overreaching_lesson().id, {.n = 5, .tile = 2}, ~0u},
+        {picks::default_lesson().id, {.n = 4, .tile = 2}, 0x1u},
+        {picks::rectangular_tiled_lesson().id, {.m = 3, .k = 5, .n = 2, .tile = 2}, ~0u},
+        {picks::dynamic_staging_lesson(2).id, {.n = 5, .tile = 2}, ~0u},
+        {picks::ladder_step(2).id, {.n = 3, .block = 2}, ~0u},
+        {picks::halo_lesson(picks::Halo::DynamicShared).id,
+         {.length = 20, .radius = 2, .block = 8},
+         ~0u},
+        {picks::halo_lesson(picks::Halo::StaticShared).id,
+         {.length = 10, .radius = 1, .block = 4},
+         0u},
     };
     std::vector<Trace> out;
     for (const Seed& s : list) {
