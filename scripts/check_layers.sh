@@ -73,7 +73,10 @@ for room in "${rooms[@]}"; do
   done < <(grep -rnE '^#include "app/[a-z_]+/' "app/$room" --include='*.hpp' --include='*.cpp' || true)
 done
 
-ids=$(grep -rhoE '\.id = "[a-z0-9_]+\.[a-z0-9_]+"' lessons/ | sed -E 's/.*"(.*)"/\1/' | sort -u)
+# The ids follow from the lesson list (lessons/CMakeLists.txt): the file
+# name's first '_' made a '.'.
+ids=$(sed -n '/^set(TS_LESSONS/,/^)/p' lessons/CMakeLists.txt | grep -oE '^ +[a-z0-9]+_[a-z0-9_]+' |
+        sed -E 's/^ +//; s/_/./' | sort -u)
 [ -n "$ids" ] || { echo "no lesson ids found in lessons/"; exit 1; }
 for id in $ids; do
   while IFS= read -r hit; do
