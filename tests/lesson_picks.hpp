@@ -151,10 +151,11 @@ inline const Variant& halo_lesson(Halo kind) {
   });
 }
 
-// The first lesson with a shared-memory layout toggle (plain, padded, ...):
-// its plain member, the first of its group.
+// The first m x n lesson with a shared-memory layout toggle (plain, padded,
+// ...): its plain member, the first of its group.
 inline const Variant& layout_lesson() {
-  return first_with("with a layout group", [](const Variant& v) { return v.layout_group; });
+  return first_with("an m x n lesson with a layout group",
+                    [](const Variant& v) { return v.layout_group && reads(v, kUsesM | kUsesN); });
 }
 inline bool in_layout_group_of(const Variant& v, const Variant& plain) {
   return v.layout_group && &v != &plain && std::string(v.layout_group) == plain.layout_group;

@@ -19,10 +19,6 @@ using lessons::matmul_tiled_rect::kC;
 using lessons::stencil_naive::kIn;
 using lessons::stencil_naive::kOut;
 
-const Variant& var(const char* id) {
-  return *find_variant(id);
-}
-
 BufferData matrix(ArraySlot slot, int rows, int cols, std::vector<float> v) {
   BufferData b;
   b.slot = slot;
