@@ -40,37 +40,20 @@ TS_KERNEL_BODY(Body, matmul_naive_grid(rec, args));
 struct Lesson {
   static LessonSpec descriptor() {
     using namespace matmul_kit;
-    return {
-        .title = "Naive, a grid of blocks",
-        .summary =
-            "One thread per element of C, blocks tiling C: every element of A and B is "
-            "read n times from global memory.",
-        .params = {side("n", "n (matrix size)", "A, B and C are n x n", 10),
-                   block("block side", "threads per block: side x side", 4)},
-        .arrays = [](const Params& p) { return square_arrays(p); },
-        .geometry = [](const Params& p) { return tiled_geometry(p.n, p.n, p.block); },
-        .check = [](const Variant&, const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
+    LessonSpec s = naive(
+        "Naive, a grid of blocks",
+        "One thread per element of C, blocks tiling C: every element of A and B is read n times "
+        "from global memory.",
+        {square_n(10), block("block side", "threads per block: side x side", 4)},
+        [](const Params& p) { return tiled_geometry(p.n, p.n, p.block); },
+        [](const Variant&, const Params& p, const DeviceLimits& lim) {
           if (auto e = check_side("n", p.n)) return e;
           return check_block_side(p.block, lim);
         },
-        .shared_advice = smaller_tile,
-        .counts =
-            [](const Params& p) {
-              const uint64_t n = p.n;
-              ExpectedCounts c;
-              c.global_loads = 2 * n * n * n;
-              c.global_stores = n * n;
-              return c;
-            },
-        .reference = square_reference,
-        .sum_length = square_sum_length,
-        .loads_per_output = naive_loads,
-        .metric = PerfMetric::Flops,
-        .flops = square_flops,
-        .ladder = "sgemm",
-        .ladder_step = 2,  // coalesced: lane x reads B[k][col + x], one broadcast of A
-        .tests = {.larger = Params{.n = 10, .block = 4}},
-    };
+        Params{.n = 10, .block = 4});
+    s.ladder = "sgemm";
+    s.ladder_step = 2;  // coalesced: lane x reads B[k][col + x], one broadcast of A
+    return s;
   }
 };
 

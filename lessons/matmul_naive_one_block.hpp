@@ -37,52 +37,35 @@ TS_DEVICE void matmul_naive_one_block(Rec& rec, const KernelArgs& args) {
 
 TS_KERNEL_BODY(Body, matmul_naive_one_block(rec, args));
 
+// One block holds at most 32 x 32 threads: beyond that, the grid lesson.
+inline std::optional<std::string> check_one_block(const Params& p, const DeviceLimits& lim) {
+  if (auto e = lesson_kit::check_side("n", p.n)) return e;
+  if (int64_t(p.n) * p.n <= lim.max_threads_per_block) return std::nullopt;
+  int side = 1;
+  while ((side + 1) * (side + 1) <= lim.max_threads_per_block)
+    ++side;
+  return "n = " + std::to_string(p.n) + ": one block of " + std::to_string(p.n) + " x " +
+         std::to_string(p.n) + " = " + std::to_string(int64_t(p.n) * p.n) +
+         " threads exceeds the " + std::to_string(lim.max_threads_per_block) +
+         " threads a block may have, so one block computes at most " + std::to_string(side) +
+         " x " + std::to_string(side) +
+         "; a bigger matrix needs a grid of blocks (matmul.naive_grid)";
+}
+
 struct Lesson {
   static LessonSpec descriptor() {
     using namespace matmul_kit;
-    return {
-        .title = "Naive, one block",
-        .summary =
-            "One thread per element of C in a single block: fine up to 32 x 32, then a "
-            "grid is needed.",
-        .params = {side("n", "n (matrix size)", "A, B and C are n x n", 6)},
-        .arrays = [](const Params& p) { return square_arrays(p); },
-        .geometry =
-            [](const Params& p) {
-              LaunchGeometry g;
-              g.block = {at_least_1(p.n), at_least_1(p.n), 1};
-              return g;
-            },
-        .check = [](const Variant&, const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
-          if (auto e = check_side("n", p.n)) return e;
-          if (int64_t(p.n) * p.n <= lim.max_threads_per_block) return std::nullopt;
-          int side = 1;
-          while ((side + 1) * (side + 1) <= lim.max_threads_per_block)
-            ++side;
-          return "n = " + std::to_string(p.n) + ": one block of " + std::to_string(p.n) + " x " +
-                 std::to_string(p.n) + " = " + std::to_string(int64_t(p.n) * p.n) +
-                 " threads exceeds the " + std::to_string(lim.max_threads_per_block) +
-                 " threads a block may have, so one block computes at most " +
-                 std::to_string(side) + " x " + std::to_string(side) +
-                 "; a bigger matrix needs a grid of blocks (matmul.naive_grid)";
+    return naive(
+        "Naive, one block",
+        "One thread per element of C in a single block: fine up to 32 x 32, then a grid is "
+        "needed.",
+        {square_n(6)},
+        [](const Params& p) {
+          LaunchGeometry g;
+          g.block = {at_least_1(p.n), at_least_1(p.n), 1};
+          return g;
         },
-        .shared_advice = smaller_tile,
-        .counts =
-            [](const Params& p) {
-              // Each of the n^2 threads inside C reads a row of A and a column of B.
-              const uint64_t n = p.n;
-              ExpectedCounts c;
-              c.global_loads = 2 * n * n * n;
-              c.global_stores = n * n;
-              return c;
-            },
-        .reference = square_reference,
-        .sum_length = square_sum_length,
-        .loads_per_output = naive_loads,
-        .metric = PerfMetric::Flops,
-        .flops = square_flops,
-        .tests = {.larger = Params{.n = 6}},
-    };
+        check_params<check_one_block>, Params{.n = 6});
   }
 };
 

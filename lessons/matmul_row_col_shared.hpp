@@ -67,64 +67,12 @@ struct Lesson {
 
   static LessonSpec descriptor() {
     using namespace matmul_kit;
-    return {
-        .title = "Rows of A and columns of B in shared memory",
-        .summary =
-            "Each block loads its rows of A and its columns of B once; the sums read "
-            "shared memory only.",
-        .params = {side("n", "n (matrix size)", "A, B and C are n x n", 12),
-                   tile("tile width", "tile width: 2, 4, 8, 16 or 32 (tile x tile threads per block)", 8)},
-        .barriers = {{"rows and columns are loaded by every warp: all in place before anyone reads", kGuardsRaw}},
-        .arrays =
-            [](const Params& p) {
-              // colsB starts TILE * n floats after rowsA in the one extern array.
-              const uint32_t cols_b = uint32_t(4 * int64_t(std::max(p.tile, 0)) * std::max(p.n, 0));
-              return square_arrays(p, {shared_array("rowsA", p.tile, p.n),
-                                       shared_array("colsB", p.n, p.tile, cols_b)});
-            },
-        .geometry =
-            [](const Params& p) {
-              LaunchGeometry g = tiled_geometry(p.n, p.n, p.tile);
-              g.dynamic_shared_bytes = uint32_t(
-                  std::min<int64_t>(int64_t(8) * std::max(p.tile, 1) * std::max(p.n, 0), 1u << 31));
-              return g;
-            },
-        .check = [](const Variant&, const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
-          if (auto e = check_side("n", p.n)) return e;
-          return check_tile(p.tile, lim);
-        },
-        .shared_advice =
-            [](const Params& p, const DeviceLimits& lim) {
-              const int64_t max_n = lim.max_shared_per_block / (int64_t(8) * p.tile);
-              return SharedAdvice{" (2 x " + std::to_string(p.tile) + " rows of " +
-                                      std::to_string(p.n) + " floats)",
-                                  "use n <= " + std::to_string(max_n) + " with tile " +
-                                      std::to_string(p.tile) +
-                                      ", a smaller tile, or a tiled kernel, which needs only two "
-                                      "tiles"};
-            },
-        .counts =
-            [](const Params& p) {
-              // Every block column loads all n rows of A once, every block row
-              // all of B once; the sums read shared memory only.
-              const LaunchGeometry g = tiled_geometry(p.n, p.n, p.tile);
-              const uint64_t n = p.n, gx = g.grid.x, gy = g.grid.y;
-              ExpectedCounts c;
-              c.shared_stores = gx * n * n + gy * n * n;
-              c.global_loads = gx * n * n + gy * n * n;
-              c.shared_loads = 2 * n * n * n;
-              c.global_stores = n * n;
-              c.barrier_arrivals = g.grid.count() * g.block.count();
-              return c;
-            },
-        .reference = square_reference,
-        .sum_length = square_sum_length,
-        .with_warps = tile_with_warps,
-        .loads_per_output = row_col_loads,
-        .metric = PerfMetric::Flops,
-        .flops = square_flops,
-        .tests = {.larger = Params{.n = 16, .tile = 8}, .padded = Params{.n = 20, .tile = 8}},
-    };
+    return staged<Staged::RowsAndColumns>(
+        "Rows of A and columns of B in shared memory",
+        "Each block loads its rows of A and its columns of B once; the sums read shared memory "
+        "only.",
+        {"rows and columns are loaded by every warp: all in place before anyone reads",
+         kGuardsRaw});
   }
 };
 

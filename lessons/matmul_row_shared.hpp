@@ -70,57 +70,12 @@ struct Lesson {
 
   static LessonSpec descriptor() {
     using namespace matmul_kit;
-    return {
-        .title = "Rows of A in shared memory",
-        .summary =
-            "Each block loads its rows of A into shared memory once; B is still read from "
-            "global memory.",
-        .params = {side("n", "n (matrix size)", "A, B and C are n x n", 12),
-                   tile("tile width", "tile width: 2, 4, 8, 16 or 32 (tile x tile threads per block)", 8)},
-        .barriers = {{"the rows are loaded by every warp of the block: all in place before anyone reads", kGuardsRaw}},
-        .arrays =
-            [](const Params& p) { return square_arrays(p, {shared_array("rowsA", p.tile, p.n)}); },
-        .geometry =
-            [](const Params& p) {
-              LaunchGeometry g = tiled_geometry(p.n, p.n, p.tile);
-              g.dynamic_shared_bytes = uint32_t(
-                  std::min<int64_t>(int64_t(4) * std::max(p.tile, 1) * std::max(p.n, 0), 1u << 31));
-              return g;
-            },
-        .check = [](const Variant&, const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
-          if (auto e = check_side("n", p.n)) return e;
-          return check_tile(p.tile, lim);
-        },
-        .shared_advice =
-            [](const Params& p, const DeviceLimits& lim) {
-              const int64_t max_n = lim.max_shared_per_block / (int64_t(4) * p.tile);
-              return SharedAdvice{
-                  " (" + std::to_string(p.tile) + " rows of " + std::to_string(p.n) + " floats)",
-                  "use n <= " + std::to_string(max_n) + " with tile " + std::to_string(p.tile) +
-                      ", a smaller tile, or a tiled kernel, which needs only two tiles"};
-            },
-        .counts =
-            [](const Params& p) {
-              // Every block column loads all n rows of A once (each row: n
-              // elements); B comes from global memory in every sum.
-              const LaunchGeometry g = tiled_geometry(p.n, p.n, p.tile);
-              const uint64_t n = p.n, gx = g.grid.x;
-              ExpectedCounts c;
-              c.shared_stores = gx * n * n;
-              c.global_loads = gx * n * n + n * n * n;
-              c.shared_loads = n * n * n;
-              c.global_stores = n * n;
-              c.barrier_arrivals = g.grid.count() * g.block.count();
-              return c;
-            },
-        .reference = square_reference,
-        .sum_length = square_sum_length,
-        .with_warps = tile_with_warps,
-        .loads_per_output = row_loads,
-        .metric = PerfMetric::Flops,
-        .flops = square_flops,
-        .tests = {.larger = Params{.n = 16, .tile = 8}, .padded = Params{.n = 20, .tile = 8}},
-    };
+    return staged<Staged::Rows>(
+        "Rows of A in shared memory",
+        "Each block loads its rows of A into shared memory once; B is still read from global "
+        "memory.",
+        {"the rows are loaded by every warp of the block: all in place before anyone reads",
+         kGuardsRaw});
   }
 };
 

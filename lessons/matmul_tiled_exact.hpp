@@ -55,6 +55,29 @@ TS_DEVICE void matmul_tiled_exact(Rec& rec, const KernelArgs& args) {
 template <int TILE>
 TS_KERNEL_BODY(Body, (matmul_tiled_exact<TILE>(rec, args)));
 
+// No checks: every thread loads and stores, n / TILE tiles (rounded down).
+inline ExpectedCounts exact_counts(const Params& p) {
+  const LaunchGeometry g = matmul_kit::tiled_geometry(p.n, p.n, p.tile);
+  const uint64_t threads = g.grid.count() * g.block.count();
+  const uint64_t t = uint64_t(p.tile), tiles = uint64_t(p.n) / t;
+  ExpectedCounts c;
+  c.global_loads = threads * tiles * 2;
+  c.global_stores = threads;
+  c.shared_stores = threads * tiles * 2;
+  c.shared_loads = threads * tiles * 2 * t;
+  c.barrier_arrivals = threads * tiles * 2;
+  return c;
+}
+
+// Threads of the overhanging blocks index up to (R - 1) * n + R - 1 with
+// R = ceil(n / T) * T: an R x R allocation holds every such access.
+inline uint64_t overhang_allocation(const Params& p, ArraySlot slot) {
+  const uint64_t count = uint64_t(p.n) * uint64_t(p.n);
+  if (slot > kC || p.tile <= 0 || p.n <= 0) return count;
+  const uint64_t r = lesson_kit::ceil_div(p.n, p.tile) * p.tile;
+  return std::max(count, r * r);
+}
+
 struct Lesson {
   template <class F>
   static bool visit(const Params& p, F&& f) {
@@ -63,54 +86,18 @@ struct Lesson {
 
   static LessonSpec descriptor() {
     using namespace matmul_kit;
-    return {
-        .title = "Tiled, exact multiples only",
-        .summary =
-            "The textbook tile loop with no bounds checks: right when n is a multiple of "
-            "the tile, wrong (and out of range) when it is not.",
-        .params = {side("n", "n (matrix size)", "A, B and C are n x n", 12),
-                   tile("tile width", "tile width: 2, 4, 8, 16 or 32 (tile x tile threads per block)", 8)},
-        .barriers = {{"both tiles complete before anyone reads them", kGuardsRaw},
-                     {"everyone done with these tiles before the next ones overwrite them", kGuardsWar}},
-        .arrays = [](const Params& p) { return square_arrays(p, two_tiles(p.tile)); },
-        .geometry = [](const Params& p) { return two_tile_geometry(p.n, p.n, p.tile); },
-        .check = [](const Variant&, const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
-          if (auto e = check_side("n", p.n)) return e;
-          return check_tile(p.tile, lim);
-        },
-        .shared_advice = smaller_tile,
-        .counts =
-            [](const Params& p) {
-              // No checks: every thread loads and stores, n / TILE tiles (rounded down).
-              const LaunchGeometry g = tiled_geometry(p.n, p.n, p.tile);
-              const uint64_t threads = g.grid.count() * g.block.count();
-              const uint64_t t = uint64_t(p.tile), tiles = uint64_t(p.n) / t;
-              ExpectedCounts c;
-              c.global_loads = threads * tiles * 2;
-              c.global_stores = threads;
-              c.shared_stores = threads * tiles * 2;
-              c.shared_loads = threads * tiles * 2 * t;
-              c.barrier_arrivals = threads * tiles * 2;
-              return c;
-            },
-        .reference = square_reference,
-        .sum_length = square_sum_length,
-        .allocation =
-            [](const Params& p, ArraySlot slot) {
-              // Threads of the overhanging blocks index up to (R - 1) * n + R - 1
-              // with R = ceil(n / T) * T: an R x R allocation holds every such access.
-              const uint64_t count = uint64_t(p.n) * uint64_t(p.n);
-              if (slot > kC || p.tile <= 0 || p.n <= 0) return count;
-              const uint64_t r = ceil_div(p.n, p.tile) * p.tile;
-              return std::max(count, r * r);
-            },
-        .with_warps = tile_with_warps,
-        .loads_per_output = tiled_exact_loads,
-        .metric = PerfMetric::Flops,
-        .flops = square_flops,
-        .tests = {.wrong_by_design = [](const Params& p) { return p.n % p.tile != 0; },
-                  .larger = Params{.n = 32, .tile = 8}},
-    };
+    LessonSpec s = tiled<Sides::Square>(
+        "Tiled, exact multiples only",
+        "The textbook tile loop with no bounds checks: right when n is a multiple of the tile, "
+        "wrong (and out of range) when it is not.",
+        {{"both tiles complete before anyone reads them", kGuardsRaw},
+         {"everyone done with these tiles before the next ones overwrite them", kGuardsWar}});
+    s.counts = exact_counts;
+    s.allocation = overhang_allocation;
+    s.loads_per_output = tiled_exact_loads;
+    s.tests = {.wrong_by_design = [](const Params& p) { return p.n % p.tile != 0; },
+               .larger = Params{.n = 32, .tile = 8}};
+    return s;
   }
 };
 

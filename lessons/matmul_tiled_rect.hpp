@@ -57,37 +57,11 @@ struct Lesson {
 
   static LessonSpec descriptor() {
     using namespace matmul_kit;
-    return {
-        .title = "Tiled, rectangular M x K times K x N",
-        .summary = "The tiled multiply for any shapes, zero padding at every edge of A, B and C.",
-        .params = {side("m", "m (rows of A, C)", "rows of A and C", 10),
-                   side("k", "k (shared dimension)", "columns of A, rows of B", 12),
-                   side("n", "n (columns of B, C)", "columns of B and C", 14),
-                   tile("tile width", "tile width: 2, 4, 8, 16 or 32 (tile x tile threads per block)", 8)},
-        .barriers = {{"both tiles complete before anyone reads them", kGuardsRaw},
-                     {"everyone done with these tiles before the next ones overwrite them", kGuardsWar}},
-        .arrays = [](const Params& p) { return arrays(p.m, p.k, p.n, two_tiles(p.tile)); },
-        .geometry = [](const Params& p) { return two_tile_geometry(p.m, p.n, p.tile); },
-        .check = [](const Variant&, const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
-          if (auto e = check_side("m", p.m)) return e;
-          if (auto e = check_side("k", p.k)) return e;
-          if (auto e = check_side("n", p.n)) return e;
-          return check_tile(p.tile, lim);
-        },
-        .shared_advice = smaller_tile,
-        .counts = [](const Params& p) { return padded_tile_counts(p.m, p.k, p.n, p.tile); },
-        .reference =
-            [](const Params& p, const LessonInputs& in) {
-              return reference(p.m, p.k, p.n, in[kA], in[kB]);
-            },
-        .sum_length = [](const Params& p) { return p.k; },
-        .with_warps = tile_with_warps,
-        .loads_per_output = tiled_rect_loads,
-        .metric = PerfMetric::Flops,
-        .flops = [](const Params& p) { return flops(p.m, p.k, p.n); },
-        .tests = {.larger = Params{.m = 16, .k = 24, .n = 32, .tile = 8},
-                  .padded = Params{.m = 12, .k = 20, .n = 18, .tile = 8}},
-    };
+    return tiled<Sides::Rect>(
+        "Tiled, rectangular M x K times K x N",
+        "The tiled multiply for any shapes, zero padding at every edge of A, B and C.",
+        {{"both tiles complete before anyone reads them", kGuardsRaw},
+         {"everyone done with these tiles before the next ones overwrite them", kGuardsWar}});
   }
 };
 

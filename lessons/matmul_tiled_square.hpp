@@ -61,34 +61,16 @@ struct Lesson {
 
   static LessonSpec descriptor() {
     using namespace matmul_kit;
-    return {
-        .title = "Tiled, square, with bounds checks",
-        .summary =
-            "Tiles of A and B in shared memory, zero padding where a tile hangs over the "
-            "edge: each element is read n / TILE times instead of n.",
-        .opens_the_window = true,
-        .params = {side("n", "n (matrix size)", "A, B and C are n x n", 12),
-                   tile("tile width", "tile width: 2, 4, 8, 16 or 32 (tile x tile threads per block)", 8)},
-        .barriers = {{"both tiles complete before anyone reads them", kGuardsRaw},
-                     {"everyone done with these tiles before the next ones overwrite them", kGuardsWar}},
-        .arrays = [](const Params& p) { return square_arrays(p, two_tiles(p.tile)); },
-        .geometry = [](const Params& p) { return two_tile_geometry(p.n, p.n, p.tile); },
-        .check = [](const Variant&, const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
-          if (auto e = check_side("n", p.n)) return e;
-          return check_tile(p.tile, lim);
-        },
-        .shared_advice = smaller_tile,
-        .counts = [](const Params& p) { return padded_tile_counts(p.n, p.n, p.n, p.tile); },
-        .reference = square_reference,
-        .sum_length = square_sum_length,
-        .with_warps = tile_with_warps,
-        .loads_per_output = tiled_square_loads,
-        .metric = PerfMetric::Flops,
-        .flops = square_flops,
-        .ladder = "sgemm",
-        .ladder_step = 3,
-        .tests = {.larger = Params{.n = 32, .tile = 8}, .padded = Params{.n = 20, .tile = 8}},
-    };
+    LessonSpec s = tiled<Sides::Square>(
+        "Tiled, square, with bounds checks",
+        "Tiles of A and B in shared memory, zero padding where a tile hangs over the edge: each "
+        "element is read n / TILE times instead of n.",
+        {{"both tiles complete before anyone reads them", kGuardsRaw},
+         {"everyone done with these tiles before the next ones overwrite them", kGuardsWar}});
+    s.opens_the_window = true;
+    s.ladder = "sgemm";
+    s.ladder_step = 3;
+    return s;
   }
 };
 

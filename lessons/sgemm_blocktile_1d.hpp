@@ -87,6 +87,11 @@ TS_KERNEL_BODY(Body,
                (sgemm_blocktile_1d<shape(TILE).bm, shape(TILE).bn, shape(TILE).bk, shape(TILE).tm>(
                    rec, args)));
 
+inline sgemm_kit::Layout layout(int tile) {
+  const Shape s = shape(tile);
+  return {s.bm, s.bn, s.bk, s.tm, 1, s.threads(), s.bm, s.bk};
+}
+
 struct Lesson {
   template <class F>
   static bool visit(const Params& p, F&& f) {
@@ -94,62 +99,18 @@ struct Lesson {
   }
 
   static LessonSpec descriptor() {
-    using namespace matmul_kit;
-    return {
+    return sgemm_kit::step<layout>({
         .title = "1D block tiling: TM outputs per thread",
-        .summary =
-            "BM x BN tiles of C per block, TM outputs of one column per thread: one shared "
-            "load of B feeds TM multiply-adds.",
-        .params = {side("n", "n (matrix size)", "A, B and C are n x n, a multiple of the tile", 64),
-                   tile("block tile", "block tile: the block computes tile x tile outputs of C, 8 per thread down a column; 32 (128 threads, k steps of 4) or 64 (512 threads, k steps of 8)", 32, 32, 128)},
+        .summary = "BM x BN tiles of C per block, TM outputs of one column per thread: one shared "
+                   "load of B feeds TM multiply-adds.",
+        .tile_hint = "block tile: the block computes tile x tile outputs of C, 8 per thread down a "
+                     "column; 32 (128 threads, k steps of 4) or 64 (512 threads, k steps of 8)",
+        .tile = 32,
         .barriers = {{"both tiles complete before anyone reads them", kGuardsRaw},
-                     {"everyone done with these tiles before the next ones overwrite them", kGuardsWar}},
-        .arrays =
-            [](const Params& p) {
-              const Shape s = shape(p.tile);
-              return square_arrays(p, {shared_array("As", s.bm, s.bk),
-                                       shared_array("Bs", s.bk, s.bn, uint32_t(4 * s.bm * s.bk))});
-            },
-        .geometry =
-            [](const Params& p) {
-              const Shape s = shape(p.tile);
-              LaunchGeometry g;
-              g.block = {uint32_t(s.threads()), 1, 1};
-              g.grid = {at_least_1(p.n / s.bn), at_least_1(p.n / s.bm), 1};
-              g.static_shared_bytes = uint32_t(4 * (s.bm * s.bk + s.bk * s.bn));
-              return g;
-            },
-        .check = [](const Variant& v, const Params& p, const DeviceLimits&) -> std::optional<std::string> {
-          if (auto e = check_tile_choice(v, p.tile)) return e;
-          const Shape s = shape(p.tile);
-          return sgemm_kit::check_whole_tiles(v, p.n, s.bm, s.bn, s.bk);
-        },
-        .shared_advice = smaller_tile,
-        .counts =
-            [](const Params& p) {
-              const Shape s = shape(p.tile);
-              const uint64_t n = p.n, steps = n / s.bk;
-              const uint64_t threads = (n / s.bm) * (n / s.bn) * s.threads();
-              ExpectedCounts c;
-              // Per k step every thread loads one element of A and one of B
-              // and stores them into the tiles, reads 1 + TM shared values for
-              // each of the BK columns, and reaches both barriers.
-              c.global_loads = threads * steps * 2;
-              c.shared_stores = threads * steps * 2;
-              c.shared_loads = threads * steps * uint64_t(s.bk) * uint64_t(1 + s.tm);
-              c.barrier_arrivals = threads * steps * 2;
-              c.global_stores = n * n;
-              return c;
-            },
-        .reference = square_reference,
-        .sum_length = square_sum_length,
-        .metric = PerfMetric::Flops,
-        .flops = square_flops,
-        .ladder = sgemm_kit::kLadder,
+                      {"everyone done with these tiles before the next ones overwrite them", kGuardsWar}},
         .ladder_step = 4,
         .tile_choices = {32, 64},
-        .tests = {.larger = Params{.n = 64, .tile = 32}},
-    };
+    });
   }
 };
 

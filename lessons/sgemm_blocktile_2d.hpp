@@ -110,6 +110,11 @@ template <int TILE>
 TS_KERNEL_BODY(Body, (sgemm_blocktile_2d<shape(TILE).bm, shape(TILE).bn, shape(TILE).bk,
                                          shape(TILE).tm, shape(TILE).tn>(rec, args)));
 
+inline sgemm_kit::Layout layout(int tile) {
+  const Shape s = shape(tile);
+  return {s.bm, s.bn, s.bk, s.tm, s.tn, s.threads(), s.bm, s.bk};
+}
+
 struct Lesson {
   template <class F>
   static bool visit(const Params& p, F&& f) {
@@ -117,62 +122,18 @@ struct Lesson {
   }
 
   static LessonSpec descriptor() {
-    using namespace matmul_kit;
-    return {
+    return sgemm_kit::step<layout>({
         .title = "2D block tiling: a TM x TN register tile per thread",
-        .summary =
-            "Each thread keeps a TM x TN tile of C in registers and adds the outer product of "
-            "a column of As and a row of Bs: TM * TN FMAs for TM + TN shared loads.",
-        .params = {side("n", "n (matrix size)", "A, B and C are n x n, a multiple of the tile", 64),
-                   tile("block tile", "block tile: the block computes tile x tile outputs of C, k steps of 8; 32: 4 x 4 per thread, 64 threads; 64: 8 x 8 per thread, 64 threads; 128: 8 x 8 per thread, 256 threads", 32, 32, 128)},
+        .summary = "Each thread keeps a TM x TN tile of C in registers and adds the outer product "
+                   "of a column of As and a row of Bs: TM * TN FMAs for TM + TN shared loads.",
+        .tile_hint = "block tile: the block computes tile x tile outputs of C, k steps of 8; 32: 4 "
+                     "x 4 per thread, 64 threads; 64: 8 x 8 per thread, 64 threads; 128: 8 x 8 per "
+                     "thread, 256 threads",
+        .tile = 32,
         .barriers = {{"both tiles complete before anyone reads them", kGuardsRaw},
-                     {"everyone done with these tiles before the next ones overwrite them", kGuardsWar}},
-        .arrays =
-            [](const Params& p) {
-              const Shape s = shape(p.tile);
-              return square_arrays(p, {shared_array("As", s.bm, s.bk),
-                                       shared_array("Bs", s.bk, s.bn, uint32_t(4 * s.bm * s.bk))});
-            },
-        .geometry =
-            [](const Params& p) {
-              const Shape s = shape(p.tile);
-              LaunchGeometry g;
-              g.block = {at_least_1(s.threads()), 1, 1};
-              g.grid = {at_least_1(p.n / s.bn), at_least_1(p.n / s.bm), 1};
-              g.static_shared_bytes = uint32_t(4 * (s.bm * s.bk + s.bk * s.bn));
-              return g;
-            },
-        .check = [](const Variant& v, const Params& p, const DeviceLimits&) -> std::optional<std::string> {
-          if (auto e = check_tile_choice(v, p.tile)) return e;
-          const Shape s = shape(p.tile);
-          return sgemm_kit::check_whole_tiles(v, p.n, s.bm, s.bn, s.bk);
-        },
-        .shared_advice = smaller_tile,
-        .counts =
-            [](const Params& p) {
-              const Shape s = shape(p.tile);
-              const uint64_t n = p.n, steps = n / s.bk;
-              const uint64_t blocks = (n / s.bm) * (n / s.bn), threads = blocks * s.threads();
-              ExpectedCounts c;
-              // Per k step the block loads both tiles once (global load, then
-              // shared store), every thread reads a column of TM and a row of
-              // TN shared values for each of the BK columns and reaches both barriers.
-              c.global_loads = blocks * steps * uint64_t(s.bm * s.bk + s.bk * s.bn);
-              c.shared_stores = c.global_loads;
-              c.shared_loads = threads * steps * uint64_t(s.bk) * uint64_t(s.tm + s.tn);
-              c.barrier_arrivals = threads * steps * 2;
-              c.global_stores = n * n;
-              return c;
-            },
-        .reference = square_reference,
-        .sum_length = square_sum_length,
-        .metric = PerfMetric::Flops,
-        .flops = square_flops,
-        .ladder = sgemm_kit::kLadder,
+                      {"everyone done with these tiles before the next ones overwrite them", kGuardsWar}},
         .ladder_step = 5,
-        .tile_choices = {32, 64, 128},
-        .tests = {.larger = Params{.n = 64, .tile = 32}},
-    };
+    });
   }
 };
 

@@ -116,6 +116,10 @@ template <int TILE>
 TS_KERNEL_BODY(Body, (sgemm_conflict_free<shape_of(TILE).bm, shape_of(TILE).bn, shape_of(TILE).bk,
                                           shape_of(TILE).tm, shape_of(TILE).tn>(rec, args)));
 
+constexpr sgemm_kit::Layout layout(int tile) {
+  return sgemm_vectorized::layout_with(tile, kPad);
+}
+
 struct Lesson {
   template <class F>
   static bool visit(const Params& p, F&& f) {
@@ -123,36 +127,19 @@ struct Lesson {
   }
 
   static LessonSpec descriptor() {
-    using namespace matmul_kit;
-    return {
+    LessonSpec s = sgemm_kit::step<layout>({
         .title = "SGEMM 7: conflict-free transposed stores (padded As)",
-        .summary =
-            "Step 6 with As declared [BK][BM + 4]: the transposed stores into As no longer "
-            "have bank conflicts, and every row stays 16-byte aligned for the float4 reads.",
-        .params = {side("n", "n (matrix size)", "A, B and C are n x n; a multiple of the tile", 64),
-                   tile("block tile", sgemm_vectorized::kParamTileHint, 32, 32, 128)},
+        .summary = "Step 6 with As declared [BK][BM + 4]: the transposed stores into As no longer "
+                   "have bank conflicts, and every row stays 16-byte aligned for the float4 reads.",
+        .tile_hint = sgemm_vectorized::kParamTileHint,
+        .tile = 32,
         .barriers = {{"both tiles complete before anyone reads them", kGuardsRaw},
-                     {"everyone done with these tiles before the next ones overwrite them", kGuardsWar}},
-        .arrays =
-            [](const Params& p) { return sgemm_vectorized::arrays(p, shape_of(p.tile).bm + kPad); },
-        .geometry =
-            [](const Params& p) {
-              return sgemm_vectorized::geometry(p, shape_of(p.tile).bm + kPad);
-            },
-        .check = sgemm_vectorized::check,
-        .shared_advice = smaller_tile,
-        .counts = sgemm_vectorized::counts,
-        .reference = square_reference,
-        .sum_length = square_sum_length,
-        .metric = PerfMetric::Flops,
-        .flops = square_flops,
-        .layout_group = "sgemm.as_layout",
-        .layout_label = "padded [BK][BM+4]",
-        .ladder = sgemm_kit::kLadder,
+                      {"everyone done with these tiles before the next ones overwrite them", kGuardsWar}},
         .ladder_step = 7,
-        .tile_choices = {32, 64, 128},
-        .tests = {.larger = Params{.n = 64, .tile = 32}},
-    };
+    });
+    s.layout_group = "sgemm.as_layout";
+    s.layout_label = "padded [BK][BM+4]";
+    return s;
   }
 };
 

@@ -154,73 +154,35 @@ struct Body {
   }
 };
 
+// Two stages of As (padded, kPadA) and Bs: one barrier per k step.
+constexpr sgemm_kit::Layout layout(int tile) {
+  const Shape s = shape_of(tile);
+  return {s.bm, s.bn, s.bk, s.tm, s.tn, s.threads(), 2 * s.bk, s.bm + kPadA, 2};
+}
+
 struct Lesson {
   template <class F>
   static bool visit(const Params& p, F&& f) {
     return sgemm_kit::visit_block_tile<Body, 32, 64, 128>(p.tile, f);
   }
 
-  static ExpectedCounts counts(const Params& p) {
-    const Shape s = shape_of(p.tile);
-    const uint64_t n = uint64_t(p.n), n3 = n * n * n;
-    ExpectedCounts c;
-    // Each block reads a BM x n strip of A and an n x BN strip of B, once.
-    c.global_loads = n3 / s.bn + n3 / s.bm;
-    c.shared_stores = c.global_loads;
-    // Every thread reads TM + TN values per k for its TM x TN outputs.
-    c.shared_loads = n3 * uint64_t(s.tm + s.tn) / uint64_t(s.tm * s.tn);
-    c.global_stores = n * n;
-    // One barrier per k step: the prologue's, then one after each store of the next stage.
-    c.barrier_arrivals = n * n / uint64_t(s.tm * s.tn) * (n / s.bk);
-    return c;
-  }
-
   static LessonSpec descriptor() {
-    using namespace sgemm_kit;
-    using namespace matmul_kit;
-    return {
+    return sgemm_kit::step<layout>({
         .title = "Tuned for Hopper: 128 x 256 blocks, 8 x 16 per thread",
-        .summary =
-            "Step 9's double-buffered kernel in the shape that measured fastest on an H100: "
-            "a 128 x 256 tile per block of 256 threads, 8 x 16 outputs per thread in float4 "
-            "groups. On an H100 it measured 84.5 % of cuBLAS at n = 4096, below step 9's "
-            "89.4 %: a larger tile is not always faster.",
-        .params = {side("n", "n (matrix size)", "A, B and C are n x n; a multiple of the tile", 64),
-                   tile("block tile", "block tile of C: 32 (32 x 64, thread tile 4 x 8, 64 threads), 64 (64 x 64, thread tile 8 x 8, 64 threads) or 128 (128 x 256, thread tile 8 x 16, 256 threads: the tuned one)", 32, 32, 128)},
+        .summary = "Step 9's double-buffered kernel in the shape that measured fastest on an H100: "
+                   "a 128 x 256 tile per block of 256 threads, 8 x 16 outputs per thread in float4 "
+                   "groups. On an H100 it measured 84.5 % of cuBLAS at n = 4096, below step 9's "
+                   "89.4 %: a larger tile is not always faster.",
+        .tile_hint = "block tile of C: 32 (32 x 64, thread tile 4 x 8, 64 threads), 64 (64 x 64, "
+                     "thread tile 8 x 8, 64 threads) or 128 (128 x 256, thread tile 8 x 16, 256 "
+                     "threads: the tuned one)",
+        .tile = 32,
         .barriers = {{"stage 0 complete before anyone reads it", kGuardsRaw},
-                     {"the next stage complete before anyone reads it, and (the same barrier) everyone done with the current stage before the step after overwrites it", kGuardsRaw | kGuardsWar}},
-        .arrays =
-            [](const Params& p) {
-              const Shape s = shape_of(p.tile);
-              const uint32_t bs = uint32_t(4 * 2 * s.bk * (s.bm + kPadA));
-              return square_arrays(p, {shared_array("As", 2 * s.bk, s.bm + kPadA),
-                                       shared_array("Bs", 2 * s.bk, s.bn, bs)});
-            },
-        .geometry =
-            [](const Params& p) {
-              const Shape s = shape_of(p.tile);
-              LaunchGeometry g;
-              g.block = {uint32_t(s.threads()), 1, 1};
-              g.grid = {at_least_1(p.n / s.bn), at_least_1(p.n / s.bm), 1};
-              g.static_shared_bytes = uint32_t(4 * 2 * s.bk * (s.bm + kPadA + s.bn));
-              return g;
-            },
-        .check = [](const Variant& v, const Params& p, const DeviceLimits&) -> std::optional<std::string> {
-          if (auto e = check_tile_choice(v, p.tile)) return e;
-          const Shape s = shape_of(p.tile);
-          return check_whole_tiles(v, p.n, s.bm, s.bn, s.bk);
-        },
-        .shared_advice = smaller_tile,
-        .counts = counts,
-        .reference = square_reference,
-        .sum_length = square_sum_length,
-        .metric = PerfMetric::Flops,
-        .flops = square_flops,
-        .ladder = kLadder,
+                      {"the next stage complete before anyone reads it, and (the same barrier) everyone done "
+                       "with the current stage before the step after overwrites it",
+                       kGuardsRaw | kGuardsWar}},
         .ladder_step = 10,
-        .tile_choices = {32, 64, 128},
-        .tests = {.larger = Params{.n = 64, .tile = 32}},
-    };
+    });
   }
 };
 

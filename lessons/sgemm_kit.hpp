@@ -12,6 +12,7 @@
 #include <numeric>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "lessons/lesson.hpp"
 #include "lessons/matmul_kit.hpp"
@@ -43,6 +44,100 @@ inline std::optional<std::string> check_whole_tiles(const Variant& v, int n, int
 template <template <int> class BodyOf, int... Tiles, class F>
 bool visit_block_tile(int tile, F&& f) {
   return ((tile == Tiles ? (f(BodyOf<Tiles>{}), true) : false) || ...);
+}
+
+// ---- Builder: a register-tiled step from its configuration and its text ----
+
+// One compiled configuration as the launch and the tables see it: a block of
+// `threads` computes a BM x BN tile of C, TM x TN outputs per thread, in k
+// steps of BK; As (as_rows x as_cols floats, its stages included) then Bs
+// (stages * BK x BN) in static shared memory; double-buffered steps have 2
+// stages and one barrier per k step.
+struct Layout {
+  int bm, bn, bk;
+  int tm, tn;  // outputs per thread along m and n
+  int threads;
+  int as_rows, as_cols;
+  int stages = 1;
+};
+
+inline ArrayTable layout_arrays(const Params& p, Layout l) {
+  const int bs_rows = l.stages * l.bk;
+  return matmul_kit::square_arrays(
+      p, {shared_array("As", l.as_rows, l.as_cols),
+          shared_array("Bs", bs_rows, l.bn, uint32_t(4 * l.as_rows * l.as_cols))});
+}
+
+// 1D blocks of the layout's threads, a block per BM x BN tile of C.
+inline LaunchGeometry layout_geometry(const Params& p, Layout l) {
+  LaunchGeometry g;
+  g.block = {at_least_1(l.threads), 1, 1};
+  g.grid = {at_least_1(p.n / l.bn), at_least_1(p.n / l.bm), 1};
+  g.static_shared_bytes = uint32_t(4 * (l.as_rows * l.as_cols + l.stages * l.bk * l.bn));
+  return g;
+}
+
+// Events (a float4 is 4): per k step a block loads BM x BK of A and BK x BN
+// of B and stores both into shared memory; per k every thread reads TM values
+// of As and TN of Bs; every thread reaches 2 barriers per k step (1 with two stages).
+inline ExpectedCounts layout_counts(const Params& p, Layout l) {
+  const uint64_t n = uint64_t(p.n), n3 = n * n * n;
+  const uint64_t threads = n * n / uint64_t(l.tm * l.tn);
+  ExpectedCounts c;
+  c.global_loads = n3 / uint64_t(l.bn) + n3 / uint64_t(l.bm);
+  c.shared_stores = c.global_loads;
+  c.shared_loads = threads * n * uint64_t(l.tm + l.tn);
+  c.global_stores = n * n;
+  c.barrier_arrivals = threads * uint64_t(l.stages == 2 ? 1 : 2) * (n / uint64_t(l.bk));
+  return c;
+}
+
+// A compiled block tile whose block fits the device and whose tiles divide n.
+inline std::optional<std::string> check_layout(const Variant& v, const Params& p,
+                                               const DeviceLimits& lim, Layout l) {
+  if (auto e = check_tile_choice(v, p.tile)) return e;
+  if (l.threads > lim.max_threads_per_block)
+    return "tile " + std::to_string(p.tile) + ": " + v.id + " needs " + std::to_string(l.threads) +
+           " threads per block; this device allows " + std::to_string(lim.max_threads_per_block);
+  return check_whole_tiles(v, p.n, l.bm, l.bn, l.bk);
+}
+
+// What a register-tiled step states: its text, its `tile` parameter, its
+// barriers and its place on the ladder.
+struct Step {
+  const char* title;
+  const char* summary;
+  const char* tile_hint;  // the configurations, as the window's tooltip lists them
+  int tile;               // the default block tile
+  std::vector<BarrierInfo> barriers;
+  int ladder_step;
+  std::vector<int> tile_choices = {32, 64, 128};
+};
+
+// A whole register-tiled step from its layout for a block tile (L) and its text.
+template <Layout (*L)(int tile)>
+LessonSpec step(Step step) {
+  return {
+      .title = step.title,
+      .summary = step.summary,
+      .params = {side("n", "n (matrix size)", "A, B and C are n x n; a multiple of the tile", 64),
+                 tile("block tile", step.tile_hint, step.tile, 32, 128)},
+      .barriers = std::move(step.barriers),
+      .arrays = [](const Params& p) { return layout_arrays(p, L(p.tile)); },
+      .geometry = [](const Params& p) { return layout_geometry(p, L(p.tile)); },
+      .check = [](const Variant& v, const Params& p,
+                  const DeviceLimits& lim) { return check_layout(v, p, lim, L(p.tile)); },
+      .shared_advice = matmul_kit::smaller_tile,
+      .counts = [](const Params& p) { return layout_counts(p, L(p.tile)); },
+      .reference = matmul_kit::square_reference,
+      .sum_length = matmul_kit::square_sum_length,
+      .metric = PerfMetric::Flops,
+      .flops = matmul_kit::square_flops,
+      .ladder = kLadder,
+      .ladder_step = step.ladder_step,
+      .tile_choices = std::move(step.tile_choices),
+      .tests = {.larger = Params{.n = 64, .tile = 32}},
+  };
 }
 
 }  // namespace ts::lessons::sgemm_kit

@@ -44,38 +44,22 @@ TS_KERNEL_BODY(Body, sgemm_naive_uncoalesced(rec, args));
 struct Lesson {
   static LessonSpec descriptor() {
     using namespace matmul_kit;
-    return {
-        .title = "Naive, lanes down a column",
-        .summary =
-            "One thread per element of C with threadIdx.x as the row: a warp reads 32 rows "
-            "of A and stores 32 rows of C, 32 sectors per request instead of 1 to 4.",
-        // One block of 32 warps, each walking down one column of C.
-        .params = {side("n", "n (matrix size)", "A, B and C are n x n", 32),
-                   block("block side", "threads per block: side x side; threadIdx.x is the row of C, so a warp covers 32 rows when the side is 32", 32)},
-        .arrays = [](const Params& p) { return square_arrays(p); },
-        .geometry = [](const Params& p) { return tiled_geometry(p.n, p.n, p.block); },
-        .check = [](const Variant&, const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
+    // One block of 32 warps, each walking down one column of C.
+    LessonSpec s = naive(
+        "Naive, lanes down a column",
+        "One thread per element of C with threadIdx.x as the row: a warp reads 32 rows of A and "
+        "stores 32 rows of C, 32 sectors per request instead of 1 to 4.",
+        {square_n(32), block("block side", "threads per block: side x side; threadIdx.x is the "
+                             "row of C, so a warp covers 32 rows when the side is 32", 32)},
+        [](const Params& p) { return tiled_geometry(p.n, p.n, p.block); },
+        [](const Variant&, const Params& p, const DeviceLimits& lim) {
           if (auto e = check_side("n", p.n)) return e;
           return check_block_side(p.block, lim);
         },
-        .shared_advice = smaller_tile,
-        .counts =
-            [](const Params& p) {
-              const uint64_t n = p.n;
-              ExpectedCounts c;
-              c.global_loads = 2 * n * n * n;
-              c.global_stores = n * n;
-              return c;
-            },
-        .reference = square_reference,
-        .sum_length = square_sum_length,
-        .loads_per_output = naive_loads,
-        .metric = PerfMetric::Flops,
-        .flops = square_flops,
-        .ladder = sgemm_kit::kLadder,
-        .ladder_step = 1,
-        .tests = {.larger = Params{.n = 10, .block = 4}},
-    };
+        Params{.n = 10, .block = 4});
+    s.ladder = sgemm_kit::kLadder;
+    s.ladder_step = 1;
+    return s;
   }
 };
 

@@ -124,48 +124,13 @@ bool visit_shapes(int tile, F&& f) {
   return sgemm_kit::visit_block_tile<BodyOf, 32, 64, 128>(tile, f);
 }
 
-// 1D blocks of the shape's threads, a block per BM x BN tile of C.
-inline LaunchGeometry geometry(const Params& p, int as_cols) {
-  const Shape s = shape_of(p.tile);
-  LaunchGeometry g;
-  g.block = {uint32_t(s.threads()), 1, 1};
-  g.grid = {lesson_kit::at_least_1(p.n / s.bn), lesson_kit::at_least_1(p.n / s.bm), 1};
-  g.static_shared_bytes = uint32_t(4 * s.bk * (as_cols + s.bn));
-  return g;
+// As stored transposed, BK rows of `as_cols` floats (BM, or BM + 4 padded: step 7).
+constexpr sgemm_kit::Layout layout_with(int tile, int pad) {
+  const Shape s = shape_of(tile);
+  return {s.bm, s.bn, s.bk, s.tm, s.tn, s.threads(), s.bk, s.bm + pad};
 }
-// As (BK rows of as_cols floats), then Bs right after it.
-inline ArrayTable arrays(const Params& p, int as_cols) {
-  const Shape s = shape_of(p.tile);
-  return matmul_kit::square_arrays(
-      p, {lesson_kit::shared_array("As", s.bk, as_cols),
-          lesson_kit::shared_array("Bs", s.bk, s.bn, uint32_t(4 * s.bk * as_cols))});
-}
-
-// Events (a float4 is 4): per k step a block loads BM x BK of A and BK x BN
-// of B and stores both into shared memory; per k every thread reads TM values
-// of As and TN of Bs; every thread reaches 2 barriers per k step.
-inline ExpectedCounts counts(const Params& p) {
-  const Shape s = shape_of(p.tile);
-  const uint64_t n = uint64_t(p.n), n3 = n * n * n;
-  const uint64_t threads = n * n / uint64_t(s.tm * s.tn);
-  ExpectedCounts c;
-  c.global_loads = n3 / uint64_t(s.bn) + n3 / uint64_t(s.bm);
-  c.shared_stores = c.global_loads;
-  c.shared_loads = threads * n * uint64_t(s.tm + s.tn);
-  c.global_stores = n * n;
-  c.barrier_arrivals = threads * 2 * (n / uint64_t(s.bk));
-  return c;
-}
-
-inline std::optional<std::string> check(const Variant& v, const Params& p,
-                                        const DeviceLimits& lim) {
-  if (auto e = lesson_kit::check_tile_choice(v, p.tile)) return e;
-  const Shape s = shape_of(p.tile);
-  if (s.threads() > lim.max_threads_per_block)
-    return "tile " + std::to_string(p.tile) + ": " + v.id + " needs " +
-           std::to_string(s.threads()) + " threads per block; this device allows " +
-           std::to_string(lim.max_threads_per_block);
-  return sgemm_kit::check_whole_tiles(v, p.n, s.bm, s.bn, s.bk);
+constexpr sgemm_kit::Layout layout(int tile) {
+  return layout_with(tile, 0);
 }
 
 inline constexpr const char* kParamTileHint =
@@ -179,32 +144,19 @@ struct Lesson {
   }
 
   static LessonSpec descriptor() {
-    using namespace matmul_kit;
-    return {
+    LessonSpec s = sgemm_kit::step<layout>({
         .title = "SGEMM 6: float4 loads, A transposed in shared memory",
-        .summary =
-            "The 2D register tile with 128-bit loads and stores: A is stored transposed "
-            "(As[k][m]) so that the inner loop reads both tiles as float4s.",
-        .params = {side("n", "n (matrix size)", "A, B and C are n x n; a multiple of the tile", 64),
-                   tile("block tile", kParamTileHint, 32, 32, 128)},
+        .summary = "The 2D register tile with 128-bit loads and stores: A is stored transposed "
+                   "(As[k][m]) so that the inner loop reads both tiles as float4s.",
+        .tile_hint = kParamTileHint,
+        .tile = 32,
         .barriers = {{"both tiles complete before anyone reads them", kGuardsRaw},
-                     {"everyone done with these tiles before the next ones overwrite them", kGuardsWar}},
-        .arrays = [](const Params& p) { return arrays(p, shape_of(p.tile).bm); },
-        .geometry = [](const Params& p) { return geometry(p, shape_of(p.tile).bm); },
-        .check = check,
-        .shared_advice = smaller_tile,
-        .counts = counts,
-        .reference = square_reference,
-        .sum_length = square_sum_length,
-        .metric = PerfMetric::Flops,
-        .flops = square_flops,
-        .layout_group = "sgemm.as_layout",
-        .layout_label = "transposed [BK][BM]",
-        .ladder = sgemm_kit::kLadder,
+                      {"everyone done with these tiles before the next ones overwrite them", kGuardsWar}},
         .ladder_step = 6,
-        .tile_choices = {32, 64, 128},
-        .tests = {.larger = Params{.n = 64, .tile = 32}},
-    };
+    });
+    s.layout_group = "sgemm.as_layout";
+    s.layout_label = "transposed [BK][BM]";
+    return s;
   }
 };
 

@@ -151,19 +151,10 @@ TS_KERNEL_BODY(Body,
                                shape_of(TILE).wniter, shape_of(TILE).tm, shape_of(TILE).tn>(rec,
                                                                                             args)));
 
-// Events (a float4 is 4): as step 7, with a thread's outputs (WMITER * TM) x
-// (WNITER * TN) and as many values of As and Bs read per k.
-inline ExpectedCounts counts(const Params& p) {
-  const Shape s = shape_of(p.tile);
-  const uint64_t n = uint64_t(p.n), n3 = n * n * n;
-  const uint64_t threads = n * n / uint64_t(s.thread_rows() * s.thread_cols());
-  ExpectedCounts c;
-  c.global_loads = n3 / uint64_t(s.bn) + n3 / uint64_t(s.bm);
-  c.shared_stores = c.global_loads;
-  c.shared_loads = threads * n * uint64_t(s.thread_rows() + s.thread_cols());
-  c.global_stores = n * n;
-  c.barrier_arrivals = threads * 2 * (n / uint64_t(s.bk));
-  return c;
+// A thread's outputs are (WMITER * TM) x (WNITER * TN); As is padded (kPad).
+constexpr sgemm_kit::Layout layout(int tile) {
+  const Shape s = shape_of(tile);
+  return {s.bm, s.bn, s.bk, s.thread_rows(), s.thread_cols(), s.threads(), s.bk, s.bm + kPad};
 }
 
 struct Lesson {
@@ -173,52 +164,17 @@ struct Lesson {
   }
 
   static LessonSpec descriptor() {
-    using namespace matmul_kit;
-    return {
+    return sgemm_kit::step<layout>({
         .title = "SGEMM 8: warp tiles",
-        .summary =
-            "Each warp computes a compact WM x WN tile of the block tile in sub-tiles, its "
-            "lanes side by side: every shared read of the inner loop is conflict-free.",
-        .params = {side("n", "n (matrix size)", "A, B and C are n x n; a multiple of the tile", 64),
-                   tile("block tile", "block tile side: 32 (warps 32 x 16, 64 threads), 64 (warps 64 x 32 in 2 x 2 sub-tiles, 64 threads) or 128 (8 warps of 64 x 32, 256 threads: the tuned one)", 64, 32, 128)},
+        .summary = "Each warp computes a compact WM x WN tile of the block tile in sub-tiles, its "
+                   "lanes side by side: every shared read of the inner loop is conflict-free.",
+        .tile_hint = "block tile side: 32 (warps 32 x 16, 64 threads), 64 (warps 64 x 32 in 2 x 2 "
+                     "sub-tiles, 64 threads) or 128 (8 warps of 64 x 32, 256 threads: the tuned one)",
+        .tile = 64,
         .barriers = {{"both tiles complete before anyone reads them", kGuardsRaw},
-                     {"everyone done with these tiles before the next ones overwrite them", kGuardsWar}},
-        .arrays =
-            [](const Params& p) {
-              const Shape s = shape_of(p.tile);
-              return square_arrays(
-                  p, {shared_array("As", s.bk, s.bm + kPad),
-                      shared_array("Bs", s.bk, s.bn, uint32_t(4 * s.bk * (s.bm + kPad)))});
-            },
-        .geometry =
-            [](const Params& p) {
-              const Shape s = shape_of(p.tile);
-              LaunchGeometry g;
-              g.block = {uint32_t(s.threads()), 1, 1};
-              g.grid = {at_least_1(p.n / s.bn), at_least_1(p.n / s.bm), 1};
-              g.static_shared_bytes = uint32_t(4 * s.bk * (s.bm + kPad + s.bn));
-              return g;
-            },
-        .check = [](const Variant& v, const Params& p, const DeviceLimits& lim) -> std::optional<std::string> {
-          if (auto e = check_tile_choice(v, p.tile)) return e;
-          const Shape s = shape_of(p.tile);
-          if (s.threads() > lim.max_threads_per_block)
-            return "tile " + std::to_string(p.tile) + ": " + v.id + " needs " +
-                   std::to_string(s.threads()) + " threads per block; this device allows " +
-                   std::to_string(lim.max_threads_per_block);
-          return sgemm_kit::check_whole_tiles(v, p.n, s.bm, s.bn, s.bk);
-        },
-        .shared_advice = smaller_tile,
-        .counts = counts,
-        .reference = square_reference,
-        .sum_length = square_sum_length,
-        .metric = PerfMetric::Flops,
-        .flops = square_flops,
-        .ladder = sgemm_kit::kLadder,
+                      {"everyone done with these tiles before the next ones overwrite them", kGuardsWar}},
         .ladder_step = 8,
-        .tile_choices = {32, 64, 128},
-        .tests = {.larger = Params{.n = 64, .tile = 32}},
-    };
+    });
   }
 };
 
