@@ -23,10 +23,10 @@
 #include <string>
 #include <vector>
 
+#include "engine/catalogue.hpp"
 #include "engine/cuda/launch.cuh"
 #include "engine/cuda/recorders.cuh"
-#include "lessons/sgemm_double_buffer.hpp"
-#include "lessons/sgemm_hopper.hpp"
+#include "lessons/all_lessons.hpp"  // the registry entries (ids) of the lessons timed here
 
 #define CHECK(call)                                                                               \
   do {                                                                                            \
@@ -103,10 +103,10 @@ struct Step {
 
 // Body: the lesson's tuned instantiation (the tile named here must be the last
 // of its tile choices, which main checks), compiled alone to keep the build short.
-template <class Lesson, class Body>
+// Entry: the lesson's registry entry (generated from the lesson list).
+template <class Entry, class Body>
 Step tuned_step(int tile) {
-  const ts::Variant& v = Lesson::descriptor();
-  Step s{&v, tile, -1, 0, nullptr};
+  Step s{ts::find_variant(Entry::id), tile, -1, 0, nullptr};
   s.launch = [](const ts::LaunchGeometry& g, const ts::KernelArgs& args) {
     return ts::launch_prepared<Body, ts::PlainRec>(g, ts::PlainRec{}, args);
   };
@@ -140,8 +140,8 @@ int main(int argc, char** argv) {
   CHECK(cudaGetDeviceProperties(&prop, 0));
   namespace db = ts::lessons::sgemm_double_buffer;
   namespace hop = ts::lessons::sgemm_hopper;
-  const Step steps[] = {tuned_step<db::Lesson, db::Body<128>>(128),
-                        tuned_step<hop::Lesson, hop::Body<128>>(128)};
+  const Step steps[] = {tuned_step<db::Entry, db::Body<128>>(128),
+                        tuned_step<hop::Entry, hop::Body<128>>(128)};
   for (const Step& s : steps)
     if (s.v->tile_choices.back() != s.tile) {
       std::fprintf(stderr, "%s: the tuned tile is now %d, not %d: update bench/sgemm_ladder.cu\n",
