@@ -204,4 +204,30 @@ inline const Variant& constant_memory_lesson(bool shared_tile) {
                     });
 }
 
+// --- the reduction family: Harris's steps, in menu order ---------------------
+
+// The family of the first lesson with warp shuffles (the reduction), in menu
+// order: its steps run from the interleaved tree to the shuffled last warp.
+inline std::vector<const Variant*> reduction_steps() {
+  const Variant& shuffled = warp_shuffle_lesson();
+  return all_with([&](const Variant& v) { return same_family(v, shuffled); });
+}
+// Step `step` (1-based) of reduction_steps(): 1 interleaved with a divergent
+// branch, 2 interleaved with a strided index, 3 sequential, 4 first add.
+inline const Variant& reduction_step(int step) {
+  const std::vector<const Variant*> steps = reduction_steps();
+  if (step < 1 || step > int(steps.size()))
+    throw std::runtime_error("no lesson is step " + std::to_string(step) +
+                             " of the reduction family: the test needs one");
+  return *steps[size_t(step - 1)];
+}
+// The lesson whose race is the lesson (an unrolled last warp without __syncwarp).
+inline const Variant& racy_by_design_lesson() {
+  return first_with("racy by design", [](const Variant& v) { return v.tests.racy_by_design; });
+}
+// The first lesson with a __syncwarp (a warp-scope barrier).
+inline const Variant& warp_barrier_lesson() {
+  return first_with("with a warp barrier (__syncwarp)", has_warp_barrier);
+}
+
 }  // namespace ts::picks

@@ -14,6 +14,7 @@
 #include "engine/catalogue.hpp"
 #include "lessons/matmul_tiled_square.hpp"
 #include "tests/cli_process.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
@@ -423,8 +424,8 @@ TEST(HazardsCatalogue, OneWarpBlocksGiveWarningsOnly) {
   // hazards warnings (warp-level programming), never errors.
   for (uint32_t mask : {0u, 1u, 2u}) {
     SCOPED_TRACE("mask " + std::to_string(mask));
-    const HazardReport r =
-        analyze_hazards(sim_trace("matmul.tiled_square", Params{.n = 12, .tile = 4}, mask, {}));
+    const HazardReport r = analyze_hazards(
+        sim_trace(picks::default_lesson().id, Params{.n = 12, .tile = 4}, mask, {}));
     EXPECT_GT(r.warnings, 0u);
     EXPECT_EQ(r.errors, 0u);
     EXPECT_EQ(r.verdict().rfind("warning ", 0), 0u) << r.verdict();
@@ -434,7 +435,7 @@ TEST(HazardsCatalogue, OneWarpBlocksGiveWarningsOnly) {
 TEST(HazardsCatalogue, TiledTile16BarrierTwoIsWriteAfterReadAcrossWarps) {
   // The case the issue measured on the GPU: tile 16, second barrier removed.
   const HazardReport r =
-      analyze_hazards(sim_trace("matmul.tiled_square", Params{.n = 64, .tile = 16}, 0x1u, {}));
+      analyze_hazards(sim_trace(picks::default_lesson().id, Params{.n = 64, .tile = 16}, 0x1u, {}));
   EXPECT_EQ(r.verdict(), "error WAR; warning WAR");
   // tileB[kk][tx] is read by every row's thread and stored by row kk's:
   // across warps. tileA[ty][kk] stays within the two rows of one warp.
@@ -452,7 +453,7 @@ TEST(HazardsCatalogue, TiledTile16BarrierTwoIsWriteAfterReadAcrossWarps) {
 TEST(HazardsCatalogue, TiledBarrierTwoGuardsNothingWithOneTile) {
   // n <= tile: there is no next tile to overwrite the shared tiles.
   const HazardReport r =
-      analyze_hazards(sim_trace("matmul.tiled_square", Params{.n = 8, .tile = 8}, 0x1u, {}));
+      analyze_hazards(sim_trace(picks::default_lesson().id, Params{.n = 8, .tile = 8}, 0x1u, {}));
   EXPECT_TRUE(r.empty()) << r.verdict();
 }
 
@@ -485,8 +486,9 @@ CliResult races_cli(const std::string& args, bool with_stderr) {
 
 TEST(RacesCli, JsonVerdictAndRuns) {
   REQUIRE_CLI();
-  const CliResult r = races_cli(
-      "matmul.tiled_square --n 32 --tile 8 --no-barrier 2 --backend sim --runs 2 --json", false);
+  const CliResult r = races_cli(std::string(picks::default_lesson().id) +
+                                    " --n 32 --tile 8 --no-barrier 2 --backend sim --runs 2 --json",
+                                false);
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["hazards"]["verdict"], "error WAR; warning WAR");
@@ -506,15 +508,17 @@ int line_of(const std::string& header, const std::string& text) {
 
 TEST(RacesCli, TextReportGroupsAndDetail) {
   REQUIRE_CLI();
-  const CliResult r = races_cli(
-      "stencil.shared --length 128 --radius 3 --block 64 --barriers none --backend sim "
-      "--schedule skew --runs 1 --detail --detail-limit 1",
-      true);
+  const Variant& stencil = picks::halo_lesson(picks::Halo::StaticShared);
+  const CliResult r =
+      races_cli(std::string(stencil.id) +
+                    " --length 128 --radius 3 --block 64 --barriers none --backend sim "
+                    "--schedule skew --runs 1 --detail --detail-limit 1",
+                true);
   ASSERT_EQ(r.code, 0) << r.out;
   // The shared array under its name in the kernel's source (cache), from the
   // line that loads each thread's own element to the line that sums.
-  const int store = line_of("lessons/stencil_shared.hpp", "cache[s] = in[");
-  const int load = line_of("lessons/stencil_shared.hpp", "sum += cache[s + j]");
+  const int store = line_of(stencil.source_file, "cache[s] = in[");
+  const int load = line_of(stencil.source_file, "sum += cache[s + j]");
   EXPECT_NE(r.out.find("ERROR   RAW (read-after-write) cache line " + std::to_string(store) +
                        " (write) -> line " + std::to_string(load) + " (read)"),
             std::string::npos)
@@ -526,21 +530,24 @@ TEST(RacesCli, TextReportGroupsAndDetail) {
 
 TEST(RacesCli, AllBarriersNoRace) {
   REQUIRE_CLI();
-  const CliResult r = races_cli("matmul.tiled_rect --barriers 1,2 --backend sim --runs 2", true);
+  const CliResult r = races_cli(
+      std::string(picks::rectangular_tiled_lesson().id) + " --barriers 1,2 --backend sim --runs 2",
+      true);
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("no race found; output right in all 2 runs"), std::string::npos) << r.out;
 }
 
 TEST(RacesCli, BadInputIsAUsageError) {
   REQUIRE_CLI();
-  for (const char* args : {"matmul.tiled_square --runs 0", "matmul.tiled_square --runs 10001",
-                           "matmul.tiled_square --barriers 3", "no.such.kernel", ""}) {
+  const std::string tiled = picks::default_lesson().id;
+  for (const std::string& args :
+       {tiled + " --runs 0", tiled + " --runs 10001", tiled + " --barriers 3",
+        std::string("no.such.kernel"), std::string()}) {
     const CliResult r = races_cli(args, true);
     EXPECT_EQ(r.code, 2) << args << ": " << r.out;
     EXPECT_NE(r.out.find("error:"), std::string::npos) << args << ": " << r.out;
   }
-  EXPECT_NE(races_cli("matmul.tiled_square --runs 0", true).out.find("1 to 10000"),
-            std::string::npos);
+  EXPECT_NE(races_cli(tiled + " --runs 0", true).out.find("1 to 10000"), std::string::npos);
 }
 
 TEST(RacesCli, CasesListTheCatalogue) {

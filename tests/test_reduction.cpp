@@ -24,6 +24,7 @@
 #include "engine/catalogue.hpp"
 #include "io/chrome_export.hpp"
 #include "io/trace_file.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
@@ -36,6 +37,29 @@ std::vector<const char*> family_lessons() {
   return ids;
 }
 const std::vector<const char*> kLessons = family_lessons();
+
+// The steps the tests single out, by what they are (tests/lesson_picks.hpp).
+const Variant& divergent_step() {  // step 1: interleaved, a divergent branch
+  return picks::reduction_step(1);
+}
+const Variant& strided_step() {  // step 2: interleaved, a strided index (bank conflicts)
+  return picks::reduction_step(2);
+}
+const Variant& sequential_step() {  // step 3: sequential addressing
+  return picks::reduction_step(3);
+}
+const Variant& first_add_step() {  // step 4: the first add during the load
+  return picks::reduction_step(4);
+}
+const Variant& volatile_step() {  // the unrolled last warp without __syncwarp: racy
+  return picks::racy_by_design_lesson();
+}
+const Variant& syncwarp_step() {  // the unrolled last warp with __syncwarp
+  return picks::warp_barrier_lesson();
+}
+const Variant& shuffle_step() {  // the last warp through shuffles
+  return picks::warp_shuffle_lesson();
+}
 
 // The steps whose tree stops at 64 for an unrolled last warp: blocks of at
 // least two warps, and no 1-warp knob (the whole-tree steps have one).
@@ -118,8 +142,7 @@ TEST(Reduction, ClosedFormCountsByHand) {
   // interleaved, defaults: 256 elements, 4 blocks of 64. Per block: 64 stores
   // of the load, 63 adds (2 loads, 1 store each), thread 0's final load;
   // barrier 1 once and barrier 2 in each of the 6 steps.
-  ExpectedCounts c =
-      expected_counts(*find_variant("reduction.interleaved_divergent"), params(256, 64));
+  ExpectedCounts c = expected_counts(divergent_step(), params(256, 64));
   EXPECT_EQ(c.global_loads, 256u);
   EXPECT_EQ(c.global_stores, 4u);
   EXPECT_EQ(c.shared_loads, 4u * (2 * 63 + 1));
@@ -127,17 +150,17 @@ TEST(Reduction, ClosedFormCountsByHand) {
   EXPECT_EQ(c.barrier_arrivals, 4u * 64 * 7);
   EXPECT_EQ(c.warp_shuffles, 0u);
   // first add: 512 elements, 2 blocks of 128.
-  c = expected_counts(*find_variant("reduction.first_add"), params(512, 128));
+  c = expected_counts(first_add_step(), params(512, 128));
   EXPECT_EQ(c.global_stores, 2u);
   EXPECT_EQ(c.shared_loads, 2u * (2 * 127 + 1));
   // syncwarp: the tree down to 64 (one step of 64 adds), then 32 lanes x 6
   // steps with two __syncwarp each.
-  c = expected_counts(*find_variant("reduction.warp_syncwarp"), params(512, 128));
+  c = expected_counts(syncwarp_step(), params(512, 128));
   EXPECT_EQ(c.shared_loads, 2u * (2 * 64 + 32 + 32 * 6));
   EXPECT_EQ(c.shared_stores, 2u * (128 + 64 + 32 * 6));
   EXPECT_EQ(c.barrier_arrivals, 2u * (128 * 2 + 32 * 12));
   // shuffle: 32 lanes x 5 shuffles (16, 8, 4, 2, 1) per block.
-  c = expected_counts(*find_variant("reduction.warp_shuffle"), params(512, 128));
+  c = expected_counts(shuffle_step(), params(512, 128));
   EXPECT_EQ(c.warp_shuffles, 2u * 160);
   EXPECT_EQ(c.shared_loads, 2u * (2 * 64 + 64));
 }
@@ -167,7 +190,7 @@ TEST(Reduction, StridedStepHasBankConflictsOfTheClosedFormSequentialNone) {
     for (int length : {1000, 4096}) {
       const Params p = params(length, block);
       const uint64_t blocks = (uint64_t(length) + block - 1) / block;
-      const RunResult strided = run("reduction.interleaved_strided", p);
+      const RunResult strided = run(strided_step().id, p);
       ASSERT_TRUE(strided.ok) << strided.error;
       const WarpAccesses w = warp_accesses(strided.trace);
       const uint64_t per_access = blocks * strided_conflicts_per_block(uint64_t(block));
@@ -178,10 +201,8 @@ TEST(Reduction, StridedStepHasBankConflictsOfTheClosedFormSequentialNone) {
       if (block >= 64) {
         EXPECT_GT(per_access, 0u);
       }
-      for (const char* id :
-           {"reduction.interleaved_divergent", "reduction.sequential", "reduction.first_add",
-            "reduction.warp_syncwarp", "reduction.warp_shuffle", "reduction.warp_volatile"}) {
-        if (block == 32 && warp_lesson(id)) continue;
+      for (const char* id : kLessons) {
+        if (std::string(id) == strided_step().id || (block == 32 && warp_lesson(id))) continue;
         const RunResult r = run(id, p);
         ASSERT_TRUE(r.ok) << id << ": " << r.error;
         const WarpAccesses c = warp_accesses(r.trace);
@@ -196,8 +217,8 @@ TEST(Reduction, RunJsonCountersNamesTheConflictsAsNsightComputeDoes) {
   for (const auto& [id, want_ld, want_st] :
        std::vector<std::tuple<std::string, uint64_t, uint64_t>>{
            // defaults: 4 blocks of 128, 15 extra wavefronts per block and access
-           {"reduction.interleaved_strided", 2 * 4 * 15, 4 * 15},
-           {"reduction.sequential", 0, 0}}) {
+           {strided_step().id, 2 * 4 * 15, 4 * 15},
+           {sequential_step().id, 0, 0}}) {
     const auto r = testing::run_cli("run " + id + " --backend sim --json", false);
     ASSERT_EQ(r.code, 0) << r.out;
     const auto j = nlohmann::json::parse(r.out);
@@ -274,7 +295,7 @@ TEST(Reduction, VerdictForEveryLessonAndBarrierSubset) {
 }
 
 TEST(Reduction, VolatileLastWarpRacesWithinTheWarp) {
-  const HazardReport h = hazards("reduction.warp_volatile", ~0u);
+  const HazardReport h = hazards(volatile_step().id, ~0u);
   EXPECT_GT(h.total, 0u);
   EXPECT_EQ(h.errors, 0u) << h.verdict();
   EXPECT_GT(h.warnings, 0u);
@@ -289,7 +310,7 @@ TEST(Reduction, VolatileLastWarpRacesWithinTheWarp) {
 }
 
 TEST(Reduction, SyncwarpRemovesTheRaceAndEachRemovalBringsItBack) {
-  const Variant& v = *find_variant("reduction.warp_syncwarp");
+  const Variant& v = syncwarp_step();
   ASSERT_EQ(v.barriers.size(), 4u);
   EXPECT_FALSE(v.barriers[0].warp_scope);
   EXPECT_FALSE(v.barriers[1].warp_scope);
@@ -310,7 +331,7 @@ TEST(Reduction, SyncwarpRemovesTheRaceAndEachRemovalBringsItBack) {
 TEST(Reduction, EachSyncthreadsRemovalIsAHazard) {
   for (const char* id : kLessons) {
     const Variant& v = *find_variant(id);
-    const bool racy = std::string(id) == "reduction.warp_volatile";
+    const bool racy = v.tests.racy_by_design != 0;
     for (const BarrierInfo& b : v.barriers) {
       if (b.warp_scope) continue;
       const HazardReport h = hazards(id, ~0u & ~(1u << (b.id - 1)));
@@ -319,7 +340,7 @@ TEST(Reduction, EachSyncthreadsRemovalIsAHazard) {
       // without barrier 1 only warnings; every other removal crosses warps
       // (at the defaults' 4 warps per block: with 2, the strided and
       // sequential trees run in warp 0 alone and barrier 2 guards warnings).
-      if (std::string(id) == "reduction.interleaved_divergent" && b.id == 1) {
+      if (&v == &divergent_step() && b.id == 1) {
         EXPECT_EQ(h.errors, 0u) << h.verdict();
         EXPECT_EQ(h.verdict(), "warning RAW");
       } else {
@@ -331,13 +352,13 @@ TEST(Reduction, EachSyncthreadsRemovalIsAHazard) {
     }
   }
   // Every barrier combination of the syncwarp lesson: hazards exactly when one is missing.
-  const Variant& s = *find_variant("reduction.warp_syncwarp");
+  const Variant& s = syncwarp_step();
   for (uint32_t mask = 0; mask < 16; ++mask)
     EXPECT_EQ(hazards(s.id, mask).empty(), mask == 15) << "mask " << mask;
 }
 
 TEST(Reduction, ShufflesAreRecordedWithTheSendersValue) {
-  const Variant& v = *find_variant("reduction.warp_shuffle");
+  const Variant& v = shuffle_step();
   for (const Params& p : {v.defaults, params(1000, 256), params(77, 64)}) {
     const RunResult r = run(v.id, p, ~0u, ScheduleKind::Random, 3);
     ASSERT_TRUE(r.ok) << r.error;
@@ -392,7 +413,7 @@ TEST(Reduction, ShufflesAreRecordedWithTheSendersValue) {
 TEST(Reduction, WarpBarriersAndShufflesWorkUnderRandomSchedules) {
   // The exchange through the per-warp slots and the warp barrier are right
   // whichever warp the scheduler picks next.
-  for (const char* id : {"reduction.warp_shuffle", "reduction.warp_syncwarp"})
+  for (const char* id : {shuffle_step().id, syncwarp_step().id})
     for (uint64_t seed = 1; seed <= 20; ++seed) {
       const RunResult r = run(id, params(1500, 256), ~0u, ScheduleKind::Random, seed);
       ASSERT_TRUE(r.ok) << r.error;
@@ -403,7 +424,7 @@ TEST(Reduction, WarpBarriersAndShufflesWorkUnderRandomSchedules) {
 TEST(Reduction, SyncwarpWaitsForItsOwnWarpOnly) {
   // Warp 0's lanes leave each __syncwarp only after all 32 arrived, while the
   // other warps (done with the tree) are not waited for: they exit.
-  const RunResult r = run("reduction.warp_syncwarp", params(512, 128), ~0u, ScheduleKind::WarpSkew);
+  const RunResult r = run(syncwarp_step().id, params(512, 128), ~0u, ScheduleKind::WarpSkew);
   ASSERT_TRUE(r.ok) << r.error;
   std::map<std::tuple<uint32_t, int, uint16_t>, int> arrivals, leaves;  // (block, barrier, n)
   std::map<std::pair<uint32_t, uint16_t>, std::map<int, uint16_t>> nth;
@@ -423,7 +444,7 @@ TEST(Reduction, SyncwarpWaitsForItsOwnWarpOnly) {
 }
 
 TEST(Reduction, TracesWithShufflesAndWarpBarriersValidateAndRoundTrip) {
-  for (const char* id : {"reduction.warp_shuffle", "reduction.warp_syncwarp"}) {
+  for (const char* id : {shuffle_step().id, syncwarp_step().id}) {
     const RunResult r = run(id, find_variant(id)->defaults);
     ASSERT_TRUE(r.ok) << r.error;
     EXPECT_EQ(check_trace_semantics(r.trace), std::nullopt) << id;
@@ -457,8 +478,7 @@ std::string refused(Trace t, size_t i, void (*edit)(Event&)) {
 }
 
 TEST(Reduction, BadShuffleAndWarpBarrierFieldsAreRefused) {
-  const RunResult sh =
-      run("reduction.warp_shuffle", find_variant("reduction.warp_shuffle")->defaults);
+  const RunResult sh = run(shuffle_step().id, shuffle_step().defaults);
   ASSERT_TRUE(sh.ok);
   const size_t s = first_of(sh.trace, EventKind::WarpShuffle);
   EXPECT_NE(refused(sh.trace, s, [](Event& e) { e.array = 1; }).find("a shuffle touches no array"),
@@ -471,8 +491,7 @@ TEST(Reduction, BadShuffleAndWarpBarrierFieldsAreRefused) {
   EXPECT_NE(refused(sh.trace, s, [](Event& e) { e.barrier = 3; }).find("a shuffle has 0"),
             std::string::npos);
 
-  const RunResult sw =
-      run("reduction.warp_syncwarp", find_variant("reduction.warp_syncwarp")->defaults);
+  const RunResult sw = run(syncwarp_step().id, syncwarp_step().defaults);
   ASSERT_TRUE(sw.ok);
   // A __syncwarp's events carry the warp-scope flag; a __syncthreads' do not;
   // an access never does.
@@ -494,11 +513,12 @@ TEST(Reduction, BadShuffleAndWarpBarrierFieldsAreRefused) {
   t.events[a].element = 5;
   const auto why = check_trace_semantics(t);
   ASSERT_TRUE(why.has_value());
-  EXPECT_NE(why->find("a warp shuffle; reduction.warp_syncwarp has none"), std::string::npos);
+  EXPECT_NE(why->find(std::string("a warp shuffle; ") + syncwarp_step().id + " has none"),
+            std::string::npos);
 }
 
 TEST(Reduction, WarpBarriersAreNoBlockPhasesAndShufflesTouchNoCell) {
-  const Variant& v = *find_variant("reduction.warp_syncwarp");
+  const Variant& v = syncwarp_step();
   const RunResult r = run(v.id, v.defaults);
   ASSERT_TRUE(r.ok);
   // Block 128: barrier 1, one tree step's barrier 2: three phases, whatever
@@ -511,7 +531,7 @@ TEST(Reduction, WarpBarriersAreNoBlockPhasesAndShufflesTouchNoCell) {
   EXPECT_TRUE(d.blocks[0].balanced);
 
   // The shuffle lesson's replay ends with out as computed; no shuffle changes a cell.
-  const Variant& sv = *find_variant("reduction.warp_shuffle");
+  const Variant& sv = shuffle_step();
   const RunResult s = run(sv.id, sv.defaults, ~0u, ScheduleKind::WarpSkew);
   ASSERT_TRUE(s.ok);
   Replay sr(std::make_shared<Trace>(s.trace));

@@ -13,6 +13,7 @@
 #include "engine/catalogue.hpp"
 #include "lessons/matmul_tiled_rect.hpp"
 #include "lessons/matmul_tiled_square.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
@@ -156,7 +157,7 @@ TEST(SimCatalogue, TiledMultiplyLoadsEachElementNOverTTimes) {
   // 2 * ceil(N / T) global loads per output element, not 2N as in the naive kernel.
   for (int n : {16, 17, 32}) {
     RunRequest req;
-    req.variant = "matmul.tiled_square";
+    req.variant = picks::default_lesson().id;
     req.params = find_variant(req.variant)->defaults;
     req.params.n = n;
     req.params.tile = 8;
@@ -165,7 +166,7 @@ TEST(SimCatalogue, TiledMultiplyLoadsEachElementNOverTTimes) {
     const uint64_t tiles = (n + 7) / 8;
     EXPECT_EQ(count_events(tiled.trace.events).gl, uint64_t(n) * n * 2 * tiles) << "n=" << n;
 
-    req.variant = "matmul.naive_grid";
+    req.variant = picks::ladder_step(2).id;  // the naive grid, coalesced
     req.params = find_variant(req.variant)->defaults;
     req.params.n = n;
     req.params.block = 8;
@@ -177,7 +178,7 @@ TEST(SimCatalogue, TiledMultiplyLoadsEachElementNOverTTimes) {
 
 RunRequest skew_request(int tile, uint32_t mask, ScheduleKind kind) {
   RunRequest req;
-  req.variant = "matmul.tiled_square";
+  req.variant = picks::default_lesson().id;
   req.params = find_variant(req.variant)->defaults;
   req.params.n = 32;
   req.params.tile = tile;
@@ -241,7 +242,9 @@ TEST(SimCatalogue, SchedulesAreDeterministicByteForByte) {
 // Per block, every thread's k-th barrier departure comes after all the
 // block's k-th arrivals (every thread of these kernels reaches every barrier).
 TEST(SimCatalogue, NoThreadLeavesABarrierBeforeItsBlockArrived) {
-  for (const char* id : {"matmul.tiled_rect", "stencil.shared", "matmul.row_col_shared"}) {
+  for (const char* id :
+       {picks::rectangular_tiled_lesson().id, picks::halo_lesson(picks::Halo::StaticShared).id,
+        picks::dynamic_staging_lesson(2).id}) {
     for (ScheduleKind kind :
          {ScheduleKind::Lockstep, ScheduleKind::WarpSkew, ScheduleKind::Random}) {
       RunRequest req;
@@ -273,7 +276,7 @@ TEST(SimCatalogue, NoThreadLeavesABarrierBeforeItsBlockArrived) {
 
 TEST(SimCatalogue, ExactMultiplesKernelOnOtherSizesReportsFaults) {
   RunRequest req;
-  req.variant = "matmul.tiled_exact";
+  req.variant = picks::overreaching_lesson().id;  // exact multiples only
   req.params = find_variant(req.variant)->defaults;
   req.params.n = 17;
   req.params.tile = 16;
@@ -290,7 +293,7 @@ TEST(SimCatalogue, ExactMultiplesKernelOnOtherSizesReportsFaults) {
 
 TEST(SimCatalogue, TinyCapacityTruncates) {
   RunRequest req;
-  req.variant = "matmul.tiled_square";
+  req.variant = picks::default_lesson().id;
   req.params = find_variant(req.variant)->defaults;
   req.trace_capacity = 10;
   const RunResult r = run_simulator(req);
@@ -306,13 +309,13 @@ TEST(SimCatalogue, TinyCapacityTruncates) {
 
 TEST(SimCatalogue, TraceDescribesTheRun) {
   RunRequest req;
-  req.variant = "matmul.tiled_rect";
+  req.variant = picks::rectangular_tiled_lesson().id;
   req.params = find_variant(req.variant)->defaults;
   req.params.m = 33, req.params.k = 20, req.params.n = 45, req.params.tile = 8;
   req.barrier_mask = ~0u;
   const RunResult r = run_simulator(req);
   ASSERT_TRUE(r.ok) << r.error;
-  EXPECT_EQ(r.trace.config.variant, "matmul.tiled_rect");
+  EXPECT_EQ(r.trace.config.variant, picks::rectangular_tiled_lesson().id);
   EXPECT_EQ(r.trace.config.backend, BackendKind::Simulator);
   EXPECT_EQ(r.trace.config.device_name, "CPU simulator");
   EXPECT_EQ(r.trace.config.params, req.params);
@@ -340,7 +343,7 @@ TEST(SimCatalogue, TraceDescribesTheRun) {
 
 TEST(SimCatalogue, UntracedRunStillRunsTheKernel) {
   RunRequest req;
-  req.variant = "stencil.shared_dynamic";
+  req.variant = picks::halo_lesson(picks::Halo::DynamicShared).id;
   req.params = find_variant(req.variant)->defaults;
   req.traced = false;
   const RunResult r = run_simulator(req);
@@ -355,9 +358,10 @@ TEST(SimCatalogue, BadRequestsGetMessagesNotCrashes) {
   req.variant = "matmul.no_such_kernel";
   RunResult r = run_simulator(req);
   EXPECT_FALSE(r.ok);
-  EXPECT_NE(r.error.find("matmul.tiled_square"), std::string::npos) << r.error;  // lists known ids
+  EXPECT_NE(r.error.find(picks::default_lesson().id), std::string::npos)
+      << r.error;  // lists known ids
 
-  req.variant = "matmul.tiled_square";
+  req.variant = picks::default_lesson().id;
   req.params = find_variant(req.variant)->defaults;
   req.params.tile = 64;
   r = run_simulator(req);
@@ -423,10 +427,12 @@ TEST(LessonDefaults, RemovingEveryBarrierUnderSkewBreaksTheOutput) {
     }
   }
   // Every lesson with barriers was tried, these among them.
-  for (const char* id :
-       {"matmul.row_shared", "matmul.row_col_shared", "matmul.tiled_exact", "matmul.tiled_square",
-        "matmul.tiled_rect", "stencil.shared", "stencil.shared_dynamic", "transpose.shared"})
-    EXPECT_FALSE(find_variant(id)->barriers.empty()) << id;
+  for (const Variant* v :
+       {&picks::dynamic_staging_lesson(1), &picks::dynamic_staging_lesson(2),
+        &picks::overreaching_lesson(), &picks::default_lesson(), &picks::rectangular_tiled_lesson(),
+        &picks::halo_lesson(picks::Halo::StaticShared),
+        &picks::halo_lesson(picks::Halo::DynamicShared), &picks::layout_lesson()})
+    EXPECT_FALSE(v->barriers.empty()) << v->id;
   EXPECT_GE(lessons, 8);
 }
 
@@ -455,8 +461,7 @@ TEST(LessonDefaults, OneWarpPerBlockKeepsTheRaceLatent) {
     }
   }
   EXPECT_GE(lessons, 7) << "the tiled, row and stencil lessons have the knob";
-  EXPECT_FALSE(
-      params_with_warps(*find_variant("matmul.naive_grid"), Params{.n = 10, .block = 4}, 2))
+  EXPECT_FALSE(params_with_warps(picks::ladder_step(2), Params{.n = 10, .block = 4}, 2))
       << "a lesson without barriers has no race to show";
 }
 
