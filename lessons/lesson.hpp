@@ -113,8 +113,8 @@ template <class F>
 class Required {
  public:
   template <class G>
-    requires std::is_convertible_v<G, F>
-  Required(G g) : fn_(g) {}  // NOLINT: implicit, from a function or a lambda
+  requires std::is_convertible_v<G, F> Required(G g)
+      : fn_(g) {}  // NOLINT: implicit, from a function or a lambda
   Required(std::nullptr_t) = delete;
   operator F() const { return fn_; }  // NOLINT
   template <class... A>
@@ -153,6 +153,11 @@ struct TestFacts {
   // skewed warp meets a later step of a loop that reuses the same cells: the
   // reduction trees).
   bool same_pairs_under_skew = true;
+  // With one warp per block and no barrier the output stays right on every
+  // schedule: the warp's lanes run together (false where lanes left idle by a
+  // branch run ahead into the next level of a tree, as Blelloch's do: then the
+  // race bites within one warp too).
+  bool latent_in_one_warp = true;
 };
 
 // What a lesson's author writes (Lesson::descriptor()): the text, the
@@ -260,9 +265,10 @@ bool visit_lesson_body(const Params& p, F& f) {
 }
 template <class L, template <int...> class Body, class F>
 bool visit_lesson_body(const Params& p, F& f) {
-  static_assert(requires { L::visit(p, f); },
-                "a lesson whose Body has template parameters needs a Lesson::visit() that "
-                "calls f(Body<...>{}) for its parameters");
+  static_assert(
+      requires { L::visit(p, f); },
+      "a lesson whose Body has template parameters needs a Lesson::visit() that "
+      "calls f(Body<...>{}) for its parameters");
   return L::visit(p, f);
 }
 

@@ -108,6 +108,12 @@ std::vector<Case> correctness_cases() {
       for (int t : {4, 8, 16})
         cases.push_back({id, {.n = n, .tile = t}});
   }
+  // Cases wrong by design (a racy lesson, an exact-multiples kernel off its
+  // tile) are not asked for a right output here.
+  std::erase_if(cases, [](const Case& c) {
+    const Variant* v = find_variant(c.id);
+    return v && v->tests.wrong_by_design && v->tests.wrong_by_design(c.p);
+  });
   return cases;
 }
 
