@@ -49,14 +49,33 @@ struct Idx {
   TS_HD Idx(int index, int src_line = __builtin_LINE()) : i(index), line(uint16_t(src_line)) {}
 };
 
+// Where one element access goes: the recorder, the array's base, the
+// element's index, the array's extent and slot, the line the access is on.
+template <class T, class Rec>
+class ElementPlace {
+ public:
+  TS_HD ElementPlace(Rec& rec, T* base, int index, int count, ArraySlot buf, uint16_t line)
+      : rec_(rec), base_(base), index_(index), count_(count), buf_(buf), line_(line) {}
+
+ protected:
+  Rec& rec_;
+  T* base_;
+  int index_;
+  int count_;
+  ArraySlot buf_;
+  uint16_t line_;
+};
+
 // A reference to one element: reading it is a load, assigning to it a store,
 // atomic_add an atomicAdd (one read-modify-write no other thread can split).
 template <class T, class Rec, Space S>
-class ElemRef {
+class ElemRef : ElementPlace<T, Rec> {
+  using Place = ElementPlace<T, Rec>;
+  using Place::rec_, Place::base_, Place::index_, Place::count_, Place::buf_, Place::line_;
+
  public:
   using value_type = T;
-  TS_HD ElemRef(Rec& rec, T* base, int index, int count, ArraySlot buf, uint16_t line)
-      : rec_(rec), base_(base), index_(index), count_(count), buf_(buf), line_(line) {}
+  using Place::Place;
 
   TS_HD operator T() const { return rec_.load(S, base_, index_, count_, buf_, line_); }
   TS_HD ElemRef& operator=(T v) {
@@ -67,14 +86,6 @@ class ElemRef {
   TS_HD ElemRef& operator+=(T v) { return *this = T(*this) + v; }
   // atomicAdd(&element, v): returns what the element held before.
   TS_HD T atomic_add(T v) { return rec_.atomic_add(S, base_, index_, count_, buf_, v, line_); }
-
- private:
-  Rec& rec_;
-  T* base_;
-  int index_;
-  int count_;
-  ArraySlot buf_;
-  uint16_t line_;
 };
 
 // Four consecutive floats moved by one 16-byte instruction, as the textbook's
@@ -83,26 +94,19 @@ class ElemRef {
 // multiple of 4 and the array 16-byte aligned (`alignas(16) __shared__`); the
 // simulator reports a misaligned access as the GPU would fault on it.
 template <class T, class Rec, Space S>
-class Vec4Ref {
+class Vec4Ref : ElementPlace<T, Rec> {
   static_assert(sizeof(T) == 4, "vec4 moves four 4-byte elements");
+  using Place = ElementPlace<T, Rec>;
+  using Place::rec_, Place::base_, Place::index_, Place::count_, Place::buf_, Place::line_;
 
  public:
-  TS_HD Vec4Ref(Rec& rec, T* base, int index, int count, ArraySlot buf, uint16_t line)
-      : rec_(rec), base_(base), index_(index), count_(count), buf_(buf), line_(line) {}
+  using Place::Place;
 
   TS_HD operator float4() const { return rec_.load4(S, base_, index_, count_, buf_, line_); }
   TS_HD Vec4Ref& operator=(float4 v) {
     rec_.store4(S, base_, index_, count_, buf_, v, line_);
     return *this;
   }
-
- private:
-  Rec& rec_;
-  T* base_;
-  int index_;
-  int count_;
-  ArraySlot buf_;
-  uint16_t line_;
 };
 
 // `atomic_add(bins[b], 1u)` reads as the textbook's `atomicAdd(&bins[b], 1u)`.

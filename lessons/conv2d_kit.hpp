@@ -127,9 +127,9 @@ inline ExpectedCounts naive_counts(const Params& p) {
 }
 inline double naive_loads(const Params& p, std::string* formula) {
   const int w = mask_width(p.radius);
-  return say_mean(formula, "(2R+1)^2 = " + std::to_string(w * w),
-                  double(window_sum(p.m, p.radius) * window_sum(p.n, p.radius)) /
-                      (double(p.m) * double(p.n)));
+  return say_mean(
+      formula, "(2R+1)^2 = " + std::to_string(w * w),
+      double(window_sum(p.m, p.radius) * window_sum(p.n, p.radius)) / (double(p.m) * double(p.n)));
 }
 
 // Every input tile position is stored once (0 outside the image), loaded
@@ -151,12 +151,11 @@ inline ExpectedCounts tiled_counts(const Params& p) {
 }
 inline double tiled_loads(const Params& p, std::string* formula) {
   const int side = p.tile + 2 * p.radius;
-  return say_mean(formula,
-                  "(T+2R)^2/T^2 = " + std::to_string(side * side) + "/" +
-                      std::to_string(p.tile * p.tile),
-                  double(halo_tile_sum(p.m, p.tile, p.radius) *
-                         halo_tile_sum(p.n, p.tile, p.radius)) /
-                      (double(p.m) * double(p.n)));
+  return say_mean(
+      formula,
+      "(T+2R)^2/T^2 = " + std::to_string(side * side) + "/" + std::to_string(p.tile * p.tile),
+      double(halo_tile_sum(p.m, p.tile, p.radius) * halo_tile_sum(p.n, p.tile, p.radius)) /
+          (double(p.m) * double(p.n)));
 }
 // A tile width the kernels are compiled for, at least the radius.
 inline std::optional<std::string> tiled_check(const Params& p, const DeviceLimits& lim) {
@@ -177,6 +176,75 @@ inline std::vector<ParamDecl> params(const char* radius_hint) {
 inline TestFacts tests(int tile) {
   return {.larger = Params{.m = 16, .n = 16, .tile = tile, .radius = 2},
           .padded = Params{.m = 13, .n = 11, .tile = tile, .radius = 2}};
+}
+
+// ---- Builder: a whole lesson from what it states ----
+
+// Where a lesson's threads read the image: straight from global memory (one
+// thread per pixel, fixed square blocks), or from a shared input tile with
+// its halo (T x T blocks, T the tile parameter).
+enum class Input { Global, SharedTile };
+
+// A block of Side x Side threads that fits the device.
+template <int Side>
+std::optional<std::string> check_block(const Params&, const DeviceLimits& lim) {
+  if (Side * Side > lim.max_threads_per_block)
+    return "a block of " + std::to_string(Side) + " x " + std::to_string(Side) +
+           " threads exceeds this device's limit";
+  return std::nullopt;
+}
+inline SharedAdvice no_shared_memory(const Params&, const DeviceLimits&) {
+  return {"", "this kernel uses no shared memory"};
+}
+
+inline ArrayTable global_arrays(const Params& p) {
+  return arrays(p);
+}
+template <int Side>
+LaunchGeometry square_blocks(const Params& p) {
+  return geometry(p, Side);
+}
+
+// The (T + 2R) x (T + 2R) input tile in static shared memory.
+inline ArrayTable tiled_arrays(const Params& p) {
+  const int side = p.tile + 2 * p.radius;
+  return arrays(p, {shared_array("tile", side, side)});
+}
+inline LaunchGeometry tiled_geometry(const Params& p) {
+  LaunchGeometry g = geometry(p, p.tile);
+  g.static_shared_bytes = uint32_t(4 * (p.tile + 2 * p.radius) * (p.tile + 2 * p.radius));
+  return g;
+}
+inline std::vector<ParamDecl> tiled_params() {
+  std::vector<ParamDecl> declared = params("mask radius, 1 to 3, at most T");
+  declared.insert(declared.begin() + 2, tile("tile T", "output tile and block: T x T threads", 8));
+  return declared;
+}
+
+// A convolution lesson reading its image as I says; BlockSide is the side of
+// the Input::Global lesson's blocks. The shared-tile lesson states its barrier.
+template <Input I, int BlockSide = 0>
+LessonSpec lesson(const char* title, const char* summary, std::vector<BarrierInfo> barriers = {}) {
+  constexpr bool tiled = I == Input::SharedTile;
+  return {
+      .title = title,
+      .summary = summary,
+      .params = tiled ? tiled_params() : params("mask radius, 1 to 3: a (2R + 1) x (2R + 1) mask"),
+      .barriers = std::move(barriers),
+      .arrays = tiled ? tiled_arrays : global_arrays,
+      .geometry = tiled ? tiled_geometry : square_blocks<BlockSide>,
+      .check = tiled ? check_params<tiled_check> : check_params<check_block<BlockSide>>,
+      .shared_advice = tiled ? smaller_tile : no_shared_memory,
+      .counts = tiled ? tiled_counts : naive_counts,
+      .reference = reference,
+      .sum_length = sum_length,
+      // No 1- or 2-warp knob for the tiled lesson: its race is not latent with
+      // one warp. Its lanes diverge (halo threads, zero padding), out of step.
+      .loads_per_output = tiled ? tiled_loads : naive_loads,
+      .metric = PerfMetric::Bytes,
+      .flops = flops,
+      .tests = tests(tiled ? 8 : 0),
+  };
 }
 
 }  // namespace ts::lessons::conv2d_kit

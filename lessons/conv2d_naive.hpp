@@ -59,34 +59,12 @@ static inline std::array<ConstantSymbol, 1> constant_symbols(Body) {
   return {{{kMask, &mask_c, sizeof mask_c}}};
 }
 
-inline std::optional<std::string> check_block(const Params&, const DeviceLimits& lim) {
-  if (kBlockSide * kBlockSide > lim.max_threads_per_block)
-    return std::string("a block of 8 x 8 threads exceeds this device's limit");
-  return std::nullopt;
-}
-
 struct Lesson {
   static LessonSpec descriptor() {
-    using namespace conv2d_kit;
-    return {
-        .title = "2D convolution, global memory and a constant mask",
-        .summary = "One thread per output pixel reads its (2R + 1)^2 neighbours from global "
-                   "memory; the mask comes from constant memory.",
-        .params = params("mask radius, 1 to 3: a (2R + 1) x (2R + 1) mask"),
-        .arrays = [](const Params& p) { return arrays(p); },
-        .geometry = [](const Params& p) { return geometry(p, kBlockSide); },
-        .check = check_params<check_block>,
-        .shared_advice = [](const Params&, const DeviceLimits&) -> SharedAdvice {
-          return {"", "this kernel uses no shared memory"};
-        },
-        .counts = naive_counts,
-        .reference = reference,
-        .sum_length = sum_length,
-        .loads_per_output = naive_loads,
-        .metric = PerfMetric::Bytes,
-        .flops = flops,
-        .tests = tests(0),
-    };
+    return conv2d_kit::lesson<conv2d_kit::Input::Global, kBlockSide>(
+        "2D convolution, global memory and a constant mask",
+        "One thread per output pixel reads its (2R + 1)^2 neighbours from global memory; the "
+        "mask comes from constant memory.");
   }
 };
 

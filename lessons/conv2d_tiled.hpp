@@ -105,58 +105,19 @@ struct Lesson {
   static bool visit(const Params& p, F&& f) {
     bool ok = false;
     lesson_kit::visit_tile(p.tile, [&]<int T>() {
-      switch (p.radius) {
-        case 1:
-          f(Body<T, 1>{}), ok = true;
-          break;
-        case 2:
-          f(Body<T, 2>{}), ok = true;
-          break;
-        case 3:
-          f(Body<T, 3>{}), ok = true;
-          break;
-        default:
-          break;
-      }
+      ok = lesson_kit::visit_value<1, 2, 3>(p.radius, [&]<int R>() { f(Body<T, R>{}); });
     });
     return ok;
   }
 
   static LessonSpec descriptor() {
-    using namespace conv2d_kit;
-    std::vector<ParamDecl> declared = params("mask radius, 1 to 3, at most T");
-    declared.insert(declared.begin() + 2, tile("tile T", "output tile and block: T x T threads", 8));
-    return {
-        .title = "2D convolution, shared input tile with halo",
-        .summary = "Each block copies its (T + 2R) x (T + 2R) input tile into shared memory: "
-                   "every thread its own pixel, the edge threads the halo and the corners.",
-        .params = std::move(declared),
-        .barriers = {{"the input tile is stored by every thread and its halo by a few: all of it "
-                      "in place before anyone reads a neighbour",
-                      kGuardsRaw}},
-        .arrays = [](const Params& p) {
-          const int side = p.tile + 2 * p.radius;
-          return arrays(p, {shared_array("tile", side, side)});
-        },
-        .geometry = [](const Params& p) {
-          LaunchGeometry g = geometry(p, p.tile);
-          g.static_shared_bytes = uint32_t(4 * (p.tile + 2 * p.radius) * (p.tile + 2 * p.radius));
-          return g;
-        },
-        .check = check_params<tiled_check>,
-        .shared_advice = [](const Params&, const DeviceLimits&) -> SharedAdvice {
-          return {"", "use a smaller tile"};
-        },
-        .counts = tiled_counts,
-        .reference = reference,
-        .sum_length = sum_length,
-        // No 1- or 2-warp knob: the race is not latent with one warp here. Its
-        // lanes diverge (halo threads, zero padding) and run out of step.
-        .loads_per_output = tiled_loads,
-        .metric = PerfMetric::Bytes,
-        .flops = flops,
-        .tests = tests(8),
-    };
+    return conv2d_kit::lesson<conv2d_kit::Input::SharedTile>(
+        "2D convolution, shared input tile with halo",
+        "Each block copies its (T + 2R) x (T + 2R) input tile into shared memory: every thread "
+        "its own pixel, the edge threads the halo and the corners.",
+        {{"the input tile is stored by every thread and its halo by a few: all of it in place "
+          "before anyone reads a neighbour",
+          kGuardsRaw}});
   }
 };
 

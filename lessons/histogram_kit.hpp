@@ -56,11 +56,7 @@ inline ArrayInfo local_bins_array() {
 
 // One thread per element, blocks of `block` threads.
 inline LaunchGeometry geometry(const Params& p) {
-  LaunchGeometry g;
-  const int b = p.block < 1 ? 1 : p.block;
-  g.block = {at_least_1(b), 1, 1};
-  g.grid = {at_least_1(int64_t(ceil_div(uint64_t(p.length < 1 ? 1 : p.length), b))), 1, 1};
-  return g;
+  return one_thread_per_element(p);
 }
 
 inline std::optional<std::string> check(const Params& p, const DeviceLimits& lim) {
@@ -115,32 +111,35 @@ LessonSpec lesson(const char* title, const char* summary) {
       .params = {length("elements of in, counted into 64 bins over [-4, 4]", 200),
                  block("block size", "threads per block", 64)},
       .barriers = std::move(barriers),
-      .arrays = [](const Params& p) {
-        return SharedBins ? arrays(p.length, {local_bins_array()}) : arrays(p.length);
-      },
-      .geometry = [](const Params& p) {
-        LaunchGeometry g = geometry(p);
-        if (SharedBins) g.static_shared_bytes = uint32_t(4 * kBinCount);
-        return g;
-      },
+      .arrays =
+          [](const Params& p) {
+            return SharedBins ? arrays(p.length, {local_bins_array()}) : arrays(p.length);
+          },
+      .geometry =
+          [](const Params& p) {
+            LaunchGeometry g = geometry(p);
+            if (SharedBins) g.static_shared_bytes = uint32_t(4 * kBinCount);
+            return g;
+          },
       .check = check_params<check>,
       .shared_advice = no_fix,
       // One load per element and one atomic on its bin; with shared bins, per
       // block 64 zero stores, 64 total reads, 64 global atomics, and every
       // thread at both barriers.
-      .counts = [](const Params& p) {
-        ExpectedCounts c;
-        c.global_loads = uint64_t(std::max(p.length, 0));
-        if (!SharedBins) {
-          c.global_atomics = c.global_loads;
-          return c;
-        }
-        const LaunchGeometry g = geometry(p);
-        c.shared_atomics = c.global_loads;
-        c.shared_stores = c.shared_loads = c.global_atomics = g.grid.x * uint64_t(kBinCount);
-        c.barrier_arrivals = 2 * g.grid.x * g.block.x;
-        return c;
-      },
+      .counts =
+          [](const Params& p) {
+            ExpectedCounts c;
+            c.global_loads = uint64_t(std::max(p.length, 0));
+            if (!SharedBins) {
+              c.global_atomics = c.global_loads;
+              return c;
+            }
+            const LaunchGeometry g = geometry(p);
+            c.shared_atomics = c.global_loads;
+            c.shared_stores = c.shared_loads = c.global_atomics = g.grid.x * uint64_t(kBinCount);
+            c.barrier_arrivals = 2 * g.grid.x * g.block.x;
+            return c;
+          },
       .reference = reference,
       .sum_length = sum_length,
       .loads_per_output = loads,

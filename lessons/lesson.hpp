@@ -282,6 +282,15 @@ inline uint32_t at_least_1(int64_t x) {
   return uint32_t(x < 1 ? 1 : x);
 }
 
+// A 1D launch: one thread per element of `length`, blocks of `block` threads.
+inline LaunchGeometry one_thread_per_element(const Params& p) {
+  LaunchGeometry g;
+  const int b = p.block < 1 ? 1 : p.block;
+  g.block = {at_least_1(b), 1, 1};
+  g.grid = {at_least_1(int64_t(ceil_div(uint64_t(p.length < 1 ? 1 : p.length), b))), 1, 1};
+  return g;
+}
+
 // Tile widths the tiled kernels are instantiated for (shared arrays need a
 // compile-time size). 32 x 32 = 1024 threads is the most a block may have.
 inline constexpr int kTileWidths[] = {2, 4, 8, 16, 32};
@@ -334,6 +343,10 @@ template <std::optional<std::string> (*F)(const Params&, const DeviceLimits&)>
 std::optional<std::string> check_params(const Variant&, const Params& p, const DeviceLimits& lim) {
   return F(p, lim);
 }
+// When the tiles do not fit in shared memory: "use a smaller tile".
+inline SharedAdvice smaller_tile(const Params&, const DeviceLimits&) {
+  return {"", "use a smaller tile"};
+}
 // No limits beyond the declared ranges.
 inline std::optional<std::string> no_check(const Variant&, const Params&, const DeviceLimits&) {
   return std::nullopt;
@@ -343,29 +356,18 @@ inline int one_term(const Params&) {
   return 1;
 }
 
+// Calls f.template operator()<V>() for the V among Values that equals value;
+// false when none does.
+template <int... Values, class F>
+bool visit_value(int value, F&& f) {
+  return ((value == Values ? (f.template operator()<Values>(), true) : false) || ...);
+}
+
 // Calls f.template operator()<T>() for the compiled tile width T == tile;
 // false when tile is not one of kTileWidths.
 template <class F>
 bool visit_tile(int tile, F&& f) {
-  switch (tile) {
-    case 2:
-      f.template operator()<2>();
-      return true;
-    case 4:
-      f.template operator()<4>();
-      return true;
-    case 8:
-      f.template operator()<8>();
-      return true;
-    case 16:
-      f.template operator()<16>();
-      return true;
-    case 32:
-      f.template operator()<32>();
-      return true;
-    default:
-      return false;
-  }
+  return visit_value<2, 4, 8, 16, 32>(tile, f);
 }
 
 // Array descriptions, short to write in a lesson's arrays().

@@ -87,11 +87,6 @@ double tiled_square_loads(const Params& p, std::string* formula);  // 2 ceil(N/T
 double tiled_exact_loads(const Params& p, std::string* formula);   // every thread loads
 double tiled_rect_loads(const Params& p, std::string* formula);    // K ceil(N/T)/N + ...
 
-// When two tiles do not fit: "use a smaller tile".
-inline SharedAdvice smaller_tile(const Params&, const DeviceLimits&) {
-  return {"", "use a smaller tile"};
-}
-
 // ---- Builders: a whole lesson from what it states ----
 
 // The parameters the square lessons declare.

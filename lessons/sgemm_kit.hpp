@@ -127,7 +127,7 @@ LessonSpec step(Step step) {
       .geometry = [](const Params& p) { return layout_geometry(p, L(p.tile)); },
       .check = [](const Variant& v, const Params& p,
                   const DeviceLimits& lim) { return check_layout(v, p, lim, L(p.tile)); },
-      .shared_advice = matmul_kit::smaller_tile,
+      .shared_advice = smaller_tile,
       .counts = [](const Params& p) { return layout_counts(p, L(p.tile)); },
       .reference = matmul_kit::square_reference,
       .sum_length = matmul_kit::square_sum_length,

@@ -41,11 +41,7 @@ inline double flops(const Params& p) {
 
 // One thread per element, blocks of `block` threads.
 inline LaunchGeometry geometry(const Params& p) {
-  LaunchGeometry g;
-  const int b = p.block < 1 ? 1 : p.block;
-  g.block = {at_least_1(b), 1, 1};
-  g.grid = {at_least_1(int64_t(ceil_div(uint64_t(p.length < 1 ? 1 : p.length), b))), 1, 1};
-  return g;
+  return one_thread_per_element(p);
 }
 
 // The block fits the device; with a halo (shared lessons), the radius at most
@@ -79,9 +75,10 @@ LessonSpec lesson(const char* title, const char* summary) {
   constexpr bool halo = C != Cache::None;
   std::vector<BarrierInfo> barriers;
   if (halo)
-    barriers.push_back({"neighbours were loaded by other threads and warps: all in place before "
-                        "anyone reads",
-                        kGuardsRaw});
+    barriers.push_back(
+        {"neighbours were loaded by other threads and warps: all in place before "
+         "anyone reads",
+         kGuardsRaw});
   LessonSpec s = {
       .title = title,
       .summary = summary,
@@ -90,21 +87,23 @@ LessonSpec lesson(const char* title, const char* summary) {
                   kMaxRadius, 3, radius_out_of_range},
                  block("block size", "threads per block", 64)},
       .barriers = std::move(barriers),
-      .arrays = [](const Params& p) {
-        return halo ? arrays(p.length, {shared_array("cache", 1, p.block + 2 * p.radius)})
-                    : arrays(p.length);
-      },
+      .arrays =
+          [](const Params& p) {
+            return halo ? arrays(p.length, {shared_array("cache", 1, p.block + 2 * p.radius)})
+                        : arrays(p.length);
+          },
       .geometry = geometry,
       .check = [](const Variant&, const Params& p,
                   const DeviceLimits& lim) { return check(p, lim, halo); },
       .shared_advice = smaller_block,
-      .counts = [](const Params& p) {
-        if (halo) return halo_counts(p);
-        ExpectedCounts c;
-        c.global_stores = uint64_t(p.length);
-        c.global_loads = uint64_t(p.length) * (2 * uint64_t(p.radius) + 1);
-        return c;
-      },
+      .counts =
+          [](const Params& p) {
+            if (halo) return halo_counts(p);
+            ExpectedCounts c;
+            c.global_stores = uint64_t(p.length);
+            c.global_loads = uint64_t(p.length) * (2 * uint64_t(p.radius) + 1);
+            return c;
+          },
       .reference = reference,
       .sum_length = sum_length,
       .with_warps = halo ? halo_with_warps : nullptr,
