@@ -20,6 +20,7 @@ inline constexpr FamilyInfo kFamilies[] = {
     {"histogram", "Histogram"},
     {"conv2d", "2D convolution"},
     {"sgemm", "SGEMM ladder (FP32, no tensor cores)"},
+    {"scan", "Scan (prefix sum)"},
 };
 
 // nullptr when the family is not in the table.
