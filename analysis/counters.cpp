@@ -117,7 +117,7 @@ Counters count_accesses(const Trace& t) {
 }
 
 std::optional<Expectation> expected_for(const Trace& t) {
-  const Variant* v = find_variant(t.config.variant);
+  const LessonInfo* v = find_lesson(t.config.lesson_id);
   if (!v) return std::nullopt;
   Expectation x;
   x.counts = expected_counts(*v, t.config.params);

@@ -62,7 +62,7 @@ struct Counters {
 Counters count_accesses(const Trace& t);
 
 // What the catalogue's closed forms say the run should have recorded (all
-// barriers on, nothing dropped), or nullopt when the variant is unknown.
+// barriers on, nothing dropped), or nullopt when the lesson is unknown.
 struct Expectation {
   ExpectedCounts counts;
   double global_loads_per_output = 0;

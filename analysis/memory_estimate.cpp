@@ -17,11 +17,11 @@ uint64_t window_held_bytes(uint64_t events, uint64_t cells) {
   return events * kWindowHeldBytesPerEvent + cells * kBytesPerCell;
 }
 
-uint64_t expected_events(const Variant& v, const Params& p, uint64_t capacity) {
+uint64_t expected_events(const LessonInfo& v, const Params& p, uint64_t capacity) {
   return std::min(expected_counts(v, p).total(), capacity);
 }
 
-uint64_t replay_cells(const Variant& v, const Params& p) {
+uint64_t replay_cells(const LessonInfo& v, const Params& p) {
   // Every global array once, every shared array once per block.
   uint64_t cells = 0;
   const uint64_t blocks = geometry(v, p).grid.count();
@@ -78,7 +78,7 @@ uint64_t memory_budget(std::string* origin) {
   return budget;
 }
 
-RunEstimate estimate_run(const Variant& v, const Params& p, uint64_t capacity) {
+RunEstimate estimate_run(const LessonInfo& v, const Params& p, uint64_t capacity) {
   RunEstimate e;
   e.events_needed = expected_counts(v, p).total();
   e.events_recorded = std::min(e.events_needed, capacity);
@@ -86,13 +86,13 @@ RunEstimate estimate_run(const Variant& v, const Params& p, uint64_t capacity) {
   return e;
 }
 
-std::vector<NamedParam> size_params(const Variant& v, const Params& p) {
+std::vector<NamedParam> size_params(const LessonInfo& v, const Params& p) {
   return used_params(v.uses & (kUsesM | kUsesK | kUsesN | kUsesLength), p);
 }
 
 namespace {
 // `p` with its sizes scaled by s / full (each at least 1).
-Params scaled(const Variant& v, const Params& p, int64_t s, int64_t full) {
+Params scaled(const LessonInfo& v, const Params& p, int64_t s, int64_t full) {
   Params q = p;
   auto scale = [&](int& x) { x = int(std::max<int64_t>(1, int64_t(x) * s / full)); };
   for (const ParamField& f : kParamFields)
@@ -101,8 +101,8 @@ Params scaled(const Variant& v, const Params& p, int64_t s, int64_t full) {
 }
 }  // namespace
 
-std::optional<Params> largest_size_that_fits(const Variant& v, const Params& p, uint64_t capacity,
-                                             uint64_t budget, uint64_t held) {
+std::optional<Params> largest_size_that_fits(const LessonInfo& v, const Params& p,
+                                             uint64_t capacity, uint64_t budget, uint64_t held) {
   auto fits = [&](const Params& q) {
     const RunEstimate e = estimate_run(v, q, capacity);
     return !e.truncated() && held <= budget && e.bytes <= budget - held;

@@ -51,9 +51,9 @@ uint64_t window_bytes(uint64_t events, uint64_t cells);
 uint64_t window_held_bytes(uint64_t events, uint64_t cells);
 
 // Events a run records: the catalogue's closed form, capped by the capacity.
-uint64_t expected_events(const Variant& v, const Params& p, uint64_t capacity);
+uint64_t expected_events(const LessonInfo& v, const Params& p, uint64_t capacity);
 // Cells the replay shows: the global arrays once, the shared ones per block.
-uint64_t replay_cells(const Variant& v, const Params& p);
+uint64_t replay_cells(const LessonInfo& v, const Params& p);
 
 // A quarter of physical memory (the default budget of the window).
 uint64_t physical_memory_bytes();
@@ -76,20 +76,20 @@ struct RunEstimate {
   uint64_t bytes = 0;            // the window's peak with the recorded events
   bool truncated() const { return events_recorded < events_needed; }
 };
-RunEstimate estimate_run(const Variant& v, const Params& p, uint64_t capacity);
+RunEstimate estimate_run(const LessonInfo& v, const Params& p, uint64_t capacity);
 
 // The parameters that set a lesson's size: n (m, k and n for the rectangular
 // multiply) or the stencil's length. The others (tile, block, radius) shape
 // the lesson and are kept when a smaller size is offered.
-std::vector<NamedParam> size_params(const Variant& v, const Params& p);
+std::vector<NamedParam> size_params(const LessonInfo& v, const Params& p);
 
 // The largest size of the lesson, at most `p`'s, whose run records every
 // event within `capacity` and whose window needs at most `budget`: its sizes
 // scaled down together, the other parameters kept. `p` itself when it fits;
 // nullopt when not even the smallest size does.
 // `held`: bytes another trace already keeps in the window (counted against the budget).
-std::optional<Params> largest_size_that_fits(const Variant& v, const Params& p, uint64_t capacity,
-                                             uint64_t budget, uint64_t held = 0);
+std::optional<Params> largest_size_that_fits(const LessonInfo& v, const Params& p,
+                                             uint64_t capacity, uint64_t budget, uint64_t held = 0);
 
 // A trace file's events, before it is read: its size over the bytes of one
 // event (the header and the arrays make it a slight overestimate).

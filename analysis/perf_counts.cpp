@@ -11,7 +11,7 @@
 
 namespace ts {
 
-double theory_loads_per_output(const Variant& v, const Params& p, std::string* formula) {
+double theory_loads_per_output(const LessonInfo& v, const Params& p, std::string* formula) {
   if (v.loads_per_output) return v.loads_per_output(p, formula);
   // A lesson without a textbook formula: the closed form.
   const ExpectedCounts e = expected_counts(v, p);
@@ -29,7 +29,7 @@ double theory_loads_per_output(const Variant& v, const Params& p, std::string* f
 
 AccessCounts perf_access_counts(const Trace& t) {
   AccessCounts c;
-  c.kernel = t.config.variant;
+  c.kernel = t.config.lesson_id;
   c.params = t.config.params;
   c.truncated = t.truncated();
   const Counters k = count_accesses(t);
@@ -44,18 +44,18 @@ AccessCounts perf_access_counts(const Trace& t) {
   c.bytes_moved = k.global_bytes_read + k.global_bytes_written;
   c.outputs = k.output_elements;
 
-  const Variant* v = find_variant(t.config.variant);
+  const LessonInfo* v = find_lesson(t.config.lesson_id);
   if (v) {
     if (!c.outputs)
       for (const ArrayInfo& a : t.config.arrays)
         if (a.output() && !a.shared()) c.outputs += a.count();
-    // The variant's own shapes: a square lesson's Params leave m and k at 0.
+    // The lesson's own shapes: a square lesson's Params leave m and k at 0.
     c.compulsory_bytes = compulsory_bytes(*v, t.config.params);
     c.flops = flop_count(*v, t.config.params);
     c.theory_per_output = theory_loads_per_output(*v, t.config.params, &c.theory_formula);
     c.expected = expected_counts(*v, t.config.params);
   } else {
-    c.theory_formula = unknown_lesson(t.config.variant);
+    c.theory_formula = unknown_lesson(t.config.lesson_id);
   }
   if (c.outputs) c.loads_per_output = double(c.global_loads) / double(c.outputs);
   return c;

@@ -34,9 +34,10 @@ struct AccessCounts {
 // Built on analysis/counters.hpp's count_accesses (the same counts the grid's
 // heatmap uses), plus the textbook's formula.
 AccessCounts perf_access_counts(const Trace& t);
-// The global loads per output element the variant makes, as a formula of its
+// The global loads per output element the lesson makes, as a formula of its
 // parameters with the numbers filled in ("2*ceil(N/T) = 2*ceil(10/4) = 6"):
 // exact for every size, also where the tile does not divide it.
-double theory_loads_per_output(const Variant& v, const Params& p, std::string* formula = nullptr);
+double theory_loads_per_output(const LessonInfo& v, const Params& p,
+                               std::string* formula = nullptr);
 
 }  // namespace ts

@@ -300,7 +300,7 @@ void last_warp(const Trace& t, const std::vector<uint16_t>& phase, Rng& rng, int
 
 void wrong_without(const Trace& t, Rng& rng, int count, std::vector<Question>& out) {
   const BufferData* o = t.output();
-  if (!o || !find_variant(t.config.variant)) return;
+  if (!o || !find_lesson(t.config.lesson_id)) return;
   std::map<int, int> line_of;  // barrier id -> its line
   for (const Event& e : t.events)
     if (e.kind == EventKind::BarrierArrive && e.barrier > 0 && e.barrier <= 32)
@@ -509,7 +509,7 @@ Grade grade(const Question& q, const Answer& a) {
 
 RunRequest wrong_without_request(const Trace& t, int barrier) {
   RunRequest r;
-  r.variant = t.config.variant;
+  r.lesson_id = t.config.lesson_id;
   r.params = t.config.params;
   r.barrier_mask = t.config.barrier_mask;
   r.barrier_mask.remove(std::clamp(barrier, 1, 32));

@@ -74,8 +74,8 @@ std::optional<std::string> validate_race_runs(const RaceRunsRequest& req) {
   if (req.base.skew_ns < 0 || req.base.skew_ns > 1000000)
     return "skew " + std::to_string(req.base.skew_ns) +
            " ns: the delay of the skewed warps must be 0 to 1,000,000 ns (1 ms)";
-  const Variant* v = find_variant(req.base.variant);
-  if (!v) return unknown_lesson(req.base.variant);
+  const LessonInfo* v = find_lesson(req.base.lesson_id);
+  if (!v) return unknown_lesson(req.base.lesson_id);
   return std::nullopt;
 }
 

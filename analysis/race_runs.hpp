@@ -28,7 +28,7 @@ namespace ts {
 inline constexpr int kMaxRaceRuns = 10000;
 
 struct RaceRunsRequest {
-  RunRequest base;            // variant, parameters, barriers, backend, skew (traced is ignored)
+  RunRequest base;            // lesson, parameters, barriers, backend, skew (traced is ignored)
   int runs = 20;              // 1 .. kMaxRaceRuns
   bool check_hazards = true;  // also one traced run for the hazard analysis
 };

@@ -82,9 +82,9 @@ StaleReadReport find_stale_reads(const Trace& run, const Trace& reference, size_
     r.error = "the reference trace is truncated";
     return r;
   }
-  if (run.config.variant != reference.config.variant ||
+  if (run.config.lesson_id != reference.config.lesson_id ||
       !(run.config.params == reference.config.params)) {
-    r.error = "the reference is another configuration (variant or parameters differ)";
+    r.error = "the reference is another configuration (lesson or parameters differ)";
     return r;
   }
   uint32_t max_block = 0, max_thread = 0;
@@ -154,7 +154,7 @@ std::optional<Trace> reference_trace(const Trace& run, InputKind inputs, std::st
     return fail("the run is truncated: its reference would record the " +
                 std::to_string(run.events_needed()) + " events the trace capacity cut");
   RunRequest req;
-  req.variant = run.config.variant;
+  req.lesson_id = run.config.lesson_id;
   req.params = run.config.params;
   req.barrier_mask = ~0u;
   req.traced = true;
@@ -182,7 +182,7 @@ StaleReadReport find_stale_reads(const Trace& run, InputKind inputs, size_t cap)
   // A truncated run is never compared: refuse before running its reference,
   // which would record the whole run (every event the trace capacity cut).
   if (run.truncated()) return find_stale_reads(run, run, cap);
-  const Variant* v = find_variant(run.config.variant);
+  const LessonInfo* v = find_lesson(run.config.lesson_id);
   if (v && run.config.backend == BackendKind::Simulator &&
       run.config.schedule.kind == ScheduleKind::Lockstep &&
       run.config.barriers().keeps_all_of(int(v->barriers.size())))
@@ -199,9 +199,9 @@ StaleReadReport find_stale_reads(const Trace& run, InputKind inputs, size_t cap)
 
 OutputDamage output_damage(const Trace& run) {
   OutputDamage d;
-  const Variant* v = find_variant(run.config.variant);
+  const LessonInfo* v = find_lesson(run.config.lesson_id);
   if (!v) {
-    d.error = unknown_lesson(run.config.variant);
+    d.error = unknown_lesson(run.config.lesson_id);
     return d;
   }
   const BufferData* got = run.output();

@@ -53,11 +53,11 @@ struct StaleReadReport {
   std::vector<StaleLineCount> by_line;  // per source line of the load, most first
 };
 
-// Compares two traces of the same configuration (variant, parameters, inputs).
+// Compares two traces of the same configuration (lesson, parameters, inputs).
 StaleReadReport find_stale_reads(const Trace& run, const Trace& reference, size_t cap = 4096);
 
 // The synchronised reference of a run: the simulator, lockstep, all barriers,
-// same variant, parameters and input seed. nullopt (and *error) when it
+// same lesson, parameters and input seed. nullopt (and *error) when it
 // cannot be made, e.g. the trace would not fit.
 std::optional<Trace> reference_trace(const Trace& run, InputKind inputs = InputKind::SmallIntegers,
                                      std::string* error = nullptr);

@@ -51,10 +51,10 @@ struct VectorRun {
 
 // The run as the catalogue describes it, for the event loop.
 struct Expected {
-  const Variant* v = nullptr;
+  const LessonInfo* v = nullptr;
   const ArrayTable* table = nullptr;
   SlotInfo arrays[kMaxArrays + 1];
-  int barrier_line[33] = {};       // by barrier number; 0 = the variant has no such barrier
+  int barrier_line[33] = {};       // by barrier number; 0 = the lesson has no such barrier
   uint8_t barrier_flags[33] = {};  // by barrier number: kFlagWarpScope for a __syncwarp
   uint32_t barriers = 0;
   uint32_t mask = 0;
@@ -327,7 +327,7 @@ std::optional<std::string> check_array_table(const ArrayTable& have, const Array
   return std::nullopt;
 }
 
-std::optional<std::string> check_buffers(const Trace& t, const Variant& v, const Params& p) {
+std::optional<std::string> check_buffers(const Trace& t, const LessonInfo& v, const Params& p) {
   const ArrayTable& table = t.config.arrays;
   std::string names;
   size_t globals = 0;
@@ -382,7 +382,7 @@ std::optional<std::string> check_geometry(const LaunchGeometry& g, const LaunchG
 // A run records the lesson's defaults for the parameters it does not read
 // (0); square multiplies were recorded with m and k equal to n. Another value
 // there was not recorded by TileScope.
-std::optional<std::string> check_unused_params(const Variant& v, const Params& p) {
+std::optional<std::string> check_unused_params(const LessonInfo& v, const Params& p) {
   for (const ParamField& f : kParamFields) {
     if (v.uses & f.bit) continue;
     const int value = p.*f.field;
@@ -417,9 +417,9 @@ std::optional<std::string> check_backend_fields(const RunConfig& c) {
 
 // The run's configuration against the lesson: parameters, backend fields,
 // geometry, barriers, sizes a replay can hold, the array table and buffers.
-std::optional<std::string> check_config(const Trace& t, const Variant& lesson) {
+std::optional<std::string> check_config(const Trace& t, const LessonInfo& lesson) {
   const RunConfig& c = t.config;
-  const Variant* v = &lesson;
+  const LessonInfo* v = &lesson;
   const Params& p = c.params;
   // Generous limits: any device's (228 KiB of shared memory with opt-in), and
   // arrays no larger than a trace file could carry.
@@ -457,11 +457,11 @@ std::optional<std::string> check_config(const Trace& t, const Variant& lesson) {
 
 std::optional<std::string> check_trace_semantics(const Trace& t) {
   const RunConfig& c = t.config;
-  const Variant* v = find_variant(c.variant);
+  const LessonInfo* v = find_lesson(c.lesson_id);
   if (!v) {
-    if (c.variant.empty()) return "the variant id is empty; known lessons: " + variant_ids();
-    return "variant is \"" + c.variant + "\": recorded by a TileScope with lesson " + c.variant +
-           " that this build does not know (it knows " + variant_ids() + ")";
+    if (c.lesson_id.empty()) return "the lesson id is empty; known lessons: " + lesson_ids();
+    return "lesson is \"" + c.lesson_id + "\": recorded by a TileScope with lesson " + c.lesson_id +
+           " that this build does not know (it knows " + lesson_ids() + ")";
   }
   if (auto e = check_config(t, *v)) return e;
   const Params& p = c.params;

@@ -7,7 +7,7 @@
 namespace ts {
 
 std::optional<Verdict> verdict_of(const Trace& t) {
-  const Variant* v = find_variant(t.config.variant);
+  const LessonInfo* v = find_lesson(t.config.lesson_id);
   if (!v) return std::nullopt;
   std::vector<BufferData> inputs;
   const BufferData* out = nullptr;

@@ -412,7 +412,7 @@ std::vector<Occurrence> occurrences(std::string_view src, const std::string& nam
 
 std::string access_text(const Trace& t, const WarpAccesses& w, const WarpAccess& a) {
   const std::span<const uint32_t> lanes = w.lanes_of(a);
-  const Variant* v = find_variant(t.config.variant);
+  const LessonInfo* v = find_lesson(t.config.lesson_id);
   if (lanes.empty() || !v) return access_text(t, a.line, a.array);
   const std::string name = array_name(t.config.arrays, a.array);
   size_t assign = 0;
@@ -446,7 +446,7 @@ std::string access_text(const Trace& t, const WarpAccesses& w, const WarpAccess&
 
 std::string access_text(const Trace& t, uint16_t line, ArraySlot array) {
   const std::string name = array_name(t.config.arrays, array);
-  const Variant* v = find_variant(t.config.variant);
+  const LessonInfo* v = find_lesson(t.config.lesson_id);
   if (!v) return name;
   std::string_view src = line_of(lesson_source(v->source_file), line);
   // The first `name[...]...[...]` on the line: its name and every subscript that follows.

@@ -4,7 +4,7 @@
 // download, compact, check, then decode into per-thread streams.
 // Targets (issue 2): traced <= 5x untraced; end to end < 100 ms.
 //
-//   ./build/headless/bench/bench_gpu_trace [variant] [n] [tile] [repeats]
+//   ./build/headless/bench/bench_gpu_trace [lesson] [n] [tile] [repeats]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -34,7 +34,7 @@ double now_ms() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string variant = argc > 1 ? argv[1] : picks::default_lesson().id;
+  const std::string lesson_id = argc > 1 ? argv[1] : picks::default_lesson().id;
   const int n = argc > 2 ? std::atoi(argv[2]) : 64;
   const int tile = argc > 3 ? std::atoi(argv[3]) : 16;
   const int repeats = std::max(argc > 4 ? std::atoi(argv[4]) : 21, 1);
@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   ts::RunRequest req;
-  req.variant = variant;
+  req.lesson_id = lesson_id;
   req.params = {.n = n, .tile = tile};
   req.backend = ts::BackendChoice::Cuda;
 
@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
   const double u = median(untraced_ms), t = median(traced_ms);
   std::printf("device: %s\n", st.device_name.c_str());
   std::printf("%s n=%d tile=%d, %d repeats (medians), %zu events (%.1f MB), outputs %s\n",
-              variant.c_str(), n, tile, repeats, events, events * 40 / 1e6,
+              lesson_id.c_str(), n, tile, repeats, events, events * 40 / 1e6,
               correct ? "correct" : "WRONG");
   std::printf("kernel untraced      %8.4f ms\n", u);
   std::printf("kernel traced        %8.4f ms   (%.1fx untraced; target <= 5x)\n", t,

@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
               n, tile, repeats);
   for (const Case& c : cases) {
     ts::RunRequest req;
-    req.variant = default_id();
+    req.lesson_id = default_id();
     req.params.n = n;
     req.params.tile = tile;
     req.barrier_mask = c.mask;

@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
     trace = std::make_shared<const ts::Trace>(ts::testing::tiled_matmul_trace(n, tile));
   } else {
     ts::RunRequest req;
-    req.variant = picks::default_lesson().id;
+    req.lesson_id = picks::default_lesson().id;
     req.params.n = req.params.m = req.params.k = n;
     req.params.tile = tile;
     req.backend = ts::BackendChoice::Sim;

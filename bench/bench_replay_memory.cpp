@@ -43,7 +43,7 @@ void reset_peak() {
 
 int measure(int n, bool racy) {
   ts::RunRequest req;
-  req.variant = picks::default_lesson().id;
+  req.lesson_id = picks::default_lesson().id;
   req.params.n = req.params.m = req.params.k = n;
   req.params.tile = 16;
   req.backend = ts::BackendChoice::Sim;

@@ -19,8 +19,8 @@ namespace picks = ts::picks;
 
 int main(int argc, char** argv) {
   ts::RunRequest req;
-  req.variant = picks::default_lesson().id;
-  req.params = ts::find_variant(req.variant)->defaults;
+  req.lesson_id = picks::default_lesson().id;
+  req.params = ts::find_lesson(req.lesson_id)->defaults;
   req.params.n = argc > 1 ? std::atoi(argv[1]) : 64;
   req.params.tile = argc > 2 ? std::atoi(argv[2]) : 16;
   const int repeats = std::max(1, argc > 3 ? std::atoi(argv[3]) : 5);
@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
   std::printf(
       "simulator %s n=%d tile=%d traced, %s schedule: %zu events, median %.1f ms "
       "(min %.1f, max %.1f, %d runs), %.0f ns/event; CPU time median %.1f ms\n",
-      req.variant.c_str(), req.params.n, req.params.tile, schedule.c_str(), events, median,
+      req.lesson_id.c_str(), req.params.n, req.params.tile, schedule.c_str(), events, median,
       ms.front(), ms.back(), repeats, median * 1e6 / double(std::max<size_t>(events, 1)),
       cpu_ms[cpu_ms.size() / 2]);
   return 0;

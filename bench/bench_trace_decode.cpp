@@ -37,7 +37,7 @@ double median_ms(const std::function<void()>& f) {
 
 int main() {
   ts::RunRequest req;
-  req.variant = picks::default_lesson().id;
+  req.lesson_id = picks::default_lesson().id;
   req.params.n = 64;
   req.params.tile = 16;
   req.backend = ts::BackendChoice::Sim;

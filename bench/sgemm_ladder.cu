@@ -93,7 +93,7 @@ struct Timer {
 
 // One lesson at its tuned configuration: the last tile choice.
 struct Step {
-  const ts::Variant* v;
+  const ts::LessonInfo* v;
   int tile;
   int regs;
   size_t local_bytes;  // per thread: spills (and local arrays), 0 when everything fits in registers
@@ -106,7 +106,7 @@ struct Step {
 // Entry: the lesson's registry entry (generated from the lesson list).
 template <class Entry, class Body>
 Step tuned_step(int tile) {
-  Step s{ts::find_variant(Entry::id), tile, -1, 0, nullptr};
+  Step s{ts::find_lesson(Entry::id), tile, -1, 0, nullptr};
   s.launch = [](const ts::LaunchGeometry& g, const ts::KernelArgs& args) {
     return ts::launch_prepared<Body, ts::PlainRec>(g, ts::PlainRec{}, args);
   };

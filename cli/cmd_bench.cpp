@@ -66,7 +66,7 @@ int run_bench(const BenchOptions& o) {
       return 2;
     }
     for (const std::string& l : ladders())
-      for (const Variant* v : ladder_variants(l))
+      for (const LessonInfo* v : ladder_lessons(l))
         c.kernels.push_back(v->id);
     if (c.matmul_sizes.empty())
       c.matmul_sizes.assign(std::begin(kLadderSizes), std::end(kLadderSizes));
@@ -84,7 +84,7 @@ int run_bench(const BenchOptions& o) {
   // Only the kinds asked for: sizes without lengths means "no bandwidth lessons".
   if (c.kernels.empty() && o.sizes.empty() != o.lengths.empty()) {
     const PerfMetric want = o.sizes.empty() ? PerfMetric::Bytes : PerfMetric::Flops;
-    for (const Variant& v : catalogue())
+    for (const LessonInfo& v : all_lessons())
       if (v.metric == want) c.kernels.push_back(v.id);
   }
   if (auto err = validate_perf_config(c)) {

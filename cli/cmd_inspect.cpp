@@ -43,8 +43,8 @@ int inspect(const InspectOptions& o) {
             << " barrier instances and " << d.max_phases << " phases per block";
   if (unbalanced) std::cout << "; " << unbalanced << " blocks with threads at different barriers";
   std::cout << "\n";
-  if (!verdict && find_variant(t->config.variant) == nullptr)
-    std::cout << "note:     variant '" << t->config.variant
+  if (!verdict && find_lesson(t->config.lesson_id) == nullptr)
+    std::cout << "note:     lesson '" << t->config.lesson_id
               << "' is not in this build's catalogue: no verdict\n";
   return kExitOk;
 }

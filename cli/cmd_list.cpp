@@ -1,4 +1,4 @@
-// `tilescope-cli list`: the catalogue, one variant per line.
+// `tilescope-cli list`: the catalogue, one lesson per line.
 #include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -9,14 +9,14 @@
 namespace ts::cli {
 namespace {
 
-std::string params_of(const Variant& v) {
+std::string params_of(const LessonInfo& v) {
   std::string s;
   for (const NamedParam& q : used_params(v.uses, v.defaults))
     s += (s.empty() ? "--" : " --") + std::string(q.name) + " " + std::to_string(q.value);
   return s;
 }
 
-std::string barriers_of(const Variant& v) {
+std::string barriers_of(const LessonInfo& v) {
   if (v.barriers.empty()) return "none";
   std::string s;
   for (const auto& b : v.barriers)
@@ -26,10 +26,10 @@ std::string barriers_of(const Variant& v) {
 }
 
 int list(bool json) {
-  const auto cat = catalogue();
+  const auto cat = all_lessons();
   if (json) {
     nlohmann::json out = nlohmann::json::array();
-    for (const Variant& v : cat) {
+    for (const LessonInfo& v : cat) {
       nlohmann::json bars = nlohmann::json::array();
       for (const auto& b : v.barriers)
         bars.push_back(
@@ -50,7 +50,7 @@ int list(bool json) {
     return 0;
   }
   size_t wid = 2, wtitle = 5, wparams = 20;
-  for (const Variant& v : cat) {
+  for (const LessonInfo& v : cat) {
     wid = std::max(wid, std::string(v.id).size());
     wtitle = std::max(wtitle, std::string(v.title).size());
     wparams = std::max(wparams, params_of(v).size());
@@ -58,17 +58,16 @@ int list(bool json) {
   auto pad = [](std::string s, size_t w) { return s.append(w > s.size() ? w - s.size() : 0, ' '); };
   std::cout << pad("ID", wid) << "  " << pad("TITLE", wtitle) << "  "
             << pad("PARAMETERS (defaults)", wparams) << "  BARRIERS\n";
-  for (const Variant& v : cat)
+  for (const LessonInfo& v : cat)
     std::cout << pad(v.id, wid) << "  " << pad(v.title, wtitle) << "  "
               << pad(params_of(v), wparams) << "  " << barriers_of(v) << "\n";
   std::cout << "\n"
             << cat.size()
-            << " variants. Run one: tilescope-cli run <ID> [parameters] [--no-barrier N]\n";
+            << " lessons. Run one: tilescope-cli run <ID> [parameters] [--no-barrier N]\n";
   return 0;
 }
 
-TS_CLI_COMMAND(list_command, "list",
-               "List the catalogue: every lesson variant, its parameters and barriers",
+TS_CLI_COMMAND(list_command, "list", "List every lesson, its parameters and barriers",
                [](CLI::App& sub) -> std::function<int()> {
                  auto json = std::make_shared<bool>(false);
                  sub.add_flag("--json", *json, "Print the catalogue as JSON");

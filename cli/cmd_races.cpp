@@ -1,4 +1,4 @@
-// `tilescope-cli races <variant> ...`: the race lab, headless.
+// `tilescope-cli races <lesson> ...`: the race lab, headless.
 //
 // One traced run -> racecheck-style hazard report (grouped by source-line
 // pair; --detail for every hazard), the loads that saw another value than the
@@ -39,7 +39,7 @@ struct RacesOptions {
   bool cases = false;
 };
 
-std::string barrier_text(const Variant& v, BarrierSet kept_set) {
+std::string barrier_text(const LessonInfo& v, BarrierSet kept_set) {
   if (v.barriers.empty()) return "no barriers";
   std::string kept, removed;
   for (const auto& b : v.barriers) {
@@ -70,7 +70,7 @@ nlohmann::json hazard_json(const ArrayTable& arrays, const Hazard& h) {
 
 // What a `races` run found: plain data, printed as text or as JSON.
 struct RacesReport {
-  const Variant* lesson = nullptr;
+  const LessonInfo* lesson = nullptr;
   RunRequest request;
   bool default_schedule = true;  // no --schedule: the repeated runs use the random one
   RunResult traced;              // the one traced run
@@ -84,18 +84,18 @@ struct RacesReport {
 int print_cases(bool json) {
   if (json) {
     nlohmann::json j = nlohmann::json::array();
-    for (const Variant& v : catalogue())
+    for (const LessonInfo& v : all_lessons())
       j.push_back({{"id", v.id}, {"barriers", v.barriers.size()}});
     std::cout << j.dump(2) << "\n";
     return 0;
   }
-  for (const Variant& v : catalogue())
+  for (const LessonInfo& v : all_lessons())
     std::cout << v.id << " " << v.barriers.size() << "\n";
   return 0;
 }
 
 // For compute-sanitizer racecheck: exactly one untraced launch, nothing else.
-int launch_once(const char* cmd, const Variant& v, RunRequest req) {
+int launch_once(const char* cmd, const LessonInfo& v, RunRequest req) {
   req.traced = false;
   RunResult r = run(req);
   if (!r.ok) return failure(cmd, r.error, false);
@@ -193,7 +193,7 @@ nlohmann::json runs_json(const RacesReport& r) {
 
 // The JSON printer; the exit status: 1 when the repeated runs failed.
 int print_json(const RacesReport& r, const RacesOptions& o) {
-  const Variant& v = *r.lesson;
+  const LessonInfo& v = *r.lesson;
   const RunResult& t = r.traced;
   const HazardReport& hz = r.hazards;
   nlohmann::json j;
@@ -378,7 +378,7 @@ int print_runs_text(const RacesReport& r) {
 
 // The text printer; the exit status: 1 when the repeated runs failed.
 int print_text(const RacesReport& r, const RacesOptions& o) {
-  const Variant& v = *r.lesson;
+  const LessonInfo& v = *r.lesson;
   std::cout << v.id << " " << describe(v, r.request.params) << ", "
             << barrier_text(v, r.request.barrier_mask) << "\n";
   std::cout << "traced run: " << r.traced.backend_note << ", " << r.traced.trace.events.size()
@@ -392,15 +392,15 @@ int print_text(const RacesReport& r, const RacesOptions& o) {
 int run_races(const RacesOptions& o) {
   if (o.cases) return print_cases(o.json);
   const char* cmd = "races";
-  if (o.lesson.variant.empty())
-    return usage_error(cmd, "which lesson? the lessons are: " + variant_ids(), o.json);
+  if (o.lesson.lesson_id.empty())
+    return usage_error(cmd, "which lesson? the lessons are: " + lesson_ids(), o.json);
   RacesReport report;
   RunRequest& req = report.request;
   std::vector<std::string> notes;
   const auto err = o.lesson.to_request(req, &notes);
   print_notes(cmd, notes);
   if (err) return usage_error(cmd, *err, o.json);
-  report.lesson = find_variant(req.variant);
+  report.lesson = find_lesson(req.lesson_id);
   if (o.launch_only) return launch_once(cmd, *report.lesson, req);
 
   RaceRunsRequest rr;
@@ -433,7 +433,7 @@ TS_CLI_COMMAND(
           ->check(whole_number(1, 100000));
       sub.add_flag("--json", o->json, "Machine-readable output");
       sub.add_flag("--no-stale", o->no_stale, "Skip the stale-read comparison");
-      sub.add_flag("--cases", o->cases, "List every variant with its barrier count (for scripts)");
+      sub.add_flag("--cases", o->cases, "List every lesson with its barrier count (for scripts)");
       sub.add_flag("--launch-only", o->launch_only,
                    "One untraced launch and its verdict (for compute-sanitizer racecheck)");
       return [o] { return run_races(*o); };

@@ -1,4 +1,4 @@
-// `tilescope-cli run <variant>`: run a lesson on the GPU or the simulator,
+// `tilescope-cli run <lesson>`: run a lesson on the GPU or the simulator,
 // print the backend, the verdict and the counters, and save the trace.
 #include <iostream>
 #include <memory>
@@ -82,7 +82,7 @@ int run_command(const RunOptions& o) {
 }
 
 TS_CLI_COMMAND(run_cmd, "run",
-               "Run a variant on the GPU or the CPU simulator and print verdict and counters",
+               "Run a lesson on the GPU or the CPU simulator and print verdict and counters",
                [](CLI::App& sub) -> std::function<int()> {
                  auto o = std::make_shared<RunOptions>();
                  o->lesson.add_to(sub, LessonOptions::Naming::Positional);

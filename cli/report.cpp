@@ -37,7 +37,7 @@ int failure(const std::string& cmd, const std::string& msg, bool json) {
 }
 
 std::string barrier_summary(const Trace& t) {
-  const Variant* v = find_variant(t.config.variant);
+  const LessonInfo* v = find_lesson(t.config.lesson_id);
   if (!v)
     return "mask 0x" + [&] {
       std::ostringstream s;
@@ -55,7 +55,7 @@ std::string barrier_summary(const Trace& t) {
 }
 
 std::string params_summary(const Trace& t) {
-  const Variant* v = find_variant(t.config.variant);
+  const LessonInfo* v = find_lesson(t.config.lesson_id);
   return describe(v ? v->uses : 0x7fu, t.config.params);
 }
 
@@ -243,9 +243,9 @@ nlohmann::json warp_accesses_json(const Trace& t, const WarpAccesses& w) {
 void print_summary(std::ostream& out, const Trace& t, const Counters& c,
                    const std::optional<Verdict>& verdict) {
   const RunConfig& cfg = t.config;
-  const Variant* v = find_variant(cfg.variant);
+  const LessonInfo* v = find_lesson(cfg.lesson_id);
   const auto& g = cfg.geometry;
-  out << "variant:  " << cfg.variant;
+  out << "lesson:   " << cfg.lesson_id;
   if (v) out << " (" << v->title << ")";
   out << "\nparams:   " << params_summary(t) << "\nbarriers: " << barrier_summary(t)
       << "\ndevice:   " << cfg.device_name << " [" << to_string(cfg.backend) << "], schedule "
@@ -313,11 +313,11 @@ nlohmann::json summary_json(const Trace& t, const Counters& c,
   const RunConfig& cfg = t.config;
   const Params& p = cfg.params;
   json j;
-  j["variant"] = cfg.variant;
+  j["variant"] = cfg.lesson_id;
   j["params"] = {{"m", p.m},           {"k", p.k},           {"n", p.n},        {"tile", p.tile},
                  {"length", p.length}, {"radius", p.radius}, {"block", p.block}};
   json kept = json::array();
-  if (const Variant* v = find_variant(cfg.variant))
+  if (const LessonInfo* v = find_lesson(cfg.lesson_id))
     for (const auto& b : v->barriers)
       if (cfg.barriers().keeps(b.id)) kept.push_back(b.id);
   j["barriers_kept"] = kept;

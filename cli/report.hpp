@@ -19,7 +19,7 @@ namespace ts::cli {
 enum ExitCode : int {
   kExitOk = 0,           // done (a run that produced wrong output is still done: that is a lesson)
   kExitFailed = 1,       // could not do it: the run failed, a file could not be read or written
-  kExitUsage = 2,        // usage error: unknown option, variant or barrier, parameters out of range
+  kExitUsage = 2,        // usage error: unknown option, lesson or barrier, parameters out of range
   kExitWrongOutput = 3,  // `run --check` only: the run finished but its output was wrong
 };
 

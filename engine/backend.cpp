@@ -111,10 +111,10 @@ RunResult run(const RunRequest& req) {
   try {
     return run_checked(req);
   } catch (const std::bad_alloc&) {
-    return refuse("out of host memory while running " + req.variant +
+    return refuse("out of host memory while running " + req.lesson_id +
                   "; use smaller sizes or a smaller trace capacity");
   } catch (const std::exception& e) {
-    return refuse(std::string("internal error while running ") + req.variant + ": " + e.what());
+    return refuse(std::string("internal error while running ") + req.lesson_id + ": " + e.what());
   }
 }
 

@@ -1,4 +1,4 @@
-// Running a catalogue variant: on the GPU (engine/cuda/cuda_backend.cu) or on the
+// Running a catalogue lesson: on the GPU (engine/cuda/cuda_backend.cu) or on the
 // CPU simulator (engine/sim/sim_backend.cpp), from the same kernel source.
 #pragma once
 
@@ -39,9 +39,9 @@ const CudaStatus& cuda_status();
 CudaStatus simulator_model();
 
 struct RunRequest {
-  std::string variant;
+  std::string lesson_id;
   Params params;
-  // The barriers kept; those beyond the variant's are ignored.
+  // The barriers kept; those beyond the lesson's are ignored.
   BarrierSet barrier_mask = BarrierSet::all();
   bool traced = true;  // record events (false: only outputs, e.g. repeated race runs)
   BackendChoice backend = BackendChoice::Auto;
@@ -69,7 +69,7 @@ uint64_t host_memory_bytes();
 // `memory_bytes`; else why not, with both figures.
 std::optional<std::string> check_trace_capacity(uint64_t capacity, uint64_t memory_bytes);
 // nullopt when the simulator can run these parameters in reasonable time.
-std::optional<std::string> check_simulator_steps(const Variant& v, const Params& p);
+std::optional<std::string> check_simulator_steps(const LessonInfo& v, const Params& p);
 
 // Picks the backend, prepares the request for it (every check, once: see
 // engine/prepare.hpp), runs, checks against the reference. Never throws.

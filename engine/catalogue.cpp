@@ -29,11 +29,12 @@ const char* keep(std::string s) {
 // The kernel: the first `TS_DEVICE void <name>(Rec& rec, const KernelArgs& args)`
 // of the header (helpers take other arguments; the Body comes after it).
 std::string kernel_function(std::string_view text) {
-  constexpr std::string_view kDecl = "TS_DEVICE void ", kArgs = "(Rec& rec, const KernelArgs& args)";
-  for (size_t at = text.find(kDecl); at != std::string_view::npos;
-       at = text.find(kDecl, at + 1)) {
+  constexpr std::string_view kDecl = "TS_DEVICE void ",
+                             kArgs = "(Rec& rec, const KernelArgs& args)";
+  for (size_t at = text.find(kDecl); at != std::string_view::npos; at = text.find(kDecl, at + 1)) {
     size_t end = at + kDecl.size();
-    while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_'))
+    while (end < text.size() &&
+           (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_'))
       ++end;
     if (text.substr(end, kArgs.size()) == kArgs)
       return std::string(text.substr(at + kDecl.size(), end - at - kDecl.size()));
@@ -42,8 +43,8 @@ std::string kernel_function(std::string_view text) {
 }
 
 // What follows from the file name, the text and the declarations.
-Variant derive(LessonSpec spec, const LessonNames& names) {
-  Variant v{std::move(spec)};
+LessonInfo derive(LessonSpec spec, const LessonNames& names) {
+  LessonInfo v{std::move(spec)};
   v.id = names.id;
   v.family = names.family;
   const FamilyInfo* family = find_family(names.family);
@@ -66,6 +67,7 @@ Variant derive(LessonSpec spec, const LessonNames& names) {
       if (std::string_view(f.name) == d.name) {
         v.uses |= f.bit;
         v.defaults.*f.field = d.value;
+        v.timed.*f.field = d.timed ? d.timed : d.value;
         v.param_text.push_back({d.name, d.label, d.hint});
       }
   return v;
@@ -74,20 +76,21 @@ Variant derive(LessonSpec spec, const LessonNames& names) {
 // What every lesson must have, checked once: a broken lesson stops the
 // program at its first use of the registry with the reason, not later with a
 // wrong menu or a null call.
-std::vector<std::string> problems(const std::vector<Variant>& all) {
+std::vector<std::string> problems(const std::vector<LessonInfo>& all) {
   std::vector<std::string> out;
   int openers = 0;
-  for (const Variant& v : all) {
+  for (const LessonInfo& v : all) {
     const std::string id = v.id;
     openers += v.opens_the_window;
     if (!find_family(v.family))
       out.push_back(id + ": the family '" + v.family + "' is not in lessons/families.hpp");
-    if (std::count_if(all.begin(), all.end(), [&](const Variant& w) { return id == w.id; }) > 1)
+    if (std::count_if(all.begin(), all.end(), [&](const LessonInfo& w) { return id == w.id; }) > 1)
       out.push_back(id + ": two lessons have this id");
     if (!v.title || !*v.title || !v.summary || !*v.summary)
       out.push_back(id + ": a lesson needs a title and a summary");
     if (!*v.function)
-      out.push_back(id + ": no kernel `TS_DEVICE void <name>(Rec& rec, const KernelArgs& args)` in " +
+      out.push_back(id +
+                    ": no kernel `TS_DEVICE void <name>(Rec& rec, const KernelArgs& args)` in " +
                     v.source_file);
     if (lesson_narration(v.narration_key).empty())
       out.push_back(id + ": no narration (lessons/narration/" + v.narration_key + ".json)");
@@ -101,22 +104,27 @@ std::vector<std::string> problems(const std::vector<Variant>& all) {
         out.push_back(id + ": barrier " + std::to_string(b.id) +
                       " needs a purpose and a SYNCTHREADS(id) or SYNCWARP(id) statement");
     for (const ParamDecl& d : v.params) {
-      const bool known = std::any_of(std::begin(kParamFields), std::end(kParamFields),
-                                     [&](const ParamField& f) { return std::string_view(f.name) == d.name; });
+      const bool known =
+          std::any_of(std::begin(kParamFields), std::end(kParamFields),
+                      [&](const ParamField& f) { return std::string_view(f.name) == d.name; });
       if (!known)
-        out.push_back(id + ": the parameter '" + d.name + "' is not one of kParamFields (model/params.hpp)");
+        out.push_back(id + ": the parameter '" + d.name +
+                      "' is not one of kParamFields (model/params.hpp)");
       if (d.value < d.min || d.value > d.max)
         out.push_back(id + ": the default of '" + d.name + "' is outside its range");
+      if (d.timed && (d.timed < d.min || d.timed > d.max))
+        out.push_back(id + ": the timed value of '" + d.name + "' is outside its range");
     }
   }
   if (openers != 1)
-    out.push_back(std::to_string(openers) + " lessons open the window (opens_the_window); exactly one must");
+    out.push_back(std::to_string(openers) +
+                  " lessons open the window (opens_the_window); exactly one must");
   return out;
 }
 
 template <class... L>
-std::vector<Variant> collect(LessonList<L...>) {
-  std::vector<Variant> all;
+std::vector<LessonInfo> collect(LessonList<L...>) {
+  std::vector<LessonInfo> all;
   all.reserve(sizeof...(L));
   (all.push_back(derive(L::descriptor(), L::names)), ...);
   if (const std::vector<std::string> bad = problems(all); !bad.empty()) {
@@ -127,9 +135,9 @@ std::vector<Variant> collect(LessonList<L...>) {
   return all;
 }
 
-const std::vector<Variant>& table() {
-  static const std::vector<Variant> variants = collect(AllLessons{});
-  return variants;
+const std::vector<LessonInfo>& table() {
+  static const std::vector<LessonInfo> lesson_list = collect(AllLessons{});
+  return lesson_list;
 }
 
 std::string bytes_text(uint64_t b) {
@@ -143,7 +151,7 @@ std::string bytes_text(uint64_t b) {
   return buf;
 }
 
-std::optional<std::string> check_shared(const Variant& v, const Params& p,
+std::optional<std::string> check_shared(const LessonInfo& v, const Params& p,
                                         const DeviceLimits& lim) {
   const LaunchGeometry g = geometry(v, p);
   const uint64_t bytes = uint64_t(g.dynamic_shared_bytes) + g.static_shared_bytes;
@@ -195,7 +203,7 @@ std::vector<BarrierStatement> barrier_statements(std::string_view text) {
   return found;
 }
 
-std::span<const Variant> catalogue() {
+std::span<const LessonInfo> all_lessons() {
   return table();
 }
 
@@ -215,24 +223,24 @@ std::optional<size_t> lesson_index(std::string_view id) {
   return it->second;
 }
 
-const Variant* find_variant(const std::string& id) {
+const LessonInfo* find_lesson(const std::string& id) {
   const std::optional<size_t> at = lesson_index(id);
   return at ? &table()[*at] : nullptr;
 }
 
 std::string unknown_lesson(std::string_view id) {
-  return "unknown lesson '" + std::string(id) + "'; the lessons are: " + variant_ids();
+  return "unknown lesson '" + std::string(id) + "'; the lessons are: " + lesson_ids();
 }
 
-const Variant& default_variant() {
-  for (const Variant& v : table())
+const LessonInfo& default_lesson() {
+  for (const LessonInfo& v : table())
     if (v.opens_the_window) return v;
   return table().front();
 }
 
-std::string variant_ids() {
+std::string lesson_ids() {
   std::string s;
-  for (const Variant& v : table()) {
+  for (const LessonInfo& v : table()) {
     if (!s.empty()) s += ", ";
     s += v.id;
   }
@@ -243,12 +251,12 @@ std::vector<const char*> families() {
   std::vector<const char*> out;
   for (const FamilyInfo& f : kFamilies)
     if (std::any_of(table().begin(), table().end(),
-                    [&](const Variant& v) { return std::string_view(f.name) == v.family; }))
+                    [&](const LessonInfo& v) { return std::string_view(f.name) == v.family; }))
       out.push_back(f.name);
   return out;
 }
 
-std::optional<std::string> check_lesson_limits(const Variant& v, const Params& p,
+std::optional<std::string> check_lesson_limits(const LessonInfo& v, const Params& p,
                                                const DeviceLimits& lim) {
   for (const ParamDecl& d : v.params) {
     if (!d.out_of_range) continue;
@@ -259,7 +267,7 @@ std::optional<std::string> check_lesson_limits(const Variant& v, const Params& p
   return v.check(v, p, lim);
 }
 
-std::optional<std::string> validate(const Variant& v, const Params& p, const DeviceLimits& lim) {
+std::optional<std::string> validate(const LessonInfo& v, const Params& p, const DeviceLimits& lim) {
   if (auto e = check_lesson_limits(v, p, lim)) return e;
   if (auto e = check_shared(v, p, lim)) return e;
   uint64_t bytes = 0;
@@ -272,7 +280,7 @@ std::optional<std::string> validate(const Variant& v, const Params& p, const Dev
   return std::nullopt;
 }
 
-std::optional<std::string> validate_barrier_id(const Variant& v, int id) {
+std::optional<std::string> validate_barrier_id(const LessonInfo& v, int id) {
   const int count = int(v.barriers.size());
   if (id >= 1 && id <= count) return std::nullopt;
   std::string have;
@@ -284,11 +292,11 @@ std::optional<std::string> validate_barrier_id(const Variant& v, int id) {
               : std::to_string(count) + (count == 1 ? " barrier (" : " barriers (") + have + ")");
 }
 
-std::optional<std::string> validate_barrier_mask(const Variant& v, BarrierSet kept) {
+std::optional<std::string> validate_barrier_mask(const LessonInfo& v, BarrierSet kept) {
   const uint32_t mask = kept.mask();
   const uint32_t all = all_barriers(v);
   const uint32_t extra = mask & ~all;
-  // Bits beyond the variant's barriers may be all set (a "keep everything"
+  // Bits beyond the lesson's barriers may be all set (a "keep everything"
   // mask such as ~0u with some barriers cleared) or all clear; a mixture names
   // a barrier the kernel does not have.
   if (extra == 0 || extra == ~all) return std::nullopt;
@@ -299,30 +307,30 @@ std::optional<std::string> validate_barrier_mask(const Variant& v, BarrierSet ke
   return validate_barrier_id(v, __builtin_ctz(odd) + 1);
 }
 
-LaunchGeometry geometry(const Variant& v, const Params& p) {
+LaunchGeometry geometry(const LessonInfo& v, const Params& p) {
   return v.geometry(p);
 }
 
-int warps_per_block(const Variant& v, const Params& p) {
+int warps_per_block(const LessonInfo& v, const Params& p) {
   return int((geometry(v, p).block.count() + 31) / 32);
 }
 
-std::optional<Params> params_with_warps(const Variant& v, const Params& p, int warps) {
+std::optional<Params> params_with_warps(const LessonInfo& v, const Params& p, int warps) {
   if (v.barriers.empty() || !v.with_warps || warps < 1 || warps > 2) return std::nullopt;
   std::optional<Params> q = v.with_warps(p, v.defaults, warps);
   if (!q || validate(v, *q, DeviceLimits{})) return std::nullopt;
   return q;
 }
 
-ExpectedCounts expected_counts(const Variant& v, const Params& p) {
+ExpectedCounts expected_counts(const LessonInfo& v, const Params& p) {
   return v.counts(p);
 }
 
-ArrayTable arrays(const Variant& v, const Params& p) {
+ArrayTable arrays(const LessonInfo& v, const Params& p) {
   return v.arrays(p);
 }
 
-KernelArgs kernel_args(const Variant& v, const Params& p) {
+KernelArgs kernel_args(const LessonInfo& v, const Params& p) {
   KernelArgs a;
   a.m = p.m, a.k = p.k, a.n = p.n, a.tile = p.tile;
   a.length = p.length, a.radius = p.radius, a.block = p.block;
@@ -332,18 +340,18 @@ KernelArgs kernel_args(const Variant& v, const Params& p) {
   return a;
 }
 
-uint64_t allocation_elements(const Variant& v, const Params& p, const ArrayTable& table,
+uint64_t allocation_elements(const LessonInfo& v, const Params& p, const ArrayTable& table,
                              ArraySlot slot) {
   if (v.allocation) return v.allocation(p, slot);
   const ArrayInfo* a = array_at(table, slot);
   return a ? a->count() : 0;
 }
 
-uint64_t allocation_elements(const Variant& v, const Params& p, ArraySlot slot) {
+uint64_t allocation_elements(const LessonInfo& v, const Params& p, ArraySlot slot) {
   return allocation_elements(v, p, arrays(v, p), slot);
 }
 
-std::string describe(const Variant& v, const Params& p) {
+std::string describe(const LessonInfo& v, const Params& p) {
   return describe(v.uses, p);
 }
 

@@ -8,7 +8,7 @@
 //   });
 //
 // The table is generated from AllLessons (lessons/CMakeLists.txt), in the
-// order of catalogue(): entry i visits the i-th lesson. One table per visitor
+// order of all_lessons(): entry i visits the i-th lesson. One table per visitor
 // type, built at compile time; a call is one indexed jump, not a string compare.
 #pragma once
 
@@ -38,7 +38,7 @@ constexpr size_t lesson_count(LessonList<L...>) {
 }
 }  // namespace detail
 
-// How many lessons the table holds: catalogue().size().
+// How many lessons the table holds: all_lessons().size().
 inline constexpr size_t kLessonCount = detail::lesson_count(AllLessons{});
 
 // False when the index is out of range or the parameters select no compiled

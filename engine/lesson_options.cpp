@@ -21,7 +21,7 @@ std::optional<long long> parse_int(const std::string& s, int base = 10) {
   return v;
 }
 
-std::string barrier_names(const Variant& v) {
+std::string barrier_names(const LessonInfo& v) {
   if (v.barriers.empty()) return std::string(v.id) + " has no barriers";
   std::string s = std::string(v.id) + " has barrier";
   s += v.barriers.size() > 1 ? "s " : " ";
@@ -32,7 +32,7 @@ std::string barrier_names(const Variant& v) {
   return s;
 }
 
-std::optional<std::string> barrier_bits(const Variant& v, const char* option,
+std::optional<std::string> barrier_bits(const LessonInfo& v, const char* option,
                                         const std::vector<std::string>& given, uint32_t& bits) {
   bits = 0;
   // Split here rather than by CLI11, which drops empty items: "1,,2" is a
@@ -89,7 +89,7 @@ ParamRange widest_range(const ParamField& f) {
 // ("- n (matrix size): A, B and C are n x n"), each once.
 std::string parameter_help(std::string_view name) {
   std::vector<std::string> lines;
-  for (const Variant& v : catalogue())
+  for (const LessonInfo& v : all_lessons())
     for (const ParamText& t : v.param_text)
       if (t.name == name) {
         const std::string_view hint = t.hint;
@@ -256,10 +256,10 @@ void LessonOptions::add_to(CLI::App& app, Naming naming) {
   };
   if (naming == Naming::LessonFlag) {
     keep_track(app.add_option(
-        "--lesson", variant,
-        "Catalogue id, e.g. " + std::string(ts::default_variant().id) + " (tilescope-cli list)"));
+        "--lesson", lesson_id,
+        "Catalogue id, e.g. " + std::string(ts::default_lesson().id) + " (tilescope-cli list)"));
   } else {
-    auto* var = app.add_option("variant", variant, "Catalogue id (tilescope-cli list)");
+    auto* var = app.add_option("lesson", lesson_id, "Lesson id (tilescope-cli list)");
     if (naming == Naming::Positional) var->required();
   }
   // One option per parameter (kParamFields), within the widest range any
@@ -321,11 +321,11 @@ std::optional<std::string> LessonOptions::to_request(RunRequest& req,
   auto note = [&](std::string s) {
     if (notes) notes->push_back(std::move(s));
   };
-  const std::string& name = variant.empty() ? default_variant : variant;
-  const Variant* v = find_variant(name);
+  const std::string& name = lesson_id.empty() ? default_lesson : lesson_id;
+  const LessonInfo* v = find_lesson(name);
   if (!v) return unknown_lesson(name);
   req = RunRequest{};
-  req.variant = v->id;
+  req.lesson_id = v->id;
   req.params = v->defaults;
   // The lesson's defaults, with the parameters it reads that were given.
   for (size_t i = 0; i < param_options_.size(); ++i) {

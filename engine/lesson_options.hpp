@@ -1,4 +1,4 @@
-// The options that choose and configure a lesson run (variant, parameters,
+// The options that choose and configure a lesson run (lesson, parameters,
 // barriers, backend, schedule, skew, inputs, trace capacity), shared by
 // tilescope-cli (run, races) and the window, so that both programs accept the
 // same values and refuse the same mistakes in the same words.
@@ -28,13 +28,13 @@
 namespace ts {
 
 struct LessonOptions {
-  // How the variant is named: the CLI's `run <variant>`, `races [variant]`
+  // How the lesson is named: the CLI's `run <lesson>`, `races [lesson]`
   // (optional there: `races --cases` needs none), the window's `--lesson`.
   enum class Naming { Positional, OptionalPositional, LessonFlag };
 
-  std::string variant;
-  std::string default_variant;  // used when no variant is given (the window's first lesson)
-  Params params;                // one option per parameter (kParamFields): --m, --tile, ...
+  std::string lesson_id;
+  std::string default_lesson;  // used when no lesson is given (the window's first lesson)
+  Params params;               // one option per parameter (kParamFields): --m, --tile, ...
   std::vector<std::string> keep, drop;
   std::string backend = "auto", schedule = "lockstep", skew_warps = "odd", inputs = "int";
   uint64_t seed = 1, input_seed = 1;
@@ -47,9 +47,9 @@ struct LessonOptions {
   void add_to(CLI::App& app, Naming naming);
 
   // Builds the request; nullopt when it can run, else the usage error (unknown
-  // variant or barrier, parameters out of range for the backend that will run
+  // lesson or barrier, parameters out of range for the backend that will run
   // them, a trace that cannot fit, ...). Options that do not apply (a
-  // parameter the variant does not use, --seed without the random schedule,
+  // parameter the lesson does not use, --seed without the random schedule,
   // --skew-ns on the simulator) are said in `notes`.
   std::optional<std::string> to_request(RunRequest& req, std::vector<std::string>* notes) const;
 

@@ -32,7 +32,7 @@ PerfConfig resolved(const PerfConfig& c) {
 }
 
 namespace {
-bool selects(const std::string& name, const Variant& v) {
+bool selects(const std::string& name, const LessonInfo& v) {
   const std::string id = v.id;
   if (name == "all" || name == id) return true;
   if (name == v.family) return true;
@@ -45,10 +45,10 @@ bool is_reference_name(const std::string& n) {
 }
 }  // namespace
 
-std::vector<const Variant*> selected_variants(const PerfConfig& c) {
+std::vector<const LessonInfo*> selected_lessons(const PerfConfig& c) {
   const PerfConfig r = resolved(c);
-  std::vector<const Variant*> out;
-  for (const Variant& v : catalogue())
+  std::vector<const LessonInfo*> out;
+  for (const LessonInfo& v : all_lessons())
     for (const auto& name : r.kernels)
       if (selects(name, v)) {
         out.push_back(&v);
@@ -71,7 +71,7 @@ std::optional<std::string> validate_perf_config(const PerfConfig& c) {
   for (const auto& name : r.kernels) {
     if (is_reference_name(name)) continue;
     bool any = false;
-    for (const Variant& v : catalogue())
+    for (const LessonInfo& v : all_lessons())
       any = any || selects(name, v);
     if (!any)
       return unknown_lesson(name) + "; or all, a family (" + family_names() +
@@ -86,7 +86,7 @@ std::optional<std::string> validate_perf_config(const PerfConfig& c) {
       return "length " + std::to_string(len) + " is out of range: allowed 1 .. 2^30";
   // The tile widths, and the block tiles of lessons that have their own (the SGEMM ladder).
   std::vector<int> compiled(std::begin(kTileWidths), std::end(kTileWidths));
-  for (const Variant& v : catalogue())
+  for (const LessonInfo& v : all_lessons())
     compiled.insert(compiled.end(), v.tile_choices.begin(), v.tile_choices.end());
   std::sort(compiled.begin(), compiled.end());
   compiled.erase(std::unique(compiled.begin(), compiled.end()), compiled.end());
@@ -145,18 +145,18 @@ double compulsory_bytes(PerfMetric f, const Params& p) {
   return 4.0 * 2.0 * double(p.length);
 }
 
-double flop_count(const Variant& v, const Params& p) {
+double flop_count(const LessonInfo& v, const Params& p) {
   return v.flops ? v.flops(p) : 0.0;
 }
 
-double compulsory_bytes(const Variant& v, const Params& p) {
+double compulsory_bytes(const LessonInfo& v, const Params& p) {
   double bytes = 0;  // every global array once: the inputs read, the outputs written
   for (const ArrayInfo& a : arrays(v, p))
     if (!a.shared()) bytes += double(a.count()) * a.elem_bytes;
   return bytes;
 }
 
-double issued_bytes(const Variant& v, const Params& p) {
+double issued_bytes(const LessonInfo& v, const Params& p) {
   // The closed form divides by the tile and the block: parameters a report
   // could carry as 0 (or garbage) count nothing rather than crash.
   for (const ArrayInfo& a : arrays(v, p))
@@ -190,7 +190,7 @@ int fp32_cores_per_sm(int major, int minor) {
 }
 
 double issued_intensity_of(const PerfResult& x) {
-  const Variant* v = find_variant(x.kernel);
+  const LessonInfo* v = find_lesson(x.kernel);
   if (!v || !(x.flops > 0)) return 0;
   const double bytes = issued_bytes(*v, x.params);
   return bytes > 0 ? x.flops / bytes : 0;

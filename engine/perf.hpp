@@ -58,8 +58,8 @@ PerfConfig default_perf_config();
 PerfConfig resolved(const PerfConfig& c);
 // Empty when the config can run; otherwise what is wrong and what is allowed.
 std::optional<std::string> validate_perf_config(const PerfConfig& c);
-// The catalogue variants a config selects (unknown names are reported by validate_perf_config).
-std::vector<const Variant*> selected_variants(const PerfConfig& c);
+// The catalogue lessons a config selects (unknown names are reported by validate_perf_config).
+std::vector<const LessonInfo*> selected_lessons(const PerfConfig& c);
 
 // The GPU the sweep ran on and the ceilings measured in the same run.
 struct PerfDevice {
@@ -80,7 +80,7 @@ struct PerfDevice {
   std::string driver, runtime;
 };
 
-// Per kernel instantiation (variant x tile), from cudaFuncGetAttributes and
+// Per kernel instantiation (lesson x tile), from cudaFuncGetAttributes and
 // cudaOccupancyMaxActiveBlocksPerMultiprocessor.
 struct KernelAttributes {
   bool known = false;
@@ -96,7 +96,7 @@ struct KernelAttributes {
 enum class PerfStatus : uint8_t {
   Ok,       // correct output; the time counts
   Wrong,    // ran, but the output failed its check: the time is shown struck out, never counted
-  Skipped,  // not run: parameters invalid for this variant, or does not fit in GPU memory
+  Skipped,  // not run: parameters invalid for this lesson, or does not fit in GPU memory
   Error,    // a CUDA error during the run
 };
 const char* to_string(PerfStatus s);
@@ -148,18 +148,18 @@ struct PerfReport {
   std::vector<std::string> notes;  // "n = 65536 skipped: needs ...", method notes
 };
 
-// Flops and compulsory bytes of a variant at a parameter set (m, k and n all
+// Flops and compulsory bytes of a lesson at a parameter set (m, k and n all
 // set: what the sweep records).
 double flop_count(PerfMetric f, const Params& p);
 double compulsory_bytes(PerfMetric f, const Params& p);
-// The same for a catalogue variant at its own parameters: the square kernels
+// The same for a catalogue lesson at its own parameters: the square kernels
 // read only n (a lesson's Params leave m and k at 0).
-double flop_count(const Variant& v, const Params& p);
-double compulsory_bytes(const Variant& v, const Params& p);
+double flop_count(const LessonInfo& v, const Params& p);
+double compulsory_bytes(const LessonInfo& v, const Params& p);
 // Bytes the kernel loads from and stores to global memory, 4 per access, from
 // the catalogue's closed form (equal to a traced run's count; no cache is
 // assumed). 0 when the parameters cannot be counted (a tile or size of 0).
-double issued_bytes(const Variant& v, const Params& p);
+double issued_bytes(const LessonInfo& v, const Params& p);
 // flops / issued bytes of a result (the roofline's second intensity); 0 when unknown.
 double issued_intensity_of(const PerfResult& x);
 // FP32 cores per SM for a compute capability (128 for sm_86 and newer, 64 for sm_80 and

@@ -8,9 +8,9 @@ namespace ts {
 
 std::optional<std::string> check_request(const RunRequest& req, const RunTarget& target,
                                          size_t* index) {
-  const std::optional<size_t> at = lesson_index(req.variant);
-  if (!at) return unknown_lesson(req.variant);
-  const Variant& v = catalogue()[*at];
+  const std::optional<size_t> at = lesson_index(req.lesson_id);
+  if (!at) return unknown_lesson(req.lesson_id);
+  const LessonInfo& v = all_lessons()[*at];
   if (auto e = validate_barrier_mask(v, req.barrier_mask)) return e;
   if (req.skew_ns < 0 || req.skew_ns > 1'000'000)
     return "skew " + std::to_string(req.skew_ns) +
@@ -33,7 +33,7 @@ std::optional<std::string> prepare_run(const RunRequest& req, const RunTarget& t
                                        PreparedRun& run) {
   run = PreparedRun{};
   if (auto e = check_request(req, target, &run.index)) return e;
-  const Variant* v = &catalogue()[run.index];
+  const LessonInfo* v = &all_lessons()[run.index];
   const Params& p = req.params;
 
   run.request = req;
@@ -65,7 +65,7 @@ std::optional<std::string> prepare_run(const RunRequest& req, const RunTarget& t
 
 RunConfig run_config(const PreparedRun& run, const std::string& device_name) {
   RunConfig c;
-  c.variant = run.lesson->id;
+  c.lesson_id = run.lesson->id;
   c.params = run.params;
   c.barrier_mask = run.request.barrier_mask;
   c.geometry = run.geometry;

@@ -37,8 +37,8 @@ struct RunTarget {
 struct PreparedRun {
   RunRequest request;  // as asked, checked
   RunTarget target;
-  size_t index = 0;  // the lesson's place in catalogue() and in the dispatch table
-  const Variant* lesson = nullptr;
+  size_t index = 0;  // the lesson's place in all_lessons() and in the dispatch table
+  const LessonInfo* lesson = nullptr;
   Params params;
   LaunchGeometry geometry;
   ArrayTable arrays;                 // every array, by slot

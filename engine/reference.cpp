@@ -1,4 +1,4 @@
-// Deterministic inputs, the CPU reference of every variant and the verdict.
+// Deterministic inputs, the CPU reference of every lesson and the verdict.
 #include "engine/reference.hpp"
 
 #include "model/splitmix64.hpp"
@@ -24,7 +24,7 @@ float input_value(InputKind kind, uint64_t seed, uint32_t stream, uint64_t index
 
 }  // namespace
 
-std::vector<BufferData> make_inputs(const Variant& v, const Params& p, InputKind kind,
+std::vector<BufferData> make_inputs(const LessonInfo& v, const Params& p, InputKind kind,
                                     uint64_t seed) {
   std::vector<BufferData> inputs;
   const ArrayTable t = arrays(v, p);
@@ -45,7 +45,7 @@ std::vector<BufferData> make_inputs(const Variant& v, const Params& p, InputKind
   return inputs;
 }
 
-BufferData reference_output(const Variant& v, const Params& p,
+BufferData reference_output(const LessonInfo& v, const Params& p,
                             const std::vector<BufferData>& inputs) {
   const ArrayTable t = arrays(v, p);
   BufferData out;
@@ -69,7 +69,7 @@ BufferData reference_output(const Variant& v, const Params& p,
   return out;
 }
 
-Verdict check_output(const Variant& v, const Params& p, const BufferData& got,
+Verdict check_output(const LessonInfo& v, const Params& p, const BufferData& got,
                      const BufferData& want) {
   Verdict verdict;
   verdict.checked = true;

@@ -16,11 +16,11 @@ enum class InputKind : uint8_t {
 };
 
 // The input arrays of a lesson (A and B, or In), deterministic in the seed.
-std::vector<BufferData> make_inputs(const Variant& v, const Params& p, InputKind kind,
+std::vector<BufferData> make_inputs(const LessonInfo& v, const Params& p, InputKind kind,
                                     uint64_t seed);
 
-// The output the variant should produce (C or Out), in double, then rounded to float.
-BufferData reference_output(const Variant& v, const Params& p,
+// The output the lesson should produce (C or Out), in double, then rounded to float.
+BufferData reference_output(const LessonInfo& v, const Params& p,
                             const std::vector<BufferData>& inputs);
 
 struct Verdict {
@@ -36,7 +36,7 @@ struct Verdict {
 
 // Compares a computed output with the reference. The tolerance grows with the
 // length of the sums (float accumulation, fused multiply-adds on the GPU).
-Verdict check_output(const Variant& v, const Params& p, const BufferData& got,
+Verdict check_output(const LessonInfo& v, const Params& p, const BufferData& got,
                      const BufferData& want);
 
 }  // namespace ts

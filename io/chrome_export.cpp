@@ -59,7 +59,7 @@ bool write_chrome_trace(const Trace& t, std::ostream& out, const ChromeExportOpt
   auto lane_of = [&](const Event& e) { return per_thread ? uint32_t(e.thread) : warp_of(e); };
 
   out << "{\"displayTimeUnit\":\"" << (gpu ? "ns" : "ms") << "\",\n\"otherData\":{";
-  out << "\"variant\":" << quoted(c.variant) << ",\"device\":" << quoted(c.device_name)
+  out << "\"variant\":" << quoted(c.lesson_id) << ",\"device\":" << quoted(c.device_name)
       << ",\"backend\":\"" << to_string(c.backend)
       << "\",\"time\":" << quoted(gpu ? "globaltimer (us)" : "simulator steps (1 step = 1 us)")
       << ",\"events\":" << t.events.size() << ",\"events_dropped\":" << t.events_dropped

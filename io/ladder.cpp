@@ -17,7 +17,7 @@ std::string fmt(const char* f, double v) {
 
 // The parameters the sweep times a step at (engine/cuda/perf_cuda.cu's
 // point_params): the lesson's defaults, n x n x n, the tile or block side.
-Params step_params(const Variant& v, int size, int tile) {
+Params step_params(const LessonInfo& v, int size, int tile) {
   Params p = v.defaults;
   p.m = p.k = p.n = size;
   if (v.uses & kUsesTile) p.tile = tile;
@@ -26,13 +26,13 @@ Params step_params(const Variant& v, int size, int tile) {
 }
 
 // The tile a step is counted at where the report has no result: its tuned one.
-int tuned_tile(const Variant& v) {
+int tuned_tile(const LessonInfo& v) {
   if (!(v.uses & (kUsesTile | kUsesBlock))) return 0;
   const std::vector<int> t = lesson_kit::tile_values(v);
   return t.empty() ? 0 : t.back();
 }
 
-void count_traffic(const Variant& v, int size, int tile, LadderPoint& x) {
+void count_traffic(const LessonInfo& v, int size, int tile, LadderPoint& x) {
   const Params p = step_params(v, size, tile);
   // A size or tile the step refuses has no closed form. Only the lesson's own
   // check: the GPU may opt in to more shared memory than the default limits.
@@ -45,7 +45,7 @@ void count_traffic(const Variant& v, int size, int tile, LadderPoint& x) {
   x.shared_bytes_per_flop = 4.0 * double(e.shared_loads + e.shared_stores) / flops;
 }
 
-std::string short_title(const Variant& v) {
+std::string short_title(const LessonInfo& v) {
   const std::string id = v.id;
   const auto dot = id.find('.');
   return dot == std::string::npos ? id : id.substr(dot + 1);
@@ -56,7 +56,7 @@ std::string ratio(double r) {
 }
 
 // Why a step helps, from its traffic against the step before's.
-std::string why(const LadderPoint& now, const LadderPoint* before, const Variant& v) {
+std::string why(const LadderPoint& now, const LadderPoint* before, const LessonInfo& v) {
   std::string s;
   if (before) {
     std::vector<std::string> parts;
@@ -95,17 +95,17 @@ std::string why(const LadderPoint& now, const LadderPoint* before, const Variant
 
 std::vector<std::string> ladders() {
   std::vector<std::string> out;
-  for (const Variant& v : catalogue())
+  for (const LessonInfo& v : all_lessons())
     if (v.ladder && std::find(out.begin(), out.end(), v.ladder) == out.end())
       out.push_back(v.ladder);
   return out;
 }
 
-std::vector<const Variant*> ladder_variants(const std::string& ladder) {
-  std::vector<const Variant*> out;
-  for (const Variant& v : catalogue())
+std::vector<const LessonInfo*> ladder_lessons(const std::string& ladder) {
+  std::vector<const LessonInfo*> out;
+  for (const LessonInfo& v : all_lessons())
     if (v.ladder && ladder == v.ladder) out.push_back(&v);
-  std::stable_sort(out.begin(), out.end(), [](const Variant* a, const Variant* b) {
+  std::stable_sort(out.begin(), out.end(), [](const LessonInfo* a, const LessonInfo* b) {
     return a->ladder_step < b->ladder_step;
   });
   return out;
@@ -145,9 +145,9 @@ LadderChart ladder_chart(const PerfReport& report, const std::string& ladder,
       if (x.kernel == kCublasId && x.size == n && x.counted()) g = std::max(g, x.gflops);
     c.cublas_gflops.push_back(g);
   }
-  for (const Variant* v : ladder_variants(ladder)) {
+  for (const LessonInfo* v : ladder_lessons(ladder)) {
     LadderStep s;
-    s.variant = v;
+    s.lesson = v;
     s.step = v->ladder_step;
     s.short_title = short_title(*v);
     for (size_t i = 0; i < sizes.size(); ++i) {
@@ -174,7 +174,7 @@ LadderChart ladder_chart(const PerfReport& report, const std::string& ladder,
   for (size_t i = 0; i < c.steps.size(); ++i) {
     const LadderPoint* now = c.at(i, c.table_size);
     const LadderPoint* before = i ? c.at(i - 1, c.table_size) : nullptr;
-    c.steps[i].why = now ? why(*now, before, *c.steps[i].variant) : c.steps[i].variant->summary;
+    c.steps[i].why = now ? why(*now, before, *c.steps[i].lesson) : c.steps[i].lesson->summary;
   }
   return c;
 }
@@ -195,7 +195,7 @@ std::string format_ladder_table(const LadderChart& c) {
   auto num = [](double v, const char* f) { return v > 0 ? fmt(f, v) : std::string("-"); };
   for (size_t i = 0; i < c.steps.size(); ++i) {
     const LadderStep& s = c.steps[i];
-    std::snprintf(line, sizeof line, "%4d  %-28s", s.step, s.variant->id);
+    std::snprintf(line, sizeof line, "%4d  %-28s", s.step, s.lesson->id);
     o << line;
     for (int n : c.sizes) {
       const LadderPoint* p = c.at(i, n);

@@ -1,5 +1,5 @@
 // An optimisation ladder in a performance report: "the road to cuBLAS". The
-// catalogue's lessons with the same Variant::ladder are its steps, in
+// catalogue's lessons with the same LessonInfo::ladder are its steps, in
 // ladder_step order; for each step and size the best counted result (over the
 // tiles the sweep ran), its share of cuBLAS at that size, and the step's
 // traffic from the catalogue's closed-form counts: flops per byte it moves in
@@ -21,7 +21,7 @@ inline constexpr int kLadderSizes[] = {1024, 2048, 4096};
 // The ladders of the catalogue ("sgemm"), each once, in catalogue order.
 std::vector<std::string> ladders();
 // A ladder's lessons by ladder_step.
-std::vector<const Variant*> ladder_variants(const std::string& ladder);
+std::vector<const LessonInfo*> ladder_lessons(const std::string& ladder);
 
 struct LadderPoint {
   int size = 0;
@@ -36,7 +36,7 @@ struct LadderPoint {
 };
 
 struct LadderStep {
-  const Variant* variant = nullptr;
+  const LessonInfo* lesson = nullptr;
   int step = 0;                     // ladder_step
   std::string short_title;          // the id without its family: "tiled_square"
   std::vector<LadderPoint> points;  // one per LadderChart::sizes

@@ -107,9 +107,9 @@ std::optional<std::string> parse_step(const json& j, LectureStep& step) {
     if (!known) return "unknown field '" + key + "'; a step has " + kStepFields;
   }
   if (!j.contains("lesson") || !j["lesson"].is_string())
-    return std::string("lesson: give a lesson id as a string, one of ") + variant_ids();
+    return std::string("lesson: give a lesson id as a string, one of ") + lesson_ids();
   const std::string id = j["lesson"].get<std::string>();
-  const Variant* v = find_variant(id);
+  const LessonInfo* v = find_lesson(id);
   if (!v) return "lesson: " + unknown_lesson(id);
 
   // The step as a command line, checked by the command line's own parser.
@@ -172,7 +172,7 @@ std::optional<std::string> parse_step(const json& j, LectureStep& step) {
   args.insert(args.end(), {"--schedule", schedule, "--backend", backend});
 
   LessonOptions options;
-  options.default_variant = id;
+  options.default_lesson = id;
   CLI::App cli;
   options.add_to(cli, LessonOptions::Naming::LessonFlag);
   std::vector<const char*> argv;

@@ -34,7 +34,7 @@ std::string fmt(const char* f, double v) {
 namespace {
 // The lesson's family, or what a reference is measured against.
 std::string family_of(const PerfResult& x) {
-  if (const Variant* v = find_variant(x.kernel)) return v->family;
+  if (const LessonInfo* v = find_lesson(x.kernel)) return v->family;
   return x.kernel == kCublasId ? "reference: cuBLAS" : "reference: copy";
 }
 
@@ -454,7 +454,7 @@ std::vector<PlotSeries> series_of(const PerfReport& r, PerfMetric f, Take take) 
 
 namespace {
 bool family_uses_flops(const std::string& family) {
-  for (const Variant& v : catalogue())
+  for (const LessonInfo& v : all_lessons())
     if (family == v.family) return v.metric == PerfMetric::Flops;
   return false;
 }
@@ -465,15 +465,15 @@ std::vector<PlotSeries> throughput_series(const PerfReport& r, PerfMetric f) {
 }
 
 std::vector<PlotSeries> throughput_series(const PerfReport& r, const std::string& family) {
-  const Variant* first = nullptr;
-  for (const Variant& v : catalogue())
+  const LessonInfo* first = nullptr;
+  for (const LessonInfo& v : all_lessons())
     if (family == v.family) {
       first = &v;
       break;
     }
   if (!first) return {};
   return series_of(r, first->metric, [&](const PerfResult& x) {
-    const Variant* v = find_variant(x.kernel);
+    const LessonInfo* v = find_lesson(x.kernel);
     return v && family == v->family;
   });
 }
@@ -500,7 +500,7 @@ std::vector<RooflinePoint> roofline_points(const PerfReport& r, const std::strin
   std::vector<RooflinePoint> out;
   for (RooflinePoint& p : roofline_points(r)) {
     const std::string kernel = p.label.substr(0, p.label.find(' '));  // without " T16"
-    const Variant* v = find_variant(kernel);
+    const LessonInfo* v = find_lesson(kernel);
     if (p.reference ? family_uses_flops(family) : v && family == v->family)
       out.push_back(std::move(p));
   }
@@ -511,7 +511,7 @@ std::vector<std::string> report_families(const PerfReport& r) {
   std::vector<std::string> out;
   for (const char* f : families())
     for (const PerfResult& x : r.results) {
-      const Variant* v = find_variant(x.kernel);
+      const LessonInfo* v = find_lesson(x.kernel);
       if (x.counted() && v && f == std::string(v->family)) {
         out.push_back(f);
         break;

@@ -186,7 +186,7 @@ std::string range_msg(const char* what, int64_t v, int64_t lo, int64_t hi) {
 
 bool parse_config(Reader& r, uint32_t version, RunConfig& c) {
   r.section = "run configuration";
-  c.variant = r.get_str("variant id");
+  c.lesson_id = r.get_str("lesson id");
   if (version == 1) {
     // Version 1: the seven parameters in a fixed order.
     for (const ParamField& f : kParamFields) {
@@ -520,7 +520,7 @@ std::vector<uint8_t> serialize_trace(const Trace& t) {
   w.put_bytes(kTraceMagic, sizeof(kTraceMagic));
   w.put(kTraceFormatVersion);
   w.put(uint64_t(0));  // file size, patched below
-  w.put_str(c.variant);
+  w.put_str(c.lesson_id);
   w.put(uint32_t(std::size(kParamFields)));
   for (const ParamField& f : kParamFields) {
     w.put_str(f.name);
@@ -611,11 +611,11 @@ std::optional<std::string> parse_sections(Reader& r, uint32_t version, Trace& t)
   if (parse_config(r, version, t.config)) {
     if (version == 1) {
       // Version 1 carried no array table: the lesson's, for its parameters.
-      const Variant* v = find_variant(t.config.variant);
+      const LessonInfo* v = find_lesson(t.config.lesson_id);
       if (!v ||
           validate(*v, t.config.params, DeviceLimits{1024, 228 * 1024, 2 * kMaxTraceFileBytes}))
         return "invalid: a version-1 trace names its arrays through its lesson, and \"" +
-               t.config.variant + "\" with " +
+               t.config.lesson_id + "\" with " +
                describe(
                    kUsesM | kUsesK | kUsesN | kUsesTile | kUsesLength | kUsesRadius | kUsesBlock,
                    t.config.params) +
@@ -682,7 +682,7 @@ std::optional<Trace> parse_trace(std::span<const uint8_t> bytes, std::string* er
   if (auto e = parse_sections(r, version, t)) return fail(*e);
   // Version-1 lines point into the kernel headers of that time: a barrier
   // is now on the line its lesson's header gives it (accesses keep theirs).
-  if (const Variant* v = version == 1 ? find_variant(t.config.variant) : nullptr; v && r.ok())
+  if (const LessonInfo* v = version == 1 ? find_lesson(t.config.lesson_id) : nullptr; v && r.ok())
     for (Event& e : t.events)
       if (is_barrier(e.kind) && e.barrier >= 1 && e.barrier <= v->barriers.size())
         e.line = uint16_t(v->barriers[e.barrier - 1].line);

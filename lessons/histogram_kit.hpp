@@ -109,7 +109,7 @@ LessonSpec lesson(const char* title, const char* summary) {
       .title = title,
       .summary = summary,
       .params = {length("elements of in, counted into 64 bins over [-4, 4]", 200),
-                 block("block size", "threads per block", 64)},
+                 block("block size", "threads per block", 64).timed_at(256)},
       .barriers = std::move(barriers),
       .arrays =
           [](const Params& p) {

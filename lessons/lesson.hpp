@@ -55,6 +55,14 @@ struct ParamDecl {
   int min, max;
   int value;  // the default: small enough to follow by eye
   std::string (*out_of_range)(const char* name, int value) = nullptr;
+  // What the performance sweep times with before it scales the sizes (0: the
+  // default): a block of 64 threads is easy to follow and slow to time.
+  int timed = 0;
+  ParamDecl timed_at(int v) const {
+    ParamDecl d = *this;
+    d.timed = v;
+    return d;
+  }
 };
 
 // The hazard kinds a barrier keeps out (its removal lets them in) under the
@@ -126,7 +134,7 @@ class Required {
   F fn_;
 };
 
-struct Variant;
+struct LessonInfo;
 
 // Where a racy or naive lesson is wrong by design, and the sizes the tests run.
 struct TestFacts {
@@ -179,7 +187,7 @@ struct LessonSpec {
   // The lesson's own limits beyond the declared ranges (tile widths, block
   // sizes, multiples), any parameters; shared memory and device memory are
   // checked by the registry after it.
-  Required<std::optional<std::string> (*)(const Variant&, const Params&, const DeviceLimits&)>
+  Required<std::optional<std::string> (*)(const LessonInfo&, const Params&, const DeviceLimits&)>
       check;
   // When the shared memory per block does not fit: what it holds and what to do.
   Required<SharedAdvice (*)(const Params&, const DeviceLimits&)> shared_advice;
@@ -230,7 +238,7 @@ struct LessonSpec {
 
 // A lesson as the registry holds it: what its author wrote, and what follows
 // from its file name, its text and its declarations (filled by the registry).
-struct Variant : LessonSpec {
+struct LessonInfo : LessonSpec {
   const char* id = nullptr;             // "matmul.tiled_square": the file name's first '_' a '.'
   const char* family = nullptr;         // "matmul": groups menus and the performance plots
   const char* family_title = nullptr;   // "Matrix multiply" (lessons/families.hpp)
@@ -241,6 +249,7 @@ struct Variant : LessonSpec {
   // their defaults, and how the window labels each one.
   uint32_t uses = 0;
   Params defaults;
+  Params timed;  // the performance sweep's parameters before it scales the sizes
   std::vector<ParamText> param_text;
 };
 
@@ -305,10 +314,10 @@ std::optional<std::string> check_side(const char* name, int value);
 // A tile width the kernels are compiled for whose square block fits the device.
 std::optional<std::string> check_tile(int tile, const DeviceLimits& lim);
 // The values `tile` may take for v: its tile_choices, else kTileWidths.
-std::vector<int> tile_values(const Variant& v);
+std::vector<int> tile_values(const LessonInfo& v);
 // tile is one of v.tile_choices: "tile 48: sgemm.blocktile_2d is compiled for block tiles 32 or
 // 64".
-std::optional<std::string> check_tile_choice(const Variant& v, int tile);
+std::optional<std::string> check_tile_choice(const LessonInfo& v, int tile);
 // A block side s (s x s threads) that fits the device.
 std::optional<std::string> check_block_side(int side, const DeviceLimits& lim);
 // 1D: 1 <= length <= kMaxLength; 1 <= block <= the device's threads per block.
@@ -340,7 +349,8 @@ inline ParamDecl block(const char* label, const char* hint, int value, int max =
 
 // A check that does not need the lesson's identity, as a `check` hook.
 template <std::optional<std::string> (*F)(const Params&, const DeviceLimits&)>
-std::optional<std::string> check_params(const Variant&, const Params& p, const DeviceLimits& lim) {
+std::optional<std::string> check_params(const LessonInfo&, const Params& p,
+                                        const DeviceLimits& lim) {
   return F(p, lim);
 }
 // When the tiles do not fit in shared memory: "use a smaller tile".
@@ -348,7 +358,7 @@ inline SharedAdvice smaller_tile(const Params&, const DeviceLimits&) {
   return {"", "use a smaller tile"};
 }
 // No limits beyond the declared ranges.
-inline std::optional<std::string> no_check(const Variant&, const Params&, const DeviceLimits&) {
+inline std::optional<std::string> no_check(const LessonInfo&, const Params&, const DeviceLimits&) {
   return std::nullopt;
 }
 // One term per output (copies, transposes).

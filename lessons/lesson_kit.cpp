@@ -67,12 +67,12 @@ std::optional<std::string> check_tile(int t, const DeviceLimits& lim) {
          " only (a shared array needs its size at compile time)";
 }
 
-std::vector<int> tile_values(const Variant& v) {
+std::vector<int> tile_values(const LessonInfo& v) {
   if (!v.tile_choices.empty()) return v.tile_choices;
   return {std::begin(kTileWidths), std::end(kTileWidths)};
 }
 
-std::optional<std::string> check_tile_choice(const Variant& v, int tile) {
+std::optional<std::string> check_tile_choice(const LessonInfo& v, int tile) {
   std::string list;
   for (size_t i = 0; i < v.tile_choices.size(); ++i) {
     if (v.tile_choices[i] == tile) return std::nullopt;

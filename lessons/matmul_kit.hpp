@@ -112,7 +112,7 @@ inline ExpectedCounts naive_counts(const Params& p) {
   return c;
 }
 
-using CheckHook = std::optional<std::string> (*)(const Variant&, const Params&,
+using CheckHook = std::optional<std::string> (*)(const LessonInfo&, const Params&,
                                                  const DeviceLimits&);
 
 // A naive square lesson: one thread per element of C, A and B from global

@@ -46,7 +46,7 @@ struct Lesson {
         "from global memory.",
         {square_n(10), block("block side", "threads per block: side x side", 4)},
         [](const Params& p) { return tiled_geometry(p.n, p.n, p.block); },
-        [](const Variant&, const Params& p, const DeviceLimits& lim) {
+        [](const LessonInfo&, const Params& p, const DeviceLimits& lim) {
           if (auto e = check_side("n", p.n)) return e;
           return check_block_side(p.block, lim);
         },

@@ -174,8 +174,8 @@ inline SharedAdvice smaller_block(const Params&, const DeviceLimits&) {
 struct Step {
   const char* title;
   const char* summary;
-  unsigned load_guards;  // HazardBits of barrier 1 (every element in place)
-  unsigned tree_guards;  // ... of barrier 2 (each step's sums complete)
+  unsigned load_guards;                         // HazardBits of barrier 1 (every element in place)
+  unsigned tree_guards;                         // ... of barrier 2 (each step's sums complete)
   std::vector<BarrierInfo> warp_barriers = {};  // SYNCWARP(3), ...
   TestFacts tests = {};
 };
@@ -200,19 +200,19 @@ LessonSpec step(Step step) {
                  block("block size",
                        whole_tree ? "threads per block: a power of two, 32 to 1024"
                                   : "threads per block: a power of two, 64 to 1024",
-                       128)},
+                       128)
+                     .timed_at(256)},
       .barriers = std::move(barriers),
       .arrays = [](const Params& p) { return arrays(p, S); },
       .geometry = [](const Params& p) { return geometry(p, S); },
-      .check = [](const Variant&, const Params& p,
+      .check = [](const LessonInfo&, const Params& p,
                   const DeviceLimits& lim) { return check(p, lim, S); },
       .shared_advice = smaller_block,
       .counts = [](const Params& p) { return counts(p, S); },
       .reference = [](const Params& p, const LessonInputs& in) { return reference(p, in, S); },
       .sum_length = [](const Params& p) { return sum_length(p, S); },
       .with_warps = whole_tree ? with_warps : nullptr,
-      .loads_per_output = [](const Params& p,
-                             std::string* f) { return loads_per_output(p, f, S); },
+      .loads_per_output = [](const Params& p, std::string* f) { return loads_per_output(p, f, S); },
       .metric = PerfMetric::Bytes,
       .flops = flops,
       .tests = std::move(step.tests),

@@ -213,11 +213,12 @@ LessonSpec lesson(LessonText t) {
                  block("block size",
                        tree ? "threads per block, two elements each: a power of two, 1 to 1024"
                             : "threads per block, one element each: 1 to 1024",
-                       64)},
+                       64)
+                     .timed_at(256)},
       .barriers = std::move(t.barriers),
       .arrays = [](const Params& p) { return arrays(p, A); },
       .geometry = [](const Params& p) { return geometry(p, A); },
-      .check = [](const Variant&, const Params& p,
+      .check = [](const LessonInfo&, const Params& p,
                   const DeviceLimits& lim) { return check(p, lim, A); },
       .shared_advice = [](const Params& p,
                           const DeviceLimits& lim) { return shared_advice(p, lim, A); },

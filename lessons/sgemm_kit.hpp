@@ -1,7 +1,7 @@
 // What the SGEMM ladder's lessons share (lessons/sgemm_*.hpp): square n x n
 // multiplies C = A x B, as the matmul family, where a block computes a whole
 // BM x BN tile of C and every thread a register tile of it. The ladder's
-// steps are ordered by Variant::ladder_step; steps 2 and 3 are the matmul
+// steps are ordered by LessonInfo::ladder_step; steps 2 and 3 are the matmul
 // family's naive grid and tiled square.
 //
 // Steps from the register tiles on compute whole tiles with no bounds checks
@@ -28,7 +28,7 @@ inline constexpr const char* kFamilyTitle = "SGEMM ladder (FP32, no tensor cores
 // n is a matrix side and a multiple of every tile size in `multiples` (the
 // block tile's sides, the k step): "n = 100: sgemm.blocktile_2d computes whole
 // 64 x 64 tiles of C with no bounds checks; use a multiple of 64 (64, 128, 192, ...)".
-inline std::optional<std::string> check_whole_tiles(const Variant& v, int n, int bm, int bn,
+inline std::optional<std::string> check_whole_tiles(const LessonInfo& v, int n, int bm, int bn,
                                                     int bk) {
   if (auto e = check_side("n", n)) return e;
   const int m = std::lcm(std::lcm(bm, bn), bk);
@@ -93,7 +93,7 @@ inline ExpectedCounts layout_counts(const Params& p, Layout l) {
 }
 
 // A compiled block tile whose block fits the device and whose tiles divide n.
-inline std::optional<std::string> check_layout(const Variant& v, const Params& p,
+inline std::optional<std::string> check_layout(const LessonInfo& v, const Params& p,
                                                const DeviceLimits& lim, Layout l) {
   if (auto e = check_tile_choice(v, p.tile)) return e;
   if (l.threads > lim.max_threads_per_block)
@@ -125,7 +125,7 @@ LessonSpec step(Step step) {
       .barriers = std::move(step.barriers),
       .arrays = [](const Params& p) { return layout_arrays(p, L(p.tile)); },
       .geometry = [](const Params& p) { return layout_geometry(p, L(p.tile)); },
-      .check = [](const Variant& v, const Params& p,
+      .check = [](const LessonInfo& v, const Params& p,
                   const DeviceLimits& lim) { return check_layout(v, p, lim, L(p.tile)); },
       .shared_advice = smaller_tile,
       .counts = [](const Params& p) { return layout_counts(p, L(p.tile)); },

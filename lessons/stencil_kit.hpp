@@ -85,7 +85,7 @@ LessonSpec lesson(const char* title, const char* summary) {
       .params = {length("elements of in and out", 150),
                  {"radius", "radius R", "neighbours on each side: 2R + 1 inputs per output", 0,
                   kMaxRadius, 3, radius_out_of_range},
-                 block("block size", "threads per block", 64)},
+                 block("block size", "threads per block", 64).timed_at(256)},
       .barriers = std::move(barriers),
       .arrays =
           [](const Params& p) {
@@ -93,7 +93,7 @@ LessonSpec lesson(const char* title, const char* summary) {
                         : arrays(p.length);
           },
       .geometry = geometry,
-      .check = [](const Variant&, const Params& p,
+      .check = [](const LessonInfo&, const Params& p,
                   const DeviceLimits& lim) { return check(p, lim, halo); },
       .shared_advice = smaller_block,
       .counts =

@@ -40,7 +40,7 @@ struct BufferData {
 };
 
 struct RunConfig {
-  std::string variant;  // the lesson's id, to run it again
+  std::string lesson_id;  // the lesson's id, to run it again
   Params params;
   BarrierSet barrier_mask = BarrierSet::all();  // the barriers the run kept
   LaunchGeometry geometry;

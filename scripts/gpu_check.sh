@@ -48,7 +48,7 @@ memcheck="not run"
 if command -v compute-sanitizer >/dev/null 2>&1; then
   # Traces, overflow, removed barriers, out-of-range reads of tiled_exact
   # (inside the padded allocation by design), bad requests, and one
-  # correctness pass of every variant's defaults (GpuVsSimulator).
+  # correctness pass of every lesson's defaults (GpuVsSimulator).
   filter='GpuTrace.*:GpuErrors.*:GpuKernels.ExactMultiples*:GpuVsSimulator.*:GpuStatus.*'
   compute-sanitizer --tool memcheck --error-exitcode 3 --leak-check full \
     "$BUILD/tests/ts_gpu_tests" --gtest_filter="$filter" >"$LOG/memcheck.log" 2>&1

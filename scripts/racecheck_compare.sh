@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Our hazard verdict against compute-sanitizer racecheck, on the GPU machine.
 #
-# For every catalogue variant and every subset of its barriers (plus a one-warp
+# For every catalogue lesson and every subset of its barriers (plus a one-warp
 # tile-4 case, where everything is a warning) this runs
 #   - racecheck on ONE untraced launch:
 #       compute-sanitizer --tool racecheck --racecheck-report all \
-#         tilescope-cli races <variant> --backend cuda --barriers <kept> --launch-only
+#         tilescope-cli races <lesson> --backend cuda --barriers <kept> --launch-only
 #     (untraced, so that the trace recorder's own bookkeeping is not what
 #     racecheck sees; racecheck instruments the kernel itself),
 #   - our analysis of a traced GPU run of the same launch:
-#       tilescope-cli races <variant> --backend cuda --barriers <kept> --json --runs 1
+#       tilescope-cli races <lesson> --backend cuda --barriers <kept> --json --runs 1
 #   - and, for reference, our analysis of a simulator trace (what CI checks),
-# and prints a table: variant, barriers kept, ours (GPU trace), ours (sim),
+# and prints a table: lesson, barriers kept, ours (GPU trace), ours (sim),
 # racecheck, agree?  A verdict reads "none", or the hazard kinds per
 # severity, e.g. "error RAW,WAR; warning WAR". "agree" compares our GPU
 # verdict with racecheck's exactly; "presence" only whether each found any
@@ -42,7 +42,7 @@ if [[ ! -x "$SANITIZER" ]]; then
   exit 1
 fi
 
-# Parameters per variant: blocks of two warps and two or more tiles, so that
+# Parameters per lesson: blocks of two warps and two or more tiles, so that
 # every barrier guards something; small, so racecheck stays quick.
 params_for() {  # the sizes tests/test_hazards.cpp checks on the simulator
   case "$1" in
@@ -118,7 +118,7 @@ severities() {  # "error RAW; warning WAR" -> "error,warning"
   echo "${s:-none}"
 }
 
-printf "%-24s %-8s %-28s %-28s %-28s %-6s %s\n" variant barriers "ours (GPU trace)" "ours (sim)" racecheck agree presence
+printf "%-24s %-8s %-28s %-28s %-28s %-6s %s\n" lesson barriers "ours (GPU trace)" "ours (sim)" racecheck agree presence
 rows=0
 agree_n=0
 presence_n=0
@@ -129,19 +129,19 @@ cases=$("$CLI" races --cases) || { echo "tilescope-cli races --cases failed" >&2
 cases="$cases
 matmul.tiled_square@tile4 2"
 
-while read -r variant nbar; do
-  [[ -z "$variant" ]] && continue
-  id="${variant%@*}"
+while read -r lesson nbar; do
+  [[ -z "$lesson" ]] && continue
+  id="${lesson%@*}"
   # shellcheck disable=SC2053  # ONLY is a glob
   [[ -n "${ONLY:-}" && "$id" != $ONLY ]] && continue
-  if [[ "$variant" == *@tile4 ]]; then p="--n 16 --tile 4"; else p="$(params_for "$id")"; fi
+  if [[ "$lesson" == *@tile4 ]]; then p="--n 16 --tile 4"; else p="$(params_for "$id")"; fi
   for ((mask = 0; mask < (1 << nbar); ++mask)); do
     kept=""
     for ((b = 1; b <= nbar; ++b)); do
       if ((mask >> (b - 1) & 1)); then kept="${kept:+$kept,}$b"; fi
     done
     [[ -z "$kept" ]] && kept="none"
-    tag="${variant//[^A-Za-z0-9_.]/_}_$kept"
+    tag="${lesson//[^A-Za-z0-9_.]/_}_$kept"
     tag="${tag//,/_}"
 
     # shellcheck disable=SC2086
@@ -164,7 +164,7 @@ while read -r variant nbar; do
     presence="no"
     [[ "$(severities "$gpu")" == "$(severities "$rc_verdict")" ]] && presence="yes" && presence_n=$((presence_n + 1))
     rows=$((rows + 1))
-    label="$variant"
+    label="$lesson"
     printf "%-24s %-8s %-28s %-28s %-28s %-6s %s\n" "$label" "$kept" "$gpu" "$sim" "$rc_verdict" "$agree" "$presence"
   done
 done <<<"$cases"

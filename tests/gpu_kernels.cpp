@@ -1,4 +1,4 @@
-// GPU tests (label gpu): every catalogue variant on the GPU against the CPU
+// GPU tests (label gpu): every catalogue lesson on the GPU against the CPU
 // reference and against the simulator's trace of the same kernel source.
 // Without a usable CUDA device each test is skipped, never passed.
 //
@@ -27,14 +27,14 @@ struct Case {
 };
 
 std::string name(const Case& c) {
-  return c.id + " " + describe(*find_variant(c.id), c.p);
+  return c.id + " " + describe(*find_lesson(c.id), c.p);
 }
 
-// Sizes for every variant: 1, 7, 16 and 17 (multiples of the tile and not),
+// Sizes for every lesson: 1, 7, 16 and 17 (multiples of the tile and not),
 // the 33 x 20 x 45 rectangle, blocks of several warps, and the defaults.
 std::vector<Case> correctness_cases() {
   std::vector<Case> cases;
-  for (const Variant& v : catalogue()) {
+  for (const LessonInfo& v : all_lessons()) {
     const std::string id = v.id;
     // tiled_exact's defaults (n = 12, tile 8) show its failure: tested below.
     if (id != picks::overreaching_lesson().id) cases.push_back({id, v.defaults});
@@ -111,7 +111,7 @@ std::vector<Case> correctness_cases() {
   // Cases wrong by design (a racy lesson, an exact-multiples kernel off its
   // tile) are not asked for a right output here.
   std::erase_if(cases, [](const Case& c) {
-    const Variant* v = find_variant(c.id);
+    const LessonInfo* v = find_lesson(c.id);
     return v && v->tests.wrong_by_design && v->tests.wrong_by_design(c.p);
   });
   return cases;
@@ -119,7 +119,7 @@ std::vector<Case> correctness_cases() {
 
 RunRequest request(const Case& c, bool traced) {
   RunRequest req;
-  req.variant = c.id;
+  req.lesson_id = c.id;
   req.params = c.p;
   req.traced = traced;
   req.backend = BackendChoice::Cuda;
@@ -263,7 +263,7 @@ void expect_same_sequences(const RunResult& gpu, const RunResult& sim, double to
 
 std::vector<Case> comparison_cases() {
   std::vector<Case> cases;
-  for (const Variant& v : catalogue()) {
+  for (const LessonInfo& v : all_lessons()) {
     cases.push_back({v.id, v.defaults});
     if (std::string(v.family) == "reduction")
       cases.push_back({v.id, {.length = 1000, .block = 64}});  // a partial last block
@@ -314,7 +314,7 @@ TEST(GpuTrace, CountsEqualTheClosedForms) {
       ASSERT_LT(int(e.kind), kEventKindCount);
       ++n[int(e.kind)];
     }
-    const ExpectedCounts want = expected_counts(*find_variant(c.id), c.p);
+    const ExpectedCounts want = expected_counts(*find_lesson(c.id), c.p);
     // GlobalLoad events: global reads, and reads of constant-memory arrays (a mask).
     EXPECT_EQ(n[int(EventKind::GlobalLoad)], want.global_loads + want.constant_loads);
     EXPECT_EQ(n[int(EventKind::GlobalStore)], want.global_stores);
@@ -335,7 +335,7 @@ TEST(GpuTrace, EventFieldsAndProgramOrder) {
   const Case c{picks::default_lesson().id, {.n = 20, .tile = 8}};
   const RunResult r = run_cuda(request(c, true));
   ASSERT_TRUE(r.ok) << r.error;
-  const Variant& v = *find_variant(c.id);
+  const LessonInfo& v = *find_lesson(c.id);
   const LaunchGeometry g = geometry(v, c.p);
   std::map<std::pair<uint32_t, uint32_t>, std::vector<const Event*>> threads;
   for (const Event& e : r.trace.events) {
@@ -385,7 +385,7 @@ TEST(GpuTrace, RemovedBarrierLeavesNoBarrierEvents) {
   uint64_t b1 = 0, b2 = 0;
   for (const Event& e : r.trace.events)
     if (e.kind == EventKind::BarrierArrive) (e.barrier == 1 ? b1 : b2)++;
-  const ExpectedCounts want = expected_counts(*find_variant(c.id), c.p);
+  const ExpectedCounts want = expected_counts(*find_lesson(c.id), c.p);
   EXPECT_EQ(b1, want.barrier_arrivals / 2);
   EXPECT_EQ(b2, 0u);
   EXPECT_EQ(r.trace.events.size(), want.total() - want.barrier_arrivals);
@@ -394,7 +394,7 @@ TEST(GpuTrace, RemovedBarrierLeavesNoBarrierEvents) {
 TEST(GpuTrace, OverflowIsReportedAndNothingIsWrittenPastTheCapacity) {
   REQUIRE_GPU();
   const Case c{picks::default_lesson().id, {.n = 16, .tile = 8}};
-  const uint64_t need = expected_counts(*find_variant(c.id), c.p).total();
+  const uint64_t need = expected_counts(*find_lesson(c.id), c.p).total();
   for (uint64_t capacity : {uint64_t(0), uint64_t(1), uint64_t(100), need - 1}) {
     SCOPED_TRACE("capacity " + std::to_string(capacity));
     RunRequest req = request(c, true);

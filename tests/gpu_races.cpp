@@ -55,7 +55,7 @@ std::set<std::pair<int, int>> line_pairs(const HazardReport& r) {
 
 RunResult traced(const char* id, const Params& p, uint32_t mask, BackendChoice b) {
   RunRequest req;
-  req.variant = id;
+  req.lesson_id = id;
   req.params = p;
   req.barrier_mask = mask;
   req.backend = b;
@@ -68,7 +68,7 @@ RunResult traced(const char* id, const Params& p, uint32_t mask, BackendChoice b
 TEST(GpuRaces, HazardsOnGpuTracesMatchTheSimulator) {
   REQUIRE_GPU();
   for (const auto& [id, p] : race_cases()) {
-    const Variant* v = find_variant(id);
+    const LessonInfo* v = find_lesson(id);
     ASSERT_NE(v, nullptr) << id;
     for (uint32_t mask = 0; mask <= all_barriers(*v); ++mask) {
       SCOPED_TRACE(std::string(id) + " barrier mask " + std::to_string(mask));
@@ -104,7 +104,7 @@ TEST(GpuRaces, OneWarpBlocksGiveWarningsOnGpuToo) {
 
 RaceRunsResult gpu_runs(uint32_t mask, int skew_ns, int runs) {
   RaceRunsRequest req;
-  req.base.variant = picks::default_lesson().id;
+  req.base.lesson_id = picks::default_lesson().id;
   req.base.params = Params{.n = 64, .tile = 16};
   req.base.barrier_mask = mask;
   req.base.backend = BackendChoice::Cuda;
@@ -140,7 +140,7 @@ TEST(GpuRaces, SkewMakesTheMissingSecondBarrierBite) {
 TEST(GpuRaces, StaleReadsOnASkewedGpuTrace) {
   REQUIRE_GPU();
   RunRequest req;
-  req.variant = picks::default_lesson().id;
+  req.lesson_id = picks::default_lesson().id;
   req.params = Params{.n = 64, .tile = 16};
   req.barrier_mask = 0x1u;
   req.backend = BackendChoice::Cuda;

@@ -25,39 +25,39 @@ std::vector<int> barrier_lines(std::string_view text) {
 
 // The lessons these checks are about, each picked by what makes it the one
 // to check (tests/lesson_picks.hpp).
-const Variant& tiled() {  // the default: square tiles, two barriers
+const LessonInfo& tiled() {  // the default: square tiles, two barriers
   return picks::default_lesson();
 }
-const Variant& naive_grid() {  // the ladder's step before tiling: a grid, no barriers
+const LessonInfo& naive_grid() {  // the ladder's step before tiling: a grid, no barriers
   return picks::ladder_step(2);
 }
-const Variant& one_block() {  // n alone: one block of n x n threads
+const LessonInfo& one_block() {  // n alone: one block of n x n threads
   return picks::one_block_lesson();
 }
-const Variant& rect() {  // m, k, n and a tile
+const LessonInfo& rect() {  // m, k, n and a tile
   return picks::rectangular_tiled_lesson();
 }
-const Variant& exact_tiles() {  // reads past its arrays: whole tiles only
+const LessonInfo& exact_tiles() {  // reads past its arrays: whole tiles only
   return picks::overreaching_lesson();
 }
-const Variant& rows() {  // rows of A in dynamic shared memory
+const LessonInfo& rows() {  // rows of A in dynamic shared memory
   return picks::dynamic_staging_lesson(1);
 }
-const Variant& rows_and_cols() {  // and columns of B
+const LessonInfo& rows_and_cols() {  // and columns of B
   return picks::dynamic_staging_lesson(2);
 }
-const Variant& halo_global() {  // a 1D halo read from global memory
+const LessonInfo& halo_global() {  // a 1D halo read from global memory
   return picks::halo_lesson(picks::Halo::Global);
 }
-const Variant& halo_static() {  // ... staged in a fixed-size shared array
+const LessonInfo& halo_static() {  // ... staged in a fixed-size shared array
   return picks::halo_lesson(picks::Halo::StaticShared);
 }
-const Variant& halo_dynamic() {  // ... in a dynamic one
+const LessonInfo& halo_dynamic() {  // ... in a dynamic one
   return picks::halo_lesson(picks::Halo::DynamicShared);
 }
 
 // The message validate() gives, or "" when the parameters are accepted.
-std::string why(const Variant& v, Params p, DeviceLimits lim = {}) {
+std::string why(const LessonInfo& v, Params p, DeviceLimits lim = {}) {
   auto e = validate(v, p, lim);
   return e ? *e : std::string();
 }
@@ -89,26 +89,26 @@ TEST(Catalogue, HasEveryLessonOnceWithUniqueIds) {
       listed.push_back("lessons/" + trimmed(line) + ".hpp");
     }
   }
-  ASSERT_EQ(listed.size(), catalogue().size());
+  ASSERT_EQ(listed.size(), all_lessons().size());
   for (size_t i = 0; i < listed.size(); ++i)
-    EXPECT_EQ(catalogue()[i].source_file, listed[i]) << i;
+    EXPECT_EQ(all_lessons()[i].source_file, listed[i]) << i;
   // Ids are what files and command lines name: each follows from its file
   // name (lessons/<family>_<name>.hpp is <family>.<name>), so they stay.
   std::set<std::string> ids;
-  for (const Variant& v : catalogue()) {
+  for (const LessonInfo& v : all_lessons()) {
     ids.insert(v.id);
     const std::string file = std::string(v.family) + "_" + (v.id + std::strlen(v.family) + 1);
     EXPECT_EQ(std::string(v.id).rfind(std::string(v.family) + ".", 0), 0u) << v.id;
     EXPECT_EQ(v.source_file, "lessons/" + file + ".hpp") << v.id;
-    EXPECT_EQ(find_variant(v.id), &v) << v.id;
-    EXPECT_NE(variant_ids().find(v.id), std::string::npos) << v.id;
+    EXPECT_EQ(find_lesson(v.id), &v) << v.id;
+    EXPECT_NE(lesson_ids().find(v.id), std::string::npos) << v.id;
   }
-  EXPECT_EQ(ids.size(), catalogue().size());
-  EXPECT_EQ(find_variant("matmul.tiled_cube"), nullptr);
+  EXPECT_EQ(ids.size(), all_lessons().size());
+  EXPECT_EQ(find_lesson("matmul.tiled_cube"), nullptr);
 }
 
 TEST(Catalogue, DefaultsRunAndTiledDefaultsShowPadding) {
-  for (const Variant& v : catalogue()) {
+  for (const LessonInfo& v : all_lessons()) {
     EXPECT_EQ(validate(v, v.defaults, DeviceLimits{}), std::nullopt) << v.id;
     // The SGEMM ladder's block tiles (tile_choices) compute whole tiles only.
     if ((v.uses & kUsesTile) && v.tile_choices.empty()) {
@@ -161,7 +161,7 @@ TEST(BarrierLines, StatementsCountCommentsDoNot) {
 // a `SYNCTHREADS(id);` statement of the lesson's kernel function, and the
 // function has no other barrier.
 TEST(BarrierLines, EveryLessonsBarriersPointAtSyncthreadsInItsHeader) {
-  for (const Variant& v : catalogue()) {
+  for (const LessonInfo& v : all_lessons()) {
     const std::string_view source = lesson_source(v.source_file);
     ASSERT_FALSE(source.empty()) << v.id << ": " << v.source_file << " is not embedded";
     // The embedded text is the header as it is on disk.
@@ -248,7 +248,7 @@ TEST(BarrierLines, AreThereForCallersDuringStaticInitialisation) {
 }
 
 TEST(Arrays, NamesAsInTheKernelSource) {
-  const Variant& rc = rows_and_cols();
+  const LessonInfo& rc = rows_and_cols();
   const ArrayTable t = arrays(rc, rc.defaults);
   ASSERT_EQ(t.size(), 5u);
   EXPECT_EQ(array_name(t, 1), "A");
@@ -262,7 +262,7 @@ TEST(Arrays, NamesAsInTheKernelSource) {
   // Elements as the race reports print them: colsB is n x TILE (12 x 8 by default).
   EXPECT_EQ(element_name(t, 5, 13), "colsB[1][5]");
   EXPECT_EQ(element_name(t, 1, 13), "A[13]");  // global matrices: row * n + col, one number
-  const Variant& st = halo_static();
+  const LessonInfo& st = halo_static();
   const ArrayTable s = arrays(st, st.defaults);
   ASSERT_EQ(s.size(), 3u);
   EXPECT_EQ(array_name(s, 1), "in");

@@ -66,7 +66,7 @@ TEST(Cli, ListShowsEveryCatalogueVariantWithItsBarrierLines) {
   REQUIRE_CLI();
   const Result r = cli("list");
   EXPECT_EQ(r.code, 0) << r.out;
-  for (const Variant& v : catalogue()) {
+  for (const LessonInfo& v : all_lessons()) {
     EXPECT_NE(r.out.find(v.id), std::string::npos) << v.id;
     for (const auto& b : v.barriers)
       EXPECT_NE(r.out.find(std::to_string(b.id) + " (line " + std::to_string(b.line) + ")"),
@@ -80,10 +80,10 @@ TEST(Cli, ListJsonHasTheCatalogue) {
   const Result r = cli("list --json", false);
   ASSERT_EQ(r.code, 0);
   const auto j = nlohmann::json::parse(r.out);
-  ASSERT_EQ(j.size(), catalogue().size());
+  ASSERT_EQ(j.size(), all_lessons().size());
   for (size_t i = 0; i < j.size(); ++i) {
-    EXPECT_EQ(j[i]["id"], catalogue()[i].id);
-    EXPECT_EQ(j[i]["barriers"].size(), catalogue()[i].barriers.size());
+    EXPECT_EQ(j[i]["id"], all_lessons()[i].id);
+    EXPECT_EQ(j[i]["barriers"].size(), all_lessons()[i].barriers.size());
   }
 }
 
@@ -99,7 +99,7 @@ TEST(Cli, UnknownVariantIsAUsageErrorThatListsTheValidIds) {
 
 TEST(Cli, UnknownBarrierSaysWhichExist) {
   REQUIRE_CLI();
-  const Variant* v = &picks::default_lesson();
+  const LessonInfo* v = &picks::default_lesson();
   ASSERT_NE(v, nullptr);
   Result r = cli("run " + default_id() + " --no-barrier 3");
   EXPECT_EQ(r.code, 2);
@@ -324,10 +324,10 @@ TEST(Cli, RacesCasesWithJsonPrintsJson) {
   ASSERT_EQ(r.code, 0);
   nlohmann::json j;
   ASSERT_NO_THROW(j = nlohmann::json::parse(r.out)) << r.out;
-  ASSERT_EQ(j.size(), catalogue().size());
+  ASSERT_EQ(j.size(), all_lessons().size());
   for (size_t i = 0; i < j.size(); ++i) {
-    EXPECT_EQ(j[i]["id"], catalogue()[i].id);
-    EXPECT_EQ(j[i]["barriers"], catalogue()[i].barriers.size());
+    EXPECT_EQ(j[i]["id"], all_lessons()[i].id);
+    EXPECT_EQ(j[i]["barriers"], all_lessons()[i].barriers.size());
   }
 }
 

@@ -27,10 +27,10 @@ namespace {
 
 // The lessons with a constant-memory filter: read straight from global memory,
 // and through a shared tile with its halo.
-const Variant& naive_conv() {
+const LessonInfo& naive_conv() {
   return picks::constant_memory_lesson(false);
 }
-const Variant& tiled_conv() {
+const LessonInfo& tiled_conv() {
   return picks::constant_memory_lesson(true);
 }
 
@@ -40,7 +40,7 @@ namespace naive = lessons::conv2d_naive;
 RunResult run(const char* id, const Params& p, uint32_t mask = ~0u,
               ScheduleKind kind = ScheduleKind::Lockstep) {
   RunRequest req;
-  req.variant = id;
+  req.lesson_id = id;
   req.params = p;
   req.barrier_mask = mask;
   req.backend = BackendChoice::Sim;
@@ -115,7 +115,7 @@ std::vector<Params> sizes(bool tiled_lesson) {
 
 TEST(Conv2d, BothLessonsMatchTheReferenceWithClosedFormCounts) {
   for (const char* id : {naive_conv().id, tiled_conv().id}) {
-    const Variant& v = *find_variant(id);
+    const LessonInfo& v = *find_lesson(id);
     const bool is_tiled = std::string(id) == tiled_conv().id;
     std::vector<Params> sets = sizes(is_tiled);
     sets.push_back(v.defaults);
@@ -250,7 +250,7 @@ TEST(Conv2d, WithoutTheBarrierRacesAcrossWarpsAndGoesWrongUnderSkew) {
 // of them is a global request in Nsight Compute's l1tex counters.
 TEST(Conv2d, MaskReadsAreConstantNotGlobalRequests) {
   for (const char* id : {naive_conv().id, tiled_conv().id}) {
-    const Variant& v = *find_variant(id);
+    const LessonInfo& v = *find_lesson(id);
     const Params p = v.defaults;
     const ArrayTable table = arrays(v, p);
     ASSERT_EQ(table[1].name, "mask");

@@ -1,5 +1,5 @@
 // Hazard analysis: hand-built traces with a known answer, then every catalogue
-// variant and every subset of its barriers on simulator traces.
+// lesson and every subset of its barriers on simulator traces.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -235,7 +235,7 @@ TEST(Hazards, ExplanationsExist) {
 }
 
 // ---------------------------------------------------------------------------
-// Every catalogue variant, every subset of its barriers, on simulator traces.
+// Every catalogue lesson, every subset of its barriers, on simulator traces.
 //
 // The expectation, from what each barrier guards:
 //  - tiled multiplies: barrier 1 stands between the stores of a tile
@@ -265,7 +265,7 @@ TEST(Hazards, ExplanationsExist) {
 bool named(const Params& p) {
   return !(p == Params{});
 }
-Params larger_case(const Variant& v) {
+Params larger_case(const LessonInfo& v) {
   return named(v.tests.larger) ? v.tests.larger : v.defaults;
 }
 
@@ -282,7 +282,7 @@ Kinds kinds_of_bits(unsigned bits) {
 // What the descriptor says a barrier subset lets in (HazardBits): the union of
 // the removed barriers' guards and the lesson's racy-by-design kinds, unless
 // it lists the subset as an exception.
-unsigned expected_bits(const Variant& v, uint32_t kept) {
+unsigned expected_bits(const LessonInfo& v, uint32_t kept) {
   for (const TestFacts::Exception& e : v.tests.exceptions)
     if (e.kept == kept) return e.guards;
   unsigned bits = v.tests.racy_by_design;
@@ -313,15 +313,15 @@ std::string kinds_text(const Kinds& k) {
   return s.empty() ? "none" : s;
 }
 
-Trace sim_trace(const char* variant, const Params& p, uint32_t mask, Schedule sched) {
+Trace sim_trace(const char* lesson_id, const Params& p, uint32_t mask, Schedule sched) {
   RunRequest req;
-  req.variant = variant;
+  req.lesson_id = lesson_id;
   req.params = p;
   req.barrier_mask = mask;
   req.backend = BackendChoice::Sim;
   req.schedule = sched;
   RunResult r = run_simulator(req);
-  EXPECT_TRUE(r.ok) << variant << ": " << r.error;
+  EXPECT_TRUE(r.ok) << lesson_id << ": " << r.error;
   EXPECT_FALSE(r.trace.truncated());
   return std::move(r.trace);
 }
@@ -362,8 +362,8 @@ TEST(HazardsCatalogue, EveryVariantEveryBarrierSubset) {
   skew.skew_steps = 40;
   HazardOptions opt;
   opt.detail_per_group = 8;
-  for (const Variant& lesson : catalogue()) {
-    const Variant* v = &lesson;
+  for (const LessonInfo& lesson : all_lessons()) {
+    const LessonInfo* v = &lesson;
     const Params larger = larger_case(*v);
     for (uint32_t mask = 0; mask <= all_barriers(*v); ++mask) {
       SCOPED_TRACE(std::string(v->id) + " barrier mask " + std::to_string(mask));
@@ -399,7 +399,7 @@ TEST(HazardsCatalogue, EveryVariantEveryBarrierSubset) {
 }
 
 TEST(HazardsCatalogue, NoFalsePositivesWithAllBarriersAnySchedule) {
-  for (const Variant& v : catalogue()) {
+  for (const LessonInfo& v : all_lessons()) {
     // Its race (the unrolled warp without __syncwarp) is the lesson.
     if (v.tests.racy_by_design) continue;
     for (uint64_t seed : {1, 2, 3}) {
@@ -508,7 +508,7 @@ int line_of(const std::string& header, const std::string& text) {
 
 TEST(RacesCli, TextReportGroupsAndDetail) {
   REQUIRE_CLI();
-  const Variant& stencil = picks::halo_lesson(picks::Halo::StaticShared);
+  const LessonInfo& stencil = picks::halo_lesson(picks::Halo::StaticShared);
   const CliResult r =
       races_cli(std::string(stencil.id) +
                     " --length 128 --radius 3 --block 64 --barriers none --backend sim "
@@ -554,7 +554,7 @@ TEST(RacesCli, CasesListTheCatalogue) {
   REQUIRE_CLI();
   const CliResult r = races_cli("--cases", false);
   ASSERT_EQ(r.code, 0);
-  for (const Variant& v : catalogue())
+  for (const LessonInfo& v : all_lessons())
     EXPECT_NE(r.out.find(std::string(v.id) + " " + std::to_string(v.barriers.size()) + "\n"),
               std::string::npos)
         << v.id;

@@ -49,7 +49,7 @@ RunResult sim(const char* id, Params p, uint32_t mask = ~0u,
               ScheduleKind kind = ScheduleKind::Lockstep,
               InputKind inputs = InputKind::SmallIntegers) {
   RunRequest req;
-  req.variant = id;
+  req.lesson_id = id;
   req.params = p;
   req.barrier_mask = mask;
   req.backend = BackendChoice::Sim;
@@ -135,7 +135,7 @@ TEST(Histogram, EventCountsEqualTheClosedForms) {
       EXPECT_EQ(n[EventKind::GlobalLoad], L);
       EXPECT_EQ(n[EventKind::GlobalAtomic], L);
       EXPECT_EQ(r.trace.events.size(), 2 * L);
-      const ExpectedCounts c = expected_counts(*find_variant(global_id()), params(length, block));
+      const ExpectedCounts c = expected_counts(*find_lesson(global_id()), params(length, block));
       EXPECT_EQ(c.global_loads, L);
       EXPECT_EQ(c.global_atomics, L);
       EXPECT_EQ(c.total(), r.trace.events.size());
@@ -150,7 +150,7 @@ TEST(Histogram, EventCountsEqualTheClosedForms) {
       EXPECT_EQ(n[EventKind::GlobalAtomic], G * 64);
       EXPECT_EQ(n[EventKind::BarrierArrive], 2 * G * B);
       EXPECT_EQ(n[EventKind::BarrierLeave], 2 * G * B);
-      const ExpectedCounts c = expected_counts(*find_variant(shared_id()), params(length, block));
+      const ExpectedCounts c = expected_counts(*find_lesson(shared_id()), params(length, block));
       EXPECT_EQ(c.shared_atomics, L);
       EXPECT_EQ(c.global_atomics, G * 64);
       EXPECT_EQ(c.shared_stores, G * 64);
@@ -286,10 +286,10 @@ TEST(Histogram, RemovedBarriersGiveWrongCountsUnderWarpSkew) {
 Trace crafted(const std::vector<std::tuple<int, EventKind, int>>& accesses) {
   Trace t;
   RunConfig& c = t.config;
-  c.variant = shared_id();
+  c.lesson_id = shared_id();
   c.params = params(64, 64);
-  c.geometry = geometry(*find_variant(shared_id()), c.params);
-  c.arrays = arrays(*find_variant(shared_id()), c.params);
+  c.geometry = geometry(*find_lesson(shared_id()), c.params);
+  c.arrays = arrays(*find_lesson(shared_id()), c.params);
   std::map<int, uint16_t> instr;
   uint64_t clock = 0;
   for (const auto& [thread, kind, line] : accesses) {
@@ -417,7 +417,7 @@ TEST(Histogram, ReplayEndsWithTheBinsTheRunComputed) {
 // At the defaults Nsight Compute counted, on an H100 (scripts/ncu_compare.sh):
 // 7 ATOMS instructions, 14 wavefronts, 7 bank conflicts.
 TEST(Histogram, SharedAtomicWavefrontsAreNsightsAtTheDefaults) {
-  const RunResult r = sim(shared_id(), find_variant(shared_id())->defaults);
+  const RunResult r = sim(shared_id(), find_lesson(shared_id())->defaults);
   const WarpAccesses w = warp_accesses(r.trace);
   const AccessTotals& a = w.totals(EventKind::SharedAtomic);
   EXPECT_EQ(a.requests, 7u);
@@ -457,10 +457,10 @@ TEST(Histogram, WarpAccessesCountAtomicsUnderTheirNsightNames) {
 TEST(Histogram, ContentionOfAKnownPatternPerBin) {
   Trace t;
   RunConfig& c = t.config;
-  c.variant = global_id();
+  c.lesson_id = global_id();
   c.params = params(64, 64);
-  c.geometry = geometry(*find_variant(global_id()), c.params);
-  c.arrays = arrays(*find_variant(global_id()), c.params);
+  c.geometry = geometry(*find_lesson(global_id()), c.params);
+  c.arrays = arrays(*find_lesson(global_id()), c.params);
   for (int th = 0; th < 64; ++th) {
     Event e{};
     e.clock = e.globaltimer = uint64_t(th);
@@ -536,7 +536,7 @@ namespace {
 // sectors, where the lanes touch 53 distinct sectors; the model said 53
 // before the rule).
 TEST(Histogram, GlobalRedSectorsAreNsightsAtTheDefaults) {
-  const RunResult r = sim(global_id(), find_variant(global_id())->defaults);
+  const RunResult r = sim(global_id(), find_lesson(global_id())->defaults);
   const WarpAccesses w = warp_accesses(r.trace);
   const AccessTotals& a = w.totals(EventKind::GlobalAtomic);
   EXPECT_EQ(a.requests, 7u);

@@ -40,7 +40,7 @@ std::string fmt_ratio(double r) {
   return b;
 }
 
-int tuned(const Variant& v) {
+int tuned(const LessonInfo& v) {
   return lesson_kit::tile_values(v).back();
 }
 
@@ -52,9 +52,9 @@ PerfReport ladder_report() {
   r.device.fp32_peak_gflops = 60000;
   for (int n : kLadderSizes) {
     r.results.push_back(row(kCublasId, 0, n, 1.0));
-    const auto steps = ladder_variants(lessons::sgemm_kit::kLadder);
+    const auto steps = ladder_lessons(lessons::sgemm_kit::kLadder);
     for (size_t i = 0; i < steps.size(); ++i) {
-      const Variant& v = *steps[i];
+      const LessonInfo& v = *steps[i];
       r.results.push_back(row(v.id, tuned(v), n, double(i + 2)));
       const auto tiles = lesson_kit::tile_values(v);
       if (tiles.size() > 1) r.results.push_back(row(v.id, tiles.front(), n, 50.0 + double(i)));
@@ -66,10 +66,10 @@ PerfReport ladder_report() {
 TEST(Ladder, StepsComeFromTheCatalogueInLadderOrder) {
   const auto names = ladders();
   ASSERT_NE(std::find(names.begin(), names.end(), lessons::sgemm_kit::kLadder), names.end());
-  const auto steps = ladder_variants(lessons::sgemm_kit::kLadder);
+  const auto steps = ladder_lessons(lessons::sgemm_kit::kLadder);
   ASSERT_GE(steps.size(), 2u);  // matmul.naive_grid and matmul.tiled_square at least
   size_t marked = 0;
-  for (const Variant& v : catalogue())
+  for (const LessonInfo& v : all_lessons())
     marked += v.ladder && std::string(v.ladder) == lessons::sgemm_kit::kLadder;
   EXPECT_EQ(steps.size(), marked);
   for (size_t i = 1; i < steps.size(); ++i)
@@ -78,7 +78,7 @@ TEST(Ladder, StepsComeFromTheCatalogueInLadderOrder) {
   const LadderChart c = ladder_chart(ladder_report(), lessons::sgemm_kit::kLadder);
   ASSERT_EQ(c.steps.size(), steps.size());
   for (size_t i = 0; i < steps.size(); ++i) {
-    EXPECT_EQ(c.steps[i].variant, steps[i]);
+    EXPECT_EQ(c.steps[i].lesson, steps[i]);
     EXPECT_EQ(c.steps[i].step, steps[i]->ladder_step);
     const std::string id = steps[i]->id;
     EXPECT_EQ(c.steps[i].short_title, id.substr(id.find('.') + 1));
@@ -100,7 +100,7 @@ TEST(Ladder, BestResultPerStepAndSizeAgainstCublas) {
       ASSERT_NE(p, nullptr);
       ASSERT_TRUE(p->counted);
       // The tuned tile's run (i + 2 ms), not the slower one at the smallest tile.
-      EXPECT_EQ(p->tile, tuned(*c.steps[i].variant));
+      EXPECT_EQ(p->tile, tuned(*c.steps[i].lesson));
       const double nn = n;
       EXPECT_NEAR(p->gflops, 2 * nn * nn * nn / ((i + 2) * 1e-3) / 1e9, 1e-6);
       EXPECT_NEAR(p->pct_cublas, 100.0 / double(i + 2), 1e-9);
@@ -109,7 +109,7 @@ TEST(Ladder, BestResultPerStepAndSizeAgainstCublas) {
 
 TEST(Ladder, WrongAndMissingResultsAreNotCharted) {
   PerfReport r = ladder_report();
-  const auto steps = ladder_variants(lessons::sgemm_kit::kLadder);
+  const auto steps = ladder_lessons(lessons::sgemm_kit::kLadder);
   // The first step's runs at 2048 turn out wrong, and cuBLAS at 1024 is not timed.
   for (PerfResult& x : r.results) {
     if (x.kernel == steps[0]->id && x.size == 2048) x.status = PerfStatus::Wrong;
@@ -133,7 +133,7 @@ TEST(Ladder, WrongAndMissingResultsAreNotCharted) {
 TEST(Ladder, TrafficPerStepFromTheClosedForm) {
   const LadderChart c = ladder_chart(ladder_report(), lessons::sgemm_kit::kLadder);
   for (size_t i = 0; i < c.steps.size(); ++i) {
-    const Variant& v = *c.steps[i].variant;
+    const LessonInfo& v = *c.steps[i].lesson;
     const LadderPoint* p = c.at(i, 4096);
     Params q = v.defaults;
     q.m = q.k = q.n = 4096;
@@ -183,8 +183,8 @@ TEST(Ladder, TerminalTable) {
   // One line per step, in ladder order, with its % of cuBLAS at 4096 (100 / (i + 2)).
   size_t at = 0;
   for (size_t i = 0; i < c.steps.size(); ++i) {
-    const size_t line = t.find(c.steps[i].variant->id, at);
-    ASSERT_NE(line, std::string::npos) << c.steps[i].variant->id << "\n" << t;
+    const size_t line = t.find(c.steps[i].lesson->id, at);
+    ASSERT_NE(line, std::string::npos) << c.steps[i].lesson->id << "\n" << t;
     const std::string rest = t.substr(line, t.find('\n', line) - line);
     char pct[32];
     std::snprintf(pct, sizeof pct, " %.1f ", 100.0 / double(i + 2));
@@ -217,7 +217,7 @@ TEST(Ladder, SavedH100ReportChartsStepsTwoAndThree) {
       EXPECT_NEAR(c.at(i, 2048)->gflops, 9338.7, 0.1);
       EXPECT_NEAR(p->pct_cublas, 100 * 9031.62 / 51087.38, 0.01);  // 17.7 %
     } else {
-      EXPECT_FALSE(p->counted) << c.steps[i].variant->id << ": not in that sweep";
+      EXPECT_FALSE(p->counted) << c.steps[i].lesson->id << ": not in that sweep";
     }
   }
   EXPECT_EQ(found, 2);

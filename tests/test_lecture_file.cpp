@@ -44,7 +44,7 @@ TEST(LectureFile, GoodFileGivesRequestsAsTheCommandLine) {
   EXPECT_EQ(l->title, "Tiles");
   ASSERT_EQ(l->steps.size(), 2u);
   const ts::LectureStep& s = l->steps[0];
-  EXPECT_EQ(s.request.variant, lesson_id());
+  EXPECT_EQ(s.request.lesson_id, lesson_id());
   EXPECT_EQ(s.request.params.n, 10);
   EXPECT_EQ(s.request.params.tile, 4);
   EXPECT_EQ(s.request.barrier_mask, 2u);  // barrier 1 removed, 2 kept
@@ -56,7 +56,7 @@ TEST(LectureFile, GoodFileGivesRequestsAsTheCommandLine) {
   EXPECT_EQ(s.caption, "Load the tiles");
   // Omitted fields: the lesson's defaults, every barrier, the window's skew schedule.
   const ts::LectureStep& d = l->steps[1];
-  const ts::Variant* v = &picks::default_lesson();
+  const ts::LessonInfo* v = &picks::default_lesson();
   EXPECT_EQ(d.request.params.n, v->defaults.n);
   EXPECT_EQ(d.request.barrier_mask, ts::all_barriers(*v));
   EXPECT_EQ(d.request.schedule.kind, ts::ScheduleKind::WarpSkew);

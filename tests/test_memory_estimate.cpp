@@ -13,20 +13,20 @@ namespace {
 constexpr uint64_t kCapacity = 8u << 20;  // RunRequest::trace_capacity
 constexpr uint64_t kHuge = 1ull << 50;
 
-Params with(const Variant& v, int n, int tile) {
+Params with(const LessonInfo& v, int n, int tile) {
   Params p = v.defaults;
   p.n = n;
   p.tile = tile;
   return p;
 }
 
-bool fits(const Variant& v, const Params& p, uint64_t capacity, uint64_t budget) {
+bool fits(const LessonInfo& v, const Params& p, uint64_t capacity, uint64_t budget) {
   const RunEstimate e = estimate_run(v, p, capacity);
   return !e.truncated() && e.bytes <= budget;
 }
 
 TEST(MemoryEstimate, LargestSquareSizeWithinTheTraceCapacity) {
-  const Variant& v = picks::default_lesson();
+  const LessonInfo& v = picks::default_lesson();
   const Params big = with(v, 256, 16);
   const RunEstimate e = estimate_run(v, big, kCapacity);
   EXPECT_GT(e.events_needed, kCapacity) << "n = 256 tile 16 does not fit 8 M events";
@@ -43,7 +43,7 @@ TEST(MemoryEstimate, LargestSquareSizeWithinTheTraceCapacity) {
 }
 
 TEST(MemoryEstimate, LargestSquareSizeWithinTheMemoryBudget) {
-  const Variant& v = picks::default_lesson();
+  const LessonInfo& v = picks::default_lesson();
   const Params big = with(v, 256, 16);
   const uint64_t budget = 200ull << 20;
   EXPECT_GT(estimate_run(v, big, kCapacity).bytes, budget);
@@ -59,7 +59,7 @@ TEST(MemoryEstimate, LargestSquareSizeWithinTheMemoryBudget) {
 }
 
 TEST(MemoryEstimate, ASizeThatFitsIsKeptAndNothingFitsBelowTheWindowItself) {
-  const Variant& v = picks::default_lesson();
+  const LessonInfo& v = picks::default_lesson();
   const Params small = with(v, 12, 4);
   EXPECT_EQ(largest_size_that_fits(v, small, kCapacity, 1ull << 30), small);
   // The window alone needs kWindowBaseBytes: no lesson fits under it.
@@ -67,7 +67,7 @@ TEST(MemoryEstimate, ASizeThatFitsIsKeptAndNothingFitsBelowTheWindowItself) {
 }
 
 TEST(MemoryEstimate, RectangularAndStencilSizesShrinkTogetherTheRestKept) {
-  const Variant& rect = picks::rectangular_tiled_lesson();
+  const LessonInfo& rect = picks::rectangular_tiled_lesson();
   Params p = rect.defaults;
   p.m = 300, p.k = 200, p.n = 250, p.tile = 8;
   ASSERT_FALSE(fits(rect, p, kCapacity, kHuge));
@@ -82,7 +82,7 @@ TEST(MemoryEstimate, RectangularAndStencilSizesShrinkTogetherTheRestKept) {
   EXPECT_GT(q->n, q->k);
   ASSERT_EQ(size_params(rect, p).size(), 3u);
 
-  const Variant& st = picks::halo_lesson(picks::Halo::StaticShared);
+  const LessonInfo& st = picks::halo_lesson(picks::Halo::StaticShared);
   Params s = st.defaults;
   s.length = 100'000'000;
   const auto t = largest_size_that_fits(st, s, kCapacity, kHuge);

@@ -34,7 +34,7 @@ double shown_value(const std::string& formula) {
 
 AccessCounts counts_of(const std::string& id, Params p) {
   RunRequest req;
-  req.variant = id;
+  req.lesson_id = id;
   req.params = p;
   req.backend = BackendChoice::Sim;
   const RunResult r = run_simulator(req);
@@ -99,12 +99,12 @@ TEST(PerfCounts, TileThatDoesNotDivideNCountsWholeTiles) {
   EXPECT_DOUBLE_EQ(c.issued_intensity(), 2000.0 / 2800.0);
 }
 
-// Every variant with a tile or block, at sizes the tile divides and sizes it
+// Every lesson with a tile or block, at sizes the tile divides and sizes it
 // does not: the formula's number equals the trace's loads per output (the
 // simulator's real run), for the rectangular multiply with its own M, K, N.
 TEST(PerfCounts, FormulaEqualsTheTraceForEverySizeAndTile) {
   int checked = 0;
-  for (const Variant& v : catalogue()) {
+  for (const LessonInfo& v : all_lessons()) {
     std::vector<Params> cases;
     if (!(v.uses & kUsesLength)) {
       if (std::string(v.id) == picks::one_block_lesson().id) {
@@ -141,7 +141,7 @@ TEST(PerfCounts, FormulaEqualsTheTraceForEverySizeAndTile) {
       if (validate(v, p, DeviceLimits{})) continue;  // e.g. a reduction's block below 64
       SCOPED_TRACE(std::string(v.id) + " " + describe(v, p));
       RunRequest req;
-      req.variant = v.id;
+      req.lesson_id = v.id;
       req.params = p;
       req.backend = BackendChoice::Sim;
       const RunResult r = run_simulator(req);
@@ -221,7 +221,7 @@ TEST(PerfCounts, StencilHaloCounts) {
 }
 
 TEST(PerfCounts, EveryMatmulVariantMatchesItsClosedForm) {
-  for (const Variant& v : catalogue()) {
+  for (const LessonInfo& v : all_lessons()) {
     if (std::string(v.family) != "matmul") continue;
     SCOPED_TRACE(v.id);
     Params p = matmul(32, 8, 8);
@@ -234,7 +234,7 @@ TEST(PerfCounts, EveryMatmulVariantMatchesItsClosedForm) {
 
 TEST(PerfCounts, AnUnknownVariantIsCountedNotGuessed) {
   Trace t;
-  t.config.variant = "matmul.from_the_future";
+  t.config.lesson_id = "matmul.from_the_future";
   Event e{};
   e.kind = EventKind::GlobalLoad;
   e.array = 1;

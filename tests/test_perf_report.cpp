@@ -284,16 +284,16 @@ TEST(PerfConfigCheck, BadInputGetsAClearMessage) {
 TEST(PerfConfigCheck, SelectsFromTheCatalogue) {
   PerfConfig c;
   c.kernels = {"matmul"};
-  auto vs = selected_variants(c);
+  auto vs = selected_lessons(c);
   ASSERT_FALSE(vs.empty());
-  for (const Variant* v : vs)
+  for (const LessonInfo* v : vs)
     EXPECT_EQ(v->metric, PerfMetric::Flops);
   c.kernels = {default_id()};
-  vs = selected_variants(c);
+  vs = selected_lessons(c);
   ASSERT_EQ(vs.size(), 1u);
   EXPECT_EQ(vs[0]->id, default_id());
   c.kernels = {"matmul.tiled*"};
-  for (const Variant* v : selected_variants(c))
+  for (const LessonInfo* v : selected_lessons(c))
     EXPECT_EQ(std::string(v->id).rfind("matmul.tiled", 0), 0u);
   const PerfConfig d = default_perf_config();
   EXPECT_EQ(d.matmul_sizes.front(), 128);
@@ -386,13 +386,13 @@ TEST(PerfPlots, IssuedBytesEqualATracedRun) {
       p.tile = 8;
       p.block = 8;
       RunRequest req;
-      req.variant = id;
+      req.lesson_id = id;
       req.params = p;
       req.backend = BackendChoice::Sim;
       const RunResult run = run_simulator(req);
       ASSERT_TRUE(run.ok) << run.error;
       const AccessCounts c = perf_access_counts(run.trace);
-      const Variant& v = *find_variant(id);
+      const LessonInfo& v = *find_lesson(id);
       EXPECT_DOUBLE_EQ(issued_bytes(v, p), double(c.bytes_moved));
       EXPECT_DOUBLE_EQ(flop_count(v, p), c.flops);
     }

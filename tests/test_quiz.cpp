@@ -21,10 +21,10 @@ namespace ts {
 namespace {
 
 Trace simulate_defaults(const std::string& id) {
-  const Variant* v = find_variant(id);
+  const LessonInfo* v = find_lesson(id);
   EXPECT_NE(v, nullptr) << id;
   RunRequest req;
-  req.variant = id;
+  req.lesson_id = id;
   req.params = v ? v->defaults : Params{};
   req.backend = BackendChoice::Sim;
   RunResult r = run_simulator(req);
@@ -99,11 +99,14 @@ TEST(Quiz, LoadCellsStencil) {
 
 TEST(Quiz, SharedReadsAreTheThreadsLoadsInItsPhase) {
   // A tree reduction: each barrier phase reads other threads' shared cells.
-  const Trace t = simulate_defaults(
-      picks::first_with("a 1D lesson with one shared array and two barriers", [](const Variant& v) {
-        return picks::reads(v, kUsesLength | kUsesBlock) && picks::shared_array_count(v) == 1 &&
-               v.barriers.size() >= 2;
-      }).id);
+  const Trace t =
+      simulate_defaults(picks::first_with("a 1D lesson with one shared array and two barriers",
+                                          [](const LessonInfo& v) {
+                                            return picks::reads(v, kUsesLength | kUsesBlock) &&
+                                                   picks::shared_array_count(v) == 1 &&
+                                                   v.barriers.size() >= 2;
+                                          })
+                            .id);
   const Question* q = nullptr;
   std::vector<Question> qs;
   for (uint64_t seed = 1; seed < 5 && !q; ++seed) {
@@ -186,7 +189,7 @@ TEST(Quiz, WrongWithoutABarrierIsGradedByTheSecondRun) {
 }
 
 TEST(Quiz, EveryLessonGetsQuestions) {
-  for (const Variant& v : catalogue()) {
+  for (const LessonInfo& v : all_lessons()) {
     SCOPED_TRACE(v.id);
     const Trace t = simulate_defaults(v.id);
     const std::vector<Question> qs = make_questions(t, 1);
@@ -248,7 +251,7 @@ std::vector<Question> settled_quiz(const Trace& t, uint64_t seed) {
 // Every cell question of every lesson can be answered live: its truth takes at
 // most kMaxPicks clicks and drags (the transposes asked for 512 clicks).
 TEST(Quiz, EveryCellQuestionIsAnswerableInALecture) {
-  for (const Variant& v : catalogue()) {
+  for (const LessonInfo& v : all_lessons()) {
     SCOPED_TRACE(v.id);
     const Trace t = simulate_defaults(v.id);
     for (uint64_t seed : {1u, 2u, 3u}) {
@@ -308,7 +311,7 @@ TEST(Quiz, ScatteredLoadsAskAboutOneWarp) {
 // spoiled cells among those, recounted here from the stores and the verdict.
 TEST(Quiz, WrongWithoutNarrowsToOneBlocksCells) {
   int narrowed = 0;
-  for (const Variant& v : catalogue()) {
+  for (const LessonInfo& v : all_lessons()) {
     SCOPED_TRACE(v.id);
     const Trace t = simulate_defaults(v.id);
     for (Question q : make_questions(t, 1)) {
@@ -357,7 +360,7 @@ std::string pattern(const Trace& t, const Question& q) {
 }
 
 TEST(Quiz, NoQuestionTwiceInAQuiz) {
-  const Variant& v = default_variant();
+  const LessonInfo& v = default_lesson();
   const Trace t = simulate_defaults(v.id);
   for (uint64_t seed = 1; seed <= 20; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));

@@ -32,45 +32,45 @@ namespace {
 // The family's steps, from the registry: a step added is tested here too.
 std::vector<const char*> family_lessons() {
   std::vector<const char*> ids;
-  for (const Variant& v : catalogue())
+  for (const LessonInfo& v : all_lessons())
     if (std::string(v.family) == "reduction") ids.push_back(v.id);
   return ids;
 }
 const std::vector<const char*> kLessons = family_lessons();
 
 // The steps the tests single out, by what they are (tests/lesson_picks.hpp).
-const Variant& divergent_step() {  // step 1: interleaved, a divergent branch
+const LessonInfo& divergent_step() {  // step 1: interleaved, a divergent branch
   return picks::reduction_step(1);
 }
-const Variant& strided_step() {  // step 2: interleaved, a strided index (bank conflicts)
+const LessonInfo& strided_step() {  // step 2: interleaved, a strided index (bank conflicts)
   return picks::reduction_step(2);
 }
-const Variant& sequential_step() {  // step 3: sequential addressing
+const LessonInfo& sequential_step() {  // step 3: sequential addressing
   return picks::reduction_step(3);
 }
-const Variant& first_add_step() {  // step 4: the first add during the load
+const LessonInfo& first_add_step() {  // step 4: the first add during the load
   return picks::reduction_step(4);
 }
-const Variant& volatile_step() {  // the unrolled last warp without __syncwarp: racy
+const LessonInfo& volatile_step() {  // the unrolled last warp without __syncwarp: racy
   return picks::racy_by_design_lesson();
 }
-const Variant& syncwarp_step() {  // the unrolled last warp with __syncwarp
+const LessonInfo& syncwarp_step() {  // the unrolled last warp with __syncwarp
   return picks::warp_barrier_lesson();
 }
-const Variant& shuffle_step() {  // the last warp through shuffles
+const LessonInfo& shuffle_step() {  // the last warp through shuffles
   return picks::warp_shuffle_lesson();
 }
 
 // The steps whose tree stops at 64 for an unrolled last warp: blocks of at
 // least two warps, and no 1-warp knob (the whole-tree steps have one).
 bool warp_lesson(const std::string& id) {
-  return !find_variant(id)->with_warps;
+  return !find_lesson(id)->with_warps;
 }
 
 RunResult run(const std::string& id, Params p, uint32_t mask = ~0u,
               ScheduleKind kind = ScheduleKind::Lockstep, uint64_t seed = 1) {
   RunRequest req;
-  req.variant = id;
+  req.lesson_id = id;
   req.params = p;
   req.barrier_mask = mask;
   req.backend = BackendChoice::Sim;
@@ -96,7 +96,7 @@ uint64_t count(const Trace& t, EventKind k) {
 TEST(Reduction, EveryStepMatchesItsReferenceUnderEverySchedule) {
   int runs = 0;
   for (const char* id : kLessons) {
-    const Variant& v = *find_variant(id);
+    const LessonInfo& v = *find_lesson(id);
     EXPECT_STREQ(v.family, "reduction");
     EXPECT_EQ(v.metric, PerfMetric::Bytes);
     for (int block : {32, 64, 128, 256}) {
@@ -123,7 +123,7 @@ TEST(Reduction, EveryStepMatchesItsReferenceUnderEverySchedule) {
 
 TEST(Reduction, BlocksArePowersOfTwoFrom32And64ForTheUnrolledWarp) {
   for (const char* id : kLessons) {
-    const Variant& v = *find_variant(id);
+    const LessonInfo& v = *find_lesson(id);
     for (int block : {0, 16, 48, 96, 2048}) {
       const auto e = validate(v, params(256, block), DeviceLimits{});
       ASSERT_TRUE(e) << id << " block " << block;
@@ -237,7 +237,7 @@ TEST(Reduction, RunJsonCountersNamesTheConflictsAsNsightComputeDoes) {
 #endif
 
 HazardReport hazards(const std::string& id, uint32_t mask, Params p = {}) {
-  const Variant& v = *find_variant(id);
+  const LessonInfo& v = *find_lesson(id);
   const RunResult r = run(id, p.block ? p : v.defaults, mask);
   EXPECT_TRUE(r.ok) << r.error;
   return analyze_hazards(r.trace);
@@ -253,7 +253,7 @@ HazardReport hazards(const std::string& id, uint32_t mask, Params p = {}) {
 // The verdict a barrier subset gets, from the descriptor (HazardBits): the
 // union of the removed barriers' guards and the racy-by-design kinds, errors
 // (across warps) then warnings (within a warp), as HazardReport::verdict() says it.
-std::string expected_verdict(const Variant& v, uint32_t kept) {
+std::string expected_verdict(const LessonInfo& v, uint32_t kept) {
   unsigned bits = v.tests.racy_by_design;
   for (size_t i = 0; i < v.barriers.size(); ++i)
     if (!(kept >> i & 1u)) bits |= v.barriers[i].guards;
@@ -280,7 +280,7 @@ std::string severities(const HazardReport& h) {
 
 TEST(Reduction, VerdictForEveryLessonAndBarrierSubset) {
   for (const char* id : kLessons) {
-    const Variant& v = *find_variant(id);
+    const LessonInfo& v = *find_lesson(id);
     for (uint32_t kept = 0; kept <= all_barriers(v); ++kept) {
       SCOPED_TRACE(std::string(id) + " kept " + std::to_string(kept));
       const HazardReport lock = hazards(id, kept);
@@ -310,7 +310,7 @@ TEST(Reduction, VolatileLastWarpRacesWithinTheWarp) {
 }
 
 TEST(Reduction, SyncwarpRemovesTheRaceAndEachRemovalBringsItBack) {
-  const Variant& v = syncwarp_step();
+  const LessonInfo& v = syncwarp_step();
   ASSERT_EQ(v.barriers.size(), 4u);
   EXPECT_FALSE(v.barriers[0].warp_scope);
   EXPECT_FALSE(v.barriers[1].warp_scope);
@@ -330,7 +330,7 @@ TEST(Reduction, SyncwarpRemovesTheRaceAndEachRemovalBringsItBack) {
 
 TEST(Reduction, EachSyncthreadsRemovalIsAHazard) {
   for (const char* id : kLessons) {
-    const Variant& v = *find_variant(id);
+    const LessonInfo& v = *find_lesson(id);
     const bool racy = v.tests.racy_by_design != 0;
     for (const BarrierInfo& b : v.barriers) {
       if (b.warp_scope) continue;
@@ -352,13 +352,13 @@ TEST(Reduction, EachSyncthreadsRemovalIsAHazard) {
     }
   }
   // Every barrier combination of the syncwarp lesson: hazards exactly when one is missing.
-  const Variant& s = syncwarp_step();
+  const LessonInfo& s = syncwarp_step();
   for (uint32_t mask = 0; mask < 16; ++mask)
     EXPECT_EQ(hazards(s.id, mask).empty(), mask == 15) << "mask " << mask;
 }
 
 TEST(Reduction, ShufflesAreRecordedWithTheSendersValue) {
-  const Variant& v = shuffle_step();
+  const LessonInfo& v = shuffle_step();
   for (const Params& p : {v.defaults, params(1000, 256), params(77, 64)}) {
     const RunResult r = run(v.id, p, ~0u, ScheduleKind::Random, 3);
     ASSERT_TRUE(r.ok) << r.error;
@@ -445,7 +445,7 @@ TEST(Reduction, SyncwarpWaitsForItsOwnWarpOnly) {
 
 TEST(Reduction, TracesWithShufflesAndWarpBarriersValidateAndRoundTrip) {
   for (const char* id : {shuffle_step().id, syncwarp_step().id}) {
-    const RunResult r = run(id, find_variant(id)->defaults);
+    const RunResult r = run(id, find_lesson(id)->defaults);
     ASSERT_TRUE(r.ok) << r.error;
     EXPECT_EQ(check_trace_semantics(r.trace), std::nullopt) << id;
     std::string err;
@@ -518,7 +518,7 @@ TEST(Reduction, BadShuffleAndWarpBarrierFieldsAreRefused) {
 }
 
 TEST(Reduction, WarpBarriersAreNoBlockPhasesAndShufflesTouchNoCell) {
-  const Variant& v = syncwarp_step();
+  const LessonInfo& v = syncwarp_step();
   const RunResult r = run(v.id, v.defaults);
   ASSERT_TRUE(r.ok);
   // Block 128: barrier 1, one tree step's barrier 2: three phases, whatever
@@ -531,7 +531,7 @@ TEST(Reduction, WarpBarriersAreNoBlockPhasesAndShufflesTouchNoCell) {
   EXPECT_TRUE(d.blocks[0].balanced);
 
   // The shuffle lesson's replay ends with out as computed; no shuffle changes a cell.
-  const Variant& sv = shuffle_step();
+  const LessonInfo& sv = shuffle_step();
   const RunResult s = run(sv.id, sv.defaults, ~0u, ScheduleKind::WarpSkew);
   ASSERT_TRUE(s.ok);
   Replay sr(std::make_shared<Trace>(s.trace));

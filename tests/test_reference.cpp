@@ -29,7 +29,7 @@ BufferData matrix(ArraySlot slot, int rows, int cols, std::vector<float> v) {
 }
 
 TEST(Inputs, DeterministicSmallIntegersAndUniform) {
-  const Variant& v = picks::rectangular_tiled_lesson();
+  const LessonInfo& v = picks::rectangular_tiled_lesson();
   const Params p{.m = 5, .k = 7, .n = 3, .tile = 4};
   const auto a = make_inputs(v, p, InputKind::SmallIntegers, 42);
   const auto b = make_inputs(v, p, InputKind::SmallIntegers, 42);
@@ -102,7 +102,7 @@ TEST(Reference, StencilClampsAtTheEdges) {
 }
 
 TEST(Verdict, FindsTheWrongCell) {
-  const Variant& v = picks::default_lesson();
+  const LessonInfo& v = picks::default_lesson();
   const Params p{.n = 2, .tile = 2};
   const BufferData want = matrix(kC, 2, 2, {19, 22, 43, 50});
   BufferData got = want;
@@ -127,7 +127,7 @@ TEST(Verdict, FindsTheWrongCell) {
 }
 
 TEST(Verdict, ToleranceGrowsWithTheSumAndAcceptsRounding) {
-  const Variant& v = picks::default_lesson();
+  const LessonInfo& v = picks::default_lesson();
   BufferData want = matrix(kC, 1, 1, {10.0f});
   const double t8 = check_output(v, {.n = 8, .tile = 4}, want, want).tolerance;
   const double t64 = check_output(v, {.n = 64, .tile = 4}, want, want).tolerance;

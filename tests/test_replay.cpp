@@ -263,7 +263,7 @@ TEST(Replay, TilesStoredFromRegistersRememberTheirSource) {
   // right after its load. Every shared cell must still name the element of A
   // or B it holds, and none is padding (the tiles are whole), zeros included.
   RunRequest req;
-  req.variant = picks::ladder_step(9).id;
+  req.lesson_id = picks::ladder_step(9).id;
   req.params = {.n = 64, .tile = 32};
   req.backend = BackendChoice::Sim;
   const RunResult run = run_simulator(req);
@@ -346,10 +346,10 @@ TEST(Replay, MemoryEstimateCountsWhatTheReplayHolds) {
   for (const char* id : {picks::default_lesson().id, picks::rectangular_tiled_lesson().id,
                          picks::halo_lesson(picks::Halo::StaticShared).id}) {
     SCOPED_TRACE(id);
-    const Variant* v = find_variant(id);
+    const LessonInfo* v = find_lesson(id);
     ASSERT_NE(v, nullptr);
     RunRequest req;
-    req.variant = id;
+    req.lesson_id = id;
     req.params = v->defaults;
     req.backend = BackendChoice::Sim;
     RunResult run = run_simulator(req);

@@ -20,9 +20,9 @@
 namespace ts {
 namespace {
 
-RunResult sim_run(const Variant& v, uint32_t mask, Schedule schedule) {
+RunResult sim_run(const LessonInfo& v, uint32_t mask, Schedule schedule) {
   RunRequest req;
-  req.variant = v.id;
+  req.lesson_id = v.id;
   req.params = v.defaults;
   req.barrier_mask = mask;
   req.backend = BackendChoice::Sim;
@@ -121,9 +121,9 @@ uint64_t check_order(const Trace& t, Replay& r, const std::vector<uint8_t>& saw_
 TEST(ReplayInvariant, NoOrderDrawsWhatTheTraceContradicts) {
   Counts n;
   int expected = 0;  // lessons x barrier subsets x 4 schedules x 2 orders
-  for (const Variant& v : catalogue())
+  for (const LessonInfo& v : all_lessons())
     expected += (1 << v.barriers.size()) * 4 * 2;
-  for (const Variant& v : catalogue()) {
+  for (const LessonInfo& v : all_lessons()) {
     const uint32_t all = all_barriers(v);
     for (uint32_t mask = 0; mask <= all; ++mask) {
       if ((mask & all) != mask) continue;
@@ -178,10 +178,10 @@ TEST(ReplayInvariant, NoOrderDrawsWhatTheTraceContradicts) {
 // The case from issue 8: barrier 1 removed, warp skew. Plain lockstep drew
 // the whole of tileB loaded while thread (1, 0) read tileB[4][1] and got 0.
 TEST(ReplayInvariant, LockstepDrawsTheMissedStoreAfterTheLoad) {
-  const Variant* v = &picks::default_lesson();
+  const LessonInfo* v = &picks::default_lesson();
   ASSERT_NE(v, nullptr);
   RunRequest req;
-  req.variant = v->id;
+  req.lesson_id = v->id;
   req.params = Params{.n = 12, .tile = 8};
   req.barrier_mask = 0x2;  // barrier 2 kept
   req.backend = BackendChoice::Sim;
@@ -218,7 +218,7 @@ TEST(ReplayInvariant, StaleReadsAreOneNumberEverywhere) {
   int racy = 0;
   for (const char* id : {picks::default_lesson().id, picks::dynamic_staging_lesson(1).id,
                          picks::halo_lesson(picks::Halo::StaticShared).id}) {
-    const Variant* v = find_variant(id);
+    const LessonInfo* v = find_lesson(id);
     ASSERT_NE(v, nullptr);
     for (ScheduleKind k : {ScheduleKind::WarpSkew, ScheduleKind::Random}) {
       SCOPED_TRACE(std::string(id) + " " + to_string(k));

@@ -31,7 +31,7 @@ namespace naive = lessons::sgemm_naive_uncoalesced;
 RunResult run(const std::string& id, const Params& p, uint32_t mask = ~0u,
               ScheduleKind kind = ScheduleKind::Lockstep, bool traced = true) {
   RunRequest req;
-  req.variant = id;
+  req.lesson_id = id;
   req.params = p;
   req.barrier_mask = mask;
   req.backend = BackendChoice::Sim;
@@ -68,7 +68,7 @@ Tally tally(const Trace& t) {
 TEST(SgemmStepsA, BlockTilesMatchTheReferenceWithClosedFormCounts) {
   int runs = 0;
   for (const char* id : {picks::ladder_step(4).id, picks::ladder_step(5).id}) {
-    const Variant& v = *find_variant(id);
+    const LessonInfo& v = *find_lesson(id);
     const bool two_d = std::string(id) == picks::ladder_step(5).id;
     EXPECT_STREQ(v.ladder, "sgemm");
     EXPECT_EQ(v.ladder_step, two_d ? 5 : 4);
@@ -133,7 +133,7 @@ TEST(SgemmStepsA, ShapesAreTheDocumentedOnes) {
             2u * 128 * 8 * 4);
   // The window's defaults: n = 64 with two warps or more per block, under ~400k events.
   for (const char* id : {picks::ladder_step(4).id, picks::ladder_step(5).id}) {
-    const Variant& v = *find_variant(id);
+    const LessonInfo& v = *find_lesson(id);
     EXPECT_EQ(v.defaults.n, 64) << id;
     EXPECT_EQ(v.defaults.tile, v.tile_choices.front()) << id;
     EXPECT_GE(warps_per_block(v, v.defaults), 2) << id;
@@ -147,7 +147,7 @@ TEST(SgemmStepsA, RefusesAnNThatIsNotAMultipleOfTheTiles) {
                                                       {picks::ladder_step(4).id, 64, 64},
                                                       {picks::ladder_step(5).id, 32, 32},
                                                       {picks::ladder_step(5).id, 128, 128}}) {
-    const Variant& v = *find_variant(id);
+    const LessonInfo& v = *find_lesson(id);
     const auto e = validate(v, tiled(100, tile), DeviceLimits{});
     ASSERT_TRUE(e) << id << " tile " << tile;
     EXPECT_NE(e->find("n = 100"), std::string::npos) << *e;
@@ -171,7 +171,7 @@ TEST(SgemmStepsA, RefusesAnNThatIsNotAMultipleOfTheTiles) {
 // wrong C once the odd warps lag. With both barriers: right under skew too.
 TEST(SgemmStepsA, WithoutTheFirstBarrierTheTilesRace) {
   for (const char* id : {picks::ladder_step(4).id, picks::ladder_step(5).id}) {
-    const Variant& v = *find_variant(id);
+    const LessonInfo& v = *find_lesson(id);
     for (int tile : v.tile_choices) {
       const Params p = tiled(tile == 128 ? 128 : 64, tile);
       const std::string what = std::string(id) + " " + describe(v, p);
@@ -197,7 +197,7 @@ TEST(SgemmStepsA, WithoutTheFirstBarrierTheTilesRace) {
 
 // The same sums as matmul.naive_grid, any n.
 TEST(SgemmStepsA, NaiveUncoalescedMatchesTheReferenceWithClosedFormCounts) {
-  const Variant& v = picks::ladder_step(1);
+  const LessonInfo& v = picks::ladder_step(1);
   EXPECT_STREQ(v.ladder, "sgemm");
   EXPECT_EQ(v.ladder_step, 1);
   EXPECT_TRUE(v.barriers.empty());

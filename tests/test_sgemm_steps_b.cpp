@@ -33,13 +33,13 @@ const char* warptile_id() {
 
 Trace simulate(const std::string& id, const Params& p) {
   RunRequest req;
-  req.variant = id;
+  req.lesson_id = id;
   req.params = p;
   req.backend = BackendChoice::Sim;
   RunResult r = run_simulator(req);
   EXPECT_TRUE(r.ok) << id << ": " << r.error;
   EXPECT_TRUE(r.verdict.checked) << id;
-  EXPECT_TRUE(r.verdict.correct) << id << " " << describe(*find_variant(id), p) << ": "
+  EXPECT_TRUE(r.verdict.correct) << id << " " << describe(*find_lesson(id), p) << ": "
                                  << r.verdict.summary();
   EXPECT_TRUE(r.faults.empty()) << id << ": " << (r.faults.empty() ? "" : r.faults[0]);
   return std::move(r.trace);
@@ -96,7 +96,7 @@ TEST(SgemmStepsB, RightOutputAndHandCountsAt64And128) {
       {warptile_id(), {.n = 128, .tile = 64}, 2 * 128 * 128 * 2, 256 * 128 * 16, 256 * 2 * 16},
   };
   for (const HandCounts& c : cases) {
-    const Variant& v = *find_variant(c.id);
+    const LessonInfo& v = *find_lesson(c.id);
     const std::string what = std::string(c.id) + " " + describe(v, c.p);
     const Trace t = simulate(c.id, c.p);
     const ExpectedCounts want = expected_counts(v, c.p);
@@ -127,13 +127,13 @@ TEST(SgemmStepsB, TheTunedShapesRunOnTheSimulatorToo) {
     const Trace t = simulate(id, p);
     EXPECT_EQ(t.config.geometry.block.count(), 256u) << id;
     EXPECT_EQ(t.config.geometry.grid.count(), 1u) << id;
-    EXPECT_EQ(t.events.size(), expected_counts(*find_variant(id), p).total()) << id;
+    EXPECT_EQ(t.events.size(), expected_counts(*find_lesson(id), p).total()) << id;
   }
 }
 
 TEST(SgemmStepsB, DefaultsAreSmallEnoughToReplay) {
   for (const char* id : {vectorized_id(), conflict_free_id(), warptile_id()}) {
-    const Variant& v = *find_variant(id);
+    const LessonInfo& v = *find_lesson(id);
     EXPECT_EQ(v.defaults.n, 64) << id;
     EXPECT_LT(expected_counts(v, v.defaults).total(), 300000u) << id;
     EXPECT_GE(warps_per_block(v, v.defaults), 2) << id << ": the barriers need two warps to matter";
@@ -144,7 +144,7 @@ TEST(SgemmStepsB, DefaultsAreSmallEnoughToReplay) {
 
 TEST(SgemmStepsB, RefusesSizesThatAreNotWholeTilesAndOtherTiles) {
   for (const char* id : {vectorized_id(), conflict_free_id(), warptile_id()}) {
-    const Variant& v = *find_variant(id);
+    const LessonInfo& v = *find_lesson(id);
     const auto odd = validate(v, Params{.n = 100, .tile = 32}, DeviceLimits{});
     ASSERT_TRUE(odd) << id;
     EXPECT_HAS(*odd, "n = 100: " + std::string(id) +
@@ -245,7 +245,7 @@ TEST(SgemmStepsB, PaddingAsRemovesTheTransposedStoresConflicts) {
   for (const Case& c :
        {Case{{.n = 64, .tile = 32}, 4 * 8 * 2 * 4}, Case{{.n = 64, .tile = 64}, 1 * 8 * 2 * 4 * 2},
         Case{{.n = 128, .tile = 128}, 1 * 16 * 8 * 4}}) {
-    const std::string what = describe(*find_variant(vectorized_id()), c.p);
+    const std::string what = describe(*find_lesson(vectorized_id()), c.p);
     const Trace plain = simulate(vectorized_id(), c.p);
     const Trace padded = simulate(conflict_free_id(), c.p);
     const WarpAccesses wp = warp_accesses(plain), wq = warp_accesses(padded);
@@ -280,8 +280,8 @@ TEST(SgemmStepsB, PaddingAsRemovesTheTransposedStoresConflicts) {
 }
 
 TEST(SgemmStepsB, StepsSixAndSevenAreOneLayoutToggle) {
-  const Variant& plain = *find_variant(vectorized_id());
-  const Variant& padded = *find_variant(conflict_free_id());
+  const LessonInfo& plain = *find_lesson(vectorized_id());
+  const LessonInfo& padded = *find_lesson(conflict_free_id());
   ASSERT_TRUE(plain.layout_group && padded.layout_group);
   EXPECT_EQ(std::string(plain.layout_group), "sgemm.as_layout");
   EXPECT_EQ(std::string(padded.layout_group), "sgemm.as_layout");
@@ -292,7 +292,7 @@ TEST(SgemmStepsB, StepsSixAndSevenAreOneLayoutToggle) {
   EXPECT_EQ(plain.defaults, padded.defaults);
   EXPECT_EQ(plain.tile_choices, padded.tile_choices);
   int siblings = 0;
-  for (const Variant& v : catalogue())
+  for (const LessonInfo& v : all_lessons())
     siblings += v.layout_group && std::string(v.layout_group) == "sgemm.as_layout";
   EXPECT_EQ(siblings, 2);
 }
@@ -379,7 +379,7 @@ std::vector<size_t> first_vector(const Trace& t, EventKind kind, const std::stri
 
 TEST(SgemmStepsB, TraceValidationChecksTheSixteenByteEvents) {
   for (const char* id : {vectorized_id(), conflict_free_id(), warptile_id()}) {
-    const Trace t = simulate(id, find_variant(id)->defaults);
+    const Trace t = simulate(id, find_lesson(id)->defaults);
     EXPECT_EQ(check_trace_semantics(t), std::nullopt) << id;
     uint64_t wide = 0;
     for (const Event& e : t.events)

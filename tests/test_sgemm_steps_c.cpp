@@ -61,7 +61,7 @@ void expect_register_tile_reads(const Trace& t, const WarpAccesses& w, const std
 RunResult simulate(const char* id, Params p, uint32_t mask = ~0u,
                    ScheduleKind kind = ScheduleKind::Lockstep) {
   RunRequest req;
-  req.variant = id;
+  req.lesson_id = id;
   req.params = p;
   req.barrier_mask = mask;
   req.schedule.kind = kind;
@@ -105,7 +105,7 @@ TEST(SgemmStepsC, SmallConfigsAreRightWithHandDerivedCounts) {
       // stores per float4 of A): those are the only 4-byte events.
       EXPECT_EQ(r.trace.events.size() - wide, n3 / c.bn + 2 * arrive) << what(c, n);
       // The registry's closed form says the same.
-      const ExpectedCounts want = expected_counts(*find_variant(c.id), r.trace.config.params);
+      const ExpectedCounts want = expected_counts(*find_lesson(c.id), r.trace.config.params);
       EXPECT_EQ(want.global_loads, gl);
       EXPECT_EQ(want.shared_loads, sl);
       EXPECT_EQ(want.shared_stores, ss);
@@ -133,7 +133,7 @@ TEST(SgemmStepsC, OneBarrierPerKStep) {
       EXPECT_EQ(by_id[1], 1) << what(c, n);
       EXPECT_EQ(by_id[2], n / kBK - 1) << what(c, n);
     }
-    EXPECT_EQ(find_variant(c.id)->barriers.size(), 2u);
+    EXPECT_EQ(find_lesson(c.id)->barriers.size(), 2u);
   }
 }
 
@@ -175,9 +175,9 @@ TEST(SgemmStepsC, WithoutTheLoopBarrierTheStagesRace) {
 }
 
 TEST(SgemmStepsC, SizesThatAreNotWholeTilesAreRefused) {
-  const Variant& db = picks::ladder_step(9);
-  const Variant& hop = picks::ladder_step(10);
-  auto refused = [](const Variant& v, int n, int tile) {
+  const LessonInfo& db = picks::ladder_step(9);
+  const LessonInfo& hop = picks::ladder_step(10);
+  auto refused = [](const LessonInfo& v, int n, int tile) {
     const auto e = validate(v, Params{.n = n, .tile = tile}, DeviceLimits{});
     return e ? *e : std::string();
   };
@@ -245,7 +245,7 @@ TEST(SgemmStepsC, TunedConfigsAreRightAndConflictFreeOnTheSimulator) {
     ASSERT_TRUE(r.ok) << id << ": " << r.error;
     EXPECT_TRUE(r.verdict.correct) << id << ": " << r.verdict.summary();
     EXPECT_EQ(r.trace.events.size(),
-              expected_counts(*find_variant(id), r.trace.config.params).total())
+              expected_counts(*find_lesson(id), r.trace.config.params).total())
         << id;
     const WarpAccesses w = warp_accesses(r.trace);
     EXPECT_EQ(w.totals(EventKind::SharedLoad).bank_conflicts(), 0u) << id;

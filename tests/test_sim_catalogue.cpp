@@ -1,4 +1,4 @@
-// Every catalogue variant on the CPU simulator, through run_simulator: right
+// Every catalogue lesson on the CPU simulator, through run_simulator: right
 // output, event counts equal to their closed forms, deterministic schedules,
 // races that bite under warp skew, faults instead of crashes, truncation.
 #include <gtest/gtest.h>
@@ -56,10 +56,10 @@ Counts count_events(const std::vector<Event>& events, const ArrayTable& table = 
   return c;
 }
 
-// Parameter sets for a variant: sizes that are and are not multiples of the
+// Parameter sets for a lesson: sizes that are and are not multiples of the
 // tile (1, 7, 16, 17; 33 x 20 x 45 for the rectangular multiply), stencil
-// lengths and radii with edges. Sets the variant rejects are left out.
-std::vector<Params> parameter_sets(const Variant& v) {
+// lengths and radii with edges. Sets the lesson rejects are left out.
+std::vector<Params> parameter_sets(const LessonInfo& v) {
   std::vector<Params> out;
   auto add = [&](Params p) {
     if (!validate(v, p, DeviceLimits{})) out.push_back(p);
@@ -106,20 +106,20 @@ std::vector<Params> parameter_sets(const Variant& v) {
 }
 
 // A lesson wrong by design (the exact-multiples kernel off the tile) says where.
-bool expected_correct(const Variant& v, const Params& p) {
+bool expected_correct(const LessonInfo& v, const Params& p) {
   return !v.tests.wrong_by_design || !v.tests.wrong_by_design(p);
 }
 
 TEST(SimCatalogue, EveryVariantMatchesTheReferenceWithClosedFormCounts) {
-  ASSERT_FALSE(catalogue().empty());
+  ASSERT_FALSE(all_lessons().empty());
   int runs = 0;
-  for (const Variant& v : catalogue()) {
+  for (const LessonInfo& v : all_lessons()) {
     const std::vector<Params> sets = parameter_sets(v);
     EXPECT_GE(sets.size(), 4u) << v.id << ": too few valid parameter sets to test";
     for (const Params& p : sets) {
       if (!expected_correct(v, p)) continue;
       RunRequest req;
-      req.variant = v.id;
+      req.lesson_id = v.id;
       req.params = p;
       const RunResult r = run_simulator(req);
       ++runs;
@@ -150,15 +150,15 @@ TEST(SimCatalogue, EveryVariantMatchesTheReferenceWithClosedFormCounts) {
     }
   }
   RecordProperty("runs", runs);
-  EXPECT_GE(runs, 10 * int(catalogue().size()));
+  EXPECT_GE(runs, 10 * int(all_lessons().size()));
 }
 
 TEST(SimCatalogue, TiledMultiplyLoadsEachElementNOverTTimes) {
   // 2 * ceil(N / T) global loads per output element, not 2N as in the naive kernel.
   for (int n : {16, 17, 32}) {
     RunRequest req;
-    req.variant = picks::default_lesson().id;
-    req.params = find_variant(req.variant)->defaults;
+    req.lesson_id = picks::default_lesson().id;
+    req.params = find_lesson(req.lesson_id)->defaults;
     req.params.n = n;
     req.params.tile = 8;
     const RunResult tiled = run_simulator(req);
@@ -166,8 +166,8 @@ TEST(SimCatalogue, TiledMultiplyLoadsEachElementNOverTTimes) {
     const uint64_t tiles = (n + 7) / 8;
     EXPECT_EQ(count_events(tiled.trace.events).gl, uint64_t(n) * n * 2 * tiles) << "n=" << n;
 
-    req.variant = picks::ladder_step(2).id;  // the naive grid, coalesced
-    req.params = find_variant(req.variant)->defaults;
+    req.lesson_id = picks::ladder_step(2).id;  // the naive grid, coalesced
+    req.params = find_lesson(req.lesson_id)->defaults;
     req.params.n = n;
     req.params.block = 8;
     const RunResult naive = run_simulator(req);
@@ -178,8 +178,8 @@ TEST(SimCatalogue, TiledMultiplyLoadsEachElementNOverTTimes) {
 
 RunRequest skew_request(int tile, uint32_t mask, ScheduleKind kind) {
   RunRequest req;
-  req.variant = picks::default_lesson().id;
-  req.params = find_variant(req.variant)->defaults;
+  req.lesson_id = picks::default_lesson().id;
+  req.params = find_lesson(req.lesson_id)->defaults;
   req.params.n = 32;
   req.params.tile = tile;
   req.barrier_mask = mask;
@@ -248,8 +248,8 @@ TEST(SimCatalogue, NoThreadLeavesABarrierBeforeItsBlockArrived) {
     for (ScheduleKind kind :
          {ScheduleKind::Lockstep, ScheduleKind::WarpSkew, ScheduleKind::Random}) {
       RunRequest req;
-      req.variant = id;
-      req.params = find_variant(id)->defaults;
+      req.lesson_id = id;
+      req.params = find_lesson(id)->defaults;
       req.schedule.kind = kind;
       req.schedule.skew_steps = 5;
       const RunResult r = run_simulator(req);
@@ -276,8 +276,8 @@ TEST(SimCatalogue, NoThreadLeavesABarrierBeforeItsBlockArrived) {
 
 TEST(SimCatalogue, ExactMultiplesKernelOnOtherSizesReportsFaults) {
   RunRequest req;
-  req.variant = picks::overreaching_lesson().id;  // exact multiples only
-  req.params = find_variant(req.variant)->defaults;
+  req.lesson_id = picks::overreaching_lesson().id;  // exact multiples only
+  req.params = find_lesson(req.lesson_id)->defaults;
   req.params.n = 17;
   req.params.tile = 16;
   const RunResult r = run_simulator(req);
@@ -293,8 +293,8 @@ TEST(SimCatalogue, ExactMultiplesKernelOnOtherSizesReportsFaults) {
 
 TEST(SimCatalogue, TinyCapacityTruncates) {
   RunRequest req;
-  req.variant = picks::default_lesson().id;
-  req.params = find_variant(req.variant)->defaults;
+  req.lesson_id = picks::default_lesson().id;
+  req.params = find_lesson(req.lesson_id)->defaults;
   req.trace_capacity = 10;
   const RunResult r = run_simulator(req);
   ASSERT_TRUE(r.ok) << r.error;
@@ -303,25 +303,25 @@ TEST(SimCatalogue, TinyCapacityTruncates) {
   EXPECT_GT(r.trace.events_dropped, 0u);
   EXPECT_TRUE(r.trace.truncated());
   EXPECT_EQ(r.trace.events_needed(),
-            expected_counts(*find_variant(req.variant), req.params).total());
+            expected_counts(*find_lesson(req.lesson_id), req.params).total());
   EXPECT_TRUE(r.verdict.correct);  // the kernel still ran to the end
 }
 
 TEST(SimCatalogue, TraceDescribesTheRun) {
   RunRequest req;
-  req.variant = picks::rectangular_tiled_lesson().id;
-  req.params = find_variant(req.variant)->defaults;
+  req.lesson_id = picks::rectangular_tiled_lesson().id;
+  req.params = find_lesson(req.lesson_id)->defaults;
   req.params.m = 33, req.params.k = 20, req.params.n = 45, req.params.tile = 8;
   req.barrier_mask = ~0u;
   const RunResult r = run_simulator(req);
   ASSERT_TRUE(r.ok) << r.error;
-  EXPECT_EQ(r.trace.config.variant, picks::rectangular_tiled_lesson().id);
+  EXPECT_EQ(r.trace.config.lesson_id, picks::rectangular_tiled_lesson().id);
   EXPECT_EQ(r.trace.config.backend, BackendKind::Simulator);
   EXPECT_EQ(r.trace.config.device_name, "CPU simulator");
   EXPECT_EQ(r.trace.config.params, req.params);
   EXPECT_EQ(r.trace.config.geometry.grid, (Dim3{6, 5, 1}));
   using namespace lessons::matmul_tiled_rect;
-  ASSERT_EQ(r.trace.config.arrays, arrays(*find_variant(req.variant), req.params));
+  ASSERT_EQ(r.trace.config.arrays, arrays(*find_lesson(req.lesson_id), req.params));
   EXPECT_EQ(array_name(r.trace.config.arrays, kTileA), "tileA");
   ASSERT_NE(r.trace.buffer(kA), nullptr);
   ASSERT_NE(r.trace.buffer(kB), nullptr);
@@ -343,8 +343,8 @@ TEST(SimCatalogue, TraceDescribesTheRun) {
 
 TEST(SimCatalogue, UntracedRunStillRunsTheKernel) {
   RunRequest req;
-  req.variant = picks::halo_lesson(picks::Halo::DynamicShared).id;
-  req.params = find_variant(req.variant)->defaults;
+  req.lesson_id = picks::halo_lesson(picks::Halo::DynamicShared).id;
+  req.params = find_lesson(req.lesson_id)->defaults;
   req.traced = false;
   const RunResult r = run_simulator(req);
   ASSERT_TRUE(r.ok) << r.error;
@@ -355,26 +355,26 @@ TEST(SimCatalogue, UntracedRunStillRunsTheKernel) {
 
 TEST(SimCatalogue, BadRequestsGetMessagesNotCrashes) {
   RunRequest req;
-  req.variant = "matmul.no_such_kernel";
+  req.lesson_id = "matmul.no_such_kernel";
   RunResult r = run_simulator(req);
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.error.find(picks::default_lesson().id), std::string::npos)
       << r.error;  // lists known ids
 
-  req.variant = picks::default_lesson().id;
-  req.params = find_variant(req.variant)->defaults;
+  req.lesson_id = picks::default_lesson().id;
+  req.params = find_lesson(req.lesson_id)->defaults;
   req.params.tile = 64;
   r = run_simulator(req);
   EXPECT_FALSE(r.ok);
   EXPECT_FALSE(r.error.empty());
 
-  req.params = find_variant(req.variant)->defaults;
+  req.params = find_lesson(req.lesson_id)->defaults;
   req.params.n = 0;
   r = run_simulator(req);
   EXPECT_FALSE(r.ok);
   EXPECT_FALSE(r.error.empty());
 
-  req.params = find_variant(req.variant)->defaults;
+  req.params = find_lesson(req.lesson_id)->defaults;
   req.schedule.kind = ScheduleKind::WarpSkew;
   req.schedule.skew_steps = -3;
   r = run_simulator(req);
@@ -396,9 +396,10 @@ TEST(SimCatalogue, BadRequestsGetMessagesNotCrashes) {
 namespace ts {
 namespace {
 
-RunRequest defaults_request(const Variant& v, const Params& p, uint32_t mask, ScheduleKind kind) {
+RunRequest defaults_request(const LessonInfo& v, const Params& p, uint32_t mask,
+                            ScheduleKind kind) {
   RunRequest req;
-  req.variant = v.id;
+  req.lesson_id = v.id;
   req.params = p;
   req.barrier_mask = mask;
   req.schedule.kind = kind;
@@ -410,7 +411,7 @@ RunRequest defaults_request(const Variant& v, const Params& p, uint32_t mask, Sc
 // skew, and the output is wrong (a class sees it without touching a size).
 TEST(LessonDefaults, RemovingEveryBarrierUnderSkewBreaksTheOutput) {
   int lessons = 0;
-  for (const Variant& v : catalogue()) {
+  for (const LessonInfo& v : all_lessons()) {
     if (v.barriers.empty()) continue;
     ++lessons;
     EXPECT_GE(warps_per_block(v, v.defaults), 2) << v.id << ": one warp cannot show the race";
@@ -427,7 +428,7 @@ TEST(LessonDefaults, RemovingEveryBarrierUnderSkewBreaksTheOutput) {
     }
   }
   // Every lesson with barriers was tried, these among them.
-  for (const Variant* v :
+  for (const LessonInfo* v :
        {&picks::dynamic_staging_lesson(1), &picks::dynamic_staging_lesson(2),
         &picks::overreaching_lesson(), &picks::default_lesson(), &picks::rectangular_tiled_lesson(),
         &picks::halo_lesson(picks::Halo::StaticShared),
@@ -440,7 +441,7 @@ TEST(LessonDefaults, RemovingEveryBarrierUnderSkewBreaksTheOutput) {
 // barrier, every schedule still gives the right output.
 TEST(LessonDefaults, OneWarpPerBlockKeepsTheRaceLatent) {
   int lessons = 0;
-  for (const Variant& v : catalogue()) {
+  for (const LessonInfo& v : all_lessons()) {
     if (v.barriers.empty()) continue;
     if (!v.with_warps) {  // a block of fixed size (transpose: 32 x 32): no such knob
       EXPECT_FALSE(params_with_warps(v, v.defaults, 1)) << v.id;

@@ -31,7 +31,7 @@ Event load(uint32_t block, uint16_t thread, ArraySlot buf, uint32_t element, flo
 
 TEST(StaleReads, MatchesLoadsByThreadAndPosition) {
   Trace ref, run;
-  ref.config.variant = run.config.variant = picks::default_lesson().id;
+  ref.config.lesson_id = run.config.lesson_id = picks::default_lesson().id;
   // Reference: thread 0 loads A[0] = 1 then tileA[3] = 2; thread 1 loads tileA[3] = 2.
   ref.events = {load(0, 0, kA, 0, 1), load(0, 0, kTileA, 3, 2), load(0, 1, kTileA, 3, 2)};
   // The run interleaves differently (positions per thread stay), and thread
@@ -72,9 +72,9 @@ TEST(StaleReads, TruncatedTraceIsRefusedWithTheSizeThatFits) {
   EXPECT_NE(r.error.find("11"), std::string::npos) << r.error;
 }
 
-RunResult sim_run(const char* variant, Params p, uint32_t mask, ScheduleKind kind) {
+RunResult sim_run(const char* lesson_id, Params p, uint32_t mask, ScheduleKind kind) {
   RunRequest req;
-  req.variant = variant;
+  req.lesson_id = lesson_id;
   req.params = p;
   req.barrier_mask = mask;
   req.backend = BackendChoice::Sim;
@@ -85,7 +85,7 @@ RunResult sim_run(const char* variant, Params p, uint32_t mask, ScheduleKind kin
 }
 
 TEST(StaleReads, NoneWithAllBarriersOnAnySchedule) {
-  for (const Variant& v : catalogue()) {
+  for (const LessonInfo& v : all_lessons()) {
     for (ScheduleKind k : {ScheduleKind::Lockstep, ScheduleKind::WarpSkew, ScheduleKind::Random}) {
       SCOPED_TRACE(std::string(v.id) + " schedule " + std::to_string(int(k)));
       Params p = v.defaults;
@@ -160,7 +160,7 @@ TEST(StaleReads, StencilWithoutBarrierUnderSkew) {
 
 TEST(RaceRuns, RunCountOutOfRangeIsRefused) {
   RaceRunsRequest req;
-  req.base.variant = picks::default_lesson().id;
+  req.base.lesson_id = picks::default_lesson().id;
   for (int n : {0, -3, kMaxRaceRuns + 1}) {
     req.runs = n;
     auto err = validate_race_runs(req);
@@ -171,7 +171,7 @@ TEST(RaceRuns, RunCountOutOfRangeIsRefused) {
     EXPECT_EQ(res.error, *err);
   }
   req.runs = 1;
-  req.base.variant = "no.such.kernel";
+  req.base.lesson_id = "no.such.kernel";
   EXPECT_TRUE(validate_race_runs(req).has_value());
 }
 
@@ -203,7 +203,7 @@ TEST(RaceRuns, HistogramBins) {
 
 RaceRunsRequest sim_request(uint32_t mask, int runs) {
   RaceRunsRequest req;
-  req.base.variant = picks::default_lesson().id;
+  req.base.lesson_id = picks::default_lesson().id;
   req.base.params = Params{.n = 32, .tile = 16};
   req.base.barrier_mask = mask;
   req.base.backend = BackendChoice::Sim;

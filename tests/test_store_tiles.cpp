@@ -16,7 +16,7 @@ namespace {
 
 Trace simulate(const std::string& id, const Params& p) {
   RunRequest req;
-  req.variant = id;
+  req.lesson_id = id;
   req.params = p;
   req.backend = BackendChoice::Sim;
   RunResult r = run_simulator(req);

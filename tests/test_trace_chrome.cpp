@@ -122,7 +122,7 @@ TEST(ChromeExport, WithoutAccessesOnlyPhasesAndBarriers) {
 
 TEST(ChromeExport, NamesThatAreNotUtf8AreReplacedNotThrown) {
   Trace t = tiled_matmul_trace(2, 2);
-  t.config.variant = "mat\x8f\x8a";
+  t.config.lesson_id = "mat\x8f\x8a";
   t.config.device_name = "\xff";
   const auto j = exported(t, nullptr);
   EXPECT_TRUE(j["otherData"]["variant"].get<std::string>().starts_with("mat"));

@@ -230,7 +230,7 @@ TEST(Counters, MatchTheCataloguesClosedForm) {
   EXPECT_EQ(x->counts.global_stores, c.global_stores());
   EXPECT_DOUBLE_EQ(x->global_loads_per_output, c.global_loads_per_output);
   Trace unknown = t;
-  unknown.config.variant = "no.such.variant";
+  unknown.config.lesson_id = "no.such.variant";
   EXPECT_FALSE(expected_for(unknown).has_value());
 }
 

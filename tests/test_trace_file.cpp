@@ -49,7 +49,7 @@ Trace full_trace() {
 
 void expect_same(const Trace& a, const Trace& b) {
   const RunConfig &x = a.config, &y = b.config;
-  EXPECT_EQ(x.variant, y.variant);
+  EXPECT_EQ(x.lesson_id, y.lesson_id);
   EXPECT_EQ(x.params, y.params);
   EXPECT_EQ(x.barrier_mask, y.barrier_mask);
   EXPECT_EQ(x.geometry.grid, y.geometry.grid);
@@ -93,7 +93,7 @@ struct Sections {
 };
 Sections sections_of(const Trace& t) {
   Sections s{};
-  size_t at = 20 + 4 + t.config.variant.size() + 4;
+  size_t at = 20 + 4 + t.config.lesson_id.size() + 4;
   for (const ParamField& f : kParamFields)
     at += 4 + std::strlen(f.name) + 4;
   at += 4 + 8 * 4 + 1 + 4 + t.config.device_name.size() + 1 + 4 + 4 + 8 + 4 + 4 + 8;
@@ -152,7 +152,7 @@ TEST(TraceFile, AnUntracedRunRoundTrips) {
   expect_same(t, *back);
   // A default Trace names no lesson: well-formed bytes, yet no run.
   EXPECT_FALSE(parse(serialize_trace(Trace{}), &err));
-  EXPECT_NE(err.find("invalid: the variant id is empty"), std::string::npos) << err;
+  EXPECT_NE(err.find("invalid: the lesson id is empty"), std::string::npos) << err;
 }
 
 TEST(TraceFile, RefusesAnEmptyFile) {
@@ -323,7 +323,7 @@ TEST(TraceFile, RefusesNamesThatAreNotText) {
     reseal(bytes);
     std::string err;
     EXPECT_FALSE(parse(bytes, &err));
-    EXPECT_NE(err.find("the variant id is not UTF-8 text"), std::string::npos) << err;
+    EXPECT_NE(err.find("the lesson id is not UTF-8 text"), std::string::npos) << err;
     // ... and saving one writes '?' for the bad bytes, so that the file loads.
     Trace t = tiled_matmul_trace(2, 2);
     t.config.device_name = bad;

@@ -27,7 +27,7 @@ inline const uint16_t kTiledBarrierLine[3] = {0, uint16_t(picks::default_lesson(
 inline Trace tiled_matmul_trace(int n, int t, uint32_t barrier_mask = 3u) {
   Trace tr;
   RunConfig& c = tr.config;
-  c.variant = picks::default_lesson().id;
+  c.lesson_id = picks::default_lesson().id;
   c.params.n = c.params.m = c.params.k = n;
   c.params.tile = t;
   c.barrier_mask = barrier_mask;
@@ -38,7 +38,7 @@ inline Trace tiled_matmul_trace(int n, int t, uint32_t barrier_mask = 3u) {
   c.device_name = "CPU simulator";
   c.schedule.kind = ScheduleKind::Lockstep;
   c.input_seed = 7;
-  c.arrays = arrays(*find_variant(c.variant), c.params);
+  c.arrays = arrays(*find_lesson(c.lesson_id), c.params);
 
   using namespace ts::lessons::matmul_tiled_square;
   BufferData a{kA, n, n, false, {}}, b{kB, n, n, false, {}}, out{kC, n, n, true, {}};

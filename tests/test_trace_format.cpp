@@ -87,7 +87,7 @@ std::vector<uint8_t> write_v1(const Trace& t, int line_shift = 0) {
   w.b.assign(kTraceMagic, kTraceMagic + 8);
   w.put(uint32_t(1));
   w.put(uint64_t(0));  // size, patched by finish()
-  w.put_str(c.variant);
+  w.put_str(c.lesson_id);
   for (int v : {c.params.m, c.params.k, c.params.n, c.params.tile, c.params.length, c.params.radius,
                 c.params.block})
     w.put(int32_t(v));
@@ -133,8 +133,8 @@ std::vector<uint8_t> write_v1(const Trace& t, int line_shift = 0) {
 RunResult sim_run(const std::string& id, std::optional<Params> p = std::nullopt,
                   uint32_t mask = ~0u, ScheduleKind kind = ScheduleKind::Lockstep) {
   RunRequest req;
-  req.variant = id;
-  req.params = p ? *p : find_variant(id)->defaults;
+  req.lesson_id = id;
+  req.params = p ? *p : find_lesson(id)->defaults;
   req.barrier_mask = mask;
   req.schedule.kind = kind;
   req.backend = BackendChoice::Sim;
@@ -145,7 +145,7 @@ RunResult sim_run(const std::string& id, std::optional<Params> p = std::nullopt,
 
 void expect_same_run(const Trace& want, const Trace& got) {
   const RunConfig &x = want.config, &y = got.config;
-  EXPECT_EQ(x.variant, y.variant);
+  EXPECT_EQ(x.lesson_id, y.lesson_id);
   EXPECT_EQ(x.params, y.params);
   EXPECT_EQ(x.barrier_mask, y.barrier_mask);
   EXPECT_EQ(x.geometry.grid, y.geometry.grid);
@@ -193,7 +193,7 @@ TEST(TraceFormatV1, AFileOfTheOldLayoutLoadsAsTheRunItRecorded) {
     ASSERT_TRUE(back) << err;
     // The table is the lesson's; the events are the run's, slots mapped and
     // each thread's events numbered 0, 1, 2, ... where the warp was.
-    EXPECT_EQ(back->config.arrays, arrays(*find_variant(id), r.trace.config.params));
+    EXPECT_EQ(back->config.arrays, arrays(*find_lesson(id), r.trace.config.params));
     expect_same_run(r.trace, *back);
     std::map<std::pair<uint32_t, uint16_t>, uint16_t> next;
     for (const Event& e : back->events)
@@ -211,7 +211,7 @@ TEST(TraceFormatV1, AFileOfTheOldLayoutLoadsAsTheRunItRecorded) {
 // Every lesson, with its second shared array (rowsA/colsB, tileA/tileB) and a
 // race that interleaves threads, maps each old id to the right slot.
 TEST(TraceFormatV1, EveryLessonsArraysMapToItsSlots) {
-  for (const Variant& v : catalogue()) {
+  for (const LessonInfo& v : all_lessons()) {
     // Version 1 knew only the multiplies and the stencils.
     const std::string family = v.family;
     if (family != "matmul" && family != "stencil") continue;
@@ -235,7 +235,7 @@ TEST(TraceFormatV1, BarrierLinesOfTheOldHeadersMoveToTheLessons) {
   const auto back = parse_trace(write_v1(r.trace, 36), &err);
   ASSERT_TRUE(back) << err;
   ASSERT_EQ(back->events.size(), r.trace.events.size());
-  const Variant& v = picks::default_lesson();
+  const LessonInfo& v = picks::default_lesson();
   int barriers = 0;
   for (size_t i = 0; i < back->events.size(); ++i) {
     const Event& e = back->events[i];
@@ -251,7 +251,7 @@ TEST(TraceFormatV1, BarrierLinesOfTheOldHeadersMoveToTheLessons) {
 
 TEST(TraceFormatV1, AFileOfAnUnknownLessonIsRefusedClearly) {
   Trace t = sim_run(default_id()).trace;
-  t.config.variant = "matmul.tiled_hexagonal";
+  t.config.lesson_id = "matmul.tiled_hexagonal";
   std::string err;
   EXPECT_FALSE(parse_trace(write_v1(t), &err));
   EXPECT_EQ(err.rfind("invalid: a version-1 trace names its arrays through its lesson", 0), 0u)
@@ -296,7 +296,7 @@ struct V2Layout {
 };
 V2Layout layout_of(const Trace& t) {
   V2Layout l{};
-  l.params = 20 + 4 + t.config.variant.size();
+  l.params = 20 + 4 + t.config.lesson_id.size();
   size_t at = l.params + 4;
   for (const ParamField& f : kParamFields)
     at += 4 + std::strlen(f.name) + 4;

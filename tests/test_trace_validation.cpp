@@ -43,14 +43,14 @@ using lessons::matmul_tiled_square::kC;
 using lessons::matmul_tiled_square::kTileA;
 using lessons::matmul_tiled_square::kTileB;
 
-Trace sim_trace(const std::string& variant, std::optional<Params> params = std::nullopt,
+Trace sim_trace(const std::string& lesson_id, std::optional<Params> params = std::nullopt,
                 uint32_t mask = ~0u) {
   RunRequest req;
-  req.variant = variant;
-  req.params = params ? *params : find_variant(variant)->defaults;
+  req.lesson_id = lesson_id;
+  req.params = params ? *params : find_lesson(lesson_id)->defaults;
   req.barrier_mask = mask;
   RunResult r = run_simulator(req);
-  EXPECT_TRUE(r.ok) << variant << ": " << r.error;
+  EXPECT_TRUE(r.ok) << lesson_id << ": " << r.error;
   return std::move(r.trace);
 }
 
@@ -180,13 +180,13 @@ TEST(TraceValidation, TheCliRefusesEachHostileFileWithExit1) {
 
 TEST(TraceValidation, RefusesALessonThisBuildDoesNotKnow) {
   Trace t = sim_trace(default_id());
-  t.config.variant = "matmul.tiled_hexagonal";
+  t.config.lesson_id = "matmul.tiled_hexagonal";
   const std::string err = refusal(t);
   EXPECT_HAS(err,
              "recorded by a TileScope with lesson matmul.tiled_hexagonal that this build "
              "does not know");
-  t.config.variant.clear();
-  EXPECT_HAS(refusal(t), "the variant id is empty");
+  t.config.lesson_id.clear();
+  EXPECT_HAS(refusal(t), "the lesson id is empty");
 }
 
 TEST(TraceValidation, RefusesParametersOutsideTheCatalogue) {
@@ -312,7 +312,7 @@ TEST(TraceValidation, RefusesEventsOutsideTheirArraysAndLaunch) {
 
 TEST(TraceValidation, RefusesBarrierEventsTheKernelCannotRecord) {
   const Trace good = sim_trace(default_id());
-  const Variant& v = picks::default_lesson();
+  const LessonInfo& v = picks::default_lesson();
   const size_t i = first_of(good, EventKind::BarrierArrive);
   {
     Trace t = good;
@@ -594,7 +594,7 @@ TEST(TraceValidation, RefusesParametersTheLessonDoesNotUse) {
 // --- no false refusals -------------------------------------------------------
 
 TEST(TraceValidation, AcceptsEveryVariantWithEveryBarrierSubset) {
-  for (const Variant& v : catalogue()) {
+  for (const LessonInfo& v : all_lessons()) {
     for (uint32_t mask = 0; mask <= all_barriers(v); ++mask) {
       const Trace t = sim_trace(v.id, std::nullopt, mask);
       std::string err;
@@ -612,7 +612,7 @@ TEST(TraceValidation, AcceptsEveryVariantWithEveryBarrierSubset) {
 }
 
 TEST(TraceValidation, AcceptsOddSizesWhereTheKernelsOverrun) {
-  const Variant& exact = picks::overreaching_lesson();
+  const LessonInfo& exact = picks::overreaching_lesson();
   for (int tile : {2, 4, 8, 16})
     for (int n : {1, 3, 5, 7, 9, 12, 13, 17, 31}) {
       const Params p{.n = n, .tile = tile};
@@ -655,8 +655,8 @@ TEST(TraceValidation, AcceptsOddSizesWhereTheKernelsOverrun) {
 
 TEST(TraceValidation, AcceptsTruncatedUntracedAndSkewedRuns) {
   RunRequest req;
-  req.variant = default_id();
-  req.params = find_variant(req.variant)->defaults;
+  req.lesson_id = default_id();
+  req.params = find_lesson(req.lesson_id)->defaults;
   req.trace_capacity = 100;
   RunResult r = run_simulator(req);
   ASSERT_TRUE(r.ok) << r.error;

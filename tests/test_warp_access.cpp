@@ -25,7 +25,7 @@ std::string plain_layout_id() {
 
 Trace simulate(const std::string& id, const Params& p) {
   RunRequest req;
-  req.variant = id;
+  req.lesson_id = id;
   req.params = p;
   req.backend = BackendChoice::Sim;
   RunResult r = run_simulator(req);
@@ -35,7 +35,7 @@ Trace simulate(const std::string& id, const Params& p) {
 }
 
 Trace simulate_defaults(const std::string& id) {
-  const Variant* v = find_variant(id);
+  const LessonInfo* v = find_lesson(id);
   EXPECT_NE(v, nullptr) << id;
   return simulate(id, v ? v->defaults : Params{});
 }

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <chrono>
 
-#include "app/grid/layout_toggle.hpp"
 #include "app/core/jobs.hpp"
+#include "app/grid/layout_toggle.hpp"
 
 namespace ts::app {
 
@@ -90,7 +90,7 @@ void place_b(AppState& s, CompareState& c) {
     c.align = align_runs(c.table_a, c.table_b);
     // Each side says what it runs; where only the barriers differ, only them.
     RunRequest ra = s.request;
-    ra.variant = s.trace().config.variant;
+    ra.lesson_id = s.trace().config.lesson_id;
     ra.params = s.trace().config.params;
     ra.barrier_mask = s.trace().config.barrier_mask;
     c.label_a = describe_run(ra);
@@ -168,13 +168,13 @@ std::optional<std::string> compare_request_from_args(const std::string& text,
     return where + e.what();
   }
   if (!cli.remaining().empty()) return where + "'" + cli.remaining().front() + "' is not an option";
-  const bool other_lesson = o.given("--lesson") && o.variant != a.variant;
+  const bool other_lesson = o.given("--lesson") && o.lesson_id != a.lesson_id;
   if (other_lesson && !o.given("--layout")) layout.clear();
   if (auto err = o.to_request(*out, notes)) return where + *err;
   // What B's text leaves out stays A's: the sizes (for another lesson, the
   // ones A's command line gave, where that lesson has them) and, for the same
   // lesson, the barriers.
-  const Variant* v = find_variant(out->variant);
+  const LessonInfo* v = find_lesson(out->lesson_id);
   for (const ParamField& f : kParamFields) {
     const std::string flag = std::string("--") + f.name;
     if (o.given(flag) || !v || !(v->uses & f.bit)) continue;
@@ -183,9 +183,9 @@ std::optional<std::string> compare_request_from_args(const std::string& text,
   if (!other_lesson && !o.given("--barriers") && !o.given("--no-barrier"))
     out->barrier_mask = a_req.barrier_mask;
   if (!layout.empty()) {
-    const Variant* to = nullptr;
+    const LessonInfo* to = nullptr;
     std::string labels;
-    for (const Variant* c : v ? layout_siblings(*v) : std::vector<const Variant*>{}) {
+    for (const LessonInfo* c : v ? layout_siblings(*v) : std::vector<const LessonInfo*>{}) {
       const std::string label = c->layout_label;
       // The whole label, or its first word: "padded" for "padded [32][33]".
       if (!to && (label == layout || label.substr(0, label.find(' ')) == layout)) to = c;
@@ -193,9 +193,9 @@ std::optional<std::string> compare_request_from_args(const std::string& text,
     }
     if (!to)
       return where + "--layout '" + layout + "': " +
-             (labels.empty() ? out->variant + " has no other layouts"
+             (labels.empty() ? out->lesson_id + " has no other layouts"
                              : "the lesson's layouts are " + labels);
-    out->variant = to->id;
+    out->lesson_id = to->id;
     if (validate_barrier_mask(*to, out->barrier_mask)) out->barrier_mask = all_barriers(*to);
   }
   return std::nullopt;
@@ -203,7 +203,7 @@ std::optional<std::string> compare_request_from_args(const std::string& text,
 
 RunRequest default_compare_request(const RunRequest& a) {
   RunRequest b = a;
-  if (const Variant* v = find_variant(a.variant)) {
+  if (const LessonInfo* v = find_lesson(a.lesson_id)) {
     for (auto it = v->barriers.rbegin(); it != v->barriers.rend(); ++it)
       if (b.barrier_mask.keeps(it->id)) {
         b.barrier_mask.remove(it->id);
@@ -214,8 +214,8 @@ RunRequest default_compare_request(const RunRequest& a) {
 }
 
 std::string describe_run(const RunRequest& r) {
-  std::string d = r.variant;
-  const Variant* v = find_variant(r.variant);
+  std::string d = r.lesson_id;
+  const LessonInfo* v = find_lesson(r.lesson_id);
   if (!v) return d;
   for (const NamedParam& p : used_params(v->uses, r.params))
     d += " " + std::string(p.name) + "=" + std::to_string(p.value);
@@ -248,7 +248,7 @@ nlohmann::json compare_json(const AppState& s, float sx, float sy) {
   j["b"]["events"] = b.size();
   j["b"]["phase"] = c.table_b.phase_at(b.position());
   j["b"]["phases"] = c.table_b.phases();
-  j["b"]["variant"] = b.trace().config.variant;
+  j["b"]["variant"] = b.trace().config.lesson_id;
   j["b"]["barrier_mask"] = b.trace().config.barrier_mask.mask();
   j["differ"] = {{"value", c.now.value}, {"loads", c.now.loads}, {"compared", c.now.compared}};
   j["differ_at_end"] = {{"value", c.end.value}, {"loads", c.end.loads}};

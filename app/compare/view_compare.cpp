@@ -12,10 +12,10 @@
 #include <cstdio>
 
 #include "app/compare/compare_mode.hpp"
-#include "app/grid/grid_pane.hpp"
-#include "app/grid/layout_toggle.hpp"
 #include "app/core/palette.hpp"
 #include "app/core/view.hpp"
+#include "app/grid/grid_pane.hpp"
+#include "app/grid/layout_toggle.hpp"
 
 namespace ts::app {
 
@@ -290,13 +290,13 @@ class CompareView final : public View {
     ImGui::Text("A (left): %s", describe_run(s.request).c_str());
     ImGui::TextDisabled("B runs beside it with the same inputs; one scrubber drives both.");
     ImGui::Separator();
-    const Variant* v = find_variant(pick_.variant);
+    const LessonInfo* v = find_lesson(pick_.lesson_id);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 18);
-    if (ImGui::BeginCombo("B's lesson", pick_.variant.c_str())) {
-      for (const Variant& x : catalogue())
-        if (ImGui::Selectable(x.id, pick_.variant == x.id)) {
+    if (ImGui::BeginCombo("B's lesson", pick_.lesson_id.c_str())) {
+      for (const LessonInfo& x : all_lessons())
+        if (ImGui::Selectable(x.id, pick_.lesson_id == x.id)) {
           const Params keep = pick_.params;
-          pick_.variant = x.id;
+          pick_.lesson_id = x.id;
           pick_.params = x.defaults;
           // The same sizes where the lesson has them, so the pictures match.
           for (const ParamField& f : kParamFields)
@@ -321,13 +321,13 @@ class CompareView final : public View {
       ImGui::TextDisabled("(this lesson has no barriers)");
     }
     if (v) {
-      const std::vector<const Variant*> sibs = layout_siblings(*v);
+      const std::vector<const LessonInfo*> sibs = layout_siblings(*v);
       if (sibs.size() > 1) {
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
         if (ImGui::BeginCombo("B's layout", v->layout_label ? v->layout_label : "")) {
-          for (const Variant* x : sibs)
+          for (const LessonInfo* x : sibs)
             if (ImGui::Selectable(x->layout_label, x == v)) {
-              pick_.variant = x->id;
+              pick_.lesson_id = x->id;
               if (validate_barrier_mask(*x, pick_.barrier_mask))
                 pick_.barrier_mask = all_barriers(*x);
             }

@@ -44,8 +44,8 @@
 
 #include "analysis/replay.hpp"
 #include "app/core/grid_facts.hpp"
-#include "app/core/warp_index.hpp"
 #include "app/core/quiz_state.hpp"
+#include "app/core/warp_index.hpp"
 #include "engine/backend.hpp"
 #include "io/lecture_file.hpp"
 
@@ -290,8 +290,8 @@ struct AppState {
   bool has_trace() const { return replay != nullptr; }
   const Trace& trace() const { return replay->trace(); }
   // The lesson on screen: the replayed trace's, else the one about to run.
-  const Variant* lesson() const {
-    return find_variant(has_trace() ? trace().config.variant : request.variant);
+  const LessonInfo* lesson() const {
+    return find_lesson(has_trace() ? trace().config.lesson_id : request.lesson_id);
   }
 
   void request_position(uint64_t p) { replay_ui.position_request = p; }

@@ -18,7 +18,7 @@ std::string percent_text(uint64_t part, uint64_t whole) {
   return buf;
 }
 
-std::string sizes_text(const Variant& v, const Params& p, const char* sep, bool options) {
+std::string sizes_text(const LessonInfo& v, const Params& p, const char* sep, bool options) {
   std::string out;
   for (const NamedParam& s : size_params(v, p)) {
     if (!out.empty()) out += sep;
@@ -43,9 +43,9 @@ std::string count_text(uint64_t n) {
 
 BudgetCheck check_run(const RunRequest& req, uint64_t held) {
   BudgetCheck c;
-  const Variant* v = find_variant(req.variant);
+  const LessonInfo* v = find_lesson(req.lesson_id);
   if (!v) return c;
-  c.what = req.variant + " " + describe(*v, req.params);
+  c.what = req.lesson_id + " " + describe(*v, req.params);
   c.capacity = req.trace_capacity;
   c.need = estimate_run(*v, req.params, c.capacity);
   c.held = held;
@@ -114,7 +114,7 @@ bool BudgetDialog::admit_run(AppState& s, bool scripted, uint64_t held) {
   const BudgetCheck c = check_run(s.request, held);
   if (c.verdict == BudgetCheck::Fits) return true;
   if (c.verdict == BudgetCheck::Truncated) {
-    if (accepted_variant_ == s.request.variant && accepted_params_ == s.request.params &&
+    if (accepted_lesson_ == s.request.lesson_id && accepted_params_ == s.request.params &&
         accepted_capacity_ == s.request.trace_capacity)
       return true;
     if (scripted) {  // as before: recorded up to the capacity, and said so
@@ -218,7 +218,7 @@ void BudgetDialog::draw(AppState& s) {
   if (c.verdict == BudgetCheck::Truncated) {
     const std::string anyway = "Run it cut short (first " + count_text(c.capacity) + " events)";
     if (ImGui::Button(anyway.c_str())) {
-      accepted_variant_ = s.request.variant;
+      accepted_lesson_ = s.request.lesson_id;
       accepted_params_ = s.request.params;
       accepted_capacity_ = s.request.trace_capacity;
       s.run_requested = true;

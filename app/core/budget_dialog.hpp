@@ -37,7 +37,7 @@ struct BudgetCheck {
   std::string message(bool scripted = false) const;
 };
 
-// A run of `req` (its variant must exist) against the budget and its capacity,
+// A run of `req` (its lesson must exist) against the budget and its capacity,
 // beside `held` bytes another trace keeps (compare mode: A while B runs).
 BudgetCheck check_run(const RunRequest& req, uint64_t held = 0);
 // A trace file against the budget, from its size; Fits when it cannot be
@@ -66,7 +66,7 @@ class BudgetDialog {
   bool open_ = false;
   bool just_opened_ = false;
   // The truncated run the user accepted: asked once, not on every F5.
-  std::string accepted_variant_;
+  std::string accepted_lesson_;
   Params accepted_params_;
   uint64_t accepted_capacity_ = 0;
 };

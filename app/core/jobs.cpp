@@ -70,9 +70,9 @@ std::unique_ptr<JobOutput> load_job(std::string path) {
 
 void start_run(AppState& s, BudgetDialog& budget, bool scripted, uint64_t held) {
   s.run_requested = false;
-  const Variant* v = find_variant(s.request.variant);
+  const LessonInfo* v = find_lesson(s.request.lesson_id);
   if (!v) {
-    s.banner.show(Banner::Error, "Unknown lesson '" + s.request.variant + "'");
+    s.banner.show(Banner::Error, "Unknown lesson '" + s.request.lesson_id + "'");
     return;
   }
   const CudaStatus& gpu = cuda_status();
@@ -144,22 +144,22 @@ void install(AppState& s, std::unique_ptr<JobOutput> out) {
                       "). The replay shows what was recorded; use smaller sizes to see all.");
   else if (out->source != "run")
     s.banner.show(Banner::Info, "Opened " + out->source + " (" + std::to_string(t.events.size()) +
-                                    " events, " + t.config.variant + ")");
+                                    " events, " + t.config.lesson_id + ")");
   else if (!s.result.faults.empty())
     s.banner.show(Banner::Warning, s.result.faults.front());
   else
     s.banner.clear();
   // A trace from a file: the lesson panel follows it.
-  if (out->source != "run" && find_variant(t.config.variant)) {
-    s.request.variant = t.config.variant;
+  if (out->source != "run" && find_lesson(t.config.lesson_id)) {
+    s.request.lesson_id = t.config.lesson_id;
     s.request.params = t.config.params;
     s.request.barrier_mask = t.config.barrier_mask;
   }
 }
 
 std::string suggested_trace_name(const Trace& t) {
-  std::string name = t.config.variant.empty() ? "trace" : t.config.variant;
-  if (const Variant* v = find_variant(t.config.variant)) {
+  std::string name = t.config.lesson_id.empty() ? "trace" : t.config.lesson_id;
+  if (const LessonInfo* v = find_lesson(t.config.lesson_id)) {
     for (const NamedParam& p : used_params(v->uses, t.config.params))
       name.append("_").append(p.name).append(std::to_string(p.value));
     std::string removed;

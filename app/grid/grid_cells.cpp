@@ -229,7 +229,7 @@ Residency residency(const Replay& r, const Shapes& sh, uint32_t selected_block) 
   if (sh.multiply) {
     const ArrayShape& c = sh.outputs[0];
     res.heat_max = uint32_t(std::max(c.data_rows, c.data_cols));
-  } else if (const Variant* v = find_variant(t.config.variant); v && v->sum_length) {
+  } else if (const LessonInfo* v = find_lesson(t.config.lesson_id); v && v->sum_length) {
     res.heat_max = uint32_t(std::max(1, v->sum_length(t.config.params)));
   }
   for (const ReplayArray& a : r.arrays())

@@ -9,22 +9,22 @@
 
 namespace ts::app {
 
-std::vector<const Variant*> layout_siblings(const Variant& v) {
-  std::vector<const Variant*> out;
+std::vector<const LessonInfo*> layout_siblings(const LessonInfo& v) {
+  std::vector<const LessonInfo*> out;
   if (!v.layout_group) return out;
-  for (const Variant& c : catalogue())
+  for (const LessonInfo& c : all_lessons())
     if (c.layout_group && std::string_view(c.layout_group) == v.layout_group) out.push_back(&c);
   return out;
 }
 
-const Variant* layout_named(const Variant& v, const std::string& label) {
-  for (const Variant* c : layout_siblings(v))
+const LessonInfo* layout_named(const LessonInfo& v, const std::string& label) {
+  for (const LessonInfo* c : layout_siblings(v))
     if (c->layout_label && label == c->layout_label) return c;
   return nullptr;
 }
 
-void choose_layout(AppState& s, const Variant& to) {
-  s.request.variant = to.id;
+void choose_layout(AppState& s, const LessonInfo& to) {
+  s.request.lesson_id = to.id;
   // One kernel with another layout: the same parameters and barrier set,
   // unless the sibling has other barriers (then all of its own).
   if (validate_barrier_mask(to, s.request.barrier_mask)) s.request.barrier_mask = all_barriers(to);
@@ -32,13 +32,13 @@ void choose_layout(AppState& s, const Variant& to) {
 }
 
 void layout_toggle(AppState& s) {
-  const Variant* v = s.lesson();
+  const LessonInfo* v = s.lesson();
   if (!v) return;
-  const std::vector<const Variant*> sibs = layout_siblings(*v);
+  const std::vector<const LessonInfo*> sibs = layout_siblings(*v);
   if (sibs.size() < 2) return;
   const ImGuiStyle& st = ImGui::GetStyle();
   float need = ImGui::CalcTextSize("layout").x + st.ItemInnerSpacing.x;
-  for (const Variant* c : sibs)
+  for (const LessonInfo* c : sibs)
     need +=
         ImGui::CalcTextSize(c->layout_label ? c->layout_label : c->id).x + st.FramePadding.x * 2;
   same_line_if_fits(need + 8);
@@ -50,7 +50,7 @@ void layout_toggle(AppState& s) {
         "with the same parameters and barriers.");
   const Rgb blue = okabe_ito::kBlue;  // the chosen one: solid, as a lit segment
   const ImVec4 on(to_f(blue.r), to_f(blue.g), to_f(blue.b), 1.0f);
-  for (const Variant* c : sibs) {
+  for (const LessonInfo* c : sibs) {
     ImGui::SameLine(0, c == sibs.front() ? st.ItemInnerSpacing.x : 1.0f);
     const bool chosen = c == v;
     if (chosen) {

@@ -13,11 +13,11 @@
 namespace ts::app {
 
 // The lessons of v's layout group, in catalogue order; empty without a group.
-std::vector<const Variant*> layout_siblings(const Variant& v);
+std::vector<const LessonInfo*> layout_siblings(const LessonInfo& v);
 // The sibling of v labelled `label`, else nullptr.
-const Variant* layout_named(const Variant& v, const std::string& label);
+const LessonInfo* layout_named(const LessonInfo& v, const std::string& label);
 // Runs `to` with the request's parameters and barriers (as the toggle does).
-void choose_layout(AppState& s, const Variant& to);
+void choose_layout(AppState& s, const LessonInfo& to);
 // The segmented control ("layout: plain [32][32] | padded [32][33]"); nothing
 // for a lesson without a group. Its options go to s.plot_marks (plot "layout").
 void layout_toggle(AppState& s);

@@ -132,10 +132,10 @@ SizeLines trace_sizes(const LadderChart& c, const Axes& ax, std::vector<PlotMark
       out.markers.push_back(
           {ImVec2(q.x - st.radius, q.y - st.radius), ImVec2(q.x + st.radius, q.y + st.radius)});
       marks.push_back({"ladder", "point",
-                       std::string(c.steps[k].variant->id) + " n=" + std::to_string(c.sizes[i]),
-                       q.x, q.y, st.radius, 0, st.colour});
+                       std::string(c.steps[k].lesson->id) + " n=" + std::to_string(c.sizes[i]), q.x,
+                       q.y, st.radius, 0, st.colour});
       if (std::hypot(mouse.x - q.x, mouse.y - q.y) < st.radius + 2)
-        out.hover = std::to_string(c.steps[k].step) + " " + c.steps[k].variant->title +
+        out.hover = std::to_string(c.steps[k].step) + " " + c.steps[k].lesson->title +
                     " at n = " + std::to_string(c.sizes[i]) + ": " + fmt("%.1f", p->gflops) +
                     " GFLOP/s" +
                     (p->pct_cublas > 0 ? ", " + fmt("%.1f", p->pct_cublas) + " % of cuBLAS" : "") +
@@ -317,8 +317,8 @@ void table(const LadderChart& c) {
     ImGui::TableNextColumn();
     ImGui::Text("%d", s.step);
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(s.variant->title);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%s", s.variant->id, s.variant->summary);
+    ImGui::TextUnformatted(s.lesson->title);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%s", s.lesson->id, s.lesson->summary);
     for (int n : c.sizes) {
       const LadderPoint* p = c.at(i, n);
       cell(p && p->counted ? p->gflops : 0, "%.1f");

@@ -18,7 +18,7 @@ void draw_throughput(const PerfReport& r, const std::string& family, ImVec2 size
                      SeriesColours& colours, std::vector<PlotMark>& marks) {
   const auto series = throughput_series(r, family);
   PerfMetric f = PerfMetric::Flops;
-  for (const Variant& v : catalogue())
+  for (const LessonInfo& v : all_lessons())
     if (family == v.family) {
       f = v.metric;
       break;
@@ -117,7 +117,7 @@ namespace {
 // Why there is no roofline: a family timed in GB/s, or no GPU run yet.
 void draw_no_roofline(const std::string& family, ImVec2 origin, ImVec2 size) {
   bool flops = false;
-  for (const Variant& v : catalogue())
+  for (const LessonInfo& v : all_lessons())
     flops = flops || (family == v.family && v.metric == PerfMetric::Flops);
   const std::string why =
       flops || family.empty()

@@ -14,7 +14,7 @@ SweepChoices SweepChoices::defaults() {
   // A kernel that cannot run at the sweep's smallest size (the naive
   // one-block multiply stops at 32 x 32) is off by default.
   const DeviceLimits lim = simulator_model().limits();
-  for (const Variant& v : catalogue()) {
+  for (const LessonInfo& v : all_lessons()) {
     Params p = v.defaults;
     p.m = p.k = p.n = 128;
     p.length = 1 << 16;
@@ -31,7 +31,7 @@ SweepChoices SweepChoices::defaults() {
 
 std::optional<PerfConfig> SweepChoices::config(std::string* message) const {
   PerfConfig c;
-  const auto cat = catalogue();
+  const auto cat = all_lessons();
   for (size_t i = 0; i < cat.size(); ++i)
     if (kernel_on[i]) c.kernels.push_back(cat[i].id);
   for (const auto& [n, on] : sizes)
@@ -50,7 +50,7 @@ std::optional<PerfConfig> SweepChoices::config(std::string* message) const {
   if (c.matmul_sizes.empty() || c.stencil_lengths.empty()) {
     std::vector<std::string> keep;
     for (const auto& k : c.kernels) {
-      const Variant* v = find_variant(k);
+      const LessonInfo* v = find_lesson(k);
       const bool mm = v && v->metric == PerfMetric::Flops;
       if ((mm && !c.matmul_sizes.empty()) || (!mm && !c.stencil_lengths.empty())) keep.push_back(k);
     }
@@ -71,11 +71,11 @@ std::optional<PerfConfig> SweepChoices::config(std::string* message) const {
 
 std::vector<CountRow> compute_counts() {
   std::vector<CountRow> rows;
-  for (const Variant& v : catalogue()) {
+  for (const LessonInfo& v : all_lessons()) {
     CountRow row;
     row.kernel = v.id;
     RunRequest req;
-    req.variant = v.id;
+    req.lesson_id = v.id;
     Params p = v.defaults;
     if (v.metric == PerfMetric::Flops) {
       p.tile = 16;
@@ -132,7 +132,7 @@ std::string describe_report(const PerfReport& r) {
 bool charts_a_ladder(const PerfReport& r) {
   for (const std::string& l : ladders()) {
     int steps = 0;
-    for (const Variant* v : ladder_variants(l))
+    for (const LessonInfo* v : ladder_lessons(l))
       steps += std::any_of(r.results.begin(), r.results.end(),
                            [&](const PerfResult& x) { return x.counted() && x.kernel == v->id; });
     if (steps >= 3) return true;

@@ -17,7 +17,7 @@ namespace ts::app {
 
 // The kernels, sizes, tiles and repetitions ticked in the panel.
 struct SweepChoices {
-  std::vector<bool> kernel_on;  // per catalogue() entry
+  std::vector<bool> kernel_on;  // per all_lessons() entry
   std::vector<std::pair<int, bool>> sizes, lengths, tiles;
   int reps = 10;
   bool flush = true;
@@ -29,7 +29,7 @@ struct SweepChoices {
   std::optional<PerfConfig> config(std::string* message) const;
 };
 
-// One row of the access-count table: a variant run traced at a small size.
+// One row of the access-count table: a lesson run traced at a small size.
 struct CountRow {
   std::string kernel, params, backend, error;
   AccessCounts counts;

@@ -22,12 +22,12 @@
 #include <vector>
 
 #include "analysis/perf_counts.hpp"
+#include "app/core/outputs.hpp"
+#include "app/core/view.hpp"
 #include "app/perf/ladder_chart.hpp"
 #include "app/perf/perf_plots.hpp"
 #include "app/perf/perf_runs.hpp"
 #include "app/perf/plot.hpp"
-#include "app/core/outputs.hpp"
-#include "app/core/view.hpp"
 #include "engine/backend.hpp"
 #include "io/perf_report.hpp"
 
@@ -225,12 +225,12 @@ class PerformanceView final : public View {
   // (the H200 ladder: 4096 only), so that no empty line is in the legend.
   static std::vector<int> ladder_sizes(const PerfReport& r, const std::string& ladder) {
     std::vector<int> out;
-    const std::vector<const Variant*> steps = ladder_variants(ladder);
+    const std::vector<const LessonInfo*> steps = ladder_lessons(ladder);
     for (int n : kLadderSizes)
       for (const PerfResult& x : r.results)
         if (x.counted() && x.size == n &&
             std::any_of(steps.begin(), steps.end(),
-                        [&](const Variant* v) { return x.kernel == v->id; })) {
+                        [&](const LessonInfo* v) { return x.kernel == v->id; })) {
           out.push_back(n);
           break;
         }
@@ -309,7 +309,7 @@ class PerformanceView final : public View {
 
   void draw_controls(bool gpu) {
     if (!ImGui::CollapsingHeader("Sweep", gpu ? ImGuiTreeNodeFlags_DefaultOpen : 0)) return;
-    const auto cat = catalogue();
+    const auto cat = all_lessons();
     ImGui::TextDisabled("Kernels");
     for (size_t i = 0; i < cat.size(); ++i) {
       bool on = choices_.kernel_on[i];

@@ -71,7 +71,7 @@ void start(AppState& s) {
   for (auto it = qs.begin(); it != qs.end();) {
     bool keep = it->settled;
     if (!keep && it->rerun) {
-      const Variant* v = find_variant(it->rerun->variant);
+      const LessonInfo* v = find_lesson(it->rerun->lesson_id);
       if (v && !check_simulator_steps(*v, it->rerun->params)) {
         const RunResult res = run(*it->rerun);
         keep = res.ok && settle_wrong_without(*it, res.trace, &s.trace());

@@ -18,16 +18,16 @@
 #include <filesystem>
 
 #include "app/compare/compare_mode.hpp"
-#include "app/export/slide.hpp"
-#include "app/lecture/lecture.hpp"
-#include "app/quiz/quiz.hpp"
 #include "app/core/jobs.hpp"
-#include "app/shell/menu.hpp"
 #include "app/core/outputs.hpp"
 #include "app/core/palette.hpp"
+#include "app/export/slide.hpp"
+#include "app/lecture/caption_strip.hpp"
+#include "app/lecture/lecture.hpp"
+#include "app/quiz/quiz.hpp"
+#include "app/shell/menu.hpp"
 #include "app/shell/settings.hpp"
 #include "app/shell/shortcuts.hpp"
-#include "app/lecture/caption_strip.hpp"
 #include "io/input_file.hpp"
 #include "io/perf_report.hpp"
 #include "io/trace_file.hpp"
@@ -68,9 +68,9 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
   // one, the catalogue's default (a tiled multiply whose size is not a
   // multiple of the tile, so padding shows).
   s.request = opt_.request;
-  if (!find_variant(s.request.variant)) {
-    const Variant& v = default_variant();
-    s.request.variant = v.id;
+  if (!find_lesson(s.request.lesson_id)) {
+    const LessonInfo& v = default_lesson();
+    s.request.lesson_id = v.id;
     s.request.params = v.defaults;
     s.request.barrier_mask = all_barriers(v);
   }

@@ -8,15 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "app/core/app_state.hpp"
+#include "app/core/budget_dialog.hpp"
+#include "app/core/view.hpp"
 #include "app/export/export.hpp"
 #include "app/export/export_dialog.hpp"
 #include "app/replay/position_spec.hpp"
-#include "app/core/app_state.hpp"
-#include "app/core/budget_dialog.hpp"
 #include "app/shell/file_dialog.hpp"
 #include "app/shell/fonts_themes.hpp"
 #include "app/shell/layout.hpp"
-#include "app/core/view.hpp"
 
 struct GLFWwindow;
 
@@ -24,9 +24,9 @@ namespace ts::app {
 
 // Command-line options (interactive and scripted).
 struct Options {
-  // The lesson to run: variant, parameters, barriers, backend, schedule, ...,
+  // The lesson to run: lesson, parameters, barriers, backend, schedule, ...,
   // parsed and checked by main() as tilescope-cli does (engine/lesson_options.hpp).
-  // An empty variant: the default lesson.
+  // An empty lesson: the default lesson.
   RunRequest request;
   std::string order = "lockstep";  // recorded, lockstep
   std::string position;            // event index, 'end', 'phase:N', 'barrier:N', 'access:N'

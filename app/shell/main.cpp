@@ -60,7 +60,7 @@ void add_window_options(CommandLine& line, ts::app::Options& opt) {
   std::string& size = line.size;
   cli.add_option("trace", opt.trace_file, "a .tstrace file to replay (recorded anywhere)");
   ts::LessonOptions& lesson = line.lesson;
-  lesson.default_variant = ts::default_variant().id;
+  lesson.default_lesson = ts::default_lesson().id;
   // The window's simulator lets the odd warps fall behind by default, so that
   // unticking a barrier shows the race at once (the CLI keeps lockstep).
   lesson.schedule = "skew";

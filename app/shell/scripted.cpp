@@ -16,14 +16,14 @@
 #include <vector>
 
 #include "app/compare/compare_mode.hpp"
+#include "app/core/jobs.hpp"
+#include "app/core/outputs.hpp"
+#include "app/core/palette.hpp"
 #include "app/grid/grid_memory_overlay.hpp"
 #include "app/grid/layout_toggle.hpp"
 #include "app/lecture/lecture.hpp"
 #include "app/quiz/quiz_colours.hpp"
 #include "app/shell/app.hpp"
-#include "app/core/jobs.hpp"
-#include "app/core/outputs.hpp"
-#include "app/core/palette.hpp"
 #include "app/shell/window_args.hpp"
 
 namespace ts::app {
@@ -260,7 +260,7 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
                        {"style", int(m.style)},
                        {"label", m.label}});
   j["marks"] = marks;
-  j["variant"] = s.request.variant;
+  j["variant"] = s.request.lesson_id;
   // The warp access the replay is at (the Banks view's and the coalescing picture's).
   if (s.replay && s.result.warp) {
     bool earlier = false;
@@ -400,11 +400,11 @@ bool App::prepare_scripted(std::string* error) {
     install(s, load_job(opt_.trace_file));
   } else {
     if (!opt_.layout.empty()) {  // as a click on the grid's layout toggle
-      const Variant* v = find_variant(s.request.variant);
-      const Variant* to = v ? layout_named(*v, opt_.layout) : nullptr;
+      const LessonInfo* v = find_lesson(s.request.lesson_id);
+      const LessonInfo* to = v ? layout_named(*v, opt_.layout) : nullptr;
       if (!to) {
         std::string labels;
-        for (const Variant* c : v ? layout_siblings(*v) : std::vector<const Variant*>{})
+        for (const LessonInfo* c : v ? layout_siblings(*v) : std::vector<const LessonInfo*>{})
           labels += std::string(labels.empty() ? "" : ", ") + "'" + c->layout_label + "'";
         *error = "--layout '" + opt_.layout + "': " +
                  (labels.empty() ? "this lesson has no other layouts"

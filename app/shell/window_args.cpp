@@ -5,9 +5,9 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/core/view.hpp"
 #include "app/grid/layout_toggle.hpp"
 #include "app/shell/fonts_themes.hpp"
-#include "app/core/view.hpp"
 #include "engine/catalogue.hpp"
 #include "io/lecture_file.hpp"
 
@@ -131,11 +131,11 @@ std::optional<std::string> check_window_options(const Options& opt, const GivenO
   }
   // The lesson's own ranges; a trace file or lecture brings its own (checked once in).
   if (!opt.trace_file.empty() || !opt.lecture.empty()) return std::nullopt;
-  const Variant* v = find_variant(opt.request.variant);
+  const LessonInfo* v = find_lesson(opt.request.lesson_id);
   if (!v) return std::nullopt;  // the lesson options said why already
   if (!opt.layout.empty() && !layout_named(*v, opt.layout)) {
     std::string labels;
-    for (const Variant* c : layout_siblings(*v))
+    for (const LessonInfo* c : layout_siblings(*v))
       labels += std::string(labels.empty() ? "" : ", ") + "'" + c->layout_label + "'";
     return "--layout '" + opt.layout + "': " +
            (labels.empty() ? std::string(v->id) + " has no other layouts"
@@ -151,7 +151,7 @@ std::optional<std::string> check_options_against_trace(const Options& opt, const
   const GivenOptions given{.select_block = opt.select_block >= 0,
                            .select_thread = opt.select_thread >= 0};
   return check_launch(opt, given, g.grid.count(), g.block.count(),
-                      t.config.variant + " as recorded");
+                      t.config.lesson_id + " as recorded");
 }
 
 }  // namespace ts::app

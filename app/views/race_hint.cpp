@@ -13,7 +13,7 @@ namespace {
 
 // The same run again with other parameters or schedule, barriers as they are.
 void rerun(AppState& s, const Trace& t, const Params& p, ScheduleKind kind) {
-  s.request.variant = t.config.variant;
+  s.request.lesson_id = t.config.lesson_id;
   s.request.params = p;
   s.request.barrier_mask = t.config.barrier_mask;
   s.request.schedule.kind = kind;
@@ -21,7 +21,7 @@ void rerun(AppState& s, const Trace& t, const Params& p, ScheduleKind kind) {
   s.run_requested = true;
 }
 
-std::string knob_text(const Variant& v, const Params& p) {
+std::string knob_text(const LessonInfo& v, const Params& p) {
   return (v.uses & kUsesTile) ? "tile " + std::to_string(p.tile)
                               : "block " + std::to_string(p.block);
 }
@@ -45,7 +45,7 @@ bool button(AppState& s, const std::string& label, bool small = false) {
 void draw_race_hint(AppState& s, bool correct, uint64_t stale_reads) {
   if (!s.has_trace()) return;
   const Trace& t = s.trace();
-  const Variant* v = find_variant(t.config.variant);
+  const LessonInfo* v = find_lesson(t.config.lesson_id);
   if (!v || v->barriers.empty() || t.config.barrier_mask.keeps_all_of(int(v->barriers.size())))
     return;
   const int warps = warps_per_block(*v, t.config.params);

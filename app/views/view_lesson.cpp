@@ -1,4 +1,4 @@
-// Lesson: pick a catalogue variant, set its parameters (with the limits
+// Lesson: pick a catalogue lesson, set its parameters (with the limits
 // shown), switch each __syncthreads() on or off, choose the backend, run.
 // Invalid parameters are refused here, with validate()'s reason, before anything runs.
 #include <imgui.h>
@@ -29,7 +29,7 @@ class LessonView final : public View {
   float content_h_ = 0;
 
   void draw_controls(AppState& s) {
-    const Variant* v = find_variant(s.request.variant);
+    const LessonInfo* v = find_lesson(s.request.lesson_id);
     draw_lesson_picker(s, v);
     if (!v) {
       ImGui::TextWrapped("Choose a lesson.");
@@ -50,7 +50,7 @@ class LessonView final : public View {
   }
 
   // The lesson's combo, grouped by family.
-  static void draw_lesson_picker(AppState& s, const Variant* v) {
+  static void draw_lesson_picker(AppState& s, const LessonInfo* v) {
     RunRequest& req = s.request;
     ImGui::PushItemWidth(-1);
     // The title in the combo where it fits; in a narrow column (or a large
@@ -65,7 +65,7 @@ class LessonView final : public View {
       ImGui::PopTextWrapPos();
     }
     float widest = 0;
-    for (const Variant& c : catalogue())
+    for (const LessonInfo& c : all_lessons())
       widest = std::max(widest, ImGui::CalcTextSize(c.title).x);
     ImGui::SetNextWindowSizeConstraints(
         ImVec2(widest + 2 * ImGui::GetStyle().WindowPadding.x + ImGui::GetStyle().ScrollbarSize, 0),
@@ -77,13 +77,13 @@ class LessonView final : public View {
                           ImGuiComboFlags_HeightLarge)) {
       // Grouped by family, under the family's heading, in catalogue order.
       std::string_view last;
-      for (const Variant& c : catalogue()) {
+      for (const LessonInfo& c : all_lessons()) {
         if (c.family != last) {
           ImGui::TextDisabled("%s", c.family_title);
           last = c.family;
         }
         if (ImGui::Selectable(c.title, v == &c)) {
-          req.variant = c.id;
+          req.lesson_id = c.id;
           req.params = c.defaults;
           req.barrier_mask = all_barriers(c);
           s.run_requested = true;  // a new lesson shows at once
@@ -106,9 +106,9 @@ class LessonView final : public View {
     if (!can_run) ImGui::EndDisabled();
   }
 
-  // Parameters the variant reads, with their limits; sets s.param_error.
-  static bool draw_parameters(AppState& s, const Variant& lesson, bool use_gpu, float w) {
-    const Variant* v = &lesson;
+  // Parameters the lesson reads, with their limits; sets s.param_error.
+  static bool draw_parameters(AppState& s, const LessonInfo& lesson, bool use_gpu, float w) {
+    const LessonInfo* v = &lesson;
     const CudaStatus& gpu = cuda_status();
     const DeviceLimits lim = use_gpu ? gpu.limits() : simulator_model().limits();
     Params& p = s.request.params;
@@ -179,7 +179,7 @@ class LessonView final : public View {
   }
 
   // One checkbox per barrier, named by its line.
-  static bool draw_barriers(RunRequest& req, const Variant& v) {
+  static bool draw_barriers(RunRequest& req, const LessonInfo& v) {
     bool changed = false;
     if (!v.barriers.empty()) {
       ImGui::Separator();

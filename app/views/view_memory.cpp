@@ -35,7 +35,7 @@ class MemoryView final : public View {
       ImGui::Text("No GPU in use (%s): the figures are the CPU simulator's model of one.",
                   gpu.reason.c_str());
     ImGui::PopTextWrapPos();
-    const Variant* v = s.lesson();
+    const LessonInfo* v = s.lesson();
     const LaunchGeometry g = s.has_trace()
                                  ? s.trace().config.geometry
                                  : (v ? geometry(*v, s.request.params) : LaunchGeometry{});

@@ -22,7 +22,7 @@ class NarrationView final : public View {
   int order() const override { return 0; }
 
   void draw(AppState& s) override {
-    const Variant* v = s.lesson();
+    const LessonInfo* v = s.lesson();
     if (!v) {
       ImGui::TextDisabled("No lesson.");
       return;
@@ -101,7 +101,7 @@ class NarrationView final : public View {
     }
   }
 
-  void load(const Variant* v) {
+  void load(const LessonInfo* v) {
     if (v == loaded_) return;
     loaded_ = v;
     error_.clear();
@@ -122,7 +122,7 @@ class NarrationView final : public View {
     }
   }
 
-  const Variant* loaded_ = nullptr;
+  const LessonInfo* loaded_ = nullptr;
   nlohmann::json doc_;
   std::string error_;
 };

@@ -408,7 +408,7 @@ class RacesView final : public View {
     // Its traced run (for the hazards) comes beside the trace on screen: only
     // within the memory budget.
     hazards_skipped_.clear();
-    if (const Variant* v = find_variant(req.base.variant); v && req.check_hazards) {
+    if (const LessonInfo* v = find_lesson(req.base.lesson_id); v && req.check_hazards) {
       const uint64_t held =
           s.replay ? window_held_bytes(s.replay->size(), s.replay->cells().size()) : 0;
       const uint64_t need = held + estimate_run(*v, req.base.params, req.base.trace_capacity).bytes;

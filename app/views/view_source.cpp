@@ -22,7 +22,7 @@ class SourceView final : public View {
   int order() const override { return 0; }
 
   void draw(AppState& s) override {
-    const Variant* v = s.lesson();
+    const LessonInfo* v = s.lesson();
     if (!v) {
       ImGui::TextDisabled("No lesson.");
       return;
@@ -145,7 +145,7 @@ class SourceView final : public View {
     return rows;
   }
 
-  void load(const Variant* v) {
+  void load(const LessonInfo* v) {
     if (v == loaded_) return;
     loaded_ = v;
     lines_.clear();
@@ -192,7 +192,7 @@ class SourceView final : public View {
       }
   }
 
-  const Variant* loaded_ = nullptr;
+  const LessonInfo* loaded_ = nullptr;
   std::vector<std::string> lines_;
   std::string error_;
   int first_ = 0, last_ = 0, scrolled_to_ = -1;

@@ -51,7 +51,7 @@ class VerdictView final : public View {
     if (big) ImGui::PopFont();
     ImGui::PushTextWrapPos(0);
     if (v.checked) text_wrapped_at_spaces(v.summary());
-    const Variant* var = find_variant(t.config.variant);
+    const LessonInfo* var = find_lesson(t.config.lesson_id);
     if (var && !var->barriers.empty()) {
       const int count = int(var->barriers.size());
       if (!t.config.barriers().keeps_all_of(count)) {

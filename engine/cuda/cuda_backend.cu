@@ -1,4 +1,4 @@
-// The CUDA backend: runs a catalogue variant on the GPU, traced (every access
+// The CUDA backend: runs a catalogue lesson on the GPU, traced (every access
 // recorded) or untraced (what gets timed), and probes the device once.
 #include <cuda_runtime.h>
 
@@ -55,7 +55,7 @@ struct EventPair {
   }
 };
 
-// Launches the variant's body with recorder `rec`. Returns the launch error.
+// Launches the lesson's body with recorder `rec`. Returns the launch error.
 template <class Rec>
 cudaError_t launch(size_t lesson_index, const Params& p, const LaunchGeometry& g, const Rec& rec,
                    const KernelArgs& args) {

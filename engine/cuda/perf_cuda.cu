@@ -1,7 +1,7 @@
 // The GPU timing harness of the performance panel and `tilescope-cli bench`.
 //
 // What it measures, and how (issue 5):
-//   - the UNTRACED instantiation of every selected catalogue variant (PlainRec:
+//   - the UNTRACED instantiation of every selected catalogue lesson (PlainRec:
 //     plain loads and stores, barriers as in the source), launched through our
 //     own __global__ wrapper `timed<Body>`;
 //   - cuBLAS SGEMM at the same n, and a device-to-device copy for bandwidth;
@@ -13,7 +13,7 @@
 //     cuBLAS's output (integer inputs in [-4, 4] make both sums exact in float,
 //     so the check is exact too). A wrong kernel is still timed, marked "wrong"
 //     and never counted;
-//   - NVTX ranges around every timed launch, named "<variant> T<tile> n=<size>",
+//   - NVTX ranges around every timed launch, named "<lesson> T<tile> n=<size>",
 //     so Nsight Systems shows them by name.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -361,14 +361,15 @@ std::string host_name() {
   return buf;
 }
 
-// The parameters of one point: the lesson's own defaults with its sizes
-// scaled to the sweep's size (and the sweep's tile). A multiply (Flops) runs
+// The parameters of one point: the lesson's timed parameters (its defaults,
+// or the `timed` value a declaration gives: a 1D lesson's block of 256) with
+// its sizes scaled to the sweep's size (and the sweep's tile). A multiply (Flops) runs
 // n x n x n; a bandwidth lesson (Bytes) moves `size` elements: a 1D lesson as
 // its length, a 2D one as a square of side sqrt(size). Its other parameters
 // (a stencil's radius, a reduction's block) stay the lesson's, unless the
 // config fixes them.
-Params point_params(const Variant& v, const PerfConfig& c, int size, int tile) {
-  Params p = v.defaults;
+Params point_params(const LessonInfo& v, const PerfConfig& c, int size, int tile) {
+  Params p = v.timed;
   if (v.metric == PerfMetric::Flops) {
     p.m = p.k = p.n = size;
     if (v.uses & kUsesTile) p.tile = tile;
@@ -388,10 +389,10 @@ Params point_params(const Variant& v, const PerfConfig& c, int size, int tile) {
   return p;
 }
 
-// Tiles a variant is swept over: the config's for tile (or block side)
-// variants, one pass for the others. A lesson with its own tile choices (a
+// Tiles a lesson is swept over: the config's for tile (or block side)
+// lessons, one pass for the others. A lesson with its own tile choices (a
 // ladder step's block tiles) runs its tuned one and those the config names.
-std::vector<int> point_tiles(const Variant& v, const PerfConfig& c) {
+std::vector<int> point_tiles(const LessonInfo& v, const PerfConfig& c) {
   if (v.metric != PerfMetric::Flops || !(v.uses & (kUsesTile | kUsesBlock))) return {0};
   if (v.tile_choices.empty()) return c.tiles;
   std::vector<int> run;
@@ -415,7 +416,7 @@ struct Sweep {
       if (ctl->on_result) ctl->on_result(rep.results.back());
     }
   }
-  void skip_point(const Variant& v, int size, int tile, const std::string& why) {
+  void skip_point(const LessonInfo& v, int size, int tile, const std::string& why) {
     PerfResult x;
     x.kernel = v.id;
     x.metric = v.metric;
@@ -441,11 +442,11 @@ struct Sweep {
                 ". The GPU context is unusable, so the sweep stopped; the results so far are kept.";
   }
 
-  // Times one catalogue variant at one point and checks its output.
+  // Times one catalogue lesson at one point and checks its output.
   template <class Body>
-  void run_variant(const Variant& v, const Params& p, int size, int tile, KernelArgs args,
-                   float* out_dev, size_t out_count, const BufferData& want,
-                   const std::string& checked_against) {
+  void run_lesson(const LessonInfo& v, const Params& p, int size, int tile, KernelArgs args,
+                  float* out_dev, size_t out_count, const BufferData& want,
+                  const std::string& checked_against) {
     PerfResult x;
     x.kernel = v.id;
     x.metric = v.metric;
@@ -568,7 +569,7 @@ struct Sweep {
   // cuBLAS at n (A and B on the device, R its output): the reference time, and
   // the reference output above the CPU reference's sizes (`want`, `against`).
   // False when the sweep was cancelled.
-  bool cublas_point(int n, const DevBuf& A, const DevBuf& B, const DevBuf& R, const Variant& gen,
+  bool cublas_point(int n, const DevBuf& A, const DevBuf& B, const DevBuf& R, const LessonInfo& gen,
                     const Params& gp, bool cpu_ref, BufferData& want, std::string& against) {
     const size_t elems = size_t(n) * n;
     if (ctl) ctl->set_current(std::string(kCublasId) + " n=" + std::to_string(n));
@@ -623,7 +624,7 @@ struct Sweep {
     return true;
   }
 
-  void matmul_size(const std::vector<const Variant*>& vs, int n) {
+  void matmul_size(const std::vector<const LessonInfo*>& vs, int n) {
     if (check_cancel()) return;
     const size_t elems = size_t(n) * n;
     // A padding of 32 rows and columns: the exact-multiples kernel reads and
@@ -641,7 +642,7 @@ struct Sweep {
         x.message = why;
         emit(x);
       }
-      for (const Variant* v : vs)
+      for (const LessonInfo* v : vs)
         for (int t : point_tiles(*v, cfg))
           skip_point(*v, n, t, why);
     };
@@ -667,7 +668,7 @@ struct Sweep {
 
     // Inputs from the catalogue's generator: small integers, exact in float sums.
     // Every multiply lesson fills A and B from the same streams: the first one's.
-    const Variant& gen = *vs.front();
+    const LessonInfo& gen = *vs.front();
     Params gp = point_params(gen, cfg, n, 16);
     if (ctl) ctl->set_current("inputs n=" + std::to_string(n));
     std::vector<BufferData> inputs = make_inputs(gen, gp, InputKind::SmallIntegers, cfg.input_seed);
@@ -702,7 +703,7 @@ struct Sweep {
     }
     inputs.clear();
 
-    for (const Variant* v : vs) {
+    for (const LessonInfo* v : vs) {
       for (int tile : point_tiles(*v, cfg)) {
         if (check_cancel()) return;
         const Params p = point_params(*v, cfg, n, tile);
@@ -724,7 +725,7 @@ struct Sweep {
         args.data[2] = B.f();
         args.data[3] = C.f();
         bool found = visit_lesson(*lesson_index(v->id), p, [&](auto body) {
-          run_variant<decltype(body)>(*v, p, n, tile, args, C.f(), elems, want, against);
+          run_lesson<decltype(body)>(*v, p, n, tile, args, C.f(), elems, want, against);
         });
         if (!found)
           skip_point(*v, n, tile, "no untraced instantiation for this tile in this build");
@@ -735,7 +736,7 @@ struct Sweep {
 
   // A bandwidth lesson (stencils, transposes, reductions, ...) at `size`
   // elements: its own arrays (engine/prepare.hpp), inputs and CPU reference.
-  void bandwidth_point(const std::vector<const Variant*>& vs, int size) {
+  void bandwidth_point(const std::vector<const LessonInfo*>& vs, int size) {
     // The CPU reference is computed once for the lessons that share one
     // reference function at the same parameters (the transposes, the
     // stencils); lessons of a family that compute something else at the
@@ -744,11 +745,11 @@ struct Sweep {
     std::vector<float> (*want_of)(const Params&, const LessonInputs&) = nullptr;
     Params want_params;
     BufferData want;
-    for (const Variant* v : vs) {
+    for (const LessonInfo* v : vs) {
       if (check_cancel()) return;
       const Params p = point_params(*v, cfg, size, 0);
       RunRequest req;
-      req.variant = v->id;
+      req.lesson_id = v->id;
       req.params = p;
       req.traced = false;
       req.input_seed = cfg.input_seed;
@@ -795,8 +796,8 @@ struct Sweep {
         want_params = p;
       }
       const bool found = visit_lesson(*lesson_index(v->id), p, [&](auto body) {
-        run_variant<decltype(body)>(*v, p, size, 0, run.args, out_dev, out_count, want,
-                                    "CPU double reference");
+        run_lesson<decltype(body)>(*v, p, size, 0, run.args, out_dev, out_count, want,
+                                   "CPU double reference");
       });
       if (!found) skip_point(*v, size, 0, "no untraced instantiation in this build");
       if (stop) return;
@@ -825,8 +826,8 @@ PerfReport run_perf_sweep(const PerfConfig& config, SweepControl* control) {
     return rep;
   }
 
-  std::vector<const Variant*> mm, st;
-  for (const Variant* v : selected_variants(cfg))
+  std::vector<const LessonInfo*> mm, st;
+  for (const LessonInfo* v : selected_lessons(cfg))
     (v->metric == PerfMetric::Flops ? mm : st).push_back(v);
   bool want_cublas = cfg.with_cublas, want_copy = cfg.with_copy;
   for (const auto& k : cfg.kernels) {
@@ -836,7 +837,7 @@ PerfReport run_perf_sweep(const PerfConfig& config, SweepControl* control) {
   if (mm.empty()) want_cublas = false;
 
   int total = want_copy ? 1 : 0;
-  for (const Variant* v : mm)
+  for (const LessonInfo* v : mm)
     total += int(point_tiles(*v, cfg).size() * cfg.matmul_sizes.size());
   if (want_cublas) total += int(cfg.matmul_sizes.size());
   total += int(st.size() * cfg.stencil_lengths.size());

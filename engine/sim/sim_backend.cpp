@@ -25,7 +25,7 @@ constexpr uint64_t kMaxSimSteps = 256ull << 20;
 RunResult simulate_prepared(PreparedRun& run) {
   RunResult res;
   const RunRequest& req = run.request;
-  const Variant& v = *run.lesson;
+  const LessonInfo& v = *run.lesson;
 
   // Allocated like the GPU backend does (room past the end for the kernels
   // that overrun by design); the recorder still reports any index beyond
@@ -87,7 +87,7 @@ RunResult simulate_prepared(PreparedRun& run) {
 
 }  // namespace
 
-std::optional<std::string> check_simulator_steps(const Variant& v, const Params& p) {
+std::optional<std::string> check_simulator_steps(const LessonInfo& v, const Params& p) {
   const uint64_t steps = expected_counts(v, p).total();
   if (steps <= kMaxSimSteps) return std::nullopt;
   return "the simulator would take " + std::to_string(steps) + " steps for " + describe(v, p) +

@@ -68,9 +68,9 @@ Rgb ramp_at(const nlohmann::json& ramp, double f) {
 
 std::shared_ptr<const ts::Trace> run_default(const std::string& lesson) {
   ts::RunRequest req;
-  const ts::Variant* v = ts::find_variant(lesson);
+  const ts::LessonInfo* v = ts::find_lesson(lesson);
   if (!v) return nullptr;
-  req.variant = v->id;
+  req.lesson_id = v->id;
   req.params = v->defaults;
   req.barrier_mask = ts::all_barriers(*v);
   req.backend = ts::BackendChoice::Sim;

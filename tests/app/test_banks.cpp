@@ -59,9 +59,9 @@ Shot take(const std::string& name, const std::string& args, const std::string& s
 // source line: the first lane of that warp instruction has just run.
 uint64_t first_position(const std::string& lesson, ts::EventKind kind, int line) {
   ts::RunRequest req;
-  const ts::Variant* v = ts::find_variant(lesson);
+  const ts::LessonInfo* v = ts::find_lesson(lesson);
   if (!v) return 0;
-  req.variant = v->id;
+  req.lesson_id = v->id;
   req.params = v->defaults;
   req.barrier_mask = ts::all_barriers(*v);
   req.backend = ts::BackendChoice::Sim;

@@ -120,7 +120,7 @@ constexpr const char* kSchedules[] = {"lockstep", "skew", "random"};
 TEST(AppBudget, RunBeyondTheBudgetIsRefusedAtOnceWithASizeThatFits) {
   const fs::path d = out_dir();
   const std::string budget = "TILESCOPE_MEMORY_BUDGET=200MB";
-  const ts::Variant& v = picks::default_lesson();
+  const ts::LessonInfo& v = picks::default_lesson();
   ts::Params p = v.defaults;
   p.n = 256;
   p.tile = 16;
@@ -169,7 +169,7 @@ TEST(AppBudget, RunBeyondTheBudgetIsRefusedAtOnceWithASizeThatFits) {
 // reference recorded the whole run: 2 GB for a 1.4 GB estimate).
 TEST(AppBudget, PeakStaysWithinTheBudgetUnderEverySchedule) {
   const fs::path d = out_dir();
-  const ts::Variant& v = picks::default_lesson();
+  const ts::LessonInfo& v = picks::default_lesson();
   const ts::RunRequest defaults;
   x_display();
   struct Case {
@@ -211,7 +211,7 @@ TEST(AppBudget, PeakStaysWithinTheBudgetUnderEverySchedule) {
 // that fits, and that size runs within the same budget.
 TEST(AppBudget, OverTheBudgetRefusedAtOnceUnderEverySchedule) {
   const fs::path d = out_dir();
-  const ts::Variant& v = picks::default_lesson();
+  const ts::LessonInfo& v = picks::default_lesson();
   const ts::RunRequest defaults;
   ts::Params p = v.defaults;
   p.n = 64;
@@ -249,8 +249,8 @@ TEST(AppBudget, OverTheBudgetRefusedAtOnceUnderEverySchedule) {
 TEST(AppBudget, TraceFileBeyondTheBudgetIsNotOpened) {
   const fs::path d = out_dir();
   ts::RunRequest req;
-  req.variant = default_id();
-  req.params = ts::find_variant(req.variant)->defaults;
+  req.lesson_id = default_id();
+  req.params = ts::find_lesson(req.lesson_id)->defaults;
   req.backend = ts::BackendChoice::Sim;
   const ts::RunResult run = ts::run_simulator(req);
   ASSERT_TRUE(run.ok) << run.error;

@@ -49,11 +49,11 @@ using ts::app_test::x_display;
 
 // A lesson run on the simulator with the window's default schedule (odd warps
 // fall behind, so a missing barrier bites), replayed in lockstep order.
-std::unique_ptr<Replay> replay_of(const std::string& variant, uint32_t mask = ~0u, int n = 0) {
-  const Variant* v = find_variant(variant);
+std::unique_ptr<Replay> replay_of(const std::string& lesson_id, uint32_t mask = ~0u, int n = 0) {
+  const LessonInfo* v = find_lesson(lesson_id);
   if (!v) return nullptr;
   RunRequest req;
-  req.variant = variant;
+  req.lesson_id = lesson_id;
   req.params = v->defaults;
   if (n) req.params.n = n;
   req.barrier_mask = mask == ~0u ? all_barriers(*v) : mask;

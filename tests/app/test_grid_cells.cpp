@@ -21,9 +21,9 @@ struct Screen {
   Shapes shapes;
   Residency res;
 
-  bool run(const Variant& v, uint32_t barrier_mask = ~0u) {
+  bool run(const LessonInfo& v, uint32_t barrier_mask = ~0u) {
     RunRequest req;
-    req.variant = v.id;
+    req.lesson_id = v.id;
     req.params = v.defaults;
     req.barrier_mask = barrier_mask;
     req.backend = BackendChoice::Sim;
@@ -50,8 +50,8 @@ struct Screen {
 
 // The first lesson of the catalogue whose grid (at its defaults, at the end of
 // the run) has what `wanted` asks for; nullptr when none has.
-const Variant* first_lesson(const std::function<bool(Screen&)>& wanted) {
-  for (const Variant& v : catalogue()) {
+const LessonInfo* first_lesson(const std::function<bool(Screen&)>& wanted) {
+  for (const LessonInfo& v : all_lessons()) {
     Screen sc;
     if (sc.run(v) && (sc.seek_end(), wanted(sc))) return &v;
   }
@@ -60,7 +60,7 @@ const Variant* first_lesson(const std::function<bool(Screen&)>& wanted) {
 
 TEST(GridCells, TheDefaultLessonsOutputShowsItsValuesWrittenAtTheEnd) {
   Screen sc;
-  ASSERT_TRUE(sc.run(default_variant()));
+  ASSERT_TRUE(sc.run(default_lesson()));
   ASSERT_FALSE(sc.shapes.outputs.empty());
   const ArrayShape out = sc.shapes.outputs[0];  // a copy: seeking makes the shapes anew
   // Before the first event: nothing stored, nothing printed.
@@ -91,7 +91,7 @@ TEST(GridCells, TheDefaultLessonsOutputShowsItsValuesWrittenAtTheEnd) {
 }
 
 TEST(GridCells, ATileHangingOverTheMatrixIsHatchedPadding) {
-  const Variant* v = first_lesson([](Screen& sc) {
+  const LessonInfo* v = first_lesson([](Screen& sc) {
     for (const ArrayShape& p : sc.shapes.inputs)
       if (p.tile > 0 && p.rows > p.data_rows) return true;
     return false;
@@ -117,7 +117,7 @@ TEST(GridCells, AtTheFirstBarrierTheBlocksInputTileIsInSharedMemory) {
   // A multiply with shared tiles: at its first barrier the selected block's
   // tiles of A and B are loaded; those input cells say so, and the shared
   // cells hold the same values.
-  const Variant* v = first_lesson([](Screen& sc) {
+  const LessonInfo* v = first_lesson([](Screen& sc) {
     return sc.shapes.multiply && !sc.shapes.shared.empty() && !sc.s.lesson()->barriers.empty();
   });
   ASSERT_NE(v, nullptr);
@@ -161,7 +161,7 @@ TEST(GridCells, AtTheFirstBarrierTheBlocksInputTileIsInSharedMemory) {
 }
 
 TEST(GridCells, AStencilsSharedArrayShowsItsHalo) {
-  const Variant* v = first_lesson([](Screen& sc) {
+  const LessonInfo* v = first_lesson([](Screen& sc) {
     for (const ArrayShape& p : sc.shapes.shared)
       if (p.halo > 0) return true;
     return false;
@@ -187,7 +187,7 @@ TEST(GridCells, AStencilsSharedArrayShowsItsHalo) {
 
 TEST(GridCells, WithoutItsBarriersALessonsWrongCellsAreMarkedWrongAtTheEnd) {
   // The first lesson whose output is wrong on the simulator with every barrier removed.
-  for (const Variant& v : catalogue()) {
+  for (const LessonInfo& v : all_lessons()) {
     if (v.barriers.empty()) continue;
     Screen sc;
     if (!sc.run(v, 0) || sc.s.result.verdict.wrong_cells.empty()) continue;

@@ -71,7 +71,7 @@ TEST(Lecture, StepShowsItsLessonPositionAndCaptionBand) {
   const LectureRun r = lecture(file, 4, "lecture_step4");
   ASSERT_EQ(r.rc, 0) << r.log;
   const ts::LectureStep& step = l->steps[3];
-  EXPECT_EQ(r.cells["variant"], step.request.variant);
+  EXPECT_EQ(r.cells["variant"], step.request.lesson_id);
   EXPECT_EQ(r.cells["lecture"]["step"], 4);
   EXPECT_EQ(r.cells["lecture"]["steps"], l->steps.size());
   EXPECT_EQ(r.cells["lecture"]["caption"], step.caption);
@@ -117,7 +117,7 @@ TEST(Lecture, EveryStepOfTheShippedLecturesRenders) {
       const LectureRun r =
           lecture(file, int(k), std::string(name) + "_" + std::to_string(k), "800x600");
       ASSERT_EQ(r.rc, 0) << name << " step " << k << ": " << r.log;
-      EXPECT_EQ(r.cells["variant"], l->steps[k - 1].request.variant) << name << " step " << k;
+      EXPECT_EQ(r.cells["variant"], l->steps[k - 1].request.lesson_id) << name << " step " << k;
       EXPECT_EQ(r.cells["lecture"]["step"], int(k));
     }
   }
@@ -163,13 +163,13 @@ TEST(Lecture, PageDownAndPageUpMoveBetweenSteps) {
   ASSERT_EQ(next.rc, 0) << next.log;
   EXPECT_EQ(next.cells["lecture"]["step"], 2);
   EXPECT_EQ(next.cells["lecture"]["caption"], l->steps[1].caption);
-  EXPECT_EQ(next.cells["variant"], l->steps[1].request.variant);
+  EXPECT_EQ(next.cells["variant"], l->steps[1].request.lesson_id);
   // Step 2 stands at its end; PageDown again reaches step 3, a new lesson at its start.
   EXPECT_EQ(next.cells["position"], next.cells["events"]);
   const LectureRun third = lecture(file + " --keys pagedown,pagedown", 1, "lecture_pagedown2");
   ASSERT_EQ(third.rc, 0) << third.log;
   EXPECT_EQ(third.cells["lecture"]["step"], 3);
-  EXPECT_EQ(third.cells["variant"], l->steps[2].request.variant);
+  EXPECT_EQ(third.cells["variant"], l->steps[2].request.lesson_id);
   EXPECT_EQ(third.cells["position"], 0);
   const LectureRun back = lecture(file + " --keys pageup", 4, "lecture_pageup");
   ASSERT_EQ(back.rc, 0) << back.log;

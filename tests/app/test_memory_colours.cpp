@@ -212,9 +212,9 @@ struct Stops {
 Stops stops(const std::string& lesson, ts::ReplayOrder order, const ts::Params& p) {
   Stops s;
   ts::RunRequest req;
-  const ts::Variant* v = ts::find_variant(lesson);
+  const ts::LessonInfo* v = ts::find_lesson(lesson);
   if (!v) return s;
-  req.variant = v->id;
+  req.lesson_id = v->id;
   req.params = p;
   req.barrier_mask = ts::all_barriers(*v);
   req.backend = ts::BackendChoice::Sim;

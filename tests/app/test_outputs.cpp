@@ -79,8 +79,8 @@ AppRun run_app(const std::string& args, const std::string& name, const fs::path&
 const std::string& trace_bytes() {
   static const std::string bytes = [] {
     ts::RunRequest req;
-    req.variant = picks::default_lesson().id;
-    req.params = ts::find_variant(req.variant)->defaults;
+    req.lesson_id = picks::default_lesson().id;
+    req.params = ts::find_lesson(req.lesson_id)->defaults;
     req.params.n = 8;
     req.params.tile = 4;
     req.backend = ts::BackendChoice::Sim;

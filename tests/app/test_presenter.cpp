@@ -78,7 +78,7 @@ Box cells_box(const json& a) {
 }
 
 TEST(Presenter, DefaultLessonHas20PxCellsWithValuesAtEveryFontOn720p) {
-  const ts::Variant& v = ts::default_variant();
+  const ts::LessonInfo& v = ts::default_lesson();
   std::set<std::string> names;
   for (const auto& a : ts::arrays(v, v.defaults))
     names.insert(a.name);
@@ -190,13 +190,13 @@ namespace {
 // are one kernel with another shared array: its global matrices are drawn at
 // one scale, so that the picture compares the layouts and not the zoom.
 TEST(Presenter, LayoutVariantsOfALessonAreDrawnAtOneScale) {
-  std::map<std::string, std::vector<const ts::Variant*>> groups;
-  for (const ts::Variant& v : ts::catalogue())
+  std::map<std::string, std::vector<const ts::LessonInfo*>> groups;
+  for (const ts::LessonInfo& v : ts::all_lessons())
     if (v.layout_group && v.layout_label) groups[v.layout_group].push_back(&v);
   ASSERT_FALSE(groups.empty());
   for (const auto& [group, sibs] : groups) {
     std::map<std::string, double> cell;  // global array -> cell size of the first layout
-    for (const ts::Variant* v : sibs) {
+    for (const ts::LessonInfo* v : sibs) {
       const std::string name = "layout_" + std::string(v->id);
       const json j = shot(name, "--backend sim --lesson " + std::string(sibs.front()->id) +
                                     " --layout \"" + v->layout_label + "\" --size 1600x900");

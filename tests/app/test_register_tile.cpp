@@ -112,11 +112,11 @@ TEST(AppRegisterTile, TiledSquareThreadAndItsWarpOutlined) {
 // each thread (tx, ty) of block 0 stores C[2ty .. 2ty+1][2tx .. 2tx+1].
 fs::path two_by_two_trace() {
   using namespace ts;
-  const Variant& v = picks::ladder_step(2);
+  const LessonInfo& v = picks::ladder_step(2);
   Trace t;
   Params p = v.defaults;
   p.n = 16, p.block = 8;
-  t.config.variant = v.id;
+  t.config.lesson_id = v.id;
   t.config.params = p;
   t.config.geometry = geometry(v, p);
   t.config.arrays = arrays(v, p);
@@ -179,11 +179,11 @@ TEST(AppRegisterTile, TwoByTwoStoresAreOneRegisterTile) {
 // The same shapes; the 32 lanes of warp 0 load A[4l .. 4l+3] as float4.
 fs::path float4_trace() {
   using namespace ts;
-  const Variant& v = picks::ladder_step(2);
+  const LessonInfo& v = picks::ladder_step(2);
   Trace t;
   Params p = v.defaults;
   p.n = 16, p.block = 8;
-  t.config.variant = v.id;
+  t.config.lesson_id = v.id;
   t.config.params = p;
   t.config.geometry = geometry(v, p);
   t.config.arrays = arrays(v, p);

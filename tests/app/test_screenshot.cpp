@@ -157,7 +157,7 @@ TEST(AppScreenshot, LastWrittenOutputCellShowsItsValue) {
   EXPECT_EQ(ls["buffer"], "C");
   const uint32_t e = ls["element"].get<uint32_t>();
   // The value the replay shows is the correct one: compute it independently.
-  const ts::Variant* v = &picks::default_lesson();
+  const ts::LessonInfo* v = &picks::default_lesson();
   ASSERT_NE(v, nullptr);
   ts::Params p = v->defaults;
   p.n = 10;
@@ -389,9 +389,9 @@ TEST(AppScreenshot, ThreadsWaitingAtABarrierAreCountedAndMarked) {
   // The default lesson (8 x 8 = 64 threads a block) part-way through the
   // arrivals at barrier 1 of block 0: some threads wait, the others not yet.
   ts::RunRequest req;
-  const ts::Variant* v = &picks::default_lesson();
+  const ts::LessonInfo* v = &picks::default_lesson();
   ASSERT_NE(v, nullptr);
-  req.variant = v->id;
+  req.lesson_id = v->id;
   req.params = v->defaults;
   req.barrier_mask = ts::all_barriers(*v);
   req.backend = ts::BackendChoice::Sim;

@@ -52,7 +52,7 @@ static std::string shared_atomics_id() {
 // The lesson whose banks caption this test reads: sdata[index] += sdata[index + s].
 static std::string strided_sum_id() {
   return picks::first_with("with the statement sdata[index] += sdata[index + s]",
-                           [](const ts::Variant& v) {
+                           [](const ts::LessonInfo& v) {
                              return picks::source_has(v, "sdata[index] += sdata[index + s]");
                            })
       .id;

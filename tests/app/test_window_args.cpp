@@ -279,7 +279,7 @@ void expect_readable_help(const std::string& help, const std::string& who) {
   // Every meaning the lessons give --n and --tile, each on a line of its own.
   for (const char* name : {"n", "tile"}) {
     int meanings = 0;
-    for (const ts::Variant& v : ts::catalogue())
+    for (const ts::LessonInfo& v : ts::all_lessons())
       for (const ts::ParamText& t : v.param_text) {
         if (std::string(t.name) != name) continue;
         // "- label: hint", or "- hint" where the hint starts with the label.

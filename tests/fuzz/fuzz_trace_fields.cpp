@@ -43,7 +43,7 @@ constexpr uint64_t kMaxValues = 4096;
 const std::vector<Trace>& seeds() {
   static const std::vector<Trace> traces = [] {
     struct Seed {
-      const char* variant;
+      const char* lesson_id;
       Params p;
       uint32_t mask;
     };
@@ -63,7 +63,7 @@ const std::vector<Trace>& seeds() {
     std::vector<Trace> out;
     for (const Seed& s : list) {
       RunRequest req;
-      req.variant = s.variant;
+      req.lesson_id = s.lesson_id;
       req.params = s.p;
       req.barrier_mask = s.mask;
       RunResult r = run_simulator(req);
@@ -181,7 +181,7 @@ void mutate(Trace& t, Input& in) {
       break;
     }
     case 1: {  // a parameter with the geometry and arrays it gives: deeper checks
-      const Variant* v = find_variant(c.variant);
+      const LessonInfo* v = find_lesson(c.lesson_id);
       int32_t* p = param(c.params, in.byte());
       *p = int32_t(in.value(uint32_t(*p)) % 4096);
       // geometry() and arrays() expect parameters that validate.
@@ -244,9 +244,9 @@ void mutate(Trace& t, Input& in) {
       break;
     }
     case 9: {
-      const auto all = catalogue();
+      const auto all = all_lessons();
       const uint8_t pick = in.byte();
-      c.variant = pick < 2 * all.size() ? all[pick % all.size()].id : "matmul.unknown";
+      c.lesson_id = pick < 2 * all.size() ? all[pick % all.size()].id : "matmul.unknown";
       break;
     }
     case 10: {  // events removed, repeated or reordered

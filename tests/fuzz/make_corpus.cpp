@@ -1,5 +1,5 @@
 // Writes the seed corpus of the trace loader's fuzz target (run by hand when
-// the format changes): a few small valid traces and damaged variants of them.
+// the format changes): a few small valid traces and damaged lessons of them.
 // The valid-v1-* files were written by TileScope before the open catalogue
 // (format version 1) and are kept: version-1 files must still load.
 //   build/tests/fuzz/make_fuzz_corpus tests/fuzz/corpus
