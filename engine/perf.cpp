@@ -282,4 +282,35 @@ std::optional<PerfReport> BackgroundSweep::take() {
   return r;
 }
 
+Params point_params(const LessonInfo& v, const PerfConfig& c, int size, int tile) {
+  Params p = v.timed;
+  if (v.metric == PerfMetric::Flops) {
+    p.m = p.k = p.n = size;
+    if (v.uses & kUsesTile) p.tile = tile;
+    if (v.uses & kUsesBlock) p.block = tile;  // the naive grid's block side
+    return p;
+  }
+  if ((v.uses & kUsesRadius) && c.stencil_radius > 0) p.radius = c.stencil_radius;
+  if ((v.uses & kUsesBlock) && c.stencil_block > 0) p.block = c.stencil_block;
+  if (v.uses & kUsesLength) {
+    p.length = size;
+  } else {
+    int side = 1;
+    while (int64_t(side + 1) * (side + 1) <= size)
+      ++side;
+    p.m = p.k = p.n = side;
+  }
+  return p;
+}
+
+std::vector<int> point_tiles(const LessonInfo& v, const PerfConfig& c) {
+  if (v.metric != PerfMetric::Flops || !(v.uses & (kUsesTile | kUsesBlock))) return {0};
+  if (v.tile_choices.empty()) return c.tiles;
+  std::vector<int> run;
+  for (int t : v.tile_choices)
+    if (t == v.tile_choices.back() || std::find(c.tiles.begin(), c.tiles.end(), t) != c.tiles.end())
+      run.push_back(t);
+  return run;
+}
+
 }  // namespace ts

@@ -60,6 +60,18 @@ PerfConfig resolved(const PerfConfig& c);
 std::optional<std::string> validate_perf_config(const PerfConfig& c);
 // The catalogue lessons a config selects (unknown names are reported by validate_perf_config).
 std::vector<const LessonInfo*> selected_lessons(const PerfConfig& c);
+// One point of the sweep: the lesson's timed parameters (its defaults, or the
+// `timed` value a declaration gives: a 1D lesson's block of 256) with its
+// sizes scaled to `size` (and the sweep's tile). A multiply (Flops) runs
+// n x n x n; a bandwidth lesson (Bytes) moves `size` elements: a 1D lesson as
+// its length, a 2D one as a square of side sqrt(size). Its other parameters
+// (a stencil's radius, a reduction's block) stay the lesson's, unless the
+// config fixes them.
+Params point_params(const LessonInfo& v, const PerfConfig& c, int size, int tile);
+// Tiles a lesson is swept over: the config's for tile (or block side)
+// lessons, one pass for the others. A lesson with its own tile choices (a
+// ladder step's block tiles) runs its tuned one and those the config names.
+std::vector<int> point_tiles(const LessonInfo& v, const PerfConfig& c);
 
 // The GPU the sweep ran on and the ceilings measured in the same run.
 struct PerfDevice {

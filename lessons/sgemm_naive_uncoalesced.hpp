@@ -49,10 +49,7 @@ struct Lesson {
         "Naive, lanes down a column",
         "One thread per element of C with threadIdx.x as the row: a warp reads 32 rows of A and "
         "stores 32 rows of C, 32 sectors per request instead of 1 to 4.",
-        {square_n(32), block("block side",
-                             "threads per block: side x side; threadIdx.x is the "
-                             "row of C, so a warp covers 32 rows when the side is 32",
-                             32)},
+        {square_n(32), block("block side", "side x side threads; threadIdx.x is the row of C", 32)},
         [](const Params& p) { return tiled_geometry(p.n, p.n, p.block); },
         [](const LessonInfo&, const Params& p, const DeviceLimits& lim) {
           if (auto e = check_side("n", p.n)) return e;

@@ -17,7 +17,6 @@
 //     so Nsight Systems shows them by name.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
-#include <dlfcn.h>
 #include <nvtx3/nvToolsExt.h>
 #include <unistd.h>
 
@@ -35,6 +34,7 @@
 #include "engine/perf.hpp"
 #include "engine/reference.hpp"
 
+#include "engine/cuda/cublas_loader.hpp"
 #include "engine/cuda/launch.cuh"
 #include "engine/cuda/recorders.cuh"
 #include "engine/prepare.hpp"
@@ -42,47 +42,6 @@
 namespace ts {
 
 namespace perf_detail {
-
-// cuBLAS is opened when a sweep first needs it, not linked: every other
-// command (even `tilescope-cli --help`) would otherwise map its 200 MB.
-struct CublasApi {
-  decltype(&cublasCreate_v2) create = nullptr;
-  decltype(&cublasDestroy_v2) destroy = nullptr;
-  decltype(&cublasSetMathMode) set_math_mode = nullptr;
-  decltype(&cublasSgemm_v2) sgemm = nullptr;
-  std::string error;  // why it cannot be used
-};
-
-const CublasApi& cublas_api() {
-  static const CublasApi api = [] {
-    CublasApi a;
-    const std::string lib = "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR);
-    void* h = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
-    const char* why = h ? nullptr : dlerror();
-    const std::string first_why = why ? why : "not found";
-#ifdef TS_CUDA_LIBRARY_DIR
-    // The toolkit this was built with, where the loader's search path does not reach.
-    if (!h)
-      h = dlopen((std::string(TS_CUDA_LIBRARY_DIR) + "/" + lib).c_str(), RTLD_NOW | RTLD_LOCAL);
-#endif
-    if (!h) {
-      a.error = lib + " cannot be loaded (" + first_why + "): install cuBLAS " +
-                std::to_string(CUBLAS_VER_MAJOR) +
-                " or add its folder to LD_LIBRARY_PATH; the kernels are timed without it";
-      return a;
-    }
-    auto sym = [&](auto& fn, const char* name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(h, name));
-      if (!fn && a.error.empty()) a.error = lib + " has no " + name;
-    };
-    sym(a.create, "cublasCreate_v2");
-    sym(a.destroy, "cublasDestroy_v2");
-    sym(a.set_math_mode, "cublasSetMathMode");
-    sym(a.sgemm, "cublasSgemm_v2");
-    return a;
-  }();
-  return api;
-}
 
 // What the harness times: the untraced body, every barrier kept, no delay.
 using TimedRec = PlainRec;
@@ -359,47 +318,6 @@ std::string host_name() {
   char buf[256] = {};
   if (gethostname(buf, sizeof buf - 1) != 0) return "";
   return buf;
-}
-
-// The parameters of one point: the lesson's timed parameters (its defaults,
-// or the `timed` value a declaration gives: a 1D lesson's block of 256) with
-// its sizes scaled to the sweep's size (and the sweep's tile). A multiply (Flops) runs
-// n x n x n; a bandwidth lesson (Bytes) moves `size` elements: a 1D lesson as
-// its length, a 2D one as a square of side sqrt(size). Its other parameters
-// (a stencil's radius, a reduction's block) stay the lesson's, unless the
-// config fixes them.
-Params point_params(const LessonInfo& v, const PerfConfig& c, int size, int tile) {
-  Params p = v.timed;
-  if (v.metric == PerfMetric::Flops) {
-    p.m = p.k = p.n = size;
-    if (v.uses & kUsesTile) p.tile = tile;
-    if (v.uses & kUsesBlock) p.block = tile;  // the naive grid's block side
-    return p;
-  }
-  if ((v.uses & kUsesRadius) && c.stencil_radius > 0) p.radius = c.stencil_radius;
-  if ((v.uses & kUsesBlock) && c.stencil_block > 0) p.block = c.stencil_block;
-  if (v.uses & kUsesLength) {
-    p.length = size;
-  } else {
-    int side = 1;
-    while (int64_t(side + 1) * (side + 1) <= size)
-      ++side;
-    p.m = p.k = p.n = side;
-  }
-  return p;
-}
-
-// Tiles a lesson is swept over: the config's for tile (or block side)
-// lessons, one pass for the others. A lesson with its own tile choices (a
-// ladder step's block tiles) runs its tuned one and those the config names.
-std::vector<int> point_tiles(const LessonInfo& v, const PerfConfig& c) {
-  if (v.metric != PerfMetric::Flops || !(v.uses & (kUsesTile | kUsesBlock))) return {0};
-  if (v.tile_choices.empty()) return c.tiles;
-  std::vector<int> run;
-  for (int t : v.tile_choices)
-    if (t == v.tile_choices.back() || std::find(c.tiles.begin(), c.tiles.end(), t) != c.tiles.end())
-      run.push_back(t);
-  return run;
 }
 
 struct Sweep {

@@ -224,7 +224,7 @@ TEST(Presenter, LectureStepTurnsPresenterModeOn) {
   const fs::path file = out_dir() / "present.tslecture";
   {
     std::ofstream f(file);
-    f << R"({"title": "Presenter", "steps": [{"lesson": ")" << ts::default_variant().id
+    f << R"({"title": "Presenter", "steps": [{"lesson": ")" << ts::default_lesson().id
       << R"(", "position": "phase:1", "panels": "present", "caption": "From the script."}]})";
   }
   const json j =
