@@ -181,7 +181,7 @@ TS_CLI_COMMAND(
       for (const char* f : families())
         fams += (fams.empty() ? "'" : ", '") + std::string(f) + "'";
       sub.add_option("--kernels", o->kernels,
-                     "Kernels: catalogue ids, families (" + fams +
+                     "Kernels: lesson ids, families (" + fams +
                          "), a prefix ending in *, or 'all' (default: all)")
           ->delimiter(',');
       sub.add_option("--sizes", o->sizes,

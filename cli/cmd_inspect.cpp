@@ -45,7 +45,7 @@ int inspect(const InspectOptions& o) {
   std::cout << "\n";
   if (!verdict && find_lesson(t->config.lesson_id) == nullptr)
     std::cout << "note:     lesson '" << t->config.lesson_id
-              << "' is not in this build's catalogue: no verdict\n";
+              << "' is not one of this build's lessons: no verdict\n";
   return kExitOk;
 }
 

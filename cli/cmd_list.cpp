@@ -70,7 +70,7 @@ int list(bool json) {
 TS_CLI_COMMAND(list_command, "list", "List every lesson, its parameters and barriers",
                [](CLI::App& sub) -> std::function<int()> {
                  auto json = std::make_shared<bool>(false);
-                 sub.add_flag("--json", *json, "Print the catalogue as JSON");
+                 sub.add_flag("--json", *json, "Print the lessons as JSON");
                  return [json] { return list(*json); };
                });
 

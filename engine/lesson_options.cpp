@@ -257,7 +257,7 @@ void LessonOptions::add_to(CLI::App& app, Naming naming) {
   if (naming == Naming::LessonFlag) {
     keep_track(app.add_option(
         "--lesson", lesson_id,
-        "Catalogue id, e.g. " + std::string(ts::default_lesson().id) + " (tilescope-cli list)"));
+        "Lesson id, e.g. " + std::string(ts::default_lesson().id) + " (tilescope-cli list)"));
   } else {
     auto* var = app.add_option("lesson", lesson_id, "Lesson id (tilescope-cli list)");
     if (naming == Naming::Positional) var->required();

@@ -28,7 +28,7 @@ namespace ts {
 
 // What to measure. Empty lists mean "the defaults" (see default_perf_config()).
 struct PerfConfig {
-  // Catalogue ids, family names ("matmul", "stencil") or "all".
+  // Lesson ids, family names ("matmul", "stencil") or "all".
   std::vector<std::string> kernels;
   std::vector<int> matmul_sizes;     // n of an n x n x n multiply
   std::vector<int> stencil_lengths;  // elements of the stencil's array
@@ -119,7 +119,7 @@ inline constexpr const char* kCopyId = "copy.d2d";
 
 // One kernel at one size.
 struct PerfResult {
-  std::string kernel;                     // catalogue id, kCublasId or kCopyId
+  std::string kernel;                     // lesson id, kCublasId or kCopyId
   PerfMetric metric = PerfMetric::Flops;  // GFLOP/s (multiplies) or GB/s
   int tile = 0;                           // 0 when the kernel has no tile (or block side) parameter
   int size = 0;                           // n (matmul) or length (stencil, copy: elements)

@@ -349,7 +349,7 @@ void draw_ladder(const LadderChart& c, bool log_y, std::vector<PlotMark>& marks)
   ImGui::PushTextWrapPos(0);
   ImGui::TextDisabled(
       "flop / global B: flops per byte the step loads and stores in global memory; shared B / "
-      "flop: shared-memory bytes it loads and stores per flop. Both from the catalogue's "
+      "flop: shared-memory bytes it loads and stores per flop. Both from the lessons' "
       "closed-form counts at n = %d (a traced run counts the same).",
       c.table_size);
   ImGui::TextUnformatted("Why each step helps:");
