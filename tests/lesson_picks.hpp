@@ -84,11 +84,35 @@ inline bool same_family(const LessonInfo& a, const LessonInfo& b) {
   return std::string(a.family) == b.family;
 }
 
+// --- array slots, by the name the kernel's source gives the array ------------
+
+// The slot of the array called `name` in the table at hand; throws naming the
+// array when there is none (a renamed array fails the test, never a wrong slot).
+inline ArraySlot array_slot(const ArrayTable& table, const std::string& name,
+                            const std::string& whose = "the table") {
+  const ArraySlot slot = slot_named(table, name);
+  if (slot == kNoArray)
+    throw std::runtime_error(whose + " has no array called \"" + name + "\": the test needs one");
+  return slot;
+}
+// The same in the lesson's table for `p` (its defaults where left out).
+inline ArraySlot array_slot(const LessonInfo& v, const std::string& name, const Params& p) {
+  return array_slot(arrays(v, p), name, std::string(v.id));
+}
+inline ArraySlot array_slot(const LessonInfo& v, const std::string& name) {
+  return array_slot(v, name, v.defaults);
+}
+
 // --- picks --------------------------------------------------------------------
 
 // The lesson the window opens with.
 inline const LessonInfo& default_lesson() {
   return ::ts::default_lesson();
+}
+// The slot of the default lesson's array `name` ("A", "tileA"): the hand-built
+// traces and events of the tests are the default lesson's.
+inline ArraySlot default_lesson_slot(const std::string& name) {
+  return array_slot(default_lesson(), name);
 }
 
 // Step `step` (1-based) of the default lesson's optimisation ladder.

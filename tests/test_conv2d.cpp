@@ -18,8 +18,6 @@
 #include "engine/backend.hpp"
 #include "engine/catalogue.hpp"
 #include "io/trace_file.hpp"
-#include "lessons/conv2d_naive.hpp"
-#include "lessons/conv2d_tiled.hpp"
 #include "tests/lesson_picks.hpp"
 
 namespace ts {
@@ -34,8 +32,13 @@ const LessonInfo& tiled_conv() {
   return picks::constant_memory_lesson(true);
 }
 
-namespace tiled = lessons::conv2d_tiled;
-namespace naive = lessons::conv2d_naive;
+// The arrays by the names the kernels give them: the image, the filter, the tile.
+ArraySlot tiled_slot(const std::string& name) {
+  return picks::array_slot(tiled_conv(), name);
+}
+ArraySlot naive_slot(const std::string& name) {
+  return picks::array_slot(naive_conv(), name);
+}
 
 RunResult run(const char* id, const Params& p, uint32_t mask = ~0u,
               ScheduleKind kind = ScheduleKind::Lockstep) {
@@ -130,7 +133,8 @@ TEST(Conv2d, BothLessonsMatchTheReferenceWithClosedFormCounts) {
         EXPECT_TRUE(r.faults.empty()) << what << ": " << (r.faults.empty() ? "" : r.faults[0]);
 
         const ExpectedCounts want = expected_counts(v, p);
-        const Tally got = tally(r.trace, 1, 2);  // in and mask are slots 1 and 2 in both
+        const Tally got =
+            tally(r.trace, picks::array_slot(v, "in", p), picks::array_slot(v, "mask", p));
         const uint64_t pixels = uint64_t(p.m) * p.n,
                        taps = uint64_t(2 * p.radius + 1) * uint64_t(2 * p.radius + 1);
         const uint64_t in_loads = is_tiled ? tiled_in_loads(p) : naive_in_loads(p);
@@ -175,6 +179,8 @@ TEST(Conv2d, TiledLoadsEveryHaloAndCornerCellOnceByTheRightThread) {
     const std::string what = describe(tiled_conv(), p);
     const RunResult r = run(tiled_conv().id, p);
     const Trace& t = r.trace;
+    const ArraySlot tile = picks::array_slot(tiled_conv(), "tile", p);
+    const ArraySlot in = picks::array_slot(tiled_conv(), "in", p);
     const int T = p.tile, R = p.radius, side = T + 2 * R;
     const uint32_t gx = t.config.geometry.grid.x;
     // Each thread's previous event, to pair a store with the load before it.
@@ -183,7 +189,7 @@ TEST(Conv2d, TiledLoadsEveryHaloAndCornerCellOnceByTheRightThread) {
     uint64_t corner_loads = 0, want_corner_loads = 0;
     for (const Event& e : t.events) {
       const Event*& prev = previous[{e.block, e.thread}];
-      if (e.kind == EventKind::SharedStore && e.array == tiled::kTile) {
+      if (e.kind == EventKind::SharedStore && e.array == tile) {
         const int a = int(e.element) / side, b = int(e.element) % side;
         ++stored[{e.block, e.element}];
         // Which thread the halo rule gives this tile position.
@@ -197,13 +203,13 @@ TEST(Conv2d, TiledLoadsEveryHaloAndCornerCellOnceByTheRightThread) {
         if (inside) {
           ASSERT_NE(prev, nullptr) << what;
           EXPECT_EQ(prev->kind, EventKind::GlobalLoad) << what;
-          EXPECT_EQ(prev->array, tiled::kIn) << what;
+          EXPECT_EQ(prev->array, in) << what;
           EXPECT_EQ(prev->element, uint32_t(y * p.n + x)) << what;
           EXPECT_EQ(prev->value, e.value) << what;
           corner_loads += corner;
         } else {
           EXPECT_EQ(e.value, 0.0f) << what << " outside the image";
-          EXPECT_FALSE(prev && prev->kind == EventKind::GlobalLoad && prev->array == tiled::kIn)
+          EXPECT_FALSE(prev && prev->kind == EventKind::GlobalLoad && prev->array == in)
               << what << ": a load for a position outside the image";
         }
         want_corner_loads += inside && corner;
@@ -229,7 +235,7 @@ TEST(Conv2d, WithoutTheBarrierRacesAcrossWarpsAndGoesWrongUnderSkew) {
       lock.by_kind[int(HazardKind::ReadAfterWrite)] + lock.by_kind[int(HazardKind::WriteAfterRead)],
       0u);
   for (const Hazard& h : lock.hazards)
-    EXPECT_EQ(h.buffer, tiled::kTile);
+    EXPECT_EQ(h.buffer, tiled_slot("tile"));
   const RunResult skewed = run(tiled_conv().id, p, 0, ScheduleKind::WarpSkew);
   EXPECT_TRUE(skewed.verdict.checked);
   EXPECT_FALSE(skewed.verdict.correct)
@@ -240,7 +246,7 @@ TEST(Conv2d, WithoutTheBarrierRacesAcrossWarpsAndGoesWrongUnderSkew) {
   const Trace good = run(tiled_conv().id, p).trace;
   const HazardReport none = analyze_hazards(good, opt);
   EXPECT_TRUE(none.empty()) << none.verdict();
-  const Tally n = tally(good, tiled::kIn, tiled::kMask);
+  const Tally n = tally(good, tiled_slot("in"), tiled_slot("mask"));
   EXPECT_EQ(none.shared_accesses, n.shared_loads + n.shared_stores);
   EXPECT_TRUE(analyze_hazards(run(naive_conv().id, p, 0).trace, opt).empty());
 }
@@ -253,16 +259,16 @@ TEST(Conv2d, MaskReadsAreConstantNotGlobalRequests) {
     const LessonInfo& v = *find_lesson(id);
     const Params p = v.defaults;
     const ArrayTable table = arrays(v, p);
-    ASSERT_EQ(table[1].name, "mask");
-    EXPECT_EQ(table[1].space, Space::Constant);
-    EXPECT_EQ(table[1].rows, 2 * p.radius + 1);
+    const ArraySlot mask = picks::array_slot(table, "mask", id);
+    EXPECT_EQ(array_at(table, mask)->space, Space::Constant);
+    EXPECT_EQ(array_at(table, mask)->rows, 2 * p.radius + 1);
     const Trace t = run(id, p).trace;
     const WarpAccesses w = warp_accesses(t);
     uint64_t in_requests = 0, mask_requests = 0;
     for (const WarpAccess& a : w.accesses) {
       if (a.kind != EventKind::GlobalLoad) continue;
-      EXPECT_EQ(a.constant, a.array == 2) << id;
-      (a.array == 2 ? mask_requests : in_requests)++;
+      EXPECT_EQ(a.constant, a.array == mask) << id;
+      (a.array == mask ? mask_requests : in_requests)++;
       if (a.constant) {
         EXPECT_EQ(a.constant_addresses, 1) << id << ": the warp reads one weight";
       }
@@ -288,12 +294,13 @@ TEST(Conv2d, TheFileFormatKeepsTheConstantArrayAndRefusesAStoreToIt) {
   const auto back = parse_trace(serialize_trace(t), &err);
   ASSERT_TRUE(back) << err;
   EXPECT_EQ(back->config.arrays, t.config.arrays);
-  EXPECT_EQ(back->config.arrays[naive::kMask - 1].space, Space::Constant);
+  EXPECT_EQ(back->config.arrays[naive_slot("mask") - 1].space, Space::Constant);
   EXPECT_FALSE(check_trace_semantics(t));
 
   Trace bad = t;
+  const ArraySlot mask = naive_slot("mask");
   for (Event& e : bad.events)
-    if (e.kind == EventKind::GlobalLoad && e.array == naive::kMask) {
+    if (e.kind == EventKind::GlobalLoad && e.array == mask) {
       e.kind = EventKind::GlobalStore;
       break;
     }

@@ -12,17 +12,16 @@
 #include "analysis/hazards.hpp"
 #include "engine/backend.hpp"
 #include "engine/catalogue.hpp"
-#include "lessons/matmul_tiled_square.hpp"
 #include "tests/cli_process.hpp"
 #include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
 
-// The hand-built traces use the tiled multiply's array slots.
-using lessons::matmul_tiled_square::kC;
-using lessons::matmul_tiled_square::kTileA;
-using lessons::matmul_tiled_square::kTileB;
+// The hand-built traces use the tiled multiply's (the default lesson's) array slots.
+ArraySlot slot_tile_a() {
+  return picks::default_lesson_slot("tileA");
+}
 
 // Builds a one-block trace event by event; the clock is the order of calls.
 struct TraceBuilder {
@@ -30,7 +29,7 @@ struct TraceBuilder {
   uint64_t clock = 0;
   std::map<std::pair<uint32_t, uint16_t>, uint16_t> instr;  // next event number per thread
   void access(EventKind kind, uint16_t thread, uint32_t element, float value, uint16_t line,
-              ArraySlot buf = kTileA, uint32_t block = 0) {
+              ArraySlot buf = slot_tile_a(), uint32_t block = 0) {
     Event e{};
     e.clock = e.globaltimer = clock++;
     e.block = block;
@@ -43,10 +42,10 @@ struct TraceBuilder {
     e.array = buf;
     t.events.push_back(e);
   }
-  void store(uint16_t th, uint32_t el, float v, uint16_t line, ArraySlot b = kTileA) {
+  void store(uint16_t th, uint32_t el, float v, uint16_t line, ArraySlot b = slot_tile_a()) {
     access(EventKind::SharedStore, th, el, v, line, b);
   }
-  void load(uint16_t th, uint32_t el, float v, uint16_t line, ArraySlot b = kTileA) {
+  void load(uint16_t th, uint32_t el, float v, uint16_t line, ArraySlot b = slot_tile_a()) {
     access(EventKind::SharedLoad, th, el, v, line, b);
   }
   void barrier(std::initializer_list<uint16_t> threads, uint16_t line = 50) {
@@ -128,15 +127,15 @@ TEST(Hazards, DifferentElementsOrBuffersOrBlocksDoNotRace) {
   TraceBuilder b;
   b.store(0, 5, 1.f, 10);
   b.load(40, 6, 1.f, 20);
-  b.load(40, 5, 1.f, 20, kTileB);
-  b.access(EventKind::SharedLoad, 40, 5, 1.f, 20, kTileA, /*block=*/1);
+  b.load(40, 5, 1.f, 20, picks::default_lesson_slot("tileB"));
+  b.access(EventKind::SharedLoad, 40, 5, 1.f, 20, picks::default_lesson_slot("tileA"), /*block=*/1);
   EXPECT_TRUE(analyze_hazards(b.t).empty());
 }
 
 TEST(Hazards, GlobalAccessesAreNotAnalysed) {
   TraceBuilder b;
-  b.access(EventKind::GlobalStore, 0, 5, 1.f, 10, kC);
-  b.access(EventKind::GlobalLoad, 40, 5, 1.f, 20, kC);
+  b.access(EventKind::GlobalStore, 0, 5, 1.f, 10, picks::default_lesson_slot("C"));
+  b.access(EventKind::GlobalLoad, 40, 5, 1.f, 20, picks::default_lesson_slot("C"));
   EXPECT_TRUE(analyze_hazards(b.t).empty());
 }
 
@@ -440,13 +439,14 @@ TEST(HazardsCatalogue, TiledTile16BarrierTwoIsWriteAfterReadAcrossWarps) {
   // tileB[kk][tx] is read by every row's thread and stored by row kk's:
   // across warps. tileA[ty][kk] stays within the two rows of one warp.
   for (const auto& g : r.groups) {
-    if (g.buffer == kTileA) {
+    if (g.buffer == picks::default_lesson_slot("tileA")) {
       EXPECT_EQ(g.severity, HazardSeverity::Warning);
     }
   }
   bool tileB_error = false;
   for (const auto& g : r.groups)
-    tileB_error |= g.buffer == kTileB && g.severity == HazardSeverity::Error;
+    tileB_error |=
+        g.buffer == picks::default_lesson_slot("tileB") && g.severity == HazardSeverity::Error;
   EXPECT_TRUE(tileB_error);
 }
 

@@ -25,8 +25,7 @@
 #include "engine/backend.hpp"
 #include "engine/prepare.hpp"
 #include "io/trace_file.hpp"
-#include "lessons/histogram_global_atomics.hpp"
-#include "lessons/histogram_shared_atomics.hpp"
+#include "lessons/histogram_kit.hpp"
 #include "tests/lesson_picks.hpp"
 
 namespace ts {
@@ -34,14 +33,20 @@ namespace {
 
 using lessons::histogram_kit::bin_of;
 using lessons::histogram_kit::kBinCount;
-namespace shared_lesson = lessons::histogram_shared_atomics;
-namespace global_lesson = lessons::histogram_global_atomics;
 
 const char* global_id() {
   return picks::global_atomics_lesson().id;
 }
 const char* shared_id() {
   return picks::shared_atomics_lesson().id;
+}
+// The arrays by the names the kernels give them ("in" and "bins" hold the
+// same slots in both lessons; "local_bins" is the shared one's alone).
+ArraySlot global_slot(const std::string& name) {
+  return picks::array_slot(picks::global_atomics_lesson(), name);
+}
+ArraySlot shared_slot(const std::string& name) {
+  return picks::array_slot(picks::shared_atomics_lesson(), name);
 }
 constexpr uint32_t kWithoutBarrier1 = 0b10, kWithoutBarrier2 = 0b01;
 
@@ -74,7 +79,7 @@ std::map<EventKind, uint64_t> kinds_of(const Trace& t) {
 // The bins a CPU count of the inputs gives, independent of the lesson's reference.
 std::vector<float> counted(const Trace& t) {
   std::vector<float> bins(kBinCount, 0.0f);
-  for (float x : t.buffer(global_lesson::kIn)->values)
+  for (float x : t.buffer(global_slot("in"))->values)
     bins[size_t(bin_of(x))] += 1.0f;
   return bins;
 }
@@ -115,7 +120,7 @@ TEST(Histogram, BothLessonsCountEveryBinRightOnTheSimulator) {
           EXPECT_TRUE(r.verdict.correct) << r.verdict.summary();
           EXPECT_TRUE(r.faults.empty());
           // The unsigned bins came back as counts (not their bits read as floats).
-          const BufferData* bins = r.trace.buffer(global_lesson::kBins);
+          const BufferData* bins = r.trace.buffer(global_slot("bins"));
           ASSERT_NE(bins, nullptr);
           EXPECT_EQ(bins->values, counted(r.trace));
           double total = 0;
@@ -161,8 +166,8 @@ TEST(Histogram, EventCountsEqualTheClosedForms) {
       const Counters k = count_accesses(r.trace);
       EXPECT_EQ(k.shared_atomics(), L);
       EXPECT_EQ(k.global_atomics(), G * 64);
-      EXPECT_EQ(k.atomics[global_lesson::kBins], G * 64);
-      EXPECT_EQ(k.atomics[shared_lesson::kLocalBins], L);
+      EXPECT_EQ(k.atomics[global_slot("bins")], G * 64);
+      EXPECT_EQ(k.atomics[shared_slot("local_bins")], L);
       EXPECT_EQ(k.global_bytes_read, 4 * (L + G * 64));  // the loads and the atomics' reads
       EXPECT_EQ(k.global_bytes_written, 4 * G * 64);
     }
@@ -179,7 +184,7 @@ TEST(Histogram, AnAtomicEventHoldsTheValueAfterTheAdd) {
       seen[e.element] = e.value;
     }
   for (const auto& [bin, last] : seen)
-    EXPECT_EQ(last, r.trace.buffer(global_lesson::kBins)->values[bin]);
+    EXPECT_EQ(last, r.trace.buffer(global_slot("bins"))->values[bin]);
 }
 
 TEST(Histogram, ElementBitsRoundTripForUnsignedArrays) {
@@ -232,8 +237,8 @@ TEST(Histogram, NoHazardWithBothBarriersAnySchedule) {
 
 TEST(Histogram, WithoutBarrierOneTheZeroingRacesTheAtomics) {
   const RunResult r = sim(shared_id(), params(256, 64), kWithoutBarrier1);
-  const int zero = line_of(r.trace, EventKind::SharedStore, shared_lesson::kLocalBins);
-  const int atomic = line_of(r.trace, EventKind::SharedAtomic, shared_lesson::kLocalBins);
+  const int zero = line_of(r.trace, EventKind::SharedStore, shared_slot("local_bins"));
+  const int atomic = line_of(r.trace, EventKind::SharedAtomic, shared_slot("local_bins"));
   const HazardReport h = analyze_hazards(r.trace, kWithAtomics);
   EXPECT_EQ(h.verdict(), "error WAW; warning WAW");
   EXPECT_EQ(groups_of(h),
@@ -247,8 +252,8 @@ TEST(Histogram, WithoutBarrierOneTheZeroingRacesTheAtomics) {
 
 TEST(Histogram, WithoutBarrierTwoTheTotalsReadRacesTheAtomics) {
   const RunResult r = sim(shared_id(), params(256, 64), kWithoutBarrier2);
-  const int atomic = line_of(r.trace, EventKind::SharedAtomic, shared_lesson::kLocalBins);
-  const int total = line_of(r.trace, EventKind::SharedLoad, shared_lesson::kLocalBins);
+  const int atomic = line_of(r.trace, EventKind::SharedAtomic, shared_slot("local_bins"));
+  const int total = line_of(r.trace, EventKind::SharedLoad, shared_slot("local_bins"));
   const HazardReport h = analyze_hazards(r.trace, kWithAtomics);
   EXPECT_TRUE(h.has(HazardKind::ReadAfterWrite));
   EXPECT_FALSE(h.has(HazardKind::WriteAfterWrite));
@@ -301,7 +306,7 @@ Trace crafted(const std::vector<std::tuple<int, EventKind, int>>& accesses) {
     e.line = uint16_t(line);
     e.instr = instr[thread]++;
     e.kind = kind;
-    e.array = shared_lesson::kLocalBins;
+    e.array = shared_slot("local_bins");
     t.events.push_back(e);
   }
   return t;
@@ -359,9 +364,8 @@ TEST(Histogram, AtomicsRoundTripThroughTheTraceFile) {
                         r.trace.events.size() * sizeof(Event)),
             0);
   EXPECT_EQ(back->config.arrays, r.trace.config.arrays);
-  EXPECT_EQ(back->config.arrays[global_lesson::kBins - 1].type, ElemType::U32);
-  EXPECT_EQ(back->buffer(global_lesson::kBins)->values,
-            r.trace.buffer(global_lesson::kBins)->values);
+  EXPECT_EQ(back->config.arrays[global_slot("bins") - 1].type, ElemType::U32);
+  EXPECT_EQ(back->buffer(global_slot("bins"))->values, r.trace.buffer(global_slot("bins"))->values);
   EXPECT_EQ(check_trace_semantics(*back), std::nullopt);
 }
 
@@ -374,8 +378,8 @@ TEST(Histogram, AnAtomicOnAnArrayOfTheOtherSpaceIsRefused) {
     ASSERT_NE(it, t.events.end());
     const size_t at = size_t(it - t.events.begin());
     // A shared atomic on the global bins, a global atomic on the shared ones.
-    it->array = kind == EventKind::SharedAtomic ? ArraySlot(global_lesson::kBins)
-                                                : ArraySlot(shared_lesson::kLocalBins);
+    it->array = kind == EventKind::SharedAtomic ? ArraySlot(global_slot("bins"))
+                                                : ArraySlot(shared_slot("local_bins"));
     std::string err;
     EXPECT_FALSE(parse_trace(serialize_trace(t), &err));
     const std::string space = kind == EventKind::SharedAtomic ? "shared" : "global";
@@ -398,16 +402,16 @@ TEST(Histogram, ReplayEndsWithTheBinsTheRunComputed) {
     auto trace = std::make_shared<const Trace>(r.trace);
     Replay replay(trace);
     replay.seek(replay.size());
-    const auto& bins = r.trace.buffer(global_lesson::kBins)->values;
+    const auto& bins = r.trace.buffer(global_slot("bins"))->values;
     for (uint32_t b = 0; b < uint32_t(kBinCount); ++b) {
-      const CellState* c = replay.cell(global_lesson::kBins, 0, b);
+      const CellState* c = replay.cell(global_slot("bins"), 0, b);
       ASSERT_NE(c, nullptr);
       EXPECT_EQ(c->value, bins[b]) << id << " bins[" << b << "]";
     }
     if (std::string(id) == shared_id()) {  // block 3's private copy holds its own count
       double sum = 0;
       for (uint32_t b = 0; b < uint32_t(kBinCount); ++b)
-        sum += replay.cell(shared_lesson::kLocalBins, 3, b)->value;
+        sum += replay.cell(shared_slot("local_bins"), 3, b)->value;
       EXPECT_EQ(sum, 200.0 - 3 * 64);
     }
   }
@@ -469,13 +473,13 @@ TEST(Histogram, ContentionOfAKnownPatternPerBin) {
     e.value = 1;
     e.line = 28;
     e.kind = EventKind::GlobalAtomic;
-    e.array = global_lesson::kBins;
+    e.array = global_slot("bins");
     t.events.push_back(e);
   }
   const AtomicContention ac = atomic_contention(t);
   ASSERT_EQ(ac.arrays.size(), 1u);
   const ArrayContention& a = ac.arrays[0];
-  EXPECT_EQ(a.array, global_lesson::kBins);
+  EXPECT_EQ(a.array, global_slot("bins"));
   EXPECT_EQ(a.space, Space::Global);
   EXPECT_EQ(a.atomics, 64u);
   EXPECT_EQ(a.warp_instructions, 2u);
@@ -506,7 +510,7 @@ TEST(Histogram, ContentionPerBinAddsUpToTheBins) {
   const RunResult r = sim(global_id(), params(500, 64));
   const AtomicContention ac = atomic_contention(r.trace);
   ASSERT_EQ(ac.arrays.size(), 1u);
-  const auto& bins = r.trace.buffer(global_lesson::kBins)->values;
+  const auto& bins = r.trace.buffer(global_slot("bins"))->values;
   for (uint32_t b = 0; b < uint32_t(kBinCount); ++b)
     EXPECT_EQ(double(ac.arrays[0].elements[b].atomics), bins[b]) << "bins[" << b << "]";
   // Small integers fill 9 bins: some warp queues at least 4 lanes on one bin.
@@ -517,10 +521,10 @@ TEST(Histogram, ContentionPerBinAddsUpToTheBins) {
   const RunResult s = sim(shared_id(), params(500, 64));
   const AtomicContention as = atomic_contention(s.trace);
   ASSERT_EQ(as.arrays.size(), 2u);
-  EXPECT_EQ(as.arrays[0].array, global_lesson::kBins);
+  EXPECT_EQ(as.arrays[0].array, global_slot("bins"));
   EXPECT_EQ(as.arrays[0].most_lanes, 1u);
   EXPECT_EQ(as.arrays[0].atomics, 8u * 64);
-  EXPECT_EQ(as.arrays[1].array, shared_lesson::kLocalBins);
+  EXPECT_EQ(as.arrays[1].array, shared_slot("local_bins"));
   EXPECT_EQ(as.arrays[1].space, Space::Shared);
   EXPECT_EQ(as.arrays[1].atomics, 500u);
 }

@@ -12,7 +12,6 @@
 #include "analysis/perf_counts.hpp"
 #include "engine/backend.hpp"
 #include "engine/perf.hpp"
-#include "lessons/matmul_naive_grid.hpp"
 #include "tests/lesson_picks.hpp"
 
 namespace ts {
@@ -57,10 +56,10 @@ TEST(PerfCounts, NaiveMultiplyReads2NPerOutput) {
   EXPECT_DOUBLE_EQ(c.loads_per_output, 64.0);  // 2N
   EXPECT_DOUBLE_EQ(c.theory_per_output, 64.0);
   EXPECT_EQ(c.theory_formula.rfind("2N = ", 0), 0u) << c.theory_formula;
-  using namespace lessons::matmul_naive_grid;
-  EXPECT_EQ(c.global_loads_per_buffer[kA], 32u * 32u * 32u);
-  EXPECT_EQ(c.global_loads_per_buffer[kB], 32u * 32u * 32u);
-  EXPECT_EQ(c.global_loads_per_buffer[kC], 0u);
+  const LessonInfo& naive = picks::ladder_step(2);
+  EXPECT_EQ(c.global_loads_per_buffer[picks::array_slot(naive, "A")], 32u * 32u * 32u);
+  EXPECT_EQ(c.global_loads_per_buffer[picks::array_slot(naive, "B")], 32u * 32u * 32u);
+  EXPECT_EQ(c.global_loads_per_buffer[picks::array_slot(naive, "C")], 0u);
   EXPECT_EQ(c.shared_loads, 0u);
   EXPECT_EQ(c.global_stores, 32u * 32u);
   EXPECT_EQ(c.bytes_moved, 4u * (c.global_loads + c.global_stores));

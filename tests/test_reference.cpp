@@ -5,19 +5,18 @@
 #include <set>
 
 #include "engine/reference.hpp"
-#include "lessons/matmul_tiled_rect.hpp"
-#include "lessons/stencil_naive.hpp"
 #include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
 
-// Array slots: the multiplies' and the stencils' (the same in every lesson of a family).
-using lessons::matmul_tiled_rect::kA;
-using lessons::matmul_tiled_rect::kB;
-using lessons::matmul_tiled_rect::kC;
-using lessons::stencil_naive::kIn;
-using lessons::stencil_naive::kOut;
+// Array slots by name: the multiplies' (A, B, C) and the stencils' (in, out).
+ArraySlot matmul_slot(const std::string& name) {
+  return picks::array_slot(picks::rectangular_tiled_lesson(), name);
+}
+ArraySlot stencil_slot(const std::string& name) {
+  return picks::array_slot(picks::halo_lesson(picks::Halo::Global), name);
+}
 
 BufferData matrix(ArraySlot slot, int rows, int cols, std::vector<float> v) {
   BufferData b;
@@ -35,10 +34,10 @@ TEST(Inputs, DeterministicSmallIntegersAndUniform) {
   const auto b = make_inputs(v, p, InputKind::SmallIntegers, 42);
   const auto c = make_inputs(v, p, InputKind::SmallIntegers, 43);
   ASSERT_EQ(a.size(), 2u);
-  EXPECT_EQ(a[0].slot, kA);
+  EXPECT_EQ(a[0].slot, matmul_slot("A"));
   EXPECT_EQ(a[0].rows, 5);
   EXPECT_EQ(a[0].cols, 7);
-  EXPECT_EQ(a[1].slot, kB);
+  EXPECT_EQ(a[1].slot, matmul_slot("B"));
   EXPECT_EQ(a[1].values.size(), 21u);
   EXPECT_EQ(a[0].values, b[0].values);
   EXPECT_NE(a[0].values, c[0].values);
@@ -54,7 +53,7 @@ TEST(Inputs, DeterministicSmallIntegersAndUniform) {
   const auto u = make_inputs(picks::halo_lesson(picks::Halo::Global),
                              {.length = 1000, .radius = 1, .block = 32}, InputKind::Uniform, 1);
   ASSERT_EQ(u.size(), 1u);
-  EXPECT_EQ(u[0].slot, kIn);
+  EXPECT_EQ(u[0].slot, stencil_slot("in"));
   float lo = 1, hi = -1;
   for (float x : u[0].values) {
     EXPECT_GE(x, -1.0f);
@@ -68,16 +67,16 @@ TEST(Inputs, DeterministicSmallIntegersAndUniform) {
 
 TEST(Reference, MatmulByHand) {
   // [1 2; 3 4] x [5 6; 7 8] = [19 22; 43 50]
-  const std::vector<BufferData> in = {matrix(kA, 2, 2, {1, 2, 3, 4}),
-                                      matrix(kB, 2, 2, {5, 6, 7, 8})};
+  const std::vector<BufferData> in = {matrix(matmul_slot("A"), 2, 2, {1, 2, 3, 4}),
+                                      matrix(matmul_slot("B"), 2, 2, {5, 6, 7, 8})};
   const BufferData c = reference_output(picks::default_lesson(), {.n = 2, .tile = 2}, in);
-  EXPECT_EQ(c.slot, kC);
+  EXPECT_EQ(c.slot, matmul_slot("C"));
   EXPECT_TRUE(c.is_output);
   EXPECT_EQ(c.rows, 2);
   EXPECT_EQ(c.values, (std::vector<float>{19, 22, 43, 50}));
   // (2 x 3) x (3 x 1): [1 0 2; -1 3 1] x [3; 1; 2] = [7; 2]
-  const std::vector<BufferData> r = {matrix(kA, 2, 3, {1, 0, 2, -1, 3, 1}),
-                                     matrix(kB, 3, 1, {3, 1, 2})};
+  const std::vector<BufferData> r = {matrix(matmul_slot("A"), 2, 3, {1, 0, 2, -1, 3, 1}),
+                                     matrix(matmul_slot("B"), 3, 1, {3, 1, 2})};
   const BufferData d =
       reference_output(picks::rectangular_tiled_lesson(), {.m = 2, .k = 3, .n = 1, .tile = 2}, r);
   EXPECT_EQ(d.rows, 2);
@@ -87,11 +86,11 @@ TEST(Reference, MatmulByHand) {
 
 TEST(Reference, StencilClampsAtTheEdges) {
   // Radius 1 over [4 7 2 9 1 8 3 6]: the ends repeat their element.
-  const std::vector<BufferData> in = {matrix(kIn, 1, 8, {4, 7, 2, 9, 1, 8, 3, 6})};
+  const std::vector<BufferData> in = {matrix(stencil_slot("in"), 1, 8, {4, 7, 2, 9, 1, 8, 3, 6})};
   const BufferData out = reference_output(picks::halo_lesson(picks::Halo::StaticShared),
                                           {.length = 8, .radius = 1, .block = 4}, in);
   ASSERT_EQ(out.values.size(), 8u);
-  EXPECT_EQ(out.slot, kOut);
+  EXPECT_EQ(out.slot, stencil_slot("out"));
   EXPECT_FLOAT_EQ(out.values[0], 5.0f);  // (4 + 4 + 7) / 3
   EXPECT_FLOAT_EQ(out.values[2], 6.0f);  // (7 + 2 + 9) / 3
   EXPECT_FLOAT_EQ(out.values[7], 5.0f);  // (3 + 6 + 6) / 3
@@ -104,7 +103,7 @@ TEST(Reference, StencilClampsAtTheEdges) {
 TEST(Verdict, FindsTheWrongCell) {
   const LessonInfo& v = picks::default_lesson();
   const Params p{.n = 2, .tile = 2};
-  const BufferData want = matrix(kC, 2, 2, {19, 22, 43, 50});
+  const BufferData want = matrix(matmul_slot("C"), 2, 2, {19, 22, 43, 50});
   BufferData got = want;
   Verdict ok = check_output(v, p, got, want);
   EXPECT_TRUE(ok.checked);
@@ -128,7 +127,7 @@ TEST(Verdict, FindsTheWrongCell) {
 
 TEST(Verdict, ToleranceGrowsWithTheSumAndAcceptsRounding) {
   const LessonInfo& v = picks::default_lesson();
-  BufferData want = matrix(kC, 1, 1, {10.0f});
+  BufferData want = matrix(matmul_slot("C"), 1, 1, {10.0f});
   const double t8 = check_output(v, {.n = 8, .tile = 4}, want, want).tolerance;
   const double t64 = check_output(v, {.n = 64, .tile = 4}, want, want).tolerance;
   EXPECT_GT(t64, t8);

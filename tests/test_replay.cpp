@@ -17,10 +17,6 @@
 namespace ts {
 namespace {
 
-using lessons::matmul_tiled_square::kA;
-using lessons::matmul_tiled_square::kC;
-using lessons::matmul_tiled_square::kTileA;
-
 std::shared_ptr<const Trace> shared(Trace t) {
   return std::make_shared<const Trace>(std::move(t));
 }
@@ -51,11 +47,12 @@ void expect_state_matches(const Trace& t, const Replay& r) {
     EXPECT_TRUE(c->flags & kCellWritten);
   }
   // Outputs not yet written are not marked written.
-  const ReplayArray* out = r.array(kC);
+  const ReplayArray* out = r.array(picks::default_lesson_slot("C"));
   ASSERT_NE(out, nullptr);
   for (uint32_t i = 0; i < out->count(); ++i) {
-    const bool written = want.count({int(kC), i}) > 0;
-    EXPECT_EQ(bool(r.cell(kC, 0, i)->flags & kCellWritten), written) << "C " << i;
+    const bool written = want.count({int(picks::default_lesson_slot("C")), i}) > 0;
+    EXPECT_EQ(bool(r.cell(picks::default_lesson_slot("C"), 0, i)->flags & kCellWritten), written)
+        << "C " << i;
   }
 }
 
@@ -105,13 +102,16 @@ TEST(Replay, StateAfterEventKMatchesPlainReplayInBothOrders) {
 TEST(Replay, InputsStartWithTheirValuesAndOutputsEmpty) {
   const Trace t = testing::tiled_matmul_trace(8, 4);
   Replay r(shared(t));
-  EXPECT_EQ(r.cell(kA, 0, 9)->value, t.buffer(kA)->values[9]);
-  EXPECT_EQ(r.cell(kC, 0, 9)->flags, 0);
+  EXPECT_EQ(r.cell(picks::default_lesson_slot("A"), 0, 9)->value,
+            t.buffer(picks::default_lesson_slot("A"))->values[9]);
+  EXPECT_EQ(r.cell(picks::default_lesson_slot("C"), 0, 9)->flags, 0);
   r.seek(r.size());
   // At the end C holds the trace's output and every element of A was read n/T times.
   for (uint32_t i = 0; i < 64; ++i) {
-    EXPECT_EQ(r.cell(kC, 0, i)->value, t.buffer(kC)->values[i]);
-    EXPECT_EQ(r.cell(kA, 0, i)->reads, 2u);  // n / T = 8 / 4 blocks in a row
+    EXPECT_EQ(r.cell(picks::default_lesson_slot("C"), 0, i)->value,
+              t.buffer(picks::default_lesson_slot("C"))->values[i]);
+    EXPECT_EQ(r.cell(picks::default_lesson_slot("A"), 0, i)->reads,
+              2u);  // n / T = 8 / 4 blocks in a row
   }
 }
 
@@ -185,7 +185,7 @@ TEST(Replay, LockstepRunsPhaseByPhase) {
   for (uint64_t p = 1; p <= 64; ++p) {
     const Event& e = t.events[r.event_at(p)];
     EXPECT_EQ(e.kind, EventKind::GlobalLoad);
-    EXPECT_EQ(e.array, kA);
+    EXPECT_EQ(e.array, picks::default_lesson_slot("A"));
   }
   EXPECT_EQ(r.lockstep_phase_start(0), 0u);
   EXPECT_EQ(r.phase_of(r.event_at(r.lockstep_phase_start(1) + 1)), 1);
@@ -232,9 +232,10 @@ TEST(Replay, StepsForwardAndBackwardAreInverse) {
 TEST(Replay, SharedCellsRememberTheirSourceAndPadding) {
   Trace t = testing::tiled_matmul_trace(8, 4);
   // Make thread 5 of block 0 store padding instead of loading A in phase 0.
+  const ArraySlot a = picks::default_lesson_slot("A");
   for (size_t i = 0; i < t.events.size(); ++i) {
     Event& e = t.events[i];
-    if (e.block == 0 && e.thread == 5 && e.kind == EventKind::GlobalLoad && e.array == kA) {
+    if (e.block == 0 && e.thread == 5 && e.kind == EventKind::GlobalLoad && e.array == a) {
       t.events.erase(t.events.begin() + long(i));
       for (size_t j = i; j < t.events.size(); ++j)
         if (t.events[j].thread == 5 && t.events[j].kind == EventKind::SharedStore) {
@@ -247,13 +248,13 @@ TEST(Replay, SharedCellsRememberTheirSourceAndPadding) {
   Replay r(shared(t));
   r.set_order(ReplayOrder::Lockstep);
   r.seek(r.barrier_step(0, true, 0));
-  const CellState* pad = r.cell(kTileA, 0, 5);
+  const CellState* pad = r.cell(picks::default_lesson_slot("tileA"), 0, 5);
   ASSERT_NE(pad, nullptr);
   EXPECT_TRUE(pad->flags & kCellPadded);
   EXPECT_FALSE(pad->flags & kCellLoaded);
-  const CellState* loaded = r.cell(kTileA, 0, 6);
+  const CellState* loaded = r.cell(picks::default_lesson_slot("tileA"), 0, 6);
   EXPECT_TRUE(loaded->flags & kCellLoaded);
-  EXPECT_EQ(loaded->src_buffer, kA);
+  EXPECT_EQ(loaded->src_buffer, picks::default_lesson_slot("A"));
   EXPECT_EQ(loaded->src, 1 * 8 + 2);  // thread 6: ty 1, tx 2 of tile (0,0)
 }
 
@@ -395,7 +396,7 @@ TEST(Replay, EmptyTraceIsHarmless) {
   EXPECT_EQ(r.warp_step(0, true), 0u);
   EXPECT_EQ(r.phase_step(0, true, 0), 0u);
   r.set_order(ReplayOrder::Lockstep);
-  EXPECT_EQ(r.cell(kA, 0, 0), nullptr);
+  EXPECT_EQ(r.cell(picks::default_lesson_slot("A"), 0, 0), nullptr);
 }
 
 // The phase index answers as a scan of the order would: stops where a block's

@@ -16,17 +16,10 @@
 #include "analysis/warp_access.hpp"
 #include "engine/backend.hpp"
 #include "engine/catalogue.hpp"
-#include "lessons/sgemm_blocktile_1d.hpp"
-#include "lessons/sgemm_blocktile_2d.hpp"
-#include "lessons/sgemm_naive_uncoalesced.hpp"
 #include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
-
-namespace bt1 = lessons::sgemm_blocktile_1d;
-namespace bt2 = lessons::sgemm_blocktile_2d;
-namespace naive = lessons::sgemm_naive_uncoalesced;
 
 RunResult run(const std::string& id, const Params& p, uint32_t mask = ~0u,
               ScheduleKind kind = ScheduleKind::Lockstep, bool traced = true) {
@@ -91,7 +84,7 @@ TEST(SgemmStepsA, BlockTilesMatchTheReferenceWithClosedFormCounts) {
         // (1D) or TM + TN (2D) shared values and reaches two barriers per k step.
         const Tally got = tally(r.trace);
         const uint64_t N = n, T = tile, loads_each = N / T;
-        for (ArraySlot a : {bt1::kA, bt1::kB})
+        for (ArraySlot a : {picks::array_slot(v, "A", p), picks::array_slot(v, "B", p)})
           for (uint32_t e = 0; e < N * N; e += 37)
             EXPECT_EQ(got.loads_of.count({a, e}) ? got.loads_of.at({a, e}) : 0, loads_each)
                 << what << " array " << int(a) << " element " << e;
@@ -179,8 +172,9 @@ TEST(SgemmStepsA, WithoutTheFirstBarrierTheTilesRace) {
       const HazardReport lock = analyze_hazards(run(id, p, without_1).trace, HazardOptions{});
       EXPECT_TRUE(lock.has(HazardKind::ReadAfterWrite)) << what << ": " << lock.verdict();
       EXPECT_GT(lock.errors, 0u) << what << ": across warps";
+      const ArraySlot as = picks::array_slot(v, "As", p), bs = picks::array_slot(v, "Bs", p);
       for (const Hazard& h : lock.hazards)
-        EXPECT_TRUE(h.buffer == bt1::kAs || h.buffer == bt1::kBs) << what;
+        EXPECT_TRUE(h.buffer == as || h.buffer == bs) << what;
 
       const RunResult skewed = run(id, p, without_1, ScheduleKind::WarpSkew);
       ASSERT_TRUE(skewed.ok) << skewed.error;
@@ -192,7 +186,6 @@ TEST(SgemmStepsA, WithoutTheFirstBarrierTheTilesRace) {
       EXPECT_TRUE(analyze_hazards(kept.trace, HazardOptions{}).empty()) << what;
     }
   }
-  static_assert(int(bt1::kAs) == int(bt2::kAs) && int(bt1::kBs) == int(bt2::kBs));
 }
 
 // The same sums as matmul.naive_grid, any n.
@@ -241,9 +234,15 @@ TEST(SgemmStepsA, NaiveUncoalescedReads32SectorsOfAPerRequestNaiveGridOne) {
   const WarpAccesses bad = warp_accesses(run(picks::ladder_step(1).id, p).trace);
   const WarpAccesses good = warp_accesses(run(picks::ladder_step(2).id, p).trace);
   const uint64_t requests = 64ull * 64 * 64 / 32;  // one per warp and k
+  const auto bad_slot = [](const char* name) {
+    return picks::array_slot(picks::ladder_step(1), name);
+  };
+  const auto good_slot = [](const char* name) {
+    return picks::array_slot(picks::ladder_step(2), name);
+  };
 
-  const AccessTotals bad_a = global_totals(bad, EventKind::GlobalLoad, naive::kA);
-  const AccessTotals good_a = global_totals(good, EventKind::GlobalLoad, naive::kA);
+  const AccessTotals bad_a = global_totals(bad, EventKind::GlobalLoad, bad_slot("A"));
+  const AccessTotals good_a = global_totals(good, EventKind::GlobalLoad, good_slot("A"));
   EXPECT_EQ(bad_a.requests, requests);
   EXPECT_EQ(good_a.requests, requests);
   EXPECT_DOUBLE_EQ(bad_a.sectors_per_request(), 32.0);
@@ -252,13 +251,13 @@ TEST(SgemmStepsA, NaiveUncoalescedReads32SectorsOfAPerRequestNaiveGridOne) {
   EXPECT_DOUBLE_EQ(bad_a.ideal_sectors_per_request(), 4.0) << "32 distinct words";
   EXPECT_DOUBLE_EQ(good_a.ideal_sectors_per_request(), 1.0) << "one word";
 
-  const AccessTotals bad_b = global_totals(bad, EventKind::GlobalLoad, naive::kB);
-  const AccessTotals good_b = global_totals(good, EventKind::GlobalLoad, naive::kB);
+  const AccessTotals bad_b = global_totals(bad, EventKind::GlobalLoad, bad_slot("B"));
+  const AccessTotals good_b = global_totals(good, EventKind::GlobalLoad, good_slot("B"));
   EXPECT_DOUBLE_EQ(bad_b.sectors_per_request(), 1.0);
   EXPECT_DOUBLE_EQ(good_b.sectors_per_request(), 4.0);
 
-  const AccessTotals bad_c = global_totals(bad, EventKind::GlobalStore, naive::kC);
-  const AccessTotals good_c = global_totals(good, EventKind::GlobalStore, naive::kC);
+  const AccessTotals bad_c = global_totals(bad, EventKind::GlobalStore, bad_slot("C"));
+  const AccessTotals good_c = global_totals(good, EventKind::GlobalStore, good_slot("C"));
   EXPECT_EQ(bad_c.requests, 64u * 64 / 32);
   EXPECT_DOUBLE_EQ(bad_c.sectors_per_request(), 32.0);
   EXPECT_DOUBLE_EQ(good_c.sectors_per_request(), 4.0);

@@ -11,8 +11,6 @@
 
 #include "engine/backend.hpp"
 #include "engine/catalogue.hpp"
-#include "lessons/matmul_tiled_rect.hpp"
-#include "lessons/matmul_tiled_square.hpp"
 #include "tests/lesson_picks.hpp"
 
 namespace ts {
@@ -224,8 +222,8 @@ TEST(SimCatalogue, SchedulesAreDeterministicByteForByte) {
                           a.trace.events.size() * sizeof(Event)),
               0)
         << to_string(kind);
-    using lessons::matmul_tiled_square::kC;
-    EXPECT_EQ(a.trace.buffer(kC)->values, b.trace.buffer(kC)->values);
+    const ArraySlot c = picks::array_slot(*find_lesson(req.lesson_id), "C", req.params);
+    EXPECT_EQ(a.trace.buffer(c)->values, b.trace.buffer(c)->values);
     EXPECT_EQ(a.trace.config.schedule, req.schedule);
   }
   RunRequest req = skew_request(8, 0, ScheduleKind::Random);
@@ -320,8 +318,10 @@ TEST(SimCatalogue, TraceDescribesTheRun) {
   EXPECT_EQ(r.trace.config.device_name, "CPU simulator");
   EXPECT_EQ(r.trace.config.params, req.params);
   EXPECT_EQ(r.trace.config.geometry.grid, (Dim3{6, 5, 1}));
-  using namespace lessons::matmul_tiled_rect;
   ASSERT_EQ(r.trace.config.arrays, arrays(*find_lesson(req.lesson_id), req.params));
+  const ArrayTable& table = r.trace.config.arrays;
+  const ArraySlot kA = picks::array_slot(table, "A"), kB = picks::array_slot(table, "B"),
+                  kC = picks::array_slot(table, "C"), kTileA = picks::array_slot(table, "tileA");
   EXPECT_EQ(array_name(r.trace.config.arrays, kTileA), "tileA");
   ASSERT_NE(r.trace.buffer(kA), nullptr);
   ASSERT_NE(r.trace.buffer(kB), nullptr);

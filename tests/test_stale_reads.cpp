@@ -7,21 +7,24 @@
 #include "analysis/race_runs.hpp"
 #include "analysis/stale_reads.hpp"
 #include "engine/backend.hpp"
-#include "lessons/matmul_tiled_square.hpp"
 #include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
 
-using lessons::matmul_tiled_square::kA;
-using lessons::matmul_tiled_square::kTileA;
-using lessons::matmul_tiled_square::kTileB;
+// The hand-built events are the default lesson's (the tiled multiply's).
+ArraySlot slot_a() {
+  return picks::default_lesson_slot("A");
+}
+ArraySlot slot_tile_a() {
+  return picks::default_lesson_slot("tileA");
+}
 
 Event load(uint32_t block, uint16_t thread, ArraySlot buf, uint32_t element, float value) {
   Event e{};
   e.block = block;
   e.thread = thread;
-  e.kind = buf == kA ? EventKind::GlobalLoad : EventKind::SharedLoad;
+  e.kind = buf == slot_a() ? EventKind::GlobalLoad : EventKind::SharedLoad;
   e.array = buf;
   e.element = element;
   e.value = value;
@@ -33,10 +36,12 @@ TEST(StaleReads, MatchesLoadsByThreadAndPosition) {
   Trace ref, run;
   ref.config.lesson_id = run.config.lesson_id = picks::default_lesson().id;
   // Reference: thread 0 loads A[0] = 1 then tileA[3] = 2; thread 1 loads tileA[3] = 2.
-  ref.events = {load(0, 0, kA, 0, 1), load(0, 0, kTileA, 3, 2), load(0, 1, kTileA, 3, 2)};
+  ref.events = {load(0, 0, slot_a(), 0, 1), load(0, 0, slot_tile_a(), 3, 2),
+                load(0, 1, slot_tile_a(), 3, 2)};
   // The run interleaves differently (positions per thread stay), and thread
   // 1 saw the old contents of tileA[3].
-  run.events = {load(0, 1, kTileA, 3, 0), load(0, 0, kA, 0, 1), load(0, 0, kTileA, 3, 2)};
+  run.events = {load(0, 1, slot_tile_a(), 3, 0), load(0, 0, slot_a(), 0, 1),
+                load(0, 0, slot_tile_a(), 3, 2)};
   StaleReadReport r = find_stale_reads(run, ref);
   ASSERT_TRUE(r.compared) << r.error;
   EXPECT_EQ(r.loads_compared, 3u);
@@ -55,8 +60,8 @@ TEST(StaleReads, MatchesLoadsByThreadAndPosition) {
 
 TEST(StaleReads, DifferentElementsAreUnmatchedNotStale) {
   Trace ref, run;
-  ref.events = {load(0, 0, kTileA, 3, 2)};
-  run.events = {load(0, 0, kTileA, 4, 5), load(0, 0, kTileA, 5, 5)};
+  ref.events = {load(0, 0, slot_tile_a(), 3, 2)};
+  run.events = {load(0, 0, slot_tile_a(), 4, 5), load(0, 0, slot_tile_a(), 5, 5)};
   StaleReadReport r = find_stale_reads(run, ref);
   ASSERT_TRUE(r.compared);
   EXPECT_EQ(r.stale, 0u);
@@ -65,7 +70,7 @@ TEST(StaleReads, DifferentElementsAreUnmatchedNotStale) {
 
 TEST(StaleReads, TruncatedTraceIsRefusedWithTheSizeThatFits) {
   Trace ref, run;
-  run.events = {load(0, 0, kTileA, 3, 2)};
+  run.events = {load(0, 0, slot_tile_a(), 3, 2)};
   run.events_dropped = 10;
   StaleReadReport r = find_stale_reads(run, ref);
   EXPECT_FALSE(r.compared);
@@ -118,7 +123,7 @@ TEST(StaleReads, WarpSkewWithABarrierRemovedReadsStaleValues) {
     EXPECT_EQ(s.stale_global, 0u) << "inputs never change: only shared loads go stale";
     EXPECT_EQ(s.stale, s.stale_shared);
     for (const auto& sr : s.reads) {
-      EXPECT_TRUE(sr.buffer == kTileA || sr.buffer == kTileB);
+      EXPECT_TRUE(sr.buffer == slot_tile_a() || sr.buffer == picks::default_lesson_slot("tileB"));
       EXPECT_NE(sr.got, sr.expected);
       EXPECT_EQ(r.trace.events[sr.event].value, sr.got);
     }

@@ -6,7 +6,6 @@
 
 #include "analysis/counters.hpp"
 #include "analysis/decode.hpp"
-#include "lessons/matmul_tiled_square.hpp"
 #include "test_trace_fixtures.hpp"
 #include "tests/lesson_picks.hpp"
 
@@ -19,11 +18,6 @@ std::string default_id() {
 }
 
 using testing::tiled_matmul_trace;
-
-using lessons::matmul_tiled_square::kA;
-using lessons::matmul_tiled_square::kB;
-using lessons::matmul_tiled_square::kTileA;
-using lessons::matmul_tiled_square::kTileB;
 
 std::vector<EventKind> kinds_of(const Trace& t, const std::vector<uint32_t>& idx) {
   std::vector<EventKind> k;
@@ -59,7 +53,7 @@ TEST(Decode, SplitsIntoPerThreadStreamsInProgramOrder) {
   for (size_t k = 0; k < s.size(); ++k)
     EXPECT_EQ(t.events[s[k]].instr, k) << "the thread's k-th event is numbered k";
   // The elements this thread loaded from A: row 1 * 2 + 1 = 3, columns 1 and 3.
-  EXPECT_EQ(t.events[s[0]].array, kA);
+  EXPECT_EQ(t.events[s[0]].array, picks::default_lesson_slot("A"));
   EXPECT_EQ(t.events[s[0]].element, 3u * 4 + 1);
   EXPECT_EQ(t.events[s[12]].element, 3u * 4 + 3);
 }
@@ -169,7 +163,7 @@ TEST(Decode, EmptyTrace) {
 TEST(Counters, TiledMultiplyReadsEachInputElementNOverTTimes) {
   const Trace t = tiled_matmul_trace(8, 2);
   const Counters c = count_accesses(t);
-  for (ArraySlot b : {kA, kB}) {
+  for (ArraySlot b : {picks::default_lesson_slot("A"), picks::default_lesson_slot("B")}) {
     const ElementCounts* e = c.loads_of(b);
     ASSERT_NE(e, nullptr);
     EXPECT_EQ(e->rows, 8);
@@ -182,8 +176,8 @@ TEST(Counters, TiledMultiplyReadsEachInputElementNOverTTimes) {
   EXPECT_EQ(c.global_stores(), 64u);
   EXPECT_EQ(c.shared_stores(), 2u * 64 * 4);
   EXPECT_EQ(c.shared_loads(), 2u * 64 * 8);
-  EXPECT_EQ(c.loads[kTileA], 64u * 8);
-  EXPECT_EQ(c.stores[kTileB], 64u * 4);
+  EXPECT_EQ(c.loads[picks::default_lesson_slot("tileA")], 64u * 8);
+  EXPECT_EQ(c.stores[picks::default_lesson_slot("tileB")], 64u * 4);
   EXPECT_EQ(c.barrier_arrivals(), 16u * 4 * 4 * 2);  // 16 blocks x 4 threads x 4 phases x 2
   EXPECT_EQ(c.global_bytes_read, 4u * 2 * 64 * 4);
   EXPECT_EQ(c.shared_bytes_written, 4u * 2 * 64 * 4);
@@ -197,8 +191,8 @@ TEST(Counters, TiledMultiplyReadsEachInputElementNOverTTimes) {
 
 TEST(Counters, TileOfOneReadsEachElementNTimesLikeTheNaiveKernel) {
   const Counters c = count_accesses(tiled_matmul_trace(4, 1));
-  EXPECT_EQ(c.loads_of(kA)->max, 4u);
-  EXPECT_EQ(c.loads_of(kA)->min, 4u);
+  EXPECT_EQ(c.loads_of(picks::default_lesson_slot("A"))->max, 4u);
+  EXPECT_EQ(c.loads_of(picks::default_lesson_slot("A"))->min, 4u);
   EXPECT_DOUBLE_EQ(c.global_loads_per_output, 8.0);  // 2N
 }
 
@@ -213,7 +207,7 @@ TEST(Counters, PerElementCountsFollowTheEvents) {
   extra.element = 1000;
   t.events.push_back(extra);
   const Counters c = count_accesses(t);
-  const ElementCounts* a = c.loads_of(kA);
+  const ElementCounts* a = c.loads_of(picks::default_lesson_slot("A"));
   EXPECT_EQ(a->count[3], 3u);
   EXPECT_EQ(a->count[0], 1u);
   EXPECT_EQ(a->max, 3u);

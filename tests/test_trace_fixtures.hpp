@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "engine/catalogue.hpp"
-#include "lessons/matmul_tiled_square.hpp"
 #include "model/trace.hpp"
 #include "tests/lesson_picks.hpp"
 
@@ -40,7 +39,10 @@ inline Trace tiled_matmul_trace(int n, int t, uint32_t barrier_mask = 3u) {
   c.input_seed = 7;
   c.arrays = arrays(*find_lesson(c.lesson_id), c.params);
 
-  using namespace ts::lessons::matmul_tiled_square;
+  const ArraySlot kA = picks::default_lesson_slot("A"), kB = picks::default_lesson_slot("B"),
+                  kC = picks::default_lesson_slot("C"),
+                  kTileA = picks::default_lesson_slot("tileA"),
+                  kTileB = picks::default_lesson_slot("tileB");
   BufferData a{kA, n, n, false, {}}, b{kB, n, n, false, {}}, out{kC, n, n, true, {}};
   for (int i = 0; i < n * n; ++i) {
     a.values.push_back(float(i % 5 - 2));

@@ -13,8 +13,6 @@
 #include "cli_process.hpp"
 #include "engine/backend.hpp"
 #include "io/trace_file.hpp"
-#include "lessons/matmul_tiled_square.hpp"
-#include "lessons/stencil_shared.hpp"
 #include "tests/lesson_picks.hpp"
 
 namespace ts {
@@ -36,12 +34,6 @@ std::string global_atomics_id() {
 std::string halo_shared_id() {
   return picks::halo_lesson(picks::Halo::StaticShared).id;
 }
-
-using lessons::matmul_tiled_square::kA;
-using lessons::matmul_tiled_square::kB;
-using lessons::matmul_tiled_square::kC;
-using lessons::matmul_tiled_square::kTileA;
-using lessons::matmul_tiled_square::kTileB;
 
 Trace sim_trace(const std::string& lesson_id, std::optional<Params> params = std::nullopt,
                 uint32_t mask = ~0u) {
@@ -225,7 +217,8 @@ TEST(TraceValidation, RefusesBuffersThatDoNotMatchTheLesson) {
   t.buffers[2].is_output = false;
   EXPECT_HAS(refusal(t), "buffer C is marked input");
   t = sim_trace(halo_shared_id());
-  t.buffers[0].slot = lessons::stencil_shared::kCache;  // contents for the shared array
+  t.buffers[0].slot = picks::array_slot(t.config.arrays, "cache",
+                                        halo_shared_id());  // contents for the shared array
   EXPECT_HAS(refusal(t), "buffer cache is not a global array of " + halo_shared_id() +
                              "; its global "
                              "arrays are in (1 x 150), out (1 x 150)");
@@ -237,26 +230,28 @@ TEST(TraceValidation, RefusesAnArrayTableThatIsNotTheLessons) {
   const Trace good = sim_trace(default_id());  // n 12, tile 8
   {
     Trace t = good;
-    t.config.arrays[kTileA - 1].name = "tileZ";
+    t.config.arrays[picks::default_lesson_slot("tileA") - 1].name = "tileZ";
     const std::string err = refusal(t);
     EXPECT_HAS(err, "array 4 is tileZ (shared");
     EXPECT_HAS(err, default_id() + " with n=12 tile=8 has tileA (shared");
   }
   {
     Trace t = good;
-    t.config.arrays[kB - 1].rows = 13;
+    t.config.arrays[picks::default_lesson_slot("B") - 1].rows = 13;
     EXPECT_HAS(refusal(t), "array 2 is B (");
   }
   {
     Trace t = good;
-    t.config.arrays[kC - 1].space = Space::Shared;
+    t.config.arrays[picks::default_lesson_slot("C") - 1].space = Space::Shared;
     EXPECT_HAS(refusal(t), "array 3 is C (shared");
   }
   {
     Trace t = good;
     t.config.arrays.pop_back();  // no tileB: its events would name a slot beyond the table
+    const ArraySlot tile_a = picks::default_lesson_slot("tileA"),
+                    tile_b = picks::default_lesson_slot("tileB");
     for (Event& e : t.events)
-      if (e.array == kTileB) e.array = kTileA;
+      if (e.array == tile_b) e.array = tile_a;
     EXPECT_HAS(refusal(t), "the array table lists 4 arrays; " + default_id() +
                                " with n=12 "
                                "tile=8 has 5: A (");
@@ -267,19 +262,19 @@ TEST(TraceValidation, RefusesEventsOutsideTheirArraysAndLaunch) {
   const Trace good = sim_trace(default_id());
   {
     Trace t = good;
-    const size_t i = first_of(t, EventKind::GlobalLoad, kA);
+    const size_t i = first_of(t, EventKind::GlobalLoad, picks::default_lesson_slot("A"));
     t.events[i].element = 144;  // A is 12 x 12
     EXPECT_HAS(refusal(t), "element is 144; allowed for A (12 x 12): 0 to 143");
   }
   {
     Trace t = good;
-    t.events[first_of(t, EventKind::GlobalLoad)].array = kTileB;
+    t.events[first_of(t, EventKind::GlobalLoad)].array = picks::default_lesson_slot("tileB");
     EXPECT_HAS(refusal(t),
                "array is 5 (tileB); the global arrays of " + default_id() + " are A, B, C");
   }
   {
     Trace t = good;
-    t.events[first_of(t, EventKind::SharedStore)].array = kA;
+    t.events[first_of(t, EventKind::SharedStore)].array = picks::default_lesson_slot("A");
     EXPECT_HAS(refusal(t),
                "array is 1 (A); the shared arrays of " + default_id() + " are tileA, tileB");
   }
@@ -341,9 +336,10 @@ TEST(TraceValidation, RefusesOutOfRangeFlagsThatContradictTheElement) {
   // tiled_exact at n 12, tile 8 reads past the end of A and B by design.
   const Trace good = sim_trace(picks::overreaching_lesson().id);
   size_t flagged = good.events.size(), plain = good.events.size();
+  const ArraySlot a = picks::array_slot(good.config.arrays, "A");
   for (size_t i = 0; i < good.events.size(); ++i) {
     const Event& e = good.events[i];
-    if (e.kind != EventKind::GlobalLoad || e.array != kA) continue;
+    if (e.kind != EventKind::GlobalLoad || e.array != a) continue;
     if (e.flags & kFlagOutOfRange)
       flagged = std::min(flagged, i);
     else
