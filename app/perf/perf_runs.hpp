@@ -40,7 +40,7 @@ struct CountRow {
 std::vector<CountRow> compute_counts();
 
 // A report measured on a GPU machine and shipped with TileScope (docs/perf_*.json),
-// found as the lesson sources are: in the source tree (TS_SOURCE_DIR), in
+// found in the source tree (TS_SOURCE_DIR), in
 // share/tilescope next to the program or in the working folder, or in docs/.
 struct ShippedReport {
   std::string path;

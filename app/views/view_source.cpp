@@ -1,17 +1,16 @@
-// Source: the kernel's real header (the code that ran), read at run time from
-// the source tree (TS_SOURCE_DIR) or next to the program; the line of the
-// current event highlighted, each barrier line marked on or off.
+// Source: the kernel's real header as it was compiled (the registry's embedded
+// text, whose lines the recorded events and the barrier marks refer to); the
+// line of the current event highlighted, each barrier line marked on or off.
 #include <imgui.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "app/core/palette.hpp"
 #include "app/core/view.hpp"
-#include "io/input_file.hpp"
+#include "engine/catalogue.hpp"
 
 namespace ts::app {
 
@@ -151,24 +150,13 @@ class SourceView final : public View {
     lines_.clear();
     error_.clear();
     scrolled_to_ = -1;
-    namespace fs = std::filesystem;
-    const fs::path candidates[] = {fs::path(TS_SOURCE_DIR) / v->source_file,
-                                   fs::path("share/tilescope") / v->source_file,
-                                   fs::path(v->source_file)};
-    for (const fs::path& p : candidates) {
-      // Through the input layer: a FIFO or a device of that name never blocks.
-      if (std::error_code ec; !fs::exists(p, ec)) continue;
-      const auto text = read_input_text(p.string(), {"kernel source", 4 << 20}, nullptr);
-      if (!text) continue;
-      std::istringstream f(*text);
-      std::string line;
-      while (std::getline(f, line))
-        lines_.push_back(line);
-      break;
-    }
+    // The embedded text, as the Narration view reads its own: a header edited
+    // since the build cannot put other lines beside the recorded ones.
+    std::istringstream f{std::string(lesson_source(v->source_file))};
+    for (std::string line; std::getline(f, line);)
+      lines_.push_back(line);
     if (lines_.empty()) {
-      error_ = std::string("The kernel's source (") + v->source_file +
-               ") was not found next to the program or in " TS_SOURCE_DIR ".";
+      error_ = std::string("The kernel's source (") + v->source_file + ") is not in this build.";
       return;
     }
     // The function's own lines: from the template line before its name to its closing brace.
