@@ -47,7 +47,8 @@ struct Lesson {
     using namespace reduction_kit;
     return step<Shape{true, LastWarp::None}>({
         .title = "Reduction 4: first add during load",
-        .summary = "Each thread adds two elements while loading: half the blocks, no idle half in the first step.",
+        .summary = "Each thread adds two elements while loading: half the blocks, no idle half in "
+                   "the first step.",
         .load_guards = kGuardsRaw,
         .tree_guards = kGuardsRawAnywhere,
     });

@@ -47,7 +47,8 @@ struct Lesson {
     using namespace reduction_kit;
     return step<Shape{false, LastWarp::None}>({
         .title = "Reduction 1: interleaved addressing, divergent branch",
-        .summary = "A tree of additions in shared memory where only every (2s)-th thread works: warps diverge at every step.",
+        .summary = "A tree of additions in shared memory where only every (2s)-th thread works: "
+                   "warps diverge at every step.",
         .load_guards = kGuardsRawInWarp,
         .tree_guards = kGuardsRawAnywhere,
     });

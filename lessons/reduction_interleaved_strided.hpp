@@ -48,7 +48,8 @@ struct Lesson {
     using namespace reduction_kit;
     return step<Shape{false, LastWarp::None}>({
         .title = "Reduction 2: interleaved addressing, strided index",
-        .summary = "The same tree with consecutive threads working, on cells 2s apart: no divergence, but bank conflicts.",
+        .summary = "The same tree with consecutive threads working, on cells 2s apart: no "
+                   "divergence, but bank conflicts.",
         .load_guards = kGuardsRawAnywhere | kGuardsWaw | kGuardsWawInWarp,
         .tree_guards = kGuardsRawAnywhere | kGuardsWaw | kGuardsWawInWarp,
     });

@@ -47,7 +47,8 @@ struct Lesson {
     using namespace reduction_kit;
     return step<Shape{false, LastWarp::None}>({
         .title = "Reduction 3: sequential addressing",
-        .summary = "The first s threads add the upper half of the cells onto the lower half: consecutive cells, no bank conflicts.",
+        .summary = "The first s threads add the upper half of the cells onto the lower half: "
+                   "consecutive cells, no bank conflicts.",
         .load_guards = kGuardsRaw,
         .tree_guards = kGuardsRawAnywhere,
     });

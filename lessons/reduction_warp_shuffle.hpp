@@ -55,7 +55,8 @@ struct Lesson {
     using namespace reduction_kit;
     return step<Shape{true, LastWarp::Shuffle}>({
         .title = "Reduction 7: last warp with warp shuffles",
-        .summary = "The last warp adds in registers with __shfl_down_sync: no shared memory, no barrier, no race.",
+        .summary = "The last warp adds in registers with __shfl_down_sync: no shared memory, no "
+                   "barrier, no race.",
         .load_guards = kGuardsRaw,
         .tree_guards = kGuardsRaw,
     });

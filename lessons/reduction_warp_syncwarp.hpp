@@ -59,13 +59,14 @@ struct Lesson {
     using namespace reduction_kit;
     return step<Shape{true, LastWarp::Syncwarp}>({
         .title = "Reduction 6: last warp unrolled, with __syncwarp",
-        .summary = "The unrolled last warp made correct: a __syncwarp between every read and write of a neighbour's cell.",
+        .summary = "The unrolled last warp made correct: a __syncwarp between every read and write "
+                   "of a neighbour's cell.",
         .load_guards = kGuardsRaw,
         .tree_guards = kGuardsRaw,
-        .warp_barriers = {{"every lane has read its partner's cell before any lane overwrites its own",
-                           kGuardsWarInWarp},
-                          {"every lane's new sum is stored before the next step reads it",
-                           kGuardsRawInWarp}},
+        .warp_barriers =
+            {{"every lane has read its partner's cell before any lane overwrites its own",
+              kGuardsWarInWarp},
+             {"every lane's new sum is stored before the next step reads it", kGuardsRawInWarp}},
     });
   }
 };

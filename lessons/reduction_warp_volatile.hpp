@@ -66,7 +66,8 @@ struct Lesson {
     using namespace reduction_kit;
     return step<Shape{true, LastWarp::Volatile}>({
         .title = "Reduction 5: last warp unrolled, volatile (a race)",
-        .summary = "The last six steps run in one warp with no barrier, through a volatile pointer: a race since Volta.",
+        .summary = "The last six steps run in one warp with no barrier, through a volatile "
+                   "pointer: a race since Volta.",
         .load_guards = kGuardsRaw,
         .tree_guards = kGuardsRaw,
         .tests = {.racy_by_design = kGuardsRawInWarp | kGuardsWarInWarp},

@@ -107,7 +107,8 @@ struct Lesson {
                      "column; 32 (128 threads, k steps of 4) or 64 (512 threads, k steps of 8)",
         .tile = 32,
         .barriers = {{"both tiles complete before anyone reads them", kGuardsRaw},
-                      {"everyone done with these tiles before the next ones overwrite them", kGuardsWar}},
+                     {"everyone done with these tiles before the next ones overwrite them",
+                      kGuardsWar}},
         .ladder_step = 4,
         .tile_choices = {32, 64},
     });

@@ -131,7 +131,8 @@ struct Lesson {
                      "thread, 256 threads",
         .tile = 32,
         .barriers = {{"both tiles complete before anyone reads them", kGuardsRaw},
-                      {"everyone done with these tiles before the next ones overwrite them", kGuardsWar}},
+                     {"everyone done with these tiles before the next ones overwrite them",
+                      kGuardsWar}},
         .ladder_step = 5,
     });
   }

@@ -166,15 +166,17 @@ struct Lesson {
   static LessonSpec descriptor() {
     return sgemm_kit::step<layout>({
         .title = "Double buffering: two shared stages, one barrier per k step",
-        .summary = "The warp-tiled float4 kernel with two shared stages: the next k step's tiles "
-                   "are fetched while this one is multiplied, and one barrier per k step is enough.",
+        .summary =
+            "The warp-tiled float4 kernel with two shared stages: the next k step's tiles "
+            "are fetched while this one is multiplied, and one barrier per k step is enough.",
         .tile_hint = "block tile of C: 32 (32 x 32, thread tile 4 x 4, 64 threads), 64 (64 x 64, "
                      "thread tile 8 x 8, 64 threads) or 128 (128 x 128, 256 threads: the GPU's)",
         .tile = 32,
         .barriers = {{"stage 0 complete before anyone reads it", kGuardsRaw},
-                      {"the next stage complete before anyone reads it, and (the same barrier) everyone done "
-                       "with the current stage before the step after overwrites it",
-                       kGuardsRaw | kGuardsWar}},
+                     {"the next stage complete before anyone reads it, and (the same barrier) "
+                      "everyone done "
+                      "with the current stage before the step after overwrites it",
+                      kGuardsRaw | kGuardsWar}},
         .ladder_step = 9,
     });
   }

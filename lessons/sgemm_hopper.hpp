@@ -178,9 +178,10 @@ struct Lesson {
                      "threads: the tuned one)",
         .tile = 32,
         .barriers = {{"stage 0 complete before anyone reads it", kGuardsRaw},
-                      {"the next stage complete before anyone reads it, and (the same barrier) everyone done "
-                       "with the current stage before the step after overwrites it",
-                       kGuardsRaw | kGuardsWar}},
+                     {"the next stage complete before anyone reads it, and (the same barrier) "
+                      "everyone done "
+                      "with the current stage before the step after overwrites it",
+                      kGuardsRaw | kGuardsWar}},
         .ladder_step = 10,
     });
   }

@@ -151,7 +151,8 @@ struct Lesson {
         .tile_hint = kParamTileHint,
         .tile = 32,
         .barriers = {{"both tiles complete before anyone reads them", kGuardsRaw},
-                      {"everyone done with these tiles before the next ones overwrite them", kGuardsWar}},
+                     {"everyone done with these tiles before the next ones overwrite them",
+                      kGuardsWar}},
         .ladder_step = 6,
     });
     s.layout_group = "sgemm.as_layout";

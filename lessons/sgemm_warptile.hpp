@@ -168,11 +168,13 @@ struct Lesson {
         .title = "SGEMM 8: warp tiles",
         .summary = "Each warp computes a compact WM x WN tile of the block tile in sub-tiles, its "
                    "lanes side by side: every shared read of the inner loop is conflict-free.",
-        .tile_hint = "block tile side: 32 (warps 32 x 16, 64 threads), 64 (warps 64 x 32 in 2 x 2 "
-                     "sub-tiles, 64 threads) or 128 (8 warps of 64 x 32, 256 threads: the tuned one)",
+        .tile_hint =
+            "block tile side: 32 (warps 32 x 16, 64 threads), 64 (warps 64 x 32 in 2 x 2 "
+            "sub-tiles, 64 threads) or 128 (8 warps of 64 x 32, 256 threads: the tuned one)",
         .tile = 64,
         .barriers = {{"both tiles complete before anyone reads them", kGuardsRaw},
-                      {"everyone done with these tiles before the next ones overwrite them", kGuardsWar}},
+                     {"everyone done with these tiles before the next ones overwrite them",
+                      kGuardsWar}},
         .ladder_step = 8,
     });
   }

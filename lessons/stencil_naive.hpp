@@ -37,7 +37,9 @@ TS_KERNEL_BODY(Body, stencil_naive(rec, args));
 
 struct Lesson {
   static LessonSpec descriptor() {
-    return stencil_kit::lesson<stencil_kit::Cache::None>("1D stencil, global memory only", "Each output averages its 2R + 1 neighbours, all read from global memory.");
+    return stencil_kit::lesson<stencil_kit::Cache::None>(
+        "1D stencil, global memory only",
+        "Each output averages its 2R + 1 neighbours, all read from global memory.");
   }
 };
 

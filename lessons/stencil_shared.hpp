@@ -75,7 +75,9 @@ inline std::optional<std::string> check_static(const Params& p, const DeviceLimi
 struct Lesson {
   static LessonSpec descriptor() {
     using namespace stencil_kit;
-    LessonSpec s = lesson<Cache::Static>("1D stencil, shared memory with halo", "Each block loads its elements plus R halo cells on each side into a static shared array, clamping at the ends.");
+    LessonSpec s = lesson<Cache::Static>("1D stencil, shared memory with halo",
+                                         "Each block loads its elements plus R halo cells on each "
+                                         "side into a static shared array, clamping at the ends.");
     s.geometry = [](const Params& p) {
       LaunchGeometry g = geometry(p);
       g.static_shared_bytes = 4 * (kMaxBlock + 2 * kMaxRadius);

@@ -49,7 +49,10 @@ TS_KERNEL_BODY(Body, stencil_shared_dynamic(rec, args));
 
 struct Lesson {
   static LessonSpec descriptor() {
-    LessonSpec s = stencil_kit::lesson<stencil_kit::Cache::Dynamic>("1D stencil, extern __shared__ sized at launch", "The halo stencil with its shared array sized at launch, for any block size and radius that fit.");
+    LessonSpec s = stencil_kit::lesson<stencil_kit::Cache::Dynamic>(
+        "1D stencil, extern __shared__ sized at launch",
+        "The halo stencil with its shared array sized at launch, for any block size and radius "
+        "that fit.");
     s.tests.padded = Params{.length = 100, .radius = 5, .block = 96};
     return s;
   }

@@ -89,9 +89,10 @@ LessonSpec lesson(const char* title, const char* summary, const char* layout_lab
   constexpr bool tiled = TileCols > 0;
   std::vector<BarrierInfo> barriers;
   if (tiled)
-    barriers.push_back({"the tile is stored by rows and read by columns: what a thread reads was "
-                        "stored by another warp",
-                        kGuardsRaw});
+    barriers.push_back(
+        {"the tile is stored by rows and read by columns: what a thread reads was "
+         "stored by another warp",
+         kGuardsRaw});
   return {
       .title = title,
       .summary = summary,
@@ -99,18 +100,20 @@ LessonSpec lesson(const char* title, const char* summary, const char* layout_lab
                  side("n", "n (columns of in)", "columns of in, rows of out", 48)},
       .barriers = std::move(barriers),
       // The table has the tile's shape (33 columns padded), as the kernel indexes it.
-      .arrays = [](const Params& p) {
-        return tiled ? arrays(p, {shared_array("tile", kTile, TileCols)}) : arrays(p);
-      },
+      .arrays =
+          [](const Params& p) {
+            return tiled ? arrays(p, {shared_array("tile", kTile, TileCols)}) : arrays(p);
+          },
       .geometry = [](const Params& p) { return tiled ? tile_geometry(p, TileCols) : geometry(p); },
       .check = check_params<check>,
       .shared_advice = no_fix,
-      .counts = [](const Params& p) {
-        if (tiled) return tile_counts(p);
-        ExpectedCounts c;
-        c.global_loads = c.global_stores = uint64_t(p.m) * uint64_t(p.n);
-        return c;
-      },
+      .counts =
+          [](const Params& p) {
+            if (tiled) return tile_counts(p);
+            ExpectedCounts c;
+            c.global_loads = c.global_stores = uint64_t(p.m) * uint64_t(p.n);
+            return c;
+          },
       .reference = reference,
       .sum_length = one_term,
       .loads_per_output = loads,

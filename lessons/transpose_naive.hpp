@@ -36,7 +36,8 @@ struct Lesson {
   static LessonSpec descriptor() {
     using namespace transpose_kit;
     return lesson<0>("Transpose, global memory only",
-                   "Reads rows of the input (coalesced), writes columns of the output: every store of a warp lands in its own memory sector.");
+                     "Reads rows of the input (coalesced), writes columns of the output: every "
+                     "store of a warp lands in its own memory sector.");
   }
 };
 

@@ -50,8 +50,9 @@ struct Lesson {
   static LessonSpec descriptor() {
     using namespace transpose_kit;
     return lesson<kTile>("Transpose through a shared tile",
-                   "A 32 x 32 tile in shared memory makes both the reads and the writes coalesced; reading its columns is a 32-way bank conflict.",
-                   "plain [32][32]");
+                         "A 32 x 32 tile in shared memory makes both the reads and the writes "
+                         "coalesced; reading its columns is a 32-way bank conflict.",
+                         "plain [32][32]");
   }
 };
 

@@ -49,9 +49,11 @@ TS_KERNEL_BODY(Body, transpose_shared_padded(rec, args));
 struct Lesson {
   static LessonSpec descriptor() {
     using namespace transpose_kit;
-    return lesson<kPaddedCols>("Transpose through a padded shared tile",
-                   "The shared tile gets one spare column, [32][33]: a column of the tile now spans all 32 banks, and the column reads are free of bank conflicts.",
-                   "padded [32][33]");
+    return lesson<kPaddedCols>(
+        "Transpose through a padded shared tile",
+        "The shared tile gets one spare column, [32][33]: a column of the tile now spans all 32 "
+        "banks, and the column reads are free of bank conflicts.",
+        "padded [32][33]");
   }
 };
 

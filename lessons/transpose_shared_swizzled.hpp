@@ -48,9 +48,11 @@ TS_KERNEL_BODY(Body, transpose_shared_swizzled(rec, args));
 struct Lesson {
   static LessonSpec descriptor() {
     using namespace transpose_kit;
-    return lesson<kTile>("Transpose through a swizzled shared tile",
-                   "The 32 x 32 tile stores element (r, c) at column c XOR r: a column of the tile spans all 32 banks without any padding, so the column reads are conflict-free.",
-                   "swizzled (c XOR r)");
+    return lesson<kTile>(
+        "Transpose through a swizzled shared tile",
+        "The 32 x 32 tile stores element (r, c) at column c XOR r: a column of the tile spans all "
+        "32 banks without any padding, so the column reads are conflict-free.",
+        "swizzled (c XOR r)");
   }
 };
 

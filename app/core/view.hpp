@@ -31,8 +31,8 @@
 
 #include <imgui.h>
 
-#include "app/core/barrier_wait.hpp"
 #include "app/core/app_state.hpp"
+#include "app/core/barrier_wait.hpp"
 
 namespace ts::app {
 

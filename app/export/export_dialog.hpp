@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "app/export/export.hpp"
 #include "app/core/app_state.hpp"
+#include "app/export/export.hpp"
 
 namespace ts::app {
 

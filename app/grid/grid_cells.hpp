@@ -14,9 +14,9 @@
 #include <utility>
 #include <vector>
 
-#include "app/grid/grid_shapes.hpp"
-#include "app/core/barrier_wait.hpp"
 #include "app/core/app_state.hpp"
+#include "app/core/barrier_wait.hpp"
+#include "app/grid/grid_shapes.hpp"
 
 namespace ts::app {
 

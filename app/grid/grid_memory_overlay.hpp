@@ -33,9 +33,9 @@
 #include <vector>
 
 #include "analysis/store_tiles.hpp"
-#include "app/grid/cell_renderer.hpp"
 #include "app/core/app_state.hpp"
 #include "app/core/palette.hpp"
+#include "app/grid/cell_renderer.hpp"
 
 namespace ts::app {
 

@@ -14,8 +14,8 @@
 #include <string>
 
 #include "analysis/store_tiles.hpp"
-#include "app/grid/grid_memory_overlay.hpp"
 #include "app/core/app_state.hpp"
+#include "app/grid/grid_memory_overlay.hpp"
 
 namespace ts::app {
 

@@ -11,6 +11,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/core/palette.hpp"
+#include "app/core/view.hpp"
 #include "app/grid/access_outline.hpp"
 #include "app/grid/cell_renderer.hpp"
 #include "app/grid/grid_arrange.hpp"
@@ -21,8 +23,6 @@
 #include "app/grid/layout_toggle.hpp"
 #include "app/grid/register_tile.hpp"
 #include "app/quiz/quiz_colours.hpp"
-#include "app/core/palette.hpp"
-#include "app/core/view.hpp"
 
 namespace ts::app {
 

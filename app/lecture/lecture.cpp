@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "app/replay/position_spec.hpp"
 #include "app/core/jobs.hpp"
 #include "app/lecture/caption_strip.hpp"
+#include "app/replay/position_spec.hpp"
 
 namespace ts::app {
 

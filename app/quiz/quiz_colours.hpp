@@ -2,8 +2,8 @@
 // to stand apart from the grid's state colours on a projector.
 #pragma once
 
-#include "app/quiz/quiz.hpp"
 #include "app/core/palette.hpp"
+#include "app/quiz/quiz.hpp"
 
 namespace ts::app {
 

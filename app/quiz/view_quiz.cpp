@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "app/quiz/quiz_colours.hpp"
 #include "app/core/app_state.hpp"
 #include "app/core/view.hpp"
+#include "app/quiz/quiz_colours.hpp"
 
 namespace ts::app {
 

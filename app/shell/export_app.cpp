@@ -9,8 +9,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "app/shell/app.hpp"
 #include "app/core/outputs.hpp"
+#include "app/shell/app.hpp"
 
 namespace ts::app {
 

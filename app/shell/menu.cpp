@@ -8,10 +8,10 @@
 #include <string>
 
 #include "app/compare/compare_mode.hpp"
+#include "app/core/palette.hpp"
 #include "app/grid/grid_memory_overlay.hpp"
 #include "app/grid/grid_zoom.hpp"
 #include "app/shell/fonts_themes.hpp"
-#include "app/core/palette.hpp"
 
 namespace ts::app {
 

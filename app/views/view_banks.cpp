@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "analysis/warp_access.hpp"
-#include "app/grid/grid_memory_overlay.hpp"
 #include "app/core/palette.hpp"
 #include "app/core/view.hpp"
+#include "app/grid/grid_memory_overlay.hpp"
 #include "app/views/shuffle_diagram.hpp"
 
 namespace ts::app {
