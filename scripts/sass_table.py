@@ -218,6 +218,22 @@ def body_of(demangled):
     return m.group(1) if m else None
 
 
+SPACE_NUMBER = {"Global": "0", "Shared": "1", "Constant": "2"}
+
+
+def with_ptx_locations(instrs, ptx_where, ptx_text_lines):
+    """nvdisasm -gp names each instruction's PTX line: give it that line's chain
+    (for a memory instruction, the chain of the PTX load it came from)."""
+    out = []
+    for offset, guard, opcode, operands, frames in instrs:
+        ptx_line = frames[0][1] if frames and frames[0][0] == ".nv_debug_ptx_txt" else None
+        kind = classify(opcode, operands)
+        if ptx_line and kind:
+            ptx_line = ptx_lines.loaded_by(ptx_text_lines, ptx_line, SPACE_NUMBER[kind[0]])
+        out.append((offset, guard, opcode, operands, tuple(ptx_where.get(ptx_line, frames))))
+    return out
+
+
 def table_of(text, ptx=None):
     """{body: [access]} for every launch_body<Body, PlainRec> in a disassembly
     (nvdisasm -gi; or -gp with the PTX it was made from)."""
