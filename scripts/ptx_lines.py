@@ -19,6 +19,7 @@ location with its whole chain, so that ptxas cannot pick a stale one. The
 code ptxas makes does not depend on .loc lines: sass_table.py checks that the
 SASS is the same, instruction for instruction, as nvcc's own.
 """
+import os
 import re
 import subprocess
 
@@ -189,9 +190,9 @@ def lesson_key(instance, files):
     """What the table records of a chain: its innermost frame in lessons/ that
     is not the accessors' (sass_table.py: source_line)."""
     for n in instance.chain():
-        path = files.get(n.pos[0], "")
-        if "/lessons/" in path and not path.endswith("/access.hpp"):
-            return (path, n.pos[1])
+        folder, name = os.path.split(files.get(n.pos[0], ""))
+        if os.path.basename(folder) == "lessons" and name != "access.hpp":
+            return (name, n.pos[1])
     return None
 
 
