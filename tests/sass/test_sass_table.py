@@ -38,27 +38,27 @@ class SampleTable(unittest.TestCase):
         self.assertTrue(all(a["file"] == "demo.hpp" for a in self.accesses))
 
     def test_each_load_is_on_the_line_of_its_element(self):
-        # s[j] (line 19), eight consecutive floats: two LDS.128; t[8 * j] (line 20),
+        # s[j] (line 21), eight consecutive floats: two LDS.128; t[8 * j] (line 22),
         # 32 bytes apart: eight LDS. nvcc wrote the chain above the accessor only
         # for the first load of each: the others are told apart by their address.
-        self.assertEqual(self.lines_of("LDS.128"), [19, 19])
-        self.assertEqual(self.lines_of("LDS"), [20] * 8)
-        self.assertEqual(self.lines_of("ULDC.64", "Constant"), [18] * 4)
+        self.assertEqual(self.lines_of("LDS.128"), [21, 21])
+        self.assertEqual(self.lines_of("LDS"), [22] * 8)
+        self.assertEqual(self.lines_of("ULDC.64", "Constant"), [20] * 4)
 
     def test_width_and_predicate(self):
         wide = [a for a in self.accesses if a["opcode"] == "LDS.128"]
         self.assertTrue(all(a["bytes"] == 16 for a in wide))
         (ldg,) = [a for a in self.accesses if a["opcode"] == "LDG.E"]
         self.assertTrue(ldg["predicated"])  # if (i < n): @!P0 LDG.E
-        self.assertEqual((ldg["line"], ldg["op"]), (12, "Load"))
+        self.assertEqual((ldg["line"], ldg["op"]), (14, "Load"))
         (stg,) = [a for a in self.accesses if a["opcode"] == "STG.E"]
-        self.assertEqual((stg["line"], stg["op"], stg["predicated"]), (22, "Store", False))
+        self.assertEqual((stg["line"], stg["op"], stg["predicated"]), (24, "Store", False))
 
     def test_nvdisasm_gi_chains_would_put_loads_on_the_wrong_line(self):
         # Why the table reads -gp and the PTX: -gi shows every LDS of the loop on
-        # line 19, the line whose chain nvcc wrote last before them.
+        # line 21, the line whose chain nvcc wrote last before them.
         gi = sass_table.table_of(read("sample.gi.sass"))[BODY]
-        self.assertEqual([a["line"] for a in gi if a["opcode"] == "LDS"], [19] * 8)
+        self.assertEqual([a["line"] for a in gi if a["opcode"] == "LDS"], [21] * 8)
 
 
 class Opcodes(unittest.TestCase):

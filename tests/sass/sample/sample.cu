@@ -1,5 +1,6 @@
 // tests/sass/make_sample.sh compiles this to the committed sample.ptx and
 // sample.sass (nvdisasm -gp), as scripts/sass_table.py compiles the lessons.
+// clang-format off
 #include "lessons/demo.hpp"
 namespace ts {
 namespace {

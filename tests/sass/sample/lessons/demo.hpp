@@ -1,5 +1,7 @@
 // The sample kernel of tests/sass/test_sass_table.py: a global load, a
-// constant read, then a loop of shared loads that nvcc vectorises.
+// constant read, then a loop of shared loads that nvcc vectorises. Not
+// clang-formatted: the statement on lines 21-22 spans two lines on purpose.
+// clang-format off
 #pragma once
 #include "lessons/access.hpp"
 namespace ts::lessons::demo {
