@@ -12,6 +12,8 @@
 // write differently), so the table describes the kernels that really run.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +23,7 @@
 #include <tuple>
 #include <vector>
 
+#include "cli_process.hpp"
 #include "engine/backend.hpp"
 #include "engine/catalogue.hpp"
 #include "engine/compiled/compiled_table.hpp"
@@ -208,6 +211,37 @@ TEST(CompiledCode, EveryTracedAccessHasAnInstructionOnItsLine) {
     }
   }
 }
+
+#ifdef TS_CLI_PATH
+// `tilescope-cli sass`: the table's instructions of the kernel the parameters
+// pick, by source line, with the lesson's own lines quoted.
+TEST(CompiledCode, CliSassListsTheKernelsInstructionsByLine) {
+  const LessonInfo& v = picks::first_with("tiled (reads the tile)", [](const LessonInfo& l) {
+    return picks::reads(l, kUsesTile) && l.defaults.tile > 4;
+  });
+  const int tile = v.defaults.tile / 2;
+  const auto run = testing::run_cli(
+      std::string("sass ") + v.id + " --tile " + std::to_string(tile) + " --json", false);
+  ASSERT_EQ(run.code, 0) << run.out;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  Params p = v.defaults;
+  p.tile = tile;
+  const CompiledKernel* k = compiled_kernel(*lesson_index(v.id), p);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(j["body"], std::string(k->body));
+  EXPECT_EQ(j["origin"], std::string(compiled_code_origin()));
+  size_t listed = 0;
+  bool quoted = false;
+  for (const auto& line : j["lines"]) {
+    listed += line["instructions"].size();
+    quoted = quoted || !std::string(line["source"]).empty();
+    EXPECT_GT(int(line["line"]), 0);
+  }
+  EXPECT_EQ(listed, k->accesses.size());
+  EXPECT_TRUE(quoted) << "no line of the lesson's own header quoted";
+  EXPECT_EQ(testing::run_cli("sass no.such_lesson", false).code, 2);
+}
+#endif
 
 }  // namespace
 }  // namespace ts
