@@ -35,6 +35,7 @@ import ptx_lines
 
 REPO = Path(__file__).resolve().parent.parent
 ARCH = "sm_90"
+VERBOSE = False
 COMMITTED = "engine/compiled/sm_90.cpp"
 KERNELS_CU = "engine/compiled/sass_kernels.cu"
 
@@ -241,19 +242,26 @@ def table_of(text, ptx=None):
     names = demangle([sym for sym, _ in kernels])
     where, unsure = ptx_lines.locations(ptx) if ptx else ({}, {})
     ptx_text_lines = ptx.splitlines() if ptx else []
-    table, guessed = {}, 0
+    table, guessed = {}, []
     for sym, instrs in kernels:
         body = body_of(names[sym])
         if not body:
             continue
         if ptx:
-            guessed += sum(1 for i in instrs
-                           if classify(i[2], i[3]) and i[4] and unsure.get(i[4][0][1]))
+            unsure_at = {i[0] for i in instrs
+                         if classify(i[2], i[3]) and i[4] and unsure.get(i[4][0][1])}
             instrs = with_ptx_locations(instrs, where, ptx_text_lines)
         table[body] = memory_accesses(instrs)
+        if ptx:
+            guessed += ["%s %04x %s -> %s:%d" % (body, a["offset"], a["opcode"], a["file"],
+                                                 a["line"])
+                        for a in table[body] if a["offset"] in unsure_at]
     if guessed:
         print("sass_table: %d memory instructions: nvcc's line info named several candidate "
-              "lines (took the latest that fits)" % guessed, file=sys.stderr)
+              "lines (took the latest that fits%s)" % (
+                  len(guessed), "" if VERBOSE else "; --verbose lists them"), file=sys.stderr)
+        if VERBOSE:
+            print("\n".join("  " + g for g in guessed), file=sys.stderr)
     return table
 
 
@@ -370,10 +378,14 @@ def main():
     ap.add_argument("--compare-ncu", nargs="+", metavar="CSV",
                     help="compare each kernel's opcodes with Nsight Compute's source page")
     ap.add_argument("--keep", metavar="DIR", help="work here (the .cubin, the .sass) and keep it")
+    ap.add_argument("--verbose", action="store_true",
+                    help="list the instructions whose line was chosen among several")
     ap.add_argument("--nvcc")
     ap.add_argument("--nvdisasm")
     ap.add_argument("--cmake", default="cmake")
     args = ap.parse_args()
+    global VERBOSE
+    VERBOSE = args.verbose
 
     nvcc = nvdisasm = None
     if args.parse:
