@@ -1,0 +1,247 @@
+// The compiled-code table (engine/compiled_code.hpp): every lesson's kernel
+// has an entry, every access the simulator traces became at least one
+// instruction on its line, float4 lines compiled to 16-byte instructions, and
+// the copy kept in the tree was made from the sources as they are now.
+//
+// Checked against the GPU once (session 9, H200, nvcc 13.0, sm_90): for the
+// six kernels whose Nsight Compute source pages we have (one each of the
+// reduction, stencil, conv2d, matmul, SGEMM and histogram families, profiled
+// from engine/cuda/cuda_backend.cu), the generator's SASS is ncu's, instruction
+// for instruction, operands included (scripts/sass_table.py --compare-ncu;
+// branch targets and register-reuse flags aside, which the two disassemblers
+// write differently), so the table describes the kernels that really run.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "cli_process.hpp"
+#include "engine/backend.hpp"
+#include "engine/catalogue.hpp"
+#include "engine/compiled/compiled_table.hpp"
+#include "engine/compiled_code.hpp"
+#include "tests/lesson_picks.hpp"
+
+namespace ts {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kSource = TS_SOURCE_DIR;
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// scripts/sass_table.py's sources_hash: FNV-1a (64 bits) over each file's
+// path, a newline, its bytes and a NUL, every lessons/*.hpp in name order,
+// then the launch and the recorders.
+std::string sources_hash() {
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(kSource / "lessons"))
+    if (e.path().extension() == ".hpp") files.push_back("lessons/" + e.path().filename().string());
+  std::sort(files.begin(), files.end());
+  files.push_back("engine/cuda/launch.cuh");
+  files.push_back("engine/cuda/recorders.cuh");
+  uint64_t h = 0xCBF29CE484222325ull;
+  auto mix = [&](std::string_view bytes) {
+    for (const char c : bytes)
+      h = (h ^ uint8_t(c)) * 0x100000001B3ull;
+  };
+  for (const std::string& f : files) {
+    mix(f);
+    mix("\n");
+    mix(read_text(kSource / f));
+    mix(std::string_view("\0", 1));
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
+// The hash the committed copy records.
+std::string committed_hash() {
+  const std::string text = read_text(kSource / "engine/compiled/sm_90.cpp");
+  const std::string key = "kSourcesHash = \"";
+  const size_t at = text.find(key);
+  return at == std::string::npos ? "" : text.substr(at + key.size(), 16);
+}
+
+TEST(CompiledCode, CommittedTableIsCurrent) {
+  const std::string committed = committed_hash();
+  ASSERT_FALSE(committed.empty()) << "engine/compiled/sm_90.cpp holds no kSourcesHash";
+  EXPECT_EQ(committed, sources_hash())
+      << "engine/compiled/sm_90.cpp (the compiled-code table kept in the tree) was made from "
+         "other lesson sources than these (a lesson, lessons/access.hpp, engine/cuda/launch.cuh "
+         "or recorders.cuh changed): run scripts/sass_table.sh to regenerate it. It needs nvcc "
+         "and nvdisasm: copy nvdisasm from the GPU machine or install cuda-nvdisasm, and set "
+         "NVDISASM=/path/to/nvdisasm.";
+}
+
+TEST(CompiledCode, TheTableInThisBuildIsCurrent) {
+  // Generated at build time it is current by construction; the copy in the tree
+  // is the one the test above checks.
+  EXPECT_EQ(compiled::kSourcesHash, sources_hash()) << compiled_code_origin();
+  EXPECT_FALSE(compiled_code_origin().empty());
+}
+
+TEST(CompiledCode, EveryLessonAtItsDefaultsHasAnEntry) {
+  const auto lessons = all_lessons();
+  for (size_t i = 0; i < lessons.size(); ++i) {
+    const LessonInfo& v = lessons[i];
+    const CompiledKernel* k = compiled_kernel(i, v.defaults);
+    ASSERT_NE(k, nullptr) << v.id << ": no compiled kernel (" << compiled_code_origin() << ")";
+    EXPECT_EQ(k->arch, kCompiledArch) << v.id;
+    EXPECT_FALSE(k->accesses.empty()) << v.id << ": " << k->body << " has no memory instruction";
+    for (const CompiledAccess& a : k->accesses) {
+      EXPECT_GT(a.line, 0) << v.id << ": " << a.opcode << " at " << a.offset << " has no line";
+      EXPECT_TRUE(a.bytes == 4 || a.bytes == 8 || a.bytes == 16) << v.id << " " << a.opcode;
+    }
+  }
+}
+
+TEST(CompiledCode, EveryTileWidthHasItsOwnEntry) {
+  const LessonInfo& v = picks::first_with("tiled (reads the tile)", [](const LessonInfo& l) {
+    return picks::reads(l, kUsesTile) && l.defaults.tile > 0;
+  });
+  const size_t index = *lesson_index(v.id);
+  std::set<std::string_view> bodies;
+  int found = 0;
+  for (const int t : {2, 4, 8, 16, 32}) {
+    Params p = v.defaults;
+    p.tile = t;
+    if (const CompiledKernel* k = compiled_kernel(index, p)) {
+      bodies.insert(k->body);
+      ++found;
+    }
+  }
+  EXPECT_GT(found, 1) << v.id;
+  EXPECT_EQ(bodies.size(), size_t(found)) << v.id << ": two tile widths, one body";
+}
+
+enum class Class { Load, Store, Atomic };
+
+Class class_of(EventKind k) {
+  return is_load(k) ? Class::Load : is_store(k) ? Class::Store : Class::Atomic;
+}
+Class class_of(SassOp op) {
+  return op == SassOp::Load ? Class::Load : op == SassOp::Store ? Class::Store : Class::Atomic;
+}
+
+struct Site {
+  int line;
+  Space space;
+  Class cls;
+  auto operator<=>(const Site&) const = default;
+};
+
+// The accesses of a simulator run of the lesson at its defaults, by site.
+std::set<Site> traced_sites(const LessonInfo& v, std::set<Site>* wide) {
+  RunRequest req;
+  req.lesson_id = v.id;
+  req.params = v.defaults;
+  req.backend = BackendChoice::Sim;
+  const RunResult r = run_simulator(req);
+  EXPECT_TRUE(r.ok) << v.id << ": " << r.error;
+  std::set<Site> sites;
+  for (const Event& e : r.trace.events) {
+    if (is_barrier(e.kind) || e.kind == EventKind::WarpShuffle || e.kind == EventKind::Empty)
+      continue;
+    const ArrayInfo* a = r.trace.array(e.array);
+    const Site s{e.line, a ? a->space : Space::Global, class_of(e.kind)};
+    sites.insert(s);
+    if (access_bytes(e.flags) == 16) wide->insert(s);
+  }
+  return sites;
+}
+
+// The one way a traced access may have no instruction on its line: a store
+// in each branch of an if/else, to the same place, which the compiler made
+// one store after the branches (on the else's line). Found in the source, so
+// that a lesson added later is judged by the same rule.
+bool merged_with_else_store(const LessonInfo& v, const CompiledKernel& k, const Site& s) {
+  if (s.cls != Class::Store) return false;
+  const std::string_view text = lesson_source(v.source_file);
+  std::vector<std::string_view> lines;
+  for (size_t at = 0; at <= text.size();) {
+    const size_t end = std::min(text.find('\n', at), text.size());
+    lines.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  for (const CompiledAccess& a : k.accesses) {
+    if (a.op != SassOp::Store || a.space != s.space || a.line <= s.line || a.line > s.line + 3)
+      continue;
+    for (int l = s.line + 1; l <= a.line && l <= int(lines.size()); ++l)
+      if (lines[size_t(l - 1)].find("else") != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+TEST(CompiledCode, EveryTracedAccessHasAnInstructionOnItsLine) {
+  const auto lessons = all_lessons();
+  for (size_t i = 0; i < lessons.size(); ++i) {
+    const LessonInfo& v = lessons[i];
+    const CompiledKernel* k = compiled_kernel(i, v.defaults);
+    if (!k) continue;  // EveryLessonAtItsDefaultsHasAnEntry says so
+    std::set<Site> wide;
+    for (const Site& s : traced_sites(v, &wide)) {
+      int found = 0, found_wide = 0;
+      for (const CompiledAccess& a : k->accesses)
+        if (a.line == s.line && a.space == s.space && class_of(a.op) == s.cls) {
+          ++found;
+          found_wide += a.bytes == 16;
+        }
+      if (found == 0 && merged_with_else_store(v, *k, s)) continue;
+      EXPECT_GT(found, 0) << v.id << ": line " << s.line << " (space " << int(s.space) << ", class "
+                          << int(s.cls) << ") compiled to no instruction on it";
+      if (wide.count(s))
+        EXPECT_EQ(found_wide, found) << v.id << ": line " << s.line
+                                     << " moves float4s, yet not all its instructions are 16 bytes";
+    }
+  }
+}
+
+#ifdef TS_CLI_PATH
+// `tilescope-cli sass`: the table's instructions of the kernel the parameters
+// pick, by source line, with the lesson's own lines quoted.
+TEST(CompiledCode, CliSassListsTheKernelsInstructionsByLine) {
+  const LessonInfo& v = picks::first_with("tiled (reads the tile)", [](const LessonInfo& l) {
+    return picks::reads(l, kUsesTile) && l.defaults.tile > 4;
+  });
+  const int tile = v.defaults.tile / 2;
+  const auto run = testing::run_cli(
+      std::string("sass ") + v.id + " --tile " + std::to_string(tile) + " --json", false);
+  ASSERT_EQ(run.code, 0) << run.out;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  Params p = v.defaults;
+  p.tile = tile;
+  const CompiledKernel* k = compiled_kernel(*lesson_index(v.id), p);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(j["body"], std::string(k->body));
+  EXPECT_EQ(j["origin"], std::string(compiled_code_origin()));
+  size_t listed = 0;
+  bool quoted = false;
+  for (const auto& line : j["lines"]) {
+    listed += line["instructions"].size();
+    quoted = quoted || !std::string(line["source"]).empty();
+    EXPECT_GT(int(line["line"]), 0);
+  }
+  EXPECT_EQ(listed, k->accesses.size());
+  EXPECT_TRUE(quoted) << "no line of the lesson's own header quoted";
+  EXPECT_EQ(testing::run_cli("sass no.such_lesson", false).code, 2);
+}
+#endif
+
+}  // namespace
+}  // namespace ts
