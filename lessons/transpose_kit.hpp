@@ -1,5 +1,6 @@
 // What the transpose lessons share: out (cols x rows) is in (rows x cols)
-// transposed, one thread per element, in 32 x 32 blocks.
+// transposed, a 32 x 32 tile per block: one thread per element in 32 x 32
+// blocks, or fewer threads that move several elements each.
 #pragma once
 
 #include <algorithm>
@@ -120,6 +121,44 @@ LessonSpec lesson(const char* title, const char* summary, const char* layout_lab
       .metric = PerfMetric::Bytes,
       .layout_group = tiled ? "transpose.tile" : nullptr,
       .layout_label = layout_label,
+      .tests = {.larger = Params{.m = 64, .n = 64}, .padded = Params{.m = 40, .n = 48}},
+  };
+}
+
+// The lessons that move several elements per thread: a block of BX x BY
+// threads (fewer than 32 x 32) walks the block's 32 x 32 tile of in through a
+// padded [32][33] shared tile; each element is read, stored, read from the
+// tile and written once, and every thread meets the barrier once.
+template <int BX, int BY>
+LessonSpec walking_lesson(const char* title, const char* summary, uint8_t guards) {
+  return {
+      .title = title,
+      .summary = summary,
+      .params = {side("m", "m (rows of in)", "rows of in, columns of out", 40),
+                 side("n", "n (columns of in)", "columns of in, rows of out", 48)},
+      .barriers = {{"the tile is stored by rows and read by columns: what a thread reads was "
+                    "stored by other threads, most of them in other warps",
+                    guards}},
+      .arrays = [](const Params& p) { return arrays(p, {shared_array("tile", kTile, kTile + 1)}); },
+      .geometry =
+          [](const Params& p) {
+            LaunchGeometry g = tile_geometry(p, kTile + 1);
+            g.block = {BX, BY, 1};
+            return g;
+          },
+      .check = no_check,
+      .shared_advice = no_fix,
+      .counts =
+          [](const Params& p) {
+            ExpectedCounts c = tile_counts(p);
+            c.barrier_arrivals = geometry(p).grid.count() * uint64_t(BX * BY);
+            return c;
+          },
+      .reference = reference,
+      .sum_length = one_term,
+      .loads_per_output = loads,
+      .metric = PerfMetric::Bytes,
+      // 40 x 48: edge tiles, every row still a multiple of 4 floats long.
       .tests = {.larger = Params{.m = 64, .n = 64}, .padded = Params{.m = 40, .n = 48}},
   };
 }

@@ -209,11 +209,14 @@ inline const LessonInfo& layout_family_naive_lesson() {
                             [](const LessonInfo& v) { return !has_shared_arrays(v); });
 }
 
-// Atomics: global ones only (no shared array), or shared ones.
+// Atomics: global ones only, one per element read (a histogram's count; not
+// a reduction's one atomicAdd per block), or shared ones.
 inline const LessonInfo& global_atomics_lesson() {
-  return first_with("with global atomics and no shared atomics", [](const LessonInfo& v) {
-    return has_global_atomics(v) && !has_shared_atomics(v);
-  });
+  return first_with(
+      "with a global atomic per element and no shared atomics", [](const LessonInfo& v) {
+        const ExpectedCounts c = default_counts(v);
+        return c.global_atomics > 0 && c.global_atomics == c.global_loads && !has_shared_atomics(v);
+      });
 }
 inline const LessonInfo& shared_atomics_lesson() {
   return first_with("with shared atomics", has_shared_atomics);
