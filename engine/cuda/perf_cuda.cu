@@ -43,7 +43,8 @@ namespace ts {
 
 namespace perf_detail {
 
-// What the harness times: the untraced body, every barrier kept, no delay.
+// What the harness times: the untraced body, every barrier kept (at compile
+// time: engine/cuda/recorders.cuh says why), no delay.
 using TimedRec = PlainRec;
 
 std::string cuda_msg(cudaError_t e) {
