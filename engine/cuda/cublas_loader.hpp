@@ -13,6 +13,7 @@ struct CublasApi {
   decltype(&cublasDestroy_v2) destroy = nullptr;
   decltype(&cublasSetMathMode) set_math_mode = nullptr;
   decltype(&cublasSgemm_v2) sgemm = nullptr;
+  decltype(&cublasSgeam) sgeam = nullptr;  // the transpose family's library line
   std::string error;  // why it cannot be used
 };
 
