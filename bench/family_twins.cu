@@ -440,12 +440,12 @@ class Harness {
     if (!wanted("histogram_shared")) return;
     const int B = o_.block, blocks = (length + B - 1) / B;
     Dev in(size_t(length) * 4), bins(kBins * 4);
-    for (const char* input : {"ints", "uniform", "skewed"}) {
+    for (const char* input : {"small-integers", "uniform", "one-hot"}) {
       std::vector<float> h = small_integers(size_t(length), 6);
       if (std::string(input) == "uniform")
         for (size_t i = 0; i < h.size(); ++i)  // bin i % 64, at its centre
           h[i] = -4.0f + (float(i * 2654435761u % kBins) + 0.5f) * 8.0f / kBins;
-      if (std::string(input) == "skewed") std::fill(h.begin(), h.end(), 1.06f);
+      if (std::string(input) == "one-hot") std::fill(h.begin(), h.end(), 1.06f);
       CHECK(cudaMemcpy(in.p, h.data(), size_t(length) * 4, cudaMemcpyHostToDevice));
       // The bins start at zero for the checked launch; the timed ones add on
       // top (as the sweep times the lesson: no memset inside the timing).

@@ -15,6 +15,28 @@ static_assert(kAnchorBins == lessons::histogram_kit::kBinCount);
 static_assert(kAnchorLow == lessons::histogram_kit::kLow &&
               kAnchorHigh == lessons::histogram_kit::kHigh);
 
+const char* to_string(LibraryInput in) {
+  switch (in) {
+    case LibraryInput::SmallIntegers:
+      return "small-integers";
+    case LibraryInput::UniformBins:
+      return "uniform";
+    case LibraryInput::OneHotBin:
+      return "one-hot";
+  }
+  return "?";
+}
+
+bool parse_library_input(const std::string& name, LibraryInput& in) {
+  for (LibraryInput k :
+       {LibraryInput::SmallIntegers, LibraryInput::UniformBins, LibraryInput::OneHotBin})
+    if (name == to_string(k)) {
+      in = k;
+      return true;
+    }
+  return false;
+}
+
 const LibraryAnchor* find_library_anchor(const std::string& id) {
   for (const LibraryAnchor& a : kLibraryAnchors)
     if (id == a.id) return &a;
@@ -35,7 +57,8 @@ std::vector<const LibraryAnchor*> selected_anchors(const PerfConfig& c) {
   for (const LibraryAnchor& a : kLibraryAnchors) {
     bool take = std::find(r.kernels.begin(), r.kernels.end(), a.id) != r.kernels.end();
     for (const LessonInfo* v : lessons)
-      take = take || (r.with_library && v->metric == PerfMetric::Bytes && a.family == std::string(v->family));
+      take = take || (r.with_library && v->metric == PerfMetric::Bytes &&
+                      a.family == std::string(v->family));
     if (take) out.push_back(&a);
   }
   return out;

@@ -26,6 +26,17 @@
 
 namespace ts {
 
+// What a library anchor (below) or a bandwidth lesson is timed on.
+enum class LibraryInput : uint8_t {
+  SmallIntegers,  // integers in [-4, 4], as the lessons' inputs (exact in float sums)
+  UniformBins,    // a histogram's input with every bin as likely
+  OneHotBin,      // a histogram's input with every element in one bin (skewed)
+};
+// Its name in reports and on the command line ("small-integers", "uniform", "one-hot"),
+// and back (false for an unknown name).
+const char* to_string(LibraryInput in);
+bool parse_library_input(const std::string& name, LibraryInput& in);
+
 // What to measure. Empty lists mean "the defaults" (see default_perf_config()).
 struct PerfConfig {
   // Lesson ids, family names ("matmul", "stencil") or "all".
@@ -47,6 +58,10 @@ struct PerfConfig {
   bool with_copy = true;
   // The library anchors of every family with a selected bandwidth lesson (kLibraryAnchors).
   bool with_library = true;
+  // The bandwidth lessons' inputs: their own (integers in [-4, 4]), or a
+  // histogram's uniform or one-hot-bin input (library_input), so that a
+  // histogram lesson is timed on what its library line is.
+  LibraryInput bandwidth_input = LibraryInput::SmallIntegers;
   // Above this n the matmul outputs are checked against cuBLAS on the GPU
   // instead of the CPU double reference (n^3 on one core gets slow).
   int cpu_reference_max_n = 512;
@@ -122,11 +137,6 @@ inline constexpr const char* kCopyId = "copy.d2d";
 // A library routine timed beside a family's lessons, in the same run, at the
 // same sizes: the family's "library" line (what the last step is measured
 // against, next to the copy). Engine code: engine/cuda/library_anchors.cu.
-enum class LibraryInput : uint8_t {
-  SmallIntegers,  // integers in [-4, 4], as the lessons' inputs (exact in float sums)
-  UniformBins,    // a histogram's input with every bin as likely
-  OneHotBin,      // a histogram's input with every element in one bin (skewed)
-};
 struct LibraryAnchor {
   const char* id;      // the PerfResult's kernel: "cublas.sgeam"
   const char* family;  // the family whose lessons compute the same thing

@@ -14,7 +14,7 @@ struct CublasApi {
   decltype(&cublasSetMathMode) set_math_mode = nullptr;
   decltype(&cublasSgemm_v2) sgemm = nullptr;
   decltype(&cublasSgeam) sgeam = nullptr;  // the transpose family's library line
-  std::string error;  // why it cannot be used
+  std::string error;                       // why it cannot be used
 };
 
 // Loaded once; `error` says why it cannot be used (the sweep times without it).

@@ -665,6 +665,9 @@ struct Sweep {
                        human_bytes(h.budget_bytes()) + " available to the sweep");
         continue;
       }
+      if (cfg.bandwidth_input != LibraryInput::SmallIntegers)  // --input: a histogram's kind
+        for (BufferData& b : run.globals)
+          if (!b.is_output) b.values = library_input(cfg.bandwidth_input, b.values.size(), b.slot);
       std::vector<DeviceBuffer> dev(run.globals.size());
       float* out_dev = nullptr;
       size_t out_count = 0;
