@@ -15,8 +15,9 @@
 #             commit, for a before/after), the twins of this one
 # --ops       also print the opcodes of both innermost loops where they differ
 # --keep DIR  keep the .cu, .cubin and .sass files there
-# Needs nvcc and nvdisasm on PATH (or /work/tools/bin, or NVDISASM=...), no GPU.
-# Exit status: 0 when every lesson is free, 1 when one is not, 2 on a tool error.
+# Needs nvcc and nvdisasm (on PATH, beside nvcc, or NVDISASM=...), no GPU.
+# Exit status: 0 when every lesson is free, 1 when one is not, 2 on a tool error,
+# 77 (a skip, for ctest) without nvcc or nvdisasm.
 set -u
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -34,9 +35,14 @@ while [ $# -gt 0 ]; do
   esac
 done
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-NVDISASM=${NVDISASM:-$(command -v nvdisasm || { [ -x /work/tools/bin/nvdisasm ] && echo /work/tools/bin/nvdisasm; } || echo "")}
-[ -x "$NVCC" ] || { echo "sass_compare: nvcc not found"; exit 2; }
-[ -n "$NVDISASM" ] || { echo "sass_compare: nvdisasm not found (put it on PATH or set NVDISASM)"; exit 2; }
+if [ -z "${NVDISASM:-}" ]; then  # on PATH, beside nvcc, or the copy of the development machine
+  for d in "$(command -v nvdisasm)" "$(dirname "$NVCC")/nvdisasm" /work/tools/bin/nvdisasm; do
+    [ -n "$d" ] && [ -x "$d" ] && { NVDISASM=$d; break; }
+  done
+fi
+NVDISASM=${NVDISASM:-}
+[ -x "$NVCC" ] || { echo "sass_compare: skipped: nvcc not found"; exit 77; }
+[ -n "$NVDISASM" ] || { echo "sass_compare: skipped: nvdisasm not found (put it on PATH or set NVDISASM)"; exit 77; }
 TMP=${KEEP:-$(mktemp -d)}
 mkdir -p "$TMP"
 [ -n "$KEEP" ] || trap 'rm -rf "$TMP"' EXIT
