@@ -64,10 +64,10 @@ timeout 150 "$BUILD/bench/textbook_sgemm" --sizes 1024,2048,4096 --reps "$REPS" 
 stage "the families' last steps at $LENGTHS: tilescope-cli bench vs family_twins"
 # The 1D lessons at block $BLOCK (stencil radius $RADIUS); the 2D ones at their defaults, conv2d radius $CONV_RADIUS.
 timeout -s INT 150 "$CLI" bench --kernels "$(lessons 'reduction|stencil|histogram|scan')" \
-  --lengths "$LENGTHS" --block "$BLOCK" --radius "$RADIUS" --reps "$REPS" --csv "$RES/panel_1d.csv" \
-  --force 2> "$RES/panel_1d.log" > /dev/null
+  --lengths "$LENGTHS" --block "$BLOCK" --radius "$RADIUS" --reps "$REPS" --no-library \
+  --csv "$RES/panel_1d.csv" --force 2> "$RES/panel_1d.log" > /dev/null
 timeout -s INT 150 "$CLI" bench --kernels "$(lessons 'transpose|conv2d')" --lengths "$LENGTHS" \
-  --radius "$CONV_RADIUS" --reps "$REPS" --csv "$RES/panel_2d.csv" --force 2> "$RES/panel_2d.log" > /dev/null
+  --radius "$CONV_RADIUS" --reps "$REPS" --no-library --no-copy --csv "$RES/panel_2d.csv" --force 2> "$RES/panel_2d.log" > /dev/null
 # The histogram also on the library's two inputs: every bin as likely, and every element in one bin.
 for input in uniform one-hot; do
   timeout -s INT 120 "$CLI" bench --kernels "$(lessons histogram)" --lengths "$LENGTHS" \
