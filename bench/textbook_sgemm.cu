@@ -26,14 +26,7 @@
 #include <string>
 #include <vector>
 
-#define CHECK(call)                                                                               \
-  do {                                                                                            \
-    cudaError_t e_ = (call);                                                                      \
-    if (e_ != cudaSuccess) {                                                                      \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                               \
-    }                                                                                             \
-  } while (0)
+#include "bench/event_timer.cuh"
 
 // The naive kernel: one thread per element of C, a row of A and a column of B
 // from global memory.
@@ -91,43 +84,6 @@ std::vector<int> parse_list(const char* s) {
   return v;
 }
 
-struct Timer {
-  cudaEvent_t a, b;
-  void* flush = nullptr;
-  size_t flush_bytes = 0;
-  Timer() {
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
-    int l2 = 0;
-    CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-    flush_bytes = size_t(l2) * 2;
-    if (flush_bytes) CHECK(cudaMalloc(&flush, flush_bytes));
-  }
-  template <class F>
-  void time(F&& launch, int warmup, int reps, double* med, double* mn, double* mx) {
-    for (int i = 0; i < warmup; ++i)
-      launch();
-    CHECK(cudaDeviceSynchronize());
-    std::vector<float> ms;
-    for (int i = 0; i < reps; ++i) {
-      if (flush) CHECK(cudaMemsetAsync(flush, i & 0xff, flush_bytes));
-      CHECK(cudaEventRecord(a));
-      launch();
-      CHECK(cudaEventRecord(b));
-      CHECK(cudaEventSynchronize(b));
-      CHECK(cudaGetLastError());
-      float x;
-      CHECK(cudaEventElapsedTime(&x, a, b));
-      ms.push_back(x);
-    }
-    std::sort(ms.begin(), ms.end());
-    const size_t k = ms.size();
-    *med = k % 2 ? ms[k / 2] : 0.5 * (ms[k / 2 - 1] + ms[k / 2]);
-    *mn = ms.front();
-    *mx = ms.back();
-  }
-};
-
 template <class K>
 int regs_of(K kernel) {
   cudaFuncAttributes fa{};
@@ -183,7 +139,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   cublasSetMathMode(h, CUBLAS_DEFAULT_MATH);
-  Timer timer;
+  EventTimer timer;
   FILE* csv = nullptr;
   if (!o.csv.empty()) {
     csv = std::fopen(o.csv.c_str(), "w");
@@ -244,9 +200,8 @@ int main(int argc, char** argv) {
         std::fprintf(csv, "%s,%d,%d,%.6g,%.6g,%.6g,%.6g,%d,%s\n", ours, tile, n, med, mn, mx,
                      flops / (med * 1e-3) / 1e9, correct ? 1 : 0, label);
     };
-    double med, mn, mx;
-    timer.time(gemm, o.warmup, o.reps, &med, &mn, &mx);
-    report("cublas.sgemm", 0, "cublas", cublas_ok, med, mn, mx);
+    Times t = timer.time(gemm, o.warmup, o.reps);
+    report("cublas.sgemm", 0, "cublas", cublas_ok, t.median, t.min, t.max);
 
     auto check = [&] {
       CHECK(cudaMemcpy(got.data(), C, elems * 4, cudaMemcpyDeviceToHost));
@@ -259,8 +214,8 @@ int main(int argc, char** argv) {
       naive();
       CHECK(cudaDeviceSynchronize());
       const bool ok = check();
-      timer.time(naive, o.warmup, o.reps, &med, &mn, &mx);
-      report(o.naive_as.c_str(), bs, "textbook naive", ok, med, mn, mx);
+      t = timer.time(naive, o.warmup, o.reps);
+      report(o.naive_as.c_str(), bs, "textbook naive", ok, t.median, t.min, t.max);
     }
     for (int tile : {16, 32}) {
       const dim3 block(tile, tile), grid((n + tile - 1) / tile, (n + tile - 1) / tile);
@@ -274,8 +229,8 @@ int main(int argc, char** argv) {
       tiled();
       CHECK(cudaDeviceSynchronize());
       const bool ok = check();
-      timer.time(tiled, o.warmup, o.reps, &med, &mn, &mx);
-      report(o.tiled_as.c_str(), tile, "textbook tiled", ok, med, mn, mx);
+      t = timer.time(tiled, o.warmup, o.reps);
+      report(o.tiled_as.c_str(), tile, "textbook tiled", ok, t.median, t.min, t.max);
     }
     CHECK(cudaFree(A));
     CHECK(cudaFree(B));

@@ -4,6 +4,7 @@
 //   tilescope-cli bench --kernels matmul.naive_grid,matmul.tiled_square
 //                       --sizes 1024,2048,4096 --tiles 16,32 --json perf.json --csv perf.csv
 //   tilescope-cli bench --ladder --json ladder.json   (the SGEMM ladder against cuBLAS)
+//   tilescope-cli bench --ladder reduction   (a family: its steps, the copy, its library)
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -23,8 +24,12 @@ struct BenchOptions {
   std::vector<int> sizes, lengths, tiles;
   int reps = 10, warmup = 2, radius = 0, block = 0;  // 0: each lesson's own
   double max_seconds = 2.0;
-  bool no_flush = false, no_cublas = false, no_copy = false, quiet = false, force = false;
-  bool ladder = false;  // the SGEMM ladder's steps at n = 1024, 2048, 4096 and its table
+  std::string input = "small-integers";  // the bandwidth lessons' inputs (--input)
+  bool no_flush = false, no_cublas = false, no_copy = false, no_library = false, quiet = false,
+       force = false;
+  // A ladder's steps and its table (io/ladder.hpp): the SGEMM ladder at n = 1024,
+  // 2048, 4096, or a family at 2^24 and 2^26 elements. Empty: no ladder.
+  std::string ladder;
   std::string json, csv, compare;
 };
 
@@ -59,19 +64,19 @@ int run_bench(const BenchOptions& o) {
   PerfConfig c;
   c.kernels = o.kernels;
   c.matmul_sizes = o.sizes;
-  if (o.ladder) {
-    if (!o.kernels.empty() || !o.lengths.empty()) {
-      std::cerr << "bench: --ladder picks the kernels itself (the ladder's steps); drop --kernels "
-                   "and --lengths\n";
+  c.stencil_lengths = o.lengths;
+  std::vector<int> chart_sizes;  // the ladder table's columns
+  if (!o.ladder.empty()) {
+    if (!o.kernels.empty()) {
+      std::cerr
+          << "bench: --ladder picks the kernels itself (the ladder's steps); drop --kernels\n";
       return 2;
     }
-    for (const std::string& l : ladders())
-      for (const LessonInfo* v : ladder_lessons(l))
-        c.kernels.push_back(v->id);
-    if (c.matmul_sizes.empty())
-      c.matmul_sizes.assign(std::begin(kLadderSizes), std::end(kLadderSizes));
+    if (auto err = ladder_config(o.ladder, o.sizes, o.lengths, c, chart_sizes)) {
+      std::cerr << "bench: --ladder: " << *err << "\n";
+      return 2;
+    }
   }
-  c.stencil_lengths = o.lengths;
   c.tiles = o.tiles;
   c.reps = o.reps;
   c.warmup = o.warmup;
@@ -81,6 +86,11 @@ int run_bench(const BenchOptions& o) {
   c.flush_l2 = !o.no_flush;
   c.with_cublas = !o.no_cublas;
   c.with_copy = !o.no_copy;
+  c.with_library = !o.no_library;
+  if (!parse_library_input(o.input, c.bandwidth_input)) {
+    std::cerr << "bench: --input " << o.input << ": use small-integers, uniform or one-hot\n";
+    return 2;
+  }
   // Only the kinds asked for: sizes without lengths means "no bandwidth lessons".
   if (c.kernels.empty() && o.sizes.empty() != o.lengths.empty()) {
     const PerfMetric want = o.sizes.empty() ? PerfMetric::Bytes : PerfMetric::Flops;
@@ -137,9 +147,8 @@ int run_bench(const BenchOptions& o) {
   g_control = nullptr;
 
   std::cout << format_table(r);
-  if (o.ladder && !r.results.empty())
-    for (const std::string& l : ladders())
-      std::cout << "\n" << format_ladder_table(ladder_chart(r, l, c.matmul_sizes));
+  if (!o.ladder.empty() && !r.results.empty())
+    std::cout << "\n" << format_ladder_table(ladder_chart(r, o.ladder, chart_sizes));
   if (before) print_comparison(*before, r);
   int rc = 0;
   std::string err;
@@ -208,12 +217,27 @@ TS_CLI_COMMAND(
       sub.add_flag("--no-flush", o->no_flush, "Do not flush the L2 before each timed launch");
       sub.add_flag("--no-cublas", o->no_cublas, "Do not time cuBLAS (it still checks big outputs)");
       sub.add_flag("--no-copy", o->no_copy, "Do not measure the copy bandwidth");
+      sub.add_option("--input", o->input,
+                     "The bandwidth lessons' inputs: small-integers (their own), uniform (every "
+                     "histogram bin as likely) or one-hot (every element in one bin: skewed)")
+          ->capture_default_str();
+      sub.add_flag("--no-library", o->no_library,
+                   "Do not time the library routines beside their families (cublasSgeam, CUB "
+                   "DeviceReduce::Sum and DeviceHistogram::HistogramEven)");
       sub.add_flag("--quiet", o->quiet, "No progress lines on stderr");
-      sub.add_flag(
-          "--ladder", o->ladder,
-          "The SGEMM ladder: its steps (and cuBLAS) at n = 1024, 2048, 4096 (or --sizes), "
-          "then a table per step: GFLOP/s per n, % of cuBLAS, flop per global byte, shared "
-          "bytes per flop");
+      std::string names;
+      for (const std::string& l : ladder_names())
+        names += (names.empty() ? "" : ", ") + l;
+      const std::vector<std::string> declared = ladders();
+      sub.add_option("--ladder", o->ladder,
+                     "A ladder, step by step (" + names + "); alone: " +
+                         (declared.empty() ? std::string("none") : declared.front()) +
+                         ". The SGEMM ladder: its steps and cuBLAS at n = 1024, 2048, 4096 (or "
+                         "--sizes), GFLOP/s per n, % of cuBLAS, flop per global byte, shared bytes "
+                         "per flop. A family: its lessons in catalogue order at 2^24 and 2^26 "
+                         "elements (or --lengths), GB/s, % of the copy and of its library line")
+          ->expected(0, 1)
+          ->default_str(declared.empty() ? std::string() : declared.front());
       sub.add_option("--json", o->json, "Write the report as JSON (loadable by the app)");
       sub.add_option("--csv", o->csv, "Write the results as CSV");
       sub.add_option("--compare", o->compare, "An earlier report (JSON) to compare with");

@@ -41,7 +41,7 @@ bool selects(const std::string& name, const LessonInfo& v) {
   return false;
 }
 bool is_reference_name(const std::string& n) {
-  return n == kCublasId || n == kCopyId;
+  return n == kCublasId || n == kCopyId || find_library_anchor(n);
 }
 }  // namespace
 

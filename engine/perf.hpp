@@ -26,6 +26,17 @@
 
 namespace ts {
 
+// What a library anchor (below) or a bandwidth lesson is timed on.
+enum class LibraryInput : uint8_t {
+  SmallIntegers,  // integers in [-4, 4], as the lessons' inputs (exact in float sums)
+  UniformBins,    // a histogram's input with every bin as likely
+  OneHotBin,      // a histogram's input with every element in one bin (skewed)
+};
+// Its name in reports and on the command line ("small-integers", "uniform", "one-hot"),
+// and back (false for an unknown name).
+const char* to_string(LibraryInput in);
+bool parse_library_input(const std::string& name, LibraryInput& in);
+
 // What to measure. Empty lists mean "the defaults" (see default_perf_config()).
 struct PerfConfig {
   // Lesson ids, family names ("matmul", "stencil") or "all".
@@ -45,6 +56,12 @@ struct PerfConfig {
   bool flush_l2 = true;  // write a buffer twice the L2 size before every timed launch
   bool with_cublas = true;
   bool with_copy = true;
+  // The library anchors of every family with a selected bandwidth lesson (kLibraryAnchors).
+  bool with_library = true;
+  // The bandwidth lessons' inputs: their own (integers in [-4, 4]), or a
+  // histogram's uniform or one-hot-bin input (library_input), so that a
+  // histogram lesson is timed on what its library line is.
+  LibraryInput bandwidth_input = LibraryInput::SmallIntegers;
   // Above this n the matmul outputs are checked against cuBLAS on the GPU
   // instead of the CPU double reference (n^3 on one core gets slow).
   int cpu_reference_max_n = 512;
@@ -117,9 +134,47 @@ const char* to_string(PerfStatus s);
 inline constexpr const char* kCublasId = "cublas.sgemm";
 inline constexpr const char* kCopyId = "copy.d2d";
 
+// A library routine timed beside a family's lessons, in the same run, at the
+// same sizes: the family's "library" line (what the last step is measured
+// against, next to the copy). Engine code: engine/cuda/library_anchors.cu.
+struct LibraryAnchor {
+  const char* id;      // the PerfResult's kernel: "cublas.sgeam"
+  const char* family;  // the family whose lessons compute the same thing
+  const char* title;   // for tables: "cuBLAS cublasSgeam"
+  LibraryInput input;
+  const char* note;  // what it computes, where that differs from the lessons
+};
+inline constexpr LibraryAnchor kLibraryAnchors[] = {
+    {"cublas.sgeam", "transpose", "cuBLAS cublasSgeam", LibraryInput::SmallIntegers,
+     "C = A^T, square"},
+    {"cub.reduce_sum", "reduction", "CUB DeviceReduce::Sum", LibraryInput::SmallIntegers,
+     "the whole sum (the lessons: one partial sum per block)"},
+    {"cub.histogram_even", "histogram", "CUB DeviceHistogram::HistogramEven",
+     LibraryInput::UniformBins, "uniform input: every bin as likely"},
+    {"cub.histogram_even.skewed", "histogram", "CUB DeviceHistogram::HistogramEven",
+     LibraryInput::OneHotBin, "skewed input: every element in one bin"},
+};
+const LibraryAnchor* find_library_anchor(const std::string& id);
+// The anchors of a family, in table order (none for most families: their line is the copy).
+std::vector<const LibraryAnchor*> library_anchors_of(const std::string& family);
+// The anchors a sweep runs: those of every family with a selected bandwidth
+// lesson (when with_library), and those its kernels name.
+std::vector<const LibraryAnchor*> selected_anchors(const PerfConfig& c);
+// The histogram anchors' bins: the histogram lessons' 64 over [-4, 4).
+inline constexpr int kAnchorBins = 64;
+inline constexpr float kAnchorLow = -4.0f, kAnchorHigh = 4.0f;
+// An anchor's input of n elements, deterministic in the seed. OneHotBin puts
+// every element in bin kAnchorBins * 5 / 8 (40); UniformBins draws each
+// element's bin at random and puts it at the bin's centre.
+std::vector<float> library_input(LibraryInput kind, size_t n, uint64_t seed);
+// What HistogramEven counts: `bins` equal bins over [lower, upper); values
+// outside are not counted. The CPU check of the histogram anchors.
+std::vector<uint32_t> histogram_even_counts(const std::vector<float>& x, int bins, float lower,
+                                            float upper);
+
 // One kernel at one size.
 struct PerfResult {
-  std::string kernel;                     // lesson id, kCublasId or kCopyId
+  std::string kernel;                     // lesson id, kCublasId, kCopyId or a LibraryAnchor's id
   PerfMetric metric = PerfMetric::Flops;  // GFLOP/s (multiplies) or GB/s
   int tile = 0;                           // 0 when the kernel has no tile (or block side) parameter
   int size = 0;                           // n (matmul) or length (stencil, copy: elements)

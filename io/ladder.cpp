@@ -91,6 +91,37 @@ std::string why(const LadderPoint& now, const LadderPoint* before, const LessonI
   return s;
 }
 
+// A bandwidth step against the one before it: its speed-up, then its summary.
+std::string bandwidth_why(const LadderPoint* now, const LadderPoint* before, const LessonInfo& v) {
+  std::string s;
+  if (now && before && now->counted && before->counted && before->gbps > 0)
+    s = ratio(now->gbps / before->gbps) + " the step before's bandwidth. ";
+  return s + v.summary;
+}
+
+// The family's library lines: each anchor's best counted GB/s per size.
+std::vector<LibraryLine> library_lines(const PerfReport& r, const std::string& family,
+                                       const std::vector<int>& sizes) {
+  std::vector<LibraryLine> out;
+  for (const LibraryAnchor* a : library_anchors_of(family)) {
+    LibraryLine l;
+    l.anchor = a;
+    for (int n : sizes) {
+      double g = 0;
+      PerfStatus st = PerfStatus::Skipped;
+      for (const PerfResult& x : r.results)
+        if (x.kernel == a->id && x.size == n) {
+          st = x.status;
+          if (x.counted()) g = std::max(g, x.gbps);
+        }
+      l.gbps.push_back(g);
+      l.status.push_back(st);
+    }
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> ladders() {
@@ -108,7 +139,48 @@ std::vector<const LessonInfo*> ladder_lessons(const std::string& ladder) {
   std::stable_sort(out.begin(), out.end(), [](const LessonInfo* a, const LessonInfo* b) {
     return a->ladder_step < b->ladder_step;
   });
+  if (out.empty())  // a family's own ladder: its lessons as the catalogue lists them
+    for (const LessonInfo& v : all_lessons())
+      if (ladder == v.family) out.push_back(&v);
   return out;
+}
+
+std::vector<std::string> ladder_names() {
+  std::vector<std::string> out = ladders();
+  for (const char* f : families())
+    if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
+  return out;
+}
+
+std::optional<std::string> ladder_config(const std::string& name, const std::vector<int>& sizes,
+                                         const std::vector<int>& lengths, PerfConfig& c,
+                                         std::vector<int>& chart_sizes) {
+  const std::vector<const LessonInfo*> steps = ladder_lessons(name);
+  if (steps.empty()) {
+    std::string names;
+    for (const std::string& n : ladder_names())
+      names += (names.empty() ? "" : ", ") + n;
+    return "no ladder '" + name + "': a ladder is one of " + names;
+  }
+  const bool flops = steps.front()->metric == PerfMetric::Flops;
+  if (flops && !lengths.empty())
+    return "the " + name + " ladder times multiplies: give --sizes (n), not --lengths";
+  if (!flops && !sizes.empty())
+    return "the " + name + " ladder moves elements: give --lengths, not --sizes (n)";
+  c.kernels.clear();
+  for (const LessonInfo* v : steps)
+    c.kernels.push_back(v->id);
+  if (flops) {
+    c.matmul_sizes =
+        sizes.empty() ? std::vector<int>(std::begin(kLadderSizes), std::end(kLadderSizes)) : sizes;
+    chart_sizes = c.matmul_sizes;
+  } else {
+    c.stencil_lengths = lengths.empty() ? std::vector<int>(std::begin(kFamilyLadderLengths),
+                                                           std::end(kFamilyLadderLengths))
+                                        : lengths;
+    chart_sizes = c.stencil_lengths;
+  }
+  return std::nullopt;
 }
 
 bool LadderChart::any_counted() const {
@@ -145,41 +217,135 @@ LadderChart ladder_chart(const PerfReport& report, const std::string& ladder,
       if (x.kernel == kCublasId && x.size == n && x.counted()) g = std::max(g, x.gflops);
     c.cublas_gflops.push_back(g);
   }
-  for (const LessonInfo* v : ladder_lessons(ladder)) {
+  const std::vector<const LessonInfo*> lessons = ladder_lessons(ladder);
+  if (!lessons.empty()) c.metric = lessons.front()->metric;
+  const bool flops = c.metric == PerfMetric::Flops;
+  c.copy_gbps = r.device.copy_gbps;
+  c.input = r.config.bandwidth_input;
+  if (!flops) c.library = library_lines(r, lessons.front()->family, sizes);
+  int step = 0;
+  for (const LessonInfo* v : lessons) {
     LadderStep s;
     s.lesson = v;
-    s.step = v->ladder_step;
+    s.step = v->ladder_step > 0 ? v->ladder_step : ++step;  // a family's: its place in the list
     s.short_title = short_title(*v);
     for (size_t i = 0; i < sizes.size(); ++i) {
       LadderPoint p;
       p.size = sizes[i];
       const PerfResult* best = nullptr;
       for (const PerfResult& x : r.results)
-        if (x.kernel == v->id && x.size == p.size && x.counted() && x.flops > 0 &&
-            (!best || x.gflops > best->gflops))
+        if (x.kernel == v->id && x.size == p.size && x.counted() && (!flops || x.flops > 0) &&
+            (!best || (flops ? x.gflops > best->gflops : x.gbps > best->gbps)))
           best = &x;
       if (best) {
         p.counted = true;
         p.tile = best->tile;
         p.gflops = best->gflops;
         p.pct_peak = best->pct_peak;
+        p.gbps = best->gbps;
+        p.pct_copy = best->pct_copy;
         if (c.cublas_gflops[i] > 0) p.pct_cublas = 100.0 * p.gflops / c.cublas_gflops[i];
+        if (!c.library.empty() && c.library.front().gbps[i] > 0)
+          p.pct_library = 100.0 * p.gbps / c.library.front().gbps[i];
       }
-      count_traffic(*v, p.size, best ? best->tile : tuned_tile(*v), p);
+      if (flops) count_traffic(*v, p.size, best ? best->tile : tuned_tile(*v), p);
       s.points.push_back(p);
     }
     c.steps.push_back(std::move(s));
   }
-  // Why each step helps: its traffic at the table's size against the step before's.
+  // Why each step helps: its traffic at the table's size against the step
+  // before's (a multiply), its bandwidth against the step before's (a family).
   for (size_t i = 0; i < c.steps.size(); ++i) {
     const LadderPoint* now = c.at(i, c.table_size);
     const LadderPoint* before = i ? c.at(i - 1, c.table_size) : nullptr;
-    c.steps[i].why = now ? why(*now, before, *c.steps[i].lesson) : c.steps[i].lesson->summary;
+    const LessonInfo& v = *c.steps[i].lesson;
+    if (!flops)
+      c.steps[i].why = bandwidth_why(now, before, v);
+    else
+      c.steps[i].why = now ? why(*now, before, v) : v.summary;
   }
   return c;
 }
 
+namespace {
+
+// A bandwidth family's table: GB/s per step and size, % of the copy and of
+// the library at the largest size, then the library's lines and the copy's.
+std::string format_bandwidth_table(const LadderChart& c) {
+  std::ostringstream o;
+  o << "The " << c.ladder << " family, step by step, against the copy and the library (GB/s: "
+    << "every input read once and every output written once, per second).\n";
+  char line[512];
+  auto num = [](double v, const char* f) { return v > 0 ? fmt(f, v) : std::string("-"); };
+  const std::string at = std::to_string(c.table_size);
+  std::snprintf(line, sizeof line, "%4s  %-34s", "step", "lesson");
+  o << line;
+  for (int n : c.sizes) {
+    std::snprintf(line, sizeof line, " %14s", ("GB/s " + std::to_string(n)).c_str());
+    o << line;
+  }
+  std::snprintf(line, sizeof line, " %14s %14s\n", ("%copy " + at).c_str(),
+                ("%library " + at).c_str());
+  o << line;
+  for (size_t i = 0; i < c.steps.size(); ++i) {
+    const LadderStep& s = c.steps[i];
+    std::snprintf(line, sizeof line, "%4d  %-34s", s.step, s.lesson->id);
+    o << line;
+    for (int n : c.sizes) {
+      const LadderPoint* p = c.at(i, n);
+      std::snprintf(line, sizeof line, " %14s", num(p && p->counted ? p->gbps : 0, "%.1f").c_str());
+      o << line;
+    }
+    const LadderPoint* t = c.at(i, c.table_size);
+    std::snprintf(line, sizeof line, " %14s %14s\n", num(t ? t->pct_copy : 0, "%.1f").c_str(),
+                  num(t ? t->pct_library : 0, "%.1f").c_str());
+    o << line;
+  }
+  const size_t last =
+      c.sizes.empty() ? 0
+                      : size_t(std::max_element(c.sizes.begin(), c.sizes.end()) - c.sizes.begin());
+  for (const LibraryLine& l : c.library) {
+    std::snprintf(line, sizeof line, "%4s  %-34s", "lib", l.anchor->id);
+    o << line;
+    for (size_t k = 0; k < c.sizes.size(); ++k) {
+      const std::string v = l.gbps[k] > 0                        ? fmt("%.1f", l.gbps[k])
+                            : l.status[k] == PerfStatus::Skipped ? "-"
+                                                                 : to_string(l.status[k]);
+      std::snprintf(line, sizeof line, " %14s", v.c_str());
+      o << line;
+    }
+    const double pct = !c.sizes.empty() && c.copy_gbps > 0 ? 100.0 * l.gbps[last] / c.copy_gbps : 0;
+    std::snprintf(line, sizeof line, " %14s %14s\n", num(pct, "%.1f").c_str(), "");
+    o << line;
+  }
+  std::snprintf(line, sizeof line, "%4s  %-34s", "", "copy (device to device)");
+  o << line;
+  for (size_t k = 0; k < c.sizes.size(); ++k) {
+    std::snprintf(line, sizeof line, " %14s", num(c.copy_gbps, "%.1f").c_str());
+    o << line;
+  }
+  o << "\n";
+  o << "Steps on "
+    << (c.input == LibraryInput::SmallIntegers
+            ? std::string("the lessons' own inputs (integers in [-4, 4])")
+            : std::string("the input ") + to_string(c.input))
+    << "; the copy: cudaMemcpy device to device in the same run, read + write.\n";
+  for (const LibraryLine& l : c.library)
+    o << "library " << l.anchor->id << ": " << l.anchor->title << ", " << l.anchor->note << ".\n";
+  if (c.library.empty())
+    o << "library: none timed for this family; the copy is the line to reach.\n";
+  else if (c.library.front().gbps.empty() || c.library.front().gbps[last] <= 0)
+    o << "library: not measured in this report (tilescope-cli bench --ladder " << c.ladder
+      << " times it).\n";
+  else
+    o << "%library: of the first library line, at " << at << " elements.\n";
+  return o.str();
+}
+
+}  // namespace
+
 std::string format_ladder_table(const LadderChart& c) {
+  if (c.metric == PerfMetric::Bytes) return format_bandwidth_table(c);
   std::ostringstream o;
   o << "The road to cuBLAS (the " << c.ladder << " ladder). " << kLadderMathNote << "\n";
   char line[512];

@@ -35,6 +35,8 @@ namespace {
 // The lesson's family, or what a reference is measured against.
 std::string family_of(const PerfResult& x) {
   if (const LessonInfo* v = find_lesson(x.kernel)) return v->family;
+  if (const LibraryAnchor* a = find_library_anchor(x.kernel))
+    return std::string("library: ") + a->family;
   return x.kernel == kCublasId ? "reference: cuBLAS" : "reference: copy";
 }
 
@@ -100,6 +102,8 @@ std::string to_json(const PerfReport& r, int indent) {
                  {"flush_l2", c.flush_l2},
                  {"with_cublas", c.with_cublas},
                  {"with_copy", c.with_copy},
+                 {"with_library", c.with_library},
+                 {"bandwidth_input", to_string(c.bandwidth_input)},
                  {"cpu_reference_max_n", c.cpu_reference_max_n},
                  {"input_seed", c.input_seed},
                  {"max_gpu_bytes", c.max_gpu_bytes}};
@@ -204,6 +208,9 @@ std::optional<PerfReport> report_from_json(std::string_view text, std::string* e
       o.flush_l2 = c.value("flush_l2", o.flush_l2);
       o.with_cublas = c.value("with_cublas", o.with_cublas);
       o.with_copy = c.value("with_copy", o.with_copy);
+      o.with_library = c.value("with_library", o.with_library);
+      // An unknown name (a newer file) leaves the lessons' own inputs.
+      parse_library_input(c.value("bandwidth_input", std::string()), o.bandwidth_input);
       o.cpu_reference_max_n = c.value("cpu_reference_max_n", o.cpu_reference_max_n);
       o.input_seed = c.value("input_seed", o.input_seed);
       o.max_gpu_bytes = c.value("max_gpu_bytes", o.max_gpu_bytes);
@@ -432,7 +439,8 @@ std::vector<PlotSeries> series_of(const PerfReport& r, PerfMetric f, Take take) 
     if (x.metric != f || !(x.kernel == kCublasId || take(x))) continue;
     const double y = f == PerfMetric::Flops ? x.gflops : x.gbps;
     if (!plottable(double(x.size)) || !plottable(y)) continue;  // a log axis: positive, finite
-    series(x.label(), x.kernel == kCublasId).points.emplace_back(double(x.size), y);
+    const bool ref = x.kernel == kCublasId || find_library_anchor(x.kernel);
+    series(x.label(), ref).points.emplace_back(double(x.size), y);
   }
   if (f == PerfMetric::Bytes && copy && !out.empty() && plottable(copy->gbps)) {
     // The copy's bandwidth, drawn flat across the sizes.
@@ -473,6 +481,7 @@ std::vector<PlotSeries> throughput_series(const PerfReport& r, const std::string
     }
   if (!first) return {};
   return series_of(r, first->metric, [&](const PerfResult& x) {
+    if (const LibraryAnchor* a = find_library_anchor(x.kernel)) return family == a->family;
     const LessonInfo* v = find_lesson(x.kernel);
     return v && family == v->family;
   });

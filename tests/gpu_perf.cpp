@@ -47,7 +47,7 @@ TEST(GpuPerf, SmallSweepIsCorrectAndTimed) {
     EXPECT_LE(x.ms_min, x.ms_median);
     EXPECT_LE(x.ms_median, x.ms_max);
     EXPECT_GT(x.reps, 0);
-    if (x.kernel != kCopyId && x.kernel != kCublasId) {
+    if (x.kernel != kCopyId && x.kernel != kCublasId && !find_library_anchor(x.kernel)) {
       EXPECT_TRUE(x.attrs.known);
       EXPECT_GT(x.attrs.registers, 0);
       EXPECT_GT(x.attrs.threads_per_block, 0);
@@ -65,6 +65,30 @@ TEST(GpuPerf, SmallSweepIsCorrectAndTimed) {
   ASSERT_TRUE(cublas);
   EXPECT_EQ(cublas->status, PerfStatus::Ok);
   EXPECT_GT(tiled->pct_cublas, 0);
+}
+
+TEST(GpuPerf, LibraryLinesAreCheckedAndTimed) {
+  REQUIRE_GPU();
+  PerfConfig c;
+  for (const LibraryAnchor& a : kLibraryAnchors)
+    c.kernels.push_back(a.id);
+  c.stencil_lengths = {1 << 20, 1000003};  // a prime: no multiple of any block
+  c.reps = 3;
+  c.warmup = 1;
+  const PerfReport r = run_perf_sweep(c);
+  ASSERT_TRUE(r.device.usable) << r.device.reason;
+  for (const LibraryAnchor& a : kLibraryAnchors)
+    for (int n : c.stencil_lengths) {
+      SCOPED_TRACE(std::string(a.id) + " n=" + std::to_string(n));
+      const PerfResult* x = find(r, a.id, 0, n);
+      ASSERT_TRUE(x);
+      if (x->status == PerfStatus::Skipped && x->message.find("cuBLAS") != std::string::npos)
+        continue;  // a machine without cuBLAS: said so, not timed
+      EXPECT_EQ(x->status, PerfStatus::Ok) << x->message;
+      EXPECT_GT(x->ms_median, 0);
+      EXPECT_GT(x->gbps, 1);
+      EXPECT_GT(x->pct_copy, 0);
+    }
 }
 
 TEST(GpuPerf, TiledFasterThanNaiveAt1024) {

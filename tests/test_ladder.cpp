@@ -223,7 +223,185 @@ TEST(Ladder, SavedH100ReportChartsStepsTwoAndThree) {
   EXPECT_EQ(found, 2);
 }
 
+// ---- A bandwidth family as a ladder: its lessons, the copy, its library line
+
+// A family that has a library line, picked by that property.
+std::string family_with_library() {
+  return kLibraryAnchors[0].family;
+}
+
+std::vector<const LessonInfo*> family_lessons(const std::string& family) {
+  std::vector<const LessonInfo*> out;
+  for (const LessonInfo& v : all_lessons())
+    if (family == v.family) out.push_back(&v);
+  return out;
+}
+
+TEST(FamilyLadder, StepsAreTheFamilysLessonsInCatalogueOrder) {
+  const std::vector<std::string> names = ladder_names();
+  ASSERT_FALSE(names.empty());
+  EXPECT_EQ(names.front(), ladders().front()) << "the declared ladder first: --ladder alone";
+  for (const char* f : families()) {
+    SCOPED_TRACE(f);
+    EXPECT_NE(std::find(names.begin(), names.end(), f), names.end());
+    const bool declared = std::find(ladders().begin(), ladders().end(), f) != ladders().end();
+    if (declared) continue;  // the SGEMM ladder: its declared steps (above)
+    EXPECT_EQ(ladder_lessons(f), family_lessons(f));
+  }
+  // A family's steps are numbered by their place in the list.
+  const std::string fam = family_with_library();
+  const LadderChart c = ladder_chart(PerfReport{}, fam, {1 << 20});
+  ASSERT_EQ(c.steps.size(), family_lessons(fam).size());
+  EXPECT_EQ(c.metric, PerfMetric::Bytes);
+  for (size_t i = 0; i < c.steps.size(); ++i)
+    EXPECT_EQ(c.steps[i].step, int(i + 1));
+  EXPECT_TRUE(ladder_lessons("no_such_ladder").empty());
+}
+
+TEST(FamilyLadder, ConfigPicksTheStepsAndTheSizesOfItsKind) {
+  PerfConfig c;
+  std::vector<int> chart;
+  const std::string fam = family_with_library();
+  ASSERT_FALSE(ladder_config(fam, {}, {}, c, chart).has_value());
+  std::vector<std::string> ids;
+  for (const LessonInfo* v : family_lessons(fam))
+    ids.push_back(v->id);
+  EXPECT_EQ(c.kernels, ids);
+  EXPECT_EQ(c.stencil_lengths,
+            std::vector<int>(std::begin(kFamilyLadderLengths), std::end(kFamilyLadderLengths)));
+  EXPECT_EQ(chart, c.stencil_lengths);
+  EXPECT_FALSE(selected_anchors(c).empty()) << "the family's library line runs in the same sweep";
+  ASSERT_FALSE(ladder_config(fam, {}, {4096}, c, chart).has_value());
+  EXPECT_EQ(chart, std::vector<int>{4096});
+  // The SGEMM ladder (what --ladder alone names) keeps its n.
+  PerfConfig s;
+  ASSERT_FALSE(ladder_config(ladders().front(), {}, {}, s, chart).has_value());
+  EXPECT_EQ(s.kernels.size(), ladder_lessons(ladders().front()).size());
+  EXPECT_EQ(s.matmul_sizes, std::vector<int>(std::begin(kLadderSizes), std::end(kLadderSizes)));
+  EXPECT_TRUE(s.stencil_lengths.empty());
+  // Refused: no such ladder (the message lists them), sizes of the other kind.
+  const auto bad = ladder_config("no_such_ladder", {}, {}, c, chart);
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_NE(bad->find(fam), std::string::npos) << *bad;
+  EXPECT_NE(ladder_config(fam, {64}, {}, c, chart)->find("--lengths"), std::string::npos);
+  EXPECT_NE(ladder_config(ladders().front(), {}, {64}, c, chart)->find("--sizes"),
+            std::string::npos);
+}
+
+PerfResult bandwidth_row(const std::string& kernel, int size, double gbps) {
+  PerfResult x;
+  x.kernel = kernel;
+  x.metric = PerfMetric::Bytes;
+  x.size = size;
+  x.params.length = size;
+  x.compulsory_bytes = 8.0 * size;
+  x.ms_median = x.ms_min = x.ms_max = x.compulsory_bytes / (gbps * 1e9) * 1e3;
+  x.reps = 10;
+  return x;
+}
+
+TEST(FamilyLadder, GbpsPerStepAgainstTheCopyAndTheLibrary) {
+  const std::string fam = family_with_library();
+  const auto steps = family_lessons(fam);
+  const int n = 1 << 24;
+  PerfReport r;
+  r.device.usable = true;
+  r.device.copy_gbps = 4000;
+  for (size_t i = 0; i < steps.size(); ++i)  // step i at 400 (i + 1) GB/s
+    r.results.push_back(bandwidth_row(steps[i]->id, n, 400.0 * double(i + 1)));
+  r.results.push_back(bandwidth_row(kLibraryAnchors[0].id, n, 3000));
+  const LadderChart c = ladder_chart(r, fam, {n});
+  ASSERT_EQ(c.steps.size(), steps.size());
+  EXPECT_DOUBLE_EQ(c.copy_gbps, 4000);
+  ASSERT_FALSE(c.library.empty());
+  EXPECT_EQ(c.library.front().anchor, &kLibraryAnchors[0]);
+  EXPECT_NEAR(c.library.front().gbps[0], 3000, 1e-6);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const LadderPoint* p = c.at(i, n);
+    ASSERT_TRUE(p && p->counted);
+    const double g = 400.0 * double(i + 1);
+    EXPECT_NEAR(p->gbps, g, 1e-6);
+    EXPECT_NEAR(p->pct_copy, 100 * g / 4000, 1e-9);
+    EXPECT_NEAR(p->pct_library, 100 * g / 3000, 1e-9);
+  }
+  const std::string t = format_ladder_table(c);
+  EXPECT_NE(t.find("GB/s " + std::to_string(n)), std::string::npos) << t;
+  EXPECT_NE(t.find("%copy " + std::to_string(n)), std::string::npos) << t;
+  EXPECT_NE(t.find("%library " + std::to_string(n)), std::string::npos) << t;
+  EXPECT_NE(t.find(kLibraryAnchors[0].title), std::string::npos) << t;
+  // The last step's line: its GB/s, 10 % of the copy per 400 GB/s, its share of the library.
+  const size_t last = t.find(steps.back()->id);
+  ASSERT_NE(last, std::string::npos);
+  const std::string line = t.substr(last, t.find('\n', last) - last);
+  const double g = 400.0 * double(steps.size());
+  char want[64];
+  std::snprintf(want, sizeof want, "%.1f", 100 * g / 4000);
+  EXPECT_NE(line.find(want), std::string::npos) << line;
+  std::snprintf(want, sizeof want, "%.1f", 100 * g / 3000);
+  EXPECT_NE(line.find(want), std::string::npos) << line;
+  // Wrong results never count: the library's wrong run shows as wrong, not as a speed.
+  r.results.back().status = PerfStatus::Wrong;
+  const LadderChart w = ladder_chart(r, fam, {n});
+  EXPECT_EQ(w.library.front().gbps[0], 0);
+  EXPECT_EQ(w.at(steps.size() - 1, n)->pct_library, 0);
+  EXPECT_NE(format_ladder_table(w).find("wrong"), std::string::npos);
+}
+
+TEST(FamilyLadder, SavedH200FamiliesReport) {
+  // docs/perf_h200_families.json: the bandwidth families at 2^24 and 2^26 on
+  // an H200, copy 4,149 GB/s, before the library lines existed.
+  std::string err;
+  const auto r = load_report(std::string(TS_SOURCE_DIR) + "/docs/perf_h200_families.json", &err);
+  ASSERT_TRUE(r.has_value()) << err;
+  const std::vector<int> sizes(std::begin(kFamilyLadderLengths), std::end(kFamilyLadderLengths));
+  int charted = 0;
+  for (const std::string& fam : report_families(*r)) {
+    SCOPED_TRACE(fam);
+    const LadderChart c = ladder_chart(*r, fam, sizes);
+    ASSERT_EQ(c.metric, PerfMetric::Bytes);
+    EXPECT_NEAR(c.copy_gbps, 4149.18, 0.01);
+    for (size_t i = 0; i < c.steps.size(); ++i)
+      for (int n : sizes) {
+        const PerfResult* x = nullptr;
+        for (const PerfResult& y : r->results)
+          if (y.kernel == c.steps[i].lesson->id && y.size == n) x = &y;
+        const LadderPoint* p = c.at(i, n);
+        if (!x) {  // a lesson added since: a step with no result
+          EXPECT_FALSE(p->counted);
+          continue;
+        }
+        ++charted;
+        const double gbps = x->compulsory_bytes / (x->ms_median * 1e-3) / 1e9;
+        EXPECT_NEAR(p->gbps, gbps, 1e-6 * gbps) << c.steps[i].lesson->id;
+        EXPECT_NEAR(p->pct_copy, 100 * gbps / c.copy_gbps, 1e-6) << c.steps[i].lesson->id;
+        EXPECT_EQ(p->pct_library, 0) << "no library line in that report";
+      }
+    const std::string t = format_ladder_table(c);
+    if (!c.library.empty())
+      EXPECT_NE(t.find("not measured in this report"), std::string::npos) << t;
+    else
+      EXPECT_NE(t.find("none timed for this family"), std::string::npos) << t;
+  }
+  EXPECT_GE(charted, 30);  // 36 lesson rows in that report
+}
+
 #ifdef TS_CLI_PATH
+TEST(FamilyLadder, BenchLadderParsesAFamily) {
+  const std::string fam = family_with_library();
+  const auto bad = testing::run_cli("bench --ladder no_such_ladder", true);
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("a ladder is one of"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find(fam), std::string::npos) << bad.out;
+  const auto sizes = testing::run_cli("bench --ladder " + fam + " --sizes 64", true);
+  EXPECT_EQ(sizes.code, 2) << sizes.out;
+  EXPECT_NE(sizes.out.find("give --lengths"), std::string::npos) << sizes.out;
+  if (cuda_status().usable)
+    GTEST_SKIP() << "skipped: a CUDA device is present (the rest checks the message without one)";
+  const auto ok = testing::run_cli("bench --ladder " + fam + " --lengths 4096 --quiet", true);
+  EXPECT_EQ(ok.code, 1) << ok.out;  // parsed and accepted; no GPU to time it
+  EXPECT_NE(ok.out.find("Timings need an NVIDIA GPU"), std::string::npos) << ok.out;
+}
+
 TEST(Ladder, BenchLadderWithoutGpuSaysSo) {
   if (cuda_status().usable)
     GTEST_SKIP() << "skipped: a CUDA device is present (this checks the message without one)";

@@ -33,6 +33,7 @@ const CublasApi& cublas_api() {
     sym(a.destroy, "cublasDestroy_v2");
     sym(a.set_math_mode, "cublasSetMathMode");
     sym(a.sgemm, "cublasSgemm_v2");
+    sym(a.sgeam, "cublasSgeam");
     return a;
   }();
   return api;

@@ -13,7 +13,8 @@ struct CublasApi {
   decltype(&cublasDestroy_v2) destroy = nullptr;
   decltype(&cublasSetMathMode) set_math_mode = nullptr;
   decltype(&cublasSgemm_v2) sgemm = nullptr;
-  std::string error;  // why it cannot be used
+  decltype(&cublasSgeam) sgeam = nullptr;  // the transpose family's library line
+  std::string error;                       // why it cannot be used
 };
 
 // Loaded once; `error` says why it cannot be used (the sweep times without it).

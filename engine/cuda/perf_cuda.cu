@@ -36,6 +36,8 @@
 
 #include "engine/cuda/cublas_loader.hpp"
 #include "engine/cuda/launch.cuh"
+#include "engine/cuda/library_anchors.hpp"
+#include "engine/cuda/perf_timing.hpp"
 #include "engine/cuda/recorders.cuh"
 #include "engine/prepare.hpp"
 
@@ -43,7 +45,8 @@ namespace ts {
 
 namespace perf_detail {
 
-// What the harness times: the untraced body, every barrier kept, no delay.
+// What the harness times: the untraced body, every barrier kept (at compile
+// time: engine/cuda/recorders.cuh says why), no delay.
 using TimedRec = PlainRec;
 
 std::string cuda_msg(cudaError_t e) {
@@ -60,21 +63,6 @@ std::string human_bytes(double b) {
 }
 
 using DevBuf = DeviceBuffer;  // engine/cuda/launch.cuh
-
-struct Timing {
-  bool ok = false;
-  std::string error;
-  bool cancelled = false;
-  int reps = 0;
-  double median = 0, min = 0, max = 0;
-};
-
-double median_of(std::vector<float> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  if (n == 0) return 0;
-  return n % 2 ? v[n / 2] : 0.5 * (double(v[n / 2 - 1]) + double(v[n / 2]));
-}
 
 // Everything one sweep holds on the device.
 class Harness {
@@ -167,6 +155,7 @@ class Harness {
 
   const DeviceLimits& limits() const { return limits_; }
   bool have_cublas() const { return cublas_ != nullptr; }
+  cublasHandle_t cublas() const { return cublas_; }
   size_t free_bytes() const {
     size_t f = 0, t = 0;
     cudaMemGetInfo(&f, &t);
@@ -440,48 +429,38 @@ struct Sweep {
   }
 
   void copy_reference() {
-    // A copy large enough to leave the L2 far behind.
-    size_t bytes = size_t(256) << 20;
-    const size_t free = h.free_bytes();
-    while (bytes > (size_t(8) << 20) && 2 * bytes + (size_t(64) << 20) > free)
-      bytes /= 2;
-    DevBuf src, dst;
-    PerfResult x;
-    x.kernel = kCopyId;
-    x.metric = PerfMetric::Bytes;
-    x.size = int(bytes / sizeof(float));
-    x.params.length = x.size;
-    x.compulsory_bytes = 2.0 * double(bytes);  // read once, written once
-    x.checked_against = "none (cudaMemcpy)";
-    if (ctl) ctl->set_current("copy " + human_bytes(double(bytes)));
-    if (src.allocate(bytes) != cudaSuccess || dst.allocate(bytes) != cudaSuccess) {
-      x.status = PerfStatus::Skipped;
-      x.message = "not enough free GPU memory for the copy reference (" +
-                  human_bytes(2.0 * double(bytes)) + ")";
-      emit(x);
-      return;
-    }
-    cudaMemset(src.ptr, 0, bytes);
-    Timing t = h.time("copy.d2d " + human_bytes(double(bytes)),
-                      [&] { return h.copy(dst.ptr, src.ptr, bytes); });
-    if (t.cancelled) {
+    if (ctl) ctl->set_current("copy");
+    std::optional<PerfResult> x = copy_point(h.free_bytes(), timer());
+    if (!x) {
       check_cancel();
       return;
     }
-    if (!t.ok) {
-      x.status = PerfStatus::Error;
-      x.message = "copy failed: " + t.error;
-      emit(x);
-      return;
+    if (x->counted()) {
+      rep.device.copy_gbps = x->compulsory_bytes / (x->ms_median * 1e-3) / 1e9;
+      rep.device.copy_bytes = uint64_t(x->compulsory_bytes / 2);
     }
-    x.status = PerfStatus::Ok;
-    x.reps = t.reps;
-    x.ms_median = t.median;
-    x.ms_min = t.min;
-    x.ms_max = t.max;
-    rep.device.copy_gbps = x.compulsory_bytes / (t.median * 1e-3) / 1e9;
-    rep.device.copy_bytes = bytes;
-    emit(x);
+    emit(*x);
+  }
+
+  // The library anchors at `size` elements (engine/cuda/library_anchors.cu).
+  void library_points(const std::vector<const LibraryAnchor*>& anchors, int size) {
+    for (const LibraryAnchor* a : anchors) {
+      if (check_cancel()) return;
+      if (ctl) ctl->set_current(std::string(a->id) + " n=" + std::to_string(size));
+      const AnchorContext c{h.cublas(), h.budget_bytes(), cfg.input_seed, timer()};
+      std::optional<PerfResult> x = library_anchor_point(*a, size, c);
+      if (!x) {
+        check_cancel();
+        return;
+      }
+      emit(*x);
+      if (x->status == PerfStatus::Error && !h.context_alive()) return died(a->id);
+    }
+  }
+  TimeLaunch timer() {
+    return [this](const std::string& label, const std::function<cudaError_t()>& launch) {
+      return h.time(label, launch);
+    };
   }
 
   // cuBLAS at n (A and B on the device, R its output): the reference time, and
@@ -686,6 +665,9 @@ struct Sweep {
                        human_bytes(h.budget_bytes()) + " available to the sweep");
         continue;
       }
+      if (cfg.bandwidth_input != LibraryInput::SmallIntegers)  // --input: a histogram's kind
+        for (BufferData& b : run.globals)
+          if (!b.is_output) b.values = library_input(cfg.bandwidth_input, b.values.size(), b.slot);
       std::vector<DeviceBuffer> dev(run.globals.size());
       float* out_dev = nullptr;
       size_t out_count = 0;
@@ -754,7 +736,9 @@ PerfReport run_perf_sweep(const PerfConfig& config, SweepControl* control) {
   }
   if (mm.empty()) want_cublas = false;
 
+  const std::vector<const LibraryAnchor*> anchors = selected_anchors(cfg);
   int total = want_copy ? 1 : 0;
+  total += int(anchors.size() * cfg.stencil_lengths.size());
   for (const LessonInfo* v : mm)
     total += int(point_tiles(*v, cfg).size() * cfg.matmul_sizes.size());
   if (want_cublas) total += int(cfg.matmul_sizes.size());
@@ -781,10 +765,14 @@ PerfReport run_perf_sweep(const PerfConfig& config, SweepControl* control) {
       if (s.stop) break;
       s.matmul_size(mm, n);
     }
-  if (!st.empty())
+  for (const LibraryAnchor* a : anchors)
+    rep.notes.push_back(std::string("library line ") + a->id + " (" + a->family + "): " + a->title +
+                        ", " + a->note);
+  if (!st.empty() || !anchors.empty())
     for (int len : cfg.stencil_lengths) {
       if (s.stop) break;
-      s.bandwidth_point(st, len);
+      if (!st.empty()) s.bandwidth_point(st, len);
+      if (!s.stop) s.library_points(anchors, len);
     }
   s.check_cancel();
   if (control) control->set_current(rep.cancelled ? "cancelled" : "done");
