@@ -376,9 +376,11 @@ struct Sweep {
     const ElemType out_type = out_info ? out_info->type : ElemType::F32;
     if (e == cudaSuccess) {
       // NaN everywhere first, so that a cell the kernel never writes is wrong.
-      // Integer outputs are counters the kernel adds to (a histogram's bins):
-      // they start at zero, as before any real launch of such a kernel.
-      cudaMemset(out_dev, out_type == ElemType::F32 ? 0xFF : 0, out_count * sizeof(float));
+      // Outputs the kernel adds to with atomics (a histogram's bins, a
+      // single-pass reduction's sum) start at zero, as before any real launch.
+      const bool adds_into =
+          out_type != ElemType::F32 || expected_counts(v, p).global_atomics > 0;
+      cudaMemset(out_dev, adds_into ? 0 : 0xFF, out_count * sizeof(float));
       e = h.launch<Body>(g, args);
       if (e == cudaSuccess) e = cudaDeviceSynchronize();
     }
