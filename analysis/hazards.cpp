@@ -283,15 +283,17 @@ Cells collect_cells(const Trace& trace, bool atomics) {
 }
 
 // The kind racecheck gives an access `cur` checked against `prev` (its
-// shadow), if any: two loads never race, nor two atomics; a write after a
-// write only when it changes the value (rule "Values").
+// shadow), if any: two loads never race, nor two atomics; a store after a
+// store only when it changes the value (rule "Values").
 std::optional<HazardKind> shadow_kind(const Event& prev, const Event& cur) {
   const bool pw = is_write(prev), cw = is_write(cur);
   if (!pw && !cw) return std::nullopt;
   if (is_atomic_event(prev) && is_atomic_event(cur)) return std::nullopt;
   if (pw && !cw) return HazardKind::ReadAfterWrite;
   if (!pw) return HazardKind::WriteAfterRead;
-  if (same_bits(prev.value, cur.value)) return std::nullopt;
+  // (An atomic's value is the cell's after the add: the rule is for stores.)
+  if (!is_atomic_event(prev) && !is_atomic_event(cur) && same_bits(prev.value, cur.value))
+    return std::nullopt;
   return HazardKind::WriteAfterWrite;
 }
 
@@ -299,10 +301,15 @@ std::optional<HazardKind> shadow_kind(const Event& prev, const Event& cur) {
 template <class Unordered, class Emit>
 void replay_last_access(const std::vector<Event>& ev, const Access* a, size_t n,
                         Unordered unordered, Emit emit) {
+  uint32_t shadow = a[0].index;
   for (size_t j = 1; j < n; ++j) {
-    const uint32_t p = a[j - 1].index, i = a[j].index;
-    if (!unordered(p, i)) continue;
-    if (const auto kind = shadow_kind(ev[p], ev[i])) emit(*kind, p, i);
+    const uint32_t i = a[j].index;
+    const Event& e = ev[i];
+    if (unordered(shadow, i))
+      if (const auto kind = shadow_kind(ev[shadow], e)) emit(*kind, shadow, i);
+    // A thread reading back its own write leaves the write in the shadow.
+    if (!is_write(e) && is_write(ev[shadow]) && ev[shadow].thread == e.thread) continue;
+    shadow = i;
   }
 }
 

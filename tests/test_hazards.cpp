@@ -579,7 +579,11 @@ TEST(RacesCli, JsonVerdictAndRuns) {
                                 false);
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["hazards"]["verdict"], "error WAR; warning WAR");
+  EXPECT_EQ(j["hazards"]["verdict"], "error WAR (order-dependent: RAW/WAR); warning WAR");
+  EXPECT_EQ(j["hazards"]["seen_verdict"], "error WAR; warning WAR");
+  EXPECT_EQ(j["hazards"]["kinds"]["error"], nlohmann::json::array({"WAR"}));
+  EXPECT_EQ(j["hazards"]["error_kinds_by_order"], nlohmann::json::array({"RAW", "WAR"}));
+  EXPECT_TRUE(j["hazards"]["order_dependent"].get<bool>());
   EXPECT_EQ(j["barrier_mask"], 1);
   EXPECT_EQ(j["runs"]["done"], 2);
   EXPECT_EQ(j["stale_reads"]["stale"], 0) << "lockstep: the race is there but did not bite";
@@ -607,10 +611,18 @@ TEST(RacesCli, TextReportGroupsAndDetail) {
   // line that loads each thread's own element to the line that sums.
   const int store = line_of(stencil.source_file, "cache[s] = in[");
   const int load = line_of(stencil.source_file, "sum += cache[s + j]");
-  EXPECT_NE(r.out.find("ERROR   RAW (read-after-write) cache line " + std::to_string(store) +
+  // Within a warp the store comes first; the skewed warp stores after the
+  // other warp has read: between warps the other way round.
+  EXPECT_NE(r.out.find("WARNING RAW (read-after-write) cache line " + std::to_string(store) +
                        " (write) -> line " + std::to_string(load) + " (read)"),
             std::string::npos)
       << r.out;
+  EXPECT_NE(r.out.find("ERROR   WAR (write-after-read) cache line " + std::to_string(load) +
+                       " (read) -> line " + std::to_string(store) + " (write)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("order-dependent: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("that racecheck does not report"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Detail"), std::string::npos);
   EXPECT_NE(r.out.find("Stale reads"), std::string::npos);
   EXPECT_NE(r.out.find("race present"), std::string::npos);
