@@ -297,7 +297,9 @@ std::optional<HazardKind> shadow_kind(const Event& prev, const Event& cur) {
   return HazardKind::WriteAfterWrite;
 }
 
-// HazardModel::LastAccess over one cell: each access against the one before it.
+// HazardModel::LastAccess over one cell: each access against the one access
+// the shadow holds, which then becomes it, unless it is a thread reading back
+// its own write (rule "Last access").
 template <class Unordered, class Emit>
 void replay_last_access(const std::vector<Event>& ev, const Access* a, size_t n,
                         Unordered unordered, Emit emit) {

@@ -20,59 +20,72 @@
 // (scripts/racecheck_compare.sh); the hazard records are kept, one line per
 // word, in docs/measurements/racecheck_h200/ and replayed against this
 // analysis of simulator traces of the same launches by
-// tests/test_racecheck_extracts.cpp, rule by rule.
+// tests/test_racecheck_extracts.cpp, one test per rule. "Records" below are
+// (block, element, kind, first thread, second thread).
 //
-//  - Last access. racecheck's shadow memory keeps ONE access per byte, the
-//    last; each access is checked against that one alone, and then replaces
-//    it (a read replaces a read). So a stored value read by several threads
-//    gives one RAW, with its first reader; a write that follows the writer's
+//  - Last access. racecheck's shadow memory keeps ONE access per byte; each
+//    access is checked against that one alone and then takes its place (a
+//    read replaces a read), except that a thread reading back its own write
+//    leaves the write there. So a stored value read by several threads gives
+//    one RAW, with its first reader, and a write that follows the writer's
 //    own read of the cell gives no WAR and no WAW, whoever read or wrote it
 //    before. Evidence: reduction.warp_volatile with both barriers kept: the
 //    unrolled warp's `v[tid] += v[tid + s]` loads v[tid + s] (SASS 0x300)
 //    before v[tid] (0x310), so lane i + s's store follows its own load of the
-//    cell that lane i read: racecheck reports 258 warnings, all RAW, and this
-//    model gives exactly those 258 (block, element, writer, reader) records;
-//    every read since the last write (HazardModel::SinceLastWrite) adds
-//    258 WAR. reduction.interleaved_strided with barrier 1 or 2 removed: the
-//    tree's store to sdata[2st] follows that thread's own load of it, so the
-//    store before it (another thread's) is no WAW: racecheck "error RAW;
-//    warning RAW", 384 + 124 records, all of them this model's. conv2d.tiled
-//    without its barrier: 424 words, one reader each, where every reader
-//    gives 3,344 pairs.
+//    cell lane i read: racecheck reports 258 warnings, all RAW, the same 258
+//    records as this model; every read since the last write
+//    (HazardModel::SinceLastWrite) adds 258 WAR. reduction.interleaved_strided
+//    without barrier 1: the tree's store to sdata[2st] follows that thread's
+//    own load of it, so the initial store before it is no WAW: racecheck 384
+//    error and 124 warning records, all RAW, each of them this model's (and
+//    none more); every pair since the last write adds 219 (RAW, WAW).
+//    conv2d.tiled without its barrier: racecheck 424 words, where every
+//    reader of every cell makes 3,344 pairs; with the read-back exception
+//    276 of racecheck's 290 warning records are this model's (244 without).
 //  - Values. A write after a write is reported only for the bytes whose value
 //    it changes (the record's "Current Value" and "Incoming Value"): all 82
-//    WAW byte records of the logs change their byte, and a word whose low
-//    bytes stay 0 is reported for its high bytes only; WAR records carry
-//    unchanged values too (379 of 596). Here: a store after a store is WAW
-//    only when the value's bits change.
+//    WAW byte records of the 22 logs change their byte, and each of the 47
+//    WAW words is reported for 1 or 2 of its 4 bytes (the low bytes of small
+//    integers stay 0); WAR records carry unchanged bytes too (379 of 596).
+//    Here: a store after a store is WAW only when the value's bits change.
 //  - Bytes. A record is one byte; an element is checked once, as a whole.
 //  - Severity. Threads of different warps -> error; two threads of one warp
 //    -> warning ("Warp Level Programming"): hazards that assume the warp's
 //    threads run in step, which independent thread scheduling no longer
-//    promises. Every record of the logs follows it.
+//    promises. Every record of the extracts follows it.
 //  - Order. Two accesses of two warps with no barrier between them ran in
 //    whichever order the warps happened to take: a read and a write are RAW
-//    or WAR by that order, and the last-access shadow sees a pair only when
-//    nothing came between them. reduction.interleaved_divergent with barrier
-//    2 removed: racecheck reports thread 96's store and thread 64's load of
-//    sdata[96] (line 35, block 2) both as RAW and as WAR, where the
-//    simulator's lockstep order gives RAW only; sgemm.blocktile_2d with
-//    barrier 2 removed: RAW and WAR in a GPU trace, where a warp stored the
-//    next tile before a slower warp read this one, WAR in lockstep, RAW and
-//    WAR again under the simulator's warp skew. So the kinds of errors depend
-//    on the run: HazardReport::error_kinds_by_order names every kind another
-//    order could show, and the verdict marks the errors order-dependent. The
-//    lanes of one warp run in the order of the program (the simulator
+//    or WAR by that order, and the one-access shadow meets a pair only when
+//    nothing came between them. reduction.interleaved_divergent without
+//    barrier 2: racecheck reports thread 96's store and thread 64's load of
+//    sdata[96] (line 35, block 2) both as RAW and as WAR; the simulator's
+//    lockstep order gives RAW only. sgemm.blocktile_2d without barrier 2: a
+//    GPU trace had RAW and WAR, where a warp stored the next tile before a
+//    slower warp read this one; lockstep gives WAR, the simulator's warp skew
+//    RAW and WAR again. So the kinds of errors belong to the run:
+//    HazardReport::error_kinds_by_order names every kind another order could
+//    show, and the verdict marks such errors "(order-dependent: RAW/WAR)".
+//    The lanes of one warp run in the program's order (the simulator
 //    reconverges them where the GPU does: engine/sim/fiber_block.hpp), so
-//    warnings do not depend on the run.
+//    warnings belong to the program: the extracts' warnings are this model's
+//    records but for 14 of conv2d's 290 and 8 of scan.blelloch's 328 (see
+//    Limits), and no warning of ours is missing from racecheck's.
+//  - Compiled order. racecheck sees the order of the SASS. In `a[i] += b[j]`
+//    the compiler picks which load comes first: nvcc (sm_90) loads a[i] first
+//    in 7 of the lessons' 8 such lines without volatile (every reduction,
+//    scan.single_buffer; scan.blelloch's up-sweep the other way, where no
+//    third thread touches the cell in that step); through a volatile pointer
+//    the program's order stands (b[j] first, reduction.warp_volatile). The
+//    recorder follows (lessons/access.hpp): scan.single_buffer's racy step is
+//    then a WAR, as on the GPU, where the program's order hid it.
 //  - Atomics are not checked at all (histogram.shared_atomics on an H100:
 //    no report, with wrong bins); HazardOptions::atomics counts them.
-// Limits: racecheck sees the compiled order of a thread's accesses; the trace
-// has the program's. Where the compiler reorders independent loads
-// (conv2d.tiled's 25 unrolled tile loads), "the first reader" of a value can
-// be another lane than on the GPU: the same kinds, other records. The SASS
-// line table puts some stores on a neighbouring line (scan.blelloch's second
-// load store, line 43, on line 42): the extracts keep the instruction too.
+// Limits: where the compiler reorders other independent loads (conv2d.tiled's
+// 25 unrolled tile loads), "the first reader" of a value can be another lane
+// than on the GPU: the same kinds, other records. The SASS line table puts
+// some accesses on a neighbouring line (scan.blelloch's second store of line
+// 43 on line 42, conv2d's tile store of line 53 on 67): the extracts keep the
+// instruction as well.
 //
 //   HazardReport r = analyze_hazards(trace);
 //   for (const HazardGroup& g : r.groups) ...   // racecheck's "analysis" mode
@@ -133,8 +146,9 @@ struct HazardGroup {
 // Which earlier accesses of the same cell an access is checked against.
 enum class HazardModel : uint8_t {
   // racecheck's shadow memory (the rules at the top of this file): the one
-  // access before it only, and a write after a write only when it changes
-  // the value. What compute-sanitizer racecheck reports.
+  // access before it (a write stays while its own thread reads it back), and
+  // a store after a store only when it changes the value. What
+  // compute-sanitizer racecheck reports.
   LastAccess = 0,
   // The last write and every thread's last read since it: also the pairs
   // racecheck's shadow hides behind a later access (every reader of a stored
