@@ -39,6 +39,8 @@
 #   DEADLINE=540 scripts/racecheck_compare.sh         # start no case after 540 s; name those left
 #   KEEP_LOGS=1 scripts/racecheck_compare.sh          # keep the racecheck logs in $OUT or /tmp
 #   SIM=0 scripts/racecheck_compare.sh                # leave out the simulator column (CI has it)
+#   PACK=1 scripts/racecheck_compare.sh               # the logs as one $OUT/racecheck_<PART>.tar.gz
+#                                                     # (the device tool returns 8 files at most)
 #   PRINT_LIMIT=N                                     # racecheck's --print-limit (default 100000
 #                                                     # records: the ladder's largest need ~85,000)
 set -u -o pipefail
@@ -225,5 +227,9 @@ echo "$rows cases: kinds the same in $exact_n, the same but for order-dependent 
   "different in $((rows - exact_n - order_n)); presence and severity agree in $presence_n;" \
   "$(($(date +%s) - start)) s. Logs: $LOGDIR"
 [[ -n "$left" ]] && echo "not run (DEADLINE=$DEADLINE):$left"
+if [[ -n "${PACK:-}" ]]; then
+  tar czf "${OUT:-/tmp}/racecheck_$PART.tar.gz" -C "$(dirname "$LOGDIR")" "$(basename "$LOGDIR")" &&
+    rm -rf "$LOGDIR" && echo "Logs packed: ${OUT:-/tmp}/racecheck_$PART.tar.gz"
+fi
 [[ -z "${KEEP_LOGS:-}" && -z "${OUT:-}" ]] && rm -rf "$LOGDIR"
 [[ $((exact_n + order_n)) -eq $rows && $presence_n -eq $rows && -z "$left" ]]
