@@ -1,7 +1,9 @@
 #include "analysis/hazards.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -59,22 +61,50 @@ const char* explanation(HazardKind k) {
   return "";
 }
 
-std::string HazardReport::verdict() const {
+namespace {
+
+std::string kinds_text(const bool (&present)[kHazardKindCount], const char* sep) {
+  std::string kinds;
+  for (int k = 0; k < kHazardKindCount; ++k)
+    if (present[k]) kinds += std::string(kinds.empty() ? "" : sep) + to_string(HazardKind(k));
+  return kinds;
+}
+
+}  // namespace
+
+bool HazardReport::order_dependent() const {
+  if (errors == 0) return false;
+  int possible = 0;
+  bool differs = false;
+  for (int k = 0; k < kHazardKindCount; ++k) {
+    possible += error_kinds_by_order[k];
+    differs |= error_kinds_by_order[k] != (by_severity[int(HazardSeverity::Error)][k] > 0);
+  }
+  return possible > 1 || differs;
+}
+
+std::string HazardReport::seen_verdict() const {
   if (total == 0) return "none";
-  // Kinds present per severity, from the groups.
-  bool present[2][kHazardKindCount] = {};
-  for (const auto& g : groups)
-    present[int(g.severity)][int(g.kind)] = true;
   std::string out;
-  for (int s : {int(HazardSeverity::Error), int(HazardSeverity::Warning)}) {
-    std::string kinds;
+  for (HazardSeverity s : {HazardSeverity::Error, HazardSeverity::Warning}) {
+    bool present[kHazardKindCount] = {};
     for (int k = 0; k < kHazardKindCount; ++k)
-      if (present[s][k]) kinds += std::string(kinds.empty() ? "" : ",") + to_string(HazardKind(k));
+      present[k] = by_severity[int(s)][k] > 0;
+    const std::string kinds = kinds_text(present, ",");
     if (kinds.empty()) continue;
     if (!out.empty()) out += "; ";
-    out += std::string(to_string(HazardSeverity(s))) + " " + kinds;
+    out += std::string(to_string(s)) + " " + kinds;
   }
   return out;
+}
+
+std::string HazardReport::verdict() const {
+  std::string out = seen_verdict();
+  if (!order_dependent()) return out;
+  // The mark follows the errors' kinds, which come first.
+  const size_t end = out.find(';');
+  const std::string mark = " (order-dependent: " + kinds_text(error_kinds_by_order, "/") + ")";
+  return end == std::string::npos ? out + mark : out.insert(end, mark);
 }
 
 namespace {
@@ -154,24 +184,28 @@ struct GroupAcc {
   uint64_t last_cell = UINT64_MAX;
 };
 
-}  // namespace
+bool is_write(const Event& e) {
+  return e.kind == EventKind::SharedStore || e.kind == EventKind::SharedAtomic;
+}
+bool is_atomic_event(const Event& e) {
+  return e.kind == EventKind::SharedAtomic;
+}
+bool same_bits(float a, float b) {
+  return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b);
+}
 
-// Over 150 lines: its phases (intervals, cell keys, sort, shadow replay) share the access tables.
-HazardReport analyze_hazards(const Trace& trace, const HazardOptions& opt) {
-  HazardReport report;
-  report.trace_truncated = trace.truncated();
+// The shared accesses of a trace, each with its cell (block, barrier
+// interval, array, element), sorted by cell and, within a cell, by recorded
+// order; and per event the barriers of either scope its thread had passed.
+struct Cells {
+  std::vector<Access> acc;
+  std::vector<uint32_t> sync_of;
+  uint64_t shared_accesses = 0;
+};
+
+Cells collect_cells(const Trace& trace, bool atomics) {
+  Cells out;
   const auto& ev = trace.events;
-  if (!opt.atomics && std::any_of(ev.begin(), ev.end(), [](const Event& e) {
-        return e.kind == EventKind::SharedAtomic;
-      })) {
-    HazardOptions with = opt;
-    with.atomics = true;
-    with.detail_per_group = 1;
-    const HazardReport all = analyze_hazards(trace, with);
-    report.with_atomics_verdict = all.verdict();
-    report.with_atomics_total = all.total;
-  }
-
   // Per (block, thread): barriers left so far, in that thread's program order
   // (the trace keeps each thread's events in program order).
   uint32_t max_block = 0, max_thread = 0;
@@ -185,7 +219,7 @@ HazardReport analyze_hazards(const Trace& trace, const HazardOptions& opt) {
   // Barriers of either scope left so far: two threads of one warp with
   // different counts have a barrier (a __syncwarp at least) between them.
   std::vector<uint32_t> synced((uint64_t(max_block) + 1) * threads, 0);
-  std::vector<uint32_t> sync_of(ev.size(), 0);  // per shared access
+  out.sync_of.assign(ev.size(), 0);
 
   // Each shared access with its barrier interval, in trace order.
   struct Raw {
@@ -199,23 +233,24 @@ HazardReport analyze_hazards(const Trace& trace, const HazardOptions& opt) {
     if (e.kind == EventKind::BarrierLeave) {
       if (!(e.flags & kFlagWarpScope)) ++interval[e.block * threads + e.thread];
       ++synced[e.block * threads + e.thread];
-    } else if ((is_shared(e.kind) || (opt.atomics && e.kind == EventKind::SharedAtomic)) &&
+    } else if ((is_shared(e.kind) || (atomics && e.kind == EventKind::SharedAtomic)) &&
                !(e.flags & kFlagOutOfRange)) {
       const uint32_t iv = interval[e.block * threads + e.thread];
-      sync_of[i] = synced[e.block * threads + e.thread];
+      out.sync_of[i] = synced[e.block * threads + e.thread];
       raw.push_back({i, iv});
       max_interval = std::max(max_interval, iv);
       max_element = std::max(max_element, e.element);
     }
   }
-  report.shared_accesses = raw.size();
+  out.shared_accesses = raw.size();
 
   // Cell keys: packed into 64 bits when they fit (always, at lesson sizes),
   // otherwise numbered through a hash map.
   const int b_el = bit_width(max_element), b_buf = 4, b_iv = bit_width(max_interval),
             b_blk = bit_width(max_block);
   const int bits = b_el + b_buf + b_iv + b_blk;
-  std::vector<Access> acc(raw.size());
+  std::vector<Access>& acc = out.acc;
+  acc.resize(raw.size());
   if (bits <= 64) {
     for (size_t j = 0; j < raw.size(); ++j) {
       const Event& e = ev[raw[j].index];
@@ -236,7 +271,6 @@ HazardReport analyze_hazards(const Trace& trace, const HazardOptions& opt) {
       acc[j] = {id, e.clock, raw[j].index, raw[j].interval};
     }
   }
-  raw = {};
   // Recorded order first (the simulator's trace is in it already; a GPU
   // trace is in slot order), then a stable sort by cell keeps it per cell.
   auto by_clock = [](const Access& x, const Access& y) {
@@ -245,14 +279,154 @@ HazardReport analyze_hazards(const Trace& trace, const HazardOptions& opt) {
   if (!std::is_sorted(acc.begin(), acc.end(), by_clock))
     std::sort(acc.begin(), acc.end(), by_clock);
   radix_sort_by_cell(acc, bits <= 64 ? bits : bit_width(acc.empty() ? 0 : acc.size()));
+  return out;
+}
 
-  std::map<GroupKey, GroupAcc> groups;
-  GroupAcc* last_group = nullptr;
-  GroupKey last_key{};
-  uint64_t cell_serial = 0;  // which cell the replay below is in
-  auto add = [&](HazardKind kind, uint32_t first, uint32_t second, uint32_t iv) {
-    const Event& a = ev[first];
-    const Event& b = ev[second];
+// The kind racecheck gives an access `cur` checked against `prev` (its
+// shadow), if any: two loads never race, nor two atomics; a store after a
+// store only when it changes the value (rule "Values").
+std::optional<HazardKind> shadow_kind(const Event& prev, const Event& cur) {
+  const bool pw = is_write(prev), cw = is_write(cur);
+  if (!pw && !cw) return std::nullopt;
+  if (is_atomic_event(prev) && is_atomic_event(cur)) return std::nullopt;
+  if (pw && !cw) return HazardKind::ReadAfterWrite;
+  if (!pw) return HazardKind::WriteAfterRead;
+  // (An atomic's value is the cell's after the add: the rule is for stores.)
+  if (!is_atomic_event(prev) && !is_atomic_event(cur) && same_bits(prev.value, cur.value))
+    return std::nullopt;
+  return HazardKind::WriteAfterWrite;
+}
+
+// HazardModel::LastAccess over one cell: each access against the one access
+// the shadow holds, which then becomes it, unless it is a thread reading back
+// its own write (rule "Last access").
+template <class Unordered, class Emit>
+void replay_last_access(const std::vector<Event>& ev, const Access* a, size_t n,
+                        Unordered unordered, Emit emit) {
+  uint32_t shadow = a[0].index;
+  for (size_t j = 1; j < n; ++j) {
+    const uint32_t i = a[j].index;
+    const Event& e = ev[i];
+    if (unordered(shadow, i))
+      if (const auto kind = shadow_kind(ev[shadow], e)) emit(*kind, shadow, i);
+    // A thread reading back its own write leaves the write in the shadow.
+    if (!is_write(e) && is_write(ev[shadow]) && ev[shadow].thread == e.thread) continue;
+    shadow = i;
+  }
+}
+
+// HazardModel::SinceLastWrite over one cell: a shadow of the last plain
+// write, the last read of each thread since it, and the last atomic of each
+// thread since it; every access is checked against that state, so the work
+// stays linear in the number of accesses.
+//
+// Atomics (atomicAdd on shared memory, with HazardOptions::atomics): two
+// atomics never make a hazard, whatever their order, since neither can split
+// the other; an atomic and a plain load or store of the same cell, by another
+// thread, in the same barrier interval, do: the atomic counts as a write (a
+// plain store then an atomic is WAW, an atomic then a plain load RAW, a plain
+// load then an atomic WAR). An atomic does not end the interval of the plain
+// write or reads before it: they race with every later atomic of another
+// thread. This is our extension: racecheck itself ignores atomics
+// (scripts/racecheck_compare.sh on an H100: no report for
+// histogram.shared_atomics with either barrier removed).
+struct SinceLastWrite {
+  struct Reader {
+    uint16_t thread;
+    uint32_t index;
+  };
+  std::vector<Reader> readers, atomics;
+
+  static void remember(std::vector<Reader>& list, uint16_t thread, uint32_t index) {
+    auto it =
+        std::find_if(list.begin(), list.end(), [&](const Reader& r) { return r.thread == thread; });
+    if (it != list.end())
+      it->index = index;
+    else
+      list.push_back({thread, index});
+  }
+
+  template <class Unordered, class Emit>
+  void replay(const std::vector<Event>& ev, const Access* a, size_t n, Unordered unordered,
+              Emit emit) {
+    bool have_write = false;
+    uint32_t last_write = 0;
+    readers.clear();
+    atomics.clear();
+    for (size_t j = 0; j < n; ++j) {
+      const uint32_t i = a[j].index;
+      const Event& e = ev[i];
+      if (e.kind == EventKind::SharedLoad) {
+        if (have_write && unordered(last_write, i)) emit(HazardKind::ReadAfterWrite, last_write, i);
+        for (const Reader& r : atomics)
+          if (unordered(r.index, i)) emit(HazardKind::ReadAfterWrite, r.index, i);
+        remember(readers, e.thread, i);
+        continue;
+      }
+      const bool atomic = is_atomic_event(e);
+      for (const Reader& r : readers)
+        if (unordered(r.index, i)) emit(HazardKind::WriteAfterRead, r.index, i);
+      // A plain store after a plain store: only when it changes the value.
+      if (have_write && unordered(last_write, i) &&
+          (atomic || !same_bits(ev[last_write].value, e.value)))
+        emit(HazardKind::WriteAfterWrite, last_write, i);
+      if (atomic) {
+        remember(atomics, e.thread, i);
+        continue;
+      }
+      for (const Reader& r : atomics)
+        if (unordered(r.index, i)) emit(HazardKind::WriteAfterWrite, r.index, i);
+      have_write = true;
+      last_write = i;
+      readers.clear();
+      atomics.clear();
+    }
+  }
+};
+
+// The kinds of error another order of the warps could give the cell's
+// accesses (rule "Order"): a read and a write of two different warps are RAW
+// or WAR, whichever ran first; writes of two warps WAW where the values
+// differ (with two or more warps writing and two or more values, some pair of
+// two warps stores different values).
+void order_kinds(const std::vector<Event>& ev, const Access* a, size_t n,
+                 bool (&out)[kHazardKindCount]) {
+  bool has_read = false, has_write = false, many_warps = false;
+  bool many_writer_warps = false, many_values = false;
+  uint32_t warp = 0, writer_warp = 0;
+  float value = 0;
+  for (size_t j = 0; j < n; ++j) {
+    const Event& e = ev[a[j].index];
+    const uint32_t w = warp_of(e);
+    if (j == 0) warp = w;
+    many_warps |= w != warp;
+    if (!is_write(e)) {
+      has_read = true;
+      continue;
+    }
+    if (!has_write) {
+      writer_warp = w;
+      value = e.value;
+    }
+    has_write = true;
+    many_writer_warps |= w != writer_warp;
+    many_values |= !same_bits(e.value, value);
+  }
+  if (has_read && has_write && many_warps)
+    out[int(HazardKind::ReadAfterWrite)] = out[int(HazardKind::WriteAfterRead)] = true;
+  if (many_writer_warps && many_values) out[int(HazardKind::WriteAfterWrite)] = true;
+}
+
+// Hazards, grouped by (kind, severity, array, lines) as racecheck's analysis
+// mode groups them, with the first `detail` of each group kept.
+class GroupCollector {
+ public:
+  GroupCollector(const Trace& t, HazardReport& r, uint32_t detail)
+      : trace_(t), report_(r), detail_(detail) {}
+  void next_cell() { ++cell_serial_; }
+  void add(HazardKind kind, uint32_t first, uint32_t second, uint32_t iv) {
+    const Event& a = trace_.events[first];
+    const Event& b = trace_.events[second];
     Hazard h;
     h.kind = kind;
     h.severity = warp_of(a) == warp_of(b) ? HazardSeverity::Warning : HazardSeverity::Error;
@@ -262,11 +436,11 @@ HazardReport analyze_hazards(const Trace& trace, const HazardOptions& opt) {
     h.interval = iv;
     GroupKey key{kind, h.severity, a.array, a.line, b.line};
     // Most hazards of a cell fall into the group of the one before.
-    if (!last_group || !(last_key == key)) {
-      last_group = &groups[key];
-      last_key = key;
+    if (!last_group_ || !(last_key_ == key)) {
+      last_group_ = &groups_[key];
+      last_key_ = key;
     }
-    GroupAcc& g = *last_group;
+    GroupAcc& g = *last_group_;
     if (g.group.count == 0) {
       g.group.kind = kind;
       g.group.severity = h.severity;
@@ -275,120 +449,121 @@ HazardReport analyze_hazards(const Trace& trace, const HazardOptions& opt) {
       g.group.second_line = b.line;
     }
     ++g.group.count;
-    if (g.last_cell != cell_serial) {  // count each cell once per group
-      g.last_cell = cell_serial;
+    if (g.last_cell != cell_serial_) {  // count each cell once per group
+      g.last_cell = cell_serial_;
       g.elements.insert(uint64_t(a.block) << 32 | a.element);
       g.blocks.insert(a.block);
     }
-    if (g.kept.size() < opt.detail_per_group) {
-      h.first = side(trace, first);
-      h.second = side(trace, second);
+    if (g.kept.size() < detail_) {
+      h.first = side(trace_, first);
+      h.second = side(trace_, second);
       g.kept.push_back(h);
     }
-    ++report.total;
-    ++report.by_kind[int(kind)];
+    ++report_.total;
+    ++report_.by_kind[int(kind)];
+    ++report_.by_severity[int(h.severity)][int(kind)];
     if (h.severity == HazardSeverity::Error)
-      ++report.errors;
+      ++report_.errors;
     else
-      ++report.warnings;
-  };
+      ++report_.warnings;
+  }
+  // Errors first, then the biggest groups; detail follows the same order.
+  void finish() {
+    std::vector<GroupAcc*> order;
+    for (auto& [key, g] : groups_)
+      order.push_back(&g);
+    std::stable_sort(order.begin(), order.end(), [](const GroupAcc* a, const GroupAcc* b) {
+      if (a->group.severity != b->group.severity) return a->group.severity > b->group.severity;
+      return a->group.count > b->group.count;
+    });
+    for (GroupAcc* g : order) {
+      g->group.elements = g->elements.size();
+      g->group.blocks = g->blocks.size();
+      for (const Hazard& h : g->kept) {
+        g->group.detail.push_back(uint32_t(report_.hazards.size()));
+        report_.hazards.push_back(h);
+      }
+      report_.groups.push_back(std::move(g->group));
+    }
+  }
 
-  // Within each group, replay the accesses in recorded order against a shadow
-  // of the cell: the last plain write, the last read of each thread since it,
-  // and the last atomic of each thread since it. Every access is checked
-  // against that state only, so the work stays linear in the number of
-  // accesses (racecheck's shadow memory works the same way).
-  //
-  // Atomics (atomicAdd on shared memory): two atomics never make a hazard,
-  // whatever their order, since neither can split the other; an atomic and a
-  // plain load or store of the same cell, by another thread, in the same
-  // barrier interval, do: the atomic counts as a write (a plain store then an
-  // atomic is WAW, an atomic then a plain load RAW, a plain load then an
-  // atomic WAR). An atomic does not end the interval of the plain write or
-  // reads before it: they race with every later atomic of another thread.
-  // This is our extension (HazardOptions::atomics): racecheck itself ignores
-  // atomics (scripts/racecheck_compare.sh on an H100: no report for
-  // histogram.shared_atomics with either barrier removed), so by default
-  // atomics are left out above, as racecheck leaves them out.
-  struct Reader {
-    uint16_t thread;
-    uint32_t index;
-  };
-  std::vector<Reader> readers, atomics;
-  const auto remember = [](std::vector<Reader>& list, uint16_t thread, uint32_t index) {
-    auto it =
-        std::find_if(list.begin(), list.end(), [&](const Reader& r) { return r.thread == thread; });
-    if (it != list.end())
-      it->index = index;
-    else
-      list.push_back({thread, index});
-  };
+ private:
+  const Trace& trace_;
+  HazardReport& report_;
+  uint32_t detail_;
+  std::map<GroupKey, GroupAcc> groups_;
+  GroupAcc* last_group_ = nullptr;
+  GroupKey last_key_{};
+  uint64_t cell_serial_ = 0;
+};
+
+}  // namespace
+
+HazardReport analyze_hazards(const Trace& trace, const HazardOptions& opt) {
+  HazardReport report;
+  report.trace_truncated = trace.truncated();
+  report.model = opt.model;
+  const auto& ev = trace.events;
+  if (!opt.atomics && std::any_of(ev.begin(), ev.end(), [](const Event& e) {
+        return e.kind == EventKind::SharedAtomic;
+      })) {
+    HazardOptions with = opt;
+    with.atomics = true;
+    with.detail_per_group = 1;
+    const HazardReport all = analyze_hazards(trace, with);
+    report.with_atomics_verdict = all.verdict();
+    report.with_atomics_total = all.total;
+  }
+
+  const Cells cells = collect_cells(trace, opt.atomics);
+  report.shared_accesses = cells.shared_accesses;
+  const std::vector<Access>& acc = cells.acc;
   // Two accesses of different threads in one block interval race unless a
   // __syncwarp of their (common) warp lies between them.
   auto unordered = [&](uint32_t a, uint32_t b) {
     return ev[a].thread != ev[b].thread &&
-           (warp_of(ev[a]) != warp_of(ev[b]) || sync_of[a] == sync_of[b]);
+           (warp_of(ev[a]) != warp_of(ev[b]) || cells.sync_of[a] == cells.sync_of[b]);
   };
+
+  GroupCollector groups(trace, report, opt.detail_per_group);
+  // The other model, counted only: SinceLastWrite beside LastAccess.
+  HazardReport other;
+  SinceLastWrite since_last_write;
   for (size_t begin = 0; begin < acc.size();) {
     size_t end = begin + 1;
     while (end < acc.size() && acc[end].cell == acc[begin].cell)
       ++end;
-    ++cell_serial;
-    if (end - begin < 2) {
-      begin = end;
-      continue;
-    }
+    groups.next_cell();
+    const Access* a = acc.data() + begin;
+    const size_t n = end - begin;
     const uint32_t iv = acc[begin].interval;
-    bool have_write = false;
-    uint32_t last_write = 0;
-    readers.clear();
-    atomics.clear();
-    for (size_t j = begin; j < end; ++j) {
-      const uint32_t i = acc[j].index;
-      const Event& e = ev[i];
-      if (e.kind == EventKind::SharedLoad) {
-        if (have_write && unordered(last_write, i))
-          add(HazardKind::ReadAfterWrite, last_write, i, iv);
-        for (const Reader& a : atomics)
-          if (unordered(a.index, i)) add(HazardKind::ReadAfterWrite, a.index, i, iv);
-        remember(readers, e.thread, i);
-      } else {
-        const bool atomic = e.kind == EventKind::SharedAtomic;
-        for (const Reader& r : readers)
-          if (unordered(r.index, i)) add(HazardKind::WriteAfterRead, r.index, i, iv);
-        if (have_write && unordered(last_write, i))
-          add(HazardKind::WriteAfterWrite, last_write, i, iv);
-        if (atomic) {
-          remember(atomics, e.thread, i);
-          continue;
-        }
-        for (const Reader& a : atomics)
-          if (unordered(a.index, i)) add(HazardKind::WriteAfterWrite, a.index, i, iv);
-        have_write = true;
-        last_write = i;
-        readers.clear();
-        atomics.clear();
-      }
-    }
     begin = end;
-  }
-
-  // Errors first, then the biggest groups; detail follows the same order.
-  std::vector<GroupAcc*> order;
-  for (auto& [key, g] : groups)
-    order.push_back(&g);
-  std::stable_sort(order.begin(), order.end(), [](const GroupAcc* a, const GroupAcc* b) {
-    if (a->group.severity != b->group.severity) return a->group.severity > b->group.severity;
-    return a->group.count > b->group.count;
-  });
-  for (GroupAcc* g : order) {
-    g->group.elements = g->elements.size();
-    g->group.blocks = g->blocks.size();
-    for (const Hazard& h : g->kept) {
-      g->group.detail.push_back(uint32_t(report.hazards.size()));
-      report.hazards.push_back(h);
+    if (n < 2) continue;
+    order_kinds(ev, a, n, report.error_kinds_by_order);
+    auto add = [&](HazardKind k, uint32_t first, uint32_t second) {
+      groups.add(k, first, second, iv);
+    };
+    auto count = [&](HazardKind k, uint32_t first, uint32_t second) {
+      const HazardSeverity s = warp_of(ev[first]) == warp_of(ev[second]) ? HazardSeverity::Warning
+                                                                         : HazardSeverity::Error;
+      ++other.total;
+      ++other.by_kind[int(k)];
+      ++other.by_severity[int(s)][int(k)];
+      ++(s == HazardSeverity::Error ? other.errors : other.warnings);
+    };
+    if (opt.model == HazardModel::LastAccess) {
+      replay_last_access(ev, a, n, unordered, add);
+      since_last_write.replay(ev, a, n, unordered, count);
+    } else {
+      since_last_write.replay(ev, a, n, unordered, add);
     }
-    report.groups.push_back(std::move(g->group));
+  }
+  groups.finish();
+  if (opt.model == HazardModel::LastAccess) {
+    std::copy(std::begin(report.error_kinds_by_order), std::end(report.error_kinds_by_order),
+              std::begin(other.error_kinds_by_order));
+    report.since_last_write_verdict = other.verdict();
+    report.since_last_write_total = other.total;
   }
   return report;
 }

@@ -2,22 +2,90 @@
 //
 // Two accesses race when they touch the same element of the same shared array
 // of one block, come from different threads, at least one writes, not both
-// are atomics, and no barrier of that block lies between them. A barrier needs every thread of the
-// block, so each thread's accesses fall into numbered barrier intervals (how
-// many barriers it has left before the access); two accesses of different
-// threads with the same interval number are unordered. Which of the pair is
-// "first" (and so read-after-write or write-after-read) is the order in which
-// they were recorded, as racecheck reports what it saw.
+// are atomics, and no barrier of that block lies between them. A barrier needs
+// every thread of the block, so each thread's accesses fall into numbered
+// barrier intervals (how many barriers it has left before the access); two
+// accesses of different threads with the same interval number are unordered.
+// Which of the pair is "first" (and so read-after-write or write-after-read)
+// is the order in which they were recorded, as racecheck reports what it saw.
 //
 // A __syncwarp (barrier events flagged kFlagWarpScope) orders the threads of
 // its own warp only: it does not end a block's barrier interval, but two
 // threads of one warp that passed different numbers of barriers (of either
 // scope) are ordered. Warp shuffles touch no memory and are not barriers here.
 //
-// Severity, as racecheck labels it: threads of different warps -> error; two
-// threads of one warp -> warning (racecheck's WARNING: hazards of warp-level
-// programming that assume the warp's threads run in step, which independent
-// thread scheduling no longer promises).
+// What racecheck reports of those races: its rules, learned from its logs.
+// Evidence: compute-sanitizer racecheck (CUDA 13.0) on an NVIDIA H200,
+// `--racecheck-report all`, one untraced launch per lesson and barrier subset
+// (scripts/racecheck_compare.sh); the hazard records are kept, one line per
+// word, in docs/measurements/racecheck_h200/ and replayed against this
+// analysis of simulator traces of the same launches by
+// tests/test_racecheck_extracts.cpp, one test per rule. "Records" below are
+// (block, element, kind, first thread, second thread).
+//
+//  - Last access. racecheck's shadow memory keeps ONE access per byte; each
+//    access is checked against that one alone and then takes its place (a
+//    read replaces a read), except that a thread reading back its own write
+//    leaves the write there. So a stored value read by several threads gives
+//    one RAW, with its first reader, and a write that follows the writer's
+//    own read of the cell gives no WAR and no WAW, whoever read or wrote it
+//    before. Evidence: reduction.warp_volatile with both barriers kept: the
+//    unrolled warp's `v[tid] += v[tid + s]` loads v[tid + s] (SASS 0x300)
+//    before v[tid] (0x310), so lane i + s's store follows its own load of the
+//    cell lane i read: racecheck reports 258 warnings, all RAW, the same 258
+//    records as this model; every read since the last write
+//    (HazardModel::SinceLastWrite) adds 258 WAR. reduction.interleaved_strided
+//    without barrier 1: the tree's store to sdata[2st] follows that thread's
+//    own load of it, so the initial store before it is no WAW: racecheck 384
+//    error and 124 warning records, all RAW, each of them this model's (and
+//    none more); every pair since the last write adds 219 (RAW, WAW).
+//    conv2d.tiled without its barrier: racecheck 424 words, where every
+//    reader of every cell makes 3,344 pairs; with the read-back exception
+//    276 of racecheck's 290 warning records are this model's (244 without).
+//  - Values. A write after a write is reported only for the bytes whose value
+//    it changes (the record's "Current Value" and "Incoming Value"): all 82
+//    WAW byte records of the 22 logs change their byte, and each of the 47
+//    WAW words is reported for 1 or 2 of its 4 bytes (the low bytes of small
+//    integers stay 0); WAR records carry unchanged bytes too (379 of 596).
+//    Here: a store after a store is WAW only when the value's bits change.
+//  - Bytes. A record is one byte; an element is checked once, as a whole.
+//  - Severity. Threads of different warps -> error; two threads of one warp
+//    -> warning ("Warp Level Programming"): hazards that assume the warp's
+//    threads run in step, which independent thread scheduling no longer
+//    promises. Every record of the extracts follows it.
+//  - Order. Two accesses of two warps with no barrier between them ran in
+//    whichever order the warps happened to take: a read and a write are RAW
+//    or WAR by that order, and the one-access shadow meets a pair only when
+//    nothing came between them. reduction.interleaved_divergent without
+//    barrier 2: racecheck reports thread 96's store and thread 64's load of
+//    sdata[96] (line 35, block 2) both as RAW and as WAR; the simulator's
+//    lockstep order gives RAW only. sgemm.blocktile_2d without barrier 2: a
+//    GPU trace had RAW and WAR, where a warp stored the next tile before a
+//    slower warp read this one; lockstep gives WAR, the simulator's warp skew
+//    RAW and WAR again. So the kinds of errors belong to the run:
+//    HazardReport::error_kinds_by_order names every kind another order could
+//    show, and the verdict marks such errors "(order-dependent: RAW/WAR)".
+//    The lanes of one warp run in the program's order (the simulator
+//    reconverges them where the GPU does: engine/sim/fiber_block.hpp), so
+//    warnings belong to the program: the extracts' warnings are this model's
+//    records but for 14 of conv2d's 290 and 8 of scan.blelloch's 328 (see
+//    Limits), and no warning of ours is missing from racecheck's.
+//  - Compiled order. racecheck sees the order of the SASS. In `a[i] += b[j]`
+//    the compiler picks which load comes first: nvcc (sm_90) loads a[i] first
+//    in 7 of the lessons' 8 such lines without volatile (every reduction,
+//    scan.single_buffer; scan.blelloch's up-sweep the other way, where no
+//    third thread touches the cell in that step); through a volatile pointer
+//    the program's order stands (b[j] first, reduction.warp_volatile). The
+//    recorder follows (lessons/access.hpp): scan.single_buffer's racy step is
+//    then a WAR, as on the GPU, where the program's order hid it.
+//  - Atomics are not checked at all (histogram.shared_atomics on an H100:
+//    no report, with wrong bins); HazardOptions::atomics counts them.
+// Limits: where the compiler reorders other independent loads (conv2d.tiled's
+// 25 unrolled tile loads), "the first reader" of a value can be another lane
+// than on the GPU: the same kinds, other records. The SASS line table puts
+// some accesses on a neighbouring line (scan.blelloch's second store of line
+// 43 on line 42, conv2d's tile store of line 53 on 67): the extracts keep the
+// instruction as well.
 //
 //   HazardReport r = analyze_hazards(trace);
 //   for (const HazardGroup& g : r.groups) ...   // racecheck's "analysis" mode
@@ -75,6 +143,20 @@ struct HazardGroup {
   std::vector<uint32_t> detail;  // indices into HazardReport::hazards (at most detail_per_group)
 };
 
+// Which earlier accesses of the same cell an access is checked against.
+enum class HazardModel : uint8_t {
+  // racecheck's shadow memory (the rules at the top of this file): the one
+  // access before it (a write stays while its own thread reads it back), and
+  // a store after a store only when it changes the value. What
+  // compute-sanitizer racecheck reports.
+  LastAccess = 0,
+  // The last write and every thread's last read since it: also the pairs
+  // racecheck's shadow hides behind a later access (every reader of a stored
+  // value, not only the first; a write after another thread's read when the
+  // writer read the cell itself in between). The races a barrier prevents.
+  SinceLastWrite = 1,
+};
+
 struct HazardOptions {
   uint32_t detail_per_group = 256;  // hazards kept per group (all are counted)
   // Shared atomics. racecheck does not check them at all (measured on an
@@ -84,6 +166,7 @@ struct HazardOptions {
   // counts as a write against plain loads and stores of other threads (two
   // atomics still never race) -- the races racecheck misses.
   bool atomics = false;
+  HazardModel model = HazardModel::LastAccess;
 };
 
 struct HazardReport {
@@ -91,22 +174,46 @@ struct HazardReport {
   std::vector<Hazard> hazards;      // detail, grouped as in `groups`
   uint64_t total = 0, errors = 0, warnings = 0;
   uint64_t by_kind[kHazardKindCount] = {};
+  uint64_t by_severity[2][kHazardKindCount] = {};  // [HazardSeverity][HazardKind]
+  // The kinds of error another order of the warps could show (the rule
+  // "Order" above): a read and a write of two warps, RAW or WAR; two writes
+  // of two warps that store different values, WAW.
+  bool error_kinds_by_order[kHazardKindCount] = {};
   uint64_t shared_accesses = 0;  // shared loads, stores and atomics analysed
   bool trace_truncated = false;  // the trace lost events: hazards may be missing
+  HazardModel model = HazardModel::LastAccess;
   // With atomics off (racecheck's model) on a trace with shared atomics: the
   // verdict and count with atomics counted (HazardOptions::atomics), so that a
   // report can say which races racecheck would not show. Empty otherwise.
   std::string with_atomics_verdict;
   uint64_t with_atomics_total = 0;
+  // With the LastAccess model: the verdict and count of SinceLastWrite on the
+  // same trace (atomics as in the options), so that a report can say which
+  // races racecheck's shadow does not show. Empty otherwise.
+  std::string since_last_write_verdict;
+  uint64_t since_last_write_total = 0;
   // Hazards racecheck's model leaves out: pairs of a plain access and an atomic.
   uint64_t missed_by_racecheck() const {
     return with_atomics_total > total ? with_atomics_total - total : 0;
   }
+  // Racing pairs racecheck's shadow hides behind a later access.
+  uint64_t hidden_by_shadow() const {
+    return since_last_write_total > total ? since_last_write_total - total : 0;
+  }
   bool has(HazardKind k) const { return by_kind[int(k)] > 0; }
+  bool has(HazardSeverity s, HazardKind k) const { return by_severity[int(s)][int(k)] > 0; }
   bool empty() const { return total == 0; }
-  // "none", or e.g. "RAW WAR (errors)" / "RAW (warnings)": the compact verdict
-  // the racecheck comparison uses.
+  // The errors' kinds depend on the order the warps ran in: another order
+  // could show a kind this trace did not, or there is more than one kind a
+  // pair could take (RAW/WAR).
+  bool order_dependent() const;
+  // "none", or the kinds per severity, e.g. "error RAW (order-dependent:
+  // RAW/WAR); warning RAW": errors first, the kinds this trace shows, then,
+  // where they depend on the order of the warps, every kind another order
+  // could show. The compact verdict the racecheck comparison uses.
   std::string verdict() const;
+  // The same without the order mark: "error RAW; warning RAW".
+  std::string seen_verdict() const;
 };
 
 HazardReport analyze_hazards(const Trace& trace, const HazardOptions& opt = {});

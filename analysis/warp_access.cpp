@@ -419,27 +419,48 @@ std::string access_text(const Trace& t, const WarpAccesses& w, const WarpAccess&
   std::vector<Occurrence> all =
       occurrences(line_of(lesson_source(v->source_file), a.line), name, &assign);
   const bool writing = !is_load(a.kind);
-  // Loads in the order they run: the right-hand side (in source order), then
-  // a compound assignment's target; stores in source order.
-  std::vector<const Occurrence*> cands;
-  for (int pass = 0; pass < 2; ++pass)
-    for (const Occurrence& o : all) {
-      if (writing ? !o.store : !o.load) continue;
-      const bool rhs = assign == std::string_view::npos || o.at > assign;
-      if (writing ? pass == 0 : (pass == 0) == rhs) cands.push_back(&o);
+  const Event& e0 = t.events[lanes.front()];
+  // A compound assignment's target is loaded before or after its right-hand
+  // side, as the compiler chose (lessons/access.hpp records `a[i] += b[j]`'s
+  // target first): a load is the target's when its thread's next store of
+  // this array on the line stores the element it loaded.
+  const auto stored_next = [&](size_t from) -> int64_t {
+    int64_t budget = int64_t(1) << 22;  // events looked at, at most
+    for (size_t i = from + 1; i < t.events.size() && budget-- > 0; ++i) {
+      const Event& e = t.events[i];
+      if (e.block != e0.block || e.thread != e0.thread) continue;
+      if (e.line != a.line || is_barrier(e.kind)) break;
+      if (e.array == a.array && e.kind == EventKind::SharedStore) return e.element;
+      if (e.array == a.array && e.kind == EventKind::GlobalStore) return e.element;
     }
+    return -1;
+  };
+  const auto is_target_load = [&](size_t i) {
+    return stored_next(i) == int64_t(t.events[i].element);
+  };
+  const Occurrence* target = nullptr;
+  for (const Occurrence& o : all)
+    if (o.load && o.store) target = &o;
+  if (!writing && target && is_target_load(lanes.front())) return target->text;
+  // Otherwise the right-hand side's loads in source order; stores in source order.
+  std::vector<const Occurrence*> cands;
+  for (const Occurrence& o : all) {
+    if (writing ? !o.store : !o.load || &o == target) continue;
+    cands.push_back(&o);
+  }
   if (cands.empty()) return access_text(t, a.line, a.array);
   if (cands.size() == 1 || is_atomic(a.kind)) return cands.front()->text;
   // The instruction's place among its thread's accesses of this array on this
   // line, of its kind, counted back over the thread's run of events on the line.
-  const Event& e0 = t.events[lanes.front()];
   size_t k = 0;
   int64_t budget = int64_t(1) << 22;  // events looked at, at most
   for (size_t i = lanes.front(); i-- > 0 && budget-- > 0;) {
     const Event& e = t.events[i];
     if (e.block != e0.block || e.thread != e0.thread) continue;
     if (e.line != a.line || is_barrier(e.kind)) break;
-    if (e.array == a.array && is_load(e.kind) == !writing && leads_access(e)) ++k;
+    if (e.array == a.array && is_load(e.kind) == !writing && leads_access(e) &&
+        (writing || !target || !is_target_load(i)))
+      ++k;
   }
   return cands[k % cands.size()]->text;
 }

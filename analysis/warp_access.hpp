@@ -256,9 +256,10 @@ std::vector<NcuCounter> ncu_counters(const WarpAccesses& w);
 std::string access_text(const Trace& t, uint16_t line, ArraySlot array);
 // The access of one warp instruction as the source writes it. A line may
 // access the array more than once (`sdata[i] += sdata[i + s]`: two loads and
-// a store): the instruction's place among its thread's accesses of that line
-// picks the expression, loads in C++'s order of evaluation (the right-hand
-// side of an assignment first, then a compound assignment's target).
+// a store): a load of the element the thread then stores on that line is the
+// compound assignment's target (loaded first or last, as the compiler chose);
+// among the others the instruction's place among its thread's accesses of
+// that line picks the expression, in source order.
 std::string access_text(const Trace& t, const WarpAccesses& w, const WarpAccess& a);
 
 }  // namespace ts

@@ -145,16 +145,32 @@ nlohmann::json hazards_json(const RacesReport& r, const RacesOptions& o) {
                       {"count", g.count},
                       {"elements", g.elements},
                       {"blocks", g.blocks}});
-  nlohmann::json j = {{"verdict", hz.verdict()},
-                      {"total", hz.total},
-                      {"errors", hz.errors},
-                      {"warnings", hz.warnings},
-                      {"RAW", hz.by_kind[0]},
-                      {"WAR", hz.by_kind[1]},
-                      {"WAW", hz.by_kind[2]},
-                      {"shared_accesses", hz.shared_accesses},
-                      {"trace_truncated", hz.trace_truncated},
-                      {"groups", groups}};
+  auto kinds = [&](HazardSeverity sev) {
+    nlohmann::json k = nlohmann::json::array();
+    for (int i = 0; i < kHazardKindCount; ++i)
+      if (hz.has(sev, HazardKind(i))) k.push_back(to_string(HazardKind(i)));
+    return k;
+  };
+  nlohmann::json by_order = nlohmann::json::array();
+  for (int i = 0; i < kHazardKindCount; ++i)
+    if (hz.error_kinds_by_order[i]) by_order.push_back(to_string(HazardKind(i)));
+  nlohmann::json j = {
+      {"verdict", hz.verdict()},
+      {"seen_verdict", hz.seen_verdict()},
+      {"model", hz.model == HazardModel::LastAccess ? "last access" : "since last write"},
+      {"kinds",
+       {{"error", kinds(HazardSeverity::Error)}, {"warning", kinds(HazardSeverity::Warning)}}},
+      {"order_dependent", hz.order_dependent()},
+      {"error_kinds_by_order", by_order},
+      {"total", hz.total},
+      {"errors", hz.errors},
+      {"warnings", hz.warnings},
+      {"RAW", hz.by_kind[0]},
+      {"WAR", hz.by_kind[1]},
+      {"WAW", hz.by_kind[2]},
+      {"shared_accesses", hz.shared_accesses},
+      {"trace_truncated", hz.trace_truncated},
+      {"groups", groups}};
   if (o.detail) {
     nlohmann::json d = nlohmann::json::array();
     for (const auto& h : hz.hazards)
@@ -209,6 +225,10 @@ int print_json(const RacesReport& r, const RacesOptions& o) {
     j["with_atomics"] = {{"verdict", hz.with_atomics_verdict},
                          {"total", hz.with_atomics_total},
                          {"missed_by_racecheck", hz.missed_by_racecheck()}};
+  if (!hz.since_last_write_verdict.empty())
+    j["since_last_write"] = {{"verdict", hz.since_last_write_verdict},
+                             {"total", hz.since_last_write_total},
+                             {"hidden_by_shadow", hz.hidden_by_shadow()}};
   j["hazards"] = hazards_json(r, o);
   if (!o.no_stale) {
     const StaleReadReport& stale = r.stale;
@@ -257,8 +277,8 @@ void print_hazard_detail(const RacesReport& r, const RacesOptions& o) {
 void print_hazards_text(const RacesReport& r, const RacesOptions& o) {
   const HazardReport& hz = r.hazards;
   const Trace& trace = r.traced.trace;
-  std::cout << "Hazards (racecheck model: shared memory, same element, different threads, no "
-               "barrier between)\n";
+  std::cout << "Hazards (racecheck's model: shared memory, same element, different threads, no "
+               "barrier between, each access against the one before it)\n";
   if (hz.trace_truncated)
     std::cout << "  WARNING: the trace is truncated (" << trace.events_dropped
               << " events lost): hazards may be missing; raise --capacity to "
@@ -268,6 +288,11 @@ void print_hazards_text(const RacesReport& r, const RacesOptions& o) {
                  "plain loads and stores: "
               << hz.missed_by_racecheck() << " more hazards (" << hz.with_atomics_verdict
               << ") -- races racecheck misses\n";
+  if (hz.hidden_by_shadow())
+    std::cout << "  racecheck keeps one access per byte and checks each access against it "
+                 "alone; checking against the last write and every read since it: "
+              << hz.hidden_by_shadow() << " more hazards (" << hz.since_last_write_verdict
+              << ") that racecheck does not report\n";
   if (hz.empty()) {
     std::cout << "  none (" << hz.shared_accesses << " shared accesses checked)\n";
     return;
@@ -291,6 +316,11 @@ void print_hazards_text(const RacesReport& r, const RacesOptions& o) {
     std::cout << line;
   }
   std::cout << "  (" << hz.verdict() << ")\n";
+  if (hz.order_dependent())
+    std::cout << "  order-dependent: an error is a pair of two warps with no barrier between "
+                 "them; which ran first decides its kind (a read and a write: RAW or WAR) and "
+                 "which pairs racecheck's one-access shadow sees, so another run may report "
+                 "other kinds among those named\n";
   if (o.detail) print_hazard_detail(r, o);
 }
 

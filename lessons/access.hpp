@@ -32,6 +32,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "lessons/cuda_compat.hpp"
 #include "lessons/kernel_args.hpp"
@@ -84,6 +85,23 @@ class ElemRef : ElementPlace<T, Rec> {
   }
   TS_HD ElemRef& operator=(const ElemRef& other) { return *this = T(other); }
   TS_HD ElemRef& operator+=(T v) { return *this = T(*this) + v; }
+  // a[i] += b[j]: the order of the two loads is the compiler's. In the
+  // lessons' SASS (sm_90) nvcc loads the element itself first in 7 of the 8
+  // such lines (the reductions, scan.single_buffer; scan.blelloch's up-sweep
+  // the other way round, where no third thread touches the cell), and racecheck
+  // sees that order (analysis/hazards.hpp, "Compiled order"), so the trace
+  // records it; through a volatile pointer the compiled order is the
+  // program's, the right side first (reduction.warp_volatile).
+  template <class U, Space S2>
+  TS_HD ElemRef& operator+=(const ElemRef<U, Rec, S2>& other) {
+    if constexpr (std::is_volatile_v<T>) {
+      const T v = U(other);
+      return *this = T(*this) + v;
+    } else {
+      const T mine = T(*this);
+      return *this = mine + T(U(other));
+    }
+  }
   // atomicAdd(&element, v): returns what the element held before.
   TS_HD T atomic_add(T v) { return rec_.atomic_add(S, base_, index_, count_, buf_, v, line_); }
 };

@@ -162,9 +162,9 @@ struct TestFacts {
   // reduction trees).
   bool same_pairs_under_skew = true;
   // With one warp per block and no barrier the output stays right on every
-  // schedule: the warp's lanes run together (false where lanes left idle by a
-  // branch run ahead into the next level of a tree, as Blelloch's do: then the
-  // race bites within one warp too).
+  // schedule: the warp's lanes run together (false where the race bites within
+  // one warp too: lanes of one warp that reach the same cell in an order the
+  // program does not fix).
   bool latent_in_one_warp = true;
 };
 

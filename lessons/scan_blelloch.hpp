@@ -91,8 +91,7 @@ struct Lesson {
                       kGuardsRaw | kGuardsWar | kGuardsWaw}},
         .tests = {.larger = Params{.length = 1024, .block = 128},
                   .padded = Params{.length = 1000, .block = 128},
-                  .same_pairs_under_skew = false,
-                  .latent_in_one_warp = false},
+                  .same_pairs_under_skew = false},
     });
   }
 };

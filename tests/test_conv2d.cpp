@@ -48,7 +48,9 @@ RunResult run(const char* id, const Params& p, uint32_t mask = ~0u,
   req.barrier_mask = mask;
   req.backend = BackendChoice::Sim;
   req.schedule.kind = kind;
-  req.schedule.skew_steps = 40;
+  // The lag must outlast the halo: the lanes of a warp reconverge after the
+  // corner lanes' extra loads and stores before any of them reads the tile.
+  req.schedule.skew_steps = 64;
   RunResult r = run_simulator(req);
   EXPECT_TRUE(r.ok) << id << ": " << r.error;
   return r;

@@ -86,7 +86,10 @@ TEST(Hazards, ReadAfterWriteBetweenWarpsIsAnError) {
   EXPECT_EQ(h.second.warp, 1);
   EXPECT_TRUE(h.first.is_write);
   EXPECT_FALSE(h.second.is_write);
-  EXPECT_EQ(r.verdict(), "error RAW");
+  // Between warps the kind is the order they ran in: the verdict says so.
+  EXPECT_EQ(r.seen_verdict(), "error RAW");
+  EXPECT_EQ(r.verdict(), "error RAW (order-dependent: RAW/WAR)");
+  EXPECT_TRUE(r.order_dependent());
 }
 
 TEST(Hazards, WithinOneWarpIsAWarning) {
@@ -149,7 +152,7 @@ TEST(Hazards, WriteAfterReadAndWriteAfterWrite) {
   EXPECT_EQ(r.by_kind[int(HazardKind::WriteAfterRead)], 1u);
   EXPECT_EQ(r.by_kind[int(HazardKind::WriteAfterWrite)], 1u);
   EXPECT_EQ(r.by_kind[int(HazardKind::ReadAfterWrite)], 0u);
-  EXPECT_EQ(r.verdict(), "error WAR,WAW");
+  EXPECT_EQ(r.verdict(), "error WAR,WAW (order-dependent: RAW/WAR/WAW)");
   for (const auto& h : r.hazards) {
     if (h.kind == HazardKind::WriteAfterRead) {
       EXPECT_EQ(h.first.thread, 40);
@@ -204,6 +207,7 @@ TEST(Hazards, GroupsCountEveryHazardButKeepCappedDetail) {
   }
   HazardOptions opt;
   opt.detail_per_group = 4;
+  opt.model = HazardModel::SinceLastWrite;  // both readers of each cell
   auto r = analyze_hazards(b.t, opt);
   EXPECT_EQ(r.total, 20u);
   ASSERT_EQ(r.groups.size(), 1u);
@@ -217,13 +221,84 @@ TEST(Hazards, GroupsCountEveryHazardButKeepCappedDetail) {
 TEST(Hazards, ErrorsAndWarningsAreSeparateGroups) {
   TraceBuilder b;
   b.store(0, 1, 1.f, 10);
-  b.load(1, 1, 1.f, 20);   // same warp: warning
-  b.load(32, 1, 1.f, 20);  // other warp: error
+  b.load(1, 1, 1.f, 20);  // same warp: warning
+  b.store(0, 2, 1.f, 10);
+  b.load(32, 2, 1.f, 20);  // other warp: error
   auto r = analyze_hazards(b.t);
   ASSERT_EQ(r.groups.size(), 2u);
   EXPECT_EQ(r.groups[0].severity, HazardSeverity::Error);  // errors first
   EXPECT_EQ(r.groups[1].severity, HazardSeverity::Warning);
-  EXPECT_EQ(r.verdict(), "error RAW; warning RAW");
+  EXPECT_EQ(r.verdict(), "error RAW (order-dependent: RAW/WAR); warning RAW");
+}
+
+// racecheck's rules (analysis/hazards.hpp), each on a hand-built trace.
+
+TEST(Hazards, LastAccessChecksTheAccessBeforeOnly) {
+  // One store, two readers in another warp: racecheck reports the first reader.
+  TraceBuilder b;
+  b.store(0, 5, 1.f, 10);
+  b.load(64, 5, 1.f, 20);
+  b.load(65, 5, 1.f, 20);
+  const HazardReport r = analyze_hazards(b.t);
+  ASSERT_EQ(r.total, 1u);
+  EXPECT_EQ(r.hazards[0].second.thread, 64);
+  HazardOptions every;
+  every.model = HazardModel::SinceLastWrite;
+  EXPECT_EQ(analyze_hazards(b.t, every).total, 2u);
+  EXPECT_EQ(r.since_last_write_total, 2u);
+  EXPECT_EQ(r.hidden_by_shadow(), 1u);
+}
+
+TEST(Hazards, AWritersOwnReadHidesTheReadBefore) {
+  // The unrolled warp's v[i] += v[i + 16]: lane 0 reads v[16], lane 16 reads
+  // its own v[16] and then stores it. racecheck: no WAR (its shadow holds
+  // lane 16's own read when lane 16 stores); every read since the last
+  // write: a WAR warning.
+  TraceBuilder b;
+  b.load(0, 16, 1.f, 23);
+  b.load(16, 16, 1.f, 23);
+  b.store(16, 16, 2.f, 23);
+  const HazardReport r = analyze_hazards(b.t);
+  EXPECT_TRUE(r.empty()) << r.verdict();
+  EXPECT_EQ(r.since_last_write_verdict, "warning WAR");
+  EXPECT_EQ(r.hidden_by_shadow(), 1u);
+}
+
+TEST(Hazards, WriteAfterWriteOnlyWhenTheValueChanges) {
+  TraceBuilder same;
+  same.store(0, 5, 2.f, 10);
+  same.store(40, 5, 2.f, 11);
+  EXPECT_TRUE(analyze_hazards(same.t).empty());
+  TraceBuilder changed;
+  changed.store(0, 5, 2.f, 10);
+  changed.store(40, 5, 3.f, 11);
+  const HazardReport r = analyze_hazards(changed.t);
+  EXPECT_EQ(r.verdict(), "error WAW");  // WAW in either order: not order-dependent
+  EXPECT_FALSE(r.order_dependent());
+  // -0 and +0 are different bytes.
+  TraceBuilder zeros;
+  zeros.store(0, 5, 0.f, 10);
+  zeros.store(40, 5, -0.f, 11);
+  EXPECT_EQ(analyze_hazards(zeros.t).total, 1u);
+}
+
+TEST(Hazards, OrderNamesWhatAnotherOrderOfTheWarpsCouldShow) {
+  // Warp 1 reads before warp 0 stores: WAR here, RAW had warp 0 run first.
+  TraceBuilder b;
+  b.load(40, 5, 1.f, 20);
+  b.store(0, 5, 2.f, 10);
+  b.store(41, 6, 2.f, 10);  // another cell: one writer, no pair
+  const HazardReport r = analyze_hazards(b.t);
+  EXPECT_EQ(r.seen_verdict(), "error WAR");
+  EXPECT_TRUE(r.error_kinds_by_order[int(HazardKind::ReadAfterWrite)]);
+  EXPECT_TRUE(r.error_kinds_by_order[int(HazardKind::WriteAfterRead)]);
+  EXPECT_FALSE(r.error_kinds_by_order[int(HazardKind::WriteAfterWrite)]);
+  EXPECT_EQ(r.verdict(), "error WAR (order-dependent: RAW/WAR)");
+  // Within one warp the order is the program's: no mark.
+  TraceBuilder warp;
+  warp.load(1, 5, 1.f, 20);
+  warp.store(0, 5, 2.f, 10);
+  EXPECT_EQ(analyze_hazards(warp.t).verdict(), "warning WAR");
 }
 
 TEST(Hazards, ExplanationsExist) {
@@ -359,8 +434,14 @@ TEST(HazardsCatalogue, EveryVariantEveryBarrierSubset) {
   Schedule skew;
   skew.kind = ScheduleKind::WarpSkew;
   skew.skew_steps = 40;
+  // The guards name the races a barrier prevents: every pair since the last
+  // write. racecheck's last-access model shows some of those kinds, and a
+  // hazard (an error) wherever they have one.
   HazardOptions opt;
   opt.detail_per_group = 8;
+  opt.model = HazardModel::SinceLastWrite;
+  HazardOptions racecheck = opt;
+  racecheck.model = HazardModel::LastAccess;
   for (const LessonInfo& lesson : all_lessons()) {
     const LessonInfo* v = &lesson;
     const Params larger = larger_case(*v);
@@ -368,9 +449,16 @@ TEST(HazardsCatalogue, EveryVariantEveryBarrierSubset) {
       SCOPED_TRACE(std::string(v->id) + " barrier mask " + std::to_string(mask));
       const unsigned bits = expected_bits(*v, mask);
       const Kinds want = kinds_of_bits(bits);
-      const HazardReport lock = analyze_hazards(sim_trace(v->id, larger, mask, lockstep), opt);
+      const Trace lock_trace = sim_trace(v->id, larger, mask, lockstep);
+      const HazardReport lock = analyze_hazards(lock_trace, opt);
       EXPECT_EQ(kinds_text(kinds_of(lock)), kinds_text(want));
       expect_consistent(lock, opt.detail_per_group);
+      const HazardReport shown = analyze_hazards(lock_trace, racecheck);
+      for (HazardKind k : kinds_of(shown))
+        EXPECT_TRUE(want.count(k)) << "racecheck's model: " << shown.verdict();
+      EXPECT_EQ(shown.empty(), lock.empty()) << shown.verdict();
+      EXPECT_EQ(shown.errors > 0, lock.errors > 0) << shown.verdict();
+      expect_consistent(shown, racecheck.detail_per_group);
       // Across warps an error; within one warp (a warp-scope barrier, the
       // unrolled last warp) only warnings.
       EXPECT_EQ(lock.errors > 0, (bits & kAcrossWarps) != 0) << lock.verdict();
@@ -435,7 +523,7 @@ TEST(HazardsCatalogue, TiledTile16BarrierTwoIsWriteAfterReadAcrossWarps) {
   // The case the issue measured on the GPU: tile 16, second barrier removed.
   const HazardReport r =
       analyze_hazards(sim_trace(picks::default_lesson().id, Params{.n = 64, .tile = 16}, 0x1u, {}));
-  EXPECT_EQ(r.verdict(), "error WAR; warning WAR");
+  EXPECT_EQ(r.verdict(), "error WAR (order-dependent: RAW/WAR); warning WAR");
   // tileB[kk][tx] is read by every row's thread and stored by row kk's:
   // across warps. tileA[ty][kk] stays within the two rows of one warp.
   for (const auto& g : r.groups) {
@@ -491,7 +579,11 @@ TEST(RacesCli, JsonVerdictAndRuns) {
                                 false);
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["hazards"]["verdict"], "error WAR; warning WAR");
+  EXPECT_EQ(j["hazards"]["verdict"], "error WAR (order-dependent: RAW/WAR); warning WAR");
+  EXPECT_EQ(j["hazards"]["seen_verdict"], "error WAR; warning WAR");
+  EXPECT_EQ(j["hazards"]["kinds"]["error"], nlohmann::json::array({"WAR"}));
+  EXPECT_EQ(j["hazards"]["error_kinds_by_order"], nlohmann::json::array({"RAW", "WAR"}));
+  EXPECT_TRUE(j["hazards"]["order_dependent"].get<bool>());
   EXPECT_EQ(j["barrier_mask"], 1);
   EXPECT_EQ(j["runs"]["done"], 2);
   EXPECT_EQ(j["stale_reads"]["stale"], 0) << "lockstep: the race is there but did not bite";
@@ -519,10 +611,18 @@ TEST(RacesCli, TextReportGroupsAndDetail) {
   // line that loads each thread's own element to the line that sums.
   const int store = line_of(stencil.source_file, "cache[s] = in[");
   const int load = line_of(stencil.source_file, "sum += cache[s + j]");
-  EXPECT_NE(r.out.find("ERROR   RAW (read-after-write) cache line " + std::to_string(store) +
+  // Within a warp the store comes first; the skewed warp stores after the
+  // other warp has read: between warps the other way round.
+  EXPECT_NE(r.out.find("WARNING RAW (read-after-write) cache line " + std::to_string(store) +
                        " (write) -> line " + std::to_string(load) + " (read)"),
             std::string::npos)
       << r.out;
+  EXPECT_NE(r.out.find("ERROR   WAR (write-after-read) cache line " + std::to_string(load) +
+                       " (read) -> line " + std::to_string(store) + " (write)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("order-dependent: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("that racecheck does not report"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Detail"), std::string::npos);
   EXPECT_NE(r.out.find("Stale reads"), std::string::npos);
   EXPECT_NE(r.out.find("race present"), std::string::npos);

@@ -323,7 +323,7 @@ TEST(Histogram, TwoAtomicsOnOneElementNeverMakeAHazard) {
                   .empty());
   // An atomic against a plain access of another thread is one, as a write.
   const auto verdict = [](std::vector<std::tuple<int, EventKind, int>> a) {
-    return analyze_hazards(crafted(a), kWithAtomics).verdict();
+    return analyze_hazards(crafted(a), kWithAtomics).seen_verdict();
   };
   EXPECT_EQ(verdict({{0, K::SharedAtomic, 39}, {40, K::SharedLoad, 44}}), "error RAW");
   EXPECT_EQ(verdict({{40, K::SharedLoad, 44}, {0, K::SharedAtomic, 39}}), "error WAR");
@@ -332,17 +332,20 @@ TEST(Histogram, TwoAtomicsOnOneElementNeverMakeAHazard) {
   EXPECT_EQ(verdict({{0, K::SharedAtomic, 39}, {1, K::SharedLoad, 44}}), "warning RAW");
   // The same thread: program order, no hazard.
   EXPECT_EQ(verdict({{7, K::SharedAtomic, 39}, {7, K::SharedLoad, 44}}), "none");
-  // A store, then atomics of two other threads: each atomic races the store,
-  // not the other atomic.
+  // Checked against the last write and every access since it (not only the
+  // one access racecheck's shadow holds): a store, then atomics of two other
+  // threads: each atomic races the store, not the other atomic.
+  HazardOptions every = kWithAtomics;
+  every.model = HazardModel::SinceLastWrite;
   const HazardReport h = analyze_hazards(
       crafted({{40, K::SharedStore, 32}, {0, K::SharedAtomic, 39}, {1, K::SharedAtomic, 39}}),
-      kWithAtomics);
+      every);
   EXPECT_EQ(h.total, 2u);
   EXPECT_EQ(h.by_kind[int(HazardKind::WriteAfterWrite)], 2u);
   // Atomics, then one read: it races each atomic of another thread.
   const HazardReport r = analyze_hazards(
       crafted({{0, K::SharedAtomic, 39}, {33, K::SharedAtomic, 39}, {2, K::SharedLoad, 44}}),
-      kWithAtomics);
+      every);
   // racecheck's model: atomics are not checked at all, not even against the load.
   EXPECT_EQ(verdict({{0, K::SharedAtomic, 39}, {40, K::SharedLoad, 44}}), "error RAW");
   EXPECT_TRUE(

@@ -228,6 +228,17 @@ class RacesView final : public View {
           (unsigned long long)hz.total, (unsigned long long)hz.errors,
           (unsigned long long)hz.warnings, (unsigned long long)hz.by_kind[0],
           (unsigned long long)hz.by_kind[1], (unsigned long long)hz.by_kind[2]);
+      if (hz.order_dependent())
+        ImGui::TextWrapped(
+            "Errors: %s. Between two warps with no barrier, the kind is the order the warps "
+            "happened to run in (a read and a write: RAW or WAR), so another run, or "
+            "racecheck, may show other kinds among these.",
+            hz.verdict().c_str());
+      if (hz.hidden_by_shadow())
+        ImGui::TextWrapped(
+            "racecheck checks each access against the one before it only: %llu more racing "
+            "pairs (%s) hide behind a later access and are not reported.",
+            (unsigned long long)hz.hidden_by_shadow(), hz.since_last_write_verdict.c_str());
       ImGui::Checkbox("Mark hazard cells during replay", &mark_all_);
       // As tall as its rows, at most 12 lines or 40 % of the panel.
       const float line = ImGui::GetTextLineHeightWithSpacing();

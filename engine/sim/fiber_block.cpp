@@ -279,6 +279,24 @@ uint64_t FiberBlock::warp_exchange(uint64_t bits, int src_lane) {
   return src_lane >= 0 && src_lane < kWarpSize && src < threads_ ? exchange_[src] : bits;
 }
 
+void FiberBlock::warp_converge() {
+  Fiber& f = fibers_[current_];
+  f.state = State::Converging;
+  ++converging_[current_ / kWarpSize];
+  --runnable_in_warp_[current_ / kWarpSize];
+  switch_to_scheduler(false);  // resumed once no lane of the warp can run (end of a step_warp)
+}
+
+void FiberBlock::release_converging(int warp) {
+  const int first = warp * kWarpSize, last = std::min(first + kWarpSize, threads_);
+  for (int t = first; t < last; ++t) {
+    if (fibers_[t].state != State::Converging) continue;
+    fibers_[t].state = State::Runnable;
+    ++runnable_in_warp_[warp];
+  }
+  converging_[warp] = 0;
+}
+
 void FiberBlock::release_warp_barrier(int warp) {
   const int first = warp * kWarpSize, last = std::min(first + kWarpSize, threads_);
   for (int t = first; t < last; ++t) {
@@ -302,6 +320,8 @@ void FiberBlock::step_warp(int warp) {
       live += fibers_[t].state != State::Exited;
     if (at_warp_barrier_[warp] == live) release_warp_barrier(warp);
   }
+  // Lanes at a removed barrier go on once no lane of the warp can run.
+  if (converging_[warp] > 0 && runnable_in_warp_[warp] == 0) release_converging(warp);
   if (step_limit_ && thread_steps_ > step_limit_ && error_.empty())
     error_ = "the kernel did not finish within " + std::to_string(step_limit_) +
              " thread steps (several times what it should need): it looks stuck";
@@ -342,6 +362,7 @@ std::string FiberBlock::run_block(const Dim3& grid, const Dim3& block, const Dim
   at_barrier_ = 0;
   runnable_in_warp_.assign(warps_, 0);
   at_warp_barrier_.assign(warps_, 0);
+  converging_.assign(warps_, 0);
   exchange_.assign(threads_, 0);
   delay_.assign(warps_, 0);
 

@@ -17,6 +17,18 @@
 // reads its source's value in the warp step that resumes them, before any of
 // them can publish again, whatever the schedule.
 //
+// Reconvergence: a lane that takes no branch of an `if` reaches its next
+// access sooner than the lanes that run it. On the GPU the compiler makes the
+// warp reconverge after the branch (BSSY / BSYNC), so the idle lanes wait for
+// the others; the simulator sees no branches, only barrier sites, which a
+// kernel places where every thread of the block arrives: where the warp has
+// reconverged. So at a barrier the run removes, a lane still waits until no
+// lane of its warp can move without waiting (at that site or another removed
+// one, at a kept barrier, or exited). Without it the idle lanes of
+// scan.blelloch's up-sweep ran ahead into the down-sweep, an order racecheck
+// never saw on the GPU (docs/measurements/racecheck_h200). It records nothing
+// and orders nothing: the hazard analysis sees no barrier there.
+//
 // Schedules (model/trace.hpp `Schedule`):
 //   Lockstep  every warp takes one step in turn: warp 0, warp 1, ..., again.
 //   WarpSkew  as Lockstep, but the warps in `skew_warps` start `skew_steps`
@@ -56,7 +68,7 @@ class FiberBlock {
   // `thread` already current. Returning from it exits the thread.
   using Entry = void (*)(void* user, int thread);
 
-  enum class State : uint8_t { Runnable, AtBarrier, AtWarpBarrier, Exited };
+  enum class State : uint8_t { Runnable, AtBarrier, AtWarpBarrier, Converging, Exited };
 
   static constexpr int kWarpSize = 32;
 #if defined(__SANITIZE_ADDRESS__) || defined(TS_SANITIZED)
@@ -89,6 +101,10 @@ class FiberBlock {
   // `src_lane` of this warp published (this thread's own bits when that lane
   // does not exist in the block).
   uint64_t warp_exchange(uint64_t bits, int src_lane);
+  // A removed barrier: not a barrier, but the place where the lanes of a warp
+  // have reconverged on the GPU (rule in the file comment): waits until no
+  // lane of this warp can run without waiting, records nothing, orders nothing.
+  void warp_converge();
 
   int current_thread() const {
     return current_;
@@ -137,6 +153,7 @@ class FiberBlock {
   void step_warp(int warp);
   void release_barrier();
   void release_warp_barrier(int warp);
+  void release_converging(int warp);
 
   size_t stack_bytes_;
   size_t map_bytes_ = 0;
@@ -154,6 +171,7 @@ class FiberBlock {
   int exited_ = 0, at_barrier_ = 0;
   std::vector<int> runnable_in_warp_;
   std::vector<int> at_warp_barrier_;  // lanes of each warp waiting at its warp barrier
+  std::vector<int> converging_;       // lanes of each warp waiting at a removed barrier
   std::vector<uint64_t> exchange_;    // per thread: the value it published for a shuffle
   std::vector<int64_t> delay_;        // WarpSkew: steps a warp still waits
   Schedule schedule_;

@@ -110,8 +110,10 @@ class SimRec {
     fiber_.step();
   }
 
+  // A removed barrier still marks where the warp has reconverged
+  // (engine/sim/fiber_block.hpp, "Reconvergence").
   void syncthreads(int barrier_id, int line) {
-    if (!sink_.barrier_mask.keeps(barrier_id)) return;
+    if (!sink_.barrier_mask.keeps(barrier_id)) return fiber_.warp_converge();
     record(EventKind::BarrierArrive, kNoArray, 0, 0.0f, uint16_t(line), false, uint8_t(barrier_id));
     fiber_.barrier_wait();
     record(EventKind::BarrierLeave, kNoArray, 0, 0.0f, uint16_t(line), false, uint8_t(barrier_id));
@@ -120,7 +122,7 @@ class SimRec {
 
   // __syncwarp: the same events, flagged warp-scope; waits for this warp only.
   void syncwarp(int barrier_id, int line) {
-    if (!sink_.barrier_mask.keeps(barrier_id)) return;
+    if (!sink_.barrier_mask.keeps(barrier_id)) return fiber_.warp_converge();
     record(EventKind::BarrierArrive, kNoArray, 0, 0.0f, uint16_t(line), false, uint8_t(barrier_id),
            kFlagWarpScope);
     fiber_.warp_barrier_wait();
