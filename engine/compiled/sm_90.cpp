@@ -3085,11 +3085,11 @@ constexpr CompiledAccess k51[] = {
 constexpr CompiledAccess k52[] = {
     {0x00b0, 29, "reduction_interleaved_strided.hpp", Space::Global, SassOp::Load, 4, true, "LDG.E"},
     {0x0120, 30, "reduction_interleaved_strided.hpp", Space::Shared, SassOp::Store, 4, false, "STS"},
+    {0x01b0, 36, "reduction_interleaved_strided.hpp", Space::Shared, SassOp::Load, 4, true, "LDS"},
     {0x01d0, 36, "reduction_interleaved_strided.hpp", Space::Shared, SassOp::Load, 4, true, "LDS"},
-    {0x01e0, 36, "reduction_interleaved_strided.hpp", Space::Shared, SassOp::Load, 4, true, "LDS"},
-    {0x0200, 36, "reduction_interleaved_strided.hpp", Space::Shared, SassOp::Store, 4, true, "STS"},
-    {0x02a0, 39, "reduction_interleaved_strided.hpp", Space::Shared, SassOp::Load, 4, false, "LDS"},
-    {0x02b0, 39, "reduction_interleaved_strided.hpp", Space::Global, SassOp::Store, 4, false, "STG.E"},
+    {0x01f0, 36, "reduction_interleaved_strided.hpp", Space::Shared, SassOp::Store, 4, true, "STS"},
+    {0x0290, 39, "reduction_interleaved_strided.hpp", Space::Shared, SassOp::Load, 4, false, "LDS"},
+    {0x02a0, 39, "reduction_interleaved_strided.hpp", Space::Global, SassOp::Store, 4, false, "STG.E"},
 };
 // ts::lessons::reduction_sequential::Body
 constexpr CompiledAccess k53[] = {
@@ -4934,14 +4934,14 @@ constexpr CompiledAccess k104[] = {
     {0x0390, 57, "transpose_vectorized.hpp", Space::Shared, SassOp::Store, 4, false, "STS"},
     {0x04b0, 42, "transpose_vectorized.hpp", Space::Global, SassOp::Load, 16, true, "LDG.E.128.CONSTANT"},
     {0x04c0, 42, "transpose_vectorized.hpp", Space::Global, SassOp::Load, 16, true, "LDG.E.128.CONSTANT"},
-    {0x04d0, 51, "transpose_vectorized.hpp", Space::Shared, SassOp::Store, 4, true, "STS"},
+    {0x04d0, 57, "transpose_vectorized.hpp", Space::Shared, SassOp::Store, 4, true, "STS"},
     {0x04e0, 57, "transpose_vectorized.hpp", Space::Shared, SassOp::Store, 4, true, "STS"},
-    {0x04f0, 49, "transpose_vectorized.hpp", Space::Shared, SassOp::Store, 4, true, "STS"},
-    {0x0500, 50, "transpose_vectorized.hpp", Space::Shared, SassOp::Store, 4, true, "STS"},
-    {0x0510, 51, "transpose_vectorized.hpp", Space::Shared, SassOp::Store, 4, true, "STS"},
-    {0x0520, 51, "transpose_vectorized.hpp", Space::Shared, SassOp::Store, 4, true, "STS"},
-    {0x0530, 51, "transpose_vectorized.hpp", Space::Shared, SassOp::Store, 4, true, "STS"},
-    {0x0540, 51, "transpose_vectorized.hpp", Space::Shared, SassOp::Store, 4, true, "STS"},
+    {0x04f0, 57, "transpose_vectorized.hpp", Space::Shared, SassOp::Store, 4, true, "STS"},
+    {0x0500, 57, "transpose_vectorized.hpp", Space::Shared, SassOp::Store, 4, true, "STS"},
+    {0x0510, 57, "transpose_vectorized.hpp", Space::Shared, SassOp::Store, 4, true, "STS"},
+    {0x0520, 57, "transpose_vectorized.hpp", Space::Shared, SassOp::Store, 4, true, "STS"},
+    {0x0530, 57, "transpose_vectorized.hpp", Space::Shared, SassOp::Store, 4, true, "STS"},
+    {0x0540, 57, "transpose_vectorized.hpp", Space::Shared, SassOp::Store, 4, true, "STS"},
     {0x06b0, 75, "transpose_vectorized.hpp", Space::Shared, SassOp::Load, 4, true, "LDS"},
     {0x06c0, 75, "transpose_vectorized.hpp", Space::Shared, SassOp::Load, 4, true, "LDS"},
     {0x06d0, 75, "transpose_vectorized.hpp", Space::Shared, SassOp::Load, 4, true, "LDS"},
@@ -5083,5 +5083,5 @@ constinit const std::span<const CompiledKernel> kKernels = kKernelList;
 constinit const std::string_view kOrigin = "the copy kept in the tree (engine/compiled/sm_90.cpp, nvcc 13.0)";
 constinit const std::string_view kNvccRelease = "13.0.88";
 // The hash of the sources it was made from (scripts/sass_table.py: sources_hash).
-constinit const std::string_view kSourcesHash = "441b407d92930d78";
+constinit const std::string_view kSourcesHash = "59bb5a9381f60b06";
 }  // namespace ts::compiled
