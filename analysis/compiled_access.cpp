@@ -37,31 +37,51 @@ bool serves(const CompiledAccess& c, EventKind kind, Space space) {
   return c.op == SassOp::Atomic || c.op == SassOp::Reduce;
 }
 
+// One thread's accesses of one site between two barriers: where the merge
+// rule looks for whole chunks.
+struct RunKey {
+  uint32_t site = 0, block = 0, phase = 0;
+  uint16_t thread = 0;
+  bool operator==(const RunKey&) const = default;
+};
+struct RunKeyHash {
+  size_t operator()(const RunKey& k) const {
+    return size_t((uint64_t(k.site) * 0x9E3779B97F4A7C15ull) ^
+                  (uint64_t(k.block) << 32 | uint64_t(k.thread) << 16) ^ (uint64_t(k.phase) << 7));
+  }
+};
+
 // What the table says of one source site.
 struct SiteCode {
-  std::vector<const CompiledAccess*> on_line;  // its line's instructions of its kind
-  int kernel_widest = 4;                       // the kernel's widest of its kind, any line
-  uint32_t target = kNone;                     // the if/else rule: the site it runs with
-  int source_bytes = 0;                        // the widest of its events
-  int merge_bytes = 0;                         // the merge rule's width, 0: not merged
+  std::vector<const CompiledAccess*> on_line;   // its line's instructions of its kind
+  std::vector<const CompiledAccess*> anywhere;  // the kernel's of its kind, any line
+  int kernel_widest = 4;                        // the kernel's widest of its kind, any line
+  uint32_t target = kNone;                      // the if/else rule: the site it runs with
+  int source_bytes = 0;                         // the widest of its events
+  int merge_bytes = 0;                          // the merge rule's width, 0: not merged
   bool predicated() const {
     return !on_line.empty() && std::all_of(on_line.begin(), on_line.end(),
                                            [](const CompiledAccess* c) { return c->predicated; });
   }
-  // The opcode of its line's instruction of `bytes`, else the line's first.
+  // The opcode of its line's instruction of `bytes`, else the line's first;
+  // where its line has none (nvcc's line info put it elsewhere), the kernel's
+  // first of its kind and width.
   std::string_view opcode(int bytes) const {
     for (const CompiledAccess* c : on_line)
       if (c->bytes == bytes) return c->opcode;
-    return on_line.empty() ? std::string_view() : on_line.front()->opcode;
+    if (!on_line.empty()) return on_line.front()->opcode;
+    for (const CompiledAccess* c : anywhere)
+      if (c->bytes == bytes) return c->opcode;
+    return {};
   }
-  std::vector<int> widths() const {
-    std::vector<int> w;
+  // The widths its instructions have, widest first (its line's, else the kernel's widest).
+  std::vector<int> widths;
+  void settle() {
     for (const CompiledAccess* c : on_line)
-      w.push_back(c->bytes);
-    if (on_line.empty()) w.push_back(kernel_widest);
-    std::sort(w.rbegin(), w.rend());
-    w.erase(std::unique(w.begin(), w.end()), w.end());
-    return w;
+      widths.push_back(c->bytes);
+    if (on_line.empty()) widths.push_back(kernel_widest);
+    std::sort(widths.rbegin(), widths.rend());
+    widths.erase(std::unique(widths.begin(), widths.end()), widths.end());
   }
 };
 
@@ -92,9 +112,11 @@ std::map<uint32_t, SiteCode> site_codes(const Trace& t, const CompiledKernel& co
     for (const CompiledAccess& c : code.accesses) {
       if (!serves(c, kind, space)) continue;
       s.kernel_widest = std::max<int>(s.kernel_widest, c.bytes);
+      s.anywhere.push_back(&c);
       if (c.line == site_line(site) && (file.empty() || c.file.empty() || c.file == file))
         s.on_line.push_back(&c);
     }
+    s.settle();
   }
   return sites;
 }
@@ -103,17 +125,16 @@ std::map<uint32_t, SiteCode> site_codes(const Trace& t, const CompiledKernel& co
 // nearest store site of the same kind and array whose lanes never meet its own.
 void pair_if_else(const grouping::Placer& placer, const Trace& t,
                   std::map<uint32_t, SiteCode>& sites) {
-  // (site, block, warp, anchor, anchor count, since) -> lane mask.
-  std::map<std::tuple<uint32_t, uint32_t, uint16_t, uint32_t, uint32_t, uint32_t>, uint32_t> masks;
+  // (site, block, warp, instance) -> lane mask.
+  std::map<std::tuple<uint32_t, uint32_t, uint16_t, uint32_t>, uint32_t> masks;
   placer.for_each([&](const Place& p) {
     if (!is_store(site_kind(p.site))) return;
     const Event& e = t.events[p.event];
-    masks[{p.site, e.block, uint16_t(warp_of(e)), p.anchor, p.anchor_count, p.since}] |=
-        1u << (e.thread % kWarpLanes);
+    masks[{p.site, e.block, uint16_t(warp_of(e)), p.slot}] |= 1u << (e.thread % kWarpLanes);
   });
   const auto complementary = [&](uint32_t a, uint32_t b) {
     bool met = false;
-    for (auto it = masks.lower_bound({a, 0, 0, 0, 0, 0});
+    for (auto it = masks.lower_bound({a, 0, 0, 0});
          it != masks.end() && std::get<0>(it->first) == a; ++it) {
       auto key = it->first;
       std::get<0>(key) = b;
@@ -141,25 +162,25 @@ void pair_if_else(const grouping::Placer& placer, const Trace& t,
 // thread fills, between each pair of barriers; 0 when none.
 void choose_merges(const grouping::Placer& placer, const Trace& t,
                    std::map<uint32_t, SiteCode>& sites) {
-  // (site, block, thread, phase) -> the words it touched.
-  std::map<std::tuple<uint32_t, uint32_t, uint16_t, uint32_t>, std::vector<uint64_t>> words;
+  std::unordered_map<RunKey, std::vector<uint64_t>, RunKeyHash>
+      words;  // the words each run touched
   placer.for_each([&](const Place& p) {
     const SiteCode& s = sites[p.site];
     const EventKind kind = site_kind(p.site);
-    if (is_atomic(kind) || s.widths().front() <= s.source_bytes) return;
+    if (is_atomic(kind) || s.widths.front() <= s.source_bytes) return;
     const Event& e = t.events[p.event];
     const ArrayInfo* a = t.array(e.array);
     if (!a || a->space == Space::Constant) return;
     const uint64_t address = byte_address(*a, e.element);
     for (int b = 0; b < access_bytes(e.flags); b += kBankWordBytes)
-      words[{p.site, e.block, e.thread, p.phase}].push_back(address + uint64_t(b));
+      words[{p.site, e.block, p.phase, e.thread}].push_back(address + uint64_t(b));
   });
   std::unordered_map<uint32_t, std::vector<int>> failed;  // site -> widths some thread breaks
   for (auto& [key, w] : words) {
     std::sort(w.begin(), w.end());
     const bool repeated = std::adjacent_find(w.begin(), w.end()) != w.end();
-    const uint32_t site = std::get<0>(key);
-    for (int width : sites[site].widths()) {
+    const uint32_t site = key.site;
+    for (int width : sites[site].widths) {
       bool whole = !repeated;
       // Sorted distinct words fill whole chunks when every chunk holds width / 4 of them.
       for (size_t i = 0; whole && i < w.size(); i += size_t(width / kBankWordBytes)) {
@@ -172,10 +193,10 @@ void choose_merges(const grouping::Placer& placer, const Trace& t,
   }
   std::unordered_set<uint32_t> seen;
   for (const auto& [key, w] : words)
-    seen.insert(std::get<0>(key));
+    seen.insert(key.site);
   for (auto& [site, s] : sites) {
     if (!seen.count(site)) continue;
-    for (int width : s.widths()) {
+    for (int width : s.widths) {
       if (width <= s.source_bytes) break;
       const std::vector<int>& f = failed[site];
       if (std::find(f.begin(), f.end(), width) == f.end()) {
@@ -188,26 +209,46 @@ void choose_merges(const grouping::Placer& placer, const Trace& t,
 
 }  // namespace
 
+namespace {
+WarpAccesses compiled_level(const Trace& t, const grouping::Placer& placer,
+                            const CompiledKernel* code);
+}  // namespace
+
 const CompiledKernel* compiled_kernel_for(const Trace& t) {
   const std::optional<size_t> index = lesson_index(t.config.lesson_id);
   return index ? compiled_kernel(*index, t.config.params) : nullptr;
 }
 
 WarpAccesses compiled_warp_accesses(const Trace& t, const CompiledKernel* code) {
+  return compiled_level(t, grouping::Placer(t), code);
+}
+
+AccessLevels access_levels(const Trace& t) {
+  AccessLevels l;
+  const grouping::Placer placer(t);
+  l.source = grouping::source_level(t, placer);
+  l.code = compiled_kernel_for(t);
+  l.compiled = compiled_level(t, placer, l.code);
+  l.origin = compiled_code_origin();
+  return l;
+}
+
+namespace {
+
+WarpAccesses compiled_level(const Trace& t, const grouping::Placer& placer,
+                            const CompiledKernel* code) {
   if (!code) {
-    WarpAccesses w = warp_accesses(t);
+    WarpAccesses w = grouping::source_level(t, placer);
     w.level = AccessLevel::Compiled;
     return w;
   }
-  const grouping::Placer placer(t);
   std::map<uint32_t, SiteCode> sites = site_codes(t, *code, placer);
   pair_if_else(placer, t, sites);
   choose_merges(placer, t, sites);
 
   grouping::GroupBuilder b(t, AccessLevel::Compiled);
-  // (site, block, thread, phase) -> chunk address -> its access (merged sites).
-  std::map<std::tuple<uint32_t, uint32_t, uint16_t, uint32_t>, std::map<uint64_t, uint32_t>> chunks;
-  std::map<std::tuple<uint32_t, uint32_t, uint16_t, uint32_t>, uint32_t> next_chunk;
+  // Per run of a merged site: its chunks so far, in the order of their first access.
+  std::unordered_map<RunKey, std::vector<uint64_t>, RunKeyHash> chunks;
   placer.for_each([&](const Place& p) {
     const Event& e = t.events[p.event];
     const SiteCode& s = sites[p.site];
@@ -223,22 +264,20 @@ WarpAccesses compiled_warp_accesses(const Trace& t, const CompiledKernel* code) 
     a.phase = p.phase;
     a.constant = space_of(t, e.array) == Space::Constant && is_load(e.kind);
     if (s.target != kNone) a.merged_line = e.line;
-    grouping::GroupKey key{e.block, site, a.warp, p.anchor, p.anchor_count, p.since};
+    grouping::GroupKey key{e.block, site, a.warp, p.slot, 0, 0};
     if (s.merge_bytes) {
       const ArrayInfo* info = t.array(e.array);
       const uint64_t address = info ? byte_address(*info, e.element) : 0;
       const uint64_t chunk = address - address % uint64_t(s.merge_bytes);
-      const auto where = std::make_tuple(p.site, e.block, e.thread, p.phase);
-      std::map<uint64_t, uint32_t>& mine = chunks[where];
-      if (const auto it = mine.find(chunk); it != mine.end()) {
-        b.attach(p.event, it->second);
-        return;
-      }
+      std::vector<uint64_t>& mine = chunks[{p.site, e.block, p.phase, e.thread}];
+      if (std::find(mine.begin(), mine.end(), chunk) != mine.end())
+        return;  // a later word of a chunk this lane already loads
       a.bytes = uint8_t(s.merge_bytes);
       a.merged = uint8_t(s.merge_bytes / std::max(s.source_bytes, 1));
-      key.a = kChunked, key.b = p.phase, key.c = next_chunk[where]++;
+      key.a = kChunked, key.b = p.phase, key.c = uint32_t(mine.size());
       a.opcode = runs_as.opcode(s.merge_bytes);
-      mine[chunk] = b.add(key, p.event, a);
+      mine.push_back(chunk);
+      b.add(key, p.event, a);
       return;
     }
     a.opcode = runs_as.opcode(access_bytes(e.flags));
@@ -288,21 +327,30 @@ WarpAccesses compiled_warp_accesses(const Trace& t, const CompiledKernel* code) 
   return w;
 }
 
-AccessLevels access_levels(const Trace& t) {
-  AccessLevels l;
-  l.source = warp_accesses(t);
-  l.code = compiled_kernel_for(t);
-  l.compiled = compiled_warp_accesses(t, l.code);
-  l.origin = compiled_code_origin();
-  return l;
-}
+}  // namespace
 
 const WarpAccess* compiled_of(const WarpAccesses& compiled, const WarpAccesses& source,
-                              const WarpAccess& a) {
+                              const Trace& t, const WarpAccess& a) {
   const std::span<const uint32_t> lanes = source.lanes_of(a);
-  if (lanes.empty() || lanes.front() >= compiled.access_of_event.size()) return nullptr;
-  const uint32_t c = compiled.access_of_event[lanes.front()];
-  return c == WarpAccesses::kNoAccess ? nullptr : &compiled.accesses[c];
+  if (lanes.empty()) return nullptr;
+  const Event& e = t.events[lanes.front()];
+  const ArrayInfo* info = t.array(e.array);
+  const uint64_t address = info ? byte_address(*info, e.element) : 0;
+  // The compiled access of the same warp, phase, kind and array whose lanes
+  // hold this thread's access: the same event, or (merged) its chunk.
+  for (const WarpAccess& c : compiled.accesses) {
+    if (c.idle || c.block != a.block || c.warp != a.warp || c.phase != a.phase ||
+        c.kind != a.kind || c.array != a.array || (c.line != a.line && c.merged_line != a.line))
+      continue;
+    for (uint32_t i : compiled.lanes_of(c)) {
+      const Event& x = t.events[i];
+      if (x.thread != e.thread) continue;
+      if (i == lanes.front()) return &c;
+      const uint64_t at = info ? byte_address(*info, x.element) : 0;
+      if (c.merged > 1 && at / c.bytes == address / c.bytes) return &c;
+    }
+  }
+  return nullptr;
 }
 
 uint64_t idle_issues(const WarpAccesses& compiled, uint16_t line, EventKind kind, ArraySlot array) {

@@ -101,10 +101,11 @@ struct AccessLevels {
 };
 AccessLevels access_levels(const Trace& t);
 
-// The compiled access that serves source access `a` (its first lane's
-// event), or nullptr (an empty access, a trace without that event).
+// The compiled access that serves source access `a` of trace `t` (its first
+// lane's), or nullptr. A search over the compiled accesses: for one access
+// at a time (the Banks panel's), not for every access of a run.
 const WarpAccess* compiled_of(const WarpAccesses& compiled, const WarpAccesses& source,
-                              const WarpAccess& a);
+                              const Trace& t, const WarpAccess& a);
 
 // The compiled level's idle issues (every lane predicated off) of one site.
 uint64_t idle_issues(const WarpAccesses& compiled, uint16_t line, EventKind kind, ArraySlot array);

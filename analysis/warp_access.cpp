@@ -191,7 +191,10 @@ void AccessTotals::add(const WarpAccess& a) {
 }
 
 WarpAccesses warp_accesses(const Trace& t) {
-  const grouping::Placer placer(t);
+  return grouping::source_level(t, grouping::Placer(t));
+}
+
+WarpAccesses grouping::source_level(const Trace& t, const Placer& placer) {
   grouping::GroupBuilder b(t, AccessLevel::Source);
   placer.for_each([&](const grouping::Place& p) {
     const Event& e = t.events[p.event];
@@ -205,7 +208,7 @@ WarpAccesses warp_accesses(const Trace& t) {
     a.phase = p.phase;
     const ArrayInfo* info = t.array(e.array);
     a.constant = info && info->space == Space::Constant && is_load(e.kind);
-    b.add({e.block, p.site, a.warp, p.anchor, p.anchor_count, p.since}, p.event, a);
+    b.add({e.block, p.site, a.warp, p.slot, 0, 0}, p.event, a);
   });
   return b.finish();
 }

@@ -259,10 +259,6 @@ struct WarpAccesses {
   AccessTotals constant_loads;       // reads of constant arrays: not in per_kind
   std::vector<SiteTotals> per_site;  // by line, then kind, then array
   bool partial = false;              // the trace is truncated: the counts cover what it holds
-  // Per trace event: the access it is part of (every element of a wide or
-  // merged access), or kNoAccess (barriers, shuffles).
-  std::vector<uint32_t> access_of_event;
-  static constexpr uint32_t kNoAccess = 0xFFFFFFFFu;
 
   std::span<const uint32_t> lanes_of(const WarpAccess& a) const {
     return {lane_events.data() + a.lanes_begin, a.lane_count};

@@ -50,96 +50,100 @@ LaneAccess lane_access(const Trace& t, const Event& e, const WarpAccess& a) {
 
 Placer::Placer(const Trace& t) : t_(t) {
   const std::vector<Event>& ev = t.events;
-  const auto index = [&](uint32_t code) {
-    const auto [it, fresh] = index_of_.try_emplace(code, uint32_t(codes_.size()));
-    if (fresh) codes_.push_back(code);
-    return it->second;
+  std::unordered_map<uint32_t, uint32_t> index_of;  // site code -> site index (< 65536 used)
+  // Per event: its site's index (kNoSite: none), 2 bytes an event.
+  constexpr uint16_t kNoSite = 0xFFFFu;
+  std::vector<uint16_t> site_of(ev.size(), kNoSite);
+  for (size_t i = 0; i < ev.size(); ++i)
+    if (const uint32_t code = anchor_site(ev[i]); code != kNone) {
+      const uint32_t index = index_of.try_emplace(code, uint32_t(index_of.size())).first->second;
+      if (index < kNoSite) site_of[i] = uint16_t(index);
+    }
+  const auto key = [](const Event& e, uint32_t site) { return thread_key(e) << 16 | site; };
+
+  // Pass 1: how often each thread runs each site; its last phase.
+  struct SiteRun {
+    uint32_t total = 0, count = 0, epoch = kNone, since = 0;
   };
-  // How often each thread runs each site; which lanes of a warp have events;
-  // the phase each warp reaches.
-  std::unordered_map<uint64_t, uint32_t> runs;   // (thread, site index) -> runs
-  std::unordered_map<uint64_t, uint32_t> phase;  // thread -> block barriers so far
-  for (const Event& e : ev) {
-    active_[warp_key(e)] |= 1u << (e.thread % kWarpLanes);
-    uint32_t& p = phase[thread_key(e)];
-    if (e.kind == EventKind::BarrierArrive && !(e.flags & kFlagWarpScope)) ++p;
-    uint32_t& last = last_phase_[warp_key(e)];
-    last = std::max(last, p);
-    if (const uint32_t code = anchor_site(e); code != kNone)
-      ++runs[thread_key(e) << 16 | (index(code) & 0xFFFFu)];
-  }
-  // A site is uniform in a warp when every lane with an event runs it equally often.
-  std::unordered_map<uint64_t, Spread> spread;  // (warp, site index) -> spread
-  for (const auto& [k, n] : runs) {
-    const uint64_t thread = k >> 16;
-    Spread& s =
-        spread[(thread >> 16) << 32 | (thread & 0xFFFFu) / kWarpLanes << 16 | (k & 0xFFFFu)];
-    ++s.lanes;
-    s.least = std::min(s.least, n);
-    s.most = std::max(s.most, n);
-  }
-  for (const auto& [k, s] : spread) {
-    const auto lanes = active_.find(k >> 16);
-    if (s.least == s.most && lanes != active_.end() &&
-        s.lanes == uint32_t(__builtin_popcount(lanes->second)))
-      uniform_[k] = 1;
-  }
-}
-
-bool Placer::uniform(const Event& e, uint32_t site_index) const {
-  return uniform_.count(uint64_t(e.block) << 32 | uint64_t(warp_of(e)) << 16 |
-                        (site_index & 0xFFFFu)) != 0;
-}
-
-int64_t Placer::last_phase(uint32_t block, uint16_t warp) const {
-  const auto it = last_phase_.find(uint64_t(block) << 16 | warp);
-  return it == last_phase_.end() ? -1 : int64_t(it->second);
-}
-
-std::vector<std::pair<uint32_t, uint16_t>> Placer::warps() const {
-  std::vector<std::pair<uint32_t, uint16_t>> out;
-  for (const auto& [k, lanes] : active_)
-    out.push_back({uint32_t(k >> 16), uint16_t(k & 0xFFFFu)});
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-void Placer::for_each(const std::function<void(const Place&)>& f) const {
+  std::unordered_map<uint64_t, SiteRun> runs;  // (thread, site index)
   struct Thread {
     uint32_t phase = 0, anchor = kNone, anchor_count = 0, epoch = 0;
   };
-  struct SiteRun {
-    uint32_t count = 0, epoch = kNone, since = 0;
-  };
   std::unordered_map<uint64_t, Thread> threads;
-  std::unordered_map<uint64_t, SiteRun> site_runs;  // (thread, site index) -> its run so far
-  const std::vector<Event>& ev = t_.events;
+  for (size_t i = 0; i < ev.size(); ++i) {
+    Thread& th = threads[thread_key(ev[i])];
+    if (ev[i].kind == EventKind::BarrierArrive && !(ev[i].flags & kFlagWarpScope)) ++th.phase;
+    if (site_of[i] != kNoSite) ++runs[key(ev[i], site_of[i])].total;
+  }
+  std::unordered_map<uint64_t, uint32_t> active;  // warp -> lanes with an event
+  for (auto& [k, th] : threads) {
+    const uint64_t warp = (k >> 16) << 16 | (k & 0xFFFFu) / kWarpLanes;
+    active[warp] |= 1u << ((k & 0xFFFFu) % kWarpLanes);
+    uint32_t& last = last_phase_[warp];
+    last = std::max(last, th.phase);
+    th.phase = 0;
+  }
+  for (const auto& [w, lanes] : active)
+    warps_.push_back({uint32_t(w >> 16), uint16_t(w & 0xFFFFu)});
+  std::sort(warps_.begin(), warps_.end());
+  // A site is uniform in a warp when every lane with an event runs it equally often.
+  std::unordered_map<uint64_t, Spread> spread;  // (warp, site index)
+  for (const auto& [k, r] : runs) {
+    const uint64_t thread = k >> 16;
+    Spread& sp =
+        spread[(thread >> 16) << 32 | (thread & 0xFFFFu) / kWarpLanes << 16 | (k & 0xFFFFu)];
+    ++sp.lanes;
+    sp.least = std::min(sp.least, r.total);
+    sp.most = std::max(sp.most, r.total);
+  }
+  std::unordered_map<uint64_t, bool> uniform;
+  for (const auto& [k, sp] : spread)
+    uniform[k] = sp.least == sp.most && sp.lanes == uint32_t(__builtin_popcount(active[k >> 16]));
+  std::vector<uint32_t> codes(index_of.size());
+  for (const auto& [code, i] : index_of)
+    codes[i] = code;
+
+  // Pass 2: each access placed after its thread's latest uniform event; the
+  // instance (anchor, its count, since) numbered.
+  struct Instance {
+    uint32_t anchor, count, since;
+    bool operator==(const Instance&) const = default;
+  };
+  struct InstanceHash {
+    size_t operator()(const Instance& x) const {
+      return size_t((uint64_t(x.anchor) * 0x9E3779B97F4A7C15ull) ^ (uint64_t(x.count) << 20) ^
+                    x.since);
+    }
+  };
+  std::unordered_map<Instance, uint32_t, InstanceHash> slots;
   for (size_t i = 0; i < ev.size(); ++i) {
     const Event& e = ev[i];
     Thread& th = threads[thread_key(e)];
     if (e.kind == EventKind::BarrierArrive && !(e.flags & kFlagWarpScope)) ++th.phase;
-    const uint32_t code = anchor_site(e);
-    if (code == kNone) continue;
-    const uint32_t index = index_of_.at(code);
-    SiteRun& r = site_runs[thread_key(e) << 16 | (index & 0xFFFFu)];
+    if (site_of[i] == kNoSite) {
+      // Past 65535 sites (no kernel has so many): one instance per access.
+      if (anchor_site(e) != kNone && is_access(e.kind))
+        places_.push_back({th.phase, kNone - uint32_t(places_.size() % 1024), 0});
+      continue;
+    }
+    SiteRun& r = runs[key(e, site_of[i])];
     const uint32_t k = r.count++;
-    if (uniform(e, index)) {
-      th.anchor = code, th.anchor_count = r.count;
+    if (uniform[uint64_t(e.block) << 32 | uint64_t(warp_of(e)) << 16 | site_of[i]]) {
+      th.anchor = codes[site_of[i]], th.anchor_count = r.count;
       ++th.epoch;
     }
     if (!is_access(e.kind)) continue;
     r.since = r.epoch == th.epoch ? r.since + 1 : 0;
     r.epoch = th.epoch;
-    Place p;
-    p.event = uint32_t(i);
-    p.site = code;
-    p.phase = th.phase;
-    p.anchor = th.anchor;
-    p.anchor_count = th.anchor_count;
-    p.since = r.since;
-    p.k = k;
-    f(p);
+    const Instance in{th.anchor, th.anchor_count, r.since};
+    const uint32_t slot = slots.try_emplace(in, uint32_t(slots.size())).first->second;
+    places_.push_back({th.phase, slot, k});
   }
+}
+
+int64_t Placer::last_phase(uint32_t block, uint16_t warp) const {
+  const auto it = last_phase_.find(uint64_t(block) << 16 | warp);
+  return it == last_phase_.end() ? -1 : int64_t(it->second);
 }
 
 GroupBuilder::GroupBuilder(const Trace& t, AccessLevel level)
@@ -164,10 +168,6 @@ uint32_t GroupBuilder::add(const GroupKey& key, uint32_t event, const WarpAccess
   return it->second;
 }
 
-void GroupBuilder::attach(uint32_t event, uint32_t access) {
-  extra_.push_back({event, access});
-}
-
 WarpAccesses GroupBuilder::finish() {
   const std::vector<Event>& ev = t_.events;
   // Each access's lanes, contiguous and in lane order.
@@ -179,22 +179,6 @@ WarpAccesses GroupBuilder::finish() {
   for (size_t i = 0; i < ev.size(); ++i)
     if (const uint32_t a = event_access_[i]; a != kNone)
       w_.lane_events[w_.accesses[a].lanes_begin + fill[a]++] = uint32_t(i);
-  // The other elements of wide accesses map to their access too.
-  w_.access_of_event = std::move(event_access_);
-  for (const auto& [event, access] : extra_)
-    w_.access_of_event[event] = access;
-  std::unordered_map<uint64_t, uint32_t> last_of_thread;
-  for (size_t i = 0; i < ev.size(); ++i) {
-    const Event& e = ev[i];
-    if (!is_access(e.kind)) continue;
-    if (leads_access(e)) {
-      last_of_thread[thread_key(e)] = w_.access_of_event[i];
-    } else if (w_.access_of_event[i] == kNone) {
-      const auto it = last_of_thread.find(thread_key(e));
-      if (it != last_of_thread.end()) w_.access_of_event[i] = it->second;
-    }
-  }
-
   std::vector<LaneAccess> lanes;
   std::unordered_map<uint32_t, uint32_t> site_index;
   std::vector<SiteTotals> sites;

@@ -1,12 +1,11 @@
 // Internal to analysis/: how warp_accesses() (the source level) and
 // compiled_warp_accesses() (the compiled level) put lanes into warp
 // instructions. Both place every lane access in its thread's run first
-// (Placer), then group lanes by a key (GroupKey); GroupBuilder turns
+// (Placer, once for both), then group lanes by a key (GroupKey); GroupBuilder turns
 // the groups into a WarpAccesses with its services and totals.
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -35,36 +34,48 @@ constexpr ArraySlot site_array(uint32_t site) {
 // Where one lane access (an access event that leads_access) stands in its
 // thread's run (the grouping rule in warp_access.hpp).
 struct Place {
-  uint32_t event = 0;         // its index in trace.events
-  uint32_t site = 0;          // site_code
-  uint32_t phase = 0;         // block barriers (__syncthreads) its thread had arrived at
-  uint32_t anchor = kNone;    // the site of its thread's latest uniform event at or before it
-  uint32_t anchor_count = 0;  // how many times the thread had run that site by then
-  uint32_t since = 0;         // accesses of its site since that event (0: the first)
-  uint32_t k = 0;             // accesses of its site by its thread before it
+  uint32_t event = 0;  // its index in trace.events
+  uint32_t site = 0;   // site_code
+  uint32_t phase = 0;  // block barriers (__syncthreads) its thread had arrived at
+  // Its instance: the site of its thread's latest uniform event at or before
+  // it, how many times the thread had run that site by then, and how many
+  // accesses of its own site the thread made since; numbered, so that lanes
+  // of one instance share the number.
+  uint32_t slot = 0;
+  uint32_t k = 0;  // accesses of its site by its thread before it
 };
 
-// Places every lane access of a trace. Construction finds each warp's
-// uniform sites (one pass over the events); each for_each() walks the events
-// again and calls `f` with every access's place, in trace order. Nothing per
-// event is kept between passes.
+// Places every lane access of a trace, once: two passes over the events (how
+// often each thread runs each site, then each access's place), kept as 12
+// bytes per access; for_each() hands them out with their events, in trace order.
 class Placer {
  public:
   explicit Placer(const Trace& t);
-  void for_each(const std::function<void(const Place&)>& f) const;
+  template <class F>
+  void for_each(F&& f) const {
+    const std::vector<Event>& ev = t_.events;
+    size_t j = 0;
+    for (size_t i = 0; i < ev.size() && j < places_.size(); ++i) {
+      const Event& e = ev[i];
+      if (!((is_load(e.kind) || is_store(e.kind) || is_atomic(e.kind)) && leads_access(e)))
+        continue;
+      const Compact& c = places_[j++];
+      f(Place{uint32_t(i), site_code(e.line, e.kind, e.array), c.phase, c.slot, c.k});
+    }
+  }
   // The highest phase any thread of warp `warp` of block `block` reached; -1: no event.
   int64_t last_phase(uint32_t block, uint16_t warp) const;
-  // Every (block, warp) with an event.
-  std::vector<std::pair<uint32_t, uint16_t>> warps() const;
+  // Every (block, warp) with an event, in order.
+  const std::vector<std::pair<uint32_t, uint16_t>>& warps() const { return warps_; }
 
  private:
-  bool uniform(const Event& e, uint32_t site_index) const;
+  struct Compact {
+    uint32_t phase, slot, k;
+  };
   const Trace& t_;
-  std::unordered_map<uint32_t, uint32_t> index_of_;  // site code -> site index
-  std::vector<uint32_t> codes_;                      // site index -> site code
-  std::unordered_map<uint64_t, uint32_t> active_;    // warp -> lanes with an event
-  std::unordered_map<uint64_t, uint32_t> uniform_;   // (warp, site index) -> 1
-  std::unordered_map<uint64_t, uint32_t> last_phase_;
+  std::vector<Compact> places_;  // one per leading access event, in trace order
+  std::vector<std::pair<uint32_t, uint16_t>> warps_;
+  std::unordered_map<uint64_t, uint32_t> last_phase_;  // (block << 16 | warp) -> phase
 };
 
 // What lanes of one warp instruction share.
@@ -72,7 +83,7 @@ struct GroupKey {
   uint32_t block = 0;
   uint32_t site = 0;
   uint16_t warp = 0;
-  uint32_t a = 0, b = 0, c = 0;  // the instance: (anchor, anchor_count, since) or (phase, j)
+  uint32_t a = 0, b = 0, c = 0;  // the instance: (slot, 0, 0) or (kChunked, phase, chunk)
   bool operator==(const GroupKey&) const = default;
 };
 struct GroupKeyHash {
@@ -94,8 +105,6 @@ class GroupBuilder {
   // takes its header from `header` (block, warp, line, kind, array, instance).
   // Returns the access's index.
   uint32_t add(const GroupKey& key, uint32_t event, const WarpAccess& header);
-  // Another event the access `access` serves (a merged access's other loads).
-  void attach(uint32_t event, uint32_t access);
   WarpAccess& access(uint32_t i) { return w_.accesses[i]; }
   // Lanes in lane order, services, totals, sites.
   WarpAccesses finish();
@@ -104,9 +113,11 @@ class GroupBuilder {
   const Trace& t_;
   WarpAccesses w_;
   std::unordered_map<GroupKey, uint32_t, GroupKeyHash> group_of_;
-  std::vector<uint32_t> event_access_;                // per trace event: its access, kNone
-  std::vector<std::pair<uint32_t, uint32_t>> extra_;  // (event, access) from attach()
+  std::vector<uint32_t> event_access_;  // per trace event: its access, kNone
 };
+
+// The source level from a placer (warp_accesses(t) makes its own).
+WarpAccesses source_level(const Trace& t, const Placer& placer);
 
 // One lane of access `a`: event `e`'s address and width; of a merged access,
 // the whole aligned chunk (a.bytes) its element lies in.
