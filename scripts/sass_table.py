@@ -3,16 +3,19 @@
 lesson's timed kernel, launch_body<Body, PlainRec>, read from its SASS.
 
 Compiles engine/compiled/sass_kernels.cu (every Body any lesson's visit() can
-pick) for sm_90 with the project's CUDA flags and line info, disassembles it
-with `nvdisasm -gi` (every instruction with its chain of inlined source
-lines), keeps the memory instructions (LDS, STS, LDG, STG, LDC of a
-__constant__ array, ATOMS, ATOMG, RED), ties each to the lesson source line of
-its access (the innermost frame in lessons/ that is not access.hpp: the line
-whose Idx the trace records) and writes the table as C++.
+pick) to PTX for sm_90 with the project's CUDA flags and line info, then with
+ptxas as nvcc runs it, and disassembles the cubin with `nvdisasm -gp`: every
+SASS instruction with the PTX line it came from. It keeps the memory
+instructions (LDS, STS, LDG, STG, LDC/ULDC of a __constant__ array, ATOMS,
+ATOMG, RED) and ties each to the lesson source line of its access: the
+chain of inlined locations nvcc wrote for that PTX line (scripts/ptx_lines.py
+reads it, and says why not `nvdisasm -gi`), its innermost frame in lessons/
+that is not access.hpp, which is the line whose Idx the trace records. It
+writes the table as C++.
 
   scripts/sass_table.py --out engine/compiled/sm_90.cpp       (the copy kept in the tree)
   scripts/sass_table.py --out build/.../sm_90.cpp --origin build   (what CMake runs)
-  scripts/sass_table.py --parse FILE.sass                      (print one disassembly's table)
+  scripts/sass_table.py --parse F.sass --ptx F.ptx             (print the table of a kept run)
   scripts/sass_table.py --compare-ncu SRC.sass.csv ...         (check against Nsight Compute)
 
 Tools: --nvcc (else $NVCC, else nvcc on PATH or /usr/local/cuda/bin), --nvdisasm
@@ -28,8 +31,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+import ptx_lines
+
 REPO = Path(__file__).resolve().parent.parent
 ARCH = "sm_90"
+VERBOSE = False
 COMMITTED = "engine/compiled/sm_90.cpp"
 KERNELS_CU = "engine/compiled/sass_kernels.cu"
 
@@ -85,6 +91,7 @@ def find_tool(given, env, name, near=None):
 
 
 def compile_and_disassemble(repo, work, nvcc, nvdisasm, cmake):
+    """(the kernels' SASS with each instruction's PTX line, nvdisasm -gp; the PTX)."""
     registry = work / "registry"
     (registry / "lessons").mkdir(parents=True, exist_ok=True)
     subprocess.run(
@@ -92,16 +99,21 @@ def compile_and_disassemble(repo, work, nvcc, nvdisasm, cmake):
          "-DSOURCE_DIR=" + str(repo / "lessons"),
          "-DOUT_DIR=" + str(registry / "lessons"),
          "-P", str(repo / "lessons/generate_registry.cmake")], check=True)
-    cubin = work / "sass_kernels.cubin"
+    ptx, cubin = work / "sass_kernels.ptx", work / "sass_kernels.cubin"
     # The flags of the project's CUDA files in a Release build (CMakeLists.txt:
-    # ts_options, CMAKE_CUDA_FLAGS_RELEASE), for the one architecture.
+    # ts_options, CMAKE_CUDA_FLAGS_RELEASE), for the one architecture; then
+    # ptxas as nvcc runs it (nvcc -dryrun): -arch, -m64, --generate-line-info.
     subprocess.run(
         [nvcc, "-O3", "-DNDEBUG", "-DTS_HAVE_CUDA=1", "-arch=" + ARCH, "-lineinfo",
          "--expt-relaxed-constexpr", "-std=c++20", "-diag-suppress=3013",
-         "-I" + str(registry), "-I" + str(repo), "-cubin", "-o", str(cubin),
+         "-I" + str(registry), "-I" + str(repo), "-ptx", "-o", str(ptx),
          str(repo / KERNELS_CU)], check=True)
-    return subprocess.run([nvdisasm, "-gi", "-c", str(cubin)], check=True, capture_output=True,
+    ptxas = str(Path(nvcc).resolve().parent / "ptxas")
+    subprocess.run([ptxas, "-arch=" + ARCH, "-m64", "--generate-line-info", str(ptx),
+                    "-o", str(cubin)], check=True)
+    sass = subprocess.run([nvdisasm, "-gp", "-c", str(cubin)], check=True, capture_output=True,
                           text=True).stdout
+    return sass, ptx.read_text()
 
 
 # ---------------------------------------------------------------------------
@@ -207,15 +219,49 @@ def body_of(demangled):
     return m.group(1) if m else None
 
 
-def table_of(text):
-    """{body: [access]} for every launch_body<Body, PlainRec> in a disassembly."""
+SPACE_NUMBER = {"Global": "0", "Shared": "1", "Constant": "2"}
+
+
+def with_ptx_locations(instrs, ptx_where, ptx_text_lines):
+    """nvdisasm -gp names each instruction's PTX line: give it that line's chain
+    (for a memory instruction, the chain of the PTX load it came from)."""
+    out = []
+    for offset, guard, opcode, operands, frames in instrs:
+        ptx_line = frames[0][1] if frames and frames[0][0] == ".nv_debug_ptx_txt" else None
+        kind = classify(opcode, operands)
+        if ptx_line and kind:
+            ptx_line = ptx_lines.loaded_by(ptx_text_lines, ptx_line, SPACE_NUMBER[kind[0]])
+        out.append((offset, guard, opcode, operands, tuple(ptx_where.get(ptx_line, frames))))
+    return out
+
+
+def table_of(text, ptx=None):
+    """{body: [access]} for every launch_body<Body, PlainRec> in a disassembly
+    (nvdisasm -gi; or -gp with the PTX it was made from)."""
     kernels = parse_sass(text)
     names = demangle([sym for sym, _ in kernels])
-    table = {}
+    where, unsure = ptx_lines.locations(ptx) if ptx else ({}, {})
+    ptx_text_lines = ptx.splitlines() if ptx else []
+    table, guessed = {}, []
     for sym, instrs in kernels:
         body = body_of(names[sym])
-        if body:
-            table[body] = memory_accesses(instrs)
+        if not body:
+            continue
+        if ptx:
+            unsure_at = {i[0] for i in instrs
+                         if classify(i[2], i[3]) and i[4] and unsure.get(i[4][0][1])}
+            instrs = with_ptx_locations(instrs, where, ptx_text_lines)
+        table[body] = memory_accesses(instrs)
+        if ptx:
+            guessed += ["%s %04x %s -> %s:%d" % (body, a["offset"], a["opcode"], a["file"],
+                                                 a["line"])
+                        for a in table[body] if a["offset"] in unsure_at]
+    if guessed:
+        print("sass_table: %d memory instructions: nvcc's line info named several candidate "
+              "lines (took the latest that fits%s)" % (
+                  len(guessed), "" if VERBOSE else "; --verbose lists them"), file=sys.stderr)
+        if VERBOSE:
+            print("\n".join("  " + g for g in guessed), file=sys.stderr)
     return table
 
 
@@ -271,31 +317,41 @@ def write_cpp(table, out, origin, sources, nvcc_release):
 # Checking against Nsight Compute's source page (ncu --page source --csv).
 
 
-def ncu_opcodes(csv_path):
-    """(body, [opcode]) of one kernel's SASS as Nsight Compute listed it."""
+def normal_text(guard, opcode, operands):
+    """An instruction as both disassemblers write it: no register reuse flags, branch
+    targets left out (nvdisasm names a label, Nsight Compute an address)."""
+    text = " ".join(x for x in (guard, opcode, operands.replace(".reuse", "")) if x)
+    text = re.sub(r"`\([^)]*\)|0x7f[0-9a-f]{10}", "TARGET", re.sub(r"\s+", " ", text))
+    return text.replace(", TARGET", " TARGET").strip()
+
+
+def ncu_instructions(csv_path):
+    """(body, [instruction]) of one kernel's SASS as Nsight Compute listed it."""
     with open(csv_path, newline="") as f:
         rows = list(csv.reader(f))
     # ncu's demangler writes "<unnamed>" and "Body<(int)8>" where c++filt writes
     # "(anonymous namespace)" and "Body<8>".
     name = rows[0][1].replace("<unnamed>", "(anonymous namespace)").replace("(int)", "")
     body = body_of(name) or name
-    head = rows[1]
-    src = head.index("Source")
-    ops = []
+    src = rows[1].index("Source")
+    out = []
     for r in rows[2:]:
-        m = re.match(r"\s*(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_.]*)", r[src])
+        m = re.match(r"\s*(@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_.]*)\s*(.*?)\s*;?\s*$", r[src])
         if m:
-            ops.append(m.group(1))
-    return body, ops
+            out.append(normal_text((m.group(1) or "").strip(), m.group(2), m.group(3)))
+    return body, out
 
 
 def compare_ncu(text, csv_paths):
+    """Checks that each kernel Nsight Compute profiled is this build's, instruction
+    for instruction; the number of kernels that differ."""
     kernels = parse_sass(text)
     names = demangle([sym for sym, _ in kernels])
-    ours = {body_of(names[s]): [i[2] for i in instrs] for s, instrs in kernels}
+    ours = {body_of(names[s]): [normal_text(i[1] or "", i[2], i[3]) for i in instrs]
+            for s, instrs in kernels}
     bad = 0
     for path in csv_paths:
-        body, theirs = ncu_opcodes(path)
+        body, theirs = ncu_instructions(path)
         mine = ours.get(body)
         if mine is None:
             print("%s: %s not in this build's kernels" % (path, body))
@@ -305,8 +361,8 @@ def compare_ncu(text, csv_paths):
         else:
             at = next((k for k, (a, b) in enumerate(zip(mine, theirs)) if a != b),
                       min(len(mine), len(theirs)))
-            print("%s: %s differs at instruction %d (ours %d, ncu %d)" % (
-                path, body, at, len(mine), len(theirs)))
+            print("%s: %s differs at instruction %d of %d (ncu %d): %r vs %r" % (
+                path, body, at, len(mine), len(theirs), mine[at:at + 1], theirs[at:at + 1]))
             bad += 1
     return bad
 
@@ -318,17 +374,23 @@ def main():
                     help="what compiled_code_origin() says: the copy kept in the tree (default), "
                          "or generated at build time")
     ap.add_argument("--parse", metavar="SASS", help="read this nvdisasm -gi text, do not compile")
+    ap.add_argument("--ptx", help="with --parse of nvdisasm -gp text: the PTX it was made from")
     ap.add_argument("--compare-ncu", nargs="+", metavar="CSV",
                     help="compare each kernel's opcodes with Nsight Compute's source page")
     ap.add_argument("--keep", metavar="DIR", help="work here (the .cubin, the .sass) and keep it")
+    ap.add_argument("--verbose", action="store_true",
+                    help="list the instructions whose line was chosen among several")
     ap.add_argument("--nvcc")
     ap.add_argument("--nvdisasm")
     ap.add_argument("--cmake", default="cmake")
     args = ap.parse_args()
+    global VERBOSE
+    VERBOSE = args.verbose
 
     nvcc = nvdisasm = None
     if args.parse:
         text = Path(args.parse).read_text()
+        ptx = Path(args.ptx).read_text() if args.ptx else None
     else:
         nvcc = find_tool(args.nvcc, "NVCC", "nvcc")
         nvdisasm = find_tool(args.nvdisasm, "NVDISASM", "nvdisasm", near=nvcc)
@@ -339,14 +401,14 @@ def main():
         with tempfile.TemporaryDirectory() as tmp:
             work = Path(args.keep) if args.keep else Path(tmp)
             work.mkdir(parents=True, exist_ok=True)
-            text = compile_and_disassemble(REPO, work, nvcc, nvdisasm, args.cmake)
+            text, ptx = compile_and_disassemble(REPO, work, nvcc, nvdisasm, args.cmake)
             if args.keep:
                 (work / "sass_kernels.sass").write_text(text)
 
     if args.compare_ncu:
         sys.exit(1 if compare_ncu(text, args.compare_ncu) else 0)
 
-    table = table_of(text)
+    table = table_of(text, ptx)
     if not args.out:
         for body in sorted(table):
             print(body)
@@ -366,5 +428,25 @@ def main():
         len(table), sum(len(v) for v in table.values()), args.out))
 
 
+def main_or_fallback():
+    """main(); with --fallback FILE (the build's way), a failure copies FILE, the
+    table kept in the tree, to --out and says why, instead of failing the build."""
+    fallback = None
+    if "--fallback" in sys.argv:
+        at = sys.argv.index("--fallback")
+        fallback = sys.argv[at + 1]
+        del sys.argv[at:at + 2]
+    try:
+        main()
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - any failure falls back
+        if fallback is None or (isinstance(e, SystemExit) and not e.code):
+            raise
+        out = sys.argv[sys.argv.index("--out") + 1]
+        print("sass_table: warning: could not read the lessons' SASS (%s); the build uses the "
+              "copy kept in the tree, %s" % (e, fallback), file=sys.stderr)
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(fallback, out)
+
+
 if __name__ == "__main__":
-    main()
+    main_or_fallback()

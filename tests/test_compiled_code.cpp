@@ -6,10 +6,13 @@
 // Checked against the GPU once (session 9, H200, nvcc 13.0, sm_90): for the
 // six kernels whose Nsight Compute source pages we have (one each of the
 // reduction, stencil, conv2d, matmul, SGEMM and histogram families, profiled
-// from engine/cuda/cuda_backend.cu), the generator's SASS is the same
-// instruction sequence as ncu's, opcode for opcode (scripts/sass_table.py
-// --compare-ncu), so the table describes the kernels that really run.
+// from engine/cuda/cuda_backend.cu), the generator's SASS is ncu's, instruction
+// for instruction, operands included (scripts/sass_table.py --compare-ncu;
+// branch targets and register-reuse flags aside, which the two disassemblers
+// write differently), so the table describes the kernels that really run.
 #include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <filesystem>
@@ -20,6 +23,7 @@
 #include <tuple>
 #include <vector>
 
+#include "cli_process.hpp"
 #include "engine/backend.hpp"
 #include "engine/catalogue.hpp"
 #include "engine/compiled/compiled_table.hpp"
@@ -162,9 +166,29 @@ std::set<Site> traced_sites(const LessonInfo& v, std::set<Site>* wide) {
   return sites;
 }
 
-// Disabled in this first version: nvcc's line info attributes some accesses to another
-// line of the same kernel (being fixed in scripts/sass_table.py).
-TEST(CompiledCode, DISABLED_EveryTracedAccessHasAnInstructionOnItsLine) {
+// The one way a traced access may have no instruction on its line: a store
+// in each branch of an if/else, to the same place, which the compiler made
+// one store after the branches (on the else's line). Found in the source, so
+// that a lesson added later is judged by the same rule.
+bool merged_with_else_store(const LessonInfo& v, const CompiledKernel& k, const Site& s) {
+  if (s.cls != Class::Store) return false;
+  const std::string_view text = lesson_source(v.source_file);
+  std::vector<std::string_view> lines;
+  for (size_t at = 0; at <= text.size();) {
+    const size_t end = std::min(text.find('\n', at), text.size());
+    lines.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  for (const CompiledAccess& a : k.accesses) {
+    if (a.op != SassOp::Store || a.space != s.space || a.line <= s.line || a.line > s.line + 3)
+      continue;
+    for (int l = s.line + 1; l <= a.line && l <= int(lines.size()); ++l)
+      if (lines[size_t(l - 1)].find("else") != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+TEST(CompiledCode, EveryTracedAccessHasAnInstructionOnItsLine) {
   const auto lessons = all_lessons();
   for (size_t i = 0; i < lessons.size(); ++i) {
     const LessonInfo& v = lessons[i];
@@ -178,6 +202,7 @@ TEST(CompiledCode, DISABLED_EveryTracedAccessHasAnInstructionOnItsLine) {
           ++found;
           found_wide += a.bytes == 16;
         }
+      if (found == 0 && merged_with_else_store(v, *k, s)) continue;
       EXPECT_GT(found, 0) << v.id << ": line " << s.line << " (space " << int(s.space) << ", class "
                           << int(s.cls) << ") compiled to no instruction on it";
       if (wide.count(s))
@@ -186,6 +211,37 @@ TEST(CompiledCode, DISABLED_EveryTracedAccessHasAnInstructionOnItsLine) {
     }
   }
 }
+
+#ifdef TS_CLI_PATH
+// `tilescope-cli sass`: the table's instructions of the kernel the parameters
+// pick, by source line, with the lesson's own lines quoted.
+TEST(CompiledCode, CliSassListsTheKernelsInstructionsByLine) {
+  const LessonInfo& v = picks::first_with("tiled (reads the tile)", [](const LessonInfo& l) {
+    return picks::reads(l, kUsesTile) && l.defaults.tile > 4;
+  });
+  const int tile = v.defaults.tile / 2;
+  const auto run = testing::run_cli(
+      std::string("sass ") + v.id + " --tile " + std::to_string(tile) + " --json", false);
+  ASSERT_EQ(run.code, 0) << run.out;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  Params p = v.defaults;
+  p.tile = tile;
+  const CompiledKernel* k = compiled_kernel(*lesson_index(v.id), p);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(j["body"], std::string(k->body));
+  EXPECT_EQ(j["origin"], std::string(compiled_code_origin()));
+  size_t listed = 0;
+  bool quoted = false;
+  for (const auto& line : j["lines"]) {
+    listed += line["instructions"].size();
+    quoted = quoted || !std::string(line["source"]).empty();
+    EXPECT_GT(int(line["line"]), 0);
+  }
+  EXPECT_EQ(listed, k->accesses.size());
+  EXPECT_TRUE(quoted) << "no line of the lesson's own header quoted";
+  EXPECT_EQ(testing::run_cli("sass no.such_lesson", false).code, 2);
+}
+#endif
 
 }  // namespace
 }  // namespace ts
