@@ -7,7 +7,7 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "engine/catalogue.hpp"
+#include "analysis/warp_grouping.hpp"
 
 namespace ts {
 
@@ -170,6 +170,10 @@ int distinct_addresses(std::span<const LaneAccess> lanes) {
 }
 
 void AccessTotals::add(const WarpAccess& a) {
+  if (a.idle) {  // no lane: no wavefront, no request, no sector
+    ++idle;
+    return;
+  }
   ++requests;
   lanes += a.lane_count;
   if (a.constant) {
@@ -186,112 +190,33 @@ void AccessTotals::add(const WarpAccess& a) {
   }
 }
 
-namespace {
-
-constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
-
-bool is_access(EventKind k) {
-  return is_load(k) || is_store(k) || is_atomic(k);
-}
-
-LaneAccess lane_access(const Trace& t, const Event& e) {
-  LaneAccess l;
-  l.lane = int(e.thread % kWarpLanes);
-  l.bytes = access_bytes(e.flags);
-  if (const ArrayInfo* a = t.array(e.array)) l.address = byte_address(*a, e.element);
-  return l;
-}
-
-}  // namespace
-
 WarpAccesses warp_accesses(const Trace& t) {
-  WarpAccesses w;
-  w.partial = t.truncated();
-  const std::vector<Event>& ev = t.events;
+  return grouping::source_level(t, grouping::Placer(t));
+}
 
-  // A site is one (line, kind, array): numbered so that the keys below fit 64 bits.
-  std::unordered_map<uint32_t, uint32_t> site_of;
-  std::vector<SiteTotals> sites;
-  // (block, thread, site) -> accesses this thread made there so far: its next k.
-  std::unordered_map<uint64_t, uint32_t> instances;
-  // (block, warp, site) -> the warp access of each k.
-  std::unordered_map<uint64_t, uint32_t> group_of;
-  std::vector<std::vector<uint32_t>> groups;
-  std::vector<uint32_t> access_of(ev.size(), kNone);
-
-  for (size_t i = 0; i < ev.size(); ++i) {
-    const Event& e = ev[i];
-    // A 16-byte access is one lane access, counted from its first element.
-    if (!is_access(e.kind) || !leads_access(e)) continue;
-    const uint32_t site_key = uint32_t(e.line) << 16 | uint32_t(e.kind) << 8 | e.array;
-    const auto [s, new_site] = site_of.try_emplace(site_key, uint32_t(sites.size()));
-    if (new_site) sites.push_back({e.line, e.kind, e.array, {}});
-    const uint64_t site = s->second & 0xFFFFu;  // < 65536 sites: a line, 4 kinds, 16 arrays
-    const uint32_t k = instances[uint64_t(e.block) << 32 | uint64_t(e.thread) << 16 | site]++;
-    const uint64_t group_key = uint64_t(e.block) << 32 | uint64_t(warp_of(e)) << 16 | site;
-    const auto [g, new_group] = group_of.try_emplace(group_key, uint32_t(groups.size()));
-    if (new_group) groups.emplace_back();
-    std::vector<uint32_t>& by_k = groups[g->second];
-    if (by_k.size() <= k) by_k.resize(k + 1, kNone);
-    if (by_k[k] == kNone) {
-      by_k[k] = uint32_t(w.accesses.size());
-      WarpAccess a;
-      a.block = e.block;
-      a.warp = uint16_t(warp_of(e));
-      a.line = e.line;
-      a.kind = e.kind;
-      a.array = e.array;
-      a.instance = k;
-      const ArrayInfo* info = t.array(e.array);
-      a.constant = info && info->space == Space::Constant && is_load(e.kind);
-      w.accesses.push_back(a);
-    }
-    WarpAccess& a = w.accesses[by_k[k]];
-    a.lane_mask |= 1u << (e.thread % kWarpLanes);
-    ++a.lane_count;
-    a.bytes = uint8_t(std::max<int>(a.bytes, access_bytes(e.flags)));
-    access_of[i] = by_k[k];
-  }
-
-  // Each access's lanes, contiguous and in lane order.
-  uint32_t begin = 0;
-  for (WarpAccess& a : w.accesses)
-    a.lanes_begin = begin, begin += a.lane_count;
-  w.lane_events.resize(begin);
-  std::vector<uint32_t> fill(w.accesses.size(), 0);
-  for (size_t i = 0; i < ev.size(); ++i)
-    if (const uint32_t a = access_of[i]; a != kNone)
-      w.lane_events[w.accesses[a].lanes_begin + fill[a]++] = uint32_t(i);
-
-  std::vector<LaneAccess> lanes;
-  for (WarpAccess& a : w.accesses) {
-    uint32_t* first = w.lane_events.data() + a.lanes_begin;
-    std::sort(first, first + a.lane_count,
-              [&](uint32_t x, uint32_t y) { return ev[x].thread < ev[y].thread; });
-    lanes.clear();
-    for (uint32_t i = 0; i < a.lane_count; ++i)
-      lanes.push_back(lane_access(t, ev[first[i]]));
-    if (a.constant)
-      a.constant_addresses = distinct_addresses(lanes);
-    else if (shared_access(a.kind))
-      a.bank = serve_shared(lanes, a.kind);
-    else
-      a.sector = serve_global(lanes, a.kind);
-    (a.constant ? w.constant_loads : w.per_kind[size_t(a.kind)]).add(a);
-    const uint32_t site_key = uint32_t(a.line) << 16 | uint32_t(a.kind) << 8 | a.array;
-    sites[site_of[site_key]].totals.add(a);
-  }
-  std::sort(sites.begin(), sites.end(), [](const SiteTotals& x, const SiteTotals& y) {
-    return std::tie(x.line, x.kind, x.array) < std::tie(y.line, y.kind, y.array);
+WarpAccesses grouping::source_level(const Trace& t, const Placer& placer) {
+  grouping::GroupBuilder b(t, AccessLevel::Source);
+  placer.for_each([&](const grouping::Place& p) {
+    const Event& e = t.events[p.event];
+    WarpAccess a;
+    a.block = e.block;
+    a.warp = uint16_t(warp_of(e));
+    a.line = e.line;
+    a.kind = e.kind;
+    a.array = e.array;
+    a.instance = p.k;
+    a.phase = p.phase;
+    const ArrayInfo* info = t.array(e.array);
+    a.constant = info && info->space == Space::Constant && is_load(e.kind);
+    b.add({e.block, p.site, a.warp, p.slot, 0, 0}, p.event, a);
   });
-  w.per_site = std::move(sites);
-  return w;
+  return b.finish();
 }
 
 std::vector<LaneAccess> lane_accesses(const Trace& t, const WarpAccesses& w, const WarpAccess& a) {
   std::vector<LaneAccess> out;
   for (uint32_t i : w.lanes_of(a))
-    out.push_back(lane_access(t, t.events[i]));
+    out.push_back(grouping::lane_access(t, t.events[i], a));
   return out;
 }
 
@@ -307,186 +232,26 @@ std::vector<NcuCounter> ncu_counters(const WarpAccesses& w) {
   // not op_atom. Shared memory has no RED: ATOMS, counted under op_atom.
   // op_red sectors follow the red rule (warp_access.hpp): 189 for
   // histogram.global_atomics at its defaults, as ncu counted on an H100,
-  // where the lanes touch 53 distinct sectors.
+  // where the lanes touch 53 distinct sectors. smsp__inst_executed counts
+  // every issue, those with every lane predicated off too (the compiled
+  // level's idle issues); l1tex requests only those with an active lane.
   return {
       {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", sl.bank_conflicts()},
       {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", ss.bank_conflicts()},
       {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", sl.wavefronts},
       {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", ss.wavefronts},
-      {"smsp__inst_executed_op_shared_ld.sum", sl.requests},
-      {"smsp__inst_executed_op_shared_st.sum", ss.requests},
+      {"smsp__inst_executed_op_shared_ld.sum", sl.instructions()},
+      {"smsp__inst_executed_op_shared_st.sum", ss.instructions()},
       {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", gl.requests},
       {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", gl.sectors},
       {"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", gs.requests},
       {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", gs.sectors},
       {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum", sa.bank_conflicts()},
       {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum", sa.wavefronts},
-      {"smsp__inst_executed_op_shared_atom.sum", sa.requests},
+      {"smsp__inst_executed_op_shared_atom.sum", sa.instructions()},
       {"l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", ga.requests},
       {"l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum", ga.sectors},
   };
-}
-
-namespace {
-
-// Line `line` (1-based) of `text`, or "".
-std::string_view line_of(std::string_view text, int line) {
-  size_t start = 0;
-  for (int i = 1; i < line; ++i) {
-    start = text.find('\n', start);
-    if (start == std::string_view::npos) return {};
-    ++start;
-  }
-  const size_t end = text.find('\n', start);
-  return text.substr(start, end == std::string_view::npos ? text.size() - start : end - start);
-}
-
-bool ident_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-}  // namespace
-
-namespace {
-
-// One `name[...]..[...]` on a source line: its text, where it is, and
-// whether it is read, written or both (a compound assignment's target).
-struct Occurrence {
-  std::string text;
-  size_t at = 0;
-  bool load = false, store = false;
-};
-
-// Every access of `name` on the line, and where its assignment operator is
-// (npos: none): `=` or `op=`, not `==`, `<=`, `>=`, `!=`.
-std::vector<Occurrence> occurrences(std::string_view src, const std::string& name, size_t* assign) {
-  *assign = std::string_view::npos;
-  for (size_t i = 0; i < src.size(); ++i) {
-    if (src[i] != '=') continue;
-    if (i + 1 < src.size() && src[i + 1] == '=') {
-      ++i;
-      continue;
-    }
-    if (i > 0 && (src[i - 1] == '=' || src[i - 1] == '<' || src[i - 1] == '>' || src[i - 1] == '!'))
-      continue;
-    *assign = i;
-    break;
-  }
-  std::vector<Occurrence> out;
-  for (size_t at = src.find(name); at != std::string_view::npos; at = src.find(name, at + 1)) {
-    const size_t after = at + name.size();
-    if ((at > 0 && ident_char(src[at - 1])) || after >= src.size() || src[after] != '[') continue;
-    size_t end = after;
-    bool closed = true;
-    while (end < src.size() && src[end] == '[') {
-      int depth = 0;
-      for (; end < src.size(); ++end) {
-        depth += src[end] == '[' ? 1 : src[end] == ']' ? -1 : 0;
-        if (depth == 0) break;
-      }
-      if (end >= src.size()) {
-        closed = false;
-        break;
-      }
-      ++end;
-    }
-    if (!closed) break;
-    Occurrence o;
-    o.text = std::string(src.substr(at, end - at));
-    o.at = at;
-    // What follows: `=` a store, `op=` a load and a store, else a load.
-    size_t k = end;
-    while (k < src.size() && src[k] == ' ')
-      ++k;
-    const bool target = *assign != std::string_view::npos && k <= *assign && *assign <= k + 2 &&
-                        src.find_first_not_of("+-*/%&|^<> ", k) == *assign;
-    o.store = target;
-    o.load = !target || *assign > k;  // `x op= y` reads x too
-    out.push_back(std::move(o));
-    at = end - 1;
-  }
-  return out;
-}
-
-}  // namespace
-
-std::string access_text(const Trace& t, const WarpAccesses& w, const WarpAccess& a) {
-  const std::span<const uint32_t> lanes = w.lanes_of(a);
-  const LessonInfo* v = find_lesson(t.config.lesson_id);
-  if (lanes.empty() || !v) return access_text(t, a.line, a.array);
-  const std::string name = array_name(t.config.arrays, a.array);
-  size_t assign = 0;
-  std::vector<Occurrence> all =
-      occurrences(line_of(lesson_source(v->source_file), a.line), name, &assign);
-  const bool writing = !is_load(a.kind);
-  const Event& e0 = t.events[lanes.front()];
-  // A compound assignment's target is loaded before or after its right-hand
-  // side, as the compiler chose (lessons/access.hpp records `a[i] += b[j]`'s
-  // target first): a load is the target's when its thread's next store of
-  // this array on the line stores the element it loaded.
-  const auto stored_next = [&](size_t from) -> int64_t {
-    int64_t budget = int64_t(1) << 22;  // events looked at, at most
-    for (size_t i = from + 1; i < t.events.size() && budget-- > 0; ++i) {
-      const Event& e = t.events[i];
-      if (e.block != e0.block || e.thread != e0.thread) continue;
-      if (e.line != a.line || is_barrier(e.kind)) break;
-      if (e.array == a.array && e.kind == EventKind::SharedStore) return e.element;
-      if (e.array == a.array && e.kind == EventKind::GlobalStore) return e.element;
-    }
-    return -1;
-  };
-  const auto is_target_load = [&](size_t i) {
-    return stored_next(i) == int64_t(t.events[i].element);
-  };
-  const Occurrence* target = nullptr;
-  for (const Occurrence& o : all)
-    if (o.load && o.store) target = &o;
-  if (!writing && target && is_target_load(lanes.front())) return target->text;
-  // Otherwise the right-hand side's loads in source order; stores in source order.
-  std::vector<const Occurrence*> cands;
-  for (const Occurrence& o : all) {
-    if (writing ? !o.store : !o.load || &o == target) continue;
-    cands.push_back(&o);
-  }
-  if (cands.empty()) return access_text(t, a.line, a.array);
-  if (cands.size() == 1 || is_atomic(a.kind)) return cands.front()->text;
-  // The instruction's place among its thread's accesses of this array on this
-  // line, of its kind, counted back over the thread's run of events on the line.
-  size_t k = 0;
-  int64_t budget = int64_t(1) << 22;  // events looked at, at most
-  for (size_t i = lanes.front(); i-- > 0 && budget-- > 0;) {
-    const Event& e = t.events[i];
-    if (e.block != e0.block || e.thread != e0.thread) continue;
-    if (e.line != a.line || is_barrier(e.kind)) break;
-    if (e.array == a.array && is_load(e.kind) == !writing && leads_access(e) &&
-        (writing || !target || !is_target_load(i)))
-      ++k;
-  }
-  return cands[k % cands.size()]->text;
-}
-
-std::string access_text(const Trace& t, uint16_t line, ArraySlot array) {
-  const std::string name = array_name(t.config.arrays, array);
-  const LessonInfo* v = find_lesson(t.config.lesson_id);
-  if (!v) return name;
-  std::string_view src = line_of(lesson_source(v->source_file), line);
-  // The first `name[...]...[...]` on the line: its name and every subscript that follows.
-  for (size_t at = src.find(name); at != std::string_view::npos; at = src.find(name, at + 1)) {
-    const size_t after = at + name.size();
-    if ((at > 0 && ident_char(src[at - 1])) || after >= src.size() || src[after] != '[') continue;
-    size_t end = after;
-    while (end < src.size() && src[end] == '[') {
-      int depth = 0;
-      for (; end < src.size(); ++end) {
-        depth += src[end] == '[' ? 1 : src[end] == ']' ? -1 : 0;
-        if (depth == 0) break;
-      }
-      if (end >= src.size()) return name;
-      ++end;
-    }
-    return std::string(src.substr(at, end - at));
-  }
-  return name;
 }
 
 }  // namespace ts

@@ -4,24 +4,34 @@
 // and 128-byte lines touched. The totals are named as Nsight Compute names
 // its counters, so that `scripts/ncu_compare.sh` can put them side by side.
 //
-// Grouping rule. A warp instruction is the set of events with the same
-// (block, warp, source line, kind, array, k), where k counts how many times
-// this thread had already made an access of this kind to this array on this
-// line: the k-th dynamic instance of the access. The event number (`instr`)
-// would do only while the lanes run the same path: after a divergent branch
-// (stencil.shared: only the first R lanes load the halo) the lanes' event
-// numbers are shifted against each other, yet on the GPU the warp reconverges
-// and runs the next line as one instruction. k ignores what happened on other
-// lines, so it lines the lanes up again.
-// Limits: the rule assumes that the lanes reconverge before each access (what
-// the compiler arranges for these kernels; independent thread scheduling does
-// not promise it); that a loop with a lane-dependent trip count runs its i-th
-// iteration for the lanes still in it as one instruction (k = i for each); and
-// that two accesses to one array of one kind on one line are two instructions
-// (k counts both; the lanes still pair up as long as each lane runs both). A
-// line reached from two different call paths could pair lanes that the
-// hardware runs apart. The compiler may also merge neighbouring accesses into
-// one wider instruction (LDS.64/128), which the trace cannot see.
+// Grouping rule (the source level: what the source asks for). A warp
+// instruction is the set of lane accesses of one (block, warp, source line,
+// kind, array) at one dynamic instance. The instance is counted from an
+// anchor: a site (access, barrier or shuffle) that every lane of the warp with
+// any event runs the same number of times (a uniform site: a barrier, a load
+// outside any lane-dependent branch). Each lane access is placed after its
+// thread's latest uniform event (the anchor's site and how many times the
+// thread had run it) and by how many accesses of its own site the thread made
+// since then; lanes with the same place form one instruction. Where the site
+// is itself uniform it is its own anchor, and the place is simply its k-th
+// execution (what this rule counted before anchors).
+// Why anchors: the k-th access of a line is not the same instruction for every
+// lane when lanes skip some instances. conv2d.naive skips the taps outside the
+// image (`if (x >= 0 && ..) sum += weight * in[..]`): a lane at column 0 made
+// its first load at tap (-2, 0) while its neighbours were at (-2, -2); paired
+// by k they gave 714 sectors, Nsight Compute 739 on an H200 (ncu_compare,
+// session 9). Anchored at the mask read every lane makes at every tap, the
+// lanes pair by tap: 739. scan.blelloch's down-sweep adds threads level by
+// level (`if (tid < d)`): by k, lanes of different levels met in one
+// "instruction" (4 bank conflicts ncu did not see); anchored at the level's
+// barrier, none.
+// Limits: lanes are assumed to reconverge before each access (what the
+// compiler arranges for these kernels; independent thread scheduling does not
+// promise it), and a uniform site to be run by the lanes at the same point
+// (a site that lanes run equally often but in different iterations of a loop
+// would pair them wrongly). What the compiler makes of the accesses (wider
+// instructions, predicated issues, merged stores) is the compiled level:
+// analysis/compiled_access.hpp.
 //
 // Addresses. Shared: the array's `shared_offset` in the block's shared memory
 // plus element * element size (a wider access starts at its element). Global:
@@ -114,6 +124,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/trace.hpp"
@@ -173,6 +184,10 @@ SectorService serve_global(std::span<const LaneAccess> lanes,
 // How a constant-memory warp access is served: one address at a time.
 int distinct_addresses(std::span<const LaneAccess> lanes);
 
+// Which grouping a WarpAccesses holds: what the source asks for (one access
+// per element and thread) or what the GPU executes (compiled_access.hpp).
+enum class AccessLevel : uint8_t { Source, Compiled };
+
 // One warp-level instruction.
 struct WarpAccess {
   uint32_t block = 0;
@@ -190,12 +205,21 @@ struct WarpAccess {
   SectorService sector;        // global accesses
   bool constant = false;       // a read of a constant-memory array (kind GlobalLoad)
   int constant_addresses = 0;  // its distinct addresses: the serialised constant-cache reads
+  uint32_t phase = 0;          // block barriers its lanes had passed
+  // The compiled level only (compiled_access.hpp):
+  std::string_view opcode;  // the instruction it runs as, "LDS.128"; empty: not in the table
+  uint8_t merged = 1;  // source accesses per lane it serves (4: four scalar loads, one LDS.128)
+  uint16_t merged_line = 0;  // another source line whose lanes it serves (an if/else's two stores)
+  bool idle = false;         // issued with every lane predicated off: no lane, no wavefront
 };
 
 // Totals of one kind of access (or of one source line's).
 struct AccessTotals {
-  uint64_t requests = 0;  // warp instructions
-  uint64_t lanes = 0;     // thread accesses
+  uint64_t requests = 0;  // warp instructions with an active lane (ncu: l1tex requests)
+  uint64_t idle = 0;      // issued with every lane predicated off (compiled level)
+  uint64_t lanes = 0;     // thread accesses (of the compiled level: lanes, however wide)
+  // What smsp__inst_executed counts: every issue, idle ones too.
+  uint64_t instructions() const { return requests + idle; }
   // Shared.
   uint64_t wavefronts = 0, ideal_wavefronts = 0;
   uint64_t conflicted = 0;  // requests with at least one extra wavefront
@@ -223,7 +247,10 @@ struct SiteTotals {
 };
 
 struct WarpAccesses {
-  std::vector<WarpAccess> accesses;  // in the order of their first event in the trace
+  AccessLevel level = AccessLevel::Source;
+  // In the order of their first event in the trace; the compiled level's idle
+  // issues (no event) after them.
+  std::vector<WarpAccess> accesses;
   // Indices into trace.events, each access's in lane order (of a 16-byte
   // access, the event of its first element).
   std::vector<uint32_t> lane_events;
@@ -239,6 +266,7 @@ struct WarpAccesses {
   const AccessTotals& totals(EventKind k) const { return per_kind[size_t(k)]; }
 };
 
+// The source level (the grouping rule above).
 WarpAccesses warp_accesses(const Trace& t);
 
 // The lanes of one warp access with their addresses (for the lane x bank view).

@@ -37,6 +37,16 @@ int list(bool json) {
       nlohmann::json params = nlohmann::json::object();
       for (const NamedParam& q : used_params(v.uses, v.defaults))
         params[q.name] = q.value;
+      // One larger size, for measurements beside the defaults (engine/catalogue.hpp).
+      std::string larger_from;
+      const Params larger = larger_size(v, &larger_from);
+      nlohmann::json larger_params = nlohmann::json::object();
+      std::string larger_args;
+      for (const NamedParam& q : used_params(v.uses, larger)) {
+        larger_params[q.name] = q.value;
+        larger_args += (larger_args.empty() ? "--" : " --") + std::string(q.name) + " " +
+                       std::to_string(q.value);
+      }
       out.push_back({{"id", v.id},
                      {"title", v.title},
                      {"summary", v.summary},
@@ -44,6 +54,9 @@ int list(bool json) {
                      {"source", v.source_file},
                      {"function", v.function},
                      {"defaults", params},
+                     {"larger", larger_params},
+                     {"larger_args", larger_args},
+                     {"larger_from", larger_from},
                      {"barriers", bars}});
     }
     std::cout << out.dump(2) << "\n";

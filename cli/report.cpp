@@ -100,8 +100,8 @@ const char* plural(uint64_t n, const char* one, const char* many) {
 // How the memory system served the warps' accesses, in plain words, with the
 // source lines that cost extra wavefronts or sectors.
 void print_warp_accesses(std::ostream& out, const Trace& t, const WarpAccesses& w) {
-  out << "memory, per warp access" << (w.partial ? " (partial: the trace is truncated)" : "")
-      << ":\n";
+  out << "memory, per warp access, as the source asks for it"
+      << (w.partial ? " (partial: the trace is truncated)" : "") << ":\n";
   const auto site_name = [&](const SiteTotals& s) {
     return "line " + std::to_string(s.line) + " " + access_text(t, s.line, s.array);
   };
@@ -299,7 +299,11 @@ void print_summary(std::ostream& out, const Trace& t, const Counters& c,
       out << " (closed form: " << fixed(x->global_loads_per_output) << ")";
     out << "\n";
   }
-  if (!t.events.empty()) print_warp_accesses(out, t, warp_accesses(t));
+  if (!t.events.empty()) {
+    const AccessLevels levels = access_levels(t);
+    print_warp_accesses(out, t, levels.source);
+    print_compiled_level(out, t, levels);
+  }
   if (const AtomicContention ac = atomic_contention(t); !ac.empty()) print_contention(out, t, ac);
   if (t.truncated())
     out << "TRUNCATED: the trace holds " << t.events.size() << " of " << t.events_needed()
@@ -387,13 +391,22 @@ nlohmann::json summary_json(const Trace& t, const Counters& c,
                           {"constant_loads", x->counts.constant_loads},
                           {"global_loads_per_output", x->global_loads_per_output}};
   if (!t.events.empty()) {
-    // Named as Nsight Compute names its counters (scripts/ncu_compare.sh reads them).
-    const WarpAccesses w = warp_accesses(t);
-    json ncu = json::object();
-    for (const NcuCounter& n : ncu_counters(w))
-      ncu[n.name] = n.value;
-    counts["ncu"] = ncu;
-    counts["warp_access"] = warp_accesses_json(t, w);
+    // Named as Nsight Compute names its counters (scripts/ncu_compare.sh reads
+    // them): "ncu" counts what the GPU executes (the compiled level, where the
+    // compiled-code table has the kernel; else the source level, and
+    // "ncu_level" says so), "ncu_source" what the source asks for.
+    const AccessLevels levels = access_levels(t);
+    const auto ncu = [](const WarpAccesses& w) {
+      json x = json::object();
+      for (const NcuCounter& n : ncu_counters(w))
+        x[n.name] = n.value;
+      return x;
+    };
+    counts["ncu"] = ncu(levels.compiled);
+    counts["ncu_source"] = ncu(levels.source);
+    counts["ncu_level"] = levels.code ? "compiled" : "source";
+    counts["compiled_code"] = compiled_level_json(t, levels);
+    counts["warp_access"] = warp_accesses_json(t, levels.source);
     if (const AtomicContention ac = atomic_contention(t); !ac.empty())
       counts["atomic_contention"] = contention_json(t, ac);
   }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/compiled_access.hpp"
 #include "analysis/counters.hpp"
 #include "analysis/verdict.hpp"
 #include "engine/reference.hpp"
@@ -39,5 +40,11 @@ void print_summary(std::ostream& out, const Trace& t, const Counters& c,
                    const std::optional<Verdict>& verdict);
 nlohmann::json summary_json(const Trace& t, const Counters& c,
                             const std::optional<Verdict>& verdict);
+
+// The compiled level (cli/report_compiled.cpp): where it comes from, in
+// words; its lines in the text summary; its table for the JSON.
+std::string compiled_level_name(const AccessLevels& l);
+void print_compiled_level(std::ostream& out, const Trace& t, const AccessLevels& l);
+nlohmann::json compiled_level_json(const Trace& t, const AccessLevels& l);
 
 }  // namespace ts::cli

@@ -280,6 +280,35 @@ std::optional<std::string> validate(const LessonInfo& v, const Params& p, const 
   return std::nullopt;
 }
 
+Params larger_size(const LessonInfo& v, std::string* from) {
+  const auto work = [&](const Params& p) {
+    uint64_t w = 1;
+    for (const NamedParam& q : used_params(v.uses, p))
+      if (std::string_view(q.name) != "tile" && std::string_view(q.name) != "radius" &&
+          std::string_view(q.name) != "block")
+        w *= uint64_t(std::max(q.value, 1));
+    return w;
+  };
+  const auto say = [&](const char* text) {
+    if (from) *from = text;
+  };
+  const DeviceLimits limits;
+  if (!(v.tests.larger == Params{}) && work(v.tests.larger) > work(v.defaults) &&
+      !validate(v, v.tests.larger, limits)) {
+    say("tests.larger");
+    return v.tests.larger;
+  }
+  Params doubled = v.defaults;
+  for (int Params::*size : {&Params::m, &Params::k, &Params::n, &Params::length})
+    doubled.*size *= 2;
+  if (work(doubled) > work(v.defaults) && !validate(v, doubled, limits)) {
+    say("the defaults, sizes doubled");
+    return doubled;
+  }
+  say("the defaults");
+  return v.defaults;
+}
+
 std::optional<std::string> validate_barrier_id(const LessonInfo& v, int id) {
   const int count = int(v.barriers.size());
   if (id >= 1 && id <= count) return std::nullopt;

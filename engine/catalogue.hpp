@@ -71,6 +71,14 @@ inline uint32_t all_barriers(const LessonInfo& v) {
   return BarrierSet::first(int(v.barriers.size())).mask();
 }
 
+// One size larger than the defaults, for measurements that should not rest
+// on the defaults alone (scripts/ncu_compare.sh LARGER=1): the lesson's
+// tests.larger where it names more work than the defaults (the product of
+// m, k, n and length), else the defaults with each of those doubled where the
+// lesson's limits (validate) accept it, else the defaults. `from` says which:
+// "tests.larger", "the defaults, sizes doubled" or "the defaults".
+Params larger_size(const LessonInfo& v, std::string* from = nullptr);
+
 LaunchGeometry geometry(const LessonInfo& v, const Params& p);
 // Warps in one block: threads per block / 32, rounded up.
 int warps_per_block(const LessonInfo& v, const Params& p);

@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Our memory counters (analysis/warp_access.hpp, from a simulator trace)
+# Our memory counters (analysis/compiled_access.hpp: the trace's accesses
+# grouped as the compiled kernel executes them, from a simulator trace)
 # against Nsight Compute's, on the GPU machine, for every lesson at its
-# defaults.
+# defaults, and with LARGER=1 also at one larger size per lesson (tilescope-cli
+# list --json: "larger", the lesson's tests.larger or its defaults with the
+# sizes doubled; engine/catalogue.hpp larger_size).
 #
-# Per lesson:
-#   - ours:  tilescope-cli run <id> --backend sim --json    -> counters.ncu
+# Per lesson and size:
+#   - ours:  tilescope-cli run <id> [size] --backend sim --json -> counters.ncu
+#            (the compiled level; counters.ncu_source is what the source asks
+#            for, counters.ncu_level says which one counters.ncu is)
 #   - ncu:   ncu --metrics <the same names> on ONE untraced launch:
 #              tilescope-cli run <id> --backend cuda --untraced
 #            (untraced: the trace recorder's own stores to its event buffer
@@ -17,19 +22,17 @@
 #          exactly (the rules are the hardware's); global requests and
 #          sectors should too (arrays start on cudaMalloc's 256-byte
 #          boundary, so the sectors a warp touches are fixed by its
-#          offsets). Usual causes of a DIFF, to check in the SASS
-#          (cuobjdump -sass): the compiler merged neighbouring accesses into
-#          one wider instruction (LDS.64/128: fewer smsp__inst_executed_op_*
-#          and wavefronts), issued an instruction with every lane predicated
-#          off (counted by the inst_executed metrics, no lane in our trace), or
-#          laid the two static __shared__ tiles out differently (shifts banks
-#          only; a uniform shift changes no conflict count).
-# The exit status is 1 when any shared-memory metric differs, 2 when the
-# tools could not run.
+#          offsets). The compiled level already follows the compiler's
+#          merged loads (LDS.128), predicated-off issues and if/else stores
+#          (analysis/compiled_access.hpp); a DIFF now means a rule is missing:
+#          look at the SASS (cuobjdump -sass, or ncu --page source) of the
+#          lesson, and at counters.compiled_code.sites in ours.json.
+# The exit status is 1 when any metric differs, 2 when the tools could not run.
 #
-# Usage (about a minute on an H100; ncu needs access to the GPU's counters:
-# root, or NVreg_RestrictProfilingToAdminUsers=0):
+# Usage (about a minute on an H100, two with LARGER=1; ncu needs access to the
+# GPU's counters: root, or NVreg_RestrictProfilingToAdminUsers=0):
 #   scripts/ncu_compare.sh [build-dir]        # default build/headless (the headless preset)
+#   LARGER=1 scripts/ncu_compare.sh           # the defaults, then one larger size per lesson
 #   NCU=/path/to/ncu scripts/ncu_compare.sh
 #   LESSONS="transpose.shared transpose.shared_padded" scripts/ncu_compare.sh
 #   KEEP_LOGS=1 scripts/ncu_compare.sh        # keep ncu's CSV and logs in $OUT or /tmp
@@ -150,17 +153,17 @@ short = {
 }
 if kernels != 1:
     print(f"{lesson:26} ncu profiled {kernels} kernels (want 1: check the filter and {ncu_path})")
-shared_diff = False
+differs = False
 for m in metrics:
     a, b = ours.get(m), theirs.get(m)
     if a is None or b is None:
         verdict = "missing (" + ("ours" if a is None else "ncu") + ")"
-        shared_diff |= "shared" in m and "inst_executed" not in m
+        differs = True
     elif a == b:
         verdict = "exact"
     else:
         verdict = f"DIFF ({b - a:+,.0f})"
-        shared_diff |= "shared" in m and "inst_executed" not in m
+        differs = True
     fa = "-" if a is None else f"{a:,.0f}"
     fb = "-" if b is None else f"{b:,.0f}"
     print(f"{lesson:26} {short.get(m, m):26} {fa:>12} {fb:>12}  {verdict}")
@@ -171,43 +174,68 @@ for op in ("ld", "st"):
     if ours.get(req) and theirs.get(req):
         print(f"{lesson:26} {'global ' + op + ' sectors/request':26} "
               f"{ours[sec] / ours[req]:>12.2f} {theirs.get(sec, 0) / theirs[req]:>12.2f}")
-sys.exit(1 if shared_diff else 0)
+sys.exit(1 if differs else 0)
 PY
+
+# The sizes to compare: the defaults (no arguments), and with LARGER=1 each
+# lesson's larger size (its arguments, from tilescope-cli list --json).
+"$CLI" list --json >"$LOGDIR/lessons.json" || {
+  echo "tilescope-cli list --json failed" >&2
+  exit 2
+}
+larger_args() {
+  python3 -c 'import json, sys
+for v in json.load(open(sys.argv[1])):
+    if v["id"] == sys.argv[2]: print(v["larger_args"])' "$LOGDIR/lessons.json" "$1"
+}
 
 printf '%-26s %-26s %12s %12s  %s\n' "lesson" "counter" "ours (sim)" "ncu (GPU)" "verdict"
 status=0
-for id in $LESSONS; do
-  safe="${id//./_}"
-  if ! "$CLI" run "$id" --backend sim --json >"$LOGDIR/$safe.ours.json" 2>"$LOGDIR/$safe.ours.log"; then
-    echo "$id: the simulator run failed: $(tail -1 "$LOGDIR/$safe.ours.log")"
+compare_one() {  # lesson id, tag ("" or "larger"), size arguments
+  local id="$1" tag="$2" args="$3"
+  local safe="${id//./_}${tag:+_$tag}" label="$id${tag:+ ($args)}"
+  # shellcheck disable=SC2086  # the size arguments are words
+  if ! "$CLI" run "$id" $args --backend sim --json >"$LOGDIR/$safe.ours.json" \
+    2>"$LOGDIR/$safe.ours.log"; then
+    echo "$label: the simulator run failed: $(tail -1 "$LOGDIR/$safe.ours.log")"
     status=2
-    continue
+    return
   fi
   # The fixed list plus whatever else the lesson's counters.ncu names (atomics, ...).
+  local lesson_metrics
   lesson_metrics="$(python3 -c 'import json, sys
 fixed = sys.argv[2].split(",")
 ours = json.load(open(sys.argv[1])).get("counters", {}).get("ncu", {})
 print(",".join(fixed + [m for m in ours if m not in fixed]))' "$LOGDIR/$safe.ours.json" "$METRIC_LIST")"
   rm -f "$LOGDIR/$safe.ncu.csv"
+  # shellcheck disable=SC2086
   if ! "$NCU" --csv --page raw --print-units base --metrics "$lesson_metrics" \
     --kernel-name-base demangled \
     --kernel-name "$KERNEL_FILTER" --launch-count 1 --log-file "$LOGDIR/$safe.ncu.csv" \
-    "$CLI" run "$id" --backend cuda --untraced >"$LOGDIR/$safe.run.log" 2>&1; then
-    echo "$id: ncu failed (see $LOGDIR/$safe.ncu.csv and $safe.run.log):"
+    "$CLI" run "$id" $args --backend cuda --untraced >"$LOGDIR/$safe.run.log" 2>&1; then
+    echo "$label: ncu failed (see $LOGDIR/$safe.ncu.csv and $safe.run.log):"
     tail -5 "$LOGDIR/$safe.ncu.csv" "$LOGDIR/$safe.run.log" 2>/dev/null
     status=2
-    continue
+    return
   fi
   if ! grep -q "GPU" "$LOGDIR/$safe.run.log"; then
-    echo "$id: the untraced run did not use the GPU: $(head -1 "$LOGDIR/$safe.run.log")"
+    echo "$label: the untraced run did not use the GPU: $(head -1 "$LOGDIR/$safe.run.log")"
     status=2
-    continue
+    return
   fi
-  python3 "$LOGDIR/compare.py" "$id" "$LOGDIR/$safe.ours.json" "$LOGDIR/$safe.ncu.csv" \
+  python3 "$LOGDIR/compare.py" "$label" "$LOGDIR/$safe.ours.json" "$LOGDIR/$safe.ncu.csv" \
     "$lesson_metrics"
-  rc=$?
+  local rc=$?
   [[ $rc -ne 0 && $status -eq 0 ]] && status=1
+}
+for id in $LESSONS; do
+  compare_one "$id" "" ""
 done
+if [[ -n "${LARGER:-}" ]]; then
+  for id in $LESSONS; do
+    compare_one "$id" "larger" "$(larger_args "$id")"
+  done
+fi
 [[ -n "${KEEP_LOGS:-}" ]] || rm -f "$LOGDIR"/*.ncu.csv "$LOGDIR"/*.log "$LOGDIR"/*.json
-echo "(exit $status: 0 every shared counter agrees, 1 some differ, 2 a tool failed)"
+echo "(exit $status: 0 every counter agrees, 1 some differ, 2 a tool failed)"
 exit $status

@@ -89,7 +89,10 @@ void group_shuffles(const Trace& t, WarpIndex& w) {
 
 std::shared_ptr<const WarpIndex> build_warp_index(const Trace& t) {
   auto w = std::make_shared<WarpIndex>();
-  w->accesses = warp_accesses(t);
+  AccessLevels levels = access_levels(t);
+  w->accesses = std::move(levels.source);
+  w->compiled = std::move(levels.compiled);
+  w->code = levels.code;
   w->access_of.assign(t.events.size(), -1);
   for (size_t i = 0; i < w->accesses.accesses.size(); ++i)
     for (uint32_t e : w->accesses.lanes_of(w->accesses.accesses[i]))

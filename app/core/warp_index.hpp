@@ -13,14 +13,20 @@
 #include <vector>
 
 #include "analysis/atomic_contention.hpp"
+#include "analysis/compiled_access.hpp"
 #include "analysis/replay.hpp"
 #include "analysis/warp_access.hpp"
 
 namespace ts::app {
 
 struct WarpIndex {
-  WarpAccesses accesses;
+  WarpAccesses accesses;           // the source level: what the lesson's source asks for
   std::vector<int32_t> access_of;  // trace event -> its warp access, -1: none
+  // The compiled level (analysis/compiled_access.hpp): the same accesses as
+  // the GPU executes them, Nsight Compute's counts; `code` null where the
+  // compiled-code table has no entry (then it equals the source level).
+  WarpAccesses compiled;
+  const CompiledKernel* code = nullptr;
 
   // Per array slot (index = slot), per element; a shared array's element e of
   // block b at b * count + e. Empty where the run is too big to keep them.

@@ -6,8 +6,12 @@
 // sector. A shared atomic: the same, and the lanes on one word as the queue
 // the atomic unit serves one after another. A warp shuffle: the lanes twice,
 // a line from each to the lane it got its value from (app/views/shuffle_diagram.hpp).
-// The caption and the busiest bank also go to s.plot_marks (plot
-// "banks"), so that the scripted mode's map tells the tests what was drawn.
+// Under the caption (what the source asks for), what the GPU executes for it
+// (the compiled level: "this line's 4 loads per lane run as one LDS.128"),
+// and under the diagram the run's counts at both levels.
+// The caption, the GPU's note, the totals and the busiest bank also go to
+// s.plot_marks (plot "banks"), so that the scripted mode's map tells the
+// tests what was drawn.
 #include <imgui.h>
 
 #include <algorithm>
@@ -20,6 +24,7 @@
 #include "app/core/palette.hpp"
 #include "app/core/view.hpp"
 #include "app/grid/grid_memory_overlay.hpp"
+#include "app/views/compiled_note.hpp"
 #include "app/views/shuffle_diagram.hpp"
 
 namespace ts::app {
@@ -85,14 +90,16 @@ class BanksView final : public View {
     s.plot_marks.push_back(
         {"banks", "caption", what, caption_at.x, caption_at.y, caption_w, caption_h, 0});
     if (!compact_)
-      ImGui::TextDisabled("%s by warp %d of block %u, %s%s", to_string(a->kind), int(a->warp),
-                          a->block, plural(a->lane_count, "lane", "lanes").c_str(),
+      ImGui::TextDisabled("source: %s by warp %d of block %u, %s%s", to_string(a->kind),
+                          int(a->warp), a->block, plural(a->lane_count, "lane", "lanes").c_str(),
                           position_note_.c_str());
+    gpu_note(s, *a);
     ImGui::PopTextWrapPos();
     if (shared_access(a->kind))
       draw_banks(s, *a, lanes);
     else
       draw_sectors(s, lanes);
+    if (!compact_) totals(s);
   }
 
  private:
@@ -135,6 +142,44 @@ class BanksView final : public View {
                           position_note_.c_str());
     ImGui::PopTextWrapPos();
     draw_shuffle(s, sh, compact_);
+  }
+
+  // What the GPU runs for the access (the compiled level), in its own colour:
+  // the caption above is the source's teaching point, this the instruction.
+  void gpu_note(AppState& s, const WarpAccess& a) {
+    const std::string note = compiled_note(*index_, s.trace(), a);
+    if (note.empty()) return;
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    const float w = ImGui::GetContentRegionAvail().x;
+    // Bluish green reads on the dark theme, blue on the light one.
+    const Rgb c = s.present.theme == Theme::Dark ? okabe_ito::kGreen : okabe_ito::kBlue;
+    ImGui::PushStyleColor(ImGuiCol_Text, c.abgr());
+    if (compact_)
+      ImGui::TextUnformatted(note.substr(0, note.find(';')).c_str());
+    else
+      text_wrapped_at_spaces(note);
+    ImGui::PopStyleColor();
+    s.plot_marks.push_back(
+        {"banks", "compiled", note, at.x, at.y, w, ImGui::GetCursorScreenPos().y - at.y, c.abgr()});
+  }
+
+  // The run's counts at both levels, under the diagram.
+  void totals(AppState& s) {
+    const std::vector<std::string> lines = level_totals(*index_);
+    if (lines.empty()) return;
+    ImGui::Spacing();
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled(
+        "This run. Source: what the lesson's code asks for. GPU: what the "
+        "compiled kernel executes (%s).",
+        index_->code ? "Nsight Compute's counts" : "no compiled-code entry");
+    for (const std::string& l : lines) {
+      const ImVec2 at = ImGui::GetCursorScreenPos();
+      text_wrapped_at_spaces(l);
+      s.plot_marks.push_back({"banks", "totals", l, at.x, at.y, ImGui::GetContentRegionAvail().x,
+                              ImGui::GetCursorScreenPos().y - at.y, 0});
+    }
+    ImGui::PopTextWrapPos();
   }
 
   // The caption in the heading font while it fits in two lines, reported in the plot marks.
