@@ -8,8 +8,8 @@
 // Three rules turn source accesses into compiled ones. Each was read off
 // Nsight Compute's source page (per SASS instruction: instructions executed,
 // predicated-on threads, wavefronts, sectors) on an NVIDIA H200, CUDA 13.0,
-// the lessons at their defaults (docs/measurements/ncu_sass_h200.md, the
-// numbers that tests/test_compiled_access.cpp replays).
+// the lessons at their defaults (docs/measurements/ncu_h200.json: the
+// numbers that tests/test_compiled_access.cpp replays, line by line).
 //
 // Merge rule (wider instructions). Where the compiled code has a W-byte
 // instruction of the access's kind on its line (LDS.64, LDS.128, ...), and

@@ -32,6 +32,11 @@ shot grid_focus 1600x900 --position phase:1 --select-block 3 --focus-grid
 # position 12064): 32-way conflict unpadded, none padded.
 shot banks_transpose 1600x900 --lesson transpose.shared --position 12064 --tab Banks
 shot banks_transpose_padded 1600x900 --lesson transpose.shared_padded --position 12064 --tab Banks
+# The Banks view at the tiled multiply's first read of a row of tileA
+# (lockstep access 47): what the source asks for (4 loads a lane) and what the
+# GPU executes (one LDS.128), and the run's counts at both levels.
+shot banks_compiled_lds128 1920x1080 --lesson matmul.tiled_square --order lockstep \
+  --position access:47 --tab Banks
 # The grid's memory colours (M) on one 32 x 32 tile (lockstep order). The
 # coalescing picture at each transpose's first warp store to out (access:33
 # naive, access:97 tiled): 32 sectors against 4.

@@ -93,12 +93,18 @@ class BanksView final : public View {
       ImGui::TextDisabled("source: %s by warp %d of block %u, %s%s", to_string(a->kind),
                           int(a->warp), a->block, plural(a->lane_count, "lane", "lanes").c_str(),
                           position_note_.c_str());
-    gpu_note(s, *a);
+    // A short pane keeps the diagram right under the caption: the note follows it.
+    if (!compact_) gpu_note(s, *a);
     ImGui::PopTextWrapPos();
     if (shared_access(a->kind))
       draw_banks(s, *a, lanes);
     else
       draw_sectors(s, lanes);
+    if (compact_) {
+      ImGui::PushTextWrapPos(0);
+      gpu_note(s, *a);
+      ImGui::PopTextWrapPos();
+    }
     if (!compact_) totals(s);
   }
 
@@ -154,10 +160,7 @@ class BanksView final : public View {
     // Bluish green reads on the dark theme, blue on the light one.
     const Rgb c = s.present.theme == Theme::Dark ? okabe_ito::kGreen : okabe_ito::kBlue;
     ImGui::PushStyleColor(ImGuiCol_Text, c.abgr());
-    if (compact_)
-      ImGui::TextUnformatted(note.substr(0, note.find(';')).c_str());
-    else
-      text_wrapped_at_spaces(note);
+    text_wrapped_at_spaces(note);
     ImGui::PopStyleColor();
     s.plot_marks.push_back(
         {"banks", "compiled", note, at.x, at.y, w, ImGui::GetCursorScreenPos().y - at.y, c.abgr()});
