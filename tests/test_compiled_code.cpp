@@ -170,6 +170,11 @@ std::set<Site> traced_sites(const LessonInfo& v, std::set<Site>* wide) {
 // in each branch of an if/else, to the same place, which the compiler made
 // one store after the branches (on the else's line). Found in the source, so
 // that a lesson added later is judged by the same rule.
+// How far below the if's store the else's may be: transpose.vectorized's
+// if-branch stores a float4's four elements on line 51 and its else-branch
+// loops over them on line 57; nvcc made the stores of both one set of STS.
+constexpr int kElseReach = 8;
+
 bool merged_with_else_store(const LessonInfo& v, const CompiledKernel& k, const Site& s) {
   if (s.cls != Class::Store) return false;
   const std::string_view text = lesson_source(v.source_file);
@@ -180,7 +185,8 @@ bool merged_with_else_store(const LessonInfo& v, const CompiledKernel& k, const 
     at = end + 1;
   }
   for (const CompiledAccess& a : k.accesses) {
-    if (a.op != SassOp::Store || a.space != s.space || a.line <= s.line || a.line > s.line + 3)
+    if (a.op != SassOp::Store || a.space != s.space || a.line <= s.line ||
+        a.line > s.line + kElseReach)
       continue;
     for (int l = s.line + 1; l <= a.line && l <= int(lines.size()); ++l)
       if (lines[size_t(l - 1)].find("else") != std::string_view::npos) return true;
