@@ -45,10 +45,9 @@ TS_DEVICE void transpose_vectorized(Rec& rec, const KernelArgs& args) {
     for (int p = 0; p < kPasses; ++p) {
       const int r = ty + p * kBlockRows, row = blockIdx.y * kTile + r;
       if (row >= rows || col >= cols) continue;
-      // Four 4-byte stores (a padded row is not 16-byte aligned), written as one
-      // statement so that every STS nvcc makes of them carries this line.
 #pragma unroll
-      for (int e = 0; e < 4; ++e) tile[r][4 * tx + e] = (&v[p].x)[e];
+      for (int e = 0; e < 4; ++e)            // 4-byte stores (a padded row is not 16-byte aligned),
+        tile[r][4 * tx + e] = (&v[p].x)[e];  // one statement: every STS carries its line
     }
   } else {  // the rows are not aligned: four 4-byte loads instead
     for (int p = 0; p < kPasses; ++p)

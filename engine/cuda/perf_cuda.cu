@@ -378,8 +378,7 @@ struct Sweep {
       // NaN everywhere first, so that a cell the kernel never writes is wrong.
       // Outputs the kernel adds to with atomics (a histogram's bins, a
       // single-pass reduction's sum) start at zero, as before any real launch.
-      const bool adds_into =
-          out_type != ElemType::F32 || expected_counts(v, p).global_atomics > 0;
+      const bool adds_into = out_type != ElemType::F32 || expected_counts(v, p).global_atomics > 0;
       cudaMemset(out_dev, adds_into ? 0 : 0xFF, out_count * sizeof(float));
       e = h.launch<Body>(g, args);
       if (e == cudaSuccess) e = cudaDeviceSynchronize();
