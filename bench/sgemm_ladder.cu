@@ -23,19 +23,11 @@
 #include <string>
 #include <vector>
 
+#include "bench/event_timer.cuh"
 #include "engine/catalogue.hpp"
 #include "engine/cuda/launch.cuh"
 #include "engine/cuda/recorders.cuh"
 #include "lessons/all_lessons.hpp"  // the registry entries (ids) of the lessons timed here
-
-#define CHECK(call)                                                                               \
-  do {                                                                                            \
-    cudaError_t e_ = (call);                                                                      \
-    if (e_ != cudaSuccess) {                                                                      \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                               \
-    }                                                                                             \
-  } while (0)
 
 namespace {
 
@@ -54,42 +46,6 @@ std::vector<int> parse_list(const char* s) {
   }
   return v;
 }
-
-// Median of `reps` launches, each after a write of twice the L2.
-struct Timer {
-  cudaEvent_t a, b;
-  void* flush = nullptr;
-  size_t flush_bytes = 0;
-  Timer() {
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
-    int l2 = 0;
-    CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-    flush_bytes = size_t(l2) * 2;
-    if (flush_bytes) CHECK(cudaMalloc(&flush, flush_bytes));
-  }
-  template <class F>
-  double median_ms(F&& launch, int warmup, int reps) {
-    for (int i = 0; i < warmup; ++i)
-      launch();
-    CHECK(cudaDeviceSynchronize());
-    std::vector<float> ms;
-    for (int i = 0; i < reps; ++i) {
-      if (flush) CHECK(cudaMemsetAsync(flush, i & 0xff, flush_bytes));
-      CHECK(cudaEventRecord(a));
-      launch();
-      CHECK(cudaEventRecord(b));
-      CHECK(cudaEventSynchronize(b));
-      CHECK(cudaGetLastError());
-      float x;
-      CHECK(cudaEventElapsedTime(&x, a, b));
-      ms.push_back(x);
-    }
-    std::sort(ms.begin(), ms.end());
-    const size_t k = ms.size();
-    return k % 2 ? ms[k / 2] : 0.5 * (ms[k / 2 - 1] + ms[k / 2]);
-  }
-};
 
 // One lesson at its tuned configuration: the last tile choice.
 struct Step {
@@ -166,7 +122,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   cublasSetMathMode(h, CUBLAS_DEFAULT_MATH);
-  Timer timer;
+  EventTimer timer;
   bool all_ok = true;
   std::printf("%-22s %6s %10s %9s %10s  %s\n", "kernel", "n", "ms", "TFLOP/s", "% cuBLAS", "check");
 
@@ -200,7 +156,7 @@ int main(int argc, char** argv) {
     CHECK(cudaDeviceSynchronize());
     CHECK(cudaMemcpy(ref.data(), R, elems * 4, cudaMemcpyDeviceToHost));
     const double flops = 2.0 * n * double(n) * n;
-    const double cublas_ms = timer.median_ms(gemm, o.warmup, o.reps);
+    const double cublas_ms = timer.time(gemm, o.warmup, o.reps).median;
     auto row = [&](const char* name, double ms, const char* check) {
       std::printf("%-22s %6d %10.4f %9.2f %9.1f%%  %s\n", name, n, ms, flops / (ms * 1e-3) / 1e12,
                   100.0 * cublas_ms / ms, check);
@@ -227,7 +183,7 @@ int main(int argc, char** argv) {
       size_t wrong = 0;
       for (size_t i = 0; i < elems; ++i)
         wrong += !(got[i] == ref[i]);  // integer sums: exact
-      const double ms = timer.median_ms([&] { CHECK(s.launch(g, args)); }, o.warmup, o.reps);
+      const double ms = timer.time([&] { CHECK(s.launch(g, args)); }, o.warmup, o.reps).median;
       char check[64];
       if (wrong)
         std::snprintf(check, sizeof check, "WRONG (%zu cells differ)", wrong);
