@@ -59,9 +59,25 @@ struct SiteCode {
   uint32_t target = kNone;                      // the if/else rule: the site it runs with
   int source_bytes = 0;                         // the widest of its events
   int merge_bytes = 0;                          // the merge rule's width, 0: not merged
-  bool predicated() const {
-    return !on_line.empty() && std::all_of(on_line.begin(), on_line.end(),
-                                           [](const CompiledAccess* c) { return c->predicated; });
+  // Whether any of its line's instructions is predicated (the predicated rule).
+  bool any_predicated() const {
+    return std::any_of(on_line.begin(), on_line.end(),
+                       [](const CompiledAccess* c) { return c->predicated; });
+  }
+  // Its line's instructions that a warp passes in barrier phase `phase`, and
+  // how many of them are predicated: those after as many block barriers in
+  // program order; past the last such count, the last (a later turn of a loop).
+  std::pair<uint32_t, uint32_t> in_phase(uint32_t phase) const {
+    int chosen = -1;
+    for (const CompiledAccess* c : on_line)
+      if (c->barriers <= phase) chosen = std::max<int>(chosen, c->barriers);
+    if (chosen < 0)
+      for (const CompiledAccess* c : on_line)
+        chosen = chosen < 0 ? c->barriers : std::min<int>(chosen, c->barriers);
+    uint32_t all = 0, predicated = 0;
+    for (const CompiledAccess* c : on_line)
+      if (c->barriers == chosen) ++all, predicated += c->predicated;
+    return {all, predicated};
   }
   // The opcode of its line's instruction of `bytes`, else the line's first;
   // where its line has none (nvcc's line info put it elsewhere), the kernel's
@@ -285,14 +301,14 @@ WarpAccesses compiled_level(const Trace& t, const grouping::Placer& placer,
   });
   WarpAccesses w = b.finish();
 
-  // The predicated rule: per block and phase, every running warp issues as
-  // many instructions of a predicated site as the busiest warp ran.
+  // The predicated rule: per block and phase, every running warp issues each
+  // predicated instruction of a site's line once per pass over the line's code.
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::map<uint16_t, uint32_t>> ran;
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, const WarpAccess*> example;
   for (const WarpAccess& a : w.accesses) {
     const uint32_t site = site_code(a.line, a.kind, a.array);
     const auto it = sites.find(site);
-    if (it == sites.end() || !it->second.predicated()) continue;
+    if (it == sites.end() || !it->second.any_predicated()) continue;
     ++ran[{site, a.block, a.phase}][a.warp];
     example.try_emplace({site, a.block, a.phase}, &a);
   }
@@ -303,6 +319,8 @@ WarpAccesses compiled_level(const Trace& t, const grouping::Placer& placer,
     for (const auto& [warp, n] : per_warp)
       most = std::max(most, n);
     const auto [site, block, phase] = key;
+    const auto [copies, predicated] = sites.at(site).in_phase(phase);
+    const uint32_t issues = predicated * ((most + copies - 1) / copies);
     for (const auto& [wblock, warp] : warps) {
       if (wblock != block || placer.last_phase(block, warp) < int64_t(phase)) continue;
       const auto mine = per_warp.find(warp);
@@ -310,7 +328,7 @@ WarpAccesses compiled_level(const Trace& t, const grouping::Placer& placer,
       WarpAccess a = *example[key];
       a.warp = warp;
       a.merged_line = 0;
-      for (uint32_t i = have; i < most; ++i)
+      for (uint32_t i = have; i < issues; ++i)
         idle.push_back(a);
     }
   }

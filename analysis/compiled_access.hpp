@@ -40,13 +40,18 @@
 //
 // Predicated rule (issues with every lane off). A guard the compiler turns
 // into a predicate (@!P2 LDS) rather than a branch is issued by every warp
-// that reaches it, whatever its lanes' predicates. Where every compiled
-// instruction of the site's line is predicated: in each block and barrier
-// phase, n = the most instructions of the site any warp ran in that phase;
-// every warp of the block still running in that phase (an event in it or
-// later) issues n, those it ran with active lanes plus idle ones. An idle
-// issue counts as an instruction (smsp__inst_executed) and nothing else: no
-// wavefront, no l1tex request, no sector. Evidence:
+// that reaches it, whatever its lanes' predicates. Where the site's line has
+// P predicated instructions among its C in a barrier phase (those after as
+// many block barriers in program order as the phase; past the last such
+// count, the last: a later turn of a loop): in each block and barrier phase,
+// the warps pass over the line's code ceil(m / C) times, m = the most instructions
+// of the site any warp ran in that phase (one pass for an unrolled loop, one
+// per turn for a loop kept as a loop, C = 1); every warp of the block still
+// running in that phase (an event in it or later) issues at least
+// P x passes, those it ran with active lanes plus idle ones; an unpredicated
+// instruction (behind a branch) only with an active lane. An idle issue counts
+// as an instruction (smsp__inst_executed) and nothing else: no wavefront, no
+// l1tex request, no sector. Evidence:
 //  - reduction.sequential (length 512, block 128): `if (tid < s) sdata[tid] +=
 //    sdata[tid + s]` compiles to @!P2 LDS, @!P2 LDS, @!P2 STS, each executed
 //    112 times = 16 warps x 7 steps, 508 predicated-on threads (4 x 127), 32
@@ -56,6 +61,18 @@
 //  - stencil.shared (length 150, radius 3, block 64): the halo stores under
 //    `if (tx < radius)`: @!P0 STS executed 6 times (every warp), 3 wavefronts;
 //    their @!P0 LDG: 6 executed, 3 l1tex requests;
+//  - transpose.four_per_thread (40 x 48: blocks of 32 x 8 threads, 8 warps,
+//    2 x 2 blocks, the second row and column of blocks partial): the four
+//    turns of `for (j ..) if (row < rows && col < cols) tile[ty + j][tx] = ..`
+//    are @!P4/@!P2/@!P3/@!P0 STS, no branch: 32 warps x 4 = 128 instructions,
+//    though in the last row of blocks only the j = 0 turn has a lane on (the
+//    busiest warp there ran 1: 80 by "as often as the busiest warp"); its
+//    write loop is three predicated LDS, `@P1 EXIT`, then an unpredicated LDS:
+//    32 x 3 + the 16 warps of the first column of blocks = 112. The same in
+//    transpose.vectorized's aligned path: 8 predicated STS, 16 warps, 128;
+//  - matmul.tiled_square (n 12, tile 8): nvcc unrolled the two tile turns, so
+//    line 38 has two @!P LDG, one after no barrier and one after two: each runs
+//    in its own phase, 8 executions each (8 warps), not 16;
 //  - a guard compiled as a branch (`if (tid < 32) warp_reduce(..)`: @P1 BRA)
 //    is skipped by warps with no active lane: the table shows those accesses
 //    unpredicated and the rule adds nothing (reduction.warp_volatile: 42

@@ -69,7 +69,37 @@
 //    reconverges them where the GPU does: engine/sim/fiber_block.hpp), so
 //    warnings belong to the program: the extracts' warnings are this model's
 //    records but for 14 of conv2d's 290 and 8 of scan.blelloch's 328 (see
-//    Limits), and no warning of ours is missing from racecheck's.
+//    Limits), and no warning of ours is missing from racecheck's on a cell
+//    that one warp alone touches. Where another warp's access came first it
+//    took the shadow and the pair within the warp went unreported
+//    (matmul.tiled_square with barrier 2 only: 32 of block 0's 96 within-warp
+//    RAWs, all on tileB cells that warp 1 reads too): the run's records, the
+//    same kinds.
+//  - Warp syncs. Within a warp racecheck orders two accesses when a WARPSYNC
+//    instruction ran between them -- what __syncwarp compiles to, and what
+//    nvcc puts before a __syncthreads that a diverged warp might reach -- and
+//    not when only a reconvergence (BSYNC) lies between. That WARPSYNC need
+//    not sit where the barrier is: ptxas can schedule it above the accesses
+//    before the barrier. Evidence (session 10 logs, *_skewrec.txt): the race
+//    lab's stall, a branch on the warp's bit, made every mask-conditional
+//    barrier of the untraced kernel get a WARPSYNC.ALL; matmul.tiled_square
+//    with barrier 1 only: barrier 1's WARPSYNC ran above the next tile's
+//    stores, and racecheck reported 0 of our 384 within-warp WARs at tile 4
+//    (one warp per block) and none at tile 8, where in session 2 the same
+//    case without that code had them; reduction.interleaved_strided and
+//    interleaved_divergent with barrier 2 only: barrier 2's WARPSYNC at the
+//    top of the tree loop hid all within-warp RAWs of the first step (ours
+//    124 and 256 records; the same case without that code: racecheck's 124,
+//    reduction.interleaved_strided_2.txt). Across the stall's BSYNC racecheck
+//    still warned (tiled_square with barrier 2 only: the tile store at 0x430,
+//    the load after the BSYNC at 0x550; scan.single_buffer with barrier 1
+//    only: 1,448 RAW records across it). So the untraced run racecheck
+//    examines has no stall (engine/cuda/recorders.cuh, MaskRec): in all 105
+//    kernels the same WARPSYNCs as the timed ones, none but
+//    matmul.row_col_shared's, after its last shared access. This model
+//    orders a warp at the trace's __syncwarp only; in reduction.warp_syncwarp
+//    nvcc compiled those to NOPs in a converged warp, and racecheck (session
+//    9) agreed with this model there: it sees them all the same.
 //  - Compiled order. racecheck sees the order of the SASS. In `a[i] += b[j]`
 //    the compiler picks which load comes first: nvcc (sm_90) loads a[i] first
 //    in 7 of the lessons' 8 such lines without volatile (every reduction,
@@ -77,7 +107,12 @@
 //    third thread touches the cell in that step); through a volatile pointer
 //    the program's order stands (b[j] first, reduction.warp_volatile). The
 //    recorder follows (lessons/access.hpp): scan.single_buffer's racy step is
-//    then a WAR, as on the GPU, where the program's order hid it.
+//    then a WAR, as on the GPU, where the program's order hid it. The order
+//    is the kernel's, not the line's: with the stall compiled in, nvcc loaded
+//    scan.single_buffer's temp[tid - d] first, the thread's own load then
+//    took the shadow before its store, and racecheck saw no WAR in the step
+//    (session 10: "error RAW; warning RAW" with a barrier removed, "error
+//    WAR; warning WAR" with both kept, which runs the timed kernel).
 //  - Atomics are not checked at all (histogram.shared_atomics on an H100:
 //    no report, with wrong bins); HazardOptions::atomics counts them.
 // Limits: where the compiler reorders other independent loads (conv2d.tiled's

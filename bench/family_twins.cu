@@ -14,7 +14,8 @@
 // stands for in the CSV's `ours` column (the script passes them; this harness
 // knows no lesson). Inputs are integers in [-4, 4] (every sum exact in float),
 // as the sweep's. The histogram also runs on a uniform input (every bin as
-// likely) and a skewed one (every element in one bin), rows of their own.
+// likely: the sweep's --input uniform, value for value) and a skewed one
+// (every element in one bin), rows of their own.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -83,78 +84,13 @@ __global__ void reduce_warp_shuffle(const float* in, float* out, int length) {
   }
 }
 
-__host__ __device__ inline int clamp_index(int i, int length) {
-  return i < 0 ? 0 : (i >= length ? length - 1 : i);
-}
+#include "bench/stencil_twins.cuh"
 
-// The 1D stencil through a shared array with a halo of `radius` on each side.
-constexpr int kMaxBlock = 1024, kMaxRadius = 64;
-__global__ void stencil_shared(const float* in, float* out, int length, int radius) {
-  __shared__ float cache[kMaxBlock + 2 * kMaxRadius];
-  const int block = blockDim.x, tx = threadIdx.x;
-  const int g = blockIdx.x * block + tx;
-  const int s = tx + radius;
-  cache[s] = in[clamp_index(g, length)];
-  if (tx < radius) {
-    cache[s - radius] = in[clamp_index(g - radius, length)];
-    cache[s + block] = in[clamp_index(g + block, length)];
-  }
-  __syncthreads();
-  if (g < length) {
-    float sum = 0.0f;
-    for (int j = -radius; j <= radius; ++j)
-      sum += cache[s + j];
-    out[g] = sum / float(2 * radius + 1);
-  }
-}
-
-// 2D convolution: a (T + 2R)^2 input tile with its halo in shared memory, the
-// (2R + 1)^2 mask in constant memory.
-constexpr int kMaxConvRadius = 3;
-__constant__ float mask_c[(2 * kMaxConvRadius + 1) * (2 * kMaxConvRadius + 1)];
-
-template <int T, int R>
-__global__ void conv2d_tiled(const float* in, float* out, int rows, int cols) {
-  constexpr int kSide = T + 2 * R, w = 2 * R + 1;
-  __shared__ float tile[kSide][kSide];
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const int col = blockIdx.x * T + tx, row = blockIdx.y * T + ty;
-  const int top = blockIdx.y * T - R, left = blockIdx.x * T - R;
-  const int y_top = top + ty, y_bottom = top + ty + T + R;
-  const int x_left = left + tx, x_right = left + tx + T + R;
-  const auto inside = [&](int y, int x) { return y >= 0 && y < rows && x >= 0 && x < cols; };
-  tile[ty + R][tx + R] = inside(row, col) ? in[row * cols + col] : 0.0f;
-  if (ty < R) {
-    tile[ty][tx + R] = inside(y_top, col) ? in[y_top * cols + col] : 0.0f;
-    tile[ty + T + R][tx + R] = inside(y_bottom, col) ? in[y_bottom * cols + col] : 0.0f;
-  }
-  if (tx < R) {
-    tile[ty + R][tx] = inside(row, x_left) ? in[row * cols + x_left] : 0.0f;
-    tile[ty + R][tx + T + R] = inside(row, x_right) ? in[row * cols + x_right] : 0.0f;
-  }
-  if (ty < R && tx < R) {
-    tile[ty][tx] = inside(y_top, x_left) ? in[y_top * cols + x_left] : 0.0f;
-    tile[ty][tx + T + R] = inside(y_top, x_right) ? in[y_top * cols + x_right] : 0.0f;
-    tile[ty + T + R][tx] = inside(y_bottom, x_left) ? in[y_bottom * cols + x_left] : 0.0f;
-    tile[ty + T + R][tx + T + R] = inside(y_bottom, x_right) ? in[y_bottom * cols + x_right] : 0.0f;
-  }
-  __syncthreads();
-  if (row < rows && col < cols) {
-    float sum = 0.0f;
-    for (int i = 0; i < w; ++i)
-      for (int j = 0; j < w; ++j)
-        sum += mask_c[i * w + j] * tile[ty + i][tx + j];
-    out[row * cols + col] = sum;
-  }
-}
-
-// 64 bins over [-4, 4]; values below go to bin 0, above to bin 63.
+// 64 bins over [-4, 4]; values below (and NaN) go to bin 0, above to bin 63.
 constexpr int kBins = 64;
 __host__ __device__ inline int bin_of(float x) {
   const float t = (x + 4.0f) * (float(kBins) / 8.0f);
-  if (!(t >= 1.0f)) return 0;
-  if (t >= float(kBins - 1)) return kBins - 1;
-  return int(t);
+  return int(fminf(fmaxf(t, 0.0f), float(kBins - 1)));
 }
 
 // Histogram: each block counts into its own shared bins, then adds them to
@@ -167,6 +103,40 @@ __global__ void histogram_shared(const float* in, unsigned* bins, int length) {
     local[b] = 0u;
   __syncthreads();
   if (i < length) atomicAdd(&local[bin_of(in[i])], 1u);
+  __syncthreads();
+  for (int b = tx; b < kBins; b += block)
+    atomicAdd(&bins[b], local[b]);
+}
+
+// Histogram, many elements per thread: each block counts into its own shared
+// bins, at most 1024 blocks walking the input a grid apart, two float4s in
+// flight per thread, plain increments (ATOMS.POPC.INC: the hardware combines
+// the lanes of a warp on one counter), one global atomic per bin and block.
+constexpr int kHistInFlight = 2, kHistQuadsPerThread = 2, kHistMaxBlocks = 1024;
+__global__ void histogram_grid_stride(const float* __restrict__ in, unsigned* bins, int length) {
+  __shared__ unsigned local[kBins];
+  const int tx = threadIdx.x, block = blockDim.x;
+  for (int b = tx; b < kBins; b += block)
+    local[b] = 0u;
+  __syncthreads();
+  const int quads = length / 4, stride = gridDim.x * block;
+  const int first = blockIdx.x * block + tx;
+  for (int q = first; q < quads; q += kHistInFlight * stride) {
+    float4 v[kHistInFlight];  // float4 q: elements 4q .. 4q + 3, one 16-byte load
+#pragma unroll
+    for (int u = 0; u < kHistInFlight; ++u)
+      v[u] = q + u * stride < quads ? *reinterpret_cast<const float4*>(&in[4 * (q + u * stride)])
+                                    : make_float4(0, 0, 0, 0);
+#pragma unroll
+    for (int u = 0; u < kHistInFlight; ++u) {
+      if (q + u * stride >= quads) break;
+      atomicAdd(&local[bin_of(v[u].x)], 1u);
+      atomicAdd(&local[bin_of(v[u].y)], 1u);
+      atomicAdd(&local[bin_of(v[u].z)], 1u);
+      atomicAdd(&local[bin_of(v[u].w)], 1u);
+    }
+  }
+  if (4 * quads + first < length) atomicAdd(&local[bin_of(in[4 * quads + first])], 1u);
   __syncthreads();
   for (int b = tx; b < kBins; b += block)
     atomicAdd(&bins[b], local[b]);
@@ -211,6 +181,104 @@ __global__ void scan_blelloch(const float* in, float* out, int length) {
   if (base + b < length) out[base + b] = temp[padded(b)];
 }
 
+// ---------------------------------------------------------------- the last steps: transpose,
+// reduction (issue 23: the current last step of each of these two families; their own block, so
+// that other families' twins merge beside them)
+
+// Transpose with float4 loads and stores through a padded T x T tile (T = 32:
+// transpose.vectorized; T = 64: transpose.large_tile, the last step): a block
+// of T/4 x 16 threads; each thread loads four neighbours of a row of in, T/16
+// times, and stores four neighbours of a row of out (four rows of one column
+// of the tile), T/16 times. Rows whose length is not a multiple of 4 are not
+// 16-byte aligned: there the thread moves its four elements one by one. The
+// float4s come through the read-only cache (__ldg), as the lessons' do.
+constexpr int kBlockRows = 16;
+template <int T>
+__global__ void transpose_float4(const float* in, float* out, int rows, int cols) {
+  constexpr int kPasses = T / kBlockRows;
+  __shared__ float tile[T][T + 1];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  int col = blockIdx.x * T + 4 * tx;
+  if (cols % 4 == 0) {
+    float4 v[kPasses] = {};
+#pragma unroll
+    for (int p = 0; p < kPasses; ++p) {
+      const int row = blockIdx.y * T + ty + p * kBlockRows;
+      if (row < rows && col < cols)
+        v[p] = __ldg(reinterpret_cast<const float4*>(&in[row * cols + col]));
+    }
+#pragma unroll
+    for (int p = 0; p < kPasses; ++p) {
+      const int r = ty + p * kBlockRows, row = blockIdx.y * T + r;
+      if (row >= rows || col >= cols) continue;
+      tile[r][4 * tx] = v[p].x;
+      tile[r][4 * tx + 1] = v[p].y;
+      tile[r][4 * tx + 2] = v[p].z;
+      tile[r][4 * tx + 3] = v[p].w;
+    }
+  } else {
+    for (int p = 0; p < kPasses; ++p)
+      for (int e = 0; e < 4; ++e) {
+        const int r = ty + p * kBlockRows, row = blockIdx.y * T + r;
+        if (row < rows && col + e < cols) tile[r][4 * tx + e] = in[row * cols + col + e];
+      }
+  }
+  __syncthreads();
+  col = blockIdx.y * T + 4 * tx;
+#pragma unroll
+  for (int p = 0; p < kPasses; ++p) {
+    const int c = ty + p * kBlockRows, row = blockIdx.x * T + c;
+    if (row >= cols) continue;
+    if (rows % 4 == 0 && col < rows) {
+      *reinterpret_cast<float4*>(&out[row * rows + col]) = make_float4(
+          tile[4 * tx][c], tile[4 * tx + 1][c], tile[4 * tx + 2][c], tile[4 * tx + 3][c]);
+    } else if (rows % 4 != 0) {
+      for (int e = 0; e < 4; ++e)
+        if (col + e < rows) out[row * rows + col + e] = tile[4 * tx + e][c];
+    }
+  }
+}
+
+// The whole sum in one launch: each thread adds float4s a grid apart, four
+// loaded before it adds any; the block's sums go down a shared tree to 64,
+// warp 0 finishes with shuffles, and thread 0 adds the block's sum into
+// out[0] with one atomicAdd (out starts at zero). B == blockDim.x. The
+// float4s come through the read-only cache (__ldg), as the lesson's do.
+constexpr int kUnroll = 4;
+template <int B>
+__global__ void reduce_single_pass(const float* in, float* out, int length) {
+  extern __shared__ float sdata[];
+  const int tid = threadIdx.x;
+  const int quads = length / 4, stride = gridDim.x * B, first = blockIdx.x * B + tid;
+  float sum = 0.0f;
+  for (int q = first; q < quads; q += kUnroll * stride) {  // q counts float4s
+    float4 v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      v[u] = q + u * stride < quads
+                 ? __ldg(reinterpret_cast<const float4*>(&in[4 * (q + u * stride)]))
+                 : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      sum += (v[u].x + v[u].y) + (v[u].z + v[u].w);
+  }
+  if (4 * quads + first < length) sum += in[4 * quads + first];  // the last 0 to 3 elements
+  sdata[tid] = sum;
+  __syncthreads();
+#pragma unroll
+  for (int s = B / 2; s > 32; s >>= 1) {
+    if (tid < s) sdata[tid] += sdata[tid + s];
+    __syncthreads();
+  }
+  if (tid < 32) {
+    float v = sdata[tid] + sdata[tid + 32];
+#pragma unroll
+    for (int s = 16; s > 0; s >>= 1)
+      v += __shfl_down_sync(0xffffffffu, v, s);
+    if (tid == 0) atomicAdd(out, v);
+  }
+}
+
 // ---------------------------------------------------------------- the harness
 
 namespace {
@@ -250,6 +318,15 @@ std::vector<float> small_integers(size_t n, uint64_t seed) {
     x = float(int(s % 9) - 4);
   }
   return v;
+}
+
+// SplitMix64's output for state x (a stateless hash): the uniform histogram
+// input is the sweep's, value for value.
+uint64_t splitmix64_hash(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
 }
 
 // Device buffers that free themselves.
@@ -378,6 +455,28 @@ class Harness {
         [&] { stencil_shared<<<blocks, B>>>(in.f(), out.f(), length, R); }, correct);
   }
 
+  // Both convolution twins' CPU check: every output against the exact sum
+  // (integer inputs and mask, zero outside the image).
+  static bool conv2d_matches(const Dev& out, const std::vector<float>& h,
+                             const std::vector<float>& mask, int side, int R) {
+    const size_t n = size_t(side) * side;
+    const int w = 2 * R + 1;
+    std::vector<float> got(n);
+    CHECK(cudaMemcpy(got.data(), out.p, n * 4, cudaMemcpyDeviceToHost));
+    for (int r = 0; r < side; ++r)
+      for (int c = 0; c < side; ++c) {
+        double sum = 0;
+        for (int i = 0; i < w; ++i)
+          for (int j = 0; j < w; ++j) {
+            const int y = r - R + i, x = c - R + j;
+            if (y >= 0 && y < side && x >= 0 && x < side)
+              sum += double(mask[size_t(i * w + j)]) * h[size_t(y) * side + x];
+          }
+        if (double(got[size_t(r) * side + c]) != sum) return false;
+      }
+    return true;
+  }
+
   template <int T, int R>
   void conv2d_at(int size, int side) {
     const size_t n = size_t(side) * side;
@@ -387,22 +486,7 @@ class Harness {
     CHECK(cudaMemcpy(in.p, h.data(), n * 4, cudaMemcpyHostToDevice));
     CHECK(cudaMemcpyToSymbol(mask_c, mask.data(), size_t(w * w) * 4));
     CHECK(cudaMemset(out.p, 0xFF, n * 4));
-    auto correct = [&] {
-      std::vector<float> got(n);
-      CHECK(cudaMemcpy(got.data(), out.p, n * 4, cudaMemcpyDeviceToHost));
-      for (int r = 0; r < side; ++r)
-        for (int c = 0; c < side; ++c) {
-          double sum = 0;
-          for (int i = 0; i < w; ++i)
-            for (int j = 0; j < w; ++j) {
-              const int y = r - R + i, x = c - R + j;
-              if (y >= 0 && y < side && x >= 0 && x < side)
-                sum += double(mask[size_t(i * w + j)]) * h[size_t(y) * side + x];
-            }
-          if (double(got[size_t(r) * side + c]) != sum) return false;
-        }
-      return true;
-    };
+    auto correct = [&] { return conv2d_matches(out, h, mask, side, R); };
     const dim3 block(T, T), grid((side + T - 1) / T, (side + T - 1) / T);
     run(
         "conv2d_tiled", "plain", size,
@@ -433,24 +517,100 @@ class Harness {
     return true;
   }
 
-  // The histogram on the sweep's kind of input (integers in [-4, 4]: 9 bins
+  // The stencil's last step (float4s, a register window) at the --radius (1 to 4).
+  void stencil_vec(int length) {
+    if (!wanted("stencil_vectorized")) return;
+    const bool ran = stencil_vec_if<1>(length) || stencil_vec_if<2>(length) ||
+                     stencil_vec_if<3>(length) || stencil_vec_if<4>(length);
+    if (!ran)
+      std::fprintf(stderr, "stencil_vectorized: radius %d not compiled (1 to 4)\n", o_.radius);
+  }
+  template <int R>
+  bool stencil_vec_if(int length) {
+    if (o_.radius != R) return false;
+    const int B = o_.block, span = 8 * B, blocks = (length + span - 1) / span;
+    const std::vector<float> h = small_integers(size_t(length), 4);
+    Dev in(size_t(length) * 4), out(size_t(length) * 4);
+    CHECK(cudaMemcpy(in.p, h.data(), size_t(length) * 4, cudaMemcpyHostToDevice));
+    CHECK(cudaMemset(out.p, 0xFF, size_t(length) * 4));
+    auto correct = [&] {
+      std::vector<float> got(static_cast<size_t>(length));
+      CHECK(cudaMemcpy(got.data(), out.p, size_t(length) * 4, cudaMemcpyDeviceToHost));
+      for (int g = 0; g < length; ++g) {
+        double sum = 0;
+        for (int j = -R; j <= R; ++j)
+          sum += h[size_t(clamp_index(g + j, length))];
+        if (std::fabs(got[size_t(g)] - sum / (2 * R + 1)) > 1e-5 * (1 + std::fabs(sum)))
+          return false;
+      }
+      return true;
+    };
+    const size_t shared = size_t(span + 8) * 4;
+    run(
+        "stencil_vectorized", "plain", length,
+        "block=" + std::to_string(B) + " radius=" + std::to_string(R), 8.0 * double(length),
+        [&] { stencil_vectorized<R><<<blocks, B, shared>>>(in.f(), out.f(), length); }, correct);
+    return true;
+  }
+
+  // The conv2d family's last step (double buffered) at its timed tile, T = 16,
+  // and the --conv-radius.
+  void conv2d_db(int size) {
+    if (!wanted("conv2d_double_buffer")) return;
+    const int side = int(std::floor(std::sqrt(double(size))));
+    const bool ran =
+        conv2d_db_if<1>(size, side) || conv2d_db_if<2>(size, side) || conv2d_db_if<3>(size, side);
+    if (!ran)
+      std::fprintf(stderr, "conv2d_double_buffer: radius %d not compiled (1 to 3)\n",
+                   o_.conv_radius);
+  }
+  template <int R>
+  bool conv2d_db_if(int size, int side) {
+    if (o_.conv_radius != R) return false;
+    constexpr int T = 16, kSteps = 4;
+    const size_t n = size_t(side) * side;
+    const int w = 2 * R + 1;
+    const std::vector<float> h = small_integers(n, 5), mask = small_integers(size_t(w * w), 7);
+    Dev in(n * 4), out(n * 4);
+    CHECK(cudaMemcpy(in.p, h.data(), n * 4, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpyToSymbol(mask_c, mask.data(), size_t(w * w) * 4));
+    CHECK(cudaMemset(out.p, 0xFF, n * 4));
+    auto correct = [&] { return conv2d_matches(out, h, mask, side, R); };
+    const dim3 block(T, T),
+        grid((side + 4 * T - 1) / (4 * T), (side + 4 * T * kSteps - 1) / (4 * T * kSteps));
+    run(
+        "conv2d_double_buffer", "plain", size,
+        "m=n=" + std::to_string(side) + " tile=16 radius=" + std::to_string(R),
+        8.0 * double(n) + 4.0 * w * w,
+        [&] { conv2d_double_buffer<T, R><<<grid, block>>>(in.f(), out.f(), side, side); }, correct);
+    return true;
+  }
+
+  // The histograms (step 2's shared bins per block, and the last step's
+  // grid stride) on the sweep's kind of input (integers in [-4, 4]: 9 bins
   // hit), on a uniform one (every bin as likely) and on a skewed one (every
   // element in bin 40).
   void histogram(int length) {
-    if (!wanted("histogram_shared")) return;
+    const bool shared = wanted("histogram_shared"), grid_stride = wanted("histogram_grid_stride");
+    if (!shared && !grid_stride) return;
     const int B = o_.block, blocks = (length + B - 1) / B;
+    const int quads = length / 4, per_block = B * kHistQuadsPerThread;
+    const int gs_blocks =
+        std::max(1, std::min((quads + per_block - 1) / per_block, kHistMaxBlocks));
     Dev in(size_t(length) * 4), bins(kBins * 4);
     for (const char* input : {"small-integers", "uniform", "one-hot"}) {
       std::vector<float> h = small_integers(size_t(length), 6);
-      if (std::string(input) == "uniform")
-        for (size_t i = 0; i < h.size(); ++i)  // bin i % 64, at its centre
-          h[i] = -4.0f + (float(i * 2654435761u % kBins) + 0.5f) * 8.0f / kBins;
+      if (std::string(input) == "uniform") {  // a random bin per element, at its centre:
+        // the sweep's --input uniform (engine/library_anchors.cpp) for the array in slot 1
+        const uint64_t base = splitmix64_hash(1 ^ 0x4C1B0000ull);
+        for (size_t i = 0; i < h.size(); ++i)
+          h[i] = -4.0f + (float(splitmix64_hash(base + i) % kBins) + 0.5f) * 8.0f / kBins;
+      }
       if (std::string(input) == "one-hot") std::fill(h.begin(), h.end(), 1.06f);
       CHECK(cudaMemcpy(in.p, h.data(), size_t(length) * 4, cudaMemcpyHostToDevice));
       // The bins start at zero for the checked launch; the timed ones add on
       // top (as the sweep times the lesson: no memset inside the timing).
       CHECK(cudaMemset(bins.p, 0, kBins * 4));
-      auto launch = [&] { histogram_shared<<<blocks, B>>>(in.f(), bins.u(), length); };
       auto correct = [&] {
         std::vector<unsigned> got(kBins), want(kBins, 0u);
         CHECK(cudaMemcpy(got.data(), bins.p, kBins * 4, cudaMemcpyDeviceToHost));
@@ -458,8 +618,17 @@ class Harness {
           ++want[size_t(bin_of(x))];
         return got == want;
       };
-      run("histogram_shared", input, length, "block=" + std::to_string(B),
-          4.0 * (double(length) + kBins), launch, correct);
+      if (shared)
+        run(
+            "histogram_shared", input, length, "block=" + std::to_string(B),
+            4.0 * (double(length) + kBins),
+            [&] { histogram_shared<<<blocks, B>>>(in.f(), bins.u(), length); }, correct);
+      CHECK(cudaMemset(bins.p, 0, kBins * 4));
+      if (grid_stride)
+        run(
+            "histogram_grid_stride", input, length, "block=" + std::to_string(B),
+            4.0 * (double(length) + kBins),
+            [&] { histogram_grid_stride<<<gs_blocks, B>>>(in.f(), bins.u(), length); }, correct);
     }
   }
 
@@ -485,6 +654,78 @@ class Harness {
     run(
         "scan_blelloch", "plain", length, "block=" + std::to_string(B), 8.0 * double(length),
         [&] { scan_blelloch<<<blocks, B, shared>>>(in.f(), out.f(), length); }, correct);
+  }
+
+  // ---- the last steps of the transpose and reduction families (issue 23)
+
+  // transpose_vectorized: the 32 x 32 tile; transpose_large_tile: the 64 x 64 one.
+  void transpose_last(int size) {
+    transpose_float4_at<32>("transpose_vectorized", size);
+    transpose_float4_at<64>("transpose_large_tile", size);
+  }
+  template <int T>
+  void transpose_float4_at(const std::string& twin, int size) {
+    if (!wanted(twin)) return;
+    const int side = int(std::floor(std::sqrt(double(size))));
+    const size_t n = size_t(side) * side;
+    const std::vector<float> h = small_integers(n, 5);
+    Dev in(n * 4), out(n * 4);
+    CHECK(cudaMemcpy(in.p, h.data(), n * 4, cudaMemcpyHostToDevice));
+    CHECK(cudaMemset(out.p, 0xFF, n * 4));
+    const dim3 block(T / 4, kBlockRows), grid((side + T - 1) / T, (side + T - 1) / T);
+    auto correct = [&] {
+      std::vector<float> got(n);
+      CHECK(cudaMemcpy(got.data(), out.p, n * 4, cudaMemcpyDeviceToHost));
+      for (size_t r = 0; r < size_t(side); ++r)
+        for (size_t c = 0; c < size_t(side); ++c)
+          if (got[c * side + r] != h[r * side + c]) return false;
+      return true;
+    };
+    run(
+        twin, "plain", size, "m=n=" + std::to_string(side), 8.0 * double(n),
+        [&] { transpose_float4<T><<<grid, block>>>(in.f(), out.f(), side, side); }, correct);
+  }
+
+  // The grid of the grid-stride steps: 8 elements per thread, at most 8192 blocks.
+  void reduction_last(int length) {
+    if (!wanted("reduce_single_pass")) return;
+    const int B = o_.block;
+    const int blocks = int(std::min<int64_t>((int64_t(length) + 8 * B - 1) / (8 * B), 8192));
+    const std::vector<float> h = small_integers(size_t(length), 4);
+    Dev in(size_t(length) * 4), out(4);
+    CHECK(cudaMemcpy(in.p, h.data(), size_t(length) * 4, cudaMemcpyHostToDevice));
+    // out[0] starts at zero for the checked launch; the timed ones add on
+    // top, as the sweep times the lesson (no memset inside the timing).
+    CHECK(cudaMemset(out.p, 0, 4));
+    auto correct = [&] {
+      float got = 0;
+      CHECK(cudaMemcpy(&got, out.p, 4, cudaMemcpyDeviceToHost));
+      double sum = 0;
+      for (float x : h)
+        sum += x;
+      return double(got) == sum;  // integers: every partial sum exact in float
+    };
+    auto launch = [&] {
+      const size_t shared = size_t(B) * 4;
+      switch (B) {
+        case 64:
+          reduce_single_pass<64><<<blocks, 64, shared>>>(in.f(), out.f(), length);
+          break;
+        case 128:
+          reduce_single_pass<128><<<blocks, 128, shared>>>(in.f(), out.f(), length);
+          break;
+        case 256:
+          reduce_single_pass<256><<<blocks, 256, shared>>>(in.f(), out.f(), length);
+          break;
+        case 512:
+          reduce_single_pass<512><<<blocks, 512, shared>>>(in.f(), out.f(), length);
+          break;
+        default:
+          reduce_single_pass<1024><<<blocks, 1024, shared>>>(in.f(), out.f(), length);
+      }
+    };
+    run("reduce_single_pass", "plain", length, "block=" + std::to_string(B),
+        4.0 * (double(length) + 1), launch, correct);
   }
 
   void write_csv() const {
@@ -583,9 +824,13 @@ int main(int argc, char** argv) {
     h.transposes(len);
     h.reduction(len);
     h.stencil(len);
+    h.stencil_vec(len);
     h.conv2d(len);
+    h.conv2d_db(len);
     h.histogram(len);
     h.scan(len);
+    h.transpose_last(len);  // the last steps (issue 23)
+    h.reduction_last(len);
   }
   h.write_csv();
   bool ok = true;

@@ -1,8 +1,9 @@
-// The SGEMM ladder's last two steps against cuBLAS, in one run: the lessons
-// sgemm.double_buffer and sgemm.hopper at their tuned configurations (the
-// last of their tile choices), instantiated with PlainRec through the same
-// headers and the same launch (engine/cuda/launch.cuh) as the performance
-// panel, and cuBLAS SGEMM in CUBLAS_DEFAULT_MATH (FP32, no TF32).
+// The SGEMM ladder's last three steps against cuBLAS, in one run: the lessons
+// sgemm.double_buffer, sgemm.hopper and sgemm.sized at their tuned
+// configurations (the last of their tile choices; sgemm.sized picks its block
+// tile by n there), instantiated with PlainRec through the same headers and
+// the same launch (engine/cuda/launch.cuh) as the performance panel, and
+// cuBLAS SGEMM in CUBLAS_DEFAULT_MATH (FP32, no TF32).
 // scripts/sgemm_ladder.sh builds and runs it.
 //
 //   sgemm_ladder [--sizes 1024,2048,4096] [--reps 15]
@@ -51,24 +52,47 @@ std::vector<int> parse_list(const char* s) {
 struct Step {
   const ts::LessonInfo* v;
   int tile;
-  int regs;
-  size_t local_bytes;  // per thread: spills (and local arrays), 0 when everything fits in registers
-  // Launches the lesson's PlainRec kernel on A, B -> C for n, as the panel does.
-  cudaError_t (*launch)(const ts::LaunchGeometry&, const ts::KernelArgs&);
+  // Launches the lesson's PlainRec kernel on A, B -> C for p, as the panel does
+  // (after the shared-memory opt-in, outside the timing).
+  cudaError_t (*prepare)(const ts::Params&, const ts::LaunchGeometry&);
+  cudaError_t (*launch)(const ts::Params&, const ts::LaunchGeometry&, const ts::KernelArgs&);
+  // Registers and local bytes per thread (spills, local arrays; 0 when everything
+  // fits in registers) of the kernel that runs for p.
+  cudaFuncAttributes (*attributes)(const ts::Params&);
 };
 
-// Body: the lesson's tuned instantiation (the tile named here must be the last
-// of its tile choices, which main checks), compiled alone to keep the build short.
-// Entry: the lesson's registry entry (generated from the lesson list).
-template <class Entry, class Body>
-Step tuned_step(int tile) {
-  Step s{ts::find_lesson(Entry::id), tile, -1, 0, nullptr};
-  s.launch = [](const ts::LaunchGeometry& g, const ts::KernelArgs& args) {
-    return ts::launch_prepared<Body, ts::PlainRec>(g, ts::PlainRec{}, args);
-  };
+template <class Body>
+cudaFuncAttributes attributes_of() {
   cudaFuncAttributes fa{};
-  if (cudaFuncGetAttributes(&fa, ts::launch_body<Body, ts::PlainRec>) == cudaSuccess)
-    s.regs = fa.numRegs, s.local_bytes = fa.localSizeBytes;
+  if (cudaFuncGetAttributes(&fa, ts::launch_body<Body, ts::PlainRec>) != cudaSuccess)
+    fa.numRegs = -1;
+  return fa;
+}
+
+// Lesson: the lesson's struct, whose visit() picks the Body the parameters
+// select (every tile choice and, for sgemm.sized, the shape n selects), each
+// instantiated here with PlainRec. Entry: the lesson's registry entry.
+template <class Entry, class Lesson>
+Step tuned_step(int tile) {
+  Step s{ts::find_lesson(Entry::id), tile, nullptr, nullptr, nullptr};
+  s.prepare = [](const ts::Params& p, const ts::LaunchGeometry& g) {
+    cudaError_t e = cudaErrorInvalidValue;
+    Lesson::visit(p, [&](auto body) { e = ts::prepare_launch<decltype(body), ts::PlainRec>(g); });
+    return e;
+  };
+  s.launch = [](const ts::Params& p, const ts::LaunchGeometry& g, const ts::KernelArgs& args) {
+    cudaError_t e = cudaErrorInvalidValue;
+    Lesson::visit(p, [&](auto body) {
+      e = ts::launch_prepared<decltype(body), ts::PlainRec>(g, ts::PlainRec{}, args);
+    });
+    return e;
+  };
+  s.attributes = [](const ts::Params& p) {
+    cudaFuncAttributes fa{};
+    fa.numRegs = -1;
+    Lesson::visit(p, [&](auto body) { fa = attributes_of<decltype(body)>(); });
+    return fa;
+  };
   return s;
 }
 
@@ -96,25 +120,37 @@ int main(int argc, char** argv) {
   CHECK(cudaGetDeviceProperties(&prop, 0));
   namespace db = ts::lessons::sgemm_double_buffer;
   namespace hop = ts::lessons::sgemm_hopper;
-  const Step steps[] = {tuned_step<db::Entry, db::Body<128>>(128),
-                        tuned_step<hop::Entry, hop::Body<128>>(128)};
+  namespace sized = ts::lessons::sgemm_sized;
+  const Step steps[] = {tuned_step<db::Entry, db::Lesson>(128),
+                        tuned_step<hop::Entry, hop::Lesson>(128),
+                        tuned_step<sized::Entry, sized::Lesson>(128)};
   for (const Step& s : steps)
     if (s.v->tile_choices.back() != s.tile) {
       std::fprintf(stderr, "%s: the tuned tile is now %d, not %d: update bench/sgemm_ladder.cu\n",
                    s.v->id, s.v->tile_choices.back(), s.tile);
       return 1;
     }
+  // The device's limits: shared memory with the opt-in the launch makes.
+  ts::DeviceLimits lim;
+  lim.max_threads_per_block = prop.maxThreadsPerBlock;
+  lim.max_shared_per_block = int(prop.sharedMemPerBlockOptin);
+  lim.global_memory_bytes = prop.totalGlobalMem;
   std::printf(
-      "sgemm_ladder on %s (sm_%d%d): lessons (PlainRec) vs cuBLAS CUBLAS_DEFAULT_MATH"
+      "sgemm_ladder on %s (sm_%d%d, %d SMs): lessons (PlainRec) vs cuBLAS CUBLAS_DEFAULT_MATH"
       " (FP32), median of %d launches, L2 flushed before each\n",
-      prop.name, prop.major, prop.minor, o.reps);
-  for (const Step& s : steps) {
-    const ts::LaunchGeometry g = s.v->geometry(ts::Params{.n = 4096, .tile = s.tile});
-    std::printf(
-        "  %-20s step %2d, tile %d: %u threads, %u B static shared, %d registers, %zu B local\n",
-        s.v->id, s.v->ladder_step, s.tile, unsigned(g.block.count()), g.static_shared_bytes, s.regs,
-        s.local_bytes);
-  }
+      prop.name, prop.major, prop.minor, prop.multiProcessorCount, o.reps);
+  for (const Step& s : steps)
+    for (int n : o.sizes) {
+      const ts::Params p{.n = n, .tile = s.tile};
+      if (ts::check_lesson_limits(*s.v, p, lim)) continue;
+      const ts::LaunchGeometry g = s.v->geometry(p);
+      const cudaFuncAttributes fa = s.attributes(p);
+      std::printf(
+          "  %-20s step %2d, tile %d, n %5d: %u x %u blocks of %u threads, %u B shared, %d "
+          "registers, %zu B local\n",
+          s.v->id, s.v->ladder_step, s.tile, n, g.grid.x, g.grid.y, unsigned(g.block.count()),
+          g.static_shared_bytes + g.dynamic_shared_bytes, fa.numRegs, fa.localSizeBytes);
+    }
 
   cublasHandle_t h;
   if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) {
@@ -124,7 +160,8 @@ int main(int argc, char** argv) {
   cublasSetMathMode(h, CUBLAS_DEFAULT_MATH);
   EventTimer timer;
   bool all_ok = true;
-  std::printf("%-22s %6s %10s %9s %10s  %s\n", "kernel", "n", "ms", "TFLOP/s", "% cuBLAS", "check");
+  std::printf("%-22s %6s %10s %21s %9s %10s  %s\n", "kernel", "n", "ms", "[min max]", "TFLOP/s",
+              "% cuBLAS", "check");
 
   for (int n : o.sizes) {
     const size_t elems = size_t(n) * n;
@@ -156,16 +193,17 @@ int main(int argc, char** argv) {
     CHECK(cudaDeviceSynchronize());
     CHECK(cudaMemcpy(ref.data(), R, elems * 4, cudaMemcpyDeviceToHost));
     const double flops = 2.0 * n * double(n) * n;
-    const double cublas_ms = timer.time(gemm, o.warmup, o.reps).median;
-    auto row = [&](const char* name, double ms, const char* check) {
-      std::printf("%-22s %6d %10.4f %9.2f %9.1f%%  %s\n", name, n, ms, flops / (ms * 1e-3) / 1e12,
-                  100.0 * cublas_ms / ms, check);
+    const Times cublas = timer.time(gemm, o.warmup, o.reps);
+    const double cublas_ms = cublas.median;
+    auto row = [&](const char* name, const Times& t, const char* check) {
+      std::printf("%-22s %6d %10.4f [%9.4f %9.4f] %9.2f %9.1f%%  %s\n", name, n, t.median, t.min,
+                  t.max, flops / (t.median * 1e-3) / 1e12, 100.0 * cublas_ms / t.median, check);
     };
-    row("cublas", cublas_ms, "reference");
+    row("cublas", cublas, "reference");
 
     for (const Step& s : steps) {
       const ts::Params p{.n = n, .tile = s.tile};
-      if (auto e = ts::check_lesson_limits(*s.v, p, ts::DeviceLimits{})) {
+      if (auto e = ts::check_lesson_limits(*s.v, p, lim)) {
         std::printf("%-22s %6d  refused: %s\n", s.v->id, n, e->c_str());
         all_ok = false;
         continue;
@@ -176,21 +214,22 @@ int main(int argc, char** argv) {
       args.tile = s.tile;
       args.data[1] = A, args.data[2] = B, args.data[3] = C;
       args.count[1] = args.count[2] = args.count[3] = int(elems);
+      CHECK(s.prepare(p, g));
       CHECK(cudaMemset(C, 0xFF, elems * 4));  // NaN: a cell the kernel skips cannot match
-      CHECK(s.launch(g, args));
+      CHECK(s.launch(p, g, args));
       CHECK(cudaDeviceSynchronize());
       CHECK(cudaMemcpy(got.data(), C, elems * 4, cudaMemcpyDeviceToHost));
       size_t wrong = 0;
       for (size_t i = 0; i < elems; ++i)
         wrong += !(got[i] == ref[i]);  // integer sums: exact
-      const double ms = timer.time([&] { CHECK(s.launch(g, args)); }, o.warmup, o.reps).median;
+      const Times t = timer.time([&] { CHECK(s.launch(p, g, args)); }, o.warmup, o.reps);
       char check[64];
       if (wrong)
         std::snprintf(check, sizeof check, "WRONG (%zu cells differ)", wrong);
       else
         std::snprintf(check, sizeof check, "ok");
       all_ok = all_ok && wrong == 0;
-      row(s.v->id, ms, check);
+      row(s.v->id, t, check);
     }
     CHECK(cudaFree(A));
     CHECK(cudaFree(B));

@@ -65,6 +65,10 @@ int run_bench(const BenchOptions& o) {
   c.kernels = o.kernels;
   c.matmul_sizes = o.sizes;
   c.stencil_lengths = o.lengths;
+  if (!parse_library_input(o.input, c.bandwidth_input)) {
+    std::cerr << "bench: --input " << o.input << ": use small-integers, uniform or one-hot\n";
+    return 2;
+  }
   std::vector<int> chart_sizes;  // the ladder table's columns
   if (!o.ladder.empty()) {
     if (!o.kernels.empty()) {
@@ -87,10 +91,6 @@ int run_bench(const BenchOptions& o) {
   c.with_cublas = !o.no_cublas;
   c.with_copy = !o.no_copy;
   c.with_library = !o.no_library;
-  if (!parse_library_input(o.input, c.bandwidth_input)) {
-    std::cerr << "bench: --input " << o.input << ": use small-integers, uniform or one-hot\n";
-    return 2;
-  }
   // Only the kinds asked for: sizes without lengths means "no bandwidth lessons".
   if (c.kernels.empty() && o.sizes.empty() != o.lengths.empty()) {
     const PerfMetric want = o.sizes.empty() ? PerfMetric::Bytes : PerfMetric::Flops;

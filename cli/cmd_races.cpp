@@ -422,7 +422,7 @@ int print_text(const RacesReport& r, const RacesOptions& o) {
 int run_races(const RacesOptions& o) {
   if (o.cases) return print_cases(o.json);
   const char* cmd = "races";
-  if (o.lesson.lesson_id.empty())
+  if (o.lesson.lesson_id.empty() && o.lesson.lesson_file.empty())
     return usage_error(cmd, "which lesson? the lessons are: " + lesson_ids(), o.json);
   RacesReport report;
   RunRequest& req = report.request;

@@ -1,5 +1,6 @@
-// `tilescope-cli run <lesson>`: run a lesson on the GPU or the simulator,
-// print the backend, the verdict and the counters, and save the trace.
+// `tilescope-cli run <lesson>` (or `run --lesson-file my_lesson.hpp`): run a
+// lesson on the GPU or the simulator, print the backend, the verdict and the
+// counters, and save the trace.
 #include <iostream>
 #include <memory>
 
@@ -28,6 +29,8 @@ int run_command(const RunOptions& o) {
   std::vector<std::string> notes;
   const auto err = o.lesson.to_request(req, &notes);
   print_notes(cmd, notes);
+  if (const LessonFile* f = o.lesson.lesson_file_result(); f && !f->ok)
+    return lesson_file_failure(cmd, *f, o.json);
   if (err) return usage_error(cmd, *err, o.json);
   req.traced = !o.untraced;
   // Before the run, so that a refused file costs no time: checked (a usage
@@ -62,6 +65,8 @@ int run_command(const RunOptions& o) {
     j["backend_note"] = r.backend_note;
     j["faults"] = r.faults;
     j["kernel_ms"] = r.kernel_ms;
+    if (const LessonFile* f = o.lesson.lesson_file_result())
+      j["lesson_file"] = {{"path", f->path}, {"cached", f->cached}, {"seconds", f->seconds}};
     if (!o.out.empty()) j["trace_file"] = saved ? nlohmann::json(o.out) : nlohmann::json();
     if (!saved_error.empty()) j["trace_file_error"] = saved_error;
     std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

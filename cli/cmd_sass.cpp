@@ -75,8 +75,15 @@ int sass_command(const SassOptions& o) {
   const LessonInfo* v = find_lesson(o.lesson);
   if (!v) return usage_error(cmd, unknown_lesson(o.lesson), o.json);
   Params p = v->defaults;
-  for (size_t i = 0; i < std::size(kParamFields); ++i)
-    if (o.param_options[i]->count() > 0) p.*kParamFields[i].field = o.given.*kParamFields[i].field;
+  for (size_t i = 0; i < std::size(kParamFields); ++i) {
+    if (o.param_options[i]->count() == 0) continue;
+    if (!(v->uses & kParamFields[i].bit)) {  // as `run` says it
+      std::cerr << "tilescope-cli sass: note: " << v->id << " does not use "
+                << o.param_options[i]->get_name() << "; ignored\n";
+      continue;
+    }
+    p.*kParamFields[i].field = o.given.*kParamFields[i].field;
+  }
   if (auto err = check_lesson_limits(*v, p, DeviceLimits{})) return usage_error(cmd, *err, o.json);
   const CompiledKernel* k = compiled_kernel(*lesson_index(v->id), p);
   if (!k)
@@ -103,7 +110,8 @@ int sass_command(const SassOptions& o) {
                        {"space", space_name(a.space)},
                        {"op", op_name(a.op)},
                        {"bytes", a.bytes},
-                       {"predicated", a.predicated}});
+                       {"predicated", a.predicated},
+                       {"barriers", a.barriers}});
       jl.push_back({{"file", file},
                     {"line", line},
                     {"source", file == own_file ? line_of(own_text, line) : ""},

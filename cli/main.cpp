@@ -62,7 +62,18 @@ int main(int argc, char** argv) {
   for (auto& [sub, action] : actions) {
     if (!sub->parsed()) continue;
     try {
-      return action();
+      const int rc = action();
+      // What went to standard output must have arrived (`sass --json > /dev/full`).
+      // stdio keeps no errno of a failed write it made while buffering: a flag.
+      std::cout.flush();
+      if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout) {
+        std::fprintf(stderr,
+                     "tilescope-cli %s: cannot write the standard output: a write to it failed "
+                     "(a full device, or a closed pipe)\n",
+                     sub->get_name().c_str());
+        return rc == ts::cli::kExitOk ? ts::cli::kExitFailed : rc;
+      }
+      return rc;
     } catch (const std::exception& e) {
       std::fprintf(stderr, "tilescope-cli %s: internal error: %s\n", sub->get_name().c_str(),
                    e.what());

@@ -36,6 +36,26 @@ int failure(const std::string& cmd, const std::string& msg, bool json) {
   return kExitFailed;
 }
 
+int lesson_file_failure(const std::string& cmd, const LessonFile& f, bool json) {
+  if (json) {
+    nlohmann::json diagnostics = nlohmann::json::array();
+    for (const CompilerDiagnostic& d : f.diagnostics)
+      diagnostics.push_back({{"file", d.file},
+                             {"line", d.line},
+                             {"column", d.column},
+                             {"severity", d.severity},
+                             {"message", d.message}});
+    std::cout << nlohmann::json{{"ok", false},
+                                {"error", f.error},
+                                {"lesson_file", f.path},
+                                {"diagnostics", diagnostics}}
+                     .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
+  }
+  std::fprintf(stderr, "tilescope-cli %s: %s", cmd.c_str(), describe_failure(f).c_str());
+  return kExitFailed;
+}
+
 std::string barrier_summary(const Trace& t) {
   const LessonInfo* v = find_lesson(t.config.lesson_id);
   if (!v)

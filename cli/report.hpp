@@ -11,6 +11,7 @@
 #include "analysis/compiled_access.hpp"
 #include "analysis/counters.hpp"
 #include "analysis/verdict.hpp"
+#include "engine/lesson_file.hpp"
 #include "engine/reference.hpp"
 #include "model/trace.hpp"
 
@@ -31,6 +32,10 @@ int usage_error(const std::string& cmd, const std::string& msg, bool json = fals
 void print_notes(const std::string& cmd, const std::vector<std::string>& notes);
 // Same for a failure (kExitFailed); with `json`, also prints {"ok": false, "error": ...} to stdout.
 int failure(const std::string& cmd, const std::string& msg, bool json);
+// A lesson file that did not compile or load (kExitFailed): the compiler's
+// errors at their lines on stderr ("file:line:column: error: ..." and the
+// line), with `json` also {"ok": false, "error", "diagnostics": [...]}.
+int lesson_file_failure(const std::string& cmd, const LessonFile& f, bool json);
 
 // "1 (line 30) on, 2 (line 36) off", or "none".
 std::string barrier_summary(const Trace& t);

@@ -10,6 +10,7 @@
 #include <new>
 
 #include "engine/prepare.hpp"
+#include "engine/runtime_lessons.hpp"
 
 namespace ts {
 namespace {
@@ -31,9 +32,16 @@ Choice choose_backend(const RunRequest& req) {
   const CudaStatus& gpu = cuda_status();
   Choice c;
   bool use_gpu = false;
+  // A lesson file's plug-in holds the simulator's body only (nvcc plug-ins: not yet).
+  const std::optional<size_t> index = lesson_index(req.lesson_id);
+  const bool file = index && is_runtime_lesson(*index);
   switch (req.backend) {
     case BackendChoice::Cuda:
-      if (!gpu.usable)
+      if (file)
+        c.error = req.lesson_id +
+                  " is a lesson file: it runs on the simulator only (for now); choose the "
+                  "simulator (or auto)";
+      else if (!gpu.usable)
         c.error =
             "the CUDA backend is not available: " + gpu.reason + "; choose the simulator (or auto)";
       use_gpu = true;
@@ -41,8 +49,11 @@ Choice choose_backend(const RunRequest& req) {
     case BackendChoice::Sim:
       break;  // the simulator's own note names its schedule
     case BackendChoice::Auto:
-      use_gpu = gpu.usable;
-      if (!use_gpu) c.note = "CPU simulator: " + gpu.reason;
+      use_gpu = gpu.usable && !file;
+      if (file && gpu.usable)
+        c.note = "CPU simulator: a lesson file runs on the simulator only (for now)";
+      else if (!use_gpu)
+        c.note = "CPU simulator: " + gpu.reason;
       break;
   }
   c.target.backend = use_gpu ? BackendKind::Cuda : BackendKind::Simulator;

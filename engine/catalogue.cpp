@@ -7,8 +7,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
+#include <mutex>
 #include <utility>
 
+#include "engine/runtime_lessons.hpp"
 #include "lessons/all_lessons.hpp"
 #include "lessons/families.hpp"
 
@@ -42,15 +44,31 @@ std::string kernel_function(std::string_view text) {
   return {};
 }
 
-// What follows from the file name, the text and the declarations.
-LessonInfo derive(LessonSpec spec, const LessonNames& names) {
+// The lesson files' texts (engine/runtime_lessons.hpp), newest last: a file
+// compiled again adds its new text and keeps the old one, which views may
+// still hold.
+std::deque<RuntimeLessonText>& runtime_texts() {
+  static std::deque<RuntimeLessonText> texts;
+  return texts;
+}
+std::mutex& registry_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+// What follows from the file name, the text and the declarations. `source_file`
+// names the text (lesson_source finds it), `narration_key` the narration.
+LessonInfo derive(LessonSpec spec, const LessonNames& names, std::string source_file,
+                  const char* narration_key) {
   LessonInfo v{std::move(spec)};
   v.id = names.id;
   v.family = names.family;
   const FamilyInfo* family = find_family(names.family);
-  v.family_title = family ? family->title : names.family;
-  v.source_file = keep(std::string("lessons/") + names.file + ".hpp");
-  v.narration_key = names.file;
+  v.family_title = family                                                ? family->title
+                   : std::string_view(names.family) == kLessonFileFamily ? "Lesson files"
+                                                                         : names.family;
+  v.source_file = keep(std::move(source_file));
+  v.narration_key = narration_key;
   const std::string_view text = lesson_source(v.source_file);
   v.function = keep(kernel_function(text));
   // The barrier numbers, lines and scopes come from the code, not from the descriptor.
@@ -75,46 +93,52 @@ LessonInfo derive(LessonSpec spec, const LessonNames& names) {
 
 // What every lesson must have, checked once: a broken lesson stops the
 // program at its first use of the registry with the reason, not later with a
-// wrong menu or a null call.
+// wrong menu or a null call; a lesson file gets them back as a message. One
+// lesson's problems here (a lesson file's family, "file", is in no table).
+void lesson_problems(const LessonInfo& v, bool built_in, std::vector<std::string>& out) {
+  const std::string id = v.id;
+  if (built_in && !find_family(v.family))
+    out.push_back(id + ": the family '" + v.family + "' is not in lessons/families.hpp");
+  if (!v.title || !*v.title || !v.summary || !*v.summary)
+    out.push_back(id + ": a lesson needs a title and a summary");
+  if (!*v.function)
+    out.push_back(id + ": no kernel `TS_DEVICE void <name>(Rec& rec, const KernelArgs& args)` in " +
+                  v.source_file);
+  if (lesson_narration(v.narration_key).empty())
+    out.push_back(id + ": no narration (lessons/narration/" + v.narration_key + ".json)");
+  const std::vector<BarrierStatement> found = barrier_statements(lesson_source(v.source_file));
+  if (found.size() != v.barriers.size() + 1)
+    out.push_back(id + ": the source has " + std::to_string(found.size() - 1) +
+                  " barrier statements, the descriptor states " +
+                  std::to_string(v.barriers.size()));
+  for (const BarrierInfo& b : v.barriers)
+    if (!b.purpose || !*b.purpose || b.line == 0)
+      out.push_back(id + ": barrier " + std::to_string(b.id) +
+                    " needs a purpose and a SYNCTHREADS(id) or SYNCWARP(id) statement");
+  for (const ParamDecl& d : v.params) {
+    const bool known =
+        std::any_of(std::begin(kParamFields), std::end(kParamFields),
+                    [&](const ParamField& f) { return std::string_view(f.name) == d.name; });
+    if (!known)
+      out.push_back(id + ": the parameter '" + d.name +
+                    "' is not one of kParamFields (model/params.hpp)");
+    if (d.value < d.min || d.value > d.max)
+      out.push_back(id + ": the default of '" + d.name + "' is outside its range");
+    if (d.timed && (d.timed < d.min || d.timed > d.max))
+      out.push_back(id + ": the timed value of '" + d.name + "' is outside its range");
+  }
+}
+
+// Every lesson's problems, and the table's: unique ids, one lesson that opens the window.
 std::vector<std::string> problems(const std::vector<LessonInfo>& all) {
   std::vector<std::string> out;
   int openers = 0;
   for (const LessonInfo& v : all) {
-    const std::string id = v.id;
     openers += v.opens_the_window;
-    if (!find_family(v.family))
-      out.push_back(id + ": the family '" + v.family + "' is not in lessons/families.hpp");
-    if (std::count_if(all.begin(), all.end(), [&](const LessonInfo& w) { return id == w.id; }) > 1)
-      out.push_back(id + ": two lessons have this id");
-    if (!v.title || !*v.title || !v.summary || !*v.summary)
-      out.push_back(id + ": a lesson needs a title and a summary");
-    if (!*v.function)
-      out.push_back(id +
-                    ": no kernel `TS_DEVICE void <name>(Rec& rec, const KernelArgs& args)` in " +
-                    v.source_file);
-    if (lesson_narration(v.narration_key).empty())
-      out.push_back(id + ": no narration (lessons/narration/" + v.narration_key + ".json)");
-    const std::vector<BarrierStatement> found = barrier_statements(lesson_source(v.source_file));
-    if (found.size() != v.barriers.size() + 1)
-      out.push_back(id + ": the source has " + std::to_string(found.size() - 1) +
-                    " barrier statements, the descriptor states " +
-                    std::to_string(v.barriers.size()));
-    for (const BarrierInfo& b : v.barriers)
-      if (!b.purpose || !*b.purpose || b.line == 0)
-        out.push_back(id + ": barrier " + std::to_string(b.id) +
-                      " needs a purpose and a SYNCTHREADS(id) or SYNCWARP(id) statement");
-    for (const ParamDecl& d : v.params) {
-      const bool known =
-          std::any_of(std::begin(kParamFields), std::end(kParamFields),
-                      [&](const ParamField& f) { return std::string_view(f.name) == d.name; });
-      if (!known)
-        out.push_back(id + ": the parameter '" + d.name +
-                      "' is not one of kParamFields (model/params.hpp)");
-      if (d.value < d.min || d.value > d.max)
-        out.push_back(id + ": the default of '" + d.name + "' is outside its range");
-      if (d.timed && (d.timed < d.min || d.timed > d.max))
-        out.push_back(id + ": the timed value of '" + d.name + "' is outside its range");
-    }
+    if (std::count_if(all.begin(), all.end(),
+                      [&](const LessonInfo& w) { return std::string_view(v.id) == w.id; }) > 1)
+      out.push_back(std::string(v.id) + ": two lessons have this id");
+    lesson_problems(v, true, out);
   }
   if (openers != 1)
     out.push_back(std::to_string(openers) +
@@ -123,10 +147,18 @@ std::vector<std::string> problems(const std::vector<LessonInfo>& all) {
 }
 
 template <class... L>
+constexpr size_t count_of(LessonList<L...>) {
+  return sizeof...(L);
+}
+
+template <class... L>
 std::vector<LessonInfo> collect(LessonList<L...>) {
   std::vector<LessonInfo> all;
-  all.reserve(sizeof...(L));
-  (all.push_back(derive(L::descriptor(), L::names)), ...);
+  // Room for the lesson files too: the table never moves once handed out.
+  all.reserve(sizeof...(L) + kMaxRuntimeLessons);
+  (all.push_back(derive(L::descriptor(), L::names, std::string("lessons/") + L::names.file + ".hpp",
+                        L::names.file)),
+   ...);
   if (const std::vector<std::string> bad = problems(all); !bad.empty()) {
     for (const std::string& b : bad)
       std::fprintf(stderr, "lesson registry: %s\n", b.c_str());
@@ -135,9 +167,23 @@ std::vector<LessonInfo> collect(LessonList<L...>) {
   return all;
 }
 
-const std::vector<LessonInfo>& table() {
-  static const std::vector<LessonInfo> lesson_list = collect(AllLessons{});
+std::vector<LessonInfo>& table() {
+  static std::vector<LessonInfo> lesson_list = collect(AllLessons{});
   return lesson_list;
+}
+
+// (id, place) sorted by id: a binary search instead of a scan of every id.
+using IdIndex = std::vector<std::pair<std::string_view, size_t>>;
+IdIndex make_id_index() {
+  IdIndex index;
+  for (size_t i = 0; i < table().size(); ++i)
+    index.emplace_back(table()[i].id, i);
+  std::sort(index.begin(), index.end());
+  return index;
+}
+IdIndex& id_index() {
+  static IdIndex index = make_id_index();
+  return index;
 }
 
 std::string bytes_text(uint64_t b) {
@@ -168,13 +214,57 @@ std::optional<std::string> check_shared(const LessonInfo& v, const Params& p,
 std::string_view lesson_source(const std::string& source_file) {
   for (int i = 0; i < kLessonSourceCount; ++i)
     if (kLessonSources[i].first == source_file) return kLessonSources[i].second;
+  const auto& texts = runtime_texts();
+  for (auto it = texts.rbegin(); it != texts.rend(); ++it)
+    if (it->source_file == source_file) return it->source;
   return {};
 }
 
 std::string_view lesson_narration(std::string_view key) {
   for (int i = 0; i < kLessonSourceCount; ++i)
     if (kLessonNarrations[i].first == key) return kLessonNarrations[i].second;
+  const auto& texts = runtime_texts();
+  for (auto it = texts.rbegin(); it != texts.rend(); ++it)
+    if (it->id == key) return it->narration;
   return {};
+}
+
+size_t built_in_lesson_count() {
+  return count_of(AllLessons{});
+}
+
+std::optional<std::string> add_runtime_lesson(const LessonSpec& spec, const RuntimeLessonText& text,
+                                              size_t* index) {
+  const std::lock_guard<std::mutex> lock(registry_mutex());
+  std::vector<LessonInfo>& all = table();
+  const std::optional<size_t> existing = lesson_index(text.id);
+  if (existing && !is_runtime_lesson(*existing)) return text.id + ": a built-in lesson has this id";
+  if (!existing && all.size() >= all.capacity())
+    return "at most " + std::to_string(kMaxRuntimeLessons) +
+           " lesson files can be open at once; restart TileScope";
+  // The text first: derive() reads the barrier lines and the kernel's name from it.
+  runtime_texts().push_back(text);
+  const char* id = keep(text.id);
+  LessonInfo v = derive(spec, {id, kLessonFileFamily, id}, text.source_file, id);
+  v.opens_the_window = false;
+  std::vector<std::string> bad;
+  lesson_problems(v, false, bad);
+  if (!bad.empty()) {
+    runtime_texts().pop_back();
+    std::string message;
+    for (const std::string& b : bad)
+      message += (message.empty() ? "" : "\n") + b;
+    return message;
+  }
+  if (existing) {
+    all[*existing] = std::move(v);
+    *index = *existing;
+  } else {
+    all.push_back(std::move(v));
+    *index = all.size() - 1;
+    id_index() = make_id_index();
+  }
+  return std::nullopt;
 }
 
 std::vector<BarrierStatement> barrier_statements(std::string_view text) {
@@ -208,14 +298,7 @@ std::span<const LessonInfo> all_lessons() {
 }
 
 std::optional<size_t> lesson_index(std::string_view id) {
-  // (id, place) sorted by id: a binary search instead of a scan of every id.
-  static const std::vector<std::pair<std::string_view, size_t>> by_id = [] {
-    std::vector<std::pair<std::string_view, size_t>> index;
-    for (size_t i = 0; i < table().size(); ++i)
-      index.emplace_back(table()[i].id, i);
-    std::sort(index.begin(), index.end());
-    return index;
-  }();
+  const IdIndex& by_id = id_index();
   const auto it =
       std::lower_bound(by_id.begin(), by_id.end(), id,
                        [](const auto& entry, std::string_view x) { return entry.first < x; });

@@ -45,6 +45,8 @@ struct CompiledAccess {
   bool predicated = false;  // guarded by a predicate (@P0 ...): the warp issues it
                             // even when every lane's predicate is false
   std::string_view opcode;  // as disassembled: "LDS.128", "LDG.E.CONSTANT", "STS"
+  uint8_t barriers = 0;     // block barriers (BAR.SYNC) before it in program order: a
+                            // line's copies with the same count run in one barrier phase
 };
 
 // The table of one kernel instantiation.

@@ -7,6 +7,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <cstdio>
 
 namespace ts {
 namespace {
@@ -254,14 +255,21 @@ void LessonOptions::add_to(CLI::App& app, Naming naming) {
     given_.push_back(o);
     return o;
   };
-  if (naming == Naming::LessonFlag) {
-    keep_track(app.add_option(
-        "--lesson", lesson_id,
-        "Lesson id, e.g. " + std::string(ts::default_lesson().id) + " (tilescope-cli list)"));
-  } else {
-    auto* var = app.add_option("lesson", lesson_id, "Lesson id (tilescope-cli list)");
-    if (naming == Naming::Positional) var->required();
-  }
+  CLI::Option* id =
+      naming == Naming::LessonFlag
+          ? app.add_option(
+                "--lesson", lesson_id,
+                "Lesson id, e.g. " + std::string(ts::default_lesson().id) + " (tilescope-cli list)")
+          : app.add_option("lesson", lesson_id,
+                           naming == Naming::Positional
+                               ? "Lesson id (tilescope-cli list), or give --lesson-file"
+                               : "Lesson id (tilescope-cli list)");
+  if (naming == Naming::LessonFlag) keep_track(id);
+  id->excludes(keep_track(app.add_option(
+      "--lesson-file", lesson_file,
+      "A lesson of your own: a header in the form of lessons/*.hpp (kernel, TS_KERNEL_BODY, "
+      "struct Lesson), anywhere on disk, compiled with TileScope's compiler and run on the "
+      "simulator as lesson file.<its name>")));
   // One option per parameter (kParamFields), within the widest range any
   // lesson allows; check_run() narrows it for the lesson and the device.
   param_options_.clear();
@@ -321,7 +329,30 @@ std::optional<std::string> LessonOptions::to_request(RunRequest& req,
   auto note = [&](std::string s) {
     if (notes) notes->push_back(std::move(s));
   };
-  const std::string& name = lesson_id.empty() ? default_lesson : lesson_id;
+  std::string name = lesson_id.empty() ? default_lesson : lesson_id;
+  if (!lesson_file.empty()) {
+    if (!file_) {
+      file_ = load_lesson_file(lesson_file);
+      char secs[32];
+      std::snprintf(secs, sizeof secs, "%.2f", file_->seconds);
+      if (file_->ok)
+        note(file_->path +
+             (file_->cached ? ": the lesson from the plug-in cache in "
+                            : ": compiled into a plug-in in ") +
+             secs + " s, lesson " + file_->lesson_id);
+      for (const CompilerDiagnostic& d : file_->diagnostics)  // a compile that succeeded
+        if (file_->ok && d.severity == "warning" && d.file == file_->path) note(diagnostic_line(d));
+    }
+    if (!file_->ok) {
+      std::string failure = describe_failure(*file_);
+      while (!failure.empty() && failure.back() == '\n')
+        failure.pop_back();
+      return failure;
+    }
+    name = file_->lesson_id;
+  } else if (name.empty()) {
+    return std::string("give a lesson id (tilescope-cli list) or --lesson-file PATH");
+  }
   const LessonInfo* v = find_lesson(name);
   if (!v) return unknown_lesson(name);
   req = RunRequest{};

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "engine/backend.hpp"
+#include "engine/lesson_file.hpp"
 
 namespace ts {
 
@@ -34,7 +35,10 @@ struct LessonOptions {
 
   std::string lesson_id;
   std::string default_lesson;  // used when no lesson is given (the window's first lesson)
-  Params params;               // one option per parameter (kParamFields): --m, --tile, ...
+  // --lesson-file: a lesson header of the user's, compiled and registered by
+  // to_request() (engine/lesson_file.hpp) in place of a lesson id.
+  std::string lesson_file;
+  Params params;  // one option per parameter (kParamFields): --m, --tile, ...
   std::vector<std::string> keep, drop;
   std::string backend = "auto", schedule = "lockstep", skew_warps = "odd", inputs = "int";
   uint64_t seed = 1, input_seed = 1;
@@ -53,12 +57,17 @@ struct LessonOptions {
   // --skew-ns on the simulator) are said in `notes`.
   std::optional<std::string> to_request(RunRequest& req, std::vector<std::string>* notes) const;
 
+  // The lesson file as to_request() loaded it (its compiler diagnostics where
+  // it failed); nullptr without --lesson-file or before to_request().
+  const LessonFile* lesson_file_result() const { return file_ ? &*file_ : nullptr; }
+
   // Whether any of these options was given (the window ignores them for a trace file).
   bool any_given() const;
   // Whether this one was given, e.g. given("--schedule").
   bool given(const std::string& name) const;
 
  private:
+  mutable std::optional<LessonFile> file_;   // loaded once, by the first to_request()
   std::vector<CLI::Option*> given_;          // every option add_to() added, to ask count()
   std::vector<CLI::Option*> param_options_;  // by kParamFields index
   CLI::Option *o_keep = nullptr, *o_drop = nullptr;

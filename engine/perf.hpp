@@ -153,6 +153,9 @@ inline constexpr LibraryAnchor kLibraryAnchors[] = {
      LibraryInput::UniformBins, "uniform input: every bin as likely"},
     {"cub.histogram_even.skewed", "histogram", "CUB DeviceHistogram::HistogramEven",
      LibraryInput::OneHotBin, "skewed input: every element in one bin"},
+    {"cudnn.conv2d", "conv2d", "cuDNN cudnnConvolutionForward", LibraryInput::SmallIntegers,
+     "one image, one channel, FP32 (CUDNN_FMA_MATH), the fastest algorithm cudnnFind measures; "
+     "cuDNN is opened at run time (libcudnn.so.9 or .8), the line is skipped without it"},
 };
 const LibraryAnchor* find_library_anchor(const std::string& id);
 // The anchors of a family, in table order (none for most families: their line is the copy).

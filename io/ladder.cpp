@@ -109,13 +109,18 @@ std::vector<LibraryLine> library_lines(const PerfReport& r, const std::string& f
     for (int n : sizes) {
       double g = 0;
       PerfStatus st = PerfStatus::Skipped;
+      std::string reason;
       for (const PerfResult& x : r.results)
         if (x.kernel == a->id && x.size == n) {
           st = x.status;
-          if (x.counted()) g = std::max(g, x.gbps);
+          if (x.counted())
+            g = std::max(g, x.gbps);
+          else
+            reason = x.message;
         }
       l.gbps.push_back(g);
       l.status.push_back(st);
+      l.why.push_back(reason);
     }
     out.push_back(std::move(l));
   }
@@ -152,6 +157,28 @@ std::vector<std::string> ladder_names() {
   return out;
 }
 
+namespace {
+// --input other than the lessons' own is a library line's input: refused
+// for a ladder whose library lines are not timed on it (its table would set
+// lessons on one input beside a library line on another).
+std::optional<std::string> input_error(const std::string& name, const std::string& family,
+                                       LibraryInput input) {
+  if (input == LibraryInput::SmallIntegers) return std::nullopt;
+  std::string takers;
+  for (const LibraryAnchor& a : kLibraryAnchors) {
+    if (a.input != input) continue;
+    if (a.family == family) return std::nullopt;
+    if (takers.find(a.family) == std::string::npos)
+      takers += (takers.empty() ? "" : ", ") + std::string(a.family);
+  }
+  const std::string in = to_string(input);
+  return "--input " + in + ": the " + name + " ladder has no library line timed on " + in +
+         " input (" +
+         (takers.empty() ? std::string("no ladder has") : "only the " + takers + " one has") +
+         "); leave --input out for it";
+}
+}  // namespace
+
 std::optional<std::string> ladder_config(const std::string& name, const std::vector<int>& sizes,
                                          const std::vector<int>& lengths, PerfConfig& c,
                                          std::vector<int>& chart_sizes) {
@@ -167,6 +194,7 @@ std::optional<std::string> ladder_config(const std::string& name, const std::vec
     return "the " + name + " ladder times multiplies: give --sizes (n), not --lengths";
   if (!flops && !sizes.empty())
     return "the " + name + " ladder moves elements: give --lengths, not --sizes (n)";
+  if (auto e = input_error(name, steps.front()->family, c.bandwidth_input)) return e;
   c.kernels.clear();
   for (const LessonInfo* v : steps)
     c.kernels.push_back(v->id);
@@ -334,10 +362,15 @@ std::string format_bandwidth_table(const LadderChart& c) {
     o << "library " << l.anchor->id << ": " << l.anchor->title << ", " << l.anchor->note << ".\n";
   if (c.library.empty())
     o << "library: none timed for this family; the copy is the line to reach.\n";
-  else if (c.library.front().gbps.empty() || c.library.front().gbps[last] <= 0)
-    o << "library: not measured in this report (tilescope-cli bench --ladder " << c.ladder
-      << " times it).\n";
-  else
+  else if (c.library.front().gbps.empty() || c.library.front().gbps[last] <= 0) {
+    const LibraryLine& l = c.library.front();
+    const std::string reason = last < l.why.size() ? l.why[last] : std::string();
+    if (!reason.empty())  // run, but not counted: skipped (the library is missing) or wrong
+      o << "library " << l.anchor->id << ": " << reason << ".\n";
+    else
+      o << "library: not measured in this report (tilescope-cli bench --ladder " << c.ladder
+        << " times it).\n";
+  } else
     o << "%library: of the first library line, at " << at << " elements.\n";
   return o.str();
 }

@@ -36,7 +36,9 @@ std::vector<std::string> ladder_names();
 // its library lines) at `sizes` (n, for a multiply ladder) or `lengths`
 // (elements, for a bandwidth one), each defaulting to the ladder's own.
 // Fills c.kernels and the sizes, and `chart_sizes` with what the table shows;
-// an error when NAME is no ladder or the sizes are of the other kind.
+// an error when NAME is no ladder, the sizes are of the other kind, or
+// c.bandwidth_input (--input) is not the lessons' own and none of the
+// ladder's library lines is timed on it (only the histogram's are).
 std::optional<std::string> ladder_config(const std::string& name, const std::vector<int>& sizes,
                                          const std::vector<int>& lengths, PerfConfig& c,
                                          std::vector<int>& chart_sizes);
@@ -71,6 +73,7 @@ struct LibraryLine {
   const LibraryAnchor* anchor = nullptr;
   std::vector<double> gbps;        // per size; 0 when not measured (or wrong)
   std::vector<PerfStatus> status;  // per size; Skipped where the report has none
+  std::vector<std::string> why;    // per size: the result's message where not counted
 };
 
 struct LadderChart {

@@ -144,6 +144,8 @@ std::optional<std::string> check_output(const std::string& out, const OutputOpti
   std::error_code ec;
   const fs::file_status st = fs::status(out, ec);  // follows links: their target counts
   if (!o.force && fs::is_regular_file(st)) return out + " exists; " + o.force_hint;
+  // Said before the work that would make the output, not after it.
+  if (fs::is_directory(st)) return "cannot write " + out + ": it is a directory";
   return std::nullopt;
 }
 

@@ -26,6 +26,8 @@
 //   void syncthreads(int barrier_id, int line);  // honours the run's barrier mask
 //   void syncwarp(int barrier_id, int line);     // __syncwarp(): the same mask and numbering
 //   template <class T> T shfl_down(T value, int delta, int line);  // __shfl_down_sync, full mask
+//   template <class T> unsigned match_any(T value, int line);      // __match_any_sync, whole warp
+//                    // (not recorded: a vote touches no memory)
 //   void delay_point(bool here);                 // race lab: stall chosen warps here
 // `count` is the array's extent, so that an index outside it is reported
 // (simulator) or flagged (device trace) instead of silently read.
@@ -242,5 +244,10 @@ class SharedTile {
 // value (its own where l + delta is past the warp). Every lane of the warp
 // must reach it; recorded as a WarpShuffle event.
 #define SHFL_DOWN(value, delta) rec.shfl_down((value), (delta), __LINE__)
+// __match_any_sync(mask, value), mask = every lane the warp has (all 32,
+// fewer in a block's partial last warp): the mask of the lanes whose value
+// equals this lane's (its own bit always set). Every lane of the warp must
+// reach it. A vote, not an access: the trace has no event for it.
+#define MATCH_ANY(value) rec.match_any((value), __LINE__)
 // Where the race lab may stall chosen warps (a no-op in every other run).
 #define DELAY_POINT(cond) rec.delay_point(cond)

@@ -247,4 +247,120 @@ LessonSpec lesson(const char* title, const char* summary, std::vector<BarrierInf
   };
 }
 
+// ---- The register-tile lessons: several outputs per thread ----
+
+// Over the blocks of a line of `size` cut into tiles of `tile`, the positions
+// of [start - before, start + tile + after) inside the line.
+inline uint64_t span_sum(int size, int tile, int before, int after) {
+  uint64_t s = 0;
+  for (int64_t start = 0; start < size; start += tile)
+    s += inside(start - before, start + tile + after, size);
+  return s;
+}
+
+// Blocks of T x block_rows threads (T: the tile parameter), each covering a
+// tile_cols x tile_rows piece of out.
+inline LaunchGeometry thread_tile_geometry(const Params& p, int block_rows, int tile_cols,
+                                           int tile_rows) {
+  LaunchGeometry g;
+  g.block = {at_least_1(p.tile), at_least_1(block_rows), 1};
+  g.grid = {
+      at_least_1(int64_t(ceil_div(uint64_t(std::max(p.n, 1)), uint64_t(std::max(tile_cols, 1))))),
+      at_least_1(int64_t(ceil_div(uint64_t(std::max(p.m, 1)), uint64_t(std::max(tile_rows, 1))))),
+      1};
+  return g;
+}
+
+// T is 8 or 16 (the compiled widths) and a block of T x block_rows threads fits.
+inline std::optional<std::string> thread_tile_check(const Params& p, const DeviceLimits& lim,
+                                                    int block_rows) {
+  if (p.tile != 8 && p.tile != 16)
+    return "tile " + std::to_string(p.tile) + ": this kernel is compiled for T = 8 or 16";
+  if (p.tile * block_rows > lim.max_threads_per_block)
+    return "a block of " + std::to_string(p.tile) + " x " + std::to_string(block_rows) +
+           " threads exceeds this device's limit";
+  return std::nullopt;
+}
+
+// m, n, the tile (8 to follow, 16 timed) and the radius.
+inline std::vector<ParamDecl> thread_tile_params(const char* tile_hint, int m, int n) {
+  return {side("m", "m (image rows)", "rows of in and out", m),
+          side("n", "n (image columns)", "columns of in and out", n),
+          tile("tile T", tile_hint, 8, 8, 16).timed_at(16),
+          {"radius", "radius R", "mask radius, 1 to 3: a (2R + 1) x (2R + 1) mask", 1, kMaxRadius,
+           2, radius_out_of_range}};
+}
+
+// Calls f(Body<T, R>{}) for the compiled tile and radius.
+template <template <int, int> class Body, class F>
+bool visit_thread_tile(const Params& p, F&& f) {
+  bool ok = false;
+  visit_value<8, 16>(p.tile, [&]<int T>() {
+    ok = visit_value<1, 2, 3>(p.radius, [&]<int R>() { f(Body<T, R>{}); });
+  });
+  return ok;
+}
+
+// The 4 x 4 register tile: T x T threads, each 4 x 4 outputs, a 4T x 4T tile
+// of out; the input tile (4T + 2R) x (4T + 8), its rows starting 4 columns
+// left of the output tile so that every float4 in it is 16-byte aligned.
+inline constexpr int kQuadOutputs = 4;  // outputs per thread: 4 across (a float4), 4 down
+inline constexpr int kQuadHalo = 4;     // halo columns each side: R <= 3, a whole float4
+inline int quad_side_rows(const Params& p) {
+  return kQuadOutputs * p.tile + 2 * p.radius;
+}
+inline int quad_side_cols(const Params& p) {
+  return kQuadOutputs * p.tile + 2 * kQuadHalo;
+}
+
+// Where a register-tile lesson keeps the mask, and how many output tiles a
+// block walks down (1; or `steps`, through two shared stages of the input tile).
+enum class MaskIn { Shared, Constant };
+ArrayTable quad_arrays(const Params& p, MaskIn mask, int steps);
+LaunchGeometry quad_geometry(const Params& p, MaskIn mask, int steps);
+// Every input tile cell stored once per output tile (0 outside the image) and
+// loaded from the image when inside it; every thread reads its 4 + 2R window
+// rows as three float4s and, per output row, every weight (from shared
+// memory or constant memory); a shared mask is first copied in by each block.
+ExpectedCounts quad_counts(const Params& p, MaskIn mask, int steps);
+// Global loads per output pixel: the input tiles' (and a shared mask's copies).
+double quad_loads(const Params& p, MaskIn mask, int steps, std::string* formula);
+
+struct QuadTileText {
+  const char* title;
+  const char* summary;
+  std::vector<BarrierInfo> barriers;
+};
+// A 4 x 4 register-tile lesson: T x T threads (8 to follow, 16 timed).
+template <MaskIn M, int Steps>
+LessonSpec quad_tile_lesson(QuadTileText t) {
+  return {
+      .title = t.title,
+      .summary = t.summary,
+      .params = thread_tile_params(Steps > 1 ? "threads a side: blocks of T x T, each walking 4 "
+                                               "tiles of 4T x 4T down the image"
+                                             : "threads a side: blocks of T x T, a 4T x 4T tile "
+                                               "of out",
+                                   36, 20),
+      .barriers = std::move(t.barriers),
+      .arrays = [](const Params& p) { return quad_arrays(p, M, Steps); },
+      .geometry = [](const Params& p) { return quad_geometry(p, M, Steps); },
+      .check = [](const LessonInfo&, const Params& p,
+                  const DeviceLimits& lim) { return thread_tile_check(p, lim, p.tile); },
+      .shared_advice = smaller_tile,
+      .counts = [](const Params& p) { return quad_counts(p, M, Steps); },
+      .reference = reference,
+      .sum_length = sum_length,
+      .loads_per_output = [](const Params& p,
+                             std::string* formula) { return quad_loads(p, M, Steps, formula); },
+      .metric = PerfMetric::Bytes,
+      .flops = flops,
+      // Tiles of two warps, two across; down, two (three for a walking
+      // block: its third tile overwrites the stage its first one used). The
+      // padded run: partial tiles, n not a multiple of 4 (one float at a time).
+      .tests = {.larger = Params{.m = Steps > 1 ? 96 : 64, .n = 64, .tile = 8, .radius = 2},
+                .padded = Params{.m = 37, .n = 38, .tile = 8, .radius = 3}},
+  };
+}
+
 }  // namespace ts::lessons::conv2d_kit

@@ -52,6 +52,15 @@ extern thread_local void* current_dynamic_shared;
    // run's copy of the array (KernelArgs), so that simulations may run side by side.
 #define TS_CONSTANT [[maybe_unused]] static
 
+// The bit intrinsics the lessons use, as the GPU computes them: __popc
+// counts the set bits, __ffs gives the lowest set bit's position + 1 (0 for 0).
+inline int __popc(unsigned x) {
+  return __builtin_popcount(x);
+}
+inline int __ffs(int x) {
+  return __builtin_ffs(x);
+}
+
 #define threadIdx (::ts::sim::current_builtins->thread_idx)
 #define blockIdx (::ts::sim::current_builtins->block_idx)
 #define blockDim (::ts::sim::current_builtins->block_dim)

@@ -35,10 +35,10 @@ TS_KERNEL_BODY(Body, histogram_global_atomics(rec, args));
 
 struct Lesson {
   static LessonSpec descriptor() {
-    return histogram_kit::lesson<false>(
-        "Histogram, atomicAdd on global bins",
-        "Every thread adds 1 to its element's bin in global memory with atomicAdd: right without "
-        "barriers, but every add is a global atomic, and lanes on one bin wait for each other.");
+    return histogram_kit::lesson<histogram_kit::Shape{}>(
+        {"Histogram, atomicAdd on global bins",
+         "Every thread adds 1 to its element's bin in global memory with atomicAdd: right without "
+         "barriers, but every add is a global atomic, and lanes on one bin wait for each other."});
   }
 };
 

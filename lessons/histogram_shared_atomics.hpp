@@ -52,11 +52,11 @@ TS_KERNEL_BODY(Body, histogram_shared_atomics(rec, args));
 
 struct Lesson {
   static LessonSpec descriptor() {
-    return histogram_kit::lesson<true>(
-        "Histogram, private shared bins per block",
-        "Each block counts into its own 64 shared counters with shared atomics, then adds them to "
-        "the global bins: 64 global atomics per block instead of one per element; two barriers "
-        "keep the phases apart.");
+    return histogram_kit::lesson<histogram_kit::Shape{.copies = histogram_kit::Copies::Block}>(
+        {"Histogram, private shared bins per block",
+         "Each block counts into its own 64 shared counters with shared atomics, then adds them to "
+         "the global bins: 64 global atomics per block instead of one per element; two barriers "
+         "keep the phases apart."});
   }
 };
 

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "lessons/conv2d_kit.hpp"
 #include "lessons/lesson.hpp"
 #include "lessons/matmul_kit.hpp"
 #include "lessons/stencil_kit.hpp"
@@ -253,12 +254,17 @@ std::optional<std::string> check(const Params& p, const DeviceLimits& lim, bool 
 }
 
 ExpectedCounts halo_counts(const Params& p) {
+  return halo_counts(p, 1);
+}
+
+ExpectedCounts halo_counts(const Params& p, int per_thread) {
   ExpectedCounts c;
-  const LaunchGeometry g = geometry(p);
+  const LaunchGeometry g = span_geometry(p, per_thread);
   const uint64_t len = p.length, r = p.radius, blocks = g.grid.x, b = g.block.x;
+  const uint64_t span = b * uint64_t(per_thread);
   c.global_stores = len;
-  c.global_loads = blocks * (b + 2 * r);
-  c.shared_stores = blocks * (b + 2 * r);
+  c.global_loads = blocks * (span + 2 * r);
+  c.shared_stores = blocks * (span + 2 * r);
   c.shared_loads = len * (2 * r + 1);
   c.barrier_arrivals = blocks * b;
   return c;
@@ -288,5 +294,86 @@ double halo_loads(const Params& p, std::string* formula) {
              r);
 }
 
+double span_loads(const Params& p, int per_thread, int halo, std::string* formula) {
+  // Every block loads its span and H halo cells on each side, also the last
+  // block where it hangs over the end (clamped): 1 + 2H/S when S divides L.
+  const int64_t l = std::max(p.length, 1), s = std::max(p.block, 1) * int64_t(per_thread);
+  const double r = double(cdiv(l, s)) * double(s + 2 * halo) / double(l);
+  return say(formula,
+             "ceil(L/S)*(S+2H)/L, S = " + str(per_thread) + "B = " + str(s) + ", H = " + str(halo) +
+                 ": ceil(" + str(l) + "/" + str(s) + ")*(" + str(s) + "+2*" + str(halo) + ")/" +
+                 str(l) + " = " + num(r) + (l % s ? "" : " (1 + 2H/S)"),
+             r);
+}
+
 }  // namespace lessons::stencil_kit
+
+namespace lessons::conv2d_kit {
+
+ArrayTable quad_arrays(const Params& p, MaskIn mask, int steps) {
+  const int stages = steps > 1 ? 2 : 1, w = mask_width(p.radius);
+  ArrayInfo tile = shared_array("tile", stages * quad_side_rows(p), quad_side_cols(p));
+  if (mask == MaskIn::Constant) return arrays(p, {tile});
+  // The mask as a global input, copied into shared memory after the tile.
+  ArrayTable t = {global_input("in", p.m, p.n, 6), global_input("mask", w, w, 7),
+                  global_output("out", p.m, p.n), tile,
+                  shared_array("mask_s", w, w, uint32_t(4 * tile.rows * tile.cols))};
+  return t;
+}
+
+LaunchGeometry quad_geometry(const Params& p, MaskIn mask, int steps) {
+  const int side = kQuadOutputs * p.tile, w = mask_width(p.radius);
+  LaunchGeometry g = thread_tile_geometry(p, p.tile, side, side * std::max(steps, 1));
+  g.static_shared_bytes = uint32_t(4 * (steps > 1 ? 2 : 1) * quad_side_rows(p) * quad_side_cols(p));
+  if (mask == MaskIn::Shared) g.static_shared_bytes += uint32_t(4 * w * w);
+  return g;
+}
+
+ExpectedCounts quad_counts(const Params& p, MaskIn mask, int steps) {
+  ExpectedCounts c;
+  const int side = kQuadOutputs * p.tile;
+  const uint64_t tiles = ceil_div(uint64_t(std::max(p.n, 1)), uint64_t(side)) *
+                         ceil_div(uint64_t(std::max(p.m, 1)), uint64_t(side));
+  const uint64_t threads = tiles * uint64_t(p.tile) * uint64_t(p.tile);  // over all tiles
+  const uint64_t w = uint64_t(mask_width(p.radius)), weights = w * w;
+  const uint64_t blocks = quad_geometry(p, mask, steps).grid.count();
+  c.global_loads = halo_tile_sum(p.m, side, p.radius) * span_sum(p.n, side, kQuadHalo, kQuadHalo);
+  c.global_stores = uint64_t(p.m) * uint64_t(p.n);
+  c.shared_stores = tiles * uint64_t(quad_side_rows(p)) * uint64_t(quad_side_cols(p));
+  c.shared_loads = threads * (kQuadOutputs + 2 * uint64_t(p.radius)) * 12;
+  const uint64_t weight_reads = threads * kQuadOutputs * weights;  // per output row, every weight
+  if (mask == MaskIn::Shared) {
+    c.global_loads += blocks * weights;
+    c.shared_stores += blocks * weights;
+    c.shared_loads += weight_reads;
+  } else {
+    c.constant_loads = weight_reads;
+  }
+  c.barrier_arrivals = threads;  // one barrier per output tile
+  return c;
+}
+
+double quad_loads(const Params& p, MaskIn mask, int steps, std::string* formula) {
+  const int side = kQuadOutputs * p.tile, w = mask_width(p.radius);
+  const double pixels = double(p.m) * double(p.n);
+  const double tiles =
+      double(halo_tile_sum(p.m, side, p.radius) * span_sum(p.n, side, kQuadHalo, kQuadHalo));
+  const std::string ratio =
+      "(4T+2R)(4T+8)/(4T)^2 = " + std::to_string(quad_side_rows(p) * quad_side_cols(p)) + "/" +
+      std::to_string(side * side);
+  if (mask == MaskIn::Constant) return say_mean(formula, ratio, tiles / pixels);
+  // Each block also copies the (2R + 1)^2 weights from global memory.
+  const double blocks = double(quad_geometry(p, mask, steps).grid.count());
+  const double mean = (tiles + blocks * w * w) / pixels;
+  if (formula) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", mean);
+    *formula = ratio +
+               " inside the image, fewer near its edges, plus (2R+1)^2 = " + std::to_string(w * w) +
+               " weights per block: mean = " + buf;
+  }
+  return mean;
+}
+
+}  // namespace lessons::conv2d_kit
 }  // namespace ts

@@ -51,14 +51,23 @@ bool visit_block_tile(int tile, F&& f) {
 // One compiled configuration as the launch and the tables see it: a block of
 // `threads` computes a BM x BN tile of C, TM x TN outputs per thread, in k
 // steps of BK; As (as_rows x as_cols floats, its stages included) then Bs
-// (stages * BK x BN) in static shared memory; double-buffered steps have 2
-// stages and one barrier per k step.
+// (stages * BK x BN) in static shared memory, or with `dynamic` in one extern
+// __shared__ array sized at launch (for more than the 48 KB static arrays may
+// hold); double-buffered steps have 2 stages and one barrier per k step.
+// A step without a branch in its loop may fetch and store tiles past the last
+// k step and pass a barrier after it: `spare` says how many per block (tiles)
+// and per thread (barriers).
+struct Spare {
+  int tile_loads = 0, tile_stores = 0, barriers = 0;
+};
 struct Layout {
   int bm, bn, bk;
   int tm, tn;  // outputs per thread along m and n
   int threads;
   int as_rows, as_cols;
   int stages = 1;
+  bool dynamic = false;
+  Spare spare = {};
 };
 
 inline ArrayTable layout_arrays(const Params& p, Layout l) {
@@ -73,22 +82,27 @@ inline LaunchGeometry layout_geometry(const Params& p, Layout l) {
   LaunchGeometry g;
   g.block = {at_least_1(l.threads), 1, 1};
   g.grid = {at_least_1(p.n / l.bn), at_least_1(p.n / l.bm), 1};
-  g.static_shared_bytes = uint32_t(4 * (l.as_rows * l.as_cols + l.stages * l.bk * l.bn));
+  const uint32_t bytes = uint32_t(4 * (l.as_rows * l.as_cols + l.stages * l.bk * l.bn));
+  (l.dynamic ? g.dynamic_shared_bytes : g.static_shared_bytes) = bytes;
   return g;
 }
 
 // Events (a float4 is 4): per k step a block loads BM x BK of A and BK x BN
 // of B and stores both into shared memory; per k every thread reads TM values
-// of As and TN of Bs; every thread reaches 2 barriers per k step (1 with two stages).
+// of As and TN of Bs; every thread reaches 2 barriers per k step (1 with two
+// stages); plus the layout's spare tiles and barriers.
 inline ExpectedCounts layout_counts(const Params& p, Layout l) {
   const uint64_t n = uint64_t(p.n), n3 = n * n * n;
   const uint64_t threads = n * n / uint64_t(l.tm * l.tn);
+  const uint64_t blocks = (n / uint64_t(l.bm)) * (n / uint64_t(l.bn));
+  const uint64_t tile = uint64_t(l.bk) * uint64_t(l.bm + l.bn);  // A's and B's elements of a k step
   ExpectedCounts c;
-  c.global_loads = n3 / uint64_t(l.bn) + n3 / uint64_t(l.bm);
-  c.shared_stores = c.global_loads;
+  c.global_loads = n3 / uint64_t(l.bn) + n3 / uint64_t(l.bm) + blocks * tile * l.spare.tile_loads;
+  c.shared_stores = n3 / uint64_t(l.bn) + n3 / uint64_t(l.bm) + blocks * tile * l.spare.tile_stores;
   c.shared_loads = threads * n * uint64_t(l.tm + l.tn);
   c.global_stores = n * n;
-  c.barrier_arrivals = threads * uint64_t(l.stages == 2 ? 1 : 2) * (n / uint64_t(l.bk));
+  c.barrier_arrivals =
+      threads * (uint64_t(l.stages == 2 ? 1 : 2) * (n / uint64_t(l.bk)) + l.spare.barriers);
   return c;
 }
 
@@ -114,21 +128,22 @@ struct Step {
   std::vector<int> tile_choices = {32, 64, 128};
 };
 
-// A whole register-tiled step from its layout for a block tile (L) and its text.
-template <Layout (*L)(int tile)>
-LessonSpec step(Step step) {
+// A whole register-tiled step from its layout for the run's parameters (L: the
+// block tile, and for a step that picks its shape by n, the size) and its text.
+template <Layout (*L)(const Params&)>
+LessonSpec step_by_params(Step step) {
   return {
       .title = step.title,
       .summary = step.summary,
       .params = {side("n", "n (matrix size)", "A, B and C are n x n; a multiple of the tile", 64),
                  tile("block tile", step.tile_hint, step.tile, 32, 128)},
       .barriers = std::move(step.barriers),
-      .arrays = [](const Params& p) { return layout_arrays(p, L(p.tile)); },
-      .geometry = [](const Params& p) { return layout_geometry(p, L(p.tile)); },
+      .arrays = [](const Params& p) { return layout_arrays(p, L(p)); },
+      .geometry = [](const Params& p) { return layout_geometry(p, L(p)); },
       .check = [](const LessonInfo& v, const Params& p,
-                  const DeviceLimits& lim) { return check_layout(v, p, lim, L(p.tile)); },
+                  const DeviceLimits& lim) { return check_layout(v, p, lim, L(p)); },
       .shared_advice = smaller_tile,
-      .counts = [](const Params& p) { return layout_counts(p, L(p.tile)); },
+      .counts = [](const Params& p) { return layout_counts(p, L(p)); },
       .reference = matmul_kit::square_reference,
       .sum_length = matmul_kit::square_sum_length,
       .metric = PerfMetric::Flops,
@@ -138,6 +153,17 @@ LessonSpec step(Step step) {
       .tile_choices = std::move(step.tile_choices),
       .tests = {.larger = Params{.n = 64, .tile = 32}},
   };
+}
+
+template <Layout (*L)(int tile)>
+Layout layout_of_tile(const Params& p) {
+  return L(p.tile);
+}
+
+// A whole register-tiled step from its layout for a block tile (L) and its text.
+template <Layout (*L)(int tile)>
+LessonSpec step(Step step) {
+  return step_by_params<layout_of_tile<L>>(std::move(step));
 }
 
 }  // namespace ts::lessons::sgemm_kit

@@ -43,6 +43,13 @@ inline double flops(const Params& p) {
 inline LaunchGeometry geometry(const Params& p) {
   return one_thread_per_element(p);
 }
+// `per_thread` outputs per thread: a block covers per_thread * block elements.
+inline LaunchGeometry span_geometry(const Params& p, int per_thread) {
+  LaunchGeometry g = one_thread_per_element(p);
+  const uint64_t span = uint64_t(g.block.x) * uint64_t(per_thread);
+  g.grid.x = at_least_1(int64_t(ceil_div(uint64_t(p.length < 1 ? 1 : p.length), span)));
+  return g;
+}
 
 // The block fits the device; with a halo (shared lessons), the radius at most
 // the block, since the first R threads load the halo cells. (Length and
@@ -53,6 +60,8 @@ std::string radius_out_of_range(const char* name, int radius);
 // The halo lessons' counts: every thread loads its cell (clamped past the
 // end), the first R threads the 2R halo cells.
 ExpectedCounts halo_counts(const Params& p);
+// The same with `per_thread` cells per thread (a block a span of per_thread * block).
+ExpectedCounts halo_counts(const Params& p, int per_thread);
 
 // 1 or 2 warps per block: a block of 32 or 64 threads.
 std::optional<Params> halo_with_warps(const Params& p, const Params& defaults, int warps);
@@ -60,6 +69,8 @@ std::optional<Params> halo_with_warps(const Params& p, const Params& defaults, i
 // The textbook's global loads per output element.
 double naive_loads(const Params& p, std::string* formula);  // 2R + 1
 double halo_loads(const Params& p, std::string* formula);   // ceil(L/B)(B + 2R)/L
+// ceil(L/S)(S + 2H)/L for spans S = per_thread * B and halos of H cells a side.
+double span_loads(const Params& p, int per_thread, int halo, std::string* formula);
 
 inline SharedAdvice smaller_block(const Params&, const DeviceLimits&) {
   return {"", "use a smaller block or radius"};

@@ -126,40 +126,48 @@ LessonSpec lesson(const char* title, const char* summary, const char* layout_lab
 }
 
 // The lessons that move several elements per thread: a block of BX x BY
-// threads (fewer than 32 x 32) walks the block's 32 x 32 tile of in through a
-// padded [32][33] shared tile; each element is read, stored, read from the
-// tile and written once, and every thread meets the barrier once.
-template <int BX, int BY>
-LessonSpec walking_lesson(const char* title, const char* summary, uint8_t guards) {
+// threads (fewer than Tile x Tile) walks the block's Tile x Tile tile of in
+// (32 x 32, or 64 x 64) through a padded [Tile][Tile + 1] shared tile; each
+// element is read, stored, read from the tile and written once, and every
+// thread meets the barrier once. `defaults`: the sides the lesson opens with.
+template <int BX, int BY, int Tile = kTile>
+LessonSpec walking_lesson(const char* title, const char* summary, uint8_t guards,
+                          Params defaults = Params{.m = 40, .n = 48}) {
+  // A grid of Tile x Tile tiles over `in`: block (x, y) reads rows y*Tile.. and columns x*Tile..
+  static constexpr auto grid_of = [](const Params& p) {
+    LaunchGeometry g;
+    g.block = {BX, BY, 1};
+    g.grid = {at_least_1(int64_t(ceil_div(uint64_t(p.n < 1 ? 1 : p.n), Tile))),
+              at_least_1(int64_t(ceil_div(uint64_t(p.m < 1 ? 1 : p.m), Tile))), 1};
+    g.static_shared_bytes = uint32_t(4 * Tile * (Tile + 1));
+    return g;
+  };
   return {
       .title = title,
       .summary = summary,
-      .params = {side("m", "m (rows of in)", "rows of in, columns of out", 40),
-                 side("n", "n (columns of in)", "columns of in, rows of out", 48)},
+      .params = {side("m", "m (rows of in)", "rows of in, columns of out", defaults.m),
+                 side("n", "n (columns of in)", "columns of in, rows of out", defaults.n)},
       .barriers = {{"the tile is stored by rows and read by columns: what a thread reads was "
                     "stored by other threads, most of them in other warps",
                     guards}},
-      .arrays = [](const Params& p) { return arrays(p, {shared_array("tile", kTile, kTile + 1)}); },
-      .geometry =
-          [](const Params& p) {
-            LaunchGeometry g = tile_geometry(p, kTile + 1);
-            g.block = {BX, BY, 1};
-            return g;
-          },
+      .arrays = [](const Params& p) { return arrays(p, {shared_array("tile", Tile, Tile + 1)}); },
+      .geometry = [](const Params& p) { return grid_of(p); },
       .check = no_check,
       .shared_advice = no_fix,
       .counts =
           [](const Params& p) {
             ExpectedCounts c = tile_counts(p);
-            c.barrier_arrivals = geometry(p).grid.count() * uint64_t(BX * BY);
+            c.barrier_arrivals = grid_of(p).grid.count() * uint64_t(BX * BY);
             return c;
           },
       .reference = reference,
       .sum_length = one_term,
       .loads_per_output = loads,
       .metric = PerfMetric::Bytes,
-      // 40 x 48: edge tiles, every row still a multiple of 4 floats long.
-      .tests = {.larger = Params{.m = 64, .n = 64}, .padded = Params{.m = 40, .n = 48}},
+      // 40 x 48: edge tiles, every row still a multiple of 4 floats long; the
+      // larger size has two tiles down and one across at either tile side.
+      .tests = {.larger = Tile == kTile ? Params{.m = 64, .n = 64} : Params{.m = 128, .n = 64},
+                .padded = Params{.m = 40, .n = 48}},
   };
 }
 

@@ -82,7 +82,18 @@ struct ExpectedCounts {
   uint64_t shared_atomics = 0, global_atomics = 0;  // atomicAdd and friends
   // Reads of constant-memory arrays: GlobalLoad events, not in global_loads.
   uint64_t constant_loads = 0;
-  // Every event of the run: loads, stores, atomics, arrivals and departures, shuffles.
+  // Warp-aggregated atomics (lanes on one address add once, through their
+  // leader) depend on the data: then shared_atomics is the most (no two lanes
+  // of an instruction agree) and this the fewest (every instruction's lanes
+  // on one address); 0 where shared_atomics is exact.
+  uint64_t fewest_shared_atomics = 0;
+  // Whether a run's `n` shared atomics are what the closed form allows.
+  bool allows_shared_atomics(uint64_t n) const {
+    return fewest_shared_atomics ? n >= fewest_shared_atomics && n <= shared_atomics
+                                 : n == shared_atomics;
+  }
+  // Every event of the run: loads, stores, atomics, arrivals and departures,
+  // shuffles (the most, where the shared atomics depend on the data).
   uint64_t total() const {
     return global_loads + constant_loads + global_stores + shared_loads + shared_stores +
            shared_atomics + global_atomics + 2 * barrier_arrivals + warp_shuffles;

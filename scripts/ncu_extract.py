@@ -64,8 +64,12 @@ def page(path, table):
     start = int(body[0][at["Address"]], 16)
     by_offset = {i["offset"]: (line["line"], i) for line in table["lines"]
                  for i in line["instructions"]}
-    out = []
+    out, barriers = [], 0
     for r in body:
+        words = [w for w in r[at["Source"]].split() if not w.startswith("@")]
+        opcode = words[0] if words else ""
+        if opcode.startswith("BAR.") and not opcode.startswith("BAR.ARV"):
+            barriers += 1  # block barriers before each instruction, in program order
         if r[at["Address Space"]] in ("-", ""):
             continue
         offset = int(r[at["Address"]], 16) - start
@@ -74,7 +78,7 @@ def page(path, table):
         line, ins = by_offset[offset]
         x = {"offset": offset, "sass": " ".join(r[at["Source"]].split()), "line": line,
              "space": ins["space"], "op": ins["op"], "bytes": ins["bytes"],
-             "predicated": ins["predicated"]}
+             "predicated": ins["predicated"], "barriers": barriers}
         for column, name in PAGE_COLUMNS.items():
             if column in at:
                 x[name] = int(number(r[at[column]]) or 0)

@@ -7,8 +7,12 @@
 #       compute-sanitizer --tool racecheck --racecheck-report all --show-backtrace no \
 #         tilescope-cli races <lesson> --backend cuda --barriers <kept> --launch-only
 #     (untraced, so that the trace recorder's own bookkeeping is not what
-#     racecheck sees; racecheck instruments the kernel itself; no host
-#     backtraces: they made the SGEMM ladder's 20,000-record logs tens of MB),
+#     racecheck sees; racecheck instruments the kernel itself. With every
+#     barrier that is the timed kernel, else MaskRec: the lesson's code minus
+#     the removed barriers, without the race lab's stall, whose branch made
+#     nvcc add WARPSYNCs that racecheck takes as ordering a warp
+#     (analysis/hazards.hpp, "Warp syncs"). No host backtraces: they made
+#     the SGEMM ladder's 20,000-record logs tens of MB),
 #   - our analysis of a traced GPU run of the same launch:
 #       tilescope-cli races <lesson> --backend cuda --barriers <kept> --json --runs 1
 #   - and, for reference, our analysis of a simulator trace (what CI checks),

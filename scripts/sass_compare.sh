@@ -58,8 +58,14 @@ PAIRS=(
   "stencil.shared|stencil_shared||bench/family_twins.cu|14stencil_shared"
   "conv2d.tiled T8 R2|conv2d_tiled|8,2|bench/family_twins.cu|12conv2d_tiledILi8ELi2EE"
   "conv2d.tiled T16 R3|conv2d_tiled|16,3|bench/family_twins.cu|12conv2d_tiledILi16ELi3EE"
+  "stencil.vectorized R3|stencil_vectorized|3|bench/family_twins.cu|18stencil_vectorizedILi3EE"
+  "conv2d.double_buffer T16 R3|conv2d_double_buffer|16,3|bench/family_twins.cu|20conv2d_double_bufferILi16ELi3EE"
   "histogram.shared_atomics|histogram_shared_atomics||bench/family_twins.cu|16histogram_shared"
+  "histogram.grid_stride|histogram_grid_stride||bench/family_twins.cu|21histogram_grid_stride"
   "scan.blelloch|scan_blelloch||bench/family_twins.cu|13scan_blelloch"
+  "transpose.vectorized|transpose_vectorized||bench/family_twins.cu|16transpose_float4ILi32EE"
+  "transpose.large_tile|transpose_large_tile||bench/family_twins.cu|16transpose_float4ILi64EE"
+  "reduction.single_pass B256|reduction_single_pass|256|bench/family_twins.cu|18reduce_single_passILi256EE"
 )
 
 # Every lesson kernel in one file, instantiated as the harness launches it.

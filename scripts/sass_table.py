@@ -194,8 +194,11 @@ def source_line(frames):
 
 
 def memory_accesses(instrs):
-    out = []
+    out, barriers = [], 0
     for offset, guard, opcode, operands, frames in instrs:
+        if opcode.startswith("BAR.") and not opcode.startswith("BAR.ARV"):
+            barriers += 1  # a block barrier (BAR.SYNC, BAR.RED): BAR.ARV does not wait
+            continue
         kind = classify(opcode, operands)
         if not kind:
             continue
@@ -203,7 +206,7 @@ def memory_accesses(instrs):
         out.append({"offset": offset, "line": line, "file": name, "space": kind[0],
                     "op": kind[1], "bytes": width(opcode),
                     "predicated": bool(guard) and guard not in ("@PT", "@UPT"),
-                    "opcode": opcode})
+                    "opcode": opcode, "barriers": barriers})
     return out
 
 
@@ -258,7 +261,7 @@ def table_of(text, ptx=None):
                         for a in table[body] if a["offset"] in unsure_at]
     if guessed:
         print("sass_table: %d memory instructions: nvcc's line info named several candidate "
-              "lines (took the latest that fits%s)" % (
+              "lines that no rule of scripts/ptx_lines.py told apart (a guess%s)" % (
                   len(guessed), "" if VERBOSE else "; --verbose lists them"), file=sys.stderr)
         if VERBOSE:
             print("\n".join("  " + g for g in guessed), file=sys.stderr)
@@ -288,9 +291,9 @@ def write_cpp(table, out, origin, sources, nvcc_release):
         lines.append("// %s" % body)
         lines.append("constexpr CompiledAccess k%d[] = {" % i)
         for a in table[body]:
-            lines.append('    {0x%04x, %d, "%s", Space::%s, SassOp::%s, %d, %s, "%s"},' % (
+            lines.append('    {0x%04x, %d, "%s", Space::%s, SassOp::%s, %d, %s, "%s", %d},' % (
                 a["offset"], a["line"], a["file"], a["space"], a["op"], a["bytes"],
-                "true" if a["predicated"] else "false", a["opcode"]))
+                "true" if a["predicated"] else "false", a["opcode"], a["barriers"]))
         lines.append("};")
     lines.append("}  // namespace")
     lines.append("")
@@ -413,9 +416,9 @@ def main():
         for body in sorted(table):
             print(body)
             for a in table[body]:
-                print("  %04x %-26s %-8s %-6s %2d  %s:%d" % (
+                print("  %04x %-26s %-8s %-6s %2d  %s:%d  after %d barriers" % (
                     a["offset"], ("@P " if a["predicated"] else "") + a["opcode"], a["space"],
-                    a["op"], a["bytes"], a["file"], a["line"]))
+                    a["op"], a["bytes"], a["file"], a["line"], a["barriers"]))
         return
     release, full = tool_version(nvcc) if nvcc else ("?", "?")
     if args.origin == "build":

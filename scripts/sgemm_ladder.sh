@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The SGEMM ladder's last two steps against cuBLAS, in one device call:
+# The SGEMM ladder's last three steps against cuBLAS, in one device call:
 #   1. builds bench/sgemm_ladder (headless build dir, sm_90 by default);
-#   2. runs it (it prints the registers and local memory, i.e. spills, of
-#      the lessons' tuned PlainRec kernels, from cudaFuncGetAttributes): sgemm.double_buffer and sgemm.hopper (tuned configs) and cuBLAS
-#      at n = 1024, 2048, 4096, medians of 15 launches, L2 flushed, each output
-#      checked against cuBLAS. Exit status: the harness's (0 = all right).
+#   2. runs it: the ladder's last three steps at their tuned configurations
+#      (the last picks its block tile by n) and cuBLAS at n = 1024, 2048, 4096,
+#      medians (min, max) of 15 launches, L2 flushed, each output checked
+#      against cuBLAS; it prints the grid, shared memory, registers and local
+#      memory (spills) of each kernel it times, from cudaFuncGetAttributes.
+#      Exit status: the harness's (0 = all right).
 # Usage: scripts/sgemm_ladder.sh [harness options, e.g. --sizes 4096 --reps 25]
 # Logs go to $OUT when set (the device tool's folder), else build/sgemm_ladder.
 set -u

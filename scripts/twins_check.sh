@@ -31,7 +31,11 @@ stage() { echo; echo "=== [$(( $(date +%s) - t0 ))s] $*"; }
 BLOCK=256 RADIUS=3 CONV_TILE=8 CONV_RADIUS=2
 AS=(transpose_padded=transpose.shared_padded transpose_swizzled=transpose.shared_swizzled
     reduce_warp_shuffle=reduction.warp_shuffle stencil_shared=stencil.shared
-    conv2d_tiled=conv2d.tiled histogram_shared=histogram.shared_atomics scan_blelloch=scan.blelloch)
+    conv2d_tiled=conv2d.tiled histogram_shared=histogram.shared_atomics
+    histogram_grid_stride=histogram.grid_stride scan_blelloch=scan.blelloch
+    transpose_vectorized=transpose.vectorized transpose_large_tile=transpose.large_tile
+    reduce_single_pass=reduction.single_pass
+    stencil_vectorized=stencil.vectorized conv2d_double_buffer=conv2d.double_buffer)
 lessons() { printf '%s\n' "${AS[@]}" | cut -d= -f2 | grep -E "$1" | paste -sd, -; }
 as_args() { for a in "${AS[@]}"; do printf -- '--as %s ' "$a"; done; }
 
@@ -95,6 +99,10 @@ if [ "${SKIP_LADDERS:-0}" != 1 ]; then
     stage "tilescope-cli bench --ladder $fam (2^26 elements; the library line in the same run)"
     ladder "$fam" "$fam" --lengths 67108864 --reps 15
   done
+  stage "tilescope-cli bench --ladder histogram --input uniform (the lessons on the library's uniform input)"
+  ladder histogram_uniform histogram --input uniform --lengths 67108864 --reps 15
+  stage "tilescope-cli bench --ladder conv2d --radius 3 (a 7 x 7 mask: the issue's measure)"
+  ladder conv2d_r3 conv2d --radius 3 --lengths 67108864 --reps 15
   stage "tilescope-cli bench --ladder histogram --input one-hot (the lessons on the skewed input)"
   ladder histogram_one-hot histogram --input one-hot --lengths 67108864 --reps 15
   if [ "${TWINS_SGEMM_LADDER:-0}" = 1 ]; then

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -30,6 +31,14 @@ std::string name(const Case& c) {
   return c.id + " " + describe(*find_lesson(c.id), c.p);
 }
 
+// A radius the lesson declares: a stencil compiled per radius takes 1 to 4,
+// another any radius from 0.
+int declared_radius(const LessonInfo& v, int r) {
+  for (const ParamDecl& d : v.params)
+    if (std::string_view(d.name) == "radius") return std::clamp(r, d.min, d.max);
+  return r;
+}
+
 // Sizes for every lesson: 1, 7, 16 and 17 (multiples of the tile and not),
 // the 33 x 20 x 45 rectangle, blocks of several warps, and the defaults.
 std::vector<Case> correctness_cases() {
@@ -47,7 +56,7 @@ std::vector<Case> correctness_cases() {
     if (v.uses & kUsesLength) {  // stencils, histograms (which ignore the radius)
       for (int len : {1, 7, 16, 17, 1000})
         for (auto [r, b] : {std::pair{0, 8}, {1, 8}, {3, 32}, {8, 128}, {5, 1024}})
-          cases.push_back({id, {.length = len, .radius = r, .block = b}});
+          cases.push_back({id, {.length = len, .radius = declared_radius(v, r), .block = b}});
       continue;
     }
     if ((v.uses & kUsesM) && !(v.uses & kUsesK)) {  // an m x n matrix (transpose, convolution)
@@ -323,7 +332,8 @@ TEST(GpuTrace, CountsEqualTheClosedForms) {
     EXPECT_EQ(n[int(EventKind::BarrierArrive)], want.barrier_arrivals);
     EXPECT_EQ(n[int(EventKind::BarrierLeave)], want.barrier_arrivals);
     EXPECT_EQ(n[int(EventKind::WarpShuffle)], want.warp_shuffles);
-    EXPECT_EQ(n[int(EventKind::SharedAtomic)], want.shared_atomics);
+    EXPECT_TRUE(want.allows_shared_atomics(n[int(EventKind::SharedAtomic)]))
+        << n[int(EventKind::SharedAtomic)] << " shared atomics";
     EXPECT_EQ(n[int(EventKind::GlobalAtomic)], want.global_atomics);
   }
 }

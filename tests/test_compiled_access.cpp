@@ -75,6 +75,7 @@ struct HandTable {
                               : SassOp::Atomic;
       c.bytes = i["bytes"];
       c.predicated = i["predicated"];
+      c.barriers = i.value("barriers", uint8_t(0));
       c.opcode = opcodes.back();
       accesses.push_back(c);
     }
@@ -257,7 +258,7 @@ TEST(CompiledAccessMeasured, EveryLessonAtItsDefaultsCountsAsNsightCompute) {
     for (const WarpAccess& a : w.accesses)
       merged_stores += a.merged_line != 0;
   }
-  EXPECT_GE(lessons, 36);
+  EXPECT_GE(lessons, 38);
   EXPECT_GT(merged_stores, 0) << "the if/else rule: one store for an if's two arms";
 }
 
@@ -288,6 +289,47 @@ TEST(CompiledAccessRules, AnIfsTwoStoresRunAsOne) {
                                 {0x110, 12, "", Space::Shared, SassOp::Store, 4, false, "STS"}};
   const CompiledKernel apart{"hand-made", "sm_90", two};
   EXPECT_EQ(compiled_warp_accesses(t, &apart).totals(EventKind::SharedStore).instructions(), 2u);
+}
+
+// The predicated rule on a hand-made trace: warp 0 stores once on line 10
+// (one lane), warp 1 runs but never stores there. A partial tile in an unrolled
+// loop: the table has one STS per turn, each behind its own predicate, and
+// every warp issues every one of them.
+TEST(CompiledAccessRules, EveryWarpIssuesEachPredicatedCopyOfAnUnrolledLine) {
+  Trace t;
+  ArrayInfo shared;
+  shared.name = "tile", shared.space = Space::Shared, shared.role = ArrayRole::Scratch;
+  shared.rows = 1, shared.cols = 64;
+  t.config.arrays = {shared};
+  Event store{};
+  store.kind = EventKind::SharedStore, store.array = 1, store.thread = 0, store.line = 10;
+  t.events.push_back(store);
+  for (int lane = 0; lane < kWarpLanes; ++lane) {  // warp 1: a load elsewhere
+    Event load{};
+    load.kind = EventKind::SharedLoad, load.array = 1, load.line = 20;
+    load.thread = uint16_t(kWarpLanes + lane), load.element = uint32_t(lane);
+    t.events.push_back(load);
+  }
+  const auto sts = [](uint32_t at, bool predicated) {
+    return CompiledAccess{at, 10, "", Space::Shared, SassOp::Store, 4, predicated, "STS"};
+  };
+  const CompiledAccess unrolled[] = {sts(0x100, true), sts(0x110, true), sts(0x120, true),
+                                     sts(0x130, true)};
+  const CompiledKernel four{"hand-made", "sm_90", unrolled};
+  const WarpAccesses w = compiled_warp_accesses(t, &four);
+  EXPECT_EQ(w.totals(EventKind::SharedStore).requests, 1u);  // the one with a lane on
+  EXPECT_EQ(w.totals(EventKind::SharedStore).instructions(), 8u);
+  EXPECT_EQ(w.totals(EventKind::SharedStore).wavefronts, 1u);
+  // The last turn behind a branch (nvcc: `@P1 EXIT` then an unpredicated STS):
+  // three issues each, the fourth only by a warp with a lane on.
+  const CompiledAccess last_branched[] = {sts(0x100, true), sts(0x110, true), sts(0x120, true),
+                                          sts(0x140, false)};
+  const CompiledKernel three{"hand-made", "sm_90", last_branched};
+  EXPECT_EQ(compiled_warp_accesses(t, &three).totals(EventKind::SharedStore).instructions(), 6u);
+  // One STS in a loop that was not unrolled: as often as the busiest warp.
+  const CompiledAccess looped[] = {sts(0x100, true)};
+  const CompiledKernel one{"hand-made", "sm_90", looped};
+  EXPECT_EQ(compiled_warp_accesses(t, &one).totals(EventKind::SharedStore).instructions(), 2u);
 }
 
 // Without a table entry the compiled level is the source level, every opcode empty.

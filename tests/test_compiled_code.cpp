@@ -169,11 +169,9 @@ std::set<Site> traced_sites(const LessonInfo& v, std::set<Site>* wide) {
 // The one way a traced access may have no instruction on its line: a store
 // in each branch of an if/else, to the same place, which the compiler made
 // one store after the branches (on the else's line). Found in the source, so
-// that a lesson added later is judged by the same rule.
-// How far below the if's store the else's may be: transpose.vectorized's
-// if-branch stores a float4's four elements on line 51 and its else-branch
-// loops over them on line 57; nvcc made the stores of both one set of STS.
-constexpr int kElseReach = 8;
+// that a lesson added later is judged by the same rule. How far below the
+// if's store the else's may be:
+constexpr int kElseReach = 3;
 
 bool merged_with_else_store(const LessonInfo& v, const CompiledKernel& k, const Site& s) {
   if (s.cls != Class::Store) return false;

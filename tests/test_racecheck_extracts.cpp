@@ -5,11 +5,13 @@
 // lessons and barrier subsets come from the files, not from this test.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -47,12 +49,25 @@ struct Record {
   std::vector<std::pair<uint8_t, uint8_t>> written;
 };
 
+// One instruction of the kernel's skeleton ("sass" lines): a shared access, or
+// a warp sync (WARPSYNC, BSYNC), with the SASS line table's source line.
+struct SassOp {
+  uint32_t pc = 0;
+  int line = 0;
+  std::string op;  // LDS, STS, WARPSYNC, BSYNC, ...
+};
+
 struct Extract {
   std::string name;  // the file
   std::string lesson;
   std::string barriers;                            // as --barriers takes them
   std::vector<std::pair<int Params::*, int>> set;  // parameters other than the lesson's defaults
   std::vector<Record> records;
+  long summary_hazards = -1;  // racecheck's summary line: hazards displayed (bytes)
+  // Only these blocks' records were kept ("blocks" line; empty: every block).
+  std::set<std::tuple<uint32_t, uint32_t, uint32_t>> blocks;
+  std::vector<SassOp> sass;                          // the kernel's skeleton, if the file has it
+  std::vector<std::pair<uint32_t, uint32_t>> loops;  // (target, backward branch)
 };
 
 HazardKind kind_named(const std::string& s) {
@@ -92,17 +107,50 @@ bool parse_case(const std::string& text, Extract& e) {
   return !e.lesson.empty() && !e.barriers.empty();
 }
 
+// "sass 0x410 40 WARPSYNC", "loop 0x330 0x670", "blocks 0,0,0 1,1,0".
+bool parse_skeleton(const std::string& line, Extract& e) {
+  std::istringstream in(line);
+  std::string word;
+  in >> word;
+  if (word == "sass") {
+    SassOp op;
+    std::string pc;
+    EXPECT_TRUE(in >> pc >> op.line >> op.op) << e.name << ": " << line;
+    op.pc = uint32_t(std::stoul(pc, nullptr, 16));
+    e.sass.push_back(op);
+    return true;
+  }
+  if (word == "loop") {
+    std::string target, branch;
+    EXPECT_TRUE(in >> target >> branch) << e.name << ": " << line;
+    e.loops.push_back(
+        {uint32_t(std::stoul(target, nullptr, 16)), uint32_t(std::stoul(branch, nullptr, 16))});
+    return true;
+  }
+  if (word == "blocks") {
+    for (std::string b; in >> b;) {
+      uint32_t x = 0, y = 0, z = 0;
+      EXPECT_EQ(std::sscanf(b.c_str(), "%u,%u,%u", &x, &y, &z), 3) << e.name << ": " << line;
+      e.blocks.insert({x, y, z});
+    }
+    return true;
+  }
+  return false;
+}
+
 Extract read_extract(const std::filesystem::path& p) {
   Extract e;
   e.name = p.filename().string();
   std::ifstream f(p);
   std::string line;
   while (std::getline(f, line)) {
+    std::sscanf(line.c_str(), "# summary: %ld hazards", &e.summary_hazards);
     if (line.empty() || line[0] == '#') continue;
     if (line.rfind("case ", 0) == 0) {
       EXPECT_TRUE(parse_case(line, e)) << e.name << ": " << line;
       continue;
     }
+    if (parse_skeleton(line, e)) continue;
     std::istringstream in(line);
     std::string sev, kind, block, word;
     Record r;
@@ -112,13 +160,16 @@ Extract read_extract(const std::filesystem::path& p) {
     bool ok = std::sscanf(block.c_str(), "%u,%u,%u", &r.bx, &r.by, &r.bz) == 3 &&
               std::sscanf(word.c_str(), "%x", &r.word) == 1 && parse_side(in, r.first) &&
               parse_side(in, r.second);
-    // "bytes=4", or one "bN=cc>ii" per reported byte.
+    // "bytes=4", or one "bN=cc>ii" per reported byte and pair of values (a
+    // loop can meet the same pair with other values).
+    std::set<unsigned> indices;
     for (std::string b; ok && in >> b;) {
       unsigned index = 0, cur = 0, inc = 0;
       if (std::sscanf(b.c_str(), "bytes=%d", &r.bytes) == 1) continue;
       ok = std::sscanf(b.c_str(), "b%u=%x>%x", &index, &cur, &inc) == 3 && index < 4;
       r.written.push_back({uint8_t(cur), uint8_t(inc)});
-      ++r.bytes;
+      indices.insert(index);
+      r.bytes = int(indices.size());
     }
     EXPECT_TRUE(ok && r.bytes > 0) << e.name << ": " << line;
     if (ok) e.records.push_back(r);
@@ -159,8 +210,60 @@ struct Replay {
   // A record in our terms: (error, kind, block, array, element, first thread, second thread).
   using Key = std::tuple<bool, HazardKind, uint32_t, ArraySlot, uint32_t, uint32_t, uint32_t>;
   std::vector<Key> theirs;  // one per record of the extract, in its order
-  std::set<Key> mine;
+  // Ours, in the extract's blocks: what racecheck should report, and the
+  // warnings an executed WARPSYNC of the kernel hides from it (rule "Warp
+  // syncs" of analysis/hazards.hpp; only where the extract has the kernel's
+  // skeleton).
+  std::set<Key> mine, synced;
+  std::set<int> barrier_lines;  // source lines of the barriers the run kept
+  // (block, array, element) that threads of two warps access in one barrier
+  // interval: which of them the one-access shadow meets first is the run's.
+  std::set<std::tuple<uint32_t, ArraySlot, uint32_t>> shared_by_warps;
 };
+
+// Whether instruction `at` lies on the kernel's path from instruction a to
+// instruction b: straight on when a comes first, else round the loop that
+// holds both; nullopt where no path leads from a to b.
+std::optional<bool> on_path(const Extract& e, uint32_t a, uint32_t b, uint32_t at) {
+  if (a < b) return a < at && at < b;
+  for (const auto& [target, branch] : e.loops)
+    if (target <= b && a <= branch) return (a < at && at <= branch) || (target <= at && at < b);
+  return std::nullopt;
+}
+
+// An executed WARPSYNC on the path from a to b: a barrier's WARPSYNC runs
+// where the run keeps that barrier (the line the trace has it on).
+bool warp_synced(const Replay& r, uint32_t a, uint32_t b) {
+  for (const SassOp& op : r.extract->sass)
+    if (op.op == "WARPSYNC" && r.barrier_lines.count(op.line) &&
+        on_path(*r.extract, a, b, op.pc).value_or(false))
+      return true;
+  return false;
+}
+
+// One of our hazards is hidden by a WARPSYNC when every pair of the
+// kernel's instructions that can make it (its lines' loads or stores; every
+// load or store where the line table names none on that line) has one on
+// its path.
+bool hidden_by_warp_sync(const Replay& r, const Hazard& h) {
+  auto candidates = [&](const HazardAccess& side) {
+    std::vector<uint32_t> on_line, all;
+    for (const SassOp& op : r.extract->sass)
+      if (op.op == (side.is_write ? "STS" : "LDS")) {
+        all.push_back(op.pc);
+        if (op.line == side.line) on_line.push_back(op.pc);
+      }
+    return on_line.empty() ? all : on_line;
+  };
+  bool any = false;
+  for (uint32_t a : candidates(h.first))
+    for (uint32_t b : candidates(h.second)) {
+      if (!on_path(*r.extract, a, b, a).has_value()) continue;  // no path: not this pair
+      any = true;
+      if (!warp_synced(r, a, b)) return false;
+    }
+  return any;
+}
 
 uint32_t linear(const Dim3& d, uint32_t x, uint32_t y, uint32_t z) {
   return x + d.x * (y + d.y * z);
@@ -204,9 +307,34 @@ Replay replay(const Extract& e) {
                         linear(g.block, rec.first.x, rec.first.y, rec.first.z),
                         linear(g.block, rec.second.x, rec.second.y, rec.second.z)});
   }
-  for (const Hazard& h : r.ours.hazards)
-    r.mine.insert({h.severity == HazardSeverity::Error, h.kind, h.block, h.buffer, h.element,
-                   h.first.thread, h.second.thread});
+  std::set<uint32_t> blocks;
+  for (const auto& [x, y, z] : e.blocks)
+    blocks.insert(linear(g.grid, x, y, z));
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> interval;  // (block, thread) -> barriers
+  std::map<std::tuple<uint32_t, ArraySlot, uint32_t, uint32_t>, uint32_t> warp_of_cell;
+  for (const Event& ev : r.trace.events) {
+    if (ev.kind == EventKind::BarrierArrive) r.barrier_lines.insert(ev.line);
+    if (ev.kind == EventKind::BarrierLeave && !(ev.flags & kFlagWarpScope))
+      ++interval[{ev.block, ev.thread}];
+    if (!is_shared(ev.kind)) continue;
+    const auto cell = std::tuple{ev.block, ev.array, ev.element, interval[{ev.block, ev.thread}]};
+    const auto [it, fresh] = warp_of_cell.insert({cell, warp_of(ev)});
+    if (!fresh && it->second != warp_of(ev))
+      r.shared_by_warps.insert({ev.block, ev.array, ev.element});
+  }
+  for (const Hazard& h : r.ours.hazards) {
+    if (!blocks.empty() && !blocks.count(h.block)) continue;
+    const Replay::Key key{h.severity == HazardSeverity::Error,
+                          h.kind,
+                          h.block,
+                          h.buffer,
+                          h.element,
+                          h.first.thread,
+                          h.second.thread};
+    const bool hidden =
+        h.severity == HazardSeverity::Warning && !e.sass.empty() && hidden_by_warp_sync(r, h);
+    (hidden ? r.synced : r.mine).insert(key);
+  }
   return r;
 }
 
@@ -235,7 +363,9 @@ TEST(RacecheckExtracts, TheMeasurementsAreThere) {
   std::set<HazardKind> kinds;
   bool warnings = false, errors = false;
   for (const Replay& r : all) {
-    EXPECT_FALSE(r.extract->records.empty()) << r.extract->name;
+    // No record only where racecheck's summary says it found nothing.
+    EXPECT_GE(r.extract->summary_hazards, 0) << r.extract->name;
+    EXPECT_EQ(r.extract->records.empty(), r.extract->summary_hazards == 0) << r.extract->name;
     EXPECT_FALSE(r.trace.truncated()) << r.extract->name;
     for (const Record& rec : r.extract->records) {
       kinds.insert(rec.kind);
@@ -254,8 +384,12 @@ TEST(RacecheckExtracts, SeverityIsWhetherTheTwoThreadsShareAWarp) {
 }
 
 // Last access: within a warp, where the order is the program's, every
-// warning we find is one of racecheck's records, and most of racecheck's are
-// ours (the rest: loads the compiler reordered, so another lane read first).
+// warning we find on a cell no other warp touches in that interval is one of
+// racecheck's records (where another warp's access can come first, it takes
+// the shadow: matmul.tiled_square without barrier 1, where a warp-1 reader of
+// a tileB cell came first in 31 of 32 cells and left the warp-0 reader no
+// warning), and most of racecheck's are ours (the rest: loads the compiler
+// reordered, so another lane read first).
 TEST(RacecheckExtracts, WarningsAreThePairsOfTheLastAccess) {
   for (const Replay& r : replays()) {
     SCOPED_TRACE(r.extract->name);
@@ -264,15 +398,21 @@ TEST(RacecheckExtracts, WarningsAreThePairsOfTheLastAccess) {
     for (const Replay::Key& k : r.mine) {
       if (std::get<0>(k)) continue;
       ++mine;
+      if (r.shared_by_warps.count({std::get<2>(k), std::get<3>(k), std::get<4>(k)})) continue;
       EXPECT_TRUE(theirs.count(k)) << to_string(std::get<1>(k)) << " element " << std::get<4>(k)
                                    << " threads " << std::get<5>(k) << " -> " << std::get<6>(k);
     }
+    size_t alone = 0, found_alone = 0;  // on cells of one warp
     for (const Replay::Key& k : theirs)
       if (!std::get<0>(k)) {
         ++warnings;
         found += r.mine.count(k);
+        if (r.shared_by_warps.count({std::get<2>(k), std::get<3>(k), std::get<4>(k)})) continue;
+        ++alone;
+        found_alone += r.mine.count(k);
       }
-    EXPECT_GE(found * 10, warnings * 8) << found << " of racecheck's " << warnings << " warnings";
+    EXPECT_GE(found_alone * 10, alone * 8)
+        << found_alone << " of racecheck's " << alone << " warnings on cells of one warp";
     std::printf("%-44s warnings: racecheck %zu, ours %zu, both %zu\n", r.extract->name.c_str(),
                 warnings, mine, found);
   }
@@ -286,10 +426,8 @@ TEST(RacecheckExtracts, KindsAgreeOrAreMarkedOrderDependent) {
   for (const Replay& r : replays()) {
     SCOPED_TRACE(r.extract->name + ": ours " + r.ours.verdict());
     KindSet warn, err;
-    for (int k = 0; k < kHazardKindCount; ++k) {
-      if (r.ours.has(HazardSeverity::Warning, HazardKind(k))) warn.insert(HazardKind(k));
-      if (r.ours.has(HazardSeverity::Error, HazardKind(k))) err.insert(HazardKind(k));
-    }
+    for (const Replay::Key& k : r.mine)
+      (std::get<0>(k) ? err : warn).insert(std::get<1>(k));
     EXPECT_EQ(warn, kinds_of(r, false));
     const KindSet theirs = kinds_of(r, true);
     EXPECT_EQ(err.empty(), theirs.empty());
@@ -359,7 +497,7 @@ TEST(RacecheckExtracts, WriteAfterWriteOnlyForTheBytesThatChange) {
         EXPECT_EQ(rec.bytes, 4) << "a read: every byte";
         continue;
       }
-      EXPECT_EQ(rec.written.size(), size_t(rec.bytes));
+      EXPECT_GE(rec.written.size(), size_t(rec.bytes));
       if (rec.kind == HazardKind::WriteAfterRead) {
         EXPECT_EQ(rec.bytes, 4) << "a write after a read: every byte";
         for (const auto& [cur, inc] : rec.written)
@@ -405,12 +543,48 @@ TEST(RacecheckExtracts, EachInstructionIsOneSourceLine) {
       ++matched;
       same_line += rec.first.line == l1 && rec.second.line == l2;
     }
-    EXPECT_GT(matched, 0u);
+    if (std::any_of(r.extract->records.begin(), r.extract->records.end(),
+                    [](const Record& rec) { return !rec.error; }))
+      EXPECT_GT(matched, 0u);
     for (const auto& [pc, ours] : of_instruction)
       EXPECT_EQ(ours.size(), 1u) << "instruction 0x" << std::hex << pc;
     std::printf("%-44s %zu records matched, lines the same in %zu\n", r.extract->name.c_str(),
                 matched, same_line);
   }
+}
+
+// Warp syncs: racecheck orders the lanes of a warp at a WARPSYNC that runs
+// between two accesses (a __syncwarp, or the WARPSYNC.ALL nvcc put before each
+// barrier a diverged warp might reach once the race lab's stall was compiled
+// in, scheduled above the accesses before that barrier), and not at a
+// reconvergence (BSYNC). In the extracts that carry their kernel's skeleton:
+// no record within a warp has an executed WARPSYNC on its path, some have a
+// BSYNC on theirs, and the warnings of ours that racecheck left out are ones
+// a WARPSYNC separates (the other tests compare the rest).
+TEST(RacecheckExtracts, AWarpSyncOrdersTheWarpsLanesAReconvergenceDoesNot) {
+  size_t skeletons = 0, across_bsync = 0, hidden = 0;
+  for (const Replay& r : replays()) {
+    const Extract& e = *r.extract;
+    if (e.sass.empty()) continue;
+    SCOPED_TRACE(e.name);
+    ++skeletons;
+    for (const Record& rec : e.records) {
+      if (rec.error) continue;
+      EXPECT_FALSE(warp_synced(r, rec.first.pc, rec.second.pc))
+          << "0x" << std::hex << rec.first.pc << " -> 0x" << rec.second.pc;
+      across_bsync += std::any_of(e.sass.begin(), e.sass.end(), [&](const SassOp& op) {
+        return op.op == "BSYNC" && on_path(e, rec.first.pc, rec.second.pc, op.pc).value_or(false);
+      });
+    }
+    const std::set<Replay::Key> theirs(r.theirs.begin(), r.theirs.end());
+    for (const Replay::Key& k : r.synced)
+      EXPECT_FALSE(theirs.count(k)) << "racecheck reports a pair a WARPSYNC separates";
+    hidden += r.synced.size();
+    std::printf("%-44s warnings a WARPSYNC hides: %zu\n", e.name.c_str(), r.synced.size());
+  }
+  EXPECT_GE(skeletons, 3u);
+  EXPECT_GT(across_bsync, 0u) << "a warning across a reconvergence";
+  EXPECT_GT(hidden, 0u) << "warnings a WARPSYNC hid";
 }
 
 }  // namespace

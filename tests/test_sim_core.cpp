@@ -328,6 +328,7 @@ TEST(SimCore, UntracedRunsTheKernelWithoutEvents) {
 
 // Spins on a value that nobody writes: without a step limit, a hang.
 struct Spin {
+  static constexpr int kLine = __LINE__ + 4;  // the load in the loop's condition
   template <class Rec>
   static void run(Rec& rec, const KernelArgs& args) {
     GlobalArray<const float, Rec> in(rec, args, kIn);
@@ -347,6 +348,44 @@ TEST(SimCore, AStuckKernelIsStoppedWithAMessage) {
   opt.max_steps = 10000;
   sim::SimResult r = sim::simulate<Spin>(geo, args, opt);
   EXPECT_NE(r.error.find("stuck"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("was at line " + std::to_string(Spin::kLine)), std::string::npos)
+      << "names the thread's line: " << r.error;
+}
+
+// Thread 3 loops without touching an array: it never yields, so no step
+// limit can stop it; the stall watch does, naming it and its last line, and
+// the simulator runs the next launch as before.
+struct SpinWithoutAccess {
+  static constexpr int kLine = __LINE__ + 5;
+  template <class Rec>
+  static void run(Rec& rec, const KernelArgs& args) {
+    GlobalArray<float, Rec> out(rec, args, kOut);
+    const int t = int(threadIdx.x);
+    out[t] = 1.0f;
+    if (t == 3 && args.m == 0)
+      for (volatile int spin = 1; spin;) {
+      }
+  }
+};
+
+TEST(SimCore, ALoopThatTouchesNoArrayIsStopped) {
+  std::vector<float> out(32, 0.0f);
+  KernelArgs args;
+  args.data[kOut] = out.data();
+  args.count[kOut] = 32;
+  LaunchGeometry geo;
+  geo.block = {32, 1, 1};
+  sim::SimOptions opt;
+  opt.stall_seconds = 0.3;
+  const sim::SimResult r = sim::simulate<SpinWithoutAccess>(geo, args, opt);
+  EXPECT_NE(r.error.find("thread (3, 0, 0) of block (0, 0, 0) ran for"), std::string::npos)
+      << r.error;
+  EXPECT_NE(r.error.find("last at line " + std::to_string(SpinWithoutAccess::kLine)),
+            std::string::npos)
+      << r.error;
+  args.m = 1;  // no spin this time
+  const sim::SimResult again = sim::simulate<SpinWithoutAccess>(geo, args, opt);
+  EXPECT_EQ(again.error, "");
 }
 
 // Odd threads exit early; the even ones meet at a barrier, which must open

@@ -47,6 +47,7 @@
 #include "app/core/quiz_state.hpp"
 #include "app/core/warp_index.hpp"
 #include "engine/backend.hpp"
+#include "engine/lesson_file.hpp"
 #include "io/lecture_file.hpp"
 
 namespace ts::app {
@@ -252,6 +253,10 @@ struct AppState {
   // The race hint as drawn this frame (Verdict, Races): its text, then its
   // buttons' labels; the scripted mode's cells JSON reports them.
   std::vector<std::string> race_hint;
+
+  // A lesson file (--lesson-file) that did not compile or load: the Source
+  // panel shows its text with the compiler's errors at their lines until dismissed.
+  std::optional<LessonFile> lesson_file_failure;
 
   std::string select_tab;          // a view name (View::name) to bring to the front of its slot
   bool run_requested = false;      // a panel asks for request to run

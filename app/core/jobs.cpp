@@ -147,6 +147,8 @@ void install(AppState& s, std::unique_ptr<JobOutput> out) {
                                     " events, " + t.config.lesson_id + ")");
   else if (!s.result.faults.empty())
     s.banner.show(Banner::Warning, s.result.faults.front());
+  else if (s.lesson_file_failure)  // not dismissed yet: still the news
+    s.banner.show(Banner::Error, lesson_file_banner(*s.lesson_file_failure));
   else
     s.banner.clear();
   // A trace from a file: the lesson panel follows it.
@@ -155,6 +157,10 @@ void install(AppState& s, std::unique_ptr<JobOutput> out) {
     s.request.params = t.config.params;
     s.request.barrier_mask = t.config.barrier_mask;
   }
+}
+
+std::string lesson_file_banner(const LessonFile& f) {
+  return "Your lesson file did not compile or load (the Source panel shows it): " + f.error;
 }
 
 std::string suggested_trace_name(const Trace& t) {

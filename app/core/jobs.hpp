@@ -26,6 +26,9 @@ void poll_job(AppState& s, bool wait);
 // (the last good result stays).
 void install(AppState& s, std::unique_ptr<JobOutput> out);
 
+// What the banner says while a lesson file's failure stands (AppState::lesson_file_failure).
+std::string lesson_file_banner(const LessonFile& f);
+
 // "matmul.tiled_square_n10_tile4.tstrace", "..._without-barrier-2.tstrace": a
 // name that says what the trace holds, so that saved traces do not collide.
 std::string suggested_trace_name(const Trace& t);

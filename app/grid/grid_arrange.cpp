@@ -181,7 +181,10 @@ void arrange_stacked(const Shapes& sh, ImVec2 origin, ImVec2 avail, Arrangement&
     for (Placed& p : items) {
       p.cell = cell;
       p.pos = ImVec2(x, origin.y + label_h);
-      p.title_max = &p == &items.back() ? 1e9f : p.cols * cell + gap - 6;
+      // The last title may use the room up to the window's edge, not beyond.
+      p.title_max = &p == &items.back()
+                        ? std::max(p.cols * cell, origin.x + avail.x - x - 4)
+                        : p.cols * cell + gap - std::max(6.0f, ImGui::GetFontSize());
       x += p.cols * cell + gap;
     }
   } else {
@@ -190,6 +193,7 @@ void arrange_stacked(const Shapes& sh, ImVec2 origin, ImVec2 avail, Arrangement&
     for (Placed& p : items) {
       p.cell = cell;
       p.pos = ImVec2(x0 - p.halo * cell, y);
+      p.title_max = std::max(p.cols * cell, origin.x + avail.x - p.pos.x - 4);
       y += p.rows * cell + gap + label_h;
     }
   }

@@ -469,9 +469,15 @@ class GridView final : public View, public GridPane {
     char full[128], mid[96];
     const uint32_t gx = std::max(1u, t.config.geometry.grid.x);
     if (p.wrap) {
-      std::snprintf(full, sizeof full, "%s  (%d elements, one block per row)", p.title.c_str(),
-                    p.data_cols);
-      std::snprintf(mid, sizeof mid, "%s  (%d elements)", p.title.c_str(), p.data_cols);
+      // A row is as wide as a block has threads; with a grid-stride loop a
+      // block covers many rows, so the caption names the width, not a block.
+      const char* unit = p.data_cols == 1 ? "element" : "elements";
+      if (p.rows > 1)
+        std::snprintf(full, sizeof full, "%s  (%d %s; a row = a block's %d threads)",
+                      p.title.c_str(), p.data_cols, unit, p.wrap);
+      else
+        std::snprintf(full, sizeof full, "%s  (%d %s)", p.title.c_str(), p.data_cols, unit);
+      std::snprintf(mid, sizeof mid, "%s  (%d %s)", p.title.c_str(), p.data_cols, unit);
     } else if (p.shared) {
       std::snprintf(full, sizeof full, "%s of block (%u, %u)", p.title.c_str(), p.block % gx,
                     p.block / gx);

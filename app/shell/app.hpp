@@ -59,6 +59,9 @@ struct Options {
   // (app/compare/compare_mode.hpp); compare_error: why the text was refused (the window says it).
   std::optional<RunRequest> compare;
   std::string compare_error;
+  // --lesson-file that did not compile or load: the window opens on the
+  // default lesson and shows why (app/views/view_source.cpp).
+  std::optional<LessonFile> lesson_file_failure;
   // --record FILE: export the replay from --from to --to (positions as --position takes them).
   // --panels: the grid or grid+timeline alone (app/export/slide.hpp), for --screenshot too;
   // --title: a line above them.

@@ -4,6 +4,7 @@
 //
 //   tilescope                                   the default lesson
 //   tilescope trace.tstrace                     replay a trace recorded elsewhere
+//   tilescope --lesson-file my_scan.hpp         a lesson of your own (engine/lesson_file.hpp)
 //   tilescope --lesson matmul.tiled_square --n 10 --tile 4 --position barrier:1
 //             --screenshot out.png --size 1600x900 --exit
 #include <glad/gl.h>
@@ -229,7 +230,15 @@ std::optional<int> parse_window_options(int argc, char** argv, CommandLine& line
   }
   std::vector<std::string> notes;
   const ts::LessonOptions& lesson = line.lesson;
-  const auto lesson_error = lesson.to_request(opt.request, &notes);
+  auto lesson_error = lesson.to_request(opt.request, &notes);
+  if (const ts::LessonFile* f = lesson.lesson_file_result(); f && !f->ok) {
+    // The window opens all the same, on the default lesson, and shows why.
+    std::fprintf(stderr, "tilescope: %s", ts::describe_failure(*f).c_str());
+    opt.lesson_file_failure = *f;
+    ts::LessonOptions without_file = lesson;
+    without_file.lesson_file.clear();
+    lesson_error = without_file.to_request(opt.request, &notes);
+  }
   for (const auto& n : notes)
     std::fprintf(stderr, "tilescope: note: %s\n", n.c_str());
   if (lesson_error) {

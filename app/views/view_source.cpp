@@ -1,16 +1,21 @@
 // Source: the kernel's real header as it was compiled (the registry's embedded
 // text, whose lines the recorded events and the barrier marks refer to); the
 // line of the current event highlighted, each barrier line marked on or off.
+// A lesson file that did not compile shows here instead, its errors at their lines.
 #include <imgui.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "app/core/jobs.hpp"
 #include "app/core/palette.hpp"
 #include "app/core/view.hpp"
 #include "engine/catalogue.hpp"
+#include "engine/lesson_file.hpp"
 
 namespace ts::app {
 
@@ -21,6 +26,10 @@ class SourceView final : public View {
   int order() const override { return 0; }
 
   void draw(AppState& s) override {
+    if (s.lesson_file_failure) {
+      draw_failure(s);
+      return;
+    }
     const LessonInfo* v = s.lesson();
     if (!v) {
       ImGui::TextDisabled("No lesson.");
@@ -118,6 +127,95 @@ class SourceView final : public View {
   }
 
  private:
+  // A lesson file that did not compile: its text, each line with an error or
+  // warning marked and the compiler's message under it, the first error in view.
+  void draw_failure(AppState& s) {
+    const LessonFile& f = *s.lesson_file_failure;
+    if (failure_path_ != f.path) {
+      failure_path_ = f.path;
+      failure_lines_.clear();
+      std::istringstream in{read_text(f.path)};
+      for (std::string line; std::getline(in, line);)
+        failure_lines_.push_back(line);
+      failure_scrolled_ = false;
+    }
+    const ImVec4 red(to_f(okabe_ito::kVermillion.r), to_f(okabe_ito::kVermillion.g),
+                     to_f(okabe_ito::kVermillion.b), 1);
+    // Where the compiler said where: the file's name, and its lines below
+    // carry the messages; otherwise (no file, a load or registry problem) the whole message.
+    const CompilerDiagnostic* first = first_error_in_file(f);
+    int errors = 0;
+    for (const CompilerDiagnostic& d : f.diagnostics)
+      errors += d.severity == "error" || d.severity == "fatal error";
+    const std::string head = first ? f.path.substr(f.path.rfind('/') + 1) +
+                                         " did not compile: " + std::to_string(errors) +
+                                         (errors == 1 ? " error" : " errors") +
+                                         ", the first at line " + std::to_string(first->line)
+                                   : f.error;
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextColored(red, "%s", head.c_str());
+    ImGui::PopTextWrapPos();
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", f.error.c_str());
+    if (ImGui::SmallButton("Dismiss")) {
+      if (s.banner.text == lesson_file_banner(f)) s.banner.clear();
+      s.lesson_file_failure.reset();
+      return;
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Back to the lesson's own source");
+    ImGui::BeginChild("##failure", ImVec2(0, 0), false);
+    ImFont* mono = static_cast<ImFont*>(s.present.mono_small_font ? s.present.mono_small_font
+                                                                  : s.present.mono_font);
+    if (mono) ImGui::PushFont(mono);
+    // A pane resized (the layout settling, a splitter) brings the error into view again.
+    const ImVec2 pane = ImGui::GetWindowSize();
+    if (pane.x != failure_pane_.x || pane.y != failure_pane_.y) failure_scrolled_ = false;
+    failure_pane_ = pane;
+    // Wrapped as the source is, so that a message is read whole in a narrow pane.
+    const int width_chars =
+        std::max(24, int(ImGui::GetContentRegionAvail().x / ImGui::CalcTextSize("M").x) - 4);
+    for (size_t i = 0; i < failure_lines_.size(); ++i) {
+      const int line = int(i) + 1;
+      std::vector<const CompilerDiagnostic*> here;
+      for (const CompilerDiagnostic& d : f.diagnostics)
+        if (d.file == f.path && d.line == line && d.severity != "note") here.push_back(&d);
+      const ImVec2 p = ImGui::GetCursorScreenPos();
+      if (!here.empty())
+        ImGui::GetWindowDrawList()->AddRectFilled(
+            p, ImVec2(p.x + ImGui::GetContentRegionAvail().x, p.y + ImGui::GetTextLineHeight()),
+            okabe_ito::kVermillion.abgr(70));
+      if (first && first->line == line && !failure_scrolled_) {
+        ImGui::SetScrollHereY(0.25f);  // the messages under it in view too
+        failure_scrolled_ = true;
+      }
+      const std::vector<std::string> rows = wrap(failure_lines_[i], width_chars);
+      for (size_t r = 0; r < rows.size(); ++r) {
+        ImGui::TextDisabled(r == 0 ? "%3d " : "    ", line);
+        ImGui::SameLine(0, 0);
+        ImGui::TextUnformatted(rows[r].c_str());
+      }
+      for (const CompilerDiagnostic* d : here)
+        for (const std::string& row :
+             wrap("^ col " + std::to_string(d->column) + ", " + d->severity + ": " + d->message,
+                  width_chars))
+          ImGui::TextColored(red, "    %s", row.c_str());
+    }
+    if (mono) ImGui::PopFont();
+    ImGui::EndChild();
+  }
+
+  // The file, where it is one the compiler could have read (never a FIFO or a
+  // device: the lesson file's checks refused those, and reading one would not end).
+  static std::string read_text(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec) ||
+        std::filesystem::file_size(path, ec) > (1u << 20))
+      return "";
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
   // A line cut at spaces into rows of at most `width` characters; rows after
   // the first keep the line's indent plus four.
   static std::vector<std::string> wrap(const std::string& text, int width) {
@@ -180,6 +278,10 @@ class SourceView final : public View {
       }
   }
 
+  std::string failure_path_;  // the lesson file whose failure is shown
+  std::vector<std::string> failure_lines_;
+  bool failure_scrolled_ = false;
+  ImVec2 failure_pane_{0, 0};
   const LessonInfo* loaded_ = nullptr;
   std::vector<std::string> lines_;
   std::string error_;

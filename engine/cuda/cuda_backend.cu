@@ -190,6 +190,12 @@ cudaError_t launch_with_recorder(const PreparedRun& run, const DeviceBuffer& eve
   // that an untraced run, ncu and the compiled-code table see what is timed.
   if (req.skew_ns <= 0 && req.barrier_mask.keeps_all_of(int(run.lesson->barriers.size())))
     return launch(run.index, run.params, run.geometry, PlainRec{}, run.args);
+  // Without skew, no stall code: racecheck sees the lesson's code (MaskRec).
+  if (req.skew_ns <= 0) {
+    MaskRec rec;
+    rec.barrier_mask = req.barrier_mask;
+    return launch(run.index, run.params, run.geometry, rec, run.args);
+  }
   SkewRec rec;
   rec.barrier_mask = req.barrier_mask;
   rec.skew_ns = req.skew_ns;

@@ -1,7 +1,8 @@
 // The library anchors on the GPU (engine/cuda/library_anchors.hpp): cuBLAS
 // cublasSgeam for the transposes, CUB (the toolkit's CCCL, header-only)
 // DeviceReduce::Sum for the reductions and DeviceHistogram::HistogramEven for
-// the histograms, on a uniform and on a skewed input.
+// the histograms, on a uniform and on a skewed input; cuDNN's
+// cudnnConvolutionForward for the 2D convolutions (opened at run time).
 #include "engine/cuda/library_anchors.hpp"
 
 #include <cub/device/device_histogram.cuh>
@@ -11,7 +12,9 @@
 #include <cstdio>
 
 #include "engine/cuda/cublas_loader.hpp"
+#include "engine/cuda/cudnn_loader.hpp"
 #include "engine/cuda/launch.cuh"
+#include "lessons/conv2d_kit.hpp"
 
 namespace ts::perf_detail {
 
@@ -180,6 +183,113 @@ std::optional<PerfResult> histogram_point(AnchorRun& r, const AnchorContext& c) 
   return check_and_time(r, c, launch, correct);
 }
 
+// cuDNN's handle and descriptors, destroyed with the point.
+struct CudnnConv {
+  const CudnnApi& api = cudnn_api();
+  CudnnApi::Handle handle = nullptr;
+  CudnnApi::Desc x = nullptr, y = nullptr, w = nullptr, conv = nullptr;
+  std::string error;
+  bool check(CudnnApi::Status s, const char* what) {
+    if (s != 0 && error.empty())
+      error = std::string(what) + " failed: " + (api.error_string ? api.error_string(s) : "?");
+    return s == 0;
+  }
+  ~CudnnConv() {
+    if (conv) api.destroy_conv(conv);
+    if (w) api.destroy_filter(w);
+    if (y) api.destroy_tensor(y);
+    if (x) api.destroy_tensor(x);
+    if (handle) api.destroy(handle);
+  }
+  // One image, one channel, side x side, the mask (2R + 1)^2, zero padding R,
+  // the mask not flipped (cuDNN's cross-correlation: the lessons' sum), FP32 FMA.
+  bool set_up(int side, int r) {
+    const int width = 2 * r + 1;
+    return check(api.create(&handle), "cudnnCreate") &&
+           check(api.create_tensor(&x), "cudnnCreateTensorDescriptor") &&
+           check(api.create_tensor(&y), "cudnnCreateTensorDescriptor") &&
+           check(api.create_filter(&w), "cudnnCreateFilterDescriptor") &&
+           check(api.create_conv(&conv), "cudnnCreateConvolutionDescriptor") &&
+           check(api.set_tensor_4d(x, CudnnApi::kNchw, CudnnApi::kFloat, 1, 1, side, side),
+                 "cudnnSetTensor4dDescriptor") &&
+           check(api.set_tensor_4d(y, CudnnApi::kNchw, CudnnApi::kFloat, 1, 1, side, side),
+                 "cudnnSetTensor4dDescriptor") &&
+           check(api.set_filter_4d(w, CudnnApi::kFloat, CudnnApi::kNchw, 1, 1, width, width),
+                 "cudnnSetFilter4dDescriptor") &&
+           check(api.set_conv_2d(conv, r, r, 1, 1, 1, 1, CudnnApi::kCrossCorrelation,
+                                 CudnnApi::kFloat),
+                 "cudnnSetConvolution2dDescriptor") &&
+           check(api.set_conv_math(conv, CudnnApi::kFmaMath), "cudnnSetConvolutionMathType");
+  }
+};
+
+// The conv2d lessons' convolution of a square image, with cuDNN: the fastest
+// algorithm cudnnFindConvolutionForwardAlgorithm measures whose workspace fits.
+std::optional<PerfResult> cudnn_conv_point(AnchorRun& r, const AnchorContext& c) {
+  const int side = int(std::floor(std::sqrt(double(r.x.size)))), radius = c.radius;
+  const size_t n = size_t(side) * size_t(side);
+  const int width = 2 * radius + 1;
+  r.x.params.m = r.x.params.n = side;
+  r.x.params.radius = radius;
+  r.x.flops = 2.0 * double(n) * width * width;
+  r.x.compulsory_bytes = 8.0 * double(n) + 4.0 * width * width;
+  if (radius < 1 || radius > lessons::conv2d_kit::kMaxRadius)
+    return r.skip("radius " + std::to_string(radius) + ": the conv2d lessons' radius is 1 to 3");
+  if (!cudnn_api().error.empty()) return r.skip(cudnn_api().error);
+  if (8.0 * double(n) > c.budget_bytes) return r.skip("does not fit: needs " + mib(8.0 * n));
+  const std::vector<float> image = library_input(r.input, n, c.seed);
+  const std::vector<float> mask = library_input(r.input, size_t(width * width), c.seed + 1);
+  DeviceBuffer din, dmask, dout, work;
+  if (cudaError_t e = upload(din, image); e != cudaSuccess) return r.error("allocation", e);
+  if (cudaError_t e = upload(dmask, mask); e != cudaSuccess) return r.error("allocation", e);
+  if (cudaError_t e = dout.allocate(n * 4); e != cudaSuccess) return r.error("allocation", e);
+  cudaMemset(dout.ptr, 0xFF, n * 4);
+  CudnnConv cv;
+  if (!cv.set_up(side, radius)) return r.skip("cuDNN: " + cv.error);
+  CudnnApi::AlgoPerf found[8] = {};
+  int count = 0;
+  if (!cv.check(cv.api.find_forward(cv.handle, cv.x, cv.w, cv.conv, cv.y, 8, &count, found),
+                "cudnnFindConvolutionForwardAlgorithm"))
+    return r.skip("cuDNN: " + cv.error);
+  const CudnnApi::AlgoPerf* best = nullptr;
+  for (int i = 0; i < count && !best; ++i)
+    if (found[i].status == 0 && double(found[i].memory) + 8.0 * double(n) <= c.budget_bytes)
+      best = &found[i];
+  if (!best) return r.skip("cuDNN found no algorithm for this convolution within the memory");
+  const int algo = best->algo;
+  if (best->memory)
+    if (cudaError_t e = work.allocate(best->memory); e != cudaSuccess)
+      return r.error("allocation", e);
+  const float one = 1.0f, zero = 0.0f;
+  auto launch = [&] {
+    const CudnnApi::Status s =
+        cv.api.forward(cv.handle, &one, cv.x, din.ptr, cv.w, dmask.ptr, cv.conv, algo, work.ptr,
+                       best->memory, &zero, cv.y, dout.ptr);
+    return s == 0 ? cudaSuccess : cudaErrorUnknown;
+  };
+  auto correct = [&](std::string* why) {
+    Params p;
+    p.m = p.n = side;
+    p.radius = radius;
+    const LessonInputs in{{nullptr, &image, &mask}};
+    const std::vector<float> want = lessons::conv2d_kit::reference(p, in);
+    std::vector<float> got(n);
+    cudaMemcpy(got.data(), dout.ptr, n * 4, cudaMemcpyDeviceToHost);
+    for (size_t i = 0; i < n; ++i)  // integer inputs: exact, but an FFT algorithm rounds
+      if (!(std::fabs(got[i] - want[i]) <= 1e-3f * (1.0f + std::fabs(want[i])))) {
+        *why = "out[" + std::to_string(i) + "] = " + std::to_string(got[i]) + ", want " +
+               std::to_string(want[i]);
+        return false;
+      }
+    return true;
+  };
+  std::optional<PerfResult> x = check_and_time(r, c, launch, correct);
+  if (x && x->status == PerfStatus::Ok)
+    x->message =
+        "correct (within 1e-3 of the CPU reference), cuDNN algorithm " + std::to_string(algo);
+  return x;
+}
+
 }  // namespace
 
 std::optional<PerfResult> copy_point(size_t free_bytes, const TimeLaunch& time) {
@@ -227,6 +337,7 @@ std::optional<PerfResult> library_anchor_point(const LibraryAnchor& a, int size,
   if (family == "transpose") return sgeam_point(r, c);
   if (family == "reduction") return reduce_point(r, c);
   if (family == "histogram") return histogram_point(r, c);
+  if (family == "conv2d") return cudnn_conv_point(r, c);
   return r.skip(std::string("no GPU code for the anchor ") + a.id);
 }
 

@@ -18,6 +18,7 @@ struct AnchorContext {
   double budget_bytes = 0;          // device memory one point may use
   uint64_t seed = 1;
   TimeLaunch time;
+  int radius = 0;  // the conv2d line's mask radius: the family's lessons' at this point
 };
 
 // The device-to-device copy of up to 256 MiB (less where `free_bytes` is

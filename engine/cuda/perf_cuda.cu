@@ -448,7 +448,8 @@ struct Sweep {
     for (const LibraryAnchor* a : anchors) {
       if (check_cancel()) return;
       if (ctl) ctl->set_current(std::string(a->id) + " n=" + std::to_string(size));
-      const AnchorContext c{h.cublas(), h.budget_bytes(), cfg.input_seed, timer()};
+      const AnchorContext c{h.cublas(), h.budget_bytes(), cfg.input_seed, timer(),
+                            family_radius(a->family, size)};
       std::optional<PerfResult> x = library_anchor_point(*a, size, c);
       if (!x) {
         check_cancel();
@@ -457,6 +458,13 @@ struct Sweep {
       emit(*x);
       if (x->status == PerfStatus::Error && !h.context_alive()) return died(a->id);
     }
+  }
+  // The radius the family's first lesson is timed at (the sweep's --radius,
+  // or the lesson's own): the conv2d library line convolves with it.
+  int family_radius(const std::string& family, int size) const {
+    for (const LessonInfo& v : all_lessons())
+      if (family == v.family && (v.uses & kUsesRadius)) return point_params(v, cfg, size, 0).radius;
+    return cfg.stencil_radius;
   }
   TimeLaunch timer() {
     return [this](const std::string& label, const std::function<cudaError_t()>& launch) {

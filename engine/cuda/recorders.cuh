@@ -1,10 +1,12 @@
 // The device recorders: what an access costs on the GPU (see lessons/access.hpp).
-//   PlainRec        a plain load, store, atomicAdd, shuffle and EVERY barrier,
+//   PlainRec        a plain load, store, atomicAdd, shuffle, match and EVERY barrier,
 //                   known at compile time: the instantiation that is timed, and
 //                   the untraced run that keeps all of the lesson's barriers.
-//   SkewRec         the same accesses; the barriers the run's mask keeps, and the
-//                   race lab's stall (chosen warps sleep at DELAY_POINT): untraced
-//                   runs without some barrier, or with skew.
+//   MaskRec         the same accesses and the barriers the run's mask keeps:
+//                   untraced runs without some barrier and without skew (what
+//                   compute-sanitizer racecheck examines).
+//   SkewRec         MaskRec and the race lab's stall (chosen warps sleep at
+//                   DELAY_POINT): untraced runs with skew.
 //   DeviceTraceRec  also records every access, barrier and shuffle as an Event.
 #pragma once
 
@@ -36,6 +38,14 @@ __device__ __forceinline__ uint64_t globaltimer() {
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
 }
+// The lanes this thread's warp has: all 32, or the first ones of a block's
+// partial last warp. A warp vote names them, so that it waits for every one
+// (as the simulator's does) and never names a lane that does not exist.
+__device__ __forceinline__ unsigned warp_lanes() {
+  const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
+  const unsigned first = linear_thread() / 32u * 32u;
+  return threads - first >= 32u ? 0xffffffffu : (1u << (threads - first)) - 1u;
+}
 // The race lab's stall: warps whose bit is set sleep here.
 __device__ __forceinline__ void skew(bool here, int skew_ns, uint32_t skew_warps) {
   if (here && skew_ns > 0 && ((skew_warps >> ((linear_thread() / 32u) & 31u)) & 1u))
@@ -43,7 +53,7 @@ __device__ __forceinline__ void skew(bool here, int skew_ns, uint32_t skew_warps
 }
 }  // namespace detail
 
-// The accesses of both untraced recorders: plain loads, stores, atomics, shuffles.
+// The accesses of both untraced recorders: plain loads, stores, atomics, shuffles, matches.
 struct PlainAccess {
   template <class T>
   __device__ __forceinline__ T load(Space, const T* base, int index, int, ArraySlot, uint16_t) {
@@ -78,6 +88,10 @@ struct PlainAccess {
   __device__ __forceinline__ T shfl_down(T value, int delta, int) {
     return __shfl_down_sync(0xffffffffu, value, unsigned(delta));
   }
+  template <class T>
+  __device__ __forceinline__ unsigned match_any(T value, int) {
+    return __match_any_sync(detail::warp_lanes(), value);
+  }
   __device__ __forceinline__ void delay_point(bool) {}
 };
 
@@ -97,17 +111,26 @@ struct PlainRec : PlainAccess {
 
 // The barriers the run's mask keeps (the mask is the same for every thread,
 // so the branch is uniform and a kept barrier is reached by the whole block),
-// and the race lab's stall.
-struct SkewRec : PlainAccess {
+// and nothing at DELAY_POINT: the lesson's code without the removed barriers,
+// as racecheck should see it. The stall is a branch on the warp's bit, which
+// nvcc must treat as divergent: in SkewRec every kept barrier then gets a
+// WARPSYNC.ALL, which ptxas may place above the accesses before the barrier,
+// and racecheck orders a warp's lanes at it (analysis/hazards.hpp, "Warp
+// syncs"): SkewRec hid hazards within a warp that the lesson has.
+struct MaskRec : PlainAccess {
   BarrierSet barrier_mask;
-  int skew_ns = 0;
-  uint32_t skew_warps = 0;
   __device__ __forceinline__ void syncthreads(int id, int) {
     if (barrier_mask.keeps(id)) __syncthreads();
   }
   __device__ __forceinline__ void syncwarp(int id, int) {
     if (barrier_mask.keeps(id)) __syncwarp();
   }
+};
+
+// MaskRec and the race lab's stall.
+struct SkewRec : MaskRec {
+  int skew_ns = 0;
+  uint32_t skew_warps = 0;
   __device__ __forceinline__ void delay_point(bool here) {
     detail::skew(here, skew_ns, skew_warps);
   }
@@ -217,6 +240,11 @@ struct DeviceTraceRec {
     const uint32_t src = lane + uint32_t(delta) < 32u ? lane + uint32_t(delta) : lane;
     record(EventKind::WarpShuffle, kNoArray, int(src), float(got), uint16_t(line), 0, 0);
     return got;
+  }
+  // A vote touches no memory: not recorded, as the simulator does not record it.
+  template <class T>
+  __device__ __forceinline__ unsigned match_any(T value, int) {
+    return __match_any_sync(detail::warp_lanes(), value);
   }
   __device__ __forceinline__ void delay_point(bool here) {
     detail::skew(here, skew_ns, skew_warps);

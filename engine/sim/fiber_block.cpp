@@ -6,9 +6,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <mutex>
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -215,6 +217,7 @@ void FiberBlock::trampoline() {
 void FiberBlock::resume(int thread) {
   Fiber& f = fibers_[thread];
   ++thread_steps_;
+  progress_.store(thread_steps_, std::memory_order_relaxed);
   current_ = thread;
   current_builtins = &f.builtins;
   current_dynamic_shared = dynamic_shared_;
@@ -231,6 +234,20 @@ void FiberBlock::resume(int thread) {
   __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
 #endif
   current_ = -1;
+  if (stalled_) [[unlikely]]
+    note_stall(thread);
+}
+
+void FiberBlock::note_stall(int thread) {
+  stalled_ = 0;  // its fiber gave up inside the signal handler: never resumed again
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%.0f", stall_seconds_.load());
+  if (error_.empty())
+    error_ = who(thread) + " ran for " + secs +
+             " s without reaching a recorded access or barrier, last at line " +
+             std::to_string(fibers_[size_t(thread)].line) +
+             ": an endless loop that touches no array? (a loop condition that never changes, a "
+             "counter that never reaches its bound). The run was stopped there";
 }
 
 void FiberBlock::switch_to_scheduler(bool exiting) {
@@ -251,6 +268,43 @@ void FiberBlock::switch_to_scheduler(bool exiting) {
 #endif
 }
 
+// On the simulating OS thread, in whatever it was doing: only on a fiber's
+// stack (not the scheduler's), and only where that fiber has made no step
+// since the watcher looked (a loop of arithmetic: a yield takes nanoseconds),
+// does it switch to the scheduler for good. Nothing here allocates.
+void FiberBlock::on_stall_signal(int) {
+  FiberBlock* self = tl_active;
+  if (!self || self->current_ < 0 ||
+      self->progress_.load(std::memory_order_relaxed) != self->stall_seen_.load())
+    return;
+  const char here = 0;
+  const char* stack = self->fibers_[size_t(self->current_)].stack;
+  if (&here < stack || &here >= stack + self->stack_bytes_) return;
+  self->stalled_ = 1;
+  self->switch_to_scheduler(true);
+}
+
+void FiberBlock::interrupt_if_stalled(pthread_t os_thread, uint64_t seen, double seconds) {
+  static std::once_flag installed;
+  std::call_once(installed, [] {
+    // SIGURG is ignored by default; SA_NODEFER: the handler never returns, so
+    // the signal must not stay blocked.
+    struct sigaction sa {};
+    sa.sa_handler = &FiberBlock::on_stall_signal;
+    sa.sa_flags = SA_NODEFER | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGURG, &sa, nullptr);
+  });
+  stall_seconds_.store(seconds);
+  stall_seen_.store(seen);
+  pthread_kill(os_thread, SIGURG);
+}
+
+std::string FiberBlock::who(int thread) const {
+  const ThreadBuiltins& b = fibers_[size_t(thread)].builtins;
+  return "thread " + dim_string(b.thread_idx) + " of block " + dim_string(b.block_idx);
+}
+
 void FiberBlock::step() {
   switch_to_scheduler(false);
 }
@@ -258,6 +312,7 @@ void FiberBlock::step() {
 void FiberBlock::barrier_wait() {
   Fiber& f = fibers_[current_];
   f.state = State::AtBarrier;
+  ++f.arrivals;
   ++at_barrier_;
   --runnable_in_warp_[current_ / kWarpSize];
   switch_to_scheduler(false);  // resumed by the scheduler only after the release
@@ -277,6 +332,19 @@ uint64_t FiberBlock::warp_exchange(uint64_t bits, int src_lane) {
   warp_barrier_wait();
   const int src = self / kWarpSize * kWarpSize + src_lane;
   return src_lane >= 0 && src_lane < kWarpSize && src < threads_ ? exchange_[src] : bits;
+}
+
+uint32_t FiberBlock::warp_match_any(uint64_t bits) {
+  const int self = current_;
+  exchange_[self] = bits;
+  warp_barrier_wait();
+  // Read in the warp step that released the warp: every lane that met here is
+  // still live (each ends its step right after this read, before it can exit).
+  const int first = self / kWarpSize * kWarpSize, last = std::min(first + kWarpSize, threads_);
+  uint32_t peers = 0;
+  for (int t = first; t < last; ++t)
+    if (fibers_[t].state != State::Exited && exchange_[t] == bits) peers |= 1u << (t - first);
+  return peers;
 }
 
 void FiberBlock::warp_converge() {
@@ -310,7 +378,7 @@ void FiberBlock::release_warp_barrier(int warp) {
 void FiberBlock::step_warp(int warp) {
   ++clock_;
   const int first = warp * kWarpSize, last = std::min(first + kWarpSize, threads_);
-  for (int t = first; t < last; ++t)
+  for (int t = first; t < last && error_.empty(); ++t)
     if (fibers_[t].state == State::Runnable) resume(t);
   // The warp barrier opens when every live lane is there (lanes at a block
   // barrier are live: a __syncwarp they skip is the kernel's bug, a deadlock).
@@ -322,12 +390,57 @@ void FiberBlock::step_warp(int warp) {
   }
   // Lanes at a removed barrier go on once no lane of the warp can run.
   if (converging_[warp] > 0 && runnable_in_warp_[warp] == 0) release_converging(warp);
-  if (step_limit_ && thread_steps_ > step_limit_ && error_.empty())
+  if (step_limit_ && thread_steps_ > step_limit_ && error_.empty()) {
+    // The warp that just stepped: the first of its threads still running.
+    int stuck = first;
+    for (int t = first; t < last; ++t)
+      if (fibers_[t].state != State::Exited) {
+        stuck = t;
+        break;
+      }
     error_ = "the kernel did not finish within " + std::to_string(step_limit_) +
-             " thread steps (several times what it should need): it looks stuck";
+             " thread steps (several times what it should need): it looks stuck in an endless "
+             "loop; " +
+             who(stuck) + " was at line " + std::to_string(fibers_[stuck].line);
+  }
+}
+
+std::string FiberBlock::barrier_divergence() const {
+  int waiting = -1;
+  for (int t = 0; t < threads_ && waiting < 0; ++t)
+    if (fibers_[t].state == State::AtBarrier) waiting = t;
+  if (waiting < 0) return "";
+  const Fiber& w = fibers_[size_t(waiting)];
+  const std::string rule =
+      ": a __syncthreads() inside a branch (or after a return) that not every thread of the "
+      "block takes. CUDA asks that every thread of the block reaches it, or none; a GPU may "
+      "hang there, or let threads go on before the data they wait for is written (the "
+      "simulator opened the barrier, as the hardware often does)";
+  const std::string here = who(waiting) + " waits at the __syncthreads() on line " +
+                           std::to_string(w.line) + " (its barrier number " +
+                           std::to_string(w.arrivals) + ")";
+  for (int t = 0; t < threads_; ++t) {
+    const Fiber& f = fibers_[size_t(t)];
+    if (f.state == State::AtBarrier && (f.line != w.line || f.arrivals != w.arrivals))
+      return "barrier divergence: " + here + ", " + who(t) + " at the one on line " +
+             std::to_string(f.line) + " (its barrier number " + std::to_string(f.arrivals) + ")" +
+             rule;
+    if (f.state == State::Exited && f.arrivals < w.arrivals)
+      return "barrier divergence: " + here + ", but " + who(t) + " has exited after " +
+             std::to_string(f.arrivals) + (f.arrivals == 1 ? " barrier" : " barriers") +
+             " (last at line " + std::to_string(f.line) + "): it skipped this one" + rule;
+  }
+  return "";
 }
 
 void FiberBlock::release_barrier() {
+  // Said once per block; the barrier opens all the same, as it does on the
+  // hardware when the others have exited or wait at another __syncthreads().
+  if (!block_diverged_)
+    if (std::string diverged = barrier_divergence(); !diverged.empty()) {
+      block_diverged_ = true;
+      divergences_.push_back(std::move(diverged));
+    }
   for (int t = 0; t < threads_; ++t) {
     if (fibers_[t].state != State::AtBarrier) continue;
     fibers_[t].state = State::Runnable;
@@ -358,6 +471,7 @@ std::string FiberBlock::run_block(const Dim3& grid, const Dim3& block, const Dim
   user_ = user;
   dynamic_shared_ = dynamic_shared;
   error_.clear();
+  block_diverged_ = false;
   exited_ = 0;
   at_barrier_ = 0;
   runnable_in_warp_.assign(warps_, 0);
@@ -375,6 +489,8 @@ std::string FiberBlock::run_block(const Dim3& grid, const Dim3& block, const Dim
     f.builtins.block_dim = {block.x, block.y, block.z};
     f.builtins.grid_dim = {grid.x, grid.y, grid.z};
     f.state = State::Runnable;
+    f.line = 0;
+    f.arrivals = 0;
     f.asan_fake_stack = nullptr;
 #if defined(TS_FIBER_ASAN)
     // A thread abandoned mid-run (deadlock) may have left its frames poisoned.
@@ -490,6 +606,20 @@ std::string FiberBlock::run_block(const Dim3& grid, const Dim3& block, const Dim
     result = "deadlock in block " + dim_string({block_idx.x, block_idx.y, block_idx.z}) + ": " +
              std::to_string(at_barrier_) + " threads wait at a barrier, " +
              std::to_string(exited_) + " have exited, and no thread can move";
+    // Who waits where: one thread per line (a __syncwarp() that lanes at a
+    // __syncthreads() never reach, a barrier inside a divergent branch).
+    std::vector<int> lines;
+    for (int t = 0; t < threads_ && lines.size() < 4; ++t) {
+      const Fiber& f = fibers_[size_t(t)];
+      if (f.state == State::Exited || f.state == State::Runnable ||
+          std::find(lines.begin(), lines.end(), f.line) != lines.end())
+        continue;
+      lines.push_back(f.line);
+      result += (lines.size() == 1 ? "; " : ", ") + who(t) + " waits at " +
+                (f.state == State::AtBarrier ? "the __syncthreads() on line "
+                                             : "the warp barrier on line ") +
+                std::to_string(f.line);
+    }
     break;
   }
   tl_active = outer;

@@ -8,14 +8,20 @@
 // warp move in lockstep between accesses, as on the GPU.
 //
 // Barrier semantics are the hardware's: a thread at a barrier waits until
-// every thread of its block that has not exited has arrived. All barriers of
-// a block are one barrier (like `bar.sync 0`, which every `__syncthreads()`
-// compiles to), whatever their number in the source. A warp barrier
+// every thread of its block that has not exited has arrived. A barrier that
+// not every thread passes through (threads waiting at different
+// `__syncthreads()` statements, or a thread that exited without this one) is
+// CUDA's undefined behaviour ("likely to hang"): the barrier opens as it
+// would on the hardware, and take_divergences() names the threads and lines,
+// once per block. All barriers of a block are one barrier (like `bar.sync 0`,
+// which every `__syncthreads()` compiles to), whatever their number in the
+// source. A warp barrier
 // (`__syncwarp()`, full mask) waits for the live lanes of its own warp only.
 // A warp shuffle is a warp barrier that exchanges one value per lane: each
 // lane publishes its value and arrives; once the warp is released every lane
 // reads its source's value in the warp step that resumes them, before any of
-// them can publish again, whatever the schedule.
+// them can publish again, whatever the schedule. A match (__match_any_sync)
+// is the same meeting: each lane then reads every live lane's value.
 //
 // Reconvergence: a lane that takes no branch of an `if` reaches its next
 // access sooner than the lanes that run it. On the GPU the compiler makes the
@@ -39,11 +45,15 @@
 // steps on every run and every machine.
 #pragma once
 
+#include <pthread.h>
 #include <ucontext.h>
 
+#include <atomic>
+#include <csignal>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/catalogue.hpp"
@@ -101,10 +111,20 @@ class FiberBlock {
   // `src_lane` of this warp published (this thread's own bits when that lane
   // does not exist in the block).
   uint64_t warp_exchange(uint64_t bits, int src_lane);
+  // A warp vote (__match_any_sync, full mask): publishes `bits`, waits for
+  // the warp, returns the lanes of this warp that published the same bits
+  // (this lane's bit always set; lanes that exited before it take no part).
+  uint32_t warp_match_any(uint64_t bits);
   // A removed barrier: not a barrier, but the place where the lanes of a warp
   // have reconverged on the GPU (rule in the file comment): waits until no
   // lane of this warp can run without waiting, records nothing, orders nothing.
   void warp_converge();
+
+  // The source line the running thread has reached (its last recorded access
+  // or barrier), for the messages that name a stuck or diverged thread.
+  void at_line(int line) {
+    fibers_[current_].line = line;
+  }
 
   int current_thread() const {
     return current_;
@@ -126,6 +146,25 @@ class FiberBlock {
     step_limit_ = limit;
   }
 
+  // A thread that runs on without ever reaching a recorded access (a loop
+  // that touches no array) never hands control back, so no step limit can
+  // stop it. Another thread watches progress() and, where it stands still,
+  // calls interrupt_if_stalled(): a signal to the simulating OS thread makes
+  // the running fiber give up at once (it is never resumed), and the block
+  // ends with a message naming the thread and its last line. Thread-safe.
+  uint64_t progress() const {
+    return progress_.load(std::memory_order_relaxed);
+  }
+  // Interrupts `os_thread` (the one running run_block) if progress() is still
+  // `seen` when the signal arrives and a simulated thread is running.
+  void interrupt_if_stalled(pthread_t os_thread, uint64_t seen, double seconds);
+
+  // The barrier divergences found so far (the first of each block that had
+  // one), handed over and cleared.
+  std::vector<std::string> take_divergences() {
+    return std::exchange(divergences_, {});
+  }
+
   // The FiberBlock whose block is running on this OS thread (nullptr outside).
   static FiberBlock* active();
 
@@ -142,16 +181,25 @@ class FiberBlock {
 #endif
     char* stack = nullptr;  // usable bytes: stack_bytes_, below a guard page
     State state = State::Exited;
+    int line = 0;           // the last line it reached (at_line)
+    uint32_t arrivals = 0;  // block barriers it has arrived at
     ThreadBuiltins builtins;
     void* asan_fake_stack = nullptr;
   };
 
   static void trampoline();
+  static void on_stall_signal(int);
+  void note_stall(int thread);        // the error for a fiber the handler gave up (cold)
+  std::string who(int thread) const;  // "thread (x, y, z) of block (x, y, z)"
   bool ensure_stacks(int threads);
   void resume(int thread);
   void switch_to_scheduler(bool exiting);
   void step_warp(int warp);
   void release_barrier();
+  // The CUDA rule: a __syncthreads() is reached by every thread of the block
+  // that has not exited, or by none. Empty, or the message that names two
+  // threads that broke it and their lines.
+  std::string barrier_divergence() const;
   void release_warp_barrier(int warp);
   void release_converging(int warp);
 
@@ -181,6 +229,16 @@ class FiberBlock {
   void* user_ = nullptr;
   void* dynamic_shared_ = nullptr;
   std::string error_;  // set by a thread that failed; ends the block
+  std::vector<std::string> divergences_;
+  bool block_diverged_ = false;  // this block's divergence was said
+
+  // The stall watch (interrupt_if_stalled): thread steps so far, published;
+  // the progress the watcher saw, and how long it stood still; set by the
+  // signal handler when it gave up a fiber.
+  std::atomic<uint64_t> progress_{0};
+  std::atomic<uint64_t> stall_seen_{~uint64_t(0)};
+  std::atomic<double> stall_seconds_{0};
+  volatile std::sig_atomic_t stalled_ = 0;
 
   // AddressSanitizer's view of the scheduler's stack (learned on the first switch).
   const void* sched_stack_bottom_ = nullptr;

@@ -4,12 +4,15 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "engine/backend.hpp"
 #include "engine/catalogue.hpp"
 #include "engine/lesson_dispatch.hpp"
+#include "engine/lesson_plugin.hpp"
 #include "engine/prepare.hpp"
 #include "engine/reference.hpp"
 #include "engine/sim/simulate.hpp"
@@ -51,9 +54,14 @@ RunResult simulate_prepared(PreparedRun& run) {
   // far more is stuck (spinning on memory no one writes), not slow.
   opt.max_steps = 4 * run.expected_events + (1u << 20);
   sim::SimResult sr;
-  const bool found = visit_lesson(run.index, run.params, [&](auto body) {
+  bool found = visit_lesson(run.index, run.params, [&](auto body) {
     sr = sim::simulate<decltype(body)>(run.geometry, run.args, opt);
   });
+  // A lesson file's body was instantiated in its plug-in (engine/lesson_plugin.hpp).
+  if (const sim::ThreadFn fn = found ? nullptr : runtime_sim_body(run.index, run.params)) {
+    sr = sim::simulate_launch(run.geometry, run.args, opt, fn);
+    found = true;
+  }
   if (!found) {
     res.error =
         std::string("no kernel body for ") + v.id + " at tile " + std::to_string(run.params.tile);
@@ -85,7 +93,34 @@ RunResult simulate_prepared(PreparedRun& run) {
   return res;
 }
 
+using BodyPicker = sim::ThreadFn (*)(const Params&);
+struct RuntimeBodies {
+  std::mutex mutex;
+  std::map<size_t, BodyPicker> by_index;
+};
+RuntimeBodies& runtime_bodies() {
+  static RuntimeBodies bodies;
+  return bodies;
+}
+
 }  // namespace
+
+void set_runtime_sim_body(size_t lesson_index, BodyPicker body) {
+  RuntimeBodies& b = runtime_bodies();
+  const std::lock_guard<std::mutex> lock(b.mutex);
+  b.by_index[lesson_index] = body;
+}
+
+sim::ThreadFn runtime_sim_body(size_t lesson_index, const Params& p) {
+  RuntimeBodies& b = runtime_bodies();
+  BodyPicker pick = nullptr;
+  {
+    const std::lock_guard<std::mutex> lock(b.mutex);
+    const auto it = b.by_index.find(lesson_index);
+    if (it != b.by_index.end()) pick = it->second;
+  }
+  return pick ? pick(p) : nullptr;
+}
 
 std::optional<std::string> check_simulator_steps(const LessonInfo& v, const Params& p) {
   const uint64_t steps = expected_counts(v, p).total();

@@ -45,6 +45,7 @@ class SimRec {
 
   template <class T>
   T load(Space space, const T* base, int index, int count, ArraySlot buf, uint16_t line) {
+    fiber_.at_line(line);
     const bool out = index < 0 || index >= count;
     T v{};  // an out-of-range read touches nothing and returns 0
     if (out)
@@ -60,6 +61,7 @@ class SimRec {
 
   template <class T>
   void store(Space space, T* base, int index, int count, ArraySlot buf, T value, uint16_t line) {
+    fiber_.at_line(line);
     const bool out = index < 0 || index >= count;
     if (out)
       sink_.fault("store", space, buf, index, count, line, fiber_.builtins(thread_));
@@ -74,6 +76,7 @@ class SimRec {
   // simulated thread comes between them; the event's value is the new one.
   template <class T>
   T atomic_add(Space space, T* base, int index, int count, ArraySlot buf, T value, uint16_t line) {
+    fiber_.at_line(line);
     const bool out = index < 0 || index >= count;
     T old{};
     if (out) {
@@ -92,6 +95,7 @@ class SimRec {
   // GPU), four events flagged 16 bytes wide. Misaligned or partly outside
   // the array, it touches nothing and is reported, as the GPU would fault.
   float4 load4(Space space, const float* base, int index, int count, ArraySlot buf, uint16_t line) {
+    fiber_.at_line(line);
     float4 v{0, 0, 0, 0};
     const bool ok = check4("16-byte load", space, base, index, count, buf, line);
     if (ok) v = float4{base[index], base[index + 1], base[index + 2], base[index + 3]};
@@ -102,6 +106,7 @@ class SimRec {
   }
   void store4(Space space, float* base, int index, int count, ArraySlot buf, float4 v,
               uint16_t line) {
+    fiber_.at_line(line);
     if (check4("16-byte store", space, base, index, count, buf, line)) {
       base[index] = v.x, base[index + 1] = v.y, base[index + 2] = v.z, base[index + 3] = v.w;
     }
@@ -113,6 +118,7 @@ class SimRec {
   // A removed barrier still marks where the warp has reconverged
   // (engine/sim/fiber_block.hpp, "Reconvergence").
   void syncthreads(int barrier_id, int line) {
+    fiber_.at_line(line);
     if (!sink_.barrier_mask.keeps(barrier_id)) return fiber_.warp_converge();
     record(EventKind::BarrierArrive, kNoArray, 0, 0.0f, uint16_t(line), false, uint8_t(barrier_id));
     fiber_.barrier_wait();
@@ -122,6 +128,7 @@ class SimRec {
 
   // __syncwarp: the same events, flagged warp-scope; waits for this warp only.
   void syncwarp(int barrier_id, int line) {
+    fiber_.at_line(line);
     if (!sink_.barrier_mask.keeps(barrier_id)) return fiber_.warp_converge();
     record(EventKind::BarrierArrive, kNoArray, 0, 0.0f, uint16_t(line), false, uint8_t(barrier_id),
            kFlagWarpScope);
@@ -135,6 +142,7 @@ class SimRec {
   // + delta's value (its own past the warp's end). One event, no memory.
   template <class T>
   T shfl_down(T value, int delta, int line) {
+    fiber_.at_line(line);
     static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= sizeof(uint64_t));
     const int lane = thread_ % FiberBlock::kWarpSize;
     const int src = lane + delta < FiberBlock::kWarpSize && delta >= 0 ? lane + delta : lane;
@@ -146,6 +154,17 @@ class SimRec {
     record(EventKind::WarpShuffle, kNoArray, src, as_float(got), uint16_t(line), false, 0);
     fiber_.step();
     return got;
+  }
+
+  // __match_any_sync over the warp's lanes: they meet, then each gets the
+  // mask of the lanes whose value equals its own. A vote touches no memory
+  // and is not recorded (as an add in registers is not); it ends the step.
+  template <class T>
+  unsigned match_any(T value, int) {
+    static_assert(std::is_integral_v<T> && sizeof(T) <= sizeof(uint64_t));
+    const uint32_t peers = fiber_.warp_match_any(uint64_t(value));
+    fiber_.step();
+    return peers;
   }
 
   // On the simulator the schedule (WarpSkew, Random) makes races bite.

@@ -1,9 +1,12 @@
 #include "engine/sim/simulate.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 namespace ts::sim {
@@ -38,6 +41,15 @@ struct LaunchContext {
   ThreadFn fn;
 };
 
+// Between the simulating OS thread and the one that watches it for a thread
+// that never yields (FiberBlock::interrupt_if_stalled).
+struct StallWatch {
+  std::mutex mutex;
+  std::condition_variable done_cv;
+  bool done = false;
+  FiberBlock* fiber = nullptr;  // while run_launch's FiberBlock lives
+};
+
 void thread_entry(void* user, int thread) {
   auto* ctx = static_cast<LaunchContext*>(user);
   SimRec rec(*FiberBlock::active(), *ctx->sink, thread);
@@ -45,7 +57,7 @@ void thread_entry(void* user, int thread) {
 }
 
 void run_launch(const LaunchGeometry& geo, const KernelArgs& args, const SimOptions& opt,
-                ThreadFn fn, SimResult& out) {
+                ThreadFn fn, SimResult& out, StallWatch& watch) {
   SimSink sink;
   sink.traced = opt.traced;
   sink.capacity = opt.traced ? opt.capacity : 0;
@@ -60,6 +72,17 @@ void run_launch(const LaunchGeometry& geo, const KernelArgs& args, const SimOpti
   LaunchContext ctx{&sink, &args, fn};
   FiberBlock fiber;
   fiber.set_step_limit(opt.max_steps);
+  struct Published {  // the watcher sees the FiberBlock only while it lives
+    StallWatch& w;
+    Published(StallWatch& watch, FiberBlock* f) : w(watch) {
+      const std::lock_guard<std::mutex> lock(w.mutex);
+      w.fiber = f;
+    }
+    ~Published() {
+      const std::lock_guard<std::mutex> lock(w.mutex);
+      w.fiber = nullptr;
+    }
+  } published(watch, &fiber);
   const Dim3 grid = geo.grid;
   for (uint32_t z = 0; z < grid.z && out.error.empty(); ++z)
     for (uint32_t y = 0; y < grid.y && out.error.empty(); ++y)
@@ -77,6 +100,39 @@ void run_launch(const LaunchGeometry& geo, const KernelArgs& args, const SimOpti
   if (out.fault_count > out.faults.size())
     out.faults.push_back("... and " + std::to_string(out.fault_count - out.faults.size()) +
                          " more out-of-range accesses");
+  // Barrier divergence first: a bug in the kernel's structure, not an index.
+  std::vector<std::string> diverged = fiber.take_divergences();
+  if (diverged.size() > SimSink::kMaxFaultMessages) {
+    const size_t more = diverged.size() - SimSink::kMaxFaultMessages;
+    diverged.resize(SimSink::kMaxFaultMessages);
+    diverged.push_back("... and " + std::to_string(more) +
+                       " more blocks with a barrier divergence");
+  }
+  out.fault_count += diverged.size();
+  out.faults.insert(out.faults.begin(), diverged.begin(), diverged.end());
+}
+
+// Until the launch is done: where the thread steps stand still for
+// `seconds`, the running simulated thread is stopped (it never yields).
+void watch_for_stalls(StallWatch& watch, std::thread& worker, double seconds) {
+  using Clock = std::chrono::steady_clock;
+  std::unique_lock<std::mutex> lock(watch.mutex);
+  uint64_t seen = ~uint64_t(0);
+  Clock::time_point since = Clock::now();
+  while (!watch.done) {
+    watch.done_cv.wait_for(lock, std::chrono::milliseconds(100));
+    if (watch.done || !watch.fiber || seconds <= 0) continue;
+    const uint64_t progress = watch.fiber->progress();
+    const Clock::time_point now = Clock::now();
+    if (progress != seen) {
+      seen = progress;
+      since = now;
+    } else if (const double still = std::chrono::duration<double>(now - since).count();
+               still >= seconds) {
+      watch.fiber->interrupt_if_stalled(worker.native_handle(), seen, still);
+      since = now;
+    }
+  }
 }
 
 }  // namespace
@@ -88,17 +144,22 @@ SimResult simulate_launch(const LaunchGeometry& geometry, const KernelArgs& args
     out.error = "empty launch: a grid and a block need at least one thread each";
     return out;
   }
+  StallWatch watch;
   auto body = [&] {
     try {
-      run_launch(geometry, args, options, thread_fn, out);
+      run_launch(geometry, args, options, thread_fn, out, watch);
     } catch (const std::bad_alloc&) {
       out.error = "the simulator ran out of memory (try a smaller size or trace capacity)";
     } catch (const std::exception& e) {
       out.error = std::string("the simulator failed: ") + e.what();
     }
+    const std::lock_guard<std::mutex> lock(watch.mutex);
+    watch.done = true;
+    watch.done_cv.notify_all();
   };
   try {
     std::thread worker(body);
+    watch_for_stalls(watch, worker, options.stall_seconds);
     worker.join();
   } catch (const std::system_error& e) {
     out.error = std::string("could not start the simulator's thread: ") + e.what();

@@ -25,7 +25,10 @@ struct SimOptions {
   bool traced = true;            // false: run the kernel, store no events
   uint64_t capacity = 8u << 20;  // events
   uint64_t max_steps = 0;        // thread steps before the run is stopped as stuck (0: no limit)
-  uint64_t reserve = 0;          // events to reserve up front (an estimate; capped by capacity)
+  // Seconds a simulated thread may run without a recorded access before it is
+  // stopped as stuck in a loop that touches no array (0: never).
+  double stall_seconds = 5;
+  uint64_t reserve = 0;  // events to reserve up front (an estimate; capped by capacity)
   const ArrayTable* arrays = nullptr;  // the run's arrays, to name them in fault messages
 };
 

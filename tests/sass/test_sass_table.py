@@ -8,6 +8,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent / "scripts"))
+import ptx_lines  # noqa: E402
 import sass_table  # noqa: E402
 
 SAMPLE = HERE / "sample"
@@ -59,6 +60,67 @@ class SampleTable(unittest.TestCase):
         # line 21, the line whose chain nvcc wrote last before them.
         gi = sass_table.table_of(read("sample.gi.sass"))[BODY]
         self.assertEqual([a["line"] for a in gi if a["opcode"] == "LDS"], [21] * 8)
+
+
+# Hand-written PTX shaped like nvcc's: file 1 a lesson, 2 the accessors, 3 the
+# recorder. nvcc writes a call site's chain only the first time; a later
+# `inlined_at 2 83 5` could be any statement's store (scripts/ptx_lines.py).
+HEAD = """.file 1 "lessons/demo.hpp"
+.file 2 "lessons/access.hpp"
+.file 3 "engine/cuda/recorders.cuh"
+.entry k(
+)
+{
+\t.loc 1 5 1
+"""
+STORE = ("\t.loc 1 {line} 7, function_name $L__info_string0, inlined_at 1 5 1\n"
+         "\t.loc 2 83 5, function_name $L__info_string1, inlined_at 1 {line} 7\n"
+         "\t.loc 3 55 5, function_name $L__info_string2, inlined_at 2 83 5\n")
+AGAIN = "\t.loc 3 55 5, function_name $L__info_string2, inlined_at 2 83 5\n"
+
+
+def lesson_lines(ptx, opcode):
+    """The lesson line given to each instruction of `opcode`, in order."""
+    where, unsure = ptx_lines.locations(ptx)
+    out = []
+    for number, text in enumerate(ptx.splitlines(), 1):
+        if text.strip().startswith(opcode):
+            out.append(next(line for path, line in where[number] if path.endswith("demo.hpp")))
+            assert number not in unsure, "a guess at PTX line %d" % number
+    return out
+
+
+class LineRules(unittest.TestCase):
+    def test_an_unrolled_copy_is_on_the_line_of_the_access_it_copies(self):
+        # Two turns of `As[0][r] = a.x; As[1][r] = a.y;` (lines 20, 21): the second
+        # turn's stores name only the accessor's call site, whose latest chain is
+        # line 21's. Each stores the same component of a load as a first-turn store.
+        load = "\t.loc 1 19 7, function_name $L__info_string0, inlined_at 1 5 1\n" \
+               "\tld.global.nc.v2.f32 {{%f{a},%f{b}}}, [%rd{a}];\n"
+        ptx = (HEAD + load.format(a=1, b=2)
+               + STORE.format(line=20) + "\tst.shared.f32 [%r6], %f1;\n"
+               + STORE.format(line=21) + "\tst.shared.f32 [%r6+256], %f2;\n"
+               + load.format(a=3, b=4)
+               + AGAIN + "\tst.shared.f32 [%r6+128], %f3;\n"
+               + AGAIN + "\tst.shared.f32 [%r6+384], %f4;\n"
+               + "\tret;\n}\n")
+        self.assertEqual(lesson_lines(ptx, "st.shared"), [20, 21, 20, 21])
+
+    def test_a_store_on_another_branch_is_not_that_branchs(self):
+        # if (aligned) { line 30's store } else { line 36's store }: line 30's chain
+        # was written once, for an address computed before the branch; line 36's
+        # store cannot reach line 30's branch, nor be reached from it.
+        ptx = (HEAD + STORE.format(line=30) + "\tadd.s32 %r8, %r1, %r2;\n"
+               + "\t@%p1 bra $L__BB0_2;\n"
+               + "\t.loc 1 36 9, function_name $L__info_string0, inlined_at 1 5 1\n"
+               + "\tld.global.f32 %f1, [%rd1];\n"
+               + STORE.format(line=36) + "\tst.shared.f32 [%r8], %f1;\n"
+               + "\tbra.uni $L__BB0_3;\n$L__BB0_2:\n"
+               + "\t.loc 1 28 7, function_name $L__info_string0, inlined_at 1 5 1\n"
+               + "\tld.global.f32 %f2, [%rd2];\n"
+               + AGAIN + "\tst.shared.f32 [%r8+4], %f2;\n"
+               + "$L__BB0_3:\n\t.loc 1 40 1\n\tret;\n}\n")
+        self.assertEqual(lesson_lines(ptx, "st.shared"), [36, 30])
 
 
 class Opcodes(unittest.TestCase):

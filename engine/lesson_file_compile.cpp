@@ -1,0 +1,162 @@
+#include "engine/lesson_file_compile.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "engine/lesson_file_config.hpp"  // generated: the toolchain of this build
+
+extern char** environ;
+
+namespace ts::lesson_file_detail {
+namespace fs = std::filesystem;
+namespace {
+
+bool executable(const std::string& path) {
+  return ::access(path.c_str(), X_OK) == 0 && !fs::is_directory(path);
+}
+
+// A compiler named without a folder, found on PATH ("" when it is not there).
+std::string on_path(const std::string& name) {
+  if (name.find('/') != std::string::npos) return executable(name) ? name : "";
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/bin:/bin");
+  for (std::string dir; std::getline(dirs, dir, ':');)
+    if (!dir.empty() && executable(dir + "/" + name)) return dir + "/" + name;
+  return "";
+}
+
+bool has_headers(const fs::path& dir) {
+  std::error_code ec;
+  return fs::exists(dir / "lessons" / "lesson.hpp", ec) &&
+         fs::exists(dir / "engine" / "lesson_plugin.hpp", ec);
+}
+
+// The program's own folder (/proc/self/exe), for an installed TileScope's headers.
+fs::path program_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : exe.parent_path();
+}
+
+}  // namespace
+
+Toolchain plugin_toolchain() {
+  Toolchain t;
+  const char* chosen = std::getenv("TILESCOPE_CXX");
+  const std::string wanted = chosen && *chosen ? chosen : lesson_file_config::kCompiler;
+  t.compiler = on_path(wanted);
+  if (t.compiler.empty()) {
+    t.problem = std::string("the C++ compiler ") +
+                (chosen && *chosen ? "named by TILESCOPE_CXX (" + wanted + ")"
+                                   : "TileScope was built with (" + wanted + ")") +
+                " is not there: install it, or set TILESCOPE_CXX to a g++ or clang++ of the "
+                "same version";
+    return t;
+  }
+  for (const char* f : lesson_file_config::kFlags)
+    t.flags.emplace_back(f);
+  // An installed TileScope has its headers beside its programs; a build tree
+  // reads the source tree it was configured from.
+  const fs::path installed = program_dir() / lesson_file_config::kInstalledInclude;
+  if (has_headers(installed))
+    t.include_dir = installed.lexically_normal().string();
+  else if (has_headers(lesson_file_config::kSourceInclude))
+    t.include_dir = lesson_file_config::kSourceInclude;
+  else
+    t.problem = std::string("TileScope's headers are not found (neither ") + installed.string() +
+                " nor " + lesson_file_config::kSourceInclude +
+                " holds lessons/lesson.hpp): reinstall TileScope (cmake --install)";
+  return t;
+}
+
+CompilerRun run_compiler(const std::vector<std::string>& argv, const std::string& log_path) {
+  CompilerRun r;
+  std::vector<char*> args;
+  for (const std::string& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  // The environment with the C locale: the messages are parsed.
+  std::vector<std::string> env_text;
+  for (char** e = environ; e && *e; ++e)
+    if (std::strncmp(*e, "LC_", 3) != 0 && std::strncmp(*e, "LANG", 4) != 0)
+      env_text.emplace_back(*e);
+  env_text.emplace_back("LC_ALL=C");
+  std::vector<char*> env;
+  for (std::string& e : env_text)
+    env.push_back(e.data());
+  env.push_back(nullptr);
+
+  posix_spawn_file_actions_t io;
+  posix_spawn_file_actions_init(&io);
+  posix_spawn_file_actions_addopen(&io, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&io, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&io, 1, 2);
+  pid_t pid = 0;
+  const int started = posix_spawn(&pid, args[0], &io, nullptr, args.data(), env.data());
+  posix_spawn_file_actions_destroy(&io);
+  if (started != 0) {
+    r.error = std::string("could not start ") + argv[0] + ": " + std::strerror(started);
+    return r;
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (WIFSIGNALED(status))
+    r.error = argv[0] + std::string(" was stopped by signal ") + std::to_string(WTERMSIG(status));
+  std::ifstream log(log_path, std::ios::binary);
+  std::stringstream text;
+  text << log.rdbuf();
+  r.output = text.str();
+  std::error_code ec;
+  fs::remove(log_path, ec);
+  return r;
+}
+
+std::vector<std::string> make_dependencies(std::string_view text) {
+  std::vector<std::string> deps;
+  const size_t colon = text.find(": ");
+  if (colon == std::string_view::npos) return deps;
+  std::string word;
+  for (size_t i = colon + 2; i <= text.size(); ++i) {
+    const char c = i < text.size() ? text[i] : ' ';
+    if (c == '\\' && i + 1 < text.size() && text[i + 1] == ' ') {  // an escaped space
+      word += ' ';
+      ++i;
+    } else if (c == '\\' && i + 1 < text.size() && text[i + 1] == '\n') {  // a continued line
+      ++i;
+    } else if (c == ' ' || c == '\n' || c == '\t') {
+      if (!word.empty()) deps.push_back(word);
+      word.clear();
+    } else {
+      word += c;
+    }
+  }
+  return deps;
+}
+
+uint64_t fnv1a(std::string_view data, uint64_t hash) {
+  for (const char c : data) {
+    hash ^= uint64_t(static_cast<unsigned char>(c));
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+std::string hex16(uint64_t v) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(v));
+  return text;
+}
+
+}  // namespace ts::lesson_file_detail
