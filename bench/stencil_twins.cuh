@@ -122,8 +122,8 @@ __global__ void stencil_vectorized(const float* in, float* out, int length) {
     if (e + 3 < length) {
       *reinterpret_cast<float4*>(out + e) = make_float4(r[0], r[1], r[2], r[3]);
     } else {
-      for (int q = 0; q < 4; ++q)
-        if (e + q < length) out[e + q] = r[q];
+      for (int q = 0; q < 3 && e + q < length; ++q)
+        out[e + q] = r[q];
     }
   }
 }

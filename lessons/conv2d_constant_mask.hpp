@@ -71,16 +71,31 @@ TS_DEVICE void conv2d_constant_mask(Rec& rec, const KernelArgs& args) {
   SYNCTHREADS(1);  // a thread's window was stored by other threads, other warps: wait for all
 
   // Outputs (4ty + k, 4tx + c), k, c = 0 .. 3. Input row ir of the window:
-  // tile row 4ty + ir, columns 4tx .. 4tx + 11 (three float4s, read once),
+  // tile row 4ty + ir, columns 4tx + 4 - R .. 4tx + 7 + R (each read once),
   // used by every output row k whose window holds it (mask row ir - k).
   float acc[kQuadOutputs][4] = {};
 #pragma unroll
   for (int ir = 0; ir < kQuadOutputs + 2 * R; ++ir) {
+    // The window's columns 4tx + 4 - R .. 4tx + 7 + R of this row, each read
+    // once, as nvcc loads them: the float4s it needs whole where 3 or 4 of
+    // their words are used (R = 3), else the middle float4 and, each side, the
+    // pair (R = 2) or the single word (R = 1) that is used.
     float v[12];
+    const auto row = tile[kQuadOutputs * ty + ir];
+    const int c0 = kQuadOutputs * tx;
+    if constexpr (R == 3) {
 #pragma unroll
-    for (int q = 0; q < 3; ++q) {
-      const float4 t = tile[kQuadOutputs * ty + ir].vec4(4 * tx + 4 * q);  // 16-byte shared load
-      v[4 * q] = t.x, v[4 * q + 1] = t.y, v[4 * q + 2] = t.z, v[4 * q + 3] = t.w;
+      for (int q = 0; q < 3; ++q) {
+        const float4 t = row.vec4(c0 + 4 * q);  // 16-byte shared loads
+        v[4 * q] = t.x, v[4 * q + 1] = t.y, v[4 * q + 2] = t.z, v[4 * q + 3] = t.w;
+      }
+    } else {
+      const float4 t = row.vec4(c0 + 4);  // the middle: one 16-byte shared load
+      v[4] = t.x, v[5] = t.y, v[6] = t.z, v[7] = t.w;
+      if constexpr (R == 2)  // two pairs
+        v[2] = row[c0 + 2], v[3] = row[c0 + 3], v[8] = row[c0 + 8], v[9] = row[c0 + 9];
+      else
+        v[3] = row[c0 + 3], v[8] = row[c0 + 8];  // two single words
     }
 #pragma unroll
     for (int k = 0; k < kQuadOutputs; ++k) {

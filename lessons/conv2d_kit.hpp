@@ -319,9 +319,10 @@ enum class MaskIn { Shared, Constant };
 ArrayTable quad_arrays(const Params& p, MaskIn mask, int steps);
 LaunchGeometry quad_geometry(const Params& p, MaskIn mask, int steps);
 // Every input tile cell stored once per output tile (0 outside the image) and
-// loaded from the image when inside it; every thread reads its 4 + 2R window
-// rows as three float4s and, per output row, every weight (from shared
-// memory or constant memory); a shared mask is first copied in by each block.
+// loaded from the image when inside it; every thread reads the 4 + 2R used
+// columns of its 4 + 2R window rows once (at R = 3 three whole float4s), and
+// the weights: a shared mask once
+// into registers (first copied in by each block), a constant one per output row.
 ExpectedCounts quad_counts(const Params& p, MaskIn mask, int steps);
 // Global loads per output pixel: the input tiles' (and a shared mask's copies).
 double quad_loads(const Params& p, MaskIn mask, int steps, std::string* formula);

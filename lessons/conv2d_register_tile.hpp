@@ -2,15 +2,17 @@
 // in shared memory. The column kernel (conv2d.several_outputs) reused each
 // input row for the 8 outputs below each other; here a thread computes a
 // 4 x 4 square of outputs and reuses its inputs both ways: input row ir of
-// its window (12 values, columns 4tx .. 4tx + 11) is read as three float4s
-// from shared memory, once, and feeds 4 outputs across and up to 4 rows of
-// outputs down: (4 + 2R) x 3 shared loads for 16 outputs, one 16-byte load
-// per 16 multiply-adds at R = 3. Global memory moves float4s too: the input
-// tile's rows start 4 columns left of the output tile (the halo rounded up
-// to a float4), so every row of it is whole, aligned float4s. The mask is
-// copied from global memory into shared memory by each block, as a kernel
-// must do when the weights change per block or do not fit in constant
-// memory (64 KB); conv2d.constant_mask reads them from constant memory instead.
+// its window (4 + 2R values, columns 4tx + 4 - R .. 4tx + 7 + R) is read from
+// shared memory once, a float4 in the middle and the rest in the widest
+// aligned pieces that hold only what is used (at R = 3 whole float4s, as nvcc
+// loads them anyway): 3 loads per row, 4 + 2R rows, for 16 outputs. The
+// weights are read into registers once per thread. Global memory moves
+// float4s too: the input tile's rows start 4 columns left of the output tile
+// (the halo rounded up to a float4), so every row of it is whole, aligned
+// float4s. The mask is copied from global memory into shared memory by each
+// block, as a kernel must do when the weights change per block or do not fit
+// in constant memory (64 KB); conv2d.constant_mask reads them from constant
+// memory instead.
 #pragma once
 
 #include "lessons/access.hpp"
@@ -37,7 +39,7 @@ TS_DEVICE void conv2d_register_tile(Rec& rec, const KernelArgs& args) {
 
   alignas(16) __shared__ float tile_mem[kSideRows][kSideCols];
   SharedTile<float, kSideRows, kSideCols, Rec> tile(rec, tile_mem, kTile);
-  __shared__ float mask_mem[kW * kW];
+  alignas(16) __shared__ float mask_mem[kW * kW];
   SharedArray<float, Rec> mask_s(rec, mask_mem, kW * kW, kMaskShared);
 
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * T + tx;
@@ -69,17 +71,42 @@ TS_DEVICE void conv2d_register_tile(Rec& rec, const KernelArgs& args) {
   }
   SYNCTHREADS(1);  // windows and weights were stored by other threads, other warps: wait for all
 
+  // The (2R + 1)^2 weights into registers, once: an odd count, read as float4s
+  // and a last word (every thread reads the same address: a broadcast).
+  float weight[kW * kW];
+#pragma unroll
+  for (int w = 0; w < kW * kW / 4; ++w) {
+    const float4 f = mask_s.vec4(4 * w);  // one 16-byte shared load
+    weight[4 * w] = f.x, weight[4 * w + 1] = f.y, weight[4 * w + 2] = f.z, weight[4 * w + 3] = f.w;
+  }
+  weight[kW * kW - 1] = mask_s[kW * kW - 1];  // one 4-byte shared load
+
   // Outputs (4ty + k, 4tx + c), k, c = 0 .. 3. Input row ir of the window:
-  // tile row 4ty + ir, columns 4tx .. 4tx + 11 (three float4s, read once),
+  // tile row 4ty + ir, columns 4tx + 4 - R .. 4tx + 7 + R (each read once),
   // used by every output row k whose window holds it (mask row ir - k).
   float acc[kQuadOutputs][4] = {};
 #pragma unroll
   for (int ir = 0; ir < kQuadOutputs + 2 * R; ++ir) {
+    // The window's columns 4tx + 4 - R .. 4tx + 7 + R of this row, each read
+    // once, as nvcc loads them: the float4s it needs whole where 3 or 4 of
+    // their words are used (R = 3), else the middle float4 and, each side, the
+    // pair (R = 2) or the single word (R = 1) that is used.
     float v[12];
+    const auto row = tile[kQuadOutputs * ty + ir];
+    const int c0 = kQuadOutputs * tx;
+    if constexpr (R == 3) {
 #pragma unroll
-    for (int q = 0; q < 3; ++q) {
-      const float4 t = tile[kQuadOutputs * ty + ir].vec4(4 * tx + 4 * q);  // 16-byte shared load
-      v[4 * q] = t.x, v[4 * q + 1] = t.y, v[4 * q + 2] = t.z, v[4 * q + 3] = t.w;
+      for (int q = 0; q < 3; ++q) {
+        const float4 t = row.vec4(c0 + 4 * q);  // 16-byte shared loads
+        v[4 * q] = t.x, v[4 * q + 1] = t.y, v[4 * q + 2] = t.z, v[4 * q + 3] = t.w;
+      }
+    } else {
+      const float4 t = row.vec4(c0 + 4);  // the middle: one 16-byte shared load
+      v[4] = t.x, v[5] = t.y, v[6] = t.z, v[7] = t.w;
+      if constexpr (R == 2)  // two pairs
+        v[2] = row[c0 + 2], v[3] = row[c0 + 3], v[8] = row[c0 + 8], v[9] = row[c0 + 9];
+      else
+        v[3] = row[c0 + 3], v[8] = row[c0 + 8];  // two single words
     }
 #pragma unroll
     for (int k = 0; k < kQuadOutputs; ++k) {
@@ -87,10 +114,9 @@ TS_DEVICE void conv2d_register_tile(Rec& rec, const KernelArgs& args) {
       if (i < 0 || i >= kW) continue;
 #pragma unroll
       for (int j = 0; j < kW; ++j) {
-        const float weight = mask_s[i * kW + j];  // shared: a load into every thread's registers
 #pragma unroll
         for (int c = 0; c < 4; ++c)
-          acc[k][c] += weight * v[kQuadHalo - R + c + j];
+          acc[k][c] += weight[i * kW + j] * v[kQuadHalo - R + c + j];
       }
     }
   }
@@ -128,8 +154,9 @@ struct Lesson {
     using conv2d_kit::MaskIn;
     return conv2d_kit::quad_tile_lesson<MaskIn::Shared, 1>({
         .title = "2D convolution, 4 x 4 register tile, float4, mask in shared memory",
-        .summary = "Each thread computes 4 x 4 outputs from three float4 shared loads per input "
-                   "row; 16-byte global loads and stores; the mask copied into shared memory.",
+        .summary =
+            "Each thread computes 4 x 4 outputs from a float4 and the pieces R needs "
+            "per input row; 16-byte global loads and stores; the mask copied into shared memory.",
         .barriers = {{"the input tile and the weights are stored by all threads in turn: all of "
                       "it in place before anyone reads a window or a weight",
                       kGuardsRaw}},

@@ -340,14 +340,16 @@ ExpectedCounts quad_counts(const Params& p, MaskIn mask, int steps) {
   c.global_loads = halo_tile_sum(p.m, side, p.radius) * span_sum(p.n, side, kQuadHalo, kQuadHalo);
   c.global_stores = uint64_t(p.m) * uint64_t(p.n);
   c.shared_stores = tiles * uint64_t(quad_side_rows(p)) * uint64_t(quad_side_cols(p));
-  c.shared_loads = threads * (kQuadOutputs + 2 * uint64_t(p.radius)) * 12;
-  const uint64_t weight_reads = threads * kQuadOutputs * weights;  // per output row, every weight
-  if (mask == MaskIn::Shared) {
+  // A window row: its 4 + 2R used columns, each once; at R = 3 three whole float4s (as nvcc loads
+  // them).
+  const uint64_t row_words = p.radius == 3 ? 12 : 4 + 2 * uint64_t(p.radius);
+  c.shared_loads = threads * (kQuadOutputs + 2 * uint64_t(p.radius)) * row_words;
+  if (mask == MaskIn::Shared) {  // copied in by each block, read into registers once per thread
     c.global_loads += blocks * weights;
     c.shared_stores += blocks * weights;
-    c.shared_loads += weight_reads;
-  } else {
-    c.constant_loads = weight_reads;
+    c.shared_loads += threads * weights;
+  } else {  // read where it is used: per output row, every weight
+    c.constant_loads = threads * kQuadOutputs * weights;
   }
   c.barrier_arrivals = threads;  // one barrier per output tile
   return c;

@@ -88,8 +88,8 @@ TS_DEVICE void stencil_vectorized(Rec& rec, const KernelArgs& args) {
     if (e + 3 < length) {
       out.vec4(e) = make_float4(r[0], r[1], r[2], r[3]);  // one 16-byte store
     } else {
-      for (int q = 0; q < 4; ++q)
-        if (e + q < length) out[e + q] = r[q];
+      for (int q = 0; q < 3 && e + q < length; ++q)  // 1 to 3 elements before the end
+        out[e + q] = r[q];
     }
   }
 }

@@ -36,6 +36,7 @@
 #   NCU=/path/to/ncu scripts/ncu_compare.sh
 #   LESSONS="transpose.shared transpose.shared_padded" scripts/ncu_compare.sh
 #   KEEP_LOGS=1 scripts/ncu_compare.sh        # keep ncu's CSV and logs in $OUT or /tmp
+#   NO_BUILD=1 scripts/ncu_compare.sh DIR     # DIR/tilescope-cli as it is (built elsewhere for sm_90)
 set -u -o pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -46,8 +47,11 @@ LOGDIR="${OUT:-/tmp}/ncu_compare_logs"
 mkdir -p "$LOGDIR"
 
 # The headless preset's tilescope-cli, brought up to date (incremental).
-echo "== building tilescope-cli ($BUILD)"
-if [[ "$BUILD" == "$ROOT/build/headless" ]]; then
+if [[ "${NO_BUILD:-0}" == 1 ]]; then
+  [[ -x "$CLI" ]] || { echo "NO_BUILD=1, but $CLI is missing" >&2; exit 2; }
+  echo "== tilescope-cli as built ($CLI)"
+elif [[ "$BUILD" == "$ROOT/build/headless" ]]; then
+  echo "== building tilescope-cli ($BUILD)"
   (cd "$ROOT" && cmake --preset headless >"$LOGDIR/configure.log" 2>&1) || {
     cat "$LOGDIR/configure.log"
     exit 2
@@ -59,10 +63,12 @@ else
     exit 2
   }
 fi
-cmake --build "$BUILD" -j "$(nproc)" --target tilescope-cli >"$LOGDIR/build.log" 2>&1 || {
-  tail -40 "$LOGDIR/build.log"
-  exit 2
-}
+if [[ "${NO_BUILD:-0}" != 1 ]]; then
+  cmake --build "$BUILD" -j "$(nproc)" --target tilescope-cli >"$LOGDIR/build.log" 2>&1 || {
+    tail -40 "$LOGDIR/build.log"
+    exit 2
+  }
+fi
 if [[ ! -x "$NCU" ]]; then
   echo "ncu not found (set NCU=/path/to/ncu)" >&2
   exit 2

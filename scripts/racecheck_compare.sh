@@ -81,7 +81,7 @@ params_for() {  # the sizes tests/test_hazards.cpp checks on the simulator
     histogram.*) echo "--length 256 --block 64" ;;
     # The ladder at its smallest size: one block tile, whole k steps of 8
     # (two warps or more, four k steps: every barrier guards something).
-    sgemm.warptile | sgemm.hopper) echo "--n 64" ;;  # tiles of 64: n a multiple of 64
+    sgemm.warptile | sgemm.hopper | sgemm.sized) echo "--n 64" ;;  # tiles of 64: n a multiple of 64
     sgemm.naive_uncoalesced) echo "" ;;
     sgemm.*) echo "--n 32" ;;
     *) echo "" ;;  # the catalogue's defaults
