@@ -90,9 +90,9 @@ struct PuzzleGrade {
   std::string solution;
   bool passed = false;
   std::vector<RuleResult> rules;
-  bool cached = false;          // the plug-in came from the cache
-  double compile_seconds = 0;   // compile and load
-  double seconds = 0;           // everything
+  bool cached = false;         // the plug-in came from the cache
+  double compile_seconds = 0;  // compile and load
+  double seconds = 0;          // everything
   const RuleResult* first_failure() const;
 };
 

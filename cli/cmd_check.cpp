@@ -36,8 +36,10 @@ const Puzzle* find_or_say(const std::string& cmd, const PuzzleList& all, const s
 nlohmann::json grade_json(const Puzzle& pz, const PuzzleGrade& g) {
   nlohmann::json rules = nlohmann::json::array();
   for (const RuleResult& r : g.rules) {
-    nlohmann::json j = {{"rule", r.rule}, {"status", to_string(r.status)},
-                        {"passed", r.status == RuleStatus::Pass}, {"reason", r.reason}};
+    nlohmann::json j = {{"rule", r.rule},
+                        {"status", to_string(r.status)},
+                        {"passed", r.status == RuleStatus::Pass},
+                        {"reason", r.reason}};
     if (!r.at.empty()) j["at"] = r.at;
     if (r.line) j["line"] = r.line;
     if (r.other_line) j["other_line"] = r.other_line;
@@ -55,15 +57,9 @@ nlohmann::json grade_json(const Puzzle& pz, const PuzzleGrade& g) {
     }
     rules.push_back(std::move(j));
   }
-  return {{"ok", true},
-          {"puzzle", pz.id},
-          {"number", pz.number},
-          {"title", pz.title},
-          {"solution", g.solution},
-          {"passed", g.passed},
-          {"rules", rules},
-          {"cached", g.cached},
-          {"compile_seconds", g.compile_seconds},
+  return {{"ok", true},          {"puzzle", pz.id},        {"number", pz.number},
+          {"title", pz.title},   {"solution", g.solution}, {"passed", g.passed},
+          {"rules", rules},      {"cached", g.cached},     {"compile_seconds", g.compile_seconds},
           {"seconds", g.seconds}};
 }
 
@@ -118,8 +114,8 @@ int show(const std::string& name, int hints, bool skeleton, bool json) {
       for (const Puzzle& p : all.puzzles) {
         char num[8];
         std::snprintf(num, sizeof num, "%2d", p.number);
-        std::cout << num << "  " << p.id << std::string(p.id.size() < 12 ? 12 - p.id.size() : 1, ' ')
-                  << p.title << "\n";
+        std::cout << num << "  " << p.id
+                  << std::string(p.id.size() < 12 ? 12 - p.id.size() : 1, ' ') << p.title << "\n";
       }
       std::cout << "\n`tilescope-cli puzzles ID` shows one; `--skeleton > mine.hpp` starts it; "
                    "`tilescope-cli check ID mine.hpp` grades it.\n";
@@ -140,7 +136,9 @@ int show(const std::string& name, int hints, bool skeleton, bool json) {
   if (json) {
     nlohmann::json budgets = nlohmann::json::array();
     for (const PuzzleBudget& b : p->budgets)
-      budgets.push_back({{"metric", b.metric}, {"max", b.max}, {"at", puzzle_params_text(*p, b.at)},
+      budgets.push_back({{"metric", b.metric},
+                         {"max", b.max},
+                         {"at", puzzle_params_text(*p, b.at)},
                          {"why", b.why}});
     std::cout << nlohmann::json{{"id", p->id},
                                 {"number", p->number},
@@ -167,42 +165,40 @@ int show(const std::string& name, int hints, bool skeleton, bool json) {
     std::cout << "\nHint " << i + 1 << ": " << p->hints[size_t(i)] << "\n";
   std::cout << "\n";
   if (shown < int(p->hints.size()))
-    std::cout << "Hints: " << shown << " of " << p->hints.size() << " shown (--hints "
-              << shown + 1 << " for the next).\n";
+    std::cout << "Hints: " << shown << " of " << p->hints.size() << " shown (--hints " << shown + 1
+              << " for the next).\n";
   std::cout << "Start: tilescope-cli puzzles " << p->id << " --skeleton > my_" << p->id
             << ".hpp\nCheck: tilescope-cli check " << p->id << " my_" << p->id << ".hpp\n";
   return kExitOk;
 }
 
-TS_CLI_COMMAND(kCheck, "check",
-               "Grade a puzzle's solution: compiles, setup, output at hidden sizes, hazards, "
-               "budgets; exit 0 when it passes, 3 when a rule fails",
-               [](CLI::App& sub) -> std::function<int()> {
-                 auto puzzle = std::make_shared<std::string>();
-                 auto solution = std::make_shared<std::string>();
-                 auto json = std::make_shared<bool>(false);
-                 sub.add_option("puzzle", *puzzle, "The puzzle: id, folder name or number")
-                     ->required();
-                 sub.add_option("solution", *solution, "Your solution (a lesson file, .hpp)")
-                     ->required();
-                 sub.add_flag("--json", *json, "Print the grade as JSON");
-                 return [=] { return check(*puzzle, *solution, *json); };
-               });
+TS_CLI_COMMAND(
+    kCheck, "check",
+    "Grade a puzzle's solution: compiles, setup, output at hidden sizes, hazards, "
+    "budgets; exit 0 when it passes, 3 when a rule fails",
+    [](CLI::App& sub) -> std::function<int()> {
+      auto puzzle = std::make_shared<std::string>();
+      auto solution = std::make_shared<std::string>();
+      auto json = std::make_shared<bool>(false);
+      sub.add_option("puzzle", *puzzle, "The puzzle: id, folder name or number")->required();
+      sub.add_option("solution", *solution, "Your solution (a lesson file, .hpp)")->required();
+      sub.add_flag("--json", *json, "Print the grade as JSON");
+      return [=] { return check(*puzzle, *solution, *json); };
+    });
 
-TS_CLI_COMMAND(kPuzzles, "puzzles",
-               "The puzzles: the list, one puzzle's statement and hints, or its skeleton",
-               [](CLI::App& sub) -> std::function<int()> {
-                 auto name = std::make_shared<std::string>();
-                 auto hints = std::make_shared<int>(0);
-                 auto skeleton = std::make_shared<bool>(false);
-                 auto json = std::make_shared<bool>(false);
-                 sub.add_option("puzzle", *name, "The puzzle: id, folder name or number");
-                 sub.add_option("--hints", *hints, "Show the first N hints")->check(
-                     CLI::NonNegativeNumber);
-                 sub.add_flag("--skeleton", *skeleton, "Print the skeleton to start from");
-                 sub.add_flag("--json", *json, "Print as JSON");
-                 return [=] { return show(*name, *hints, *skeleton, *json); };
-               });
+TS_CLI_COMMAND(
+    kPuzzles, "puzzles", "The puzzles: the list, one puzzle's statement and hints, or its skeleton",
+    [](CLI::App& sub) -> std::function<int()> {
+      auto name = std::make_shared<std::string>();
+      auto hints = std::make_shared<int>(0);
+      auto skeleton = std::make_shared<bool>(false);
+      auto json = std::make_shared<bool>(false);
+      sub.add_option("puzzle", *name, "The puzzle: id, folder name or number");
+      sub.add_option("--hints", *hints, "Show the first N hints")->check(CLI::NonNegativeNumber);
+      sub.add_flag("--skeleton", *skeleton, "Print the skeleton to start from");
+      sub.add_flag("--json", *json, "Print as JSON");
+      return [=] { return show(*name, *hints, *skeleton, *json); };
+    });
 
 }  // namespace
 }  // namespace ts::cli

@@ -103,7 +103,9 @@ Ref plus_ten(const std::vector<float>& a) {
 LessonSpec map_spec() {
   return spec(
       "Puzzle 1: map", "out[i] = a[i] + 10, one thread per element.", {length_decl(1024, 8)},
-      [](const Params& p) { return ArrayTable{vec_in("a", p.length, 1), vec_out("out", p.length)}; },
+      [](const Params& p) {
+        return ArrayTable{vec_in("a", p.length, 1), vec_out("out", p.length)};
+      },
       [](const Params& p) { return one_block(uint32_t(p.length)); },
       [](const Params&, const LessonInputs& in) { return plus_ten(in[1]); });
 }
@@ -130,7 +132,9 @@ LessonSpec guards_spec() {
   return spec(
       "Puzzle 3: guards", "out[i] = a[i] + 10 with more threads than elements.",
       {length_decl(32, 5)},
-      [](const Params& p) { return ArrayTable{vec_in("a", p.length, 1), vec_out("out", p.length)}; },
+      [](const Params& p) {
+        return ArrayTable{vec_in("a", p.length, 1), vec_out("out", p.length)};
+      },
       [](const Params&) { return one_block(32); },
       [](const Params&, const LessonInputs& in) { return plus_ten(in[1]); });
 }
@@ -171,7 +175,9 @@ LessonSpec broadcast_spec() {
 LessonSpec blocks_spec() {
   return spec(
       "Puzzle 6: blocks", "out[i] = a[i] + 10 with blocks of 8 threads.", {length_decl(4096, 20)},
-      [](const Params& p) { return ArrayTable{vec_in("a", p.length, 1), vec_out("out", p.length)}; },
+      [](const Params& p) {
+        return ArrayTable{vec_in("a", p.length, 1), vec_out("out", p.length)};
+      },
       [](const Params& p) { return line_of_blocks(p.length, 8); },
       [](const Params&, const LessonInputs& in) { return plus_ten(in[1]); });
 }
@@ -349,7 +355,9 @@ LessonSpec matmul_spec() {
                           global_output("C", p.n, p.n), shared_array("tileA", kMatTile, kMatTile),
                           shared_array("tileB", kMatTile, kMatTile, kMatTile * kMatTile * 4)};
       },
-      [](const Params& p) { return square_blocks(p.n, p.n, kMatTile, 2 * kMatTile * kMatTile * 4); },
+      [](const Params& p) {
+        return square_blocks(p.n, p.n, kMatTile, 2 * kMatTile * kMatTile * 4);
+      },
       [](const Params& p, const LessonInputs& in) {
         const size_t n = size_t(p.n);
         Ref out(n * n);
@@ -406,8 +414,8 @@ LessonSpec warp_sum_spec() {
         Ref out(blocks_for(p.length, kShuffleBlock));
         for (size_t b = 0; b < out.size(); ++b) {
           double s = 0;
-          for (size_t i = b * kShuffleBlock; i < std::min(size_t(p.length), (b + 1) * kShuffleBlock);
-               ++i)
+          for (size_t i = b * kShuffleBlock;
+               i < std::min(size_t(p.length), (b + 1) * kShuffleBlock); ++i)
             s += in[1][i];
           out[b] = float(s);
         }
@@ -475,8 +483,8 @@ std::filesystem::path program_dir() {
 LessonSpec setup(const char* id, const char* source_file) {
   const PuzzleSetup* s = find_setup(id ? id : "");
   if (!s)
-    throw std::invalid_argument(std::string("puzzles::setup: no puzzle called '") +
-                                (id ? id : "") + "' (`tilescope-cli puzzles` lists them)");
+    throw std::invalid_argument(std::string("puzzles::setup: no puzzle called '") + (id ? id : "") +
+                                "' (`tilescope-cli puzzles` lists them)");
   std::string text;
   if (source_file) {
     std::ifstream in(source_file, std::ios::binary);

@@ -36,7 +36,7 @@ inline constexpr int kMaxPuzzleBarriers = 8;
 LessonSpec setup(const char* id, const char* source_file);
 
 struct PuzzleSetup {
-  const char* id;  // as setup() and the puzzle's folder name it
+  const char* id;        // as setup() and the puzzle's folder name it
   LessonSpec (*spec)();  // without barriers
   // The sizes the grader checks the output at, odd ones among them (hidden
   // from the student: the statement gives only the example size).

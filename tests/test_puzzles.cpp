@@ -70,9 +70,10 @@ TEST(Puzzles, HiddenSizesIncludeOddOnesInsideTheRanges) {
       odd |= (p.length | p.n | p.m) & 1;
     }
     EXPECT_TRUE(odd) << s.id << ": no odd size";
-    if (const Puzzle* pz = find_puzzle(all, s.id))
+    if (const Puzzle* pz = find_puzzle(all, s.id)) {
       for (const PuzzleBudget& b : pz->budgets)
         EXPECT_TRUE(in_range(b.at)) << s.id << " " << b.metric;
+    }
   }
 }
 
@@ -94,8 +95,7 @@ TEST(Puzzles, ABrokenFolderIsAProblemNotACrash) {
 // The plug-ins of every check in one cache of the tests' own (never the
 // user's): a second ctest run loads them at once.
 struct PuzzleCheck : ::testing::Test {
-  test::TempDir dir{"ts_puzzle_",
-                    ::testing::UnitTest::GetInstance()->current_test_info()->name()};
+  test::TempDir dir{"ts_puzzle_", ::testing::UnitTest::GetInstance()->current_test_info()->name()};
   static std::string cache() {
     return (std::filesystem::temp_directory_path() /
             ("ts_puzzle_cache_" + std::to_string(::getuid())))
@@ -137,8 +137,7 @@ TEST_P(ReferenceSolution, PassesEveryRule) {
   for (const auto& r : g["rules"])
     EXPECT_EQ(r["status"], "pass") << r.dump(2);
   // The hidden sizes are named in the output rule's reason.
-  EXPECT_NE(rule(g, "output")->at("reason").get<std::string>().find("right at"),
-            std::string::npos);
+  EXPECT_NE(rule(g, "output")->at("reason").get<std::string>().find("right at"), std::string::npos);
 }
 
 std::vector<std::string> puzzle_ids() {
@@ -213,7 +212,7 @@ const std::vector<Wrong> kWrong = {
     {"map_2d", "transposed_store", {{"STORE", "    out[col * n + row] = a[row * n + col] + 10.0f;"}}, "output", ", expected "},
     {"broadcast", "square_guard", {{"GUARD", "  if (row < n && col < n)"}}, "output", "out-of-range global"},
     {"broadcast", "row_stride_m", {{"STORE", "    out[row * m + col] = a[row] + b[col];"}}, "output", "wrong output at m=3 n=5"},
-    {"broadcast", "off_by_one", {{"GUARD", "  if (row < m && col <= n)"}}, "output", "wrong output at m=3 n=5"},
+    {"broadcast", "off_by_one", {{"GUARD", "  if (row < m && col <= n)"}}, "output", "out-of-range global load of b["},
     {"blocks", "no_block_offset", {{"INDEX", "  const int i = threadIdx.x;"}}, "output", "out[8], was never written"},
     {"blocks", "no_guard", {{"GUARD", "  if (true)"}}, "output", "out-of-range global load of a["},
     {"blocks", "off_by_one", {{"INDEX", "  const int i = blockIdx.x * blockDim.x + threadIdx.x + 1;"}}, "output", "out[0], was never written"},
@@ -228,7 +227,7 @@ const std::vector<Wrong> kWrong = {
     {"pooling", "halo_off_by_one", {{"HALO", "  if (t < 2) cache[t] = i - 3 >= 0 ? float(a[i - 3]) : 0.0f;"}}, "output", ", expected "},
     {"dot", "uncoalesced", {{"LOOP", "  for (int j = t * ((length + 63) / 64); j < (t + 1) * ((length + 63) / 64) && j < length; ++j)"}}, "budget global_load_sectors_per_request", "over the budget of 4", {}, true},
     {"dot", "missing_barrier", {{"BARRIER2", kNoBarrier}}, "hazards", "hazard", {"ADD"}},
-    {"dot", "tree_one_step_short", {{"TREE", "  for (int s = 32; s > 1; s /= 2) {"}}, "output", "out[0] is "},
+    {"dot", "tree_one_step_short", {{"TREE", "  for (int s = 32; s > 1; s /= 2) {"}}, "output", "the first, out[0], is "},
     {"conv1d", "global_reads", {{"SUM", "      sum += (i + j - radius >= 0 && i + j - radius < length ? float(a[i + j - radius]) : 0.0f) * w[j];"}}, "budget global_loads_per_output (a)", "global loads of a per output, over the budget of 1.2", {}, true},
     {"conv1d", "missing_barrier", {{"BARRIER", kNoBarrier}}, "hazards", "read-after-write", {"SUM"}, true},
     {"conv1d", "halo_off_by_one", {{"HALO", "    const int left = i - radius, right = i + 64 + 1;"}}, "output", ", expected "},
@@ -240,15 +239,20 @@ const std::vector<Wrong> kWrong = {
     {"axis_sum", "off_by_one", {{"LOOP", "  for (int j = t; j <= n; j += 64)"}}, "output", "out-of-range global load of a["},
     {"matmul", "naive_global_reads", {{"INNER", "    for (int k = t * TILE; k < t * TILE + TILE; ++k)\n      if (row < n && col < n && k < n) sum += A[row * n + k] * B[k * n + col];\n    for (int k = 0; k < 0; ++k)"}}, "budget global_loads_per_output", "over the budget of 8", {}, true},
     {"matmul", "missing_barrier", {{"BARRIER2", kNoBarrier}}, "hazards", "write-after-read hazard (WAR", {"FMA"}, true},
-    {"matmul", "tiles_off_by_one", {{"TILES", "  for (int t = 0; t < n / TILE; ++t) {"}}, "output", "wrong output at n=5"},
+    {"matmul", "tiles_off_by_one", {{"TILES", "  for (int t = 0; t < n / TILE; ++t) {"}}, "output", "wrong output at n=1: 1 of 1 cells wrong; the first, C[0], is 0, expected "},
     {"transpose", "bank_conflicts", {{"TILE_MEM", "  __shared__ float tile_mem[TILE][TILE];"}, {"TILE", "  SharedTile<float, TILE, TILE, Rec> tile(rec, tile_mem, kTile);"}}, "budget bank_conflicts", "over the budget of 0", {"STORE"}, true},
     {"transpose", "uncoalesced_stores", {{"LOAD", "  if (by + ty < n && bx + tx < n) out[(bx + tx) * n + by + ty] = in[(by + ty) * n + bx + tx];"}, {"BARRIER", kNoBarrier}, {"STORE", "  //"}}, "budget global_store_sectors_per_request", "32 sectors per store request, over the budget of 4", {"LOAD"}, true},
-    {"transpose", "missing_barrier", {{"BARRIER", kNoBarrier}}, "hazards", "read-after-write", {"LOAD", "STORE"}, true},
+    {"transpose", "missing_barrier", {{"BARRIER", kNoBarrier}}, "hazards", "read-after-write", {"LOAD", "STORE"}},
     {"warp_sum", "shared_atomics", {{"SHUFFLES", "  if (lane == 0) warp_sums[warp] = 0.0f;\n  SYNCTHREADS(1);"}, {"SHUFFLE", "  atomic_add(warp_sums[warp], v);"}, {"PARTIAL", "  //"}, {"BARRIER", "  SYNCTHREADS(2);"}}, "budget shared_accesses_per_output", "over the budget of 8", {}, true},
     {"warp_sum", "missing_barrier", {{"BARRIER", kNoBarrier}}, "hazards", "read-after-write", {"PARTIAL", "STORE"}, true},
     {"warp_sum", "one_shuffle_short", {{"SHUFFLES", "  for (int s = 16; s > 1; s /= 2)"}}, "output", ", expected "},
 };
 // clang-format on
+
+// The test's name in failure messages (not its bytes).
+void PrintTo(const Wrong& w, std::ostream* os) {
+  *os << w.puzzle << " " << w.name;
+}
 
 struct WrongSolution : PuzzleCheck, ::testing::WithParamInterface<Wrong> {};
 
@@ -277,12 +281,13 @@ TEST_P(WrongSolution, FailsWithTheRightReason) {
     EXPECT_TRUE(named.count(test::line_of(text, std::string("@") + m)))
         << "line " << test::line_of(text, std::string("@") + m) << " (@" << m << ") in\n"
         << r->dump(2);
-  if (w.output_right) EXPECT_EQ(rule(g, "output")->at("status"), "pass") << g.dump(2);
+  if (w.output_right) {
+    EXPECT_EQ(rule(g, "output")->at("status"), "pass") << g.dump(2);
+  }
 }
-INSTANTIATE_TEST_SUITE_P(Puzzles, WrongSolution, ::testing::ValuesIn(kWrong),
-                         [](const auto& info) {
-                           return std::string(info.param.puzzle) + "_" + info.param.name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Puzzles, WrongSolution, ::testing::ValuesIn(kWrong), [](const auto& info) {
+  return std::string(info.param.puzzle) + "_" + info.param.name;
+});
 
 // Every puzzle has at least three wrong solutions.
 TEST(Puzzles, ThreeWrongSolutionsPerPuzzle) {
@@ -327,7 +332,12 @@ TEST_F(PuzzleCheck, CompilerErrorIsRuleOneWithItsLine) {
   EXPECT_EQ(code, 3);
   const nlohmann::json& c = *rule(g, "compiles");
   EXPECT_EQ(c["status"], "fail");
-  EXPECT_EQ(c["line"].get<int>(), test::line_of(text, "@LOAD") + 1) << c.dump(2);
+  EXPECT_EQ(c["line"].get<int>(), test::line_of(text, "@LOAD")) << c.dump(2);
+  EXPECT_NE(
+      c["reason"].get<std::string>().find(
+          "the first at line " + std::to_string(test::line_of(text, "@LOAD")) + ": expected ';'"),
+      std::string::npos)
+      << c.dump(2);
 }
 
 // A solution may not bring its own arrays, launch or reference: the setup is

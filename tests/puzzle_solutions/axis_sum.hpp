@@ -16,17 +16,17 @@ TS_DEVICE void axis_sum_kernel(Rec& rec, const KernelArgs& args) {
   GlobalArray<float, Rec> out(rec, args, kOut);    // (m, 1)
   __shared__ float cache_mem[64];
   SharedArray<float, Rec> cache(rec, cache_mem, 64, kCache);
-  const int t = threadIdx.x;     // 64 threads per block
-  const int row = blockIdx.x;    // one block per row
+  const int t = threadIdx.x;   // 64 threads per block
+  const int row = blockIdx.x;  // one block per row
 
   float sum = 0.0f;
   for (int j = t; j < n; j += 64)  // @LOOP
-    sum += a[row * n + j];  // @LOAD
+    sum += a[row * n + j];         // @LOAD
   cache[t] = sum;
   SYNCTHREADS(1);  // @BARRIER1
   for (int s = 32; s > 0; s /= 2) {
     if (t < s) cache[t] += cache[t + s];  // @ADD
-    SYNCTHREADS(2);  // @BARRIER2
+    SYNCTHREADS(2);                       // @BARRIER2
   }
   if (t == 0) out[row] = cache[0];
 }

@@ -17,7 +17,7 @@ TS_DEVICE void blocks_kernel(Rec& rec, const KernelArgs& args) {
   // Blocks of 8 threads (blockDim.x), as many blocks as the length needs.
 
   const int i = blockIdx.x * blockDim.x + threadIdx.x;  // @INDEX
-  if (i < length)  // @GUARD
+  if (i < length)                                       // @GUARD
     out[i] = a[i] + 10.0f;
 }
 

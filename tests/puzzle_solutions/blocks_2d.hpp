@@ -18,7 +18,7 @@ TS_DEVICE void blocks_2d_kernel(Rec& rec, const KernelArgs& args) {
 
   const int row = blockIdx.y * blockDim.y + threadIdx.y;  // @ROW
   const int col = blockIdx.x * blockDim.x + threadIdx.x;  // @COL
-  if (row < n && col < n)  // @GUARD
+  if (row < n && col < n)                                 // @GUARD
     out[row * n + col] = a[row * n + col] + 10.0f;
 }
 

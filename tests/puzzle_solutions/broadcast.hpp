@@ -19,7 +19,7 @@ TS_DEVICE void broadcast_kernel(Rec& rec, const KernelArgs& args) {
   const int tx = threadIdx.x, ty = threadIdx.y;
 
   const int row = ty, col = tx;
-  if (row < m && col < n)  // @GUARD
+  if (row < m && col < n)                  // @GUARD
     out[row * n + col] = a[row] + b[col];  // @STORE
 }
 

@@ -23,10 +23,10 @@ TS_DEVICE void dot_kernel(Rec& rec, const KernelArgs& args) {
   for (int j = t; j < length; j += 64)  // @LOOP
     sum += a[j] * b[j];
   cache[t] = sum;
-  SYNCTHREADS(1);  // @BARRIER1
-  for (int s = 32; s > 0; s /= 2) {  // @TREE
+  SYNCTHREADS(1);                         // @BARRIER1
+  for (int s = 32; s > 0; s /= 2) {       // @TREE
     if (t < s) cache[t] += cache[t + s];  // @ADD
-    SYNCTHREADS(2);  // @BARRIER2
+    SYNCTHREADS(2);                       // @BARRIER2
   }
   if (t == 0) out[0] = cache[0];
 }

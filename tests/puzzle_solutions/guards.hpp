@@ -16,7 +16,7 @@ TS_DEVICE void guards_kernel(Rec& rec, const KernelArgs& args) {
   const int length = args.length;                  // 1 to 32
   const int i = threadIdx.x;                       // one block of 32 threads, whatever the length
 
-  if (i < length)  // @GUARD
+  if (i < length)           // @GUARD
     out[i] = a[i] + 10.0f;  // @STORE
 }
 

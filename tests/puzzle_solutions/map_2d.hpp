@@ -17,8 +17,8 @@ TS_DEVICE void map_2d_kernel(Rec& rec, const KernelArgs& args) {
   // One block of 8 x 8 threads, whatever n is.
   const int tx = threadIdx.x, ty = threadIdx.y;
 
-  const int row = ty, col = tx;  // @INDEX
-  if (row < n && col < n)  // @GUARD
+  const int row = ty, col = tx;                     // @INDEX
+  if (row < n && col < n)                           // @GUARD
     out[row * n + col] = a[row * n + col] + 10.0f;  // @STORE
 }
 

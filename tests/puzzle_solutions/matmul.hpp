@@ -30,10 +30,10 @@ TS_DEVICE void matmul_kernel(Rec& rec, const KernelArgs& args) {
     const int a_col = t * TILE + tx, b_row = t * TILE + ty;
     tileA[ty][tx] = row < n && a_col < n ? float(A[row * n + a_col]) : 0.0f;  // @LOADA
     tileB[ty][tx] = b_row < n && col < n ? float(B[b_row * n + col]) : 0.0f;  // @LOADB
-    SYNCTHREADS(1);  // @BARRIER1
-    for (int k = 0; k < TILE; ++k)  // @INNER
-      sum += tileA[ty][k] * tileB[k][tx];  // @FMA
-    SYNCTHREADS(2);  // @BARRIER2
+    SYNCTHREADS(1);                                                           // @BARRIER1
+    for (int k = 0; k < TILE; ++k)                                            // @INNER
+      sum += tileA[ty][k] * tileB[k][tx];                                     // @FMA
+    SYNCTHREADS(2);                                                           // @BARRIER2
   }
   if (row < n && col < n) C[row * n + col] = sum;
 }

@@ -18,9 +18,9 @@ TS_DEVICE void pooling_kernel(Rec& rec, const KernelArgs& args) {
   const int length = args.length;
   const int t = threadIdx.x, i = blockIdx.x * 64 + t;  // blocks of 64 threads
 
-  cache[t + 2] = i < length ? float(a[i]) : 0.0f;  // @LOAD
-  if (t < 2) cache[t] = i - 2 >= 0 ? float(a[i - 2]) : 0.0f;  // @HALO
-  SYNCTHREADS(1);  // @BARRIER
+  cache[t + 2] = i < length ? float(a[i]) : 0.0f;                   // @LOAD
+  if (t < 2) cache[t] = i - 2 >= 0 ? float(a[i - 2]) : 0.0f;        // @HALO
+  SYNCTHREADS(1);                                                   // @BARRIER
   if (i < length) out[i] = cache[t] + cache[t + 1] + cache[t + 2];  // @STORE
 }
 

@@ -25,8 +25,8 @@ TS_DEVICE void prefix_sum_kernel(Rec& rec, const KernelArgs& args) {
     float v = buf[from][t];
     if (t >= d) v += buf[from][t - d];
     buf[1 - from][t] = v;  // @WRITE
-    SYNCTHREADS(2);  // @BARRIER2
-    from = 1 - from;  // @SWAP
+    SYNCTHREADS(2);        // @BARRIER2
+    from = 1 - from;       // @SWAP
   }
   if (i < length) out[i] = buf[from][t];
 }

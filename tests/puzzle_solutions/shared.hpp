@@ -20,8 +20,8 @@ TS_DEVICE void shared_kernel(Rec& rec, const KernelArgs& args) {
   const int t = threadIdx.x, start = blockIdx.x * 64;
   const int count = length - start < 64 ? length - start : 64;
 
-  if (t < count) cache[t] = a[start + t];  // @LOAD
-  SYNCTHREADS(1);  // @BARRIER
+  if (t < count) cache[t] = a[start + t];                // @LOAD
+  SYNCTHREADS(1);                                        // @BARRIER
   if (t < count) out[start + t] = cache[count - 1 - t];  // @STORE
 }
 

@@ -17,14 +17,14 @@ TS_DEVICE void transpose_kernel(Rec& rec, const KernelArgs& args) {
   GlobalArray<const float, Rec> in(rec, args, kIn);  // (n, n), row-major
   GlobalArray<float, Rec> out(rec, args, kOut);      // (n, n): out[c][r] = in[r][c]
   // The tile's layout is yours: [TILE][TILE] or [TILE][TILE + 1] (both fit its room).
-  __shared__ float tile_mem[TILE][TILE + 1];  // @TILE_MEM
+  __shared__ float tile_mem[TILE][TILE + 1];                          // @TILE_MEM
   SharedTile<float, TILE, TILE + 1, Rec> tile(rec, tile_mem, kTile);  // @TILE
   // Blocks of 32 x 32 threads, one per 32 x 32 tile of `in`.
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int bx = blockIdx.x * TILE, by = blockIdx.y * TILE;
 
-  if (by + ty < n && bx + tx < n) tile[ty][tx] = in[(by + ty) * n + bx + tx];  // @LOAD
-  SYNCTHREADS(1);  // @BARRIER
+  if (by + ty < n && bx + tx < n) tile[ty][tx] = in[(by + ty) * n + bx + tx];   // @LOAD
+  SYNCTHREADS(1);                                                               // @BARRIER
   if (bx + ty < n && by + tx < n) out[(bx + ty) * n + by + tx] = tile[tx][ty];  // @STORE
 }
 

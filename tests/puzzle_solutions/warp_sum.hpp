@@ -22,10 +22,10 @@ TS_DEVICE void warp_sum_kernel(Rec& rec, const KernelArgs& args) {
   // of the warp must reach it.
 
   float v = i < length ? float(in[i]) : 0.0f;
-  for (int s = 16; s > 0; s /= 2)  // @SHUFFLES
-    v += SHFL_DOWN(v, s);  // @SHUFFLE
+  for (int s = 16; s > 0; s /= 2)      // @SHUFFLES
+    v += SHFL_DOWN(v, s);              // @SHUFFLE
   if (lane == 0) warp_sums[warp] = v;  // @PARTIAL
-  SYNCTHREADS(1);  // @BARRIER
+  SYNCTHREADS(1);                      // @BARRIER
   if (t == 0)
     out[blockIdx.x] = warp_sums[0] + warp_sums[1] + warp_sums[2] + warp_sums[3];  // @STORE
 }

@@ -1,4 +1,5 @@
-// Puzzle 1: map. The statement and the hints: `tilescope-cli puzzles map`.
+// Puzzle 1: map.
+// The statement and the hints: `tilescope-cli puzzles map`.
 // Write the kernel's body where it says TODO, then
 //   tilescope-cli check map this_file.hpp            grades it
 //   tilescope-cli run --lesson-file this_file.hpp    runs it (the window: tilescope --lesson-file)

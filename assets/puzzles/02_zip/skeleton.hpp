@@ -1,4 +1,5 @@
-// Puzzle 2: zip. The statement and the hints: `tilescope-cli puzzles zip`.
+// Puzzle 2: zip.
+// The statement and the hints: `tilescope-cli puzzles zip`.
 // Write the kernel's body where it says TODO, then
 //   tilescope-cli check zip this_file.hpp            grades it
 //   tilescope-cli run --lesson-file this_file.hpp    runs it (the window: tilescope --lesson-file)

@@ -1,4 +1,5 @@
-// Puzzle 3: guards. The statement and the hints: `tilescope-cli puzzles guards`.
+// Puzzle 3: guards.
+// The statement and the hints: `tilescope-cli puzzles guards`.
 // Write the kernel's body where it says TODO, then
 //   tilescope-cli check guards this_file.hpp            grades it
 //   tilescope-cli run --lesson-file this_file.hpp    runs it (the window: tilescope --lesson-file)

@@ -1,4 +1,5 @@
-// Puzzle 4: 2D map. The statement and the hints: `tilescope-cli puzzles map_2d`.
+// Puzzle 4: 2D map.
+// The statement and the hints: `tilescope-cli puzzles map_2d`.
 // Write the kernel's body where it says TODO, then
 //   tilescope-cli check map_2d this_file.hpp            grades it
 //   tilescope-cli run --lesson-file this_file.hpp    runs it (the window: tilescope --lesson-file)

@@ -1,4 +1,5 @@
-// Puzzle 5: broadcast. The statement and the hints: `tilescope-cli puzzles broadcast`.
+// Puzzle 5: broadcast.
+// The statement and the hints: `tilescope-cli puzzles broadcast`.
 // Write the kernel's body where it says TODO, then
 //   tilescope-cli check broadcast this_file.hpp            grades it
 //   tilescope-cli run --lesson-file this_file.hpp    runs it (the window: tilescope --lesson-file)

@@ -1,4 +1,5 @@
-// Puzzle 6: blocks. The statement and the hints: `tilescope-cli puzzles blocks`.
+// Puzzle 6: blocks.
+// The statement and the hints: `tilescope-cli puzzles blocks`.
 // Write the kernel's body where it says TODO, then
 //   tilescope-cli check blocks this_file.hpp            grades it
 //   tilescope-cli run --lesson-file this_file.hpp    runs it (the window: tilescope --lesson-file)

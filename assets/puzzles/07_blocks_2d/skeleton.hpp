@@ -1,4 +1,5 @@
-// Puzzle 7: 2D blocks. The statement and the hints: `tilescope-cli puzzles blocks_2d`.
+// Puzzle 7: 2D blocks.
+// The statement and the hints: `tilescope-cli puzzles blocks_2d`.
 // Write the kernel's body where it says TODO, then
 //   tilescope-cli check blocks_2d this_file.hpp            grades it
 //   tilescope-cli run --lesson-file this_file.hpp    runs it (the window: tilescope --lesson-file)

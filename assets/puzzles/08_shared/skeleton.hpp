@@ -1,4 +1,5 @@
-// Puzzle 8: shared memory. The statement and the hints: `tilescope-cli puzzles shared`.
+// Puzzle 8: shared memory.
+// The statement and the hints: `tilescope-cli puzzles shared`.
 // Write the kernel's body where it says TODO, then
 //   tilescope-cli check shared this_file.hpp            grades it
 //   tilescope-cli run --lesson-file this_file.hpp    runs it (the window: tilescope --lesson-file)

@@ -1,4 +1,5 @@
-// Puzzle 9: pooling. The statement and the hints: `tilescope-cli puzzles pooling`.
+// Puzzle 9: pooling.
+// The statement and the hints: `tilescope-cli puzzles pooling`.
 // Write the kernel's body where it says TODO, then
 //   tilescope-cli check pooling this_file.hpp            grades it
 //   tilescope-cli run --lesson-file this_file.hpp    runs it (the window: tilescope --lesson-file)

@@ -1,4 +1,5 @@
-// Puzzle 10: dot product. The statement and the hints: `tilescope-cli puzzles dot`.
+// Puzzle 10: dot product.
+// The statement and the hints: `tilescope-cli puzzles dot`.
 // Write the kernel's body where it says TODO, then
 //   tilescope-cli check dot this_file.hpp            grades it
 //   tilescope-cli run --lesson-file this_file.hpp    runs it (the window: tilescope --lesson-file)

@@ -1,4 +1,5 @@
-// Puzzle 12: prefix sum. The statement and the hints: `tilescope-cli puzzles prefix_sum`.
+// Puzzle 12: prefix sum.
+// The statement and the hints: `tilescope-cli puzzles prefix_sum`.
 // Write the kernel's body where it says TODO, then
 //   tilescope-cli check prefix_sum this_file.hpp            grades it
 //   tilescope-cli run --lesson-file this_file.hpp    runs it (the window: tilescope --lesson-file)

@@ -1,4 +1,5 @@
-// Puzzle 13: axis sum. The statement and the hints: `tilescope-cli puzzles axis_sum`.
+// Puzzle 13: axis sum.
+// The statement and the hints: `tilescope-cli puzzles axis_sum`.
 // Write the kernel's body where it says TODO, then
 //   tilescope-cli check axis_sum this_file.hpp            grades it
 //   tilescope-cli run --lesson-file this_file.hpp    runs it (the window: tilescope --lesson-file)
@@ -19,8 +20,8 @@ TS_DEVICE void axis_sum_kernel(Rec& rec, const KernelArgs& args) {
   GlobalArray<float, Rec> out(rec, args, kOut);    // (m, 1)
   __shared__ float cache_mem[64];
   SharedArray<float, Rec> cache(rec, cache_mem, 64, kCache);
-  const int t = threadIdx.x;     // 64 threads per block
-  const int row = blockIdx.x;    // one block per row
+  const int t = threadIdx.x;   // 64 threads per block
+  const int row = blockIdx.x;  // one block per row
 
   // TODO: your code. A barrier is SYNCTHREADS(1); (the next one SYNCTHREADS(2), ...).
 }

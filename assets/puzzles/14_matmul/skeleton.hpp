@@ -1,4 +1,5 @@
-// Puzzle 14: matrix multiply. The statement and the hints: `tilescope-cli puzzles matmul`.
+// Puzzle 14: matrix multiply.
+// The statement and the hints: `tilescope-cli puzzles matmul`.
 // Write the kernel's body where it says TODO, then
 //   tilescope-cli check matmul this_file.hpp            grades it
 //   tilescope-cli run --lesson-file this_file.hpp    runs it (the window: tilescope --lesson-file)

@@ -1,4 +1,5 @@
-// Puzzle 15: transpose without bank conflicts. The statement and the hints: `tilescope-cli puzzles transpose`.
+// Puzzle 15: transpose without bank conflicts.
+// The statement and the hints: `tilescope-cli puzzles transpose`.
 // Write the kernel's body where it says TODO, then
 //   tilescope-cli check transpose this_file.hpp            grades it
 //   tilescope-cli run --lesson-file this_file.hpp    runs it (the window: tilescope --lesson-file)

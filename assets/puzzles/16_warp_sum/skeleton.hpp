@@ -1,4 +1,5 @@
-// Puzzle 16: warp-shuffle reduction. The statement and the hints: `tilescope-cli puzzles warp_sum`.
+// Puzzle 16: warp-shuffle reduction.
+// The statement and the hints: `tilescope-cli puzzles warp_sum`.
 // Write the kernel's body where it says TODO, then
 //   tilescope-cli check warp_sum this_file.hpp            grades it
 //   tilescope-cli run --lesson-file this_file.hpp    runs it (the window: tilescope --lesson-file)
