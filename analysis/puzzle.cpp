@@ -41,13 +41,20 @@ std::optional<std::string> read_text(const fs::path& p, std::string& out) {
   return std::nullopt;
 }
 
-// A text field: a string, or an array of lines joined with line breaks.
+// A text field: a string, or an array of lines (the file's own wrapping)
+// joined into one paragraph; an empty line starts a new one.
 std::string text_of(const nlohmann::json& j) {
   if (j.is_string()) return j.get<std::string>();
   std::string out;
   if (j.is_array())
-    for (const auto& line : j)
-      if (line.is_string()) out += (out.empty() ? "" : "\n") + line.get<std::string>();
+    for (const auto& line : j) {
+      if (!line.is_string()) continue;
+      const std::string l = line.get<std::string>();
+      if (l.empty())
+        out += "\n";
+      else
+        out += (out.empty() || out.back() == '\n' ? "" : " ") + l;
+    }
   return out;
 }
 

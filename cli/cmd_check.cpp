@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "analysis/puzzle.hpp"
 #include "cli/command.hpp"
@@ -93,6 +94,26 @@ int check(const std::string& puzzle, const std::string& solution, bool json) {
   return g.passed ? kExitOk : kExitWrongOutput;
 }
 
+// `text` wrapped at spaces to lines of at most `width` characters, each
+// after `indent` (the first too).
+std::string wrapped(const std::string& text, size_t width = 78, const std::string& indent = "") {
+  std::string out, line;
+  auto flush = [&] {
+    out += indent + line + "\n";
+    line.clear();
+  };
+  std::istringstream paragraphs(text);
+  for (std::string para; std::getline(paragraphs, para);) {
+    std::istringstream words(para);
+    for (std::string w; words >> w;) {
+      if (!line.empty() && indent.size() + line.size() + 1 + w.size() > width) flush();
+      line += (line.empty() ? "" : " ") + w;
+    }
+    flush();
+  }
+  return out;
+}
+
 int show(const std::string& name, int hints, bool skeleton, bool json) {
   const PuzzleList all = load_puzzles();
   int rc = kExitOk;
@@ -153,7 +174,7 @@ int show(const std::string& name, int hints, bool skeleton, bool json) {
               << "\n";
     return kExitOk;
   }
-  std::cout << "Puzzle " << p->number << ": " << p->title << "\n\n" << p->statement << "\n";
+  std::cout << "Puzzle " << p->number << ": " << p->title << "\n\n" << wrapped(p->statement);
   if (!p->budgets.empty()) {
     std::cout << "\nBudgets (measured from the trace):\n";
     for (const PuzzleBudget& b : p->budgets)
@@ -162,7 +183,7 @@ int show(const std::string& name, int hints, bool skeleton, bool json) {
                 << "\n";
   }
   for (int i = 0; i < shown; ++i)
-    std::cout << "\nHint " << i + 1 << ": " << p->hints[size_t(i)] << "\n";
+    std::cout << "\n" << wrapped("Hint " + std::to_string(i + 1) + ": " + p->hints[size_t(i)]);
   std::cout << "\n";
   if (shown < int(p->hints.size()))
     std::cout << "Hints: " << shown << " of " << p->hints.size() << " shown (--hints " << shown + 1

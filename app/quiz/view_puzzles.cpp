@@ -4,8 +4,9 @@
 // skeleton (made from the skeleton the first time, in my_puzzles/ of the
 // folder the window keeps its settings in) as a lesson file and runs it;
 // "Check" grades it with the command line's grader (analysis/puzzle.hpp) in
-// the background and lists the rules. Progress lives beside imgui.ini, in
-// tilescope_puzzles.json.
+// the background and lists the rules; a puzzle's file on screen (opened here,
+// with --lesson-file or File > Open) is graded as it opens. Progress lives
+// beside imgui.ini, in tilescope_puzzles.json.
 #include <imgui.h>
 
 #include <filesystem>
@@ -62,15 +63,8 @@ class PuzzlesView final : public View {
   void update(AppState& s) override {
     if (pending_.valid()) {
       s.mark_busy();
-      if (pending_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-        grade_ = pending_.get();
-        std::string& p = progress_[grade_->puzzle];
-        if (grade_->passed)
-          p = "solved";
-        else if (p != "solved")
-          p = "attempted";
-        write_progress(progress_);
-      }
+      if (pending_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+        record(pending_.get());
     }
   }
 
@@ -87,7 +81,6 @@ class PuzzlesView final : public View {
     follow_the_lesson(s);
     draw_list();
     if (selected_ < 0 || selected_ >= int(list_.puzzles.size())) return;
-    ImGui::Separator();
     draw_puzzle(s, list_.puzzles[size_t(selected_)]);
   }
 
@@ -97,13 +90,31 @@ class PuzzlesView final : public View {
     const LessonInfo* v = s.lesson();
     if (!v || !v->source_file || v->source_file == followed_) return;
     followed_ = v->source_file;
+    followed_id_.clear();
     const std::string_view text = lesson_source(v->source_file);
     const size_t at = text.find("puzzles::setup(\"");
     if (at == std::string_view::npos) return;
     const size_t start = at + 16, end = text.find('"', start);
     const std::string id(text.substr(start, end - start));
     for (size_t i = 0; i < list_.puzzles.size(); ++i)
-      if (list_.puzzles[i].id == id && selected_ != int(i)) select(int(i));
+      if (list_.puzzles[i].id == id) {
+        // Opened (its copy, --lesson-file, File > Open): graded at once, as
+        // `tilescope-cli check` would (the file is loaded already: no compile).
+        if (selected_ != int(i)) select(int(i));
+        followed_id_ = id;
+        if (!pending_.valid()) record(grade_puzzle(list_.puzzles[i], v->source_file));
+      }
+  }
+
+  // A grade: shown, and the progress it makes saved (a solved puzzle stays solved).
+  void record(PuzzleGrade g) {
+    grade_ = std::move(g);
+    std::string& p = progress_[grade_->puzzle];
+    if (grade_->passed)
+      p = "solved";
+    else if (p != "solved")
+      p = "attempted";
+    write_progress(progress_);
   }
 
   void select(int i) {
@@ -112,33 +123,41 @@ class PuzzlesView final : public View {
     if (grade_ && grade_->puzzle != list_.puzzles[size_t(i)].id) grade_.reset();
   }
 
+  // The puzzles in a combo (the panel shares its column): the chosen one's
+  // title, each with its status; then how many are solved.
   void draw_list() {
-    const float rows = std::min<float>(float(list_.puzzles.size()), 8.5f);
-    ImGui::BeginChild("puzzle list", ImVec2(0, rows * ImGui::GetTextLineHeightWithSpacing()),
-                      false);
-    for (size_t i = 0; i < list_.puzzles.size(); ++i) {
-      const Puzzle& p = list_.puzzles[i];
+    auto label_of = [&](const Puzzle& p) {
       const auto it = progress_.find(p.id);
-      const std::string status = it == progress_.end() ? "" : it->second;
-      char label[160];
-      std::snprintf(label, sizeof label, "%2d  %-34s %s", p.number, p.title.c_str(),
-                    status == "solved"      ? "solved"
-                    : status == "attempted" ? "attempted"
-                                            : "");
-      const bool solved = status == "solved";
-      if (solved) ImGui::PushStyleColor(ImGuiCol_Text, colour(okabe_ito::kGreen));
-      if (ImGui::Selectable(label, selected_ == int(i))) select(int(i));
-      if (solved) ImGui::PopStyleColor();
+      const std::string status = it == progress_.end() ? "" : "  (" + it->second + ")";
+      return std::to_string(p.number) + ". " + p.title + status;
+    };
+    const std::string current =
+        selected_ >= 0 ? label_of(list_.puzzles[size_t(selected_)]) : "Choose a puzzle";
+    ImGui::PushItemWidth(-1);
+    if (ImGui::BeginCombo("##puzzle", current.c_str(), ImGuiComboFlags_HeightLarge)) {
+      for (size_t i = 0; i < list_.puzzles.size(); ++i) {
+        const Puzzle& p = list_.puzzles[i];
+        const auto it = progress_.find(p.id);
+        const bool solved = it != progress_.end() && it->second == "solved";
+        if (solved) ImGui::PushStyleColor(ImGuiCol_Text, colour(okabe_ito::kGreen));
+        if (ImGui::Selectable(label_of(p).c_str(), selected_ == int(i))) select(int(i));
+        if (solved) ImGui::PopStyleColor();
+      }
+      ImGui::EndCombo();
     }
-    ImGui::EndChild();
-    int solved = 0;
+    ImGui::PopItemWidth();
+    int solved = 0, attempted = 0;
     for (const auto& [id, st] : progress_)
-      solved += st == "solved";
-    ImGui::TextDisabled("%d of %zu solved", solved, list_.puzzles.size());
+      (st == "solved" ? solved : attempted) += 1;
+    ImGui::TextDisabled("%d of %zu solved, %d attempted", solved, list_.puzzles.size(), attempted);
   }
 
   std::string copy_path(const Puzzle& p) const {
     return (fs::path(kCopiesDir) / (fs::path(p.folder).filename().string() + ".hpp")).string();
+  }
+  // What Check grades: the puzzle's file on screen, else the student's copy.
+  std::string graded_path(const Puzzle& p) const {
+    return followed_id_ == p.id ? followed_ : copy_path(p);
   }
 
   // The student's copy, made from the skeleton the first time; loaded and run.
@@ -173,17 +192,19 @@ class PuzzlesView final : public View {
   }
 
   void draw_puzzle(AppState& s, const Puzzle& p) {
-    ImGui::Text("Puzzle %d: %s", p.number, p.title.c_str());
-    text_wrapped_at_spaces(p.statement);
-    for (const PuzzleBudget& b : p.budgets)
-      text_wrapped_at_spaces("Budget: " + b.metric + (b.array.empty() ? "" : " of " + b.array) +
-                             " at most " + std::to_string(b.max).substr(0, 4) + " at " +
-                             puzzle_params_text(p, b.at));
-    for (int i = 0; i < hints_ && i < int(p.hints.size()); ++i)
-      text_wrapped_at_spaces("Hint " + std::to_string(i + 1) + ": " + p.hints[size_t(i)]);
+    // The news first: the grade's verdict and its first failure, then the
+    // buttons, then the statement, budgets and the hints asked for.
+    if (grade_ && grade_->puzzle == p.id) {
+      const RuleResult* f = grade_->first_failure();
+      ImGui::PushStyleColor(ImGuiCol_Text,
+                            colour(grade_->passed ? okabe_ito::kGreen : okabe_ito::kVermillion));
+      text_wrapped_at_spaces(grade_->passed ? "Solved: every rule passes."
+                                            : "Not yet: " + f->rule + ": " + f->reason);
+      ImGui::PopStyleColor();
+    }
     if (hints_ < int(p.hints.size())) {
       const std::string label =
-          "Show hint " + std::to_string(hints_ + 1) + " of " + std::to_string(p.hints.size());
+          "Hint " + std::to_string(hints_ + 1) + " of " + std::to_string(p.hints.size());
       if (ImGui::Button(label.c_str())) ++hints_;
       ImGui::SameLine();
     }
@@ -191,27 +212,34 @@ class PuzzlesView final : public View {
     ImGui::SameLine();
     const bool busy = pending_.valid();
     std::error_code ec;
-    const bool have_copy = fs::exists(copy_path(p), ec);
+    const std::string path = graded_path(p);
+    const bool have_copy = fs::exists(path, ec);
     if (busy || !have_copy) ImGui::BeginDisabled();
     if (ImGui::Button(busy ? "Checking..." : "Check")) {
       // Loaded here first (registering a lesson does not race the window's
       // reads); the grader then finds it loaded and only runs it.
-      const LessonFile f = load_lesson_file(copy_path(p));
+      const LessonFile f = load_lesson_file(path);
       if (!f.ok) {
         s.lesson_file_failure = f;
         s.banner.show(Banner::Error, lesson_file_banner(f));
       }
       const Puzzle copy = p;
-      const std::string path = copy_path(p);
       grade_.reset();
       pending_ = std::async(std::launch::async, [copy, path] { return grade_puzzle(copy, path); });
     }
     if (busy || !have_copy) ImGui::EndDisabled();
+    for (int i = 0; i < hints_ && i < int(p.hints.size()); ++i)
+      text_wrapped_at_spaces("Hint " + std::to_string(i + 1) + ": " + p.hints[size_t(i)]);
+    ImGui::Separator();
+    text_wrapped_at_spaces(p.statement);
+    for (const PuzzleBudget& b : p.budgets) {
+      char max[16];
+      std::snprintf(max, sizeof max, "%g", b.max);
+      text_wrapped_at_spaces("Budget: " + b.metric + (b.array.empty() ? "" : " of " + b.array) +
+                             " at most " + max + " at " + puzzle_params_text(p, b.at));
+    }
     if (!grade_ || grade_->puzzle != p.id) return;
-    ImGui::PushStyleColor(ImGuiCol_Text,
-                          colour(grade_->passed ? okabe_ito::kGreen : okabe_ito::kVermillion));
-    ImGui::Text("%s", grade_->passed ? "Solved: every rule passes." : "Not yet:");
-    ImGui::PopStyleColor();
+    ImGui::Separator();
     for (const RuleResult& r : grade_->rules) {
       const Rgb c = r.status == RuleStatus::Pass   ? okabe_ito::kGreen
                     : r.status == RuleStatus::Fail ? okabe_ito::kVermillion
@@ -230,7 +258,8 @@ class PuzzlesView final : public View {
   std::map<std::string, std::string> progress_;
   int selected_ = -1;
   int hints_ = 0;
-  std::string followed_;
+  std::string followed_;     // the source file of the lesson on screen
+  std::string followed_id_;  // its puzzle, when it is a puzzle's file
   std::future<PuzzleGrade> pending_;
   std::optional<PuzzleGrade> grade_;
 };
