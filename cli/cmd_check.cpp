@@ -34,6 +34,26 @@ const Puzzle* find_or_say(const std::string& cmd, const PuzzleList& all, const s
   return p;
 }
 
+// `text` wrapped at spaces to 100 columns, the lines after the first indented
+// by `indent` (the first starts after a head that wide).
+std::string hanging(const std::string& text, size_t indent, size_t width = 100) {
+  std::string out;
+  size_t col = indent;
+  std::istringstream words(text);
+  for (std::string w; words >> w;) {
+    if (col > indent && col + 1 + w.size() > width) {
+      out += "\n" + std::string(indent, ' ');
+      col = indent;
+    } else if (col > indent) {
+      out += ' ';
+      ++col;
+    }
+    out += w;
+    col += w.size();
+  }
+  return out;
+}
+
 nlohmann::json grade_json(const Puzzle& pz, const PuzzleGrade& g) {
   nlohmann::json rules = nlohmann::json::array();
   for (const RuleResult& r : g.rules) {
@@ -83,8 +103,9 @@ int check(const std::string& puzzle, const std::string& solution, bool json) {
       const char* s = r.status == RuleStatus::Pass   ? "pass"
                       : r.status == RuleStatus::Fail ? "FAIL"
                                                      : "  - ";
-      std::cout << "  " << s << "  " << r.rule << std::string(width - r.rule.size() + 2, ' ')
-                << r.reason << "\n";
+      const std::string head =
+          "  " + std::string(s) + "  " + r.rule + std::string(width - r.rule.size() + 2, ' ');
+      std::cout << head << hanging(r.reason, head.size()) << "\n";
     }
     char took[64];
     std::snprintf(took, sizeof took, "%.1f s (compile and load %.1f s%s)", g.seconds,
