@@ -23,6 +23,7 @@
 //   for (const RuleResult& r : g.rules) std::cout << r.rule << ": " << r.reason << "\n";
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -97,6 +98,17 @@ struct PuzzleGrade {
 };
 
 PuzzleGrade grade_puzzle(const Puzzle& puzzle, const std::string& solution_path);
+
+// A student's progress: "solved" or "attempted" by puzzle id, kept in the
+// folder the window keeps its settings in (beside imgui.ini). The window's
+// Puzzles panel records every grade; `tilescope-cli check --record` too.
+inline constexpr const char* kPuzzleProgressFile = "tilescope_puzzles.json";
+using PuzzleProgress = std::map<std::string, std::string>;
+PuzzleProgress read_puzzle_progress(const std::string& path = kPuzzleProgressFile);
+bool write_puzzle_progress(const PuzzleProgress& p, const std::string& path = kPuzzleProgressFile);
+// The grade's puzzle becomes "solved" when it passed, else "attempted"
+// unless it was solved before (a solved puzzle stays solved).
+void record_grade(PuzzleProgress& p, const PuzzleGrade& g);
 
 // "length=17", "m=3 n=5": the parameters the puzzle declares.
 std::string puzzle_params_text(const Puzzle& puzzle, const Params& p);

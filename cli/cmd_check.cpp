@@ -84,12 +84,18 @@ nlohmann::json grade_json(const Puzzle& pz, const PuzzleGrade& g) {
           {"seconds", g.seconds}};
 }
 
-int check(const std::string& puzzle, const std::string& solution, bool json) {
+int check(const std::string& puzzle, const std::string& solution, bool json, bool record) {
   const PuzzleList all = load_puzzles();
   int rc = kExitOk;
   const Puzzle* pz = find_or_say("check", all, puzzle, json, rc);
   if (!pz) return rc;
   const PuzzleGrade g = grade_puzzle(*pz, solution);
+  if (record) {  // the window's Puzzles panel shows it
+    PuzzleProgress progress = read_puzzle_progress();
+    record_grade(progress, g);
+    if (!write_puzzle_progress(progress))
+      std::cerr << "tilescope-cli check: warning: cannot write " << kPuzzleProgressFile << "\n";
+  }
   if (json) {
     std::cout << grade_json(*pz, g).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";
@@ -144,20 +150,26 @@ int show(const std::string& name, int hints, bool skeleton, bool json) {
                      json);
     if (json) {
       nlohmann::json out = nlohmann::json::array();
+      const PuzzleProgress progress = read_puzzle_progress();
       for (const Puzzle& p : all.puzzles)
         out.push_back({{"id", p.id},
                        {"number", p.number},
+                       {"progress", progress.count(p.id) ? progress.at(p.id) : ""},
                        {"title", p.title},
                        {"hints", p.hints.size()},
                        {"budgets", p.budgets.size()},
                        {"skeleton", p.skeleton_path()}});
       std::cout << out.dump(2) << "\n";
     } else {
+      const PuzzleProgress progress = read_puzzle_progress();
       for (const Puzzle& p : all.puzzles) {
-        char num[8];
-        std::snprintf(num, sizeof num, "%2d", p.number);
-        std::cout << num << "  " << p.id
-                  << std::string(p.id.size() < 12 ? 12 - p.id.size() : 1, ' ') << p.title << "\n";
+        const auto st = progress.find(p.id);
+        char line[160];
+        std::snprintf(line, sizeof line, "%2d  %-11s %-34s %s", p.number, p.id.c_str(),
+                      p.title.c_str(), st == progress.end() ? "" : st->second.c_str());
+        std::string text = line;
+        text.erase(text.find_last_not_of(' ') + 1);
+        std::cout << text << "\n";
       }
       std::cout << "\n`tilescope-cli puzzles ID` shows one; `--skeleton > mine.hpp` starts it; "
                    "`tilescope-cli check ID mine.hpp` grades it.\n";
@@ -224,8 +236,12 @@ TS_CLI_COMMAND(
       auto json = std::make_shared<bool>(false);
       sub.add_option("puzzle", *puzzle, "The puzzle: id, folder name or number")->required();
       sub.add_option("solution", *solution, "Your solution (a lesson file, .hpp)")->required();
+      auto record = std::make_shared<bool>(false);
       sub.add_flag("--json", *json, "Print the grade as JSON");
-      return [=] { return check(*puzzle, *solution, *json); };
+      sub.add_flag("--record", *record,
+                   "Record the progress (solved, attempted) in tilescope_puzzles.json of this "
+                   "folder, as the window's Puzzles panel does");
+      return [=] { return check(*puzzle, *solution, *json, *record); };
     });
 
 TS_CLI_COMMAND(

@@ -77,6 +77,27 @@ TEST(Puzzles, HiddenSizesIncludeOddOnesInsideTheRanges) {
   }
 }
 
+TEST(Puzzles, ProgressKeepsASolvedPuzzleSolved) {
+  test::TempDir dir{"ts_puzzles_", "progress"};
+  const std::string file = dir / "progress.json";
+  EXPECT_TRUE(read_puzzle_progress(file).empty()) << "no file: no progress";
+  PuzzleProgress p;
+  PuzzleGrade g;
+  g.puzzle = "shared";
+  record_grade(p, g);
+  EXPECT_EQ(p.at("shared"), "attempted");
+  g.passed = true;
+  record_grade(p, g);
+  EXPECT_EQ(p.at("shared"), "solved");
+  g.passed = false;
+  record_grade(p, g);
+  EXPECT_EQ(p.at("shared"), "solved") << "a later wrong attempt";
+  ASSERT_TRUE(write_puzzle_progress(p, file));
+  EXPECT_EQ(read_puzzle_progress(file), p);
+  test::write_text(file, R"({"map": "solved", "zip": "bogus", "dot": 3})");
+  EXPECT_EQ(read_puzzle_progress(file), (PuzzleProgress{{"map", "solved"}}));
+}
+
 TEST(Puzzles, ABrokenFolderIsAProblemNotACrash) {
   test::TempDir dir{"ts_puzzles_", "broken"};
   std::filesystem::create_directories(dir.path / "01_map");
@@ -358,6 +379,29 @@ TEST_F(PuzzleCheck, AnotherPuzzlesSetupIsRefused) {
             std::string::npos)
       << s.dump(2);
   EXPECT_EQ(rule(g, "output")->at("status"), "not checked");
+}
+
+// `check --record` keeps the progress the window's panel keeps, and the list shows it.
+TEST_F(PuzzleCheck, RecordedProgressShowsInTheList) {
+  const std::filesystem::path was = std::filesystem::current_path();
+  std::filesystem::current_path(dir.path);
+  testing::CliRun r = testing::run_cli("check map " + kSolutions + "map.hpp --record", true);
+  EXPECT_EQ(r.code, 0) << r.out;
+  r = testing::run_cli("check shared " + std::string(TS_SOURCE_DIR) +
+                           "/assets/puzzles/08_shared/skeleton.hpp --record",
+                       true);
+  EXPECT_EQ(r.code, 3) << r.out;
+  const PuzzleProgress p = read_puzzle_progress();
+  r = testing::run_cli("puzzles", true);
+  std::filesystem::current_path(was);
+  EXPECT_EQ(p, (PuzzleProgress{{"map", "solved"}, {"shared", "attempted"}}));
+  EXPECT_NE(r.out.find(" 1  map         Map                                solved\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(" 8  shared      Shared memory                      attempted\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(" 2  zip         Zip\n"), std::string::npos) << r.out;
 }
 
 TEST_F(PuzzleCheck, PuzzlesListsShowsHintsOneAtATimeAndPrintsTheSkeleton) {

@@ -6,16 +6,13 @@
 // "Check" grades it with the command line's grader (analysis/puzzle.hpp) in
 // the background and lists the rules; a puzzle's file on screen (opened here,
 // with --lesson-file or File > Open) is graded as it opens. Progress lives
-// beside imgui.ini, in tilescope_puzzles.json.
+// beside imgui.ini, in tilescope_puzzles.json (analysis/puzzle.hpp).
 #include <imgui.h>
 
 #include <filesystem>
-#include <fstream>
 #include <future>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 
 #include "analysis/puzzle.hpp"
 #include "app/core/app_state.hpp"
@@ -30,25 +27,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kProgressFile = "tilescope_puzzles.json";
 constexpr const char* kCopiesDir = "my_puzzles";
-
-// "solved" or "attempted" by puzzle id; a solved puzzle stays solved.
-std::map<std::string, std::string> read_progress() {
-  std::map<std::string, std::string> out;
-  std::ifstream in(kProgressFile, std::ios::binary);
-  if (!in) return out;
-  std::stringstream text;
-  text << in.rdbuf();
-  const auto j = nlohmann::json::parse(text.str(), nullptr, false);
-  if (!j.is_object()) return out;
-  for (const auto& [id, v] : j.items())
-    if (v.is_string() && (v == "solved" || v == "attempted")) out[id] = v.get<std::string>();
-  return out;
-}
-void write_progress(const std::map<std::string, std::string>& p) {
-  std::ofstream(kProgressFile, std::ios::binary) << nlohmann::json(p).dump(2) << "\n";
-}
 
 ImVec4 colour(Rgb c) {
   return ImVec4(c.r / 255.0f, c.g / 255.0f, c.b / 255.0f, 1);
@@ -71,7 +50,7 @@ class PuzzlesView final : public View {
   void draw(AppState& s) override {
     if (!loaded_) {
       list_ = load_puzzles();
-      progress_ = read_progress();
+      progress_ = read_puzzle_progress();
       loaded_ = true;
     }
     if (list_.puzzles.empty()) {
@@ -109,12 +88,8 @@ class PuzzlesView final : public View {
   // A grade: shown, and the progress it makes saved (a solved puzzle stays solved).
   void record(PuzzleGrade g) {
     grade_ = std::move(g);
-    std::string& p = progress_[grade_->puzzle];
-    if (grade_->passed)
-      p = "solved";
-    else if (p != "solved")
-      p = "attempted";
-    write_progress(progress_);
+    record_grade(progress_, *grade_);
+    write_puzzle_progress(progress_);
   }
 
   void select(int i) {
@@ -255,7 +230,7 @@ class PuzzlesView final : public View {
 
   bool loaded_ = false;
   PuzzleList list_;
-  std::map<std::string, std::string> progress_;
+  PuzzleProgress progress_;
   int selected_ = -1;
   int hints_ = 0;
   std::string followed_;     // the source file of the lesson on screen
