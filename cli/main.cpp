@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
   app.footer(
       "Exit codes: 0 done (a run with wrong output is still done), 1 could not do it (run "
       "failed, file unreadable or corrupt), 2 usage error, 3 `run --check` and the output was "
-      "wrong.");
+      "wrong, or `check` and a rule failed.");
   auto& all = ts::cli::commands();
   // Registration order across files is unspecified: show the core commands first.
   const std::string order[] = {"list", "run", "inspect", "export"};

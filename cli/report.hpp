@@ -22,7 +22,7 @@ enum ExitCode : int {
   kExitOk = 0,           // done (a run that produced wrong output is still done: that is a lesson)
   kExitFailed = 1,       // could not do it: the run failed, a file could not be read or written
   kExitUsage = 2,        // usage error: unknown option, lesson or barrier, parameters out of range
-  kExitWrongOutput = 3,  // `run --check` only: the run finished but its output was wrong
+  kExitWrongOutput = 3,  // `run --check`: the output was wrong; `check`: a puzzle's rule failed
 };
 
 // Prints "tilescope-cli <cmd>: error: <msg>" to stderr and returns kExitUsage;

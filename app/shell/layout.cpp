@@ -219,8 +219,9 @@ SlotLayout::Frame SlotLayout::measure(AppState& s, const std::vector<std::unique
   f.BX = bottom_full ? 0 : f.L;
   // The race list needs height, and its marks need the grid beside it: the
   // right column's upper pane grows while Races is in front (and Banks: its
-  // lane x bank diagram needs the height as well).
-  f.races_front = front_[int(Slot::Right)] == "Races" || front_[int(Slot::Right)] == "Banks";
+  // lane x bank diagram needs the height as well; Puzzles: a statement, hints and a grade).
+  f.races_front = front_[int(Slot::Right)] == "Races" || front_[int(Slot::Right)] == "Banks" ||
+                  front_[int(Slot::Right)] == "Puzzles";
   const float right_frac = f.races_front ? lay.right_top_races : lay.right_top;
   f.left_split = std::round(std::clamp(std::max(f.HL * lay.left_top, lesson_need), f.HL * 0.2f,
                                        std::max(f.HL * 0.2f, f.HL - verdict_need)));

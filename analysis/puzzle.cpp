@@ -1,0 +1,555 @@
+// The puzzles' files and their grader (analysis/puzzle.hpp).
+#include "analysis/puzzle.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "analysis/counters.hpp"
+#include "analysis/hazards.hpp"
+#include "analysis/warp_access.hpp"
+#include "engine/backend.hpp"
+#include "engine/catalogue.hpp"
+#include "engine/lesson_file.hpp"
+#include "engine/puzzles.hpp"
+
+namespace ts {
+namespace fs = std::filesystem;
+namespace {
+
+const char* const kMetrics[] = {"global_loads_per_output", "global_load_sectors_per_request",
+                                "global_store_sectors_per_request", "bank_conflicts",
+                                "shared_accesses_per_output"};
+
+std::string fmt(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+std::optional<std::string> read_text(const fs::path& p, std::string& out) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return "cannot read " + p.string();
+  std::stringstream s;
+  s << in.rdbuf();
+  out = s.str();
+  return std::nullopt;
+}
+
+// A text field: a string, or an array of lines (the file's own wrapping)
+// joined into one paragraph; an empty line starts a new one.
+std::string text_of(const nlohmann::json& j) {
+  if (j.is_string()) return j.get<std::string>();
+  std::string out;
+  if (j.is_array())
+    for (const auto& line : j) {
+      if (!line.is_string()) continue;
+      const std::string l = line.get<std::string>();
+      if (l.empty())
+        out += "\n";
+      else
+        out += (out.empty() || out.back() == '\n' ? "" : " ") + l;
+    }
+  return out;
+}
+
+std::optional<std::string> read_params(const nlohmann::json& j, Params& p) {
+  if (!j.is_object()) return std::string("\"at\" must be an object of parameters");
+  for (const auto& [name, value] : j.items()) {
+    const ParamField* f = nullptr;
+    for (const ParamField& k : kParamFields)
+      if (name == k.name) f = &k;
+    if (!f || !value.is_number_integer()) return "\"at\": no integer parameter '" + name + "'";
+    p.*(f->field) = value.get<int>();
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> load_one(const fs::path& folder, Puzzle& pz) {
+  std::string text;
+  if (auto e = read_text(folder / "puzzle.json", text)) return e;
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return "puzzle.json is not a JSON object";
+  pz.folder = folder.string();
+  const std::string name = folder.filename().string();
+  pz.number = std::atoi(name.c_str());
+  pz.id = j.value("id", "");
+  if (!puzzles::find_setup(pz.id))
+    return "puzzle.json: id '" + pz.id + "' has no setup in engine/puzzles.cpp";
+  if (name != (pz.number < 10 ? "0" : "") + std::to_string(pz.number) + "_" + pz.id)
+    return "the folder of puzzle '" + pz.id + "' must be called NN_" + pz.id;
+  pz.title = j.value("title", "");
+  pz.statement = text_of(j.value("statement", nlohmann::json()));
+  if (pz.title.empty() || pz.statement.empty()) return "puzzle.json needs a title and a statement";
+  for (const auto& h : j.value("hints", nlohmann::json::array()))
+    pz.hints.push_back(text_of(h));
+  for (const auto& b : j.value("budgets", nlohmann::json::array())) {
+    PuzzleBudget budget;
+    budget.metric = b.value("metric", "");
+    if (std::none_of(std::begin(kMetrics), std::end(kMetrics),
+                     [&](const char* m) { return budget.metric == m; }))
+      return "puzzle.json: unknown budget metric '" + budget.metric + "'";
+    budget.array = b.value("array", "");
+    budget.max = b.value("max", 0.0);
+    budget.why = text_of(b.value("why", nlohmann::json()));
+    if (auto e = read_params(b.value("at", nlohmann::json::object()), budget.at))
+      return "puzzle.json: " + *e;
+    pz.budgets.push_back(std::move(budget));
+  }
+  std::error_code ec;
+  if (!fs::is_regular_file(folder / "skeleton.hpp", ec)) return "no skeleton.hpp";
+  return std::nullopt;
+}
+
+// The puzzle's parameters: the declared defaults, with what `p` sets.
+Params with_defaults(const LessonSpec& spec, const Params& p) {
+  Params out;
+  for (const ParamDecl& d : spec.params)
+    for (const ParamField& f : kParamFields)
+      if (std::string_view(f.name) == d.name) out.*f.field = p.*f.field ? p.*f.field : d.value;
+  return out;
+}
+
+std::string geometry_text(const LaunchGeometry& g) {
+  auto dim = [](const Dim3& d) {
+    return std::to_string(d.x) + " x " + std::to_string(d.y) + " x " + std::to_string(d.z);
+  };
+  return "grid " + dim(g.grid) + ", block " + dim(g.block);
+}
+
+std::string array_text(const ArrayInfo& a) {
+  return a.name + " (" + to_string(a.space) + ", " + std::to_string(a.rows) + " x " +
+         std::to_string(a.cols) + ")";
+}
+
+// Why the solution's descriptor is not the puzzle's, at these parameters.
+std::optional<std::string> setup_difference(const LessonInfo& mine, const LessonSpec& theirs,
+                                            const Params& p) {
+  const ArrayTable a = mine.arrays(p), b = theirs.arrays(p);
+  for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+    if (i >= a.size()) return "the puzzle's array " + array_text(b[i]) + " is missing";
+    if (i >= b.size()) return "the array " + array_text(a[i]) + " is not the puzzle's";
+    if (!(a[i] == b[i]))
+      return "array " + std::to_string(i + 1) + " is " + array_text(a[i]) + ", the puzzle's is " +
+             array_text(b[i]);
+  }
+  const LaunchGeometry g = mine.geometry(p), h = theirs.geometry(p);
+  if (!(g.grid == h.grid) || !(g.block == h.block))
+    return "the launch is " + geometry_text(g) + ", the puzzle's is " + geometry_text(h);
+  return std::nullopt;
+}
+
+// "out[12]", with its row and column for a matrix.
+std::string cell_name(const Trace& t, ArraySlot slot, uint32_t element) {
+  const ArrayInfo* a = t.array(slot);
+  std::string s = element_name(t.config.arrays, slot, element);
+  if (a && a->rows > 1 && a->cols > 0)
+    s += " (row " + std::to_string(element / uint32_t(a->cols)) + ", column " +
+         std::to_string(element % uint32_t(a->cols)) + ")";
+  return s;
+}
+
+struct Checked {
+  RunResult run;
+  Params params;
+};
+
+RunResult run_at(const std::string& id, const Params& p, ScheduleKind schedule) {
+  RunRequest req;
+  req.lesson_id = id;
+  req.params = p;
+  req.backend = BackendChoice::Sim;
+  req.schedule.kind = schedule;
+  return run(req);
+}
+
+// The output rule at one size: nullopt when right.
+std::optional<RuleResult> output_problem(const LessonSpec& theirs, const RunResult& r,
+                                         const std::string& at) {
+  RuleResult res;
+  res.rule = "output";
+  res.status = RuleStatus::Fail;
+  res.at = at;
+  if (!r.ok) {
+    res.reason = "at " + at + " the run stopped: " + r.error;
+    return res;
+  }
+  if (!r.faults.empty()) {
+    res.reason = "at " + at + ": " + r.faults.front();
+    return res;
+  }
+  const Trace& t = r.trace;
+  LessonInputs in;
+  in.by_slot.assign(t.config.arrays.size() + 1, nullptr);
+  static const std::vector<float> kNone;
+  for (auto& s : in.by_slot)
+    s = &kNone;
+  const BufferData* out = nullptr;
+  for (const BufferData& b : t.buffers) {
+    if (b.is_output && !out) out = &b;
+    if (!b.is_output && b.slot >= 1 && b.slot <= t.config.arrays.size())
+      in.by_slot[b.slot] = &b.values;
+  }
+  const std::vector<float> want = theirs.reference(r.trace.config.params, in);
+  if (!out || out->values.size() != want.size()) {
+    res.reason = "at " + at + ": the run has no output of the puzzle's size";
+    return res;
+  }
+  const Counters c = count_accesses(t);
+  const ElementCounts* stores = nullptr;
+  for (const ElementCounts& e : c.global_stores_per_element)
+    if (e.buffer == out->slot) stores = &e;
+  size_t wrong = 0, first = want.size();
+  bool never = false;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const bool unwritten = stores && i < stores->count.size() && stores->count[i] == 0;
+    const double tol = 1e-4 * (1.0 + std::fabs(double(want[i])));
+    if (unwritten || !(std::fabs(double(out->values[i]) - double(want[i])) <= tol)) {
+      if (first == want.size()) first = i, never = unwritten;
+      ++wrong;
+    }
+  }
+  if (!wrong) return std::nullopt;
+  res.cell = cell_name(t, out->slot, uint32_t(first));
+  res.expected = want[first];
+  res.got = out->values[first];
+  res.never_written = never;
+  res.reason = "wrong output at " + at + ": " + std::to_string(wrong) + " of " +
+               std::to_string(want.size()) + " cells wrong; the first, " + res.cell + ", " +
+               (never ? "was never written" : "is " + fmt(res.got)) + ", expected " +
+               fmt(res.expected);
+  return res;
+}
+
+std::string hazard_reason(const Trace& t, const HazardReport& h, const std::string& at,
+                          const char* schedule, RuleResult& res) {
+  const HazardGroup& g = h.groups.front();
+  res.line = g.second_line;
+  res.other_line = g.first_line;
+  std::string s = std::string(long_name(g.kind)) + " hazard (" + to_string(g.kind) +
+                  ", racecheck " + to_string(g.severity) + ") on " +
+                  array_name(t.config.arrays, g.buffer) + " between line " +
+                  std::to_string(g.first_line) + " and line " + std::to_string(g.second_line);
+  if (!g.detail.empty()) {
+    const Hazard& z = h.hazards[g.detail.front()];
+    auto side = [](const HazardAccess& a) {
+      return "thread " + std::to_string(a.thread) + " (warp " + std::to_string(a.warp) + ") " +
+             (a.is_write ? "stores it" : "loads it") + " at line " + std::to_string(a.line);
+    };
+    s += ": in block " + std::to_string(z.block) + ", " +
+         element_name(t.config.arrays, z.buffer, z.element) + ": " + side(z.first) + ", then " +
+         side(z.second) + ", with no barrier between them";
+  }
+  s += " (" + std::to_string(h.total) + " racing pairs at " + at + ", " + schedule + " schedule)";
+  return s;
+}
+
+// The site (line) that costs the most of a sector or bank metric.
+std::string worst_site(const WarpAccesses& w, bool shared, EventKind kind) {
+  const SiteTotals* worst = nullptr;
+  double worst_excess = 0;
+  for (const SiteTotals& s : w.per_site) {
+    double excess = 0;
+    if (shared && (s.kind == EventKind::SharedLoad || s.kind == EventKind::SharedStore))
+      excess = double(s.totals.bank_conflicts());
+    else if (!shared && s.kind == kind)
+      excess = double(s.totals.sectors) - double(s.totals.ideal_sectors);
+    if (excess > worst_excess) worst = &s, worst_excess = excess;
+  }
+  if (!worst) return "";
+  return std::to_string(worst->line);
+}
+
+RuleResult check_budget(const Puzzle& pz, const PuzzleBudget& b, const std::string& id,
+                        const LessonSpec& theirs) {
+  RuleResult res;
+  res.rule = "budget " + b.metric + (b.array.empty() ? "" : " (" + b.array + ")");
+  const Params p = with_defaults(theirs, b.at);
+  res.at = puzzle_params_text(pz, p);
+  res.limit = b.max;
+  const RunResult r = run_at(id, p, ScheduleKind::Lockstep);
+  if (!r.ok) {
+    res.reason = "not measured: at " + res.at + " the run stopped: " + r.error;
+    return res;
+  }
+  const Trace& t = r.trace;
+  const ArraySlot only = b.array.empty() ? kNoArray : slot_named(t.config.arrays, b.array);
+  const Counters c = count_accesses(t);
+  const double outputs = double(std::max<uint64_t>(c.output_elements, 1));
+  std::string what, line;
+  if (b.metric == "global_loads_per_output") {
+    res.measured = (only ? double(c.loads[only]) : double(c.global_loads())) / outputs;
+    what = "global loads" + (b.array.empty() ? std::string() : " of " + b.array) + " per output";
+  } else if (b.metric == "shared_accesses_per_output") {
+    res.measured = double(c.shared_loads() + c.shared_stores() + c.shared_atomics()) / outputs;
+    what = "shared loads, stores and atomics per output";
+  } else {
+    const WarpAccesses w = warp_accesses(t);
+    if (b.metric == "bank_conflicts") {
+      res.measured = double(w.totals(EventKind::SharedLoad).bank_conflicts() +
+                            w.totals(EventKind::SharedStore).bank_conflicts());
+      what = "bank conflicts (extra shared-memory wavefronts)";
+      line = worst_site(w, true, EventKind::SharedLoad);
+    } else {
+      const EventKind kind = b.metric == "global_load_sectors_per_request" ? EventKind::GlobalLoad
+                                                                           : EventKind::GlobalStore;
+      AccessTotals tot;
+      for (const SiteTotals& s : w.per_site)
+        if (s.kind == kind && (!only || s.array == only)) {
+          tot.requests += s.totals.requests;
+          tot.sectors += s.totals.sectors;
+        }
+      res.measured = tot.sectors_per_request();
+      what = std::string("sectors per ") + (kind == EventKind::GlobalLoad ? "load" : "store") +
+             " request" + (b.array.empty() ? "" : " of " + b.array);
+      line = worst_site(w, false, kind);
+    }
+  }
+  const bool ok = res.measured <= b.max + 1e-9;
+  res.status = ok ? RuleStatus::Pass : RuleStatus::Fail;
+  res.reason = "at " + res.at + ": " + fmt(res.measured) + " " + what +
+               (ok ? ", within " : ", over ") + "the budget of " + fmt(b.max);
+  if (!ok && !line.empty()) {
+    res.line = std::atoi(line.c_str());
+    res.reason += "; the most at line " + line;
+  }
+  if (!ok && !b.why.empty()) res.reason += " (" + b.why + ")";
+  return res;
+}
+
+}  // namespace
+
+const char* to_string(RuleStatus s) {
+  switch (s) {
+    case RuleStatus::Pass:
+      return "pass";
+    case RuleStatus::Fail:
+      return "fail";
+    case RuleStatus::NotChecked:
+      break;
+  }
+  return "not checked";
+}
+
+const RuleResult* PuzzleGrade::first_failure() const {
+  for (const RuleResult& r : rules)
+    if (r.status == RuleStatus::Fail) return &r;
+  return nullptr;
+}
+
+PuzzleList load_puzzles(const std::string& given) {
+  PuzzleList list;
+  list.dir = given.empty() ? puzzles::puzzles_dir() : given;
+  if (list.dir.empty()) {
+    list.problems.push_back(
+        "the puzzles' folder is not found (assets/puzzles in the source tree, "
+        "share/tilescope/puzzles when installed; TILESCOPE_PUZZLES names another)");
+    return list;
+  }
+  std::vector<fs::path> folders;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(list.dir, ec))
+    if (e.is_directory(ec)) folders.push_back(e.path());
+  std::sort(folders.begin(), folders.end());
+  for (const fs::path& f : folders) {
+    Puzzle pz;
+    if (auto e = load_one(f, pz))
+      list.problems.push_back(f.filename().string() + ": " + *e);
+    else
+      list.puzzles.push_back(std::move(pz));
+  }
+  return list;
+}
+
+const Puzzle* find_puzzle(const PuzzleList& list, std::string_view name) {
+  for (const Puzzle& p : list.puzzles)
+    if (p.id == name || fs::path(p.folder).filename() == name ||
+        (!name.empty() && std::to_string(p.number) == name))
+      return &p;
+  return nullptr;
+}
+
+PuzzleProgress read_puzzle_progress(const std::string& path) {
+  PuzzleProgress out;
+  std::string text;
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec) || read_text(path, text)) return out;
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object()) return out;
+  for (const auto& [id, v] : j.items())
+    if (v == "solved" || v == "attempted") out[id] = v.get<std::string>();
+  return out;
+}
+
+bool write_puzzle_progress(const PuzzleProgress& p, const std::string& path) {
+  std::ofstream out(path, std::ios::binary);
+  out << nlohmann::json(p).dump(2) << "\n";
+  return bool(out);
+}
+
+void record_grade(PuzzleProgress& p, const PuzzleGrade& g) {
+  std::string& s = p[g.puzzle];
+  if (g.passed)
+    s = "solved";
+  else if (s != "solved")
+    s = "attempted";
+}
+
+std::string puzzle_params_text(const Puzzle& puzzle, const Params& p) {
+  const puzzles::PuzzleSetup* s = puzzles::find_setup(puzzle.id);
+  std::string out;
+  if (!s) return out;
+  for (const ParamDecl& d : s->spec().params)
+    for (const ParamField& f : kParamFields)
+      if (std::string_view(f.name) == d.name)
+        out += (out.empty() ? "" : " ") + std::string(f.name) + "=" + std::to_string(p.*f.field);
+  return out;
+}
+
+PuzzleGrade grade_puzzle(const Puzzle& pz, const std::string& solution_path) {
+  const auto start = std::chrono::steady_clock::now();
+  PuzzleGrade g;
+  g.puzzle = pz.id;
+  g.solution = solution_path;
+  const puzzles::PuzzleSetup* setup = puzzles::find_setup(pz.id);
+  const LessonSpec theirs = setup->spec();
+  auto rule = [&](const std::string& name) -> RuleResult& {
+    g.rules.push_back({});
+    g.rules.back().rule = name;
+    return g.rules.back();
+  };
+  auto finish = [&]() {
+    g.passed = std::all_of(g.rules.begin(), g.rules.end(),
+                           [](const RuleResult& r) { return r.status == RuleStatus::Pass; });
+    g.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return g;
+  };
+  // The rules after a failure that stops the grading: not checked.
+  auto not_checked = [&](const char* why, bool setup_too) {
+    for (const char* n : {"setup", "output", "hazards"})
+      if (setup_too || std::string_view(n) != "setup") rule(n).reason = why;
+    for (const PuzzleBudget& b : pz.budgets)
+      rule("budget " + b.metric + (b.array.empty() ? "" : " (" + b.array + ")")).reason = why;
+  };
+
+  // compiles
+  const LessonFile f = load_lesson_file(solution_path);
+  g.cached = f.cached;
+  g.compile_seconds = f.seconds;
+  {
+    RuleResult& r = rule("compiles");
+    if (!f.ok) {
+      r.status = RuleStatus::Fail;
+      r.reason = f.error;
+      if (const CompilerDiagnostic* d = first_error_in_file(f)) r.line = d->line;
+      not_checked("the file did not compile", true);
+      return finish();
+    }
+    r.status = RuleStatus::Pass;
+    char took[32];
+    std::snprintf(took, sizeof took, "%.1f", f.seconds);
+    r.reason = f.cached ? "compiled (from the cache)" : std::string("compiled in ") + took + " s";
+  }
+  const LessonInfo* mine = find_lesson(f.lesson_id);
+
+  // setup
+  {
+    RuleResult& r = rule("setup");
+    std::optional<std::string> diff;
+    for (const Params& h : setup->hidden) {
+      const Params p = with_defaults(theirs, h);
+      if ((diff = setup_difference(*mine, theirs, p))) {
+        r.at = puzzle_params_text(pz, p);
+        break;
+      }
+    }
+    if (!diff && mine->params.size() != theirs.params.size())
+      diff = "its parameters are not the puzzle's";
+    if (diff) {
+      r.status = RuleStatus::Fail;
+      r.reason = "the descriptor is not puzzle " + pz.id + "'s: " + *diff +
+                 " (keep `return puzzles::setup(\"" + pz.id + "\", __FILE__);`)";
+      not_checked("the setup is not the puzzle's", false);
+      return finish();
+    }
+    r.status = RuleStatus::Pass;
+    r.reason = "the puzzle's arrays and launch";
+  }
+
+  // output, at every hidden size, in lockstep
+  std::vector<Checked> runs;
+  {
+    RuleResult& r = rule("output");
+    std::string sizes;
+    for (const Params& h : setup->hidden) {
+      const Params p = with_defaults(theirs, h);
+      const std::string at = puzzle_params_text(pz, p);
+      runs.push_back({run_at(f.lesson_id, p, ScheduleKind::Lockstep), p});
+      if (auto problem = output_problem(theirs, runs.back().run, at)) {
+        if (r.status != RuleStatus::Fail) r = *problem;
+      }
+      sizes += (sizes.empty() ? "" : ", ") + at;
+    }
+    if (r.status != RuleStatus::Fail) {
+      r.status = RuleStatus::Pass;
+      r.reason = "right at " + std::to_string(setup->hidden.size()) + " sizes (" + sizes + ")";
+    }
+  }
+
+  // hazards: the lockstep runs, and each size again under warp skew
+  {
+    RuleResult& r = rule("hazards");
+    uint64_t shared = 0;
+    for (const Checked& c : runs) {
+      if (!c.run.ok) continue;
+      const std::string at = puzzle_params_text(pz, c.params);
+      for (const ScheduleKind kind : {ScheduleKind::Lockstep, ScheduleKind::WarpSkew}) {
+        RunResult skewed;
+        const RunResult* run = &c.run;
+        if (kind == ScheduleKind::WarpSkew) {
+          skewed = run_at(f.lesson_id, c.params, kind);
+          if (!skewed.ok) continue;
+          run = &skewed;
+        }
+        const HazardReport h = analyze_hazards(run->trace);
+        shared += h.shared_accesses;
+        if (h.total && r.status != RuleStatus::Fail) {
+          r.status = RuleStatus::Fail;
+          r.at = at;
+          r.reason = hazard_reason(run->trace, h, at,
+                                   kind == ScheduleKind::Lockstep ? "lockstep" : "warp-skew", r);
+        }
+      }
+      if (r.status == RuleStatus::Fail) break;
+    }
+    if (r.status != RuleStatus::Fail) {
+      const bool ran =
+          std::any_of(runs.begin(), runs.end(), [](const Checked& c) { return c.run.ok; });
+      r.status = ran ? RuleStatus::Pass : RuleStatus::NotChecked;
+      r.reason = !ran     ? "no run finished"
+                 : shared ? "no racing pair among " + std::to_string(shared) +
+                                " shared accesses, in lockstep and under warp skew"
+                          : "no shared memory: nothing can race";
+    }
+  }
+
+  // A budget counts the accesses of a kernel that does the job: measured
+  // only once the output is right.
+  const bool output_right = g.rules[2].status == RuleStatus::Pass;
+  for (const PuzzleBudget& b : pz.budgets) {
+    if (output_right) {
+      g.rules.push_back(check_budget(pz, b, f.lesson_id, theirs));
+    } else {
+      rule("budget " + b.metric + (b.array.empty() ? "" : " (" + b.array + ")")).reason =
+          "not measured until the output is right";
+    }
+  }
+  return finish();
+}
+
+}  // namespace ts

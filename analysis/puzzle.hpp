@@ -1,0 +1,116 @@
+// The puzzles (assets/puzzles/<NN>_<id>/: puzzle.json with the statement,
+// the hints and the budgets; skeleton.hpp, the lesson file a student starts
+// from) and their grader. The grader compiles a solution as a lesson file
+// (engine/lesson_file.hpp), runs it on the simulator at the puzzle's hidden
+// sizes (engine/puzzles.hpp) and checks, rule by rule:
+//
+//   compiles  the file compiles and loads as a lesson file;
+//   setup     its descriptor is the puzzle's (arrays, launch, parameters);
+//   output    right output at every hidden size, against the puzzle's CPU
+//             reference on the run's own inputs; no out-of-range access, no
+//             endless loop, no barrier divergence;
+//   hazards   with every barrier the solution has, no racing pair of shared
+//             accesses (racecheck's model), in lockstep and under warp skew;
+//   budget    each budget of puzzle.json, measured from the trace at its size:
+//             global loads per output, sectors per request, bank conflicts,
+//             shared accesses per output.
+//
+// GUI-free: the command line (`tilescope-cli check`) and the window share it.
+//
+//   PuzzleList all = load_puzzles();
+//   const Puzzle* p = find_puzzle(all, "shared");
+//   PuzzleGrade g = grade_puzzle(*p, "my_shared.hpp");
+//   for (const RuleResult& r : g.rules) std::cout << r.rule << ": " << r.reason << "\n";
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/params.hpp"
+
+namespace ts {
+
+// A limit measured from the trace.
+struct PuzzleBudget {
+  // "global_loads_per_output", "global_load_sectors_per_request",
+  // "global_store_sectors_per_request", "bank_conflicts" (extra shared
+  // wavefronts, loads and stores), "shared_accesses_per_output".
+  std::string metric;
+  std::string array;  // only this array's accesses ("" = all)
+  double max = 0;
+  Params at;        // the size it is measured at (the puzzle's defaults for the rest)
+  std::string why;  // where the limit comes from, in the statement's words
+};
+
+struct Puzzle {
+  std::string id;      // "shared": engine/puzzles.hpp's setup
+  std::string folder;  // the puzzle's folder (absolute)
+  int number = 0;      // its place in the course, from the folder name "08_shared"
+  std::string title;
+  std::string statement;
+  std::vector<std::string> hints;  // unfolded one at a time
+  std::vector<PuzzleBudget> budgets;
+  std::string skeleton_path() const { return folder + "/skeleton.hpp"; }
+};
+
+struct PuzzleList {
+  std::string dir;
+  std::vector<Puzzle> puzzles;        // in course order
+  std::vector<std::string> problems;  // a folder that could not be read, and why
+};
+
+// The puzzles of `dir` (engine/puzzles.hpp's puzzles_dir() when empty).
+PuzzleList load_puzzles(const std::string& dir = "");
+// By id ("shared"), folder name ("08_shared") or number ("8"); nullptr when none.
+const Puzzle* find_puzzle(const PuzzleList& list, std::string_view name);
+
+enum class RuleStatus : uint8_t { Pass, Fail, NotChecked };
+const char* to_string(RuleStatus s);  // "pass", "fail", "not checked"
+
+struct RuleResult {
+  std::string rule;  // "compiles", "setup", "output", "hazards", "budget <metric>"
+  RuleStatus status = RuleStatus::NotChecked;
+  std::string reason;  // what failed and where, or what passed
+  // Where it failed, when it is a place: the solution's line (a compile
+  // error, an access), the other line of a racing pair, the size.
+  int line = 0, other_line = 0;
+  std::string at;  // "length=17"
+  // output: the first wrong cell, its value and the expected one.
+  std::string cell;
+  double got = 0, expected = 0;
+  bool never_written = false;
+  // budget: what was measured against the limit.
+  double measured = 0, limit = 0;
+};
+
+struct PuzzleGrade {
+  std::string puzzle;  // id
+  std::string solution;
+  bool passed = false;
+  std::vector<RuleResult> rules;
+  bool cached = false;         // the plug-in came from the cache
+  double compile_seconds = 0;  // compile and load
+  double seconds = 0;          // everything
+  const RuleResult* first_failure() const;
+};
+
+PuzzleGrade grade_puzzle(const Puzzle& puzzle, const std::string& solution_path);
+
+// A student's progress: "solved" or "attempted" by puzzle id, kept in the
+// folder the window keeps its settings in (beside imgui.ini). The window's
+// Puzzles panel records every grade; `tilescope-cli check --record` too.
+inline constexpr const char* kPuzzleProgressFile = "tilescope_puzzles.json";
+using PuzzleProgress = std::map<std::string, std::string>;
+PuzzleProgress read_puzzle_progress(const std::string& path = kPuzzleProgressFile);
+bool write_puzzle_progress(const PuzzleProgress& p, const std::string& path = kPuzzleProgressFile);
+// The grade's puzzle becomes "solved" when it passed, else "attempted"
+// unless it was solved before (a solved puzzle stays solved).
+void record_grade(PuzzleProgress& p, const PuzzleGrade& g);
+
+// "length=17", "m=3 n=5": the parameters the puzzle declares.
+std::string puzzle_params_text(const Puzzle& puzzle, const Params& p);
+
+}  // namespace ts

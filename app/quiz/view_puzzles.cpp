@@ -1,0 +1,245 @@
+// The Puzzles panel: every puzzle of assets/puzzles/ with the student's
+// progress (solved, attempted), the chosen one's statement, its hints one at
+// a time and its budgets; "Open my copy" loads the student's copy of the
+// skeleton (made from the skeleton the first time, in my_puzzles/ of the
+// folder the window keeps its settings in) as a lesson file and runs it;
+// "Check" grades it with the command line's grader (analysis/puzzle.hpp) in
+// the background and lists the rules; a puzzle's file on screen (opened here,
+// with --lesson-file or File > Open) is graded as it opens. Progress lives
+// beside imgui.ini, in tilescope_puzzles.json (analysis/puzzle.hpp).
+#include <imgui.h>
+
+#include <filesystem>
+#include <future>
+#include <map>
+#include <optional>
+
+#include "analysis/puzzle.hpp"
+#include "app/core/app_state.hpp"
+#include "app/core/jobs.hpp"
+#include "app/core/palette.hpp"
+#include "app/core/view.hpp"
+#include "engine/catalogue.hpp"
+#include "engine/lesson_file.hpp"
+
+namespace ts::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kCopiesDir = "my_puzzles";
+
+ImVec4 colour(Rgb c) {
+  return ImVec4(c.r / 255.0f, c.g / 255.0f, c.b / 255.0f, 1);
+}
+
+class PuzzlesView final : public View {
+ public:
+  const char* name() const override { return "Puzzles"; }
+  Slot slot() const override { return Slot::Right; }
+  int order() const override { return 90; }
+
+  void update(AppState& s) override {
+    if (pending_.valid()) {
+      s.mark_busy();
+      if (pending_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+        record(pending_.get());
+    }
+  }
+
+  void draw(AppState& s) override {
+    if (!loaded_) {
+      list_ = load_puzzles();
+      progress_ = read_puzzle_progress();
+      loaded_ = true;
+    }
+    if (list_.puzzles.empty()) {
+      text_wrapped_at_spaces(list_.problems.empty() ? "No puzzles found." : list_.problems[0]);
+      return;
+    }
+    follow_the_lesson(s);
+    draw_list();
+    if (selected_ < 0 || selected_ >= int(list_.puzzles.size())) return;
+    draw_puzzle(s, list_.puzzles[size_t(selected_)]);
+  }
+
+ private:
+  // A puzzle's copy or solution on screen selects its puzzle.
+  void follow_the_lesson(const AppState& s) {
+    const LessonInfo* v = s.lesson();
+    if (!v || !v->source_file || v->source_file == followed_) return;
+    followed_ = v->source_file;
+    followed_id_.clear();
+    const std::string_view text = lesson_source(v->source_file);
+    const size_t at = text.find("puzzles::setup(\"");
+    if (at == std::string_view::npos) return;
+    const size_t start = at + 16, end = text.find('"', start);
+    const std::string id(text.substr(start, end - start));
+    for (size_t i = 0; i < list_.puzzles.size(); ++i)
+      if (list_.puzzles[i].id == id) {
+        // Opened (its copy, --lesson-file, File > Open): graded at once, as
+        // `tilescope-cli check` would (the file is loaded already: no compile).
+        if (selected_ != int(i)) select(int(i));
+        followed_id_ = id;
+        if (!pending_.valid()) record(grade_puzzle(list_.puzzles[i], v->source_file));
+      }
+  }
+
+  // A grade: shown, and the progress it makes saved (a solved puzzle stays solved).
+  void record(PuzzleGrade g) {
+    grade_ = std::move(g);
+    record_grade(progress_, *grade_);
+    write_puzzle_progress(progress_);
+  }
+
+  void select(int i) {
+    selected_ = i;
+    hints_ = 0;
+    if (grade_ && grade_->puzzle != list_.puzzles[size_t(i)].id) grade_.reset();
+  }
+
+  // The puzzles in a combo (the panel shares its column): the chosen one's
+  // title, each with its status; then how many are solved.
+  void draw_list() {
+    auto label_of = [&](const Puzzle& p) {
+      const auto it = progress_.find(p.id);
+      const std::string status = it == progress_.end() ? "" : "  (" + it->second + ")";
+      return std::to_string(p.number) + ". " + p.title + status;
+    };
+    const std::string current =
+        selected_ >= 0 ? label_of(list_.puzzles[size_t(selected_)]) : "Choose a puzzle";
+    ImGui::PushItemWidth(-1);
+    if (ImGui::BeginCombo("##puzzle", current.c_str(), ImGuiComboFlags_HeightLarge)) {
+      for (size_t i = 0; i < list_.puzzles.size(); ++i) {
+        const Puzzle& p = list_.puzzles[i];
+        const auto it = progress_.find(p.id);
+        const bool solved = it != progress_.end() && it->second == "solved";
+        if (solved) ImGui::PushStyleColor(ImGuiCol_Text, colour(okabe_ito::kGreen));
+        if (ImGui::Selectable(label_of(p).c_str(), selected_ == int(i))) select(int(i));
+        if (solved) ImGui::PopStyleColor();
+      }
+      ImGui::EndCombo();
+    }
+    ImGui::PopItemWidth();
+    int solved = 0, attempted = 0;
+    for (const auto& [id, st] : progress_)
+      (st == "solved" ? solved : attempted) += 1;
+    ImGui::TextDisabled("%d of %zu solved, %d attempted", solved, list_.puzzles.size(), attempted);
+  }
+
+  std::string copy_path(const Puzzle& p) const {
+    return (fs::path(kCopiesDir) / (fs::path(p.folder).filename().string() + ".hpp")).string();
+  }
+  // What Check grades: the puzzle's file on screen, else the student's copy.
+  std::string graded_path(const Puzzle& p) const {
+    return followed_id_ == p.id ? followed_ : copy_path(p);
+  }
+
+  // The student's copy, made from the skeleton the first time; loaded and run.
+  void open_copy(AppState& s, const Puzzle& p) {
+    const std::string path = copy_path(p);
+    std::error_code ec;
+    if (!fs::exists(path, ec)) {
+      fs::create_directories(kCopiesDir, ec);
+      fs::copy_file(p.skeleton_path(), path, ec);
+      if (ec) {
+        s.banner.show(Banner::Error, "cannot make " + path + ": " + ec.message());
+        return;
+      }
+    }
+    const LessonFile f = load_lesson_file(path);
+    if (!f.ok) {
+      s.lesson_file_failure = f;
+      s.banner.show(Banner::Error, lesson_file_banner(f));
+      s.select_tab = "Source";
+      return;
+    }
+    const LessonInfo* v = find_lesson(f.lesson_id);
+    if (!v) return;
+    s.lesson_file_failure.reset();
+    s.request.lesson_id = v->id;
+    s.request.params = v->defaults;
+    s.request.barrier_mask = all_barriers(*v);
+    s.run_requested = true;
+    s.banner.show(Banner::Info, "puzzle " + p.id + ": your copy is " +
+                                    fs::absolute(path, ec).string() +
+                                    " (edit it, then Open again or Check)");
+  }
+
+  void draw_puzzle(AppState& s, const Puzzle& p) {
+    // The news first: the grade's verdict and its first failure, then the
+    // buttons, then the statement, budgets and the hints asked for.
+    if (grade_ && grade_->puzzle == p.id) {
+      const RuleResult* f = grade_->first_failure();
+      ImGui::PushStyleColor(ImGuiCol_Text,
+                            colour(grade_->passed ? okabe_ito::kGreen : okabe_ito::kVermillion));
+      text_wrapped_at_spaces(grade_->passed ? "Solved: every rule passes."
+                                            : "Not yet: " + f->rule + ": " + f->reason);
+      ImGui::PopStyleColor();
+    }
+    if (hints_ < int(p.hints.size())) {
+      const std::string label =
+          "Hint " + std::to_string(hints_ + 1) + " of " + std::to_string(p.hints.size());
+      if (ImGui::Button(label.c_str())) ++hints_;
+      ImGui::SameLine();
+    }
+    if (ImGui::Button("Open my copy")) open_copy(s, p);
+    ImGui::SameLine();
+    const bool busy = pending_.valid();
+    std::error_code ec;
+    const std::string path = graded_path(p);
+    const bool have_copy = fs::exists(path, ec);
+    if (busy || !have_copy) ImGui::BeginDisabled();
+    if (ImGui::Button(busy ? "Checking..." : "Check")) {
+      // Loaded here first (registering a lesson does not race the window's
+      // reads); the grader then finds it loaded and only runs it.
+      const LessonFile f = load_lesson_file(path);
+      if (!f.ok) {
+        s.lesson_file_failure = f;
+        s.banner.show(Banner::Error, lesson_file_banner(f));
+      }
+      const Puzzle copy = p;
+      grade_.reset();
+      pending_ = std::async(std::launch::async, [copy, path] { return grade_puzzle(copy, path); });
+    }
+    if (busy || !have_copy) ImGui::EndDisabled();
+    for (int i = 0; i < hints_ && i < int(p.hints.size()); ++i)
+      text_wrapped_at_spaces("Hint " + std::to_string(i + 1) + ": " + p.hints[size_t(i)]);
+    ImGui::Separator();
+    text_wrapped_at_spaces(p.statement);
+    for (const PuzzleBudget& b : p.budgets) {
+      char max[16];
+      std::snprintf(max, sizeof max, "%g", b.max);
+      text_wrapped_at_spaces("Budget: " + b.metric + (b.array.empty() ? "" : " of " + b.array) +
+                             " at most " + max + " at " + puzzle_params_text(p, b.at));
+    }
+    if (!grade_ || grade_->puzzle != p.id) return;
+    ImGui::Separator();
+    for (const RuleResult& r : grade_->rules) {
+      const Rgb c = r.status == RuleStatus::Pass   ? okabe_ito::kGreen
+                    : r.status == RuleStatus::Fail ? okabe_ito::kVermillion
+                                                   : Rgb{128, 128, 128};
+      ImGui::TextColored(colour(c), "%s",
+                         r.status == RuleStatus::Pass   ? "pass"
+                         : r.status == RuleStatus::Fail ? "FAIL"
+                                                        : "  - ");
+      ImGui::SameLine();
+      text_wrapped_at_spaces(r.rule + ": " + r.reason);
+    }
+  }
+
+  bool loaded_ = false;
+  PuzzleList list_;
+  PuzzleProgress progress_;
+  int selected_ = -1;
+  int hints_ = 0;
+  std::string followed_;     // the source file of the lesson on screen
+  std::string followed_id_;  // its puzzle, when it is a puzzle's file
+  std::future<PuzzleGrade> pending_;
+  std::optional<PuzzleGrade> grade_;
+};
+
+TS_REGISTER_VIEW(PuzzlesView);
+
+}  // namespace
+}  // namespace ts::app

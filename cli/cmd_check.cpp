@@ -1,0 +1,262 @@
+// `tilescope-cli puzzles`: the puzzles (assets/puzzles/), their statements
+// and hints; `tilescope-cli check PUZZLE SOLUTION.hpp`: grades a solution
+// (analysis/puzzle.hpp), pass or fail per rule with the reason; exit 0 when
+// every rule passes, 3 when one fails: what a course's autograder runs.
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "analysis/puzzle.hpp"
+#include "cli/command.hpp"
+#include "cli/report.hpp"
+
+namespace ts::cli {
+namespace {
+
+// The list, or a usage error naming the puzzles.
+const Puzzle* find_or_say(const std::string& cmd, const PuzzleList& all, const std::string& name,
+                          bool json, int& rc) {
+  if (all.puzzles.empty()) {
+    rc = failure(cmd, all.problems.empty() ? "no puzzles found in " + all.dir : all.problems[0],
+                 json);
+    return nullptr;
+  }
+  const Puzzle* p = find_puzzle(all, name);
+  if (!p) {
+    std::string ids;
+    for (const Puzzle& q : all.puzzles)
+      ids += (ids.empty() ? "" : ", ") + q.id;
+    rc = usage_error(cmd, "no puzzle '" + name + "': the puzzles are " + ids, json);
+  }
+  return p;
+}
+
+// `text` wrapped at spaces to 100 columns, the lines after the first indented
+// by `indent` (the first starts after a head that wide).
+std::string hanging(const std::string& text, size_t indent, size_t width = 100) {
+  std::string out;
+  size_t col = indent;
+  std::istringstream words(text);
+  for (std::string w; words >> w;) {
+    if (col > indent && col + 1 + w.size() > width) {
+      out += "\n" + std::string(indent, ' ');
+      col = indent;
+    } else if (col > indent) {
+      out += ' ';
+      ++col;
+    }
+    out += w;
+    col += w.size();
+  }
+  return out;
+}
+
+nlohmann::json grade_json(const Puzzle& pz, const PuzzleGrade& g) {
+  nlohmann::json rules = nlohmann::json::array();
+  for (const RuleResult& r : g.rules) {
+    nlohmann::json j = {{"rule", r.rule},
+                        {"status", to_string(r.status)},
+                        {"passed", r.status == RuleStatus::Pass},
+                        {"reason", r.reason}};
+    if (!r.at.empty()) j["at"] = r.at;
+    if (r.line) j["line"] = r.line;
+    if (r.other_line) j["other_line"] = r.other_line;
+    if (!r.cell.empty()) {
+      j["cell"] = r.cell;
+      j["expected"] = r.expected;
+      if (r.never_written)
+        j["never_written"] = true;
+      else
+        j["got"] = r.got;
+    }
+    if (r.rule.rfind("budget", 0) == 0 && r.status != RuleStatus::NotChecked) {
+      j["measured"] = r.measured;
+      j["max"] = r.limit;
+    }
+    rules.push_back(std::move(j));
+  }
+  return {{"ok", true},          {"puzzle", pz.id},        {"number", pz.number},
+          {"title", pz.title},   {"solution", g.solution}, {"passed", g.passed},
+          {"rules", rules},      {"cached", g.cached},     {"compile_seconds", g.compile_seconds},
+          {"seconds", g.seconds}};
+}
+
+int check(const std::string& puzzle, const std::string& solution, bool json, bool record) {
+  const PuzzleList all = load_puzzles();
+  int rc = kExitOk;
+  const Puzzle* pz = find_or_say("check", all, puzzle, json, rc);
+  if (!pz) return rc;
+  const PuzzleGrade g = grade_puzzle(*pz, solution);
+  if (record) {  // the window's Puzzles panel shows it
+    PuzzleProgress progress = read_puzzle_progress();
+    record_grade(progress, g);
+    if (!write_puzzle_progress(progress))
+      std::cerr << "tilescope-cli check: warning: cannot write " << kPuzzleProgressFile << "\n";
+  }
+  if (json) {
+    std::cout << grade_json(*pz, g).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
+  } else {
+    std::cout << "puzzle " << pz->number << " " << pz->id << " (" << pz->title
+              << "): " << (g.passed ? "PASS" : "FAIL") << "\n";
+    size_t width = 0;
+    for (const RuleResult& r : g.rules)
+      width = std::max(width, r.rule.size());
+    for (const RuleResult& r : g.rules) {
+      const char* s = r.status == RuleStatus::Pass   ? "pass"
+                      : r.status == RuleStatus::Fail ? "FAIL"
+                                                     : "  - ";
+      const std::string head =
+          "  " + std::string(s) + "  " + r.rule + std::string(width - r.rule.size() + 2, ' ');
+      std::cout << head << hanging(r.reason, head.size()) << "\n";
+    }
+    char took[64];
+    std::snprintf(took, sizeof took, "%.1f s (compile and load %.1f s%s)", g.seconds,
+                  g.compile_seconds, g.cached ? ", cached" : "");
+    std::cout << "checked in " << took << "\n";
+  }
+  return g.passed ? kExitOk : kExitWrongOutput;
+}
+
+// `text` wrapped at spaces to lines of at most `width` characters, each
+// after `indent` (the first too).
+std::string wrapped(const std::string& text, size_t width = 78, const std::string& indent = "") {
+  std::string out, line;
+  auto flush = [&] {
+    out += indent + line + "\n";
+    line.clear();
+  };
+  std::istringstream paragraphs(text);
+  for (std::string para; std::getline(paragraphs, para);) {
+    std::istringstream words(para);
+    for (std::string w; words >> w;) {
+      if (!line.empty() && indent.size() + line.size() + 1 + w.size() > width) flush();
+      line += (line.empty() ? "" : " ") + w;
+    }
+    flush();
+  }
+  return out;
+}
+
+int show(const std::string& name, int hints, bool skeleton, bool json) {
+  const PuzzleList all = load_puzzles();
+  int rc = kExitOk;
+  if (name.empty()) {  // the list
+    if (all.puzzles.empty())
+      return failure("puzzles", all.problems.empty() ? "no puzzles in " + all.dir : all.problems[0],
+                     json);
+    if (json) {
+      nlohmann::json out = nlohmann::json::array();
+      const PuzzleProgress progress = read_puzzle_progress();
+      for (const Puzzle& p : all.puzzles)
+        out.push_back({{"id", p.id},
+                       {"number", p.number},
+                       {"progress", progress.count(p.id) ? progress.at(p.id) : ""},
+                       {"title", p.title},
+                       {"hints", p.hints.size()},
+                       {"budgets", p.budgets.size()},
+                       {"skeleton", p.skeleton_path()}});
+      std::cout << out.dump(2) << "\n";
+    } else {
+      const PuzzleProgress progress = read_puzzle_progress();
+      for (const Puzzle& p : all.puzzles) {
+        const auto st = progress.find(p.id);
+        char line[160];
+        std::snprintf(line, sizeof line, "%2d  %-11s %-34s %s", p.number, p.id.c_str(),
+                      p.title.c_str(), st == progress.end() ? "" : st->second.c_str());
+        std::string text = line;
+        text.erase(text.find_last_not_of(' ') + 1);
+        std::cout << text << "\n";
+      }
+      std::cout << "\n`tilescope-cli puzzles ID` shows one; `--skeleton > mine.hpp` starts it; "
+                   "`tilescope-cli check ID mine.hpp` grades it.\n";
+    }
+    for (const std::string& problem : all.problems)
+      std::cerr << "tilescope-cli puzzles: warning: " << problem << "\n";
+    return kExitOk;
+  }
+  const Puzzle* p = find_or_say("puzzles", all, name, json, rc);
+  if (!p) return rc;
+  if (skeleton) {
+    std::ifstream in(p->skeleton_path(), std::ios::binary);
+    if (!in) return failure("puzzles", "cannot read " + p->skeleton_path(), json);
+    std::cout << in.rdbuf();
+    return kExitOk;
+  }
+  const int shown = std::clamp(hints, 0, int(p->hints.size()));
+  if (json) {
+    nlohmann::json budgets = nlohmann::json::array();
+    for (const PuzzleBudget& b : p->budgets)
+      budgets.push_back({{"metric", b.metric},
+                         {"max", b.max},
+                         {"at", puzzle_params_text(*p, b.at)},
+                         {"why", b.why}});
+    std::cout << nlohmann::json{{"id", p->id},
+                                {"number", p->number},
+                                {"title", p->title},
+                                {"statement", p->statement},
+                                {"hints", std::vector<std::string>(p->hints.begin(),
+                                                                   p->hints.begin() + shown)},
+                                {"hints_total", p->hints.size()},
+                                {"budgets", budgets},
+                                {"skeleton", p->skeleton_path()}}
+                     .dump(2)
+              << "\n";
+    return kExitOk;
+  }
+  std::cout << "Puzzle " << p->number << ": " << p->title << "\n\n" << wrapped(p->statement);
+  if (!p->budgets.empty()) {
+    std::cout << "\nBudgets (measured from the trace):\n";
+    for (const PuzzleBudget& b : p->budgets)
+      std::cout << "  " << b.metric << (b.array.empty() ? "" : " of " + b.array) << " <= " << b.max
+                << " at " << puzzle_params_text(*p, b.at) << (b.why.empty() ? "" : ": " + b.why)
+                << "\n";
+  }
+  for (int i = 0; i < shown; ++i)
+    std::cout << "\n" << wrapped("Hint " + std::to_string(i + 1) + ": " + p->hints[size_t(i)]);
+  std::cout << "\n";
+  if (shown < int(p->hints.size()))
+    std::cout << "Hints: " << shown << " of " << p->hints.size() << " shown (--hints " << shown + 1
+              << " for the next).\n";
+  std::cout << "Start: tilescope-cli puzzles " << p->id << " --skeleton > my_" << p->id
+            << ".hpp\nCheck: tilescope-cli check " << p->id << " my_" << p->id << ".hpp\n";
+  return kExitOk;
+}
+
+TS_CLI_COMMAND(
+    kCheck, "check",
+    "Grade a puzzle's solution: compiles, setup, output at hidden sizes, hazards, "
+    "budgets; exit 0 when it passes, 3 when a rule fails",
+    [](CLI::App& sub) -> std::function<int()> {
+      auto puzzle = std::make_shared<std::string>();
+      auto solution = std::make_shared<std::string>();
+      auto json = std::make_shared<bool>(false);
+      sub.add_option("puzzle", *puzzle, "The puzzle: id, folder name or number")->required();
+      sub.add_option("solution", *solution, "Your solution (a lesson file, .hpp)")->required();
+      auto record = std::make_shared<bool>(false);
+      sub.add_flag("--json", *json, "Print the grade as JSON");
+      sub.add_flag("--record", *record,
+                   "Record the progress (solved, attempted) in tilescope_puzzles.json of this "
+                   "folder, as the window's Puzzles panel does");
+      return [=] { return check(*puzzle, *solution, *json, *record); };
+    });
+
+TS_CLI_COMMAND(
+    kPuzzles, "puzzles", "The puzzles: the list, one puzzle's statement and hints, or its skeleton",
+    [](CLI::App& sub) -> std::function<int()> {
+      auto name = std::make_shared<std::string>();
+      auto hints = std::make_shared<int>(0);
+      auto skeleton = std::make_shared<bool>(false);
+      auto json = std::make_shared<bool>(false);
+      sub.add_option("puzzle", *name, "The puzzle: id, folder name or number");
+      sub.add_option("--hints", *hints, "Show the first N hints")->check(CLI::NonNegativeNumber);
+      sub.add_flag("--skeleton", *skeleton, "Print the skeleton to start from");
+      sub.add_flag("--json", *json, "Print as JSON");
+      return [=] { return show(*name, *hints, *skeleton, *json); };
+    });
+
+}  // namespace
+}  // namespace ts::cli

@@ -1,0 +1,34 @@
+// The reference solution of puzzle shared (tests/test_puzzles.cpp); `// @NAME`
+// marks the lines the tests' wrong solutions replace.
+#pragma once
+
+#include "engine/puzzles.hpp"
+#include "lessons/access.hpp"
+
+namespace ts::lessons::puzzle_shared {
+
+enum : ArraySlot { kA = 1, kOut, kCache };
+
+template <class Rec>
+TS_DEVICE void shared_kernel(Rec& rec, const KernelArgs& args) {
+  GlobalArray<const float, Rec> a(rec, args, kA);  // (length)
+  GlobalArray<float, Rec> out(rec, args, kOut);    // (length)
+  __shared__ float cache_mem[64];
+  SharedArray<float, Rec> cache(rec, cache_mem, 64, kCache);  // one per block
+  const int length = args.length;
+  // Blocks of 64 threads (two warps): block b owns elements start .. start + count - 1.
+  const int t = threadIdx.x, start = blockIdx.x * 64;
+  const int count = length - start < 64 ? length - start : 64;
+
+  if (t < count) cache[t] = a[start + t];                // @LOAD
+  SYNCTHREADS(1);                                        // @BARRIER
+  if (t < count) out[start + t] = cache[count - 1 - t];  // @STORE
+}
+
+TS_KERNEL_BODY(Body, shared_kernel(rec, args));
+
+struct Lesson {
+  static LessonSpec descriptor() { return puzzles::setup("shared", __FILE__); }
+};
+
+}  // namespace ts::lessons::puzzle_shared
