@@ -256,6 +256,7 @@ std::optional<std::string> compile_plugin(LessonFile& f, const Toolchain& tc, co
       for (const std::string& a :
            {std::string("-shared"), std::string("-o"), so.string() + tmp, host_object, cuda_object})
         link.push_back(a);
+      link.insert(link.end(), tc.cuda_link.begin(), tc.cuda_link.end());
       CompilerRun linked = run_compiler(link, (dir / (key + ".link.log" + tmp)).string());
       linked.output = run.output + linked.output;
       run = linked;
@@ -408,6 +409,8 @@ LessonFile load_lesson_file(const std::string& given, bool cached_only) {
       toolchain += "\n" + flag;
     if (!cuda_glue.empty()) toolchain += "\n" + tc.nvcc + "\n" + cuda_glue;
     for (const std::string& flag : tc.cuda_flags)
+      toolchain += "\n" + flag;
+    for (const std::string& flag : tc.cuda_link)
       toolchain += "\n" + flag;
     const std::string key = hex16(fnv1a(text, fnv1a(glue, fnv1a(toolchain))));
 

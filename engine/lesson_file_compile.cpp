@@ -78,6 +78,8 @@ Toolchain plugin_toolchain() {
                     ") is not there: the lesson file runs on the simulator";
     for (const char* f : lesson_file_config::kCudaFlags)
       if (*f && !t.nvcc.empty()) t.cuda_flags.emplace_back(f);
+    for (const char* f : lesson_file_config::kCudaLink)
+      if (*f && !t.nvcc.empty()) t.cuda_link.emplace_back(f);
   }
   // An installed TileScope has its headers beside its programs; a build tree
   // reads the source tree it was configured from.

@@ -20,6 +20,7 @@ struct Toolchain {
   // one (no usable GPU, unless TILESCOPE_PLUGIN_CUDA=1; never with =0).
   std::string nvcc;
   std::vector<std::string> cuda_flags;
+  std::vector<std::string> cuda_link;  // the plug-in's own CUDA runtime
   std::string cuda_note;  // why there is no GPU half, where one was asked for
 };
 // The recorded toolchain (TILESCOPE_CXX names another compiler), checked:

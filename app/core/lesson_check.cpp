@@ -61,7 +61,7 @@ void put_int(char*& p, const char* end, long v) {
   while (n > 0 && p < end)
     *p++ = digits[--n];
 }
-void put_dim(char*& p, const char* end, const Uint3& d) {
+void put_dim(char*& p, const char* end, const sim::Uint3& d) {
   put(p, end, "(");
   put_int(p, end, long(d.x));
   put(p, end, ", ");
