@@ -21,7 +21,7 @@ struct Toolchain {
   std::string nvcc;
   std::vector<std::string> cuda_flags;
   std::vector<std::string> cuda_link;  // the plug-in's own CUDA runtime
-  std::string cuda_note;  // why there is no GPU half, where one was asked for
+  std::string cuda_note;               // why there is no GPU half, where one was asked for
 };
 // The recorded toolchain (TILESCOPE_CXX names another compiler), checked:
 // the compiler is there and so are the headers.

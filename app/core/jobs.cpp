@@ -147,6 +147,7 @@ void install(AppState& s, std::unique_ptr<JobOutput> out) {
     if (out && out->lesson_file_failure) {  // the Source panel shows where it crashed
       s.lesson_file_failure = out->lesson_file_failure;
       s.select_tab = "Source";
+      if (s.present.focus_auto) s.present.focus_grid = false;
       s.banner.show(Banner::Error, lesson_file_banner(*out->lesson_file_failure));
       return;
     }
@@ -199,10 +200,20 @@ void install(AppState& s, std::unique_ptr<JobOutput> out) {
   }
 }
 
+std::string lesson_file_error(const LessonFile& f) {
+  std::string error = f.error;
+  const std::string name = std::filesystem::path(f.path).filename().string();
+  if (!name.empty() && f.path.find('/') != std::string::npos)
+    for (size_t at; (at = error.find(f.path)) != std::string::npos;)
+      error.replace(at, f.path.size(), name);
+  return error;
+}
+
 std::string lesson_file_banner(const LessonFile& f) {
+  const std::string error = lesson_file_error(f);
   if (!f.compiler_output.empty())
-    return "Your lesson file did not compile (the Source panel shows it at its line): " + f.error;
-  return "Your lesson file did not load or run (the Source panel shows it): " + f.error;
+    return "Your lesson file did not compile (the Source panel shows it at its line): " + error;
+  return "Your lesson file did not load or run (the Source panel shows it): " + error;
 }
 
 // ---- lesson files: watched, compiled again, rerun -----------------------------
@@ -245,6 +256,7 @@ void lesson_watch_failed(AppState& s, const LessonFile& f) {
   LessonFileWatch& w = s.lesson_watch;
   s.lesson_file_failure = f;
   s.select_tab = "Source";
+  if (s.present.focus_auto) s.present.focus_grid = false;  // the app hid the panels: show them
   s.banner.show(Banner::Error, lesson_file_banner(f));
   ++w.reloads;
   w.last_reload_seconds =

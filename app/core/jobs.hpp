@@ -45,6 +45,9 @@ void restore_position(AppState& s);
 
 // What the banner says while a lesson file's failure stands (AppState::lesson_file_failure).
 std::string lesson_file_banner(const LessonFile& f);
+// Its error with the file named by its name, not its whole path (a temporary
+// folder would fill the banner).
+std::string lesson_file_error(const LessonFile& f);
 
 // "matmul.tiled_square_n10_tile4.tstrace", "..._without-barrier-2.tstrace": a
 // name that says what the trace holds, so that saved traces do not collide.

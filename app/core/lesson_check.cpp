@@ -346,7 +346,7 @@ LessonCheck check_lesson_file_in_child(const std::string& path, const RunRequest
     std::snprintf(secs, sizeof secs, "%.0f", timeout_s);
     return failed(path + ": checking the lesson file did not finish in " + secs +
                   " s (a loop that never ends in its host code: the descriptor, its "
-                  "reference or check?); it was stopped, and the window keeps the last good run");
+                  "reference or check?); it was stopped");
   }
   if (WIFSIGNALED(status)) {
     c.crashed = true;
@@ -362,8 +362,7 @@ LessonCheck check_lesson_file_in_child(const std::string& path, const RunRequest
       c.file.diagnostics.push_back({c.file.path, line, 0, "error",
                                     "the kernel crashed after this "
                                     "line"});
-    return failed(c.file.path + ": the lesson crashed its check: " + where +
-                  ". The window keeps the last good run.");
+    return failed(c.file.path + ": the lesson crashed its check: " + where);
   }
   const size_t brace = out.rfind("\n{") != std::string::npos ? out.rfind("\n{") + 1 : out.find('{');
   nlohmann::json j;

@@ -160,7 +160,7 @@ class SourceView final : public View {
                                        " did not compile: " + std::to_string(errors) +
                                        (errors == 1 ? " error" : " errors") +
                                        ", the first at line " + std::to_string(first->line)
-                                 : f.error;
+                                 : lesson_file_error(f);
     ImGui::PushTextWrapPos(0);
     ImGui::TextColored(red, "%s", head.c_str());
     ImGui::PopTextWrapPos();
