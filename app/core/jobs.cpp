@@ -145,10 +145,7 @@ void install(AppState& s, std::unique_ptr<JobOutput> out) {
   if (!out || !out->ok) {
     // The last good result stays on screen.
     if (out && out->lesson_file_failure) {  // the Source panel shows where it crashed
-      s.lesson_file_failure = out->lesson_file_failure;
-      s.select_tab = "Source";
-      if (s.present.focus_auto) s.present.focus_grid = false;
-      s.banner.show(Banner::Error, lesson_file_banner(*out->lesson_file_failure));
+      show_lesson_file_failure(s, *out->lesson_file_failure);
       return;
     }
     s.banner.show(Banner::Error, out ? out->error : std::string("the run failed"));
@@ -198,6 +195,15 @@ void install(AppState& s, std::unique_ptr<JobOutput> out) {
     s.request.params = t.config.params;
     s.request.barrier_mask = t.config.barrier_mask;
   }
+}
+
+void show_lesson_file_failure(AppState& s, const LessonFile& f) {
+  s.lesson_file_failure = f;
+  s.select_tab = "Source";
+  if (s.present.focus_auto) s.present.focus_grid = false;  // the app hid the panels: show them
+  // The Source panel gets most of its column: the file's lines and the messages under them.
+  s.layout.right_top = std::min(s.layout.right_top, 0.3f);
+  s.banner.show(Banner::Error, lesson_file_banner(f));
 }
 
 std::string lesson_file_error(const LessonFile& f) {
@@ -254,10 +260,7 @@ void keep_position(AppState& s, const std::string& lesson_id) {
 
 void lesson_watch_failed(AppState& s, const LessonFile& f) {
   LessonFileWatch& w = s.lesson_watch;
-  s.lesson_file_failure = f;
-  s.select_tab = "Source";
-  if (s.present.focus_auto) s.present.focus_grid = false;  // the app hid the panels: show them
-  s.banner.show(Banner::Error, lesson_file_banner(f));
+  show_lesson_file_failure(s, f);
   ++w.reloads;
   w.last_reload_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - w.saved).count();

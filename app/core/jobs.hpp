@@ -43,6 +43,9 @@ void remember_lesson_file(AppState& s, const std::string& path);
 void update_lesson_watch(AppState& s, BudgetDialog& budget, bool scripted, double now);
 void restore_position(AppState& s);
 
+// A lesson file's failure on screen: the Source panel in front (and in view),
+// the banner. The last good run stays.
+void show_lesson_file_failure(AppState& s, const LessonFile& f);
 // What the banner says while a lesson file's failure stands (AppState::lesson_file_failure).
 std::string lesson_file_banner(const LessonFile& f);
 // Its error with the file named by its name, not its whole path (a temporary

@@ -101,9 +101,7 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
   // --compare: the second run starts with the first (app/compare/compare_mode.hpp).
   if (!opt_.compare_error.empty()) s.banner.show(Banner::Error, opt_.compare_error);
   if (opt_.lesson_file_failure) {  // the Source panel shows the errors at their lines
-    s.lesson_file_failure = opt_.lesson_file_failure;
-    s.banner.show(Banner::Error, lesson_file_banner(*opt_.lesson_file_failure));
-    if (s.select_tab.empty()) s.select_tab = "Source";
+    show_lesson_file_failure(s, *opt_.lesson_file_failure);
   }
   if (!opt_.lesson_file_watch.empty()) watch_lesson_file(s, opt_.lesson_file_watch);
   if (opt_.compare && !opt_.scripted()) request_compare(s, *opt_.compare);

@@ -171,6 +171,24 @@ class SourceView final : public View {
       return;
     }
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Back to the lesson's own source");
+    // A pane too short for the file (a large font on a small window): the
+    // first error's line and message alone, where they can be read.
+    if (first && first->line <= int(failure_lines_.size()) &&
+        ImGui::GetContentRegionAvail().y < ImGui::GetTextLineHeightWithSpacing() * 6) {
+      ImFont* mono = static_cast<ImFont*>(s.present.mono_small_font ? s.present.mono_small_font
+                                                                    : s.present.mono_font);
+      if (mono) ImGui::PushFont(mono);
+      std::string code = failure_lines_[size_t(first->line) - 1];
+      code.erase(0, std::min(code.find_first_not_of(' '), code.size()));
+      ImGui::PushTextWrapPos(0);
+      ImGui::TextDisabled("%d", first->line);
+      ImGui::SameLine();
+      ImGui::TextUnformatted(code.c_str());
+      ImGui::TextColored(red, "%s: %s", first->severity.c_str(), first->message.c_str());
+      ImGui::PopTextWrapPos();
+      if (mono) ImGui::PopFont();
+      return;
+    }
     ImGui::BeginChild("##failure", ImVec2(0, 0), false);
     ImFont* mono = static_cast<ImFont*>(s.present.mono_small_font ? s.present.mono_small_font
                                                                   : s.present.mono_font);
