@@ -88,6 +88,12 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
   s.save_dialog_open = opt_.dialog == "save";
   s.export_dialog_open = opt_.dialog == "export";
   s.lesson_watch.dialog_open = opt_.dialog == "lesson";
+  // A header where a trace would be (tilescope my_kernel.hpp): opened as File >
+  // Open lesson file opens it, once the window runs.
+  if (is_lesson_file_path(opt_.trace_file)) {
+    open_lesson_file(s, opt_.trace_file);
+    opt_.trace_file.clear();
+  }
   // A performance report goes to the Performance panel, also where a trace would
   // (tilescope report.json); the lesson then runs as without a file.
   if (is_perf_report_path(opt_.trace_file)) {

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "app/compare/compare_mode.hpp"
+#include "app/core/jobs.hpp"
 #include "app/core/lesson_check.hpp"
 #include "app/export/export.hpp"
 #include "app/shell/app.hpp"
@@ -61,7 +62,9 @@ struct CommandLine {
 void add_window_options(CommandLine& line, ts::app::Options& opt) {
   CLI::App& cli = line.cli;
   std::string& size = line.size;
-  cli.add_option("trace", opt.trace_file, "a .tstrace file to replay (recorded anywhere)");
+  cli.add_option("trace", opt.trace_file,
+                 "a .tstrace file to replay (recorded anywhere), or a lesson file (.hpp) to open "
+                 "as File > Open lesson file does");
   ts::LessonOptions& lesson = line.lesson;
   lesson.default_lesson = ts::default_lesson().id;
   // The window's simulator lets the odd warps fall behind by default, so that
@@ -289,9 +292,12 @@ std::optional<int> parse_window_options(int argc, char** argv, CommandLine& line
                  "tilescope: note: %s is replayed with its own lesson and settings; the lesson "
                  "options are for new runs from the window\n",
                  opt.trace_file.c_str());
-  if (opt.wait_reloads > 0 && (opt.lesson_file_watch.empty() || !opt.scripted())) {
+  const bool opens_lesson_file = ts::app::is_lesson_file_path(opt.trace_file);
+  if (opt.wait_reloads > 0 &&
+      ((opt.lesson_file_watch.empty() && !opens_lesson_file) || !opt.scripted())) {
     std::fprintf(stderr,
-                 "tilescope: error: --wait-reloads needs --lesson-file and a scripted run "
+                 "tilescope: error: --wait-reloads needs a lesson file (--lesson-file, or one "
+                 "given as the file to open) and a scripted run "
                  "(--screenshot or --exit)\n");
     return 2;
   }

@@ -451,7 +451,8 @@ bool App::wait_for_reloads(int n, std::string* error) {
   AppState& s = state_;
   LessonFileWatch& w = s.lesson_watch;
   const int from = w.reloads;
-  std::printf("watching %s for changes (waiting for %d)\n", w.path.c_str(), n);
+  std::printf("watching %s for changes (waiting for %d)\n",
+              w.path.empty() ? w.open_request.c_str() : w.path.c_str(), n);
   std::fflush(stdout);
   const double until = glfwGetTime() + 600;
   int printed = from;

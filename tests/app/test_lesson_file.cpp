@@ -161,6 +161,20 @@ TEST_F(LessonFileWindow, SavingTheFileRerunsItAndKeepsThePosition) {
   EXPECT_LT(seconds, 60) << "far beyond the 10 s target; the machine is loaded?";
 }
 
+// A lesson file opened from the window, as File > Open lesson file (or a
+// header given where a trace would be) opens it: compiled in the background
+// while the default lesson shows, then run in its place.
+TEST_F(LessonFileWindow, OpeningALessonFileFromTheWindowRunsIt) {
+  const std::string path = dir / "reverse.hpp";
+  test::write_text(path, test::kReverseLesson);
+  BackgroundWindow w("lesson_file_opened", path + " --size 1280x720 --wait-reloads 1");
+  const Shot s = w.finish(240);
+  ASSERT_EQ(s.rc, 0) << s.log;
+  EXPECT_NE(s.log.find("reload 1: ran"), std::string::npos) << s.log;
+  EXPECT_EQ(s.cells["variant"], "file.reverse");
+  EXPECT_EQ(s.cells["events"], 384) << "64 elements: load, store, barrier, load, store each";
+}
+
 // A save with a syntax error: the window keeps running, the banner and the
 // Source panel name the line, and the last good run stays on screen.
 TEST_F(LessonFileWindow, SyntaxErrorOnSaveKeepsTheLastGoodRun) {
