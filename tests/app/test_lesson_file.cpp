@@ -161,6 +161,26 @@ TEST_F(LessonFileWindow, SavingTheFileRerunsItAndKeepsThePosition) {
   EXPECT_LT(seconds, 60) << "far beyond the 10 s target; the machine is loaded?";
 }
 
+// Mid-replay: the window waits at the barrier when the file is saved; the
+// rerun's replay waits at the same barrier, the same step into its phase.
+TEST_F(LessonFileWindow, SavingKeepsTheReplayAtItsBarrier) {
+  const std::string path = dir / "reverse.hpp";
+  test::write_text(path, test::kReverseLesson);
+  BackgroundWindow w("lesson_file_live_barrier",
+                     "--lesson-file " + path +
+                         " --size 1280x720 --backend sim --position barrier:1 --wait-reloads 1");
+  ASSERT_TRUE(w.wait_for("watching " + path, 240)) << w.text();
+  const std::string edited = test::with_line(test::kReverseLesson, "STORE",
+                                             "  out[i] = 7.0f + 0.0f * tile[tid];  // STORE");
+  test::write_text(path, edited);
+  const Shot s = w.finish(240);
+  ASSERT_EQ(s.rc, 0) << s.log;
+  EXPECT_NE(s.log.find("reload 1: ran"), std::string::npos) << s.log;
+  EXPECT_EQ(s.cells["position"], 192) << "half of the 384 events: every thread at the barrier";
+  EXPECT_EQ(s.cells["barrier_wait"]["active"], true) << s.cells["barrier_wait"];
+  EXPECT_EQ(s.cells["barrier_wait"]["line"], test::line_of(edited, "BARRIER"));
+}
+
 // A lesson file opened from the window, as File > Open lesson file (or a
 // header given where a trace would be) opens it: compiled in the background
 // while the default lesson shows, then run in its place.
