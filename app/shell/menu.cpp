@@ -119,7 +119,9 @@ void draw_menu(AppState& s) {
   }
   // Status on the right of the menu bar: what is running, where.
   const std::string status =
-      s.job.active()
+      s.lesson_watch.compiling()
+          ? "compiling " + s.lesson_watch.path.substr(s.lesson_watch.path.rfind('/') + 1) + "..."
+      : s.job.active()
           ? "running " + s.job.what + "..."
           : (s.result.backend_note.empty() ? std::string("no trace yet") : s.result.backend_note);
   const float w = ImGui::CalcTextSize(status.c_str()).x;
