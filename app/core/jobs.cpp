@@ -162,11 +162,11 @@ void install(AppState& s, std::unique_ptr<JobOutput> out) {
   s.replay = std::move(out->replay);
   s.replay->set_order(s.replay_ui.order_request);
   s.replay->seek(0);
-  if (rerun) restore_position(s);
   s.replay_ui.playing = false;
   s.replay_ui.carry = 0;
   s.replay_ui.speed = std::max(20.0, double(s.replay->size()) / 60.0);
   if (s.selection.block >= s.replay->block_count()) s.selection.block = 0;
+  if (rerun) restore_position(s);  // the selected block's phase, on the new trace
   s.selection.thread = -1;
   const Trace& t = *s.result.trace;
   if (t.truncated())
