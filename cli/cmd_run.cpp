@@ -66,7 +66,8 @@ int run_command(const RunOptions& o) {
     j["faults"] = r.faults;
     j["kernel_ms"] = r.kernel_ms;
     if (const LessonFile* f = o.lesson.lesson_file_result())
-      j["lesson_file"] = {{"path", f->path}, {"cached", f->cached}, {"seconds", f->seconds}};
+      j["lesson_file"] = {
+          {"path", f->path}, {"cached", f->cached}, {"seconds", f->seconds}, {"gpu", f->gpu}};
     if (!o.out.empty()) j["trace_file"] = saved ? nlohmann::json(o.out) : nlohmann::json();
     if (!saved_error.empty()) j["trace_file_error"] = saved_error;
     std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

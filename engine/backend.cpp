@@ -9,6 +9,7 @@
 #include <exception>
 #include <new>
 
+#include "engine/lesson_plugin_cuda.hpp"
 #include "engine/prepare.hpp"
 #include "engine/runtime_lessons.hpp"
 
@@ -32,15 +33,17 @@ Choice choose_backend(const RunRequest& req) {
   const CudaStatus& gpu = cuda_status();
   Choice c;
   bool use_gpu = false;
-  // A lesson file's plug-in holds the simulator's body only (nvcc plug-ins: not yet).
+  // A lesson file's plug-in holds the simulator's body, and the GPU's where
+  // nvcc compiled it too (engine/lesson_plugin_cuda.hpp).
   const std::optional<size_t> index = lesson_index(req.lesson_id);
-  const bool file = index && is_runtime_lesson(*index);
+  const bool file = index && is_runtime_lesson(*index) && !runtime_cuda_launch(*index);
   switch (req.backend) {
     case BackendChoice::Cuda:
       if (file)
         c.error = req.lesson_id +
-                  " is a lesson file: it runs on the simulator only (for now); choose the "
-                  "simulator (or auto)";
+                  " is a lesson file compiled without nvcc: it runs on the simulator only; "
+                  "choose the simulator (or auto), or compile it with nvcc where there is a GPU "
+                  "(TILESCOPE_PLUGIN_CUDA=1)";
       else if (!gpu.usable)
         c.error =
             "the CUDA backend is not available: " + gpu.reason + "; choose the simulator (or auto)";
@@ -51,7 +54,7 @@ Choice choose_backend(const RunRequest& req) {
     case BackendChoice::Auto:
       use_gpu = gpu.usable && !file;
       if (file && gpu.usable)
-        c.note = "CPU simulator: a lesson file runs on the simulator only (for now)";
+        c.note = "CPU simulator: this lesson file was compiled without nvcc (simulator only)";
       else if (!use_gpu)
         c.note = "CPU simulator: " + gpu.reason;
       break;

@@ -41,10 +41,15 @@ struct LessonFile {
   std::vector<CompilerDiagnostic> diagnostics;
   std::string compiler_output;  // as the compiler printed it
   bool cached = false;          // the plug-in came from the cache (or was loaded already)
+  bool not_cached = false;      // cached_only, and the plug-in was not there
+  bool gpu = false;             // nvcc compiled the GPU half: the CUDA backend runs it too
   double seconds = 0;           // from the call to the lesson registered (or the failure)
 };
 
-LessonFile load_lesson_file(const std::string& path);
+// `cached_only`: never run the compiler; a file whose plug-in is not in the
+// cache (edited since it was compiled) fails with `not_cached` set. The window
+// compiles in a child process first and then loads here, on its own thread.
+LessonFile load_lesson_file(const std::string& path, bool cached_only = false);
 
 // The compiler's "file:line:column: severity: message" lines (GCC and Clang),
 // and GCC's context lines ("file:line:column:   required from here", as notes).

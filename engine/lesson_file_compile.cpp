@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/backend.hpp"
 #include "engine/lesson_file_config.hpp"  // generated: the toolchain of this build
 
 extern char** environ;
@@ -65,6 +66,21 @@ Toolchain plugin_toolchain() {
   }
   for (const char* f : lesson_file_config::kFlags)
     t.flags.emplace_back(f);
+  // The GPU half: where a GPU can run it (or TILESCOPE_PLUGIN_CUDA=1 asks, to
+  // build it on a machine without one); the simulator's body is always there.
+  const char* cuda = std::getenv("TILESCOPE_PLUGIN_CUDA");
+  const bool forced = cuda && std::string(cuda) == "1", off = cuda && std::string(cuda) == "0";
+  if (!off && (forced || cuda_status().usable)) {
+    if (!*lesson_file_config::kNvcc)
+      t.cuda_note = "this TileScope was built without CUDA: the lesson file runs on the simulator";
+    else if ((t.nvcc = on_path(lesson_file_config::kNvcc)).empty())
+      t.cuda_note = std::string("nvcc (") + lesson_file_config::kNvcc +
+                    ") is not there: the lesson file runs on the simulator";
+    for (const char* f : lesson_file_config::kCudaFlags)
+      if (*f && !t.nvcc.empty()) t.cuda_flags.emplace_back(f);
+    for (const char* f : lesson_file_config::kCudaLink)
+      if (*f && !t.nvcc.empty()) t.cuda_link.emplace_back(f);
+  }
   // An installed TileScope has its headers beside its programs; a build tree
   // reads the source tree it was configured from.
   const fs::path installed = program_dir() / lesson_file_config::kInstalledInclude;

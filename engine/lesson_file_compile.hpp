@@ -15,6 +15,13 @@ struct Toolchain {
   std::vector<std::string> flags;  // TileScope's C++ flags, then the plug-in's
   std::string include_dir;         // TileScope's headers: the source tree or the installed copy
   std::string problem;             // non-empty: why nothing can be compiled here
+  // The GPU half (engine/lesson_plugin_cuda.hpp): nvcc and its flags; empty
+  // where this build has no CUDA, nvcc is gone, or the plug-in should not have
+  // one (no usable GPU, unless TILESCOPE_PLUGIN_CUDA=1; never with =0).
+  std::string nvcc;
+  std::vector<std::string> cuda_flags;
+  std::vector<std::string> cuda_link;  // the plug-in's own CUDA runtime
+  std::string cuda_note;               // why there is no GPU half, where one was asked for
 };
 // The recorded toolchain (TILESCOPE_CXX names another compiler), checked:
 // the compiler is there and so are the headers.

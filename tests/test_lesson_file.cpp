@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "engine/backend.hpp"
 #include "engine/catalogue.hpp"
 #include "engine/lesson_file.hpp"
 #include "tests/cli_process.hpp"
@@ -50,6 +51,24 @@ TEST(LessonFile, ParsesCompilerDiagnostics) {
   EXPECT_EQ(d[3].file, "/usr/include/x.h");
   EXPECT_EQ(diagnostic_line(d[0]),
             "/home/s/my_scan.hpp:12:5: error: expected ';' before '}' token");
+}
+
+// nvcc's front end (EDG) says where differently: "file(line): error: message".
+TEST(LessonFile, ParsesNvccDiagnostics) {
+  const std::string out =
+      "/home/s/my_scan.hpp(14): error: identifier \"tiles\" is undefined\n"
+      "/home/s/my_scan.hpp(20): warning #177-D: variable \"k\" was declared but never "
+      "referenced\n"
+      "/home/s/my_scan.hpp(3): catastrophic error: cannot open source file \"nope.hpp\"\n";
+  const std::vector<CompilerDiagnostic> d = parse_compiler_output(out);
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_EQ(d[0].file, "/home/s/my_scan.hpp");
+  EXPECT_EQ(d[0].line, 14);
+  EXPECT_EQ(d[0].severity, "error");
+  EXPECT_EQ(d[0].message, "identifier \"tiles\" is undefined");
+  EXPECT_EQ(d[1].severity, "warning");
+  EXPECT_EQ(d[1].line, 20);
+  EXPECT_EQ(d[2].severity, "fatal error");
 }
 
 #ifdef TS_CLI_PATH
@@ -255,6 +274,44 @@ TEST_F(LessonFileTest, EachMistakeBeforeTheCompilerHasItsMessage) {
   r = cli("run " + std::string(picks::default_lesson().id) + " --lesson-file " + (dir / "x.hpp"));
   EXPECT_EQ(r.code, 2) << "a lesson id and a file: a usage error\n" << r.out;
 }
+
+#if TS_HAVE_CUDA
+// The GPU half of a plug-in: nvcc compiles the lesson file with the CUDA
+// backend's recorders (engine/cuda/lesson_plugin.cuh) where a GPU can run it;
+// TILESCOPE_PLUGIN_CUDA=1 asks for it here, without one. The plug-in exports
+// the GPU entry point, the simulator still runs it by default, and the CUDA
+// backend takes it (on a GPU it runs; without one it says so, not "simulator only").
+TEST_F(LessonFileTest, GpuHalfIsCompiledWithNvccAndTheSimulatorStaysTheDefault) {
+  const std::string path = file("reverse.hpp", kReverseLesson);
+  if (!cuda_status().usable) {  // no GPU: no GPU half unless asked
+    const testing::CliRun plain = cli("run --lesson-file " + path + " --backend cuda");
+    EXPECT_NE(plain.code, 0) << plain.out;
+    EXPECT_NE(plain.out.find("compiled without nvcc"), std::string::npos) << plain.out;
+  }
+
+  ::setenv("TILESCOPE_PLUGIN_CUDA", "1", 1);
+  const testing::CliRun sim = cli("run --lesson-file " + path + " --json");
+  testing::CliRun gpu = cli("run --lesson-file " + path + " --backend cuda");
+  ::unsetenv("TILESCOPE_PLUGIN_CUDA");
+  ASSERT_EQ(sim.code, 0) << sim.out;
+  const auto j = nlohmann::json::parse(sim.out.substr(sim.out.find('{')));
+  EXPECT_EQ(j["verdict"]["correct"], true) << sim.out;
+  if (!cuda_status().usable) {
+    EXPECT_NE(j["backend_note"].get<std::string>().find("CPU simulator"), std::string::npos)
+        << sim.out;
+    EXPECT_NE(gpu.code, 0) << gpu.out;
+    EXPECT_NE(gpu.out.find("the CUDA backend is not available"), std::string::npos) << gpu.out;
+  } else {
+    EXPECT_EQ(gpu.code, 0) << gpu.out;
+    EXPECT_NE(gpu.out.find("verdict:  correct"), std::string::npos) << gpu.out;
+  }
+  EXPECT_EQ(j["lesson_file"]["gpu"], true) << "the plug-in has its GPU half";
+  const testing::CliRun again = cli("run --lesson-file " + path + " --json");
+  const auto k = nlohmann::json::parse(again.out.substr(again.out.find('{')));
+  EXPECT_EQ(k["lesson_file"]["gpu"], cuda_status().usable)
+      << "without the variable: where a GPU is";
+}
+#endif  // TS_HAVE_CUDA
 
 #endif  // TS_CLI_PATH
 

@@ -44,6 +44,7 @@
 
 #include "analysis/replay.hpp"
 #include "app/core/grid_facts.hpp"
+#include "app/core/lesson_check.hpp"
 #include "app/core/quiz_state.hpp"
 #include "app/core/warp_index.hpp"
 #include "engine/backend.hpp"
@@ -62,6 +63,9 @@ struct JobOutput {
   std::unique_ptr<Replay> replay;
   std::shared_ptr<const WarpIndex> warp;  // its warp accesses (app/core/warp_index.hpp)
   std::string source;                     // "run" or the file's path
+  // A lesson file's run whose check crashed (app/core/lesson_check.hpp): the Source panel says
+  // where.
+  std::optional<LessonFile> lesson_file_failure;
 };
 
 // A run of the engine in the background, so the window stays responsive.
@@ -219,6 +223,32 @@ struct LectureState {
 
 struct CompareState;  // app/compare/compare_mode.hpp
 
+// A lesson file open in the window (--lesson-file, File > Open lesson...):
+// watched, compiled again in a child process on every save, loaded and run
+// again, the replay kept where it was (app/core/jobs.hpp, update_lesson_watch).
+struct LessonFileWatch {
+  std::string path;                 // absolute; empty: no lesson file
+  std::string open_request;         // File > Open lesson... or Recent chose this
+  bool dialog_open = false;         // File > Open lesson...: the file dialog for headers
+  std::vector<std::string> recent;  // the lesson files opened last, newest first (imgui.ini)
+  int64_t seen_stamp = -1;          // the file's mtime (ns) and size as last compiled
+  uint64_t seen_size = 0;
+  int64_t changed_stamp = -1;  // a save seen, compiled once the file has been still a moment
+  double changed_at = 0, polled_at = -1;
+  std::future<LessonCheck> check;  // the compile in flight
+  bool rerun_pending = false;      // compiled and loaded: run once the window is free
+  bool awaiting_run = false;       // the rerun is in flight: keep the position when it is in
+  // Where the replay was: its phase for the selected block, the events into
+  // it, and whether it was at the end (app/core/jobs.cpp, keep_position).
+  int keep_phase = -1;
+  uint64_t keep_offset = 0;
+  bool keep_end = false;
+  int reloads = 0;  // saves handled (compiled and rerun, or failed): scripted --wait-reloads
+  std::chrono::steady_clock::time_point saved;  // when the save was seen
+  double last_reload_seconds = 0;               // save seen to replay updated
+  bool compiling() const { return check.valid(); }
+};
+
 struct AppState {
   // The lesson as edited in the Lesson panel; Run sends a copy to the engine.
   RunRequest request;
@@ -257,6 +287,7 @@ struct AppState {
   // A lesson file (--lesson-file) that did not compile or load: the Source
   // panel shows its text with the compiler's errors at their lines until dismissed.
   std::optional<LessonFile> lesson_file_failure;
+  LessonFileWatch lesson_watch;
 
   std::string select_tab;          // a view name (View::name) to bring to the front of its slot
   bool run_requested = false;      // a panel asks for request to run

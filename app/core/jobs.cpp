@@ -1,12 +1,19 @@
 #include "app/core/jobs.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <filesystem>
 #include <future>
+#include <mutex>
+#include <set>
 
 #include "analysis/stale_reads.hpp"
 #include "analysis/verdict.hpp"
 #include "engine/reference.hpp"
+#include "engine/runtime_lessons.hpp"
 #include "io/perf_report.hpp"
 #include "io/trace_file.hpp"
 
@@ -16,10 +23,51 @@ namespace {
 
 constexpr size_t kStaleReadDetail = 512;  // stale reads the race panel lists (all are counted)
 
+// The lesson-file runs a child already ran without a crash: the file as it was
+// then (its time and size) and the request. The same Run again runs at once.
+struct CheckedRuns {
+  std::mutex mutex;
+  std::set<std::string> keys;
+};
+CheckedRuns& checked_runs() {
+  static CheckedRuns runs;
+  return runs;
+}
+std::string checked_key(const std::string& path, const RunRequest& req) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return "";
+  return path + "\n" + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec) + ":" + std::to_string(st.st_size) + "\n" +
+         encode_request(req);
+}
+bool checked_before(const std::string& key) {
+  CheckedRuns& c = checked_runs();
+  const std::lock_guard<std::mutex> lock(c.mutex);
+  return !key.empty() && c.keys.count(key) > 0;
+}
+void remember_checked(const std::string& key) {
+  CheckedRuns& c = checked_runs();
+  const std::lock_guard<std::mutex> lock(c.mutex);
+  if (!key.empty()) c.keys.insert(key);
+}
+
 }  // namespace
 
-std::unique_ptr<JobOutput> run_job(RunRequest req) {
+std::unique_ptr<JobOutput> run_job(RunRequest req, std::string lesson_file) {
   auto out = std::make_unique<JobOutput>();
+  out->source = "run";
+  const std::string key = lesson_file.empty() ? "" : checked_key(lesson_file, req);
+  if (!lesson_file.empty() && !checked_before(key)) {
+    // Run first where a crash takes only a child process (app/core/lesson_check.hpp).
+    // (A compiler error there is a newer text's: the watch says it; the loaded lesson runs.)
+    const LessonCheck c = check_lesson_file_in_child(lesson_file, &req);
+    if (!c.crashed) remember_checked(key);
+    if (c.crashed) {
+      out->error = c.file.error;
+      out->lesson_file_failure = c.file;
+      return out;
+    }
+  }
   try {
     out->result = ts::run(req);
     out->ok = out->result.ok;
@@ -90,7 +138,10 @@ void start_run(AppState& s, BudgetDialog& budget, bool scripted, uint64_t held) 
   if (!budget.admit_run(s, scripted, held)) return;
   s.job.what = std::string(v->id);
   s.job.started = std::chrono::steady_clock::now();
-  s.job.future = std::async(std::launch::async, run_job, s.request);
+  // A lesson file's kernel runs in a child process first (a crash there leaves the window).
+  const std::optional<size_t> index = lesson_index(v->id);
+  const std::string file = index && is_runtime_lesson(*index) ? std::string(v->source_file) : "";
+  s.job.future = std::async(std::launch::async, run_job, s.request, file);
 }
 
 void start_load(AppState& s, BudgetDialog& budget, const std::string& path, bool scripted) {
@@ -115,8 +166,20 @@ void poll_job(AppState& s, bool wait) {
 }
 
 void install(AppState& s, std::unique_ptr<JobOutput> out) {
+  LessonFileWatch& w = s.lesson_watch;
+  const bool rerun = w.awaiting_run && out && out->source == "run";
+  if (rerun) {
+    w.awaiting_run = false;
+    ++w.reloads;
+    w.last_reload_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - w.saved).count();
+  }
   if (!out || !out->ok) {
     // The last good result stays on screen.
+    if (out && out->lesson_file_failure) {  // the Source panel shows where it crashed
+      show_lesson_file_failure(s, *out->lesson_file_failure);
+      return;
+    }
     s.banner.show(Banner::Error, out ? out->error : std::string("the run failed"));
     return;
   }
@@ -135,6 +198,7 @@ void install(AppState& s, std::unique_ptr<JobOutput> out) {
   s.replay_ui.carry = 0;
   s.replay_ui.speed = std::max(20.0, double(s.replay->size()) / 60.0);
   if (s.selection.block >= s.replay->block_count()) s.selection.block = 0;
+  if (rerun) restore_position(s);  // the selected block's phase, on the new trace
   s.selection.thread = -1;
   const Trace& t = *s.result.trace;
   if (t.truncated())
@@ -151,6 +215,12 @@ void install(AppState& s, std::unique_ptr<JobOutput> out) {
     s.banner.show(Banner::Error, lesson_file_banner(*s.lesson_file_failure));
   else
     s.banner.clear();
+  if (rerun && s.banner.text.empty()) {
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%.1f", w.last_reload_seconds);
+    s.banner.show(Banner::Info, "Reloaded " + std::filesystem::path(w.path).filename().string() +
+                                    ": compiled and run again, " + secs + " s after the save");
+  }
   // A trace from a file: the lesson panel follows it.
   if (out->source != "run" && find_lesson(t.config.lesson_id)) {
     s.request.lesson_id = t.config.lesson_id;
@@ -159,8 +229,196 @@ void install(AppState& s, std::unique_ptr<JobOutput> out) {
   }
 }
 
+void show_lesson_file_failure(AppState& s, const LessonFile& f) {
+  s.lesson_file_failure = f;
+  s.select_tab = "Source";
+  if (s.present.focus_auto) s.present.focus_grid = false;  // the app hid the panels: show them
+  // The Source panel gets most of its column: the file's lines and the messages under them.
+  s.layout.right_top = std::min(s.layout.right_top, 0.3f);
+  s.banner.show(Banner::Error, lesson_file_banner(f));
+}
+
+std::string lesson_file_error(const LessonFile& f) {
+  std::string error = f.error;
+  const std::string name = std::filesystem::path(f.path).filename().string();
+  if (!name.empty() && f.path.find('/') != std::string::npos)
+    for (size_t at; (at = error.find(f.path)) != std::string::npos;)
+      error.replace(at, f.path.size(), name);
+  return error;
+}
+
 std::string lesson_file_banner(const LessonFile& f) {
-  return "Your lesson file did not compile or load (the Source panel shows it): " + f.error;
+  const std::string error = lesson_file_error(f);
+  if (!f.compiler_output.empty())
+    return "Your lesson file did not compile (the Source panel shows it at its line): " + error;
+  return "Your lesson file did not load or run (the Source panel shows it): " + error;
+}
+
+// ---- lesson files: watched, compiled again, rerun -----------------------------
+
+namespace {
+
+// The file's modification time (ns) and size; false when it cannot be read.
+bool file_stamp(const std::string& path, int64_t* stamp, uint64_t* size) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return false;
+  *stamp = int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  *size = uint64_t(st.st_size);
+  return true;
+}
+
+// The start of `phase` (0: the first) for `block`: as the transport's phase step.
+uint64_t phase_start(const Replay& r, int phase, uint32_t block) {
+  uint64_t pos = 0;
+  for (int i = 0; i < phase; ++i) {
+    const uint64_t next = r.phase_step(pos, true, block);
+    if (next <= pos) return pos;
+    pos = next;
+  }
+  return pos;
+}
+
+// Where the window is, to come back to after the rerun (the same lesson only).
+void keep_position(AppState& s, const std::string& lesson_id) {
+  LessonFileWatch& w = s.lesson_watch;
+  w.keep_phase = -1;
+  if (!s.replay || s.trace().config.lesson_id != lesson_id) return;
+  const Replay& r = *s.replay;
+  w.keep_end = r.position() >= r.size();
+  w.keep_phase = std::max(0, r.current_phase(s.selection.block));
+  const uint64_t start = phase_start(r, w.keep_phase, s.selection.block);
+  w.keep_offset = r.position() > start ? r.position() - start : 0;
+}
+
+void lesson_watch_failed(AppState& s, const LessonFile& f) {
+  LessonFileWatch& w = s.lesson_watch;
+  show_lesson_file_failure(s, f);
+  ++w.reloads;
+  w.last_reload_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - w.saved).count();
+}
+
+// The child compiled it (or said why not): load the plug-in it left in the
+// cache, make the lesson the window's, and ask for the rerun.
+void finish_check(AppState& s, const LessonCheck& c) {
+  LessonFileWatch& w = s.lesson_watch;
+  if (c.crashed || !c.file.ok) return lesson_watch_failed(s, c.file);
+  const LessonFile f = load_lesson_file(w.path, true);  // milliseconds: from the cache
+  if (f.not_cached) {  // saved again while it compiled: compile again
+    w.seen_stamp = -1;
+    return;
+  }
+  if (!f.ok) return lesson_watch_failed(s, f);
+  if (s.lesson_file_failure) {
+    if (s.banner.text == lesson_file_banner(*s.lesson_file_failure)) s.banner.clear();
+    s.lesson_file_failure.reset();
+  }
+  const LessonInfo* v = find_lesson(f.lesson_id);
+  if (!v) return lesson_watch_failed(s, f);
+  // The same lesson keeps its parameters and barriers where they still fit.
+  const DeviceLimits lim = s.request.backend != BackendChoice::Sim && cuda_status().usable
+                               ? cuda_status().limits()
+                               : simulator_model().limits();
+  if (s.request.lesson_id != f.lesson_id || validate(*v, s.request.params, lim)) {
+    s.request.lesson_id = f.lesson_id;
+    s.request.params = v->defaults;
+    s.request.barrier_mask = all_barriers(*v);
+  }
+  s.param_error.clear();
+  keep_position(s, f.lesson_id);
+  w.rerun_pending = true;
+}
+
+}  // namespace
+
+void restore_position(AppState& s) {
+  LessonFileWatch& w = s.lesson_watch;
+  if (w.keep_phase < 0 || !s.replay) return;
+  Replay& r = *s.replay;
+  if (w.keep_end) {
+    r.seek(r.size());
+  } else {
+    // The same phase and as many events into it where the new trace has
+    // them; else as far as it goes (the phase's end, the trace's end).
+    const uint64_t start = phase_start(r, w.keep_phase, s.selection.block);
+    const uint64_t next = r.phase_step(start, true, s.selection.block);
+    const uint64_t end = next > start ? next : r.size();
+    r.seek(std::min(start + w.keep_offset, end));
+  }
+  w.keep_phase = -1;
+}
+
+bool is_lesson_file_path(const std::string& path) {
+  const std::string ext = std::filesystem::path(path).extension().string();
+  return ext == ".hpp" || ext == ".h" || ext == ".cuh";
+}
+
+void open_lesson_file(AppState& s, const std::string& path) {
+  s.lesson_watch.open_request = path;
+}
+
+void watch_lesson_file(AppState& s, const std::string& path) {
+  LessonFileWatch& w = s.lesson_watch;
+  std::error_code ec;
+  w.path = std::filesystem::absolute(path, ec).lexically_normal().string();
+  if (!file_stamp(w.path, &w.seen_stamp, &w.seen_size)) w.seen_stamp = -1;
+  remember_lesson_file(s, w.path);
+}
+
+void remember_lesson_file(AppState& s, const std::string& path) {
+  std::vector<std::string>& r = s.lesson_watch.recent;
+  r.erase(std::remove(r.begin(), r.end(), path), r.end());
+  r.insert(r.begin(), path);
+  if (r.size() > kRecentLessonFiles) r.resize(kRecentLessonFiles);
+}
+
+void update_lesson_watch(AppState& s, BudgetDialog& budget, bool scripted, double now) {
+  LessonFileWatch& w = s.lesson_watch;
+  if (!w.open_request.empty() && !w.compiling() && !w.rerun_pending && !w.awaiting_run) {
+    std::error_code ec;
+    w.path = std::filesystem::absolute(w.open_request, ec).lexically_normal().string();
+    w.open_request.clear();
+    remember_lesson_file(s, w.path);
+    w.seen_stamp = -1;  // compile it now
+    w.changed_stamp = -1;
+    w.saved = std::chrono::steady_clock::now();
+    w.polled_at = -1;
+  }
+  if (w.path.empty()) return;
+  // The registry changes only between runs (engine/runtime_lessons.hpp).
+  if (w.compiling() && !s.job.active() &&
+      w.check.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    const LessonCheck c = w.check.get();
+    finish_check(s, c);
+  }
+  if (w.rerun_pending && !s.job.active()) {
+    w.rerun_pending = false;
+    start_run(s, budget, scripted);
+    if (s.job.active())
+      w.awaiting_run = true;
+    else
+      ++w.reloads;  // refused (the banner says why)
+  }
+  if (w.compiling() || w.rerun_pending) return;
+  // A save: the file's time or size changes. It is compiled once it has been
+  // still for a moment (editors write in steps), four looks a second.
+  if (now - w.polled_at >= 0.25 || w.polled_at < 0) {
+    w.polled_at = now;
+    int64_t stamp = -1;
+    uint64_t size = 0;
+    if (file_stamp(w.path, &stamp, &size) && (stamp != w.seen_stamp || size != w.seen_size) &&
+        stamp != w.changed_stamp) {
+      if (w.seen_stamp >= 0) w.saved = std::chrono::steady_clock::now();
+      w.changed_stamp = stamp;
+      w.changed_at = now;
+    }
+  }
+  if (w.changed_stamp >= 0 && now - w.changed_at >= 0.1) {
+    if (!file_stamp(w.path, &w.seen_stamp, &w.seen_size)) return;
+    w.changed_stamp = -1;
+    w.check = std::async(std::launch::async,
+                         [path = w.path] { return check_lesson_file_in_child(path, nullptr); });
+  }
 }
 
 std::string suggested_trace_name(const Trace& t) {

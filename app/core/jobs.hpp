@@ -11,7 +11,9 @@
 namespace ts::app {
 
 // The work itself, on any thread: everything it finds goes into the output.
-std::unique_ptr<JobOutput> run_job(RunRequest req);
+// `lesson_file`: the lesson is that file's; the run is checked in a child first
+// (app/core/lesson_check.hpp), and a crash there is the output's failure.
+std::unique_ptr<JobOutput> run_job(RunRequest req, std::string lesson_file = "");
 std::unique_ptr<JobOutput> load_job(std::string path);
 
 // Starts the lesson of s.request, unless it is invalid, a job is running or the
@@ -26,8 +28,29 @@ void poll_job(AppState& s, bool wait);
 // (the last good result stays).
 void install(AppState& s, std::unique_ptr<JobOutput> out);
 
+// Lesson files in the window (AppState::lesson_watch): File > Open lesson...
+// asks for one; watch_lesson_file() takes the one the command line loaded.
+// update_lesson_watch(), every frame: a save (the file's time or size) is
+// compiled in a child process, loaded from the cache, and the lesson run again;
+// the replay comes back to its phase and step (restore_position, from install()).
+// A compiler error or a crash leaves the last good run on screen.
+inline constexpr size_t kRecentLessonFiles = 8;
+void open_lesson_file(AppState& s, const std::string& path);
+// A header (.hpp, .h, .cuh): what File > Open and a drop open as a lesson file.
+bool is_lesson_file_path(const std::string& path);
+void watch_lesson_file(AppState& s, const std::string& path);
+void remember_lesson_file(AppState& s, const std::string& path);
+void update_lesson_watch(AppState& s, BudgetDialog& budget, bool scripted, double now);
+void restore_position(AppState& s);
+
+// A lesson file's failure on screen: the Source panel in front (and in view),
+// the banner. The last good run stays.
+void show_lesson_file_failure(AppState& s, const LessonFile& f);
 // What the banner says while a lesson file's failure stands (AppState::lesson_file_failure).
 std::string lesson_file_banner(const LessonFile& f);
+// Its error with the file named by its name, not its whole path (a temporary
+// folder would fill the banner).
+std::string lesson_file_error(const LessonFile& f);
 
 // "matmul.tiled_square_n10_tile4.tstrace", "..._without-barrier-2.tstrace": a
 // name that says what the trace holds, so that saved traces do not collide.

@@ -87,6 +87,13 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
   s.file_dialog_open = opt_.dialog == "open";
   s.save_dialog_open = opt_.dialog == "save";
   s.export_dialog_open = opt_.dialog == "export";
+  s.lesson_watch.dialog_open = opt_.dialog == "lesson";
+  // A header where a trace would be (tilescope my_kernel.hpp): opened as File >
+  // Open lesson file opens it, once the window runs.
+  if (is_lesson_file_path(opt_.trace_file)) {
+    open_lesson_file(s, opt_.trace_file);
+    opt_.trace_file.clear();
+  }
   // A performance report goes to the Performance panel, also where a trace would
   // (tilescope report.json); the lesson then runs as without a file.
   if (is_perf_report_path(opt_.trace_file)) {
@@ -100,10 +107,9 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
   // --compare: the second run starts with the first (app/compare/compare_mode.hpp).
   if (!opt_.compare_error.empty()) s.banner.show(Banner::Error, opt_.compare_error);
   if (opt_.lesson_file_failure) {  // the Source panel shows the errors at their lines
-    s.lesson_file_failure = opt_.lesson_file_failure;
-    s.banner.show(Banner::Error, lesson_file_banner(*opt_.lesson_file_failure));
-    if (s.select_tab.empty()) s.select_tab = "Source";
+    show_lesson_file_failure(s, *opt_.lesson_file_failure);
   }
+  if (!opt_.lesson_file_watch.empty()) watch_lesson_file(s, opt_.lesson_file_watch);
   if (opt_.compare && !opt_.scripted()) request_compare(s, *opt_.compare);
   if (opt_.dialog == "compare") open_compare_dialog(s);
 
@@ -122,6 +128,7 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
 App::~App() {
   // A run in flight finishes on its own thread; wait so nothing outlives us.
   if (state_.job.active()) state_.job.future.wait();
+  if (state_.lesson_watch.compiling()) state_.lesson_watch.check.wait();
   save_settings();
 }
 
@@ -142,6 +149,25 @@ void App::save_settings() {
 void App::apply_requests(double dt) {
   AppState& s = state_;
   if (s.run_requested) start_run(s, budget_, opt_.scripted());
+  if (is_lesson_file_path(s.open_trace_request)) {  // File > Open, a drop, Recent
+    open_lesson_file(s, s.open_trace_request);
+    s.open_trace_request.clear();
+  }
+  update_lesson_watch(s, budget_, opt_.scripted(), glfwGetTime());
+  if (s.lesson_watch.dialog_open) {  // File > Open lesson...: where the last one was
+    namespace fs = std::filesystem;
+    const std::string& last =
+        !s.lesson_watch.path.empty()
+            ? s.lesson_watch.path
+            : (s.lesson_watch.recent.empty() ? std::string() : s.lesson_watch.recent.front());
+    std::error_code ec;
+    const std::string dir = !last.empty() && fs::is_directory(fs::path(last).parent_path(), ec)
+                                ? fs::path(last).parent_path().string()
+                                : "";
+    dialog_.set_title("Open a lesson file (your kernel, in the form of lessons/*.hpp)");
+    dialog_.open(dir, std::vector<std::string>{".hpp", ".h", ".cuh"});
+    s.lesson_watch.dialog_open = false;
+  }
   if (is_lecture_path(s.open_trace_request)) {  // File > Open or a drop
     s.lecture.open_request = s.open_trace_request;
     s.open_trace_request.clear();
@@ -189,6 +215,7 @@ void App::apply_requests(double dt) {
 
 bool App::needs_continuous_redraw() const {
   return state_.replay_ui.playing || state_.exporting || state_.job.active() || state_.busy ||
+         state_.lesson_watch.compiling() || state_.lesson_watch.rerun_pending ||
          slots_.measuring() || (!state_.banner.text.empty() && state_.banner.kind == Banner::Info);
 }
 

@@ -62,6 +62,9 @@ struct Options {
   // --lesson-file that did not compile or load: the window opens on the
   // default lesson and shows why (app/views/view_source.cpp).
   std::optional<LessonFile> lesson_file_failure;
+  // --lesson-file, compiled or not: the window watches it and reruns it on every save.
+  std::string lesson_file_watch;
+  int wait_reloads = 0;  // scripted: wait for this many saves of it to be handled
   // --record FILE: export the replay from --from to --to (positions as --position takes them).
   // --panels: the grid or grid+timeline alone (app/export/slide.hpp), for --screenshot too;
   // --title: a line above them.
@@ -91,6 +94,11 @@ class App {
   // Scripted: --keys pressed through GLFW's key callback, as a keyboard (or a
   // presenter's remote) sends them, each followed by frames until its run is in.
   void press_keys();
+  // Scripted, --wait-reloads N: frames until N saves of the lesson file were
+  // compiled and run again (or failed), then the layout settles. Prints each.
+  bool wait_for_reloads(int n, std::string* error);
+  // How long the idle window may sleep between frames: short while a lesson file is watched.
+  double idle_wait_seconds() const { return state_.lesson_watch.path.empty() ? 1.0 : 0.25; }
 
   // Scripted, --all-steps: every step of the lecture in turn, each written as
   // PNG and JSON with "_stepK" before the extension (K from 1); prints each.

@@ -15,6 +15,10 @@ void FileDialog::open(const std::string& start_dir, std::vector<std::string> ext
   dir_ = start_dir.empty() ? fs::current_path(ec) : fs::path(start_dir);
   extensions_ = std::move(extensions);
   mode_ = mode;
+  shown_title_ = !title_.empty()                ? title_
+                 : mode == FileDialogMode::Save ? "Save the trace"
+                                                : "Open a trace or a performance report";
+  title_.clear();
   open_ = true;
   just_opened_ = true;
   confirm_replace_.clear();
@@ -58,7 +62,7 @@ void FileDialog::list() {
 bool FileDialog::draw(std::string* chosen) {
   if (!open_) return false;
   const bool save = mode_ == FileDialogMode::Save;
-  const char* title = save ? "Save the trace" : "Open a trace or a performance report";
+  const char* title = shown_title_.c_str();
   if (just_opened_) {
     ImGui::OpenPopup(title);
     just_opened_ = false;

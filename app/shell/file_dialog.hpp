@@ -25,6 +25,8 @@ class FileDialog {
   // (to save: the extension added if missing, a replacement confirmed).
   bool draw(std::string* chosen);
   bool is_open() const { return open_; }
+  // The title of the next open() ("Open a trace or a performance report" when none is given).
+  void set_title(std::string title) { title_ = std::move(title); }
   FileDialogMode mode() const { return mode_; }
 
  private:
@@ -32,6 +34,7 @@ class FileDialog {
   bool listed(const std::filesystem::path& p) const;  // has one of the extensions
   void set_path(const std::string& path);
   FileDialogMode mode_ = FileDialogMode::Open;
+  std::string title_, shown_title_;
   std::string confirm_replace_;  // a path that exists, shown with "Replace?"
   bool open_ = false;
   bool just_opened_ = false;

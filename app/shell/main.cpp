@@ -19,10 +19,13 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include "app/compare/compare_mode.hpp"
+#include "app/core/jobs.hpp"
+#include "app/core/lesson_check.hpp"
 #include "app/export/export.hpp"
 #include "app/shell/app.hpp"
 #include "app/shell/window_args.hpp"
@@ -59,7 +62,9 @@ struct CommandLine {
 void add_window_options(CommandLine& line, ts::app::Options& opt) {
   CLI::App& cli = line.cli;
   std::string& size = line.size;
-  cli.add_option("trace", opt.trace_file, "a .tstrace file to replay (recorded anywhere)");
+  cli.add_option("trace", opt.trace_file,
+                 "a .tstrace file to replay (recorded anywhere), or a lesson file (.hpp) to open "
+                 "as File > Open lesson file does");
   ts::LessonOptions& lesson = line.lesson;
   lesson.default_lesson = ts::default_lesson().id;
   // The window's simulator lets the odd warps fall behind by default, so that
@@ -98,9 +103,13 @@ void add_window_options(CommandLine& line, ts::app::Options& opt) {
   cli.add_flag("--focus-grid", opt.focus_grid,
                "grid and timeline only, side panels hidden (G in the window)");
   cli.add_option("--dialog", opt.dialog,
-                 "show the open or save file dialog (Ctrl+O / Ctrl+S), File > Export replay or "
-                 "View > Compare with...")
-      ->check(CLI::IsMember({"open", "save", "export", "compare"}));
+                 "show the open or save file dialog (Ctrl+O / Ctrl+S), File > Export replay, "
+                 "View > Compare with... or File > Open lesson file (lesson)")
+      ->check(CLI::IsMember({"open", "save", "export", "compare", "lesson"}));
+  cli.add_option("--wait-reloads", opt.wait_reloads,
+                 "scripted, with --lesson-file: before the screenshot, wait until the file has "
+                 "been saved, compiled and run again N times (prints when it starts watching)")
+      ->check(CLI::Range(1, 1000));
   cli.add_option("--hazard", opt.hazard,
                  "choose this hazard in the race panel (0 = the first), as a click would");
   cli.add_option("--perf-report", opt.perf_report,
@@ -230,7 +239,28 @@ std::optional<int> parse_window_options(int argc, char** argv, CommandLine& line
   }
   std::vector<std::string> notes;
   const ts::LessonOptions& lesson = line.lesson;
-  auto lesson_error = lesson.to_request(opt.request, &notes);
+  std::optional<std::string> lesson_error;
+  bool file_failed = false;
+  if (!lesson.lesson_file.empty()) {
+    // Compiled, loaded and described in a child process first: a plug-in that
+    // crashes takes the child, and the window opens and says where.
+    const ts::app::LessonCheck c = ts::app::check_lesson_file_in_child(lesson.lesson_file, nullptr);
+    opt.lesson_file_watch = lesson.lesson_file;  // watched either way: a save compiles it again
+    if (!c.file.ok) {
+      std::fprintf(stderr, "tilescope: %s", ts::describe_failure(c.file).c_str());
+      opt.lesson_file_failure = c.file;
+      ts::LessonOptions without_file = lesson;
+      without_file.lesson_file.clear();
+      lesson_error = without_file.to_request(opt.request, &notes);
+      file_failed = true;
+    } else if (!c.file.cached) {
+      std::fprintf(stderr,
+                   "tilescope: note: %s: compiled into a plug-in in %.2f s (in a child process), "
+                   "lesson %s\n",
+                   c.file.path.c_str(), c.file.seconds, c.file.lesson_id.c_str());
+    }
+  }
+  if (!file_failed) lesson_error = lesson.to_request(opt.request, &notes);
   if (const ts::LessonFile* f = lesson.lesson_file_result(); f && !f->ok) {
     // The window opens all the same, on the default lesson, and shows why.
     std::fprintf(stderr, "tilescope: %s", ts::describe_failure(*f).c_str());
@@ -262,6 +292,15 @@ std::optional<int> parse_window_options(int argc, char** argv, CommandLine& line
                  "tilescope: note: %s is replayed with its own lesson and settings; the lesson "
                  "options are for new runs from the window\n",
                  opt.trace_file.c_str());
+  const bool opens_lesson_file = ts::app::is_lesson_file_path(opt.trace_file);
+  if (opt.wait_reloads > 0 &&
+      ((opt.lesson_file_watch.empty() && !opens_lesson_file) || !opt.scripted())) {
+    std::fprintf(stderr,
+                 "tilescope: error: --wait-reloads needs a lesson file (--lesson-file, or one "
+                 "given as the file to open) and a scripted run "
+                 "(--screenshot or --exit)\n");
+    return 2;
+  }
   if (!check_lecture(opt)) return 2;
   if (auto e = ts::app::parse_window_size(line.size, &opt.width, &opt.height)) {
     std::fprintf(stderr, "tilescope: error: %s\n", e->c_str());
@@ -400,6 +439,10 @@ int run_scripted(ts::app::App& app, const ts::app::Options& opt, GLFWwindow* win
     rc = app.state().option_error.empty() ? 1 : 2;  // an option out of the run's range
   } else {
     settle_frames(app, window);
+    if (opt.wait_reloads > 0 && !app.wait_for_reloads(opt.wait_reloads, &err)) {
+      std::fprintf(stderr, "tilescope: %s\n", err.c_str());
+      return 1;
+    }
     app.press_keys();
     rc = write_screenshots(app, opt);
     if (app.state().quiz.active())  // what a test of keyboard-only answering checks
@@ -429,7 +472,7 @@ void run_interactive(ts::app::App& app, GLFWwindow* window) {
       if (!app.export_frame_next()) glfwPollEvents();
       --settle;
     } else {
-      glfwWaitEventsTimeout(1.0);
+      glfwWaitEventsTimeout(app.idle_wait_seconds());  // a watched lesson file: 4 looks a second
       settle = 2;  // ImGui needs a frame or two after an input to settle
     }
     if (!app.frame()) break;
@@ -440,6 +483,9 @@ void run_interactive(ts::app::App& app, GLFWwindow* window) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The child that checks a lesson file for the window (app/core/lesson_check.hpp): no window.
+  if (argc >= 2 && std::string_view(argv[1]) == ts::app::kCheckLessonFileFlag)
+    return ts::app::lesson_check_child_main(argc - 1, argv + 1);
   ts::app::Options opt;
   CommandLine line;
   add_window_options(line, opt);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "app/compare/compare_mode.hpp"
+#include "app/core/jobs.hpp"
 #include "app/core/palette.hpp"
 #include "app/grid/grid_memory_overlay.hpp"
 #include "app/grid/grid_zoom.hpp"
@@ -20,6 +21,15 @@ void draw_menu(AppState& s) {
   if (ImGui::BeginMenu("File")) {
     if (ImGui::MenuItem("Open trace or performance report...", "Ctrl+O")) s.file_dialog_open = true;
     if (ImGui::MenuItem("Open lecture... (.tslecture)")) s.file_dialog_open = true;
+    // Lesson files (app/core/jobs.hpp): your kernel, compiled and rerun on every save.
+    if (ImGui::MenuItem("Open lesson file... (your kernel, .hpp)", "Ctrl+L"))
+      s.lesson_watch.dialog_open = true;
+    if (ImGui::BeginMenu("Recent lesson files", !s.lesson_watch.recent.empty())) {
+      for (const std::string& path : s.lesson_watch.recent)
+        if (ImGui::MenuItem(path.c_str(), nullptr, path == s.lesson_watch.path))
+          s.lesson_watch.open_request = path;
+      ImGui::EndMenu();
+    }
     if (s.lecture.active() && ImGui::MenuItem("Leave the lecture", "Esc"))
       s.lecture.leave_request = true;
     if (ImGui::MenuItem("Save trace as...", "Ctrl+S", false, s.has_trace()))
@@ -101,14 +111,17 @@ void draw_menu(AppState& s) {
         "F11          fullscreen\n"
         "G            grid and timeline only (side panels hidden)\n"
         "Ctrl+O       open a trace or a performance report (.json; or drop one on the window)\n"
-        "Ctrl+S       save the trace (to replay it on any machine)");
+        "Ctrl+S       save the trace (to replay it on any machine)\n"
+        "Ctrl+L       open a lesson file: your kernel, run again on every save");
     ImGui::Separator();
     ImGui::TextDisabled("Font: %s", s.present.font_note.c_str());
     ImGui::EndMenu();
   }
   // Status on the right of the menu bar: what is running, where.
   const std::string status =
-      s.job.active()
+      s.lesson_watch.compiling()
+          ? "compiling " + s.lesson_watch.path.substr(s.lesson_watch.path.rfind('/') + 1) + "..."
+      : s.job.active()
           ? "running " + s.job.what + "..."
           : (s.result.backend_note.empty() ? std::string("no trace yet") : s.result.backend_note);
   const float w = ImGui::CalcTextSize(status.c_str()).x;

@@ -10,9 +10,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "app/compare/compare_mode.hpp"
@@ -420,6 +422,8 @@ bool App::prepare_scripted(std::string* error) {
       return false;
     }
     poll_job(s, true);
+    // A lesson file whose run crashed its check: the picture shows where (the Source panel).
+    if (!s.replay && s.lesson_file_failure) return true;
   }
   if (!s.replay) {
     *error = s.banner.text.empty() ? "no trace" : s.banner.text;
@@ -439,6 +443,49 @@ bool App::prepare_scripted(std::string* error) {
       *error = "--compare: " + s.banner.text;
       return false;
     }
+  }
+  return true;
+}
+
+bool App::wait_for_reloads(int n, std::string* error) {
+  AppState& s = state_;
+  LessonFileWatch& w = s.lesson_watch;
+  const int from = w.reloads;
+  std::printf("watching %s for changes (waiting for %d)\n",
+              w.path.empty() ? w.open_request.c_str() : w.path.c_str(), n);
+  std::fflush(stdout);
+  const double until = glfwGetTime() + 600;
+  int printed = from;
+  while (glfwGetTime() < until) {
+    glfwPollEvents();
+    frame();
+    glfwSwapBuffers(window_);
+    while (printed < w.reloads) {  // one line a reload, as it is handled
+      ++printed;
+      std::printf("reload %d: %s, %.2f s from the save to the replay updated\n", printed - from,
+                  s.lesson_file_failure ? "failed (the Source panel shows why)" : "ran",
+                  w.last_reload_seconds);
+      std::fflush(stdout);
+    }
+    if (w.reloads - from >= n && !s.job.active() && !w.compiling() && !w.rerun_pending) break;
+    if (!s.job.active() && !w.compiling())
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // idle: the file's next look
+  }
+  if (w.reloads - from < n) {
+    *error = "--wait-reloads: only " + std::to_string(w.reloads - from) + " of " +
+             std::to_string(n) + " saves of " + w.path + " were seen in 10 minutes";
+    return false;
+  }
+  // As after the first run: the panels' background work, then the layout settles.
+  const double settle_until = glfwGetTime() + 60;
+  do {
+    glfwPollEvents();
+    frame();
+    glfwSwapBuffers(window_);
+  } while (s.busy && glfwGetTime() < settle_until);
+  for (int i = 0; i < 4; ++i) {
+    frame();
+    if (i < 3) glfwSwapBuffers(window_);
   }
   return true;
 }

@@ -5,7 +5,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
 
+#include "app/core/jobs.hpp"
 #include "app/shell/fonts_themes.hpp"
 #include "app/shell/layout.hpp"
 
@@ -33,6 +37,15 @@ void settings_read(ImGuiContext*, ImGuiSettingsHandler*, void* entry, const char
   }
   if (std::sscanf(line, "Theme=%d", &i) == 1 && !s->present.theme_pinned)
     s->present.theme = i == 1 ? Theme::Light : Theme::Dark;
+  // File > Recent lesson files, newest first.
+  constexpr std::string_view recent = "RecentLessonFile=";
+  if (std::string_view(line).substr(0, recent.size()) == recent) {
+    std::vector<std::string>& r = s->lesson_watch.recent;
+    const std::string path(line + recent.size());
+    if (!path.empty() && r.size() < kRecentLessonFiles &&
+        std::find(r.begin(), r.end(), path) == r.end())
+      r.push_back(path);
+  }
 }
 void settings_write(ImGuiContext*, ImGuiSettingsHandler* h, ImGuiTextBuffer* buf) {
   auto* s = static_cast<AppState*>(h->UserData);
@@ -41,8 +54,11 @@ void settings_write(ImGuiContext*, ImGuiSettingsHandler* h, ImGuiTextBuffer* buf
                s->layout.bottom);
   buf->appendf("LeftTop=%.3f\nRightTop=%.3f\nRightTopRaces=%.3f\n", s->layout.left_top,
                s->layout.right_top, s->layout.right_top_races);
-  buf->appendf("FontSize=%.1f\nTheme=%d\n\n", s->present.font_size,
+  buf->appendf("FontSize=%.1f\nTheme=%d\n", s->present.font_size,
                s->present.theme == Theme::Light ? 1 : 0);
+  for (const std::string& path : s->lesson_watch.recent)
+    if (path.find('\n') == std::string::npos) buf->appendf("RecentLessonFile=%s\n", path.c_str());
+  buf->append("\n");
 }
 
 }  // namespace

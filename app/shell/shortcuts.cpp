@@ -30,6 +30,7 @@ void handle_shortcuts(AppState& s, bool file_dialog_open, bool budget_dialog_ope
     s.present.font_rebuild = true;
   }
   if (ctrl && !file_dialog_open && pressed(GLFW_KEY_O, false)) s.file_dialog_open = true;
+  if (ctrl && !file_dialog_open && pressed(GLFW_KEY_L, false)) s.lesson_watch.dialog_open = true;
   if (ctrl && !file_dialog_open && pressed(GLFW_KEY_S, false)) s.save_dialog_open = true;
   if (pressed(GLFW_KEY_F11, false)) s.present.fullscreen = !s.present.fullscreen;
   if (pressed(GLFW_KEY_F5, false)) s.run_requested = true;

@@ -26,6 +26,12 @@ class SourceView final : public View {
   int order() const override { return 0; }
 
   void draw(AppState& s) override {
+    // A lesson file being compiled again after a save: said above what is shown.
+    if (s.lesson_watch.compiling() || s.lesson_watch.rerun_pending || s.lesson_watch.awaiting_run)
+      ImGui::TextColored(ImVec4(to_f(okabe_ito::kSkyBlue.r), to_f(okabe_ito::kSkyBlue.g),
+                                to_f(okabe_ito::kSkyBlue.b), 1),
+                         "%s %s...", s.lesson_watch.compiling() ? "Compiling" : "Running",
+                         std::filesystem::path(s.lesson_watch.path).filename().c_str());
     if (s.lesson_file_failure) {
       draw_failure(s);
       return;
@@ -131,8 +137,10 @@ class SourceView final : public View {
   // warning marked and the compiler's message under it, the first error in view.
   void draw_failure(AppState& s) {
     const LessonFile& f = *s.lesson_file_failure;
-    if (failure_path_ != f.path) {
-      failure_path_ = f.path;
+    // Another failure (a save since) reads the file again.
+    const std::string key = f.path + "\n" + f.error + "\n" + f.compiler_output;
+    if (failure_path_ != key) {
+      failure_path_ = key;
       failure_lines_.clear();
       std::istringstream in{read_text(f.path)};
       for (std::string line; std::getline(in, line);)
@@ -147,11 +155,12 @@ class SourceView final : public View {
     int errors = 0;
     for (const CompilerDiagnostic& d : f.diagnostics)
       errors += d.severity == "error" || d.severity == "fatal error";
-    const std::string head = first ? f.path.substr(f.path.rfind('/') + 1) +
-                                         " did not compile: " + std::to_string(errors) +
-                                         (errors == 1 ? " error" : " errors") +
-                                         ", the first at line " + std::to_string(first->line)
-                                   : f.error;
+    const std::string head = first && !f.compiler_output.empty()
+                                 ? f.path.substr(f.path.rfind('/') + 1) +
+                                       " did not compile: " + std::to_string(errors) +
+                                       (errors == 1 ? " error" : " errors") +
+                                       ", the first at line " + std::to_string(first->line)
+                                 : lesson_file_error(f);
     ImGui::PushTextWrapPos(0);
     ImGui::TextColored(red, "%s", head.c_str());
     ImGui::PopTextWrapPos();
@@ -162,6 +171,24 @@ class SourceView final : public View {
       return;
     }
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Back to the lesson's own source");
+    // A pane too short for the file (a large font on a small window): the
+    // first error's line and message alone, where they can be read.
+    if (first && first->line <= int(failure_lines_.size()) &&
+        ImGui::GetContentRegionAvail().y < ImGui::GetTextLineHeightWithSpacing() * 6) {
+      ImFont* mono = static_cast<ImFont*>(s.present.mono_small_font ? s.present.mono_small_font
+                                                                    : s.present.mono_font);
+      if (mono) ImGui::PushFont(mono);
+      std::string code = failure_lines_[size_t(first->line) - 1];
+      code.erase(0, std::min(code.find_first_not_of(' '), code.size()));
+      ImGui::PushTextWrapPos(0);
+      ImGui::TextDisabled("%d", first->line);
+      ImGui::SameLine();
+      ImGui::TextUnformatted(code.c_str());
+      ImGui::TextColored(red, "%s: %s", first->severity.c_str(), first->message.c_str());
+      ImGui::PopTextWrapPos();
+      if (mono) ImGui::PopFont();
+      return;
+    }
     ImGui::BeginChild("##failure", ImVec2(0, 0), false);
     ImFont* mono = static_cast<ImFont*>(s.present.mono_small_font ? s.present.mono_small_font
                                                                   : s.present.mono_font);
@@ -243,8 +270,12 @@ class SourceView final : public View {
   }
 
   void load(const LessonInfo* v) {
-    if (v == loaded_) return;
+    // A lesson file compiled again keeps its LessonInfo and gets a new text.
+    const std::string_view text = lesson_source(v->source_file);
+    if (v == loaded_ && text.data() == loaded_text_.data() && text.size() == loaded_text_.size())
+      return;
     loaded_ = v;
+    loaded_text_ = text;
     lines_.clear();
     error_.clear();
     scrolled_to_ = -1;
@@ -278,11 +309,12 @@ class SourceView final : public View {
       }
   }
 
-  std::string failure_path_;  // the lesson file whose failure is shown
+  std::string failure_path_;  // the lesson file's failure shown (path, error, compiler output)
   std::vector<std::string> failure_lines_;
   bool failure_scrolled_ = false;
   ImVec2 failure_pane_{0, 0};
   const LessonInfo* loaded_ = nullptr;
+  std::string_view loaded_text_;
   std::vector<std::string> lines_;
   std::string error_;
   int first_ = 0, last_ = 0, scrolled_to_ = -1;

@@ -11,6 +11,7 @@
 
 #include "engine/backend.hpp"
 #include "engine/cuda/launch.cuh"
+#include "engine/cuda/lesson_plugin.cuh"
 #include "engine/cuda/recorders.cuh"
 #include "engine/lesson_dispatch.hpp"
 #include "engine/prepare.hpp"
@@ -62,7 +63,12 @@ cudaError_t launch(size_t lesson_index, const Params& p, const LaunchGeometry& g
   cudaError_t err = cudaErrorInvalidValue;
   const bool found = visit_lesson(
       lesson_index, p, [&](auto body) { err = launch_lesson<decltype(body), Rec>(g, rec, args); });
-  return found ? err : cudaErrorInvalidDeviceFunction;
+  if (found) return err;
+  // A lesson file compiled with nvcc: its plug-in launches the body the same
+  // way (engine/cuda/lesson_plugin.cuh).
+  if (const CudaLaunchFn plugin = runtime_cuda_launch(lesson_index))
+    return cudaError_t(plugin(int(plugin_recorder<Rec>()), &rec, p, g, args));
+  return cudaErrorInvalidDeviceFunction;
 }
 
 CudaStatus probe() {

@@ -132,6 +132,10 @@ class FiberBlock {
   const ThreadBuiltins& builtins(int thread) const {
     return fibers_[thread].builtins;
   }
+  // The last line `thread` reached (what a crash report names).
+  int line(int thread) const {
+    return fibers_[thread].line;
+  }
   // The global step counter: one tick per warp step, across blocks and runs
   // of this FiberBlock. It is the simulator's clock.
   uint64_t clock() const {
