@@ -177,15 +177,26 @@ void arrange_stacked(const Shapes& sh, ImVec2 origin, ImVec2 avail, Arrangement&
   out.cell = cell;
   out.name = side ? "side by side" : "stacked";
   if (side) {
-    float x = origin.x + std::max(0.0f, (avail.x - sum_cols * cell - gap * (n - 1)) * 0.5f);
-    for (Placed& p : items) {
+    // Each array takes at least its shortest title's width (the name, up to a
+    // space): a 5 x 5 mask at small cells would otherwise lend its neighbour's
+    // room to its title, and the two titles would overlap.
+    std::vector<float> width;
+    float total = gap * (n - 1);
+    for (const Placed& p : items) {
+      const std::string name = p.title.substr(0, p.title.find(' '));
+      width.push_back(std::max(p.cols * cell, ImGui::CalcTextSize(name.c_str()).x));
+      total += width.back();
+    }
+    float x = origin.x + std::max(0.0f, (avail.x - total) * 0.5f);
+    for (size_t i = 0; i < items.size(); ++i) {
+      Placed& p = items[i];
       p.cell = cell;
       p.pos = ImVec2(x, origin.y + label_h);
       // The last title may use the room up to the window's edge, not beyond.
-      p.title_max = &p == &items.back()
-                        ? std::max(p.cols * cell, origin.x + avail.x - x - 4)
-                        : p.cols * cell + gap - std::max(6.0f, ImGui::GetFontSize());
-      x += p.cols * cell + gap;
+      p.title_max = i + 1 == items.size()
+                        ? std::max(width[i], origin.x + avail.x - x - 4)
+                        : std::max(width[i], width[i] + gap - std::max(6.0f, ImGui::GetFontSize()));
+      x += width[i] + gap;
     }
   } else {
     const float x0 = origin.x + std::max(0.0f, (avail.x - wcells * cell) * 0.5f) + left * cell;

@@ -440,7 +440,9 @@ class GridView final : public View, public GridPane {
 
   void draw_array(AppState& s, const Trace& t, const Palette& pal, ImDrawList* dl,
                   const Placed& p) {
-    draw_title(t, pal, dl, p);
+    const ImVec4 title = draw_title(t, pal, dl, p);
+    s.plot_marks.push_back(
+        {"grid", "title", p.name, title.x, title.y, title.z, title.w, pal.text.abgr()});
     const bool with_values = s.present.show_values && values_;
     const ArrayCells cells = array_cells(s, p, res_, with_values);
     fill_image(s, pal, p, cells);
@@ -465,7 +467,8 @@ class GridView final : public View, public GridPane {
   }
 
   // Title above the cells: the longest form that fits before the next array.
-  static void draw_title(const Trace& t, const Palette& pal, ImDrawList* dl, const Placed& p) {
+  // Returns where it went: x, y, width, height.
+  static ImVec4 draw_title(const Trace& t, const Palette& pal, ImDrawList* dl, const Placed& p) {
     char full[128], mid[96];
     const uint32_t gx = std::max(1u, t.config.geometry.grid.x);
     if (p.wrap) {
@@ -490,8 +493,10 @@ class GridView final : public View, public GridPane {
     const char* title = ImGui::CalcTextSize(full).x <= p.title_max  ? full
                         : ImGui::CalcTextSize(mid).x <= p.title_max ? mid
                                                                     : shortest.c_str();
-    dl->AddText(ImVec2(p.pos.x, p.pos.y - ImGui::GetTextLineHeightWithSpacing()), pal.text.abgr(),
-                title);
+    const ImVec2 at(p.pos.x, p.pos.y - ImGui::GetTextLineHeightWithSpacing());
+    dl->AddText(at, pal.text.abgr(), title);
+    const ImVec2 size = ImGui::CalcTextSize(title);
+    return ImVec4(at.x, at.y, size.x, size.y);
   }
 
   // The cells' colours into img_ (the memory colours recolour them; other

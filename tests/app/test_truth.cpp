@@ -322,3 +322,35 @@ TEST(AppTruth, Conv2dHaloRingInTheHaloColour) {
 }
 
 }  // namespace
+
+namespace ts {
+namespace {
+
+// Every lesson on a 720p projector with a large font: no array's title runs
+// into another's (a 5 x 5 mask beside a tile once lent its title its
+// neighbour's room, and "mask" and "tile" were printed over each other).
+TEST(AppTruth, NoTwoArrayTitlesOverlapAtTheProjectorSize) {
+  for (const LessonInfo& v : all_lessons()) {
+    SCOPED_TRACE(v.id);
+    const std::string id(v.id);
+    const Shot s = take("titles_" + id, "--lesson " + id + " --position phase:1 --focus-grid",
+                        "1280x720", "28");
+    ASSERT_EQ(s.rc, 0) << s.log;
+    const auto titles = marks(s, "grid", "title");
+    EXPECT_FALSE(titles.empty());
+    for (size_t i = 0; i < titles.size(); ++i)
+      for (size_t j = i + 1; j < titles.size(); ++j) {
+        const nlohmann::json& a = *titles[i];
+        const nlohmann::json& b = *titles[j];
+        const auto apart = [](const nlohmann::json& p, const nlohmann::json& q) {
+          return p["x"].get<double>() + p["w"].get<double>() <= q["x"].get<double>() + 0.5 ||
+                 p["y"].get<double>() + p["h"].get<double>() <= q["y"].get<double>() + 0.5;
+        };
+        EXPECT_TRUE(apart(a, b) || apart(b, a))
+            << a["label"] << " and " << b["label"] << " overlap at " << a["x"] << "," << a["y"];
+      }
+  }
+}
+
+}  // namespace
+}  // namespace ts
