@@ -183,8 +183,7 @@ void arrange_stacked(const Shapes& sh, ImVec2 origin, ImVec2 avail, Arrangement&
     std::vector<float> width;
     float total = gap * (n - 1);
     for (const Placed& p : items) {
-      const std::string name = p.title.substr(0, p.title.find(' '));
-      width.push_back(std::max(p.cols * cell, ImGui::CalcTextSize(name.c_str()).x));
+      width.push_back(std::max(p.cols * cell, ImGui::CalcTextSize(p.short_title().c_str()).x));
       total += width.back();
     }
     float x = origin.x + std::max(0.0f, (avail.x - total) * 0.5f);

@@ -37,6 +37,9 @@ struct ArrayShape {
   bool cell_of(uint32_t e, int* row, int* col) const;
   // Is (row, col) of a shared array in its halo.
   bool in_halo(int row, int col) const;
+  // The title's shortest form, the name up to a space: what the grid prints
+  // where nothing longer fits, and the width a placement keeps for it.
+  std::string short_title() const { return title.substr(0, title.find(' ')); }
 };
 
 // The lesson's arrays, grouped by what they are.

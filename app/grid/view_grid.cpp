@@ -489,7 +489,7 @@ class GridView final : public View, public GridPane {
       std::snprintf(full, sizeof full, "%s  (%d x %d)", p.title.c_str(), p.data_rows, p.data_cols);
       std::snprintf(mid, sizeof mid, "%s", p.title.c_str());
     }
-    const std::string shortest = p.title.substr(0, p.title.find(' '));
+    const std::string shortest = p.short_title();
     const char* title = ImGui::CalcTextSize(full).x <= p.title_max  ? full
                         : ImGui::CalcTextSize(mid).x <= p.title_max ? mid
                                                                     : shortest.c_str();
