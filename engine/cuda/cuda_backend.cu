@@ -16,6 +16,7 @@
 #include "engine/cuda/launch.cuh"
 #include "engine/cuda/lesson_plugin.cuh"
 #include "engine/cuda/recorders.cuh"
+#include "engine/cuda/trace_recorder.cuh"
 #include "engine/prepare.hpp"
 
 namespace ts {

@@ -12,6 +12,7 @@
 
 #include "engine/cuda/launch.cuh"
 #include "engine/cuda/recorders.cuh"
+#include "engine/cuda/trace_recorder.cuh"
 #include "engine/lesson_plugin_cuda.hpp"
 #include "lessons/lesson.hpp"
 
