@@ -1,6 +1,8 @@
 // A lesson file for the GPU checks (scripts/gpu_lesson_files.sh): more than
 // 48 KiB of dynamic shared memory, which needs the per-kernel opt-in
-// (engine/cuda/launch.cuh: prepare_launch). Each thread stores its element
+// (engine/cuda/launch.cuh: prepare_launch). The simulator models a device
+// without the opt-in (48 KiB a block) and refuses it at 1024 threads; at
+// 512 threads (32 KiB) both backends run it. Each thread stores its element
 // in 16 cells of a block-wide table, then reads back its mirror's last copy.
 #pragma once
 
@@ -37,7 +39,7 @@ struct Lesson {
                    block("threads per block", "one element each", 1024, 1024)},
         .barriers = {{"every copy stored before the mirror's is read", kGuardsRaw}},
         .arrays = [](const Params& p) {
-          return ArrayTable{global_input("in", 1, p.length), global_output("out", 1, p.length),
+          return ArrayTable{global_input("in", 1, p.length, 1), global_output("out", 1, p.length),
                             shared_array("table", 1, p.block * kCopies)};
         },
         .geometry = [](const Params& p) {
