@@ -30,6 +30,12 @@ namespace ts {
 // coalesced. Writing the 40-byte records one after another made every store
 // touch 40 partial sectors and the traced kernel 5x slower. The host turns
 // blocks back into Event records (unpack_trace_blocks in engine/cuda/cuda_backend.cu).
+//
+// Every step is inlined at each access, as the H200 verified it. Not
+// inlining record() made nvcc 13x faster on conv2d's unrolled windows, but
+// on the H200 the traced outputs of the three grid-stride reductions went
+// wrong at length 4097 (a warp whose lanes loop a different number of
+// times), so it waits for a diagnosis on a GPU (docs/measurements.md).
 inline constexpr unsigned kSlotBlock = 32;
 inline constexpr unsigned kEventWords = sizeof(Event) / 8;  // 5
 static_assert(sizeof(Event) == kEventWords * 8);
@@ -145,40 +151,28 @@ struct DeviceTraceRec {
     record(kind, buf, index + 3, v.w, line, flags(index + 3, count) | wide, 0);
   }
 
-  // A new chunk of slots for the threads that run out together. Not inlined:
-  // it runs once per `chunk` events, and inlined at every access it made the
-  // traced kernels most of the CUDA build's time (ptxas on conv2d's unrolled
-  // windows).
-  __device__ __noinline__ void reserve() {
-    namespace cg = cooperative_groups;
-    const cg::coalesced_group group = cg::coalesced_threads();
-    unsigned long long base = 0;
-    // Rounded up to whole blocks, so that every reservation starts a block.
-    const unsigned long long want =
-        ((unsigned long long)group.size() * chunk + kSlotBlock - 1) / kSlotBlock * kSlotBlock;
-    if (group.thread_rank() == 0) base = atomicAdd(cursor, want);
-    base = group.shfl(base, 0);
-    next_ = base + group.thread_rank();
-    stride_ = group.size();
-    left_ = chunk;
-  }
-
-  // Counts the events of the threads that found no slot together.
-  __device__ __noinline__ void drop() {
-    namespace cg = cooperative_groups;
-    const cg::coalesced_group group = cg::coalesced_threads();
-    if (group.thread_rank() == 0) atomicAdd(dropped, (unsigned long long)group.size());
-  }
-
-  __device__ __noinline__ void record(EventKind kind, ArraySlot buf, int element, float value,
+  __device__ __forceinline__ void record(EventKind kind, ArraySlot buf, int element, float value,
                                          uint16_t line, uint8_t fl, uint8_t barrier) {
-    if (left_ == 0) reserve();
+    namespace cg = cooperative_groups;
+    if (left_ == 0) {
+      const cg::coalesced_group group = cg::coalesced_threads();
+      unsigned long long base = 0;
+      // Rounded up to whole blocks, so that every reservation starts a block.
+      const unsigned long long want =
+          ((unsigned long long)group.size() * chunk + kSlotBlock - 1) / kSlotBlock * kSlotBlock;
+      if (group.thread_rank() == 0) base = atomicAdd(cursor, want);
+      base = group.shfl(base, 0);
+      next_ = base + group.thread_rank();
+      stride_ = group.size();
+      left_ = chunk;
+    }
     const uint16_t instr = instr_++;
     const unsigned long long slot = next_;
     next_ += stride_;
     --left_;
     if (slot >= capacity) {
-      drop();
+      const cg::coalesced_group group = cg::coalesced_threads();
+      if (group.thread_rank() == 0) atomicAdd(dropped, (unsigned long long)group.size());
       return;
     }
 
