@@ -243,9 +243,16 @@ AccessLevels access_levels(const Trace& t) {
   AccessLevels l;
   const grouping::Placer placer(t);
   l.source = grouping::source_level(t, placer);
-  l.code = compiled_kernel_for(t);
+  const std::optional<size_t> index = lesson_index(t.config.lesson_id);
+  l.code = index ? compiled_kernel(*index, t.config.params) : nullptr;
   l.compiled = compiled_level(t, placer, l.code);
-  l.origin = compiled_code_origin();
+  if (index) {
+    l.origin = compiled_code_origin(*index);
+    if (!l.code) l.why_source = compiled_code_note(*index, t.config.params);
+  } else {
+    l.why_source = "'" + t.config.lesson_id +
+                   "' is no lesson of this program: no compiled code, the counts follow the source";
+  }
   return l;
 }
 

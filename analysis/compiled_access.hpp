@@ -101,7 +101,8 @@
 namespace ts {
 
 // The compiled kernel the trace's lesson runs with the trace's parameters
-// (engine/compiled_code.hpp), or nullptr: no such lesson, or no table entry.
+// (engine/compiled_code.hpp), or nullptr: no such lesson, or no current table
+// entry (a stale or missing one: compiled_code_note says which).
 const CompiledKernel* compiled_kernel_for(const Trace& t);
 
 // The trace's accesses grouped as `code` executes them (the rules above).
@@ -114,7 +115,8 @@ struct AccessLevels {
   WarpAccesses source;                   // what the source asks for: the lesson's teaching point
   WarpAccesses compiled;                 // what the GPU executes: Nsight Compute's counts
   const CompiledKernel* code = nullptr;  // nullptr: no table entry (compiled == source)
-  std::string_view origin;               // compiled_code_origin()
+  std::string_view origin;               // compiled_code_origin() of the lesson
+  std::string why_source;                // code == nullptr: why, for the user (compiled_code_note)
 };
 AccessLevels access_levels(const Trace& t);
 

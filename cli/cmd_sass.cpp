@@ -85,13 +85,10 @@ int sass_command(const SassOptions& o) {
     p.*kParamFields[i].field = o.given.*kParamFields[i].field;
   }
   if (auto err = check_lesson_limits(*v, p, DeviceLimits{})) return usage_error(cmd, *err, o.json);
-  const CompiledKernel* k = compiled_kernel(*lesson_index(v->id), p);
-  if (!k)
-    return failure(cmd,
-                   std::string("the compiled-code table has no kernel of ") + v->id + " for " +
-                       describe(*v, p) + " (" + std::string(compiled_code_origin()) +
-                       "): it was made before the lesson was; scripts/sass_table.sh remakes it",
-                   o.json);
+  const size_t index = *lesson_index(v->id);
+  const CompiledKernel* k = compiled_kernel(index, p);
+  if (!k) return failure(cmd, describe(*v, p) + ": " + compiled_code_note(index, p), o.json);
+  const std::string origin(compiled_code_origin(index));
 
   const std::string source = v->source_file;
   const std::string own_file = source.substr(source.rfind('/') + 1);
@@ -99,7 +96,7 @@ int sass_command(const SassOptions& o) {
   const Lines lines = by_line(*k, own_file);
   if (o.json) {
     nlohmann::json out = {{"ok", true},      {"lesson", v->id}, {"params", describe(*v, p)},
-                          {"body", k->body}, {"arch", k->arch}, {"origin", compiled_code_origin()}};
+                          {"body", k->body}, {"arch", k->arch}, {"origin", origin}};
     nlohmann::json jl = nlohmann::json::array();
     for (const auto& [key, list] : lines) {
       const auto& [file, line] = key.second;
@@ -122,7 +119,7 @@ int sass_command(const SassOptions& o) {
     return kExitOk;
   }
   std::cout << v->id << " " << describe(*v, p) << ": " << k->body << ", " << k->arch << "\n"
-            << "table: " << compiled_code_origin() << "\n";
+            << "table: " << origin << "\n";
   for (const auto& [key, list] : lines) {
     const auto& [file, line] = key.second;
     std::cout << "\n" << file << ":" << line;

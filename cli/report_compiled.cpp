@@ -51,15 +51,18 @@ const char* kind_words(EventKind k) {
 }  // namespace
 
 std::string compiled_level_name(const AccessLevels& l) {
-  if (!l.code) return "the source (no compiled-code table entry for this kernel)";
+  if (!l.code) return "the source: " + l.why_source;
   return std::string(l.code->arch) + " SASS of " + std::string(l.code->body) + ", " +
          std::string(l.origin);
 }
 
 void print_compiled_level(std::ostream& out, const Trace& t, const AccessLevels& l) {
+  if (!l.code) {  // the message says why, and how to get the compiled view back
+    out << "as the GPU executes it: not shown, " << l.why_source << "\n";
+    return;
+  }
   out << "as the GPU executes it (" << compiled_level_name(l)
       << "): the instructions Nsight Compute counts\n";
-  if (!l.code) return;
   bool any = false;
   for (EventKind k : {EventKind::SharedLoad, EventKind::SharedStore, EventKind::SharedAtomic,
                       EventKind::GlobalLoad, EventKind::GlobalStore, EventKind::GlobalAtomic}) {
@@ -107,6 +110,7 @@ nlohmann::json compiled_level_json(const Trace& t, const AccessLevels& l) {
             {"arch", std::string(kCompiledArch)},
             {"found", l.code != nullptr}};
   j["kernel"] = l.code ? json(std::string(l.code->body)) : json(nullptr);
+  if (!l.code) j["message"] = l.why_source;
   json sites = json::array();
   if (l.code)
     for (const SiteTotals& s : l.compiled.per_site) {

@@ -8,14 +8,21 @@
 // groups the lanes into these instructions, so that its counts are Nsight
 // Compute's.
 //
-// Where the table comes from: at build time, where nvcc and nvdisasm are
-// found, the build compiles every lesson's kernel for the default architecture
-// and reads its SASS (scripts/sass_table.py); elsewhere the copy kept in the
-// tree for that architecture is compiled in. compiled_code_origin() says which.
+// Where the table comes from: one text file per lesson, lessons/compiled/
+// sm_90/<lesson>.tsv (scripts/sass_table.py writes them; the format is there),
+// each with the hashes of the sources that lesson's kernels are compiled
+// from (its header, the lessons/ headers it includes, the launch and the
+// recorders). The build embeds them (engine/compiled/embed_compiled_table.cmake,
+// no nvcc needed); where nvcc and nvdisasm are found it first remakes them in
+// the build directory from the lessons' SASS. A lesson whose file is missing,
+// unreadable or made from other sources than the ones built has its compiled
+// view turned off, with a message that says why and how to remake it: its
+// counts then follow the source. Every other lesson keeps its compiled view.
 #pragma once
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "model/array.hpp"
@@ -56,14 +63,44 @@ struct CompiledKernel {
   std::span<const CompiledAccess> accesses;
 };
 
-// The compiled kernel the lesson at `lesson_index` (all_lessons()) runs with
-// parameters `p` (the Body visit_lesson picks), for kCompiledArch; nullptr when
-// the table has no entry for it (a lesson added after the table was made:
-// the counts then follow the source, and say so).
+// Whether a lesson's compiled view is on, and if not, why.
+enum class CompiledState : uint8_t {
+  Current,     // made from the sources built: its kernels are in the table
+  Stale,       // made from other sources (a lesson, a kit, the launch changed)
+  Missing,     // no file for the lesson (added since the table was made)
+  Unreadable,  // a file that is not a table of this lesson for kCompiledArch
+  LessonFile,  // a lesson file compiled at run time: its SASS is not read
+};
+
+struct CompiledStatus {
+  CompiledState state = CompiledState::Missing;
+  // "the copy kept in the tree (lessons/compiled/sm_90/scan_blelloch.tsv, nvcc
+  // 13.0)" or "generated at build time (nvcc 13.0, nvdisasm 13.0)"; empty
+  // where there is no table.
+  std::string origin;
+  // Empty when Current; else one sentence for the user: "the compiled-code
+  // table for scan.blelloch was made from other sources (lessons/scan_kit.hpp
+  // changed): the counts follow the source; run scripts/sass_table.sh (needs
+  // nvcc and nvdisasm)".
+  std::string message;
+  bool current() const { return state == CompiledState::Current; }
+};
+
+// The status of the lesson at `lesson_index` (all_lessons()), read and
+// checked once, the first time any lesson is asked for.
+const CompiledStatus& compiled_code_status(size_t lesson_index);
+
+// The compiled kernel the lesson at `lesson_index` runs with parameters `p`
+// (the Body visit_lesson picks), for kCompiledArch; nullptr when the lesson's
+// status is not Current or its table has no kernel for those parameters.
 const CompiledKernel* compiled_kernel(size_t lesson_index, const Params& p);
 
-// "generated at build time (nvcc 13.0, nvdisasm 13.0)" or "the copy kept in
-// the tree (engine/compiled/sm_90.cpp, nvcc 13.0)".
-std::string_view compiled_code_origin();
+// Why compiled_kernel(lesson_index, p) is nullptr, for the user (the status's
+// message, or that the table has no kernel for these parameters); "" when it
+// is not.
+std::string compiled_code_note(size_t lesson_index, const Params& p);
+
+// Where the lesson's table comes from: compiled_code_status(i).origin.
+std::string_view compiled_code_origin(size_t lesson_index);
 
 }  // namespace ts

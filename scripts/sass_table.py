@@ -11,10 +11,11 @@ ATOMG, RED) and ties each to the lesson source line of its access: the
 chain of inlined locations nvcc wrote for that PTX line (scripts/ptx_lines.py
 reads it, and says why not `nvdisasm -gi`), its innermost frame in lessons/
 that is not access.hpp, which is the line whose Idx the trace records. It
-writes the table as C++.
+writes one file per lesson (its format: above lesson_text), with the hashes of the
+sources that lesson's kernels are compiled from.
 
-  scripts/sass_table.py --out engine/compiled/sm_90.cpp       (the copy kept in the tree)
-  scripts/sass_table.py --out build/.../sm_90.cpp --origin build   (what CMake runs)
+  scripts/sass_table.py --out-dir lessons/compiled/sm_90      (the copy kept in the tree)
+  scripts/sass_table.py --out-dir build/.../sm_90 --origin build   (what CMake runs)
   scripts/sass_table.py --parse F.sass --ptx F.ptx             (print the table of a kept run)
   scripts/sass_table.py --compare-ncu SRC.sass.csv ...         (check against Nsight Compute)
 
@@ -23,6 +24,7 @@ Tools: --nvcc (else $NVCC, else nvcc on PATH or /usr/local/cuda/bin), --nvdisasm
 """
 import argparse
 import csv
+import hashlib
 import os
 import re
 import shutil
@@ -36,26 +38,45 @@ import ptx_lines
 REPO = Path(__file__).resolve().parent.parent
 ARCH = "sm_90"
 VERBOSE = False
-COMMITTED = "engine/compiled/sm_90.cpp"
 KERNELS_CU = "engine/compiled/sass_kernels.cu"
 
 # ---------------------------------------------------------------------------
-# The sources the table is made from, and their hash (FNV-1a, 64 bits). The
-# staleness test (tests/test_compiled_code.cpp) computes the same hash.
+# The sources each lesson's kernels are compiled from, and their hashes. The
+# build hashes the same files (engine/compiled/embed_compiled_table.cmake) and
+# engine/compiled_code.cpp compares: a lesson whose recorded hashes differ from
+# its sources' has its compiled view turned off (docs/architecture.md).
+
+# The launch and the recorders: every lesson kernel is compiled through them.
+LAUNCH_FILES = ["engine/cuda/launch.cuh", "engine/cuda/recorders.cuh"]
+# Includes followed: the lessons' own headers and the launch. model/ holds the
+# plain types the kernels are handed (Params, ArrayInfo, Event); it was never
+# part of the table's hash, so that a new parameter does not stale 53 lessons.
+FOLLOWED = re.compile(r'^\s*#\s*include\s+"((?:lessons|engine/cuda)/[^"]+)"', re.M)
 
 
-def hashed_files(repo):
-    """Every lesson header (kernels, kits, access.hpp) and the launch and recorder."""
-    files = sorted(p.relative_to(repo).as_posix() for p in (repo / "lessons").glob("*.hpp"))
-    return files + ["engine/cuda/launch.cuh", "engine/cuda/recorders.cuh"]
+def file_hash(path):
+    """The first 16 hex digits of the file's SHA-256, as CMake's file(SHA256) writes it."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
 
 
-def sources_hash(repo):
-    h = 0xCBF29CE484222325
-    for rel in hashed_files(repo):
-        for b in rel.encode() + b"\n" + (repo / rel).read_bytes() + b"\0":
-            h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return "%016x" % h
+def lesson_sources(repo, name):
+    """The files lesson `name` (lessons/<name>.hpp) is compiled from, sorted: its
+    header, the lessons/ headers it includes (transitively) and the launch with
+    its own includes."""
+    todo, seen = ["lessons/%s.hpp" % name] + LAUNCH_FILES, set()
+    while todo:
+        rel = todo.pop()
+        path = repo / rel
+        if rel in seen or not path.exists():  # not there: nvcc would not compile it
+            continue
+        seen.add(rel)
+        todo += FOLLOWED.findall(path.read_text())
+    return sorted(seen)
+
+
+def sources_block(repo, name):
+    """[(path, hash)] of lesson_sources."""
+    return [(rel, file_hash(repo / rel)) for rel in lesson_sources(repo, name)]
 
 
 # ---------------------------------------------------------------------------
@@ -269,51 +290,146 @@ def table_of(text, ptx=None):
 
 
 # ---------------------------------------------------------------------------
-# Writing the table as C++.
+# The table as data: one text file per lesson, lessons/compiled/sm_90/<name>.tsv
+# (engine/compiled_code.hpp reads it). Tab-separated, one record a line:
+#   lesson  scan.blelloch            the lesson's id
+#   arch    sm_90
+#   nvcc    13.0.88                  the nvcc that compiled the kernels
+#   origin  tree | build             kept in the tree, or generated at build time
+#   nvdisasm 13.0                    (optional) the nvdisasm that read them
+#   source  lessons/scan_kit.hpp  0123456789abcdef   one per file it was made from
+#   kernel  ts::lessons::scan_blelloch::Body         then its instructions:
+#   02e0  63  scan_kit.hpp  global  load  4  p  LDG.E  0
+# offset (hex), line, file, space, op, bytes, predicated (p) or not (-), opcode,
+# block barriers before it; instructions that differ only in their offset and
+# follow each other are one record, "0630,0640,0650 ..." (an unrolled loop's
+# copies: the largest lesson, 15 tile widths, stays under 800 lines). '#'
+# starts a comment line.
+
+DEFAULT_DIR = "lessons/compiled/" + ARCH
+PENDING = DEFAULT_DIR + "/pending.txt"
+SPACES = {"Global": "global", "Shared": "shared", "Constant": "constant"}
+OPS = {"Load": "load", "Store": "store", "Atomic": "atomic", "Reduce": "reduce"}
+BODY_LESSON = re.compile(r"^ts::lessons::(\w+)::")
 
 
-def write_cpp(table, out, origin, sources, nvcc_release):
+def lesson_id(name):
+    """scan_blelloch -> scan.blelloch (lessons/generate_registry.cmake's rule)."""
+    return name.replace("_", ".", 1)
+
+
+def lesson_text(name, kernels, sources, nvcc_release, origin, nvdisasm_release=None):
+    """The file of lesson `name`: kernels {body: [access]}, sources [(path, hash)]."""
     lines = [
-        "// Generated by scripts/sass_table.py: do not edit. Regenerate with",
-        "// scripts/sass_table.sh (needs nvcc and nvdisasm).",
-        "// The memory instructions of every lesson kernel launch_body<Body, PlainRec>",
-        "// for %s, in program order (engine/compiled_code.hpp)." % ARCH,
-        "// clang-format off",
-        '#include "engine/compiled/compiled_table.hpp"',
-        "",
-        "namespace ts::compiled {",
-        "namespace {",
+        "# %s: the memory instructions nvcc made of the lesson's timed kernels," % lesson_id(name),
+        "# launch_body<Body, PlainRec>, for %s, in program order (engine/compiled_code.hpp)." % ARCH,
+        "# Generated by scripts/sass_table.py: do not edit. After editing a source below, run",
+        "# scripts/sass_table.sh (needs nvcc and nvdisasm), or without them name the lesson",
+        "# in %s. Instructions: offset (several: copies in a row)," % PENDING,
+        "# line, file, space, op, bytes, predicated (p) or not (-), opcode, block barriers",
+        "# before it.",
+        "lesson\t" + lesson_id(name),
+        "arch\t" + ARCH,
+        "nvcc\t" + nvcc_release,
+        "origin\t" + origin,
     ]
-    bodies = sorted(table)
-    for i, body in enumerate(bodies):
-        if not table[body]:
+    if nvdisasm_release:
+        lines.append("nvdisasm\t" + nvdisasm_release)
+    lines += ["source\t%s\t%s" % s for s in sources]
+    for body in sorted(kernels):
+        lines.append("kernel\t" + body)
+        rest = None
+        for a in kernels[body]:
+            this = "\t%d\t%s\t%s\t%s\t%d\t%s\t%s\t%d" % (
+                a["line"], a["file"], SPACES[a["space"]], OPS[a["op"]], a["bytes"],
+                "p" if a["predicated"] else "-", a["opcode"], a["barriers"])
+            if this == rest:  # the same instruction again (an unrolled copy): one record
+                lines[-1] = lines[-1].replace("\t", ",%04x\t" % a["offset"], 1)
+            else:
+                lines.append("%04x%s" % (a["offset"], this))
+            rest = this
+    return "\n".join(lines) + "\n"
+
+
+def by_lesson(table, names):
+    """{name: {body: [access]}}: each kernel under the lesson whose namespace holds its Body."""
+    out = {}
+    for body, accesses in table.items():
+        m = BODY_LESSON.match(body)
+        if not m or m.group(1) not in names:
+            print("sass_table: warning: %s is no lesson's kernel; left out" % body, file=sys.stderr)
             continue
-        lines.append("// %s" % body)
-        lines.append("constexpr CompiledAccess k%d[] = {" % i)
-        for a in table[body]:
-            lines.append('    {0x%04x, %d, "%s", Space::%s, SassOp::%s, %d, %s, "%s", %d},' % (
-                a["offset"], a["line"], a["file"], a["space"], a["op"], a["bytes"],
-                "true" if a["predicated"] else "false", a["opcode"], a["barriers"]))
-        lines.append("};")
-    lines.append("}  // namespace")
-    lines.append("")
-    lines.append("// Sorted by body, for a binary search.")
-    lines.append("constexpr CompiledKernel kKernelList[] = {")
-    for i, body in enumerate(bodies):
-        span = "k%d" % i if table[body] else "{}"
-        lines.append('    {"%s", "%s", %s},' % (body, ARCH, span))
-    lines.append("};")
-    lines.append("constinit const std::span<const CompiledKernel> kKernels = kKernelList;")
-    lines.append('constinit const std::string_view kOrigin = "%s";' % origin)
-    lines.append('constinit const std::string_view kNvccRelease = "%s";' % nvcc_release)
-    lines.append("// The hash of the sources it was made from (scripts/sass_table.py: sources_hash).")
-    lines.append('constinit const std::string_view kSourcesHash = "%s";' % sources)
-    lines.append("}  // namespace ts::compiled")
-    text = "\n".join(lines) + "\n"
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if not out.exists() or out.read_text() != text:
-        out.write_text(text)
+        out.setdefault(m.group(1), {})[body] = accesses
+    return out
+
+
+def write_if_changed(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+
+
+def write_lessons(repo, table, out_dir, origin, nvcc_release, nvdisasm_release=None):
+    """One file per lesson with kernels in `table`; the names written."""
+    names = lesson_list(repo)
+    lessons = by_lesson(table, set(names))
+    for name in names:
+        if name not in lessons:
+            print("sass_table: warning: no kernel of lesson %s" % name, file=sys.stderr)
+            continue
+        write_if_changed(Path(out_dir) / (name + ".tsv"),
+                         lesson_text(name, lessons[name], sources_block(repo, name), nvcc_release,
+                                     origin, nvdisasm_release))
+    for old in Path(out_dir).glob("*.tsv"):  # a lesson since removed
+        if old.stem not in lessons:
+            old.unlink()
+    return sorted(lessons)
+
+
+def read_lesson(text):
+    """A lesson file back as (header {key: value}, sources [(path, hash)], kernels
+    {body: [access]}), the shape table_of() gives; raises ValueError on a bad line."""
+    header, sources, kernels, body = {}, [], {}, None
+    space_of = {v: k for k, v in SPACES.items()}
+    op_of = {v: k for k, v in OPS.items()}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line or line.startswith("#"):
+            continue
+        f = line.split("\t")
+        if f[0] == "source" and len(f) == 3:
+            sources.append((f[1], f[2]))
+        elif f[0] == "kernel" and len(f) == 2:
+            body = f[1]
+            kernels[body] = []
+        elif len(f) == 2 and f[0] in ("lesson", "arch", "nvcc", "origin", "nvdisasm"):
+            header[f[0]] = f[1]
+        elif len(f) == 9 and body is not None:
+            for offset in f[0].split(","):
+                kernels[body].append({
+                    "offset": int(offset, 16), "line": int(f[1]), "file": f[2],
+                    "space": space_of[f[3]], "op": op_of[f[4]], "bytes": int(f[5]),
+                    "predicated": f[6] == "p", "opcode": f[7], "barriers": int(f[8])})
+        else:
+            raise ValueError("line %d: %r is no record of a lesson file" % (number, line))
+    return header, sources, kernels
+
+
+def pending_lessons(repo):
+    """The ids named in the pending list (lessons waiting to be remade)."""
+    path = repo / PENDING
+    if not path.exists():
+        return []
+    return [w.strip() for w in path.read_text().splitlines() if w.strip() and not w.startswith("#")]
+
+
+def drop_pending(repo, written):
+    """Takes the lessons just remade off the pending list (their tables are current now)."""
+    path = repo / PENDING
+    if not path.exists():
+        return
+    done = {lesson_id(n) for n in written}
+    kept = [line for line in path.read_text().splitlines() if line.strip() not in done]
+    write_if_changed(path, "\n".join(kept) + "\n")
 
 
 # ---------------------------------------------------------------------------
@@ -370,12 +486,36 @@ def compare_ncu(text, csv_paths):
     return bad
 
 
+def restamp(repo, out_dir, names):
+    """Records the current hashes of the sources of the lessons `names` (all
+    when empty) without compiling: for a change that cannot alter their timed
+    kernels (a comment, a recorder or accessor the timed kernels do not use).
+    The kernels are kept as they are; the commit must say why they still hold."""
+    done = []
+    for path in sorted(Path(out_dir).glob("*.tsv")):
+        if names and path.stem not in names and lesson_id(path.stem) not in names:
+            continue
+        header, _, kernels = read_lesson(path.read_text())
+        write_if_changed(path, lesson_text(path.stem, kernels, sources_block(repo, path.stem),
+                                           header.get("nvcc", "?"), header.get("origin", "?"),
+                                           header.get("nvdisasm")))
+        done.append(path.stem)
+    print("sass_table: restamped %d lessons in %s" % (len(done), out_dir))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--out", help="the C++ table to write")
+    ap.add_argument("--restamp", nargs="*", metavar="LESSON",
+                    help="record the sources' current hashes in the tree's files (these lessons, "
+                         "or all) without compiling: only for a change that cannot alter the "
+                         "timed kernels, said in the commit")
+    ap.add_argument("--out-dir", metavar="DIR",
+                    help="write one file per lesson here (the tree's: %s)" % DEFAULT_DIR)
     ap.add_argument("--origin", choices=["tree", "build"], default="tree",
-                    help="what compiled_code_origin() says: the copy kept in the tree (default), "
-                         "or generated at build time")
+                    help="what compiled_code_origin() says: the copy kept in the tree (default; "
+                         "also takes the lessons written off %s), or generated at build time"
+                         % PENDING)
+    ap.add_argument("--stamp", help="touch this file when done (the build's output)")
     ap.add_argument("--parse", metavar="SASS", help="read this nvdisasm -gi text, do not compile")
     ap.add_argument("--ptx", help="with --parse of nvdisasm -gp text: the PTX it was made from")
     ap.add_argument("--compare-ncu", nargs="+", metavar="CSV",
@@ -389,6 +529,9 @@ def main():
     args = ap.parse_args()
     global VERBOSE
     VERBOSE = args.verbose
+    if args.restamp is not None:
+        restamp(REPO, Path(args.out_dir or REPO / DEFAULT_DIR), set(args.restamp))
+        return
 
     nvcc = nvdisasm = None
     if args.parse:
@@ -412,7 +555,7 @@ def main():
         sys.exit(1 if compare_ncu(text, args.compare_ncu) else 0)
 
     table = table_of(text, ptx)
-    if not args.out:
+    if not args.out_dir:
         for body in sorted(table):
             print(body)
             for a in table[body]:
@@ -420,20 +563,21 @@ def main():
                     a["offset"], ("@P " if a["predicated"] else "") + a["opcode"], a["space"],
                     a["op"], a["bytes"], a["file"], a["line"], a["barriers"]))
         return
-    release, full = tool_version(nvcc) if nvcc else ("?", "?")
-    if args.origin == "build":
-        origin = "generated at build time (nvcc %s, nvdisasm %s)" % (
-            release, tool_version(nvdisasm)[0])
-    else:
-        origin = "the copy kept in the tree (%s, nvcc %s)" % (COMMITTED, release)
-    write_cpp(table, args.out, origin, sources_hash(REPO), full)
-    print("sass_table: %d kernels, %d memory instructions -> %s" % (
-        len(table), sum(len(v) for v in table.values()), args.out))
+    full = tool_version(nvcc)[1] if nvcc else "?"
+    written = write_lessons(REPO, table, args.out_dir, args.origin, full,
+                            tool_version(nvdisasm)[0] if nvdisasm else None)
+    if args.origin == "tree":
+        drop_pending(REPO, written)
+    if args.stamp:
+        Path(args.stamp).touch()
+    print("sass_table: %d kernels of %d lessons, %d memory instructions -> %s" % (
+        len(table), len(written), sum(len(v) for v in table.values()), args.out_dir))
 
 
 def main_or_fallback():
-    """main(); with --fallback FILE (the build's way), a failure copies FILE, the
-    table kept in the tree, to --out and says why, instead of failing the build."""
+    """main(); with --fallback DIR (the build's way), a failure copies the lesson
+    files of DIR, the table kept in the tree, to --out-dir and says why, instead
+    of failing the build."""
     fallback = None
     if "--fallback" in sys.argv:
         at = sys.argv.index("--fallback")
@@ -444,11 +588,16 @@ def main_or_fallback():
     except (Exception, SystemExit) as e:  # noqa: BLE001 - any failure falls back
         if fallback is None or (isinstance(e, SystemExit) and not e.code):
             raise
-        out = sys.argv[sys.argv.index("--out") + 1]
+        out = Path(sys.argv[sys.argv.index("--out-dir") + 1])
         print("sass_table: warning: could not read the lessons' SASS (%s); the build uses the "
               "copy kept in the tree, %s" % (e, fallback), file=sys.stderr)
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(fallback, out)
+        out.mkdir(parents=True, exist_ok=True)
+        for old in out.glob("*.tsv"):
+            old.unlink()
+        for f in Path(fallback).glob("*.tsv"):
+            shutil.copyfile(f, out / f.name)
+        if "--stamp" in sys.argv:
+            Path(sys.argv[sys.argv.index("--stamp") + 1]).touch()
 
 
 if __name__ == "__main__":

@@ -242,14 +242,19 @@ TEST(CompiledAccessMeasured, EveryPageLineByLine) {
 // Every lesson at its defaults: counters.ncu (the compiled level with this
 // build's table) equals what Nsight Compute measured, counter by counter.
 TEST(CompiledAccessMeasured, EveryLessonAtItsDefaultsCountsAsNsightCompute) {
-  int lessons = 0, merged_stores = 0;
+  int found = 0, lessons = 0, merged_stores = 0;
   for (const auto& l : measured()["lessons"]) {
     const std::string id = l["id"];
     if (!find_lesson(id)) continue;  // a lesson since removed
+    ++found;
+    // A lesson edited since its table was made (pending.txt) runs other code
+    // than what was measured: tests/test_compiled_table.cpp keeps those few.
+    if (!compiled_code_status(*lesson_index(id)).current()) continue;
     ++lessons;
     const Trace t = simulate(id, params_of(l["params"]));
     const CompiledKernel* code = compiled_kernel_for(t);
-    ASSERT_NE(code, nullptr) << id << ": no compiled-code table entry";
+    ASSERT_NE(code, nullptr) << id << ": "
+                             << compiled_code_note(*lesson_index(id), t.config.params);
     const WarpAccesses w = compiled_warp_accesses(t, code);
     for (const NcuCounter& c : ncu_counters(w))
       if (l["ncu"].contains(c.name)) {
@@ -258,7 +263,8 @@ TEST(CompiledAccessMeasured, EveryLessonAtItsDefaultsCountsAsNsightCompute) {
     for (const WarpAccess& a : w.accesses)
       merged_stores += a.merged_line != 0;
   }
-  EXPECT_GE(lessons, 38);
+  EXPECT_GE(found, 38);
+  EXPECT_GE(lessons, found * 3 / 4) << "most measured lessons' tables are stale: remake them";
   EXPECT_GT(merged_stores, 0) << "the if/else rule: one store for an if's two arms";
 }
 

@@ -93,6 +93,7 @@ std::shared_ptr<const WarpIndex> build_warp_index(const Trace& t) {
   w->accesses = std::move(levels.source);
   w->compiled = std::move(levels.compiled);
   w->code = levels.code;
+  w->why_source = std::move(levels.why_source);
   w->access_of.assign(t.events.size(), -1);
   for (size_t i = 0; i < w->accesses.accesses.size(); ++i)
     for (uint32_t e : w->accesses.lanes_of(w->accesses.accesses[i]))

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -24,9 +25,11 @@ struct WarpIndex {
   std::vector<int32_t> access_of;  // trace event -> its warp access, -1: none
   // The compiled level (analysis/compiled_access.hpp): the same accesses as
   // the GPU executes them, Nsight Compute's counts; `code` null where the
-  // compiled-code table has no entry (then it equals the source level).
+  // compiled-code table has no current entry (then it equals the source
+  // level, and `why_source` says why, e.g. the lesson's table is stale).
   WarpAccesses compiled;
   const CompiledKernel* code = nullptr;
+  std::string why_source;
 
   // Per array slot (index = slot), per element; a shared array's element e of
   // block b at b * count + e. Empty where the run is too big to keep them.

@@ -27,9 +27,7 @@ const char* noun(EventKind k, bool many) {
 }  // namespace
 
 std::string compiled_note(const WarpIndex& w, const Trace& t, const WarpAccess& a) {
-  if (!w.code)
-    return "GPU: this kernel has no entry in the compiled-code table; the counts follow the "
-           "source.";
+  if (!w.code) return "GPU: not shown, " + w.why_source + ".";
   const WarpAccess* c = compiled_of(w.compiled, w.accesses, t, a);
   if (!c) return "";
   // The instruction's name, else its width and kind ("16-byte load").

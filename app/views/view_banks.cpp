@@ -175,7 +175,7 @@ class BanksView final : public View {
     ImGui::TextDisabled(
         "This run. Source: what the lesson's code asks for. GPU: what the "
         "compiled kernel executes (%s).",
-        index_->code ? "Nsight Compute's counts" : "no compiled-code entry");
+        index_->code ? "Nsight Compute's counts" : "not shown: the counts follow the source");
     for (const std::string& l : lines) {
       const ImVec2 at = ImGui::GetCursorScreenPos();
       text_wrapped_at_spaces(l);

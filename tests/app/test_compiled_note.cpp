@@ -62,6 +62,19 @@ TEST(CompiledNote, APredicatedAccessNamesTheWarpsWithEveryLaneOff) {
   EXPECT_TRUE(seen) << "some lesson guards a shared access with a predicate";
 }
 
+// Where the lesson has no current compiled-code table (edited since it was
+// made, or a lesson file), the panel says why instead of a GPU count.
+TEST(CompiledNote, WithoutACompiledKernelTheNoteSaysWhy) {
+  const Trace t = simulate(picks::default_lesson());
+  WarpIndex w = *build_warp_index(t);
+  ASSERT_FALSE(w.accesses.accesses.empty());
+  w.code = nullptr;
+  w.why_source = "the compiled-code table for this lesson was made from other sources";
+  EXPECT_EQ(compiled_note(w, t, w.accesses.accesses[0]),
+            "GPU: not shown, the compiled-code table for this lesson was made from other "
+            "sources.");
+}
+
 TEST(CompiledNote, TotalsGiveTheSourceThenTheGpu) {
   const Trace t = simulate(picks::default_lesson());
   const auto w = build_warp_index(t);

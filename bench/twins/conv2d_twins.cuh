@@ -1,34 +1,10 @@
-// The stencil and convolution twins of bench/family_twins.cu: the plain
-// kernels of the families' steps the twins check stands for, written as a
-// textbook writes them (no TileScope code). Included by family_twins.cu only.
+// The convolution family's twins (bench/family_twins.cu): the plain kernels
+// of the steps the twins check stands for, written as a textbook writes them
+// (no TileScope code), a shared tile with its halo (step 2) and the double
+// buffered register tiles (the last step), with their runs.
 #pragma once
 
-#include <cuda_runtime.h>
-
-__host__ __device__ inline int clamp_index(int i, int length) {
-  return i < 0 ? 0 : (i >= length ? length - 1 : i);
-}
-
-// The 1D stencil through a shared array with a halo of `radius` on each side.
-constexpr int kMaxBlock = 1024, kMaxRadius = 64;
-__global__ void stencil_shared(const float* in, float* out, int length, int radius) {
-  __shared__ float cache[kMaxBlock + 2 * kMaxRadius];
-  const int block = blockDim.x, tx = threadIdx.x;
-  const int g = blockIdx.x * block + tx;
-  const int s = tx + radius;
-  cache[s] = in[clamp_index(g, length)];
-  if (tx < radius) {
-    cache[s - radius] = in[clamp_index(g - radius, length)];
-    cache[s + block] = in[clamp_index(g + block, length)];
-  }
-  __syncthreads();
-  if (g < length) {
-    float sum = 0.0f;
-    for (int j = -radius; j <= radius; ++j)
-      sum += cache[s + j];
-    out[g] = sum / float(2 * radius + 1);
-  }
-}
+#include "bench/twins/harness.cuh"
 
 // 2D convolution: a (T + 2R)^2 input tile with its halo in shared memory, the
 // (2R + 1)^2 mask in constant memory.
@@ -67,64 +43,6 @@ __global__ void conv2d_tiled(const float* in, float* out, int rows, int cols) {
       for (int j = 0; j < w; ++j)
         sum += mask_c[i * w + j] * tile[ty + i][tx + j];
     out[row * cols + col] = sum;
-  }
-}
-
-// The 1D stencil with float4 loads and stores and a 12-register window: each
-// thread moves two float4s (a block apart) through shared memory, whose halo
-// is 4 cells a side (R <= 4), and computes 4 outputs per float4 from three
-// 16-byte shared loads; the average multiplies by 1 / (2R + 1).
-template <int R>
-__global__ void stencil_vectorized(const float* in, float* out, int length) {
-  constexpr int kQuads = 2, kHalo = 4;
-  extern __shared__ float4 cache4[];  // (8 * blockDim.x + 8) floats
-  float* cache = reinterpret_cast<float*>(cache4);
-  const int block = blockDim.x, tx = threadIdx.x;
-  const int span = 4 * kQuads * block, first = blockIdx.x * span;
-#pragma unroll
-  for (int v = 0; v < kQuads; ++v) {
-    const int o = 4 * (tx + v * block), e = first + o;
-    float4 x;
-    if (e + 3 < length) {
-      x = *reinterpret_cast<const float4*>(in + e);
-    } else {
-      x.x = in[clamp_index(e, length)];
-      x.y = in[clamp_index(e + 1, length)];
-      x.z = in[clamp_index(e + 2, length)];
-      x.w = in[clamp_index(e + 3, length)];
-    }
-    *reinterpret_cast<float4*>(cache + kHalo + o) = x;
-  }
-  if (tx < kHalo) {
-    cache[tx] = in[clamp_index(first - kHalo + tx, length)];
-    cache[kHalo + span + tx] = in[clamp_index(first + span + tx, length)];
-  }
-  __syncthreads();
-#pragma unroll
-  for (int v = 0; v < kQuads; ++v) {
-    const int o = 4 * (tx + v * block), e = first + o;
-    float w[12];
-#pragma unroll
-    for (int q = 0; q < 3; ++q) {
-      const float4 t = *reinterpret_cast<const float4*>(cache + o + 4 * q);
-      w[4 * q] = t.x, w[4 * q + 1] = t.y, w[4 * q + 2] = t.z, w[4 * q + 3] = t.w;
-    }
-    constexpr float kInverse = 1.0f / float(2 * R + 1);
-    float r[4];
-#pragma unroll
-    for (int q = 0; q < 4; ++q) {
-      float sum = 0.0f;
-#pragma unroll
-      for (int j = -R; j <= R; ++j)
-        sum += w[kHalo + q + j];
-      r[q] = sum * kInverse;
-    }
-    if (e + 3 < length) {
-      *reinterpret_cast<float4*>(out + e) = make_float4(r[0], r[1], r[2], r[3]);
-    } else {
-      for (int q = 0; q < 3 && e + q < length; ++q)
-        out[e + q] = r[q];
-    }
   }
 }
 
@@ -219,3 +137,105 @@ __global__ void conv2d_double_buffer(const float* in, float* out, int rows, int 
     __syncthreads();
   }
 }
+
+// ---- the runs
+
+namespace {
+
+// Both convolution twins' CPU check: every output against the exact sum
+// (integer inputs and mask, zero outside the image).
+bool conv2d_matches(const Dev& out, const std::vector<float>& h, const std::vector<float>& mask,
+                    int side, int R) {
+  const size_t n = size_t(side) * side;
+  const int w = 2 * R + 1;
+  std::vector<float> got(n);
+  CHECK(cudaMemcpy(got.data(), out.p, n * 4, cudaMemcpyDeviceToHost));
+  for (int r = 0; r < side; ++r)
+    for (int c = 0; c < side; ++c) {
+      double sum = 0;
+      for (int i = 0; i < w; ++i)
+        for (int j = 0; j < w; ++j) {
+          const int y = r - R + i, x = c - R + j;
+          if (y >= 0 && y < side && x >= 0 && x < side)
+            sum += double(mask[size_t(i * w + j)]) * h[size_t(y) * side + x];
+        }
+      if (double(got[size_t(r) * side + c]) != sum) return false;
+    }
+  return true;
+}
+
+template <int T, int R>
+void conv2d_at(Harness& bench, int size, int side) {
+  const size_t n = size_t(side) * side;
+  const int w = 2 * R + 1;
+  const std::vector<float> h = small_integers(n, 5), mask = small_integers(size_t(w * w), 7);
+  Dev in(n * 4), out(n * 4);
+  CHECK(cudaMemcpy(in.p, h.data(), n * 4, cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpyToSymbol(mask_c, mask.data(), size_t(w * w) * 4));
+  CHECK(cudaMemset(out.p, 0xFF, n * 4));
+  auto correct = [&] { return conv2d_matches(out, h, mask, side, R); };
+  const dim3 block(T, T), grid((side + T - 1) / T, (side + T - 1) / T);
+  bench.run(
+      "conv2d_tiled", "plain", size,
+      "m=n=" + std::to_string(side) + " tile=" + std::to_string(T) + " radius=" + std::to_string(R),
+      8.0 * double(n) + 4.0 * w * w,
+      [&] { conv2d_tiled<T, R><<<grid, block>>>(in.f(), out.f(), side, side); }, correct);
+}
+
+template <int T, int R>
+bool conv2d_if(Harness& bench, int size, int side) {
+  if (bench.o.conv_tile != T || bench.o.conv_radius != R) return false;
+  conv2d_at<T, R>(bench, size, side);
+  return true;
+}
+
+void conv2d(Harness& bench, int size) {
+  if (!bench.wanted("conv2d_tiled")) return;
+  const int side = int(std::floor(std::sqrt(double(size))));
+  const bool ran = conv2d_if<8, 1>(bench, size, side) || conv2d_if<8, 2>(bench, size, side) ||
+                   conv2d_if<8, 3>(bench, size, side) || conv2d_if<16, 1>(bench, size, side) ||
+                   conv2d_if<16, 2>(bench, size, side) || conv2d_if<16, 3>(bench, size, side) ||
+                   conv2d_if<32, 1>(bench, size, side) || conv2d_if<32, 2>(bench, size, side) ||
+                   conv2d_if<32, 3>(bench, size, side);
+  if (!ran)
+    std::fprintf(stderr,
+                 "conv2d_tiled: tile %d radius %d not compiled (tiles 8, 16, 32; "
+                 "radius 1 to 3)\n",
+                 bench.o.conv_tile, bench.o.conv_radius);
+}
+
+template <int R>
+bool conv2d_db_if(Harness& bench, int size, int side) {
+  if (bench.o.conv_radius != R) return false;
+  constexpr int T = 16, kSteps = 4;
+  const size_t n = size_t(side) * side;
+  const int w = 2 * R + 1;
+  const std::vector<float> h = small_integers(n, 5), mask = small_integers(size_t(w * w), 7);
+  Dev in(n * 4), out(n * 4);
+  CHECK(cudaMemcpy(in.p, h.data(), n * 4, cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpyToSymbol(mask_c, mask.data(), size_t(w * w) * 4));
+  CHECK(cudaMemset(out.p, 0xFF, n * 4));
+  auto correct = [&] { return conv2d_matches(out, h, mask, side, R); };
+  const dim3 block(T, T),
+      grid((side + 4 * T - 1) / (4 * T), (side + 4 * T * kSteps - 1) / (4 * T * kSteps));
+  bench.run(
+      "conv2d_double_buffer", "plain", size,
+      "m=n=" + std::to_string(side) + " tile=16 radius=" + std::to_string(R),
+      8.0 * double(n) + 4.0 * w * w,
+      [&] { conv2d_double_buffer<T, R><<<grid, block>>>(in.f(), out.f(), side, side); }, correct);
+  return true;
+}
+
+// The conv2d family's last step (double buffered) at its timed tile, T = 16,
+// and the --conv-radius.
+void conv2d_db(Harness& bench, int size) {
+  if (!bench.wanted("conv2d_double_buffer")) return;
+  const int side = int(std::floor(std::sqrt(double(size))));
+  const bool ran = conv2d_db_if<1>(bench, size, side) || conv2d_db_if<2>(bench, size, side) ||
+                   conv2d_db_if<3>(bench, size, side);
+  if (!ran)
+    std::fprintf(stderr, "conv2d_double_buffer: radius %d not compiled (1 to 3)\n",
+                 bench.o.conv_radius);
+}
+
+}  // namespace
