@@ -41,7 +41,7 @@ endif()
 # engine/lesson_dispatch.hpp the generated lesson list. engine/lesson_file.hpp
 # looks for them in ../include/tilescope beside the programs.
 install(DIRECTORY model lessons engine DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tilescope
-        FILES_MATCHING PATTERN "*.hpp" PATTERN "*.cuh")
+        FILES_MATCHING PATTERN "*.hpp" PATTERN "*.cuh" PATTERN narration EXCLUDE)
 install(FILES ${PROJECT_BINARY_DIR}/lessons/generated/lessons/all_lessons.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tilescope/lessons)
 # The puzzles (engine/puzzles.hpp finds them in ../share/tilescope/puzzles),
@@ -58,12 +58,12 @@ set(CPACK_PACKAGE_NAME tilescope)
 set(CPACK_PACKAGE_VENDOR TileScope)
 set(CPACK_PACKAGE_CONTACT "TileScope developers")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "CUDA shared memory, made visible")
-set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
-    "TileScope runs the kernels of the classic CUDA shared-memory lessons, records what
- every thread did and replays it as an animated grid; without an NVIDIA GPU a CPU
- simulator runs the same kernel source. The package holds the window (tilescope),
- the command line (tilescope-cli), the headers lesson files and puzzle solutions
- are compiled against at run time, and the puzzles.")
+# (CPack puts the summary first and indents the rest, as the control file wants.)
+set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "TileScope runs the kernels of the classic CUDA shared-memory lessons, records
+what every thread did and replays it as an animated grid; without an NVIDIA
+GPU a CPU simulator runs the same kernel source. The package holds the window
+(tilescope), the command line (tilescope-cli), the headers that lesson files
+and puzzle solutions are compiled against at run time, and the puzzles.")
 set(CPACK_DEBIAN_PACKAGE_SECTION education)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES TRUE)  # .dynsym stays: plug-ins still resolve against the programs
