@@ -95,6 +95,7 @@ done
 
 # ---- A puzzle, graded by the installed program ----
 puzzles="$root/usr/share/tilescope/puzzles"
+[ -d "$puzzles" ] || fail "the package has no usr/share/tilescope/puzzles"
 id=""
 for j in "$puzzles"/*/puzzle.json; do
   candidate=$(sed -nE 's/^[[:space:]]*"id":[[:space:]]*"([a-z0-9_]+)".*/\1/p' "$j" | head -1)
