@@ -4,7 +4,7 @@
 # window reads. Every path is relative to the prefix: the programs find their
 # data from their own folder (/proc/self/exe), so the tree also works unpacked
 # anywhere (dpkg-deb -x, tests/package/test_package.sh).
-#   cmake --build build/default && cpack --config build/default/CPackConfig.cmake
+#   cmake --build build/default && cd build/default && cpack
 include(GNUInstallDirs)
 
 # ---- The version the programs print (--version) ----
@@ -59,11 +59,12 @@ set(CPACK_PACKAGE_VENDOR TileScope)
 set(CPACK_PACKAGE_CONTACT "TileScope developers")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "CUDA shared memory, made visible")
 # (CPack puts the summary first and indents the rest, as the control file wants.)
-set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "TileScope runs the kernels of the classic CUDA shared-memory lessons, records
-what every thread did and replays it as an animated grid; without an NVIDIA
-GPU a CPU simulator runs the same kernel source. The package holds the window
-(tilescope), the command line (tilescope-cli), the headers that lesson files
-and puzzle solutions are compiled against at run time, and the puzzles.")
+set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "TileScope runs the kernels of the classic CUDA shared-memory
+lessons, records what every thread did and replays it as an animated grid;
+without an NVIDIA GPU a CPU simulator runs the same kernel source. The
+package holds the window (tilescope), the command line (tilescope-cli), the
+headers that lesson files and puzzle solutions are compiled against at run
+time, and the puzzles.")
 set(CPACK_DEBIAN_PACKAGE_SECTION education)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES TRUE)  # .dynsym stays: plug-ins still resolve against the programs
@@ -117,7 +118,9 @@ if(TS_BUILD_TESTS AND TARGET tilescope-cli AND NOT CMAKE_CROSSCOMPILING)
   endif()
   add_test(NAME Package.InstalledTreeAloneGradesPuzzles
            COMMAND ${PROJECT_SOURCE_DIR}/tests/package/test_package.sh)
+  set(ts_env CPACK=${CMAKE_CPACK_COMMAND} BUILD_DIR=${PROJECT_BINARY_DIR}
+      SOURCE_DIR=${PROJECT_SOURCE_DIR} VERSION=${PROJECT_VERSION} WINDOW=${ts_window}
+      HAVE_CUDA=${TS_HAVE_CUDA})
   set_tests_properties(Package.InstalledTreeAloneGradesPuzzles PROPERTIES
-    LABELS cpu TIMEOUT 600
-    ENVIRONMENT "CPACK=${CMAKE_CPACK_COMMAND};BUILD_DIR=${PROJECT_BINARY_DIR};SOURCE_DIR=${PROJECT_SOURCE_DIR};VERSION=${PROJECT_VERSION};WINDOW=${ts_window};HAVE_CUDA=${TS_HAVE_CUDA}")
+                       LABELS cpu TIMEOUT 600 ENVIRONMENT "${ts_env}")
 endif()
