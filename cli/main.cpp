@@ -14,12 +14,15 @@
 #include "cli/command.hpp"
 #include "cli/report.hpp"
 #include "engine/lesson_options.hpp"
+#include "tilescope_version.hpp"  // generated: cmake/packaging.cmake
 
 int main(int argc, char** argv) {
   CLI::App app{
       "tilescope-cli: run TileScope's CUDA shared-memory lessons headless, record "
       "their traces and inspect or export them."};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("tilescope-cli ") + ts::build_info::kVersionLine,
+                       "Print the version and exit");
   ts::use_readable_help(app);  // before the subcommands: they share it
   app.footer(
       "Exit codes: 0 done (a run with wrong output is still done), 1 could not do it (run "

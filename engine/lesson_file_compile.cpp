@@ -56,6 +56,10 @@ Toolchain plugin_toolchain() {
   const char* chosen = std::getenv("TILESCOPE_CXX");
   const std::string wanted = chosen && *chosen ? chosen : lesson_file_config::kCompiler;
   t.compiler = on_path(wanted);
+  // A package built where the compiler lived elsewhere (/usr/lib/ccache,
+  // /opt/gcc): the same compiler by name, on this machine's PATH.
+  if (t.compiler.empty() && !(chosen && *chosen))
+    t.compiler = on_path(fs::path(wanted).filename().string());
   if (t.compiler.empty()) {
     t.problem = std::string("the C++ compiler ") +
                 (chosen && *chosen ? "named by TILESCOPE_CXX (" + wanted + ")"

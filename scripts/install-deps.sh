@@ -8,6 +8,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev
   libglfw3-dev libimgui-dev python3-glad libstb-dev fonts-dejavu-core
   libgif-dev ffmpeg
+  dpkg-dev file
   xvfb xauth libgl1-mesa-dri
   clang libclang-rt-14-dev
 )

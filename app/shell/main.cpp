@@ -32,6 +32,7 @@
 #include "engine/lesson_options.hpp"
 #include "io/lecture_file.hpp"
 #include "io/output_file.hpp"
+#include "tilescope_version.hpp"  // generated: cmake/packaging.cmake
 
 namespace {
 
@@ -62,6 +63,9 @@ struct CommandLine {
 void add_window_options(CommandLine& line, ts::app::Options& opt) {
   CLI::App& cli = line.cli;
   std::string& size = line.size;
+  // Answered while parsing, before GLFW: no display needed.
+  cli.set_version_flag("--version", std::string("tilescope ") + ts::build_info::kVersionLine,
+                       "Print the version and exit");
   cli.add_option("trace", opt.trace_file,
                  "a .tstrace file to replay (recorded anywhere), or a lesson file (.hpp) to open "
                  "as File > Open lesson file does");
