@@ -51,6 +51,15 @@ __device__ __forceinline__ void skew(bool here, int skew_ns, uint32_t skew_warps
   if (here && skew_ns > 0 && ((skew_warps >> ((linear_thread() / 32u) & 31u)) & 1u))
     __nanosleep(unsigned(skew_ns));
 }
+// Polls *p (volatile: each poll a load from memory) until it is >= need.
+template <class T>
+__device__ __forceinline__ T spin_until_at_least(const T* p, T need) {
+  const volatile T* v = p;
+  T got;
+  while ((got = *v) < need) {
+  }
+  return got;
+}
 }  // namespace detail
 
 // The accesses of both untraced recorders: plain loads, stores, atomics, shuffles, matches.
@@ -89,9 +98,29 @@ struct PlainAccess {
     return __shfl_down_sync(0xffffffffu, value, unsigned(delta));
   }
   template <class T>
+  __device__ __forceinline__ T shfl_up(T value, int delta, int) {
+    return __shfl_up_sync(0xffffffffu, value, unsigned(delta));
+  }
+  template <class T>
+  __device__ __forceinline__ T shfl_idx(T value, int lane, int) {
+    return __shfl_sync(0xffffffffu, value, lane);
+  }
+  template <class T>
   __device__ __forceinline__ unsigned match_any(T value, int) {
     return __match_any_sync(detail::warp_lanes(), value);
   }
+  // Volatile loads, so that every poll goes to memory (a plain load would
+  // be hoisted out of the loop and spin forever on a register).
+  template <class T>
+  __device__ __forceinline__ T wait_at_least(Space, const T* base, int index, int, ArraySlot,
+                                             T need, uint16_t) {
+    return detail::spin_until_at_least(base + index, need);
+  }
+  template <class T>
+  __device__ __forceinline__ T load_cg(Space, const T* base, int index, int, ArraySlot, uint16_t) {
+    return __ldcg(base + index);
+  }
+  __device__ __forceinline__ void threadfence(int) { __threadfence(); }
   __device__ __forceinline__ void delay_point(bool) {}
 };
 
@@ -241,11 +270,42 @@ struct DeviceTraceRec {
     record(EventKind::WarpShuffle, kNoArray, int(src), float(got), uint16_t(line), 0, 0);
     return got;
   }
+  template <class T>
+  __device__ __forceinline__ T shfl_up(T value, int delta, int line) {
+    const T got = __shfl_up_sync(0xffffffffu, value, unsigned(delta));
+    const uint32_t lane = detail::linear_thread() % 32u;
+    const uint32_t src = lane >= uint32_t(delta) ? lane - uint32_t(delta) : lane;
+    record(EventKind::WarpShuffle, kNoArray, int(src), float(got), uint16_t(line), 0, 0);
+    return got;
+  }
+  template <class T>
+  __device__ __forceinline__ T shfl_idx(T value, int lane, int line) {
+    const T got = __shfl_sync(0xffffffffu, value, lane);
+    record(EventKind::WarpShuffle, kNoArray, lane & 31, float(got), uint16_t(line), 0, 0);
+    return got;
+  }
   // A vote touches no memory: not recorded, as the simulator does not record it.
   template <class T>
   __device__ __forceinline__ unsigned match_any(T value, int) {
     return __match_any_sync(detail::warp_lanes(), value);
   }
+  // One event for the whole wait: the poll that saw the flag set (how many
+  // polls failed before it is timing; the simulator's blocks never need one).
+  template <class T>
+  __device__ __forceinline__ T wait_at_least(Space, const T* base, int index, int count,
+                                             ArraySlot buf, T need, uint16_t line) {
+    const T v = detail::spin_until_at_least(base + index, need);
+    record(EventKind::GlobalLoad, buf, index, float(v), line, flags(index, count), 0);
+    return v;
+  }
+  template <class T>
+  __device__ __forceinline__ T load_cg(Space, const T* base, int index, int count, ArraySlot buf,
+                                       uint16_t line) {
+    const T v = __ldcg(base + index);
+    record(EventKind::GlobalLoad, buf, index, float(v), line, flags(index, count), 0);
+    return v;
+  }
+  __device__ __forceinline__ void threadfence(int) { __threadfence(); }
   __device__ __forceinline__ void delay_point(bool here) {
     detail::skew(here, skew_ns, skew_warps);
   }
