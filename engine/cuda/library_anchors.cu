@@ -171,7 +171,7 @@ std::optional<PerfResult> scan_point(AnchorRun& r, const AnchorContext& c) {
     return cub::DeviceScan::InclusiveSum(temp.ptr, temp_bytes, din.f(), dout.f(), len);
   };
   auto correct = [&](std::string* why) {
-    std::vector<float> got(size_t(len));
+    std::vector<float> got(static_cast<size_t>(len));
     cudaMemcpy(got.data(), dout.ptr, size_t(len) * 4, cudaMemcpyDeviceToHost);
     double want = 0;  // integer inputs: every prefix exact in float too
     for (size_t i = 0; i < got.size(); ++i)
