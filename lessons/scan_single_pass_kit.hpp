@@ -7,13 +7,13 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "lessons/cuda_compat.hpp"
 #include "lessons/lesson.hpp"
-#include "lessons/scan_kit.hpp"
 
 namespace ts::lessons::scan_single_pass_kit {
 
@@ -120,6 +120,24 @@ inline std::vector<float> reference(const Params& p, const LessonInputs& in) {
   return out;
 }
 
+// Global loads per output, as the trace counts them: every element of in
+// once, epoch once per thread, and two per tile read in a look-back (its
+// flag, its sum): "(L + T*B + 2*W)/L with .. = 1.213" (the panel reads the
+// last number).
+inline double loads_per_output(const Params& p, std::string* formula) {
+  const uint64_t L = uint64_t(std::max(p.length, 1)), B = uint64_t(std::max(p.block, 1));
+  const uint64_t T = uint64_t(tile_count(p)), W = lookback_tiles(p);
+  const double r = double(L + T * B + 2 * W) / double(L);
+  if (formula) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", r);
+    *formula = "(L + T*B + 2*W)/L with T = ceil(L/(16B)) tiles, W = tiles read in look-backs: (" +
+               std::to_string(L) + " + " + std::to_string(T) + "*" + std::to_string(B) + " + 2*" +
+               std::to_string(W) + ")/" + std::to_string(L) + " = " + buf;
+  }
+  return r;
+}
+
 // One add per element, plus the look-back's.
 inline double flops(const Params& p) {
   return double(p.length) + double(lookback_tiles(p));
@@ -161,7 +179,7 @@ inline LessonSpec lesson(LessonText t) {
       .reference = reference,
       .sum_length = [](const Params& p) { return std::max(p.length, 1); },
       .with_warps = with_warps,
-      .loads_per_output = scan_kit::loads_per_output,
+      .loads_per_output = loads_per_output,
       .metric = PerfMetric::Bytes,
       .flops = flops,
       .tests = std::move(t.tests),
