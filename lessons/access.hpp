@@ -119,8 +119,10 @@ class ElemRef : ElementPlace<T, Rec> {
   // that another block sets. Returns the value that ended the wait. How often
   // the GPU polled is timing, not program: the trace holds the one load that
   // saw the flag set, on the GPU and in the simulator alike.
-  TS_HD T wait_at_least(T need) const {
-    return rec_.wait_at_least(S, base_, index_, count_, buf_, need, line_);
+  // (A template, so that an ElemRef of a volatile T declares no volatile parameter.)
+  template <class U>
+  TS_HD T wait_at_least(U need) const {
+    return rec_.wait_at_least(S, base_, index_, count_, buf_, T(need), line_);
   }
   // __ldcg(&element): read from L2, never from this SM's L1, which may hold
   // a line fetched before another block wrote the element.
