@@ -30,13 +30,15 @@ struct Choice {
 };
 
 Choice choose_backend(const RunRequest& req) {
-  const CudaStatus& gpu = cuda_status();
+  // A simulator run never touches CUDA: probing the GPU creates its context.
+  static const CudaStatus no_gpu;
+  const CudaStatus& gpu = req.backend == BackendChoice::Sim ? no_gpu : cuda_status();
   Choice c;
   bool use_gpu = false;
   // A lesson file's plug-in holds the simulator's body, and the GPU's where
   // nvcc compiled it too (engine/lesson_plugin_cuda.hpp).
   const std::optional<size_t> index = lesson_index(req.lesson_id);
-  const bool file = index && is_runtime_lesson(*index) && !runtime_cuda_launch(*index);
+  const bool file = index && is_runtime_lesson(*index) && !runtime_cuda_ops(*index);
   switch (req.backend) {
     case BackendChoice::Cuda:
       if (file)

@@ -30,6 +30,9 @@ struct CudaStatus {
   uint64_t global_memory_bytes = 0;
   int clock_khz = 0, memory_clock_khz = 0, memory_bus_bits = 0;
   int driver_version = 0, runtime_version = 0;
+  // No machine code for this GPU in the build: the driver compiles each
+  // lesson's PTX the first time it runs (engine/cuda/cuda_backend.cu says so).
+  bool jit = false;
   DeviceLimits limits() const;
 };
 // Probed once per process (thread-safe); cheap afterwards.

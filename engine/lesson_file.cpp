@@ -13,10 +13,12 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <regex>
 #include <sstream>
+#include <vector>
 
 #include "engine/catalogue.hpp"
 #include "engine/lesson_file_compile.hpp"
@@ -29,6 +31,9 @@ namespace fs = std::filesystem;
 using namespace lesson_file_detail;
 
 namespace {
+
+// A plug-in's GPU side, kept for the life of the process (defined below).
+const LessonCudaOps* keep_cuda_ops(const LessonCudaOps& ops);
 
 constexpr uintmax_t kMaxLessonFileBytes = 1 << 20;
 
@@ -102,7 +107,7 @@ std::string cuda_glue_source(const std::string& path, const std::string& ns) {
          ": the GPU half\n#include \"engine/cuda/lesson_plugin.cuh\"\n#include \"" + path +
          "\"\n\nextern \"C\" __attribute__((visibility(\"default\"))) void "
          "TS_LESSON_CUDA_ENTRY(ts::LessonCudaPlugin* out) {\n  out->abi = "
-         "ts::kLessonCudaPluginAbi;\n  out->launch = TS_LESSON_CUDA_LAUNCHER(ts::lessons::" +
+         "ts::kLessonCudaPluginAbi;\n  out->ops = TS_LESSON_CUDA_OPS(ts::lessons::" +
          ns + ");\n}\n";
 }
 
@@ -319,14 +324,16 @@ std::optional<std::string> load_plugin(LessonFile& f, const fs::path& so, const 
     return f.path + ": the lesson's descriptor does not match its text:\n" + *problems;
   set_runtime_sim_body(index, plugin.sim_body);
   // The GPU half, where nvcc compiled one (engine/lesson_plugin_cuda.hpp).
-  CudaLaunchFn gpu = nullptr;
+  const LessonCudaOps* gpu = nullptr;
   using CudaEntryFn = void (*)(LessonCudaPlugin*);
   if (auto cuda_entry = reinterpret_cast<CudaEntryFn>(::dlsym(handle, TS_LESSON_CUDA_ENTRY_NAME))) {
     LessonCudaPlugin c;
     cuda_entry(&c);
-    if (c.abi == kLessonCudaPluginAbi) gpu = c.launch;
+    if (c.abi == kLessonCudaPluginAbi && c.ops.launch && c.ops.timed_kernel &&
+        c.ops.prepare_timed && c.ops.launch_timed)
+      gpu = keep_cuda_ops(c.ops);
   }
-  set_runtime_cuda_launch(index, gpu);
+  set_runtime_cuda_ops(index, gpu);
   f.gpu = gpu != nullptr;
   t.by_path[f.path] = {key, lesson.id};
   f.lesson_id = lesson.id;
@@ -353,25 +360,35 @@ std::optional<std::string> check_file(const std::string& given, LessonFile& f, s
   return shape_problem(f.path, text, lesson_namespace(text));
 }
 
-struct CudaLaunchers {
+// The plug-ins' GPU sides by catalogue index; each table lives as long as
+// the process (a plug-in is never unloaded), at a stable address.
+struct CudaOpsTable {
   std::mutex mutex;
-  std::map<size_t, CudaLaunchFn> by_index;
+  std::map<size_t, const LessonCudaOps*> by_index;
+  std::vector<std::unique_ptr<LessonCudaOps>> kept;
 };
-CudaLaunchers& cuda_launchers() {
-  static CudaLaunchers table;
+CudaOpsTable& cuda_ops_table() {
+  static CudaOpsTable table;
   return table;
+}
+
+const LessonCudaOps* keep_cuda_ops(const LessonCudaOps& ops) {
+  CudaOpsTable& t = cuda_ops_table();
+  const std::lock_guard<std::mutex> lock(t.mutex);
+  t.kept.push_back(std::make_unique<LessonCudaOps>(ops));
+  return t.kept.back().get();
 }
 
 }  // namespace
 
-void set_runtime_cuda_launch(size_t lesson_index, CudaLaunchFn launch) {
-  CudaLaunchers& t = cuda_launchers();
+void set_runtime_cuda_ops(size_t lesson_index, const LessonCudaOps* ops) {
+  CudaOpsTable& t = cuda_ops_table();
   const std::lock_guard<std::mutex> lock(t.mutex);
-  t.by_index[lesson_index] = launch;
+  t.by_index[lesson_index] = ops;
 }
 
-CudaLaunchFn runtime_cuda_launch(size_t lesson_index) {
-  CudaLaunchers& t = cuda_launchers();
+const LessonCudaOps* runtime_cuda_ops(size_t lesson_index) {
+  CudaOpsTable& t = cuda_ops_table();
   const std::lock_guard<std::mutex> lock(t.mutex);
   const auto it = t.by_index.find(lesson_index);
   return it == t.by_index.end() ? nullptr : it->second;
@@ -420,7 +437,7 @@ LessonFile load_lesson_file(const std::string& given, bool cached_only) {
       f.cached = true;  // loaded already, unchanged
       f.lesson_id = it->second.id;
       const std::optional<size_t> index = lesson_index(f.lesson_id);
-      f.gpu = index && runtime_cuda_launch(*index);
+      f.gpu = index && runtime_cuda_ops(*index);
       return done(std::nullopt);
     }
     const fs::path dir = lesson_cache_dir();

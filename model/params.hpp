@@ -31,9 +31,12 @@ enum ParamBits : uint32_t {
 
 // Every parameter by its option name, in the order m, k, n, tile, length,
 // radius, block: what listings, files and JSON walk.
+// (An alias: nvcc's front end rewrites a bare `int Params::*field` with
+// parentheses, which g++ then warns about in every CUDA file.)
+using ParamMember = int Params::*;
 struct ParamField {
   const char* name;
-  int Params::*field;
+  ParamMember field;
   uint32_t bit;
 };
 inline constexpr ParamField kParamFields[] = {{"m", &Params::m, kUsesM},

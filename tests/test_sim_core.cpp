@@ -9,7 +9,6 @@
 #include <tuple>
 #include <vector>
 
-#include "engine/lesson_dispatch.hpp"
 #include "engine/sim/simulate.hpp"
 #include "lessons/matmul_tiled_square.hpp"
 

@@ -8516,5 +8516,5 @@ constinit const std::span<const CompiledKernel> kKernels = kKernelList;
 constinit const std::string_view kOrigin = "the copy kept in the tree (engine/compiled/sm_90.cpp, nvcc 13.0)";
 constinit const std::string_view kNvccRelease = "13.0.88";
 // The hash of the sources it was made from (scripts/sass_table.py: sources_hash).
-constinit const std::string_view kSourcesHash = "a8e8eaca547161a9";
+constinit const std::string_view kSourcesHash = "1cb9109a292df3f0";
 }  // namespace ts::compiled

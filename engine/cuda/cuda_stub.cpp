@@ -1,5 +1,6 @@
 // Without the CUDA toolkit at build time: the GPU backend says why it is absent.
 #include "engine/backend.hpp"
+#include "engine/lesson_plugin_cuda.hpp"
 #include "engine/prepare.hpp"
 
 #if !TS_HAVE_CUDA
@@ -13,6 +14,10 @@ const CudaStatus& cuda_status() {
     return s;
   }();
   return status;
+}
+
+const LessonCudaOps* lesson_cuda_ops(size_t lesson_index) {
+  return runtime_cuda_ops(lesson_index);
 }
 
 RunResult run_prepared_on_gpu(PreparedRun&) {

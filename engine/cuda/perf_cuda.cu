@@ -2,8 +2,9 @@
 //
 // What it measures, and how (issue 5):
 //   - the UNTRACED instantiation of every selected catalogue lesson (PlainRec:
-//     plain loads and stores, barriers as in the source), launched through our
-//     own __global__ wrapper `timed<Body>`;
+//     plain loads and stores, barriers as in the source), launched through the
+//     lesson's own translation unit (LessonCudaOps::launch_timed: the kernel
+//     wrapper of engine/cuda/launch.cuh, the one the traced runs use too);
 //   - cuBLAS SGEMM at the same n, and a device-to-device copy for bandwidth;
 //   - CUDA events around each launch: warm-up, then `reps` timed launches,
 //     median with min and max; before every timed launch a buffer twice the L2
@@ -30,7 +31,7 @@
 #include <vector>
 
 #include "engine/backend.hpp"
-#include "engine/lesson_dispatch.hpp"
+#include "engine/lesson_plugin_cuda.hpp"
 #include "engine/perf.hpp"
 #include "engine/reference.hpp"
 
@@ -38,16 +39,11 @@
 #include "engine/cuda/launch.cuh"
 #include "engine/cuda/library_anchors.hpp"
 #include "engine/cuda/perf_timing.hpp"
-#include "engine/cuda/recorders.cuh"
 #include "engine/prepare.hpp"
 
 namespace ts {
 
 namespace perf_detail {
-
-// What the harness times: the untraced body, every barrier kept (at compile
-// time: engine/cuda/recorders.cuh says why), no delay.
-using TimedRec = PlainRec;
 
 std::string cuda_msg(cudaError_t e) {
   return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
@@ -242,11 +238,11 @@ class Harness {
     return s == CUBLAS_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown;
   }
 
-  template <class Body>
-  KernelAttributes attributes(const LaunchGeometry& g) {
+  // `kernel`: the lesson's timed kernel (LessonCudaOps::timed_kernel).
+  KernelAttributes attributes(const void* kernel, const LaunchGeometry& g) {
     KernelAttributes a;
     cudaFuncAttributes fa{};
-    if (cudaFuncGetAttributes(&fa, launch_body<Body, TimedRec>) != cudaSuccess) {
+    if (!kernel || cudaFuncGetAttributes(&fa, kernel) != cudaSuccess) {
       cudaGetLastError();
       return a;
     }
@@ -257,8 +253,7 @@ class Harness {
     a.local_bytes = int(fa.localSizeBytes);
     a.threads_per_block = int(g.block.count());
     int blocks = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, launch_body<Body, TimedRec>,
-                                                      a.threads_per_block,
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, a.threads_per_block,
                                                       g.dynamic_shared_bytes) == cudaSuccess) {
       a.max_blocks_per_sm = blocks;
       if (max_threads_per_sm_ > 0)
@@ -269,17 +264,6 @@ class Harness {
     return a;
   }
 
-  // The shared-memory opt-in and the constant-memory inputs, once per point.
-  template <class Body>
-  cudaError_t prepare(const LaunchGeometry& g, const KernelArgs& args) {
-    if (const cudaError_t e = prepare_launch<Body, TimedRec>(g); e != cudaSuccess) return e;
-    return upload_constants<Body>(args);
-  }
-
-  template <class Body>
-  cudaError_t launch(const LaunchGeometry& g, const KernelArgs& args) {
-    return launch_prepared<Body, TimedRec>(g, TimedRec{}, args);
-  }
 
   cudaError_t copy(void* dst, const void* src, size_t bytes) {
     return cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice);
@@ -349,9 +333,10 @@ struct Sweep {
                 ". The GPU context is unusable, so the sweep stopped; the results so far are kept.";
   }
 
-  // Times one catalogue lesson at one point and checks its output.
-  template <class Body>
-  void run_lesson(const LessonInfo& v, const Params& p, int size, int tile, KernelArgs args,
+  // Times one catalogue lesson at one point and checks its output, through
+  // the lesson's own translation unit (engine/cuda/lesson_plugin.cuh).
+  void run_lesson(const LessonCudaOps& ops, const LessonInfo& v, const Params& p, int size,
+                  int tile, KernelArgs args,
                   float* out_dev, size_t out_count, const BufferData& want,
                   const std::string& checked_against) {
     PerfResult x;
@@ -365,8 +350,8 @@ struct Sweep {
     x.checked_against = checked_against;
     const LaunchGeometry g = geometry(v, p);
     // The shared-memory opt-in first: the occupancy query depends on it.
-    cudaError_t e = h.prepare<Body>(g, args);
-    x.attrs = h.attributes<Body>(g);
+    cudaError_t e = cudaError_t(ops.prepare_timed(p, g, args));
+    x.attrs = h.attributes(ops.timed_kernel(p), g);
     const std::string label = std::string(v.id) + (tile ? " T" + std::to_string(tile) : "") +
                               " n=" + std::to_string(size);
     if (ctl) ctl->set_current(label);
@@ -380,7 +365,7 @@ struct Sweep {
       // single-pass reduction's sum) start at zero, as before any real launch.
       const bool adds_into = out_type != ElemType::F32 || expected_counts(v, p).global_atomics > 0;
       cudaMemset(out_dev, adds_into ? 0 : 0xFF, out_count * sizeof(float));
-      e = h.launch<Body>(g, args);
+      e = cudaError_t(ops.launch_timed(p, g, args));
       if (e == cudaSuccess) e = cudaDeviceSynchronize();
     }
     if (e != cudaSuccess) {
@@ -403,7 +388,7 @@ struct Sweep {
     x.max_abs_error = verdict.max_abs_error;
     const bool correct = verdict.checked && verdict.correct;
 
-    Timing t = h.time(label, [&] { return h.launch<Body>(g, args); });
+    Timing t = h.time(label, [&] { return cudaError_t(ops.launch_timed(p, g, args)); });
     if (t.cancelled) {
       check_cancel();
       return;  // an unfinished point is not reported
@@ -630,9 +615,9 @@ struct Sweep {
         args.data[1] = A.f();
         args.data[2] = B.f();
         args.data[3] = C.f();
-        bool found = visit_lesson(*lesson_index(v->id), p, [&](auto body) {
-          run_lesson<decltype(body)>(*v, p, n, tile, args, C.f(), elems, want, against);
-        });
+        const LessonCudaOps* ops = lesson_cuda_ops(*lesson_index(v->id));
+        const bool found = ops && ops->timed_kernel(p);
+        if (found) run_lesson(*ops, *v, p, n, tile, args, C.f(), elems, want, against);
         if (!found)
           skip_point(*v, n, tile, "no untraced instantiation for this tile in this build");
         if (stop) return;
@@ -704,10 +689,11 @@ struct Sweep {
         want_of = v->reference;
         want_params = p;
       }
-      const bool found = visit_lesson(*lesson_index(v->id), p, [&](auto body) {
-        run_lesson<decltype(body)>(*v, p, size, 0, run.args, out_dev, out_count, want,
-                                   "CPU double reference");
-      });
+      const LessonCudaOps* ops = lesson_cuda_ops(*lesson_index(v->id));
+      const bool found = ops && ops->timed_kernel(p);
+      if (found)
+        run_lesson(*ops, *v, p, size, 0, run.args, out_dev, out_count, want,
+                   "CPU double reference");
       if (!found) skip_point(*v, size, 0, "no untraced instantiation in this build");
       if (stop) return;
     }

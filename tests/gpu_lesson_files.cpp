@@ -1,0 +1,183 @@
+// Lesson files on the GPU (label gpu): the GPU half of a plug-in, compiled by
+// nvcc with the CUDA backend's recorders, runs as the built-in lessons do.
+// Each test compiles lesson files from tests/lesson_files/ and copies of
+// built-in lessons in this process (as the window does), runs them on both
+// backends, and compares what a user would: the verdict and, per thread, the
+// events. Without a usable CUDA device every test is skipped, never passed.
+//
+//   build/headless/tests/ts_gpu_tests --gtest_filter='GpuLessonFiles*'
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "engine/backend.hpp"
+#include "engine/lesson_file.hpp"
+#include "tests/gpu_require.hpp"
+
+namespace ts {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kSource = TS_SOURCE_DIR;
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A built-in lesson copied as a user would (engine/lesson_file.hpp): the
+// header renamed, its namespace with it.
+fs::path copy_of_lesson(const std::string& file_stem, const fs::path& dir) {
+  std::string text = read_text(kSource / "lessons" / (file_stem + ".hpp"));
+  const std::string from = "namespace ts::lessons::" + file_stem, to = from + "_copy";
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  const fs::path out = dir / (file_stem + "_copy.hpp");
+  std::ofstream(out, std::ios::binary) << text;
+  return out;
+}
+
+fs::path scratch_dir() {
+  const fs::path d = fs::temp_directory_path() / ("ts_gpu_lesson_files_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+LessonFile loaded(const fs::path& path) {
+  LessonFile f = load_lesson_file(path.string());
+  EXPECT_TRUE(f.ok) << path << ": " << f.error;
+  EXPECT_TRUE(f.gpu) << path << ": no GPU half (nvcc did not compile it)";
+  return f;
+}
+
+RunResult run_file(const std::string& id, BackendChoice backend, const Params* p = nullptr) {
+  RunRequest req;
+  req.lesson_id = id;
+  if (p) req.params = *p;
+  req.backend = backend;
+  return run(req);
+}
+
+// Each thread's events in program order, without what differs by backend
+// (the clocks, the SM).
+using ThreadKey = std::tuple<uint32_t, uint32_t>;
+std::map<ThreadKey, std::vector<std::string>> per_thread(const Trace& t) {
+  std::map<ThreadKey, std::vector<std::string>> m;
+  for (const Event& e : t.events) {
+    std::ostringstream s;
+    uint32_t value_bits = 0;
+    std::memcpy(&value_bits, &e.value, sizeof value_bits);
+    s << int(e.kind) << ' ' << int(e.array) << ' ' << e.element << ' ' << e.line << ' '
+      << value_bits << ' ' << int(e.barrier);
+    m[{e.block, e.thread}].push_back(s.str());
+  }
+  return m;
+}
+
+// The lesson file on the GPU gives the simulator's verdict and, per thread,
+// its events.
+void expect_same_on_both(const std::string& id, const Params* p = nullptr) {
+  const RunResult gpu = run_file(id, BackendChoice::Cuda, p);
+  const RunResult sim = run_file(id, BackendChoice::Sim, p);
+  ASSERT_TRUE(gpu.ok) << id << ": " << gpu.error;
+  ASSERT_TRUE(sim.ok) << id << ": " << sim.error;
+  EXPECT_NE(gpu.backend_note.find("GPU"), std::string::npos) << gpu.backend_note;
+  EXPECT_TRUE(gpu.verdict.correct) << id << ": " << gpu.verdict.summary();
+  EXPECT_EQ(gpu.verdict.correct, sim.verdict.correct) << id;
+  EXPECT_EQ(gpu.trace.events.size(), sim.trace.events.size()) << id;
+  EXPECT_TRUE(per_thread(gpu.trace) == per_thread(sim.trace)) << id << ": events differ per thread";
+}
+
+TEST(GpuLessonFiles, ReferencePuzzleSolutionsRunOnTheGpuAsOnTheSimulator) {
+  REQUIRE_GPU();
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(kSource / "tests/puzzle_solutions")) {
+    if (e.path().extension() != ".hpp") continue;
+    const LessonFile f = loaded(e.path());
+    if (!f.ok) continue;
+    SCOPED_TRACE(e.path().filename().string());
+    expect_same_on_both(f.lesson_id);
+    ++n;
+  }
+  EXPECT_GE(n, 16);
+}
+
+TEST(GpuLessonFiles, CopiesOfLessonsWithConstantAndDynamicSharedMemory) {
+  REQUIRE_GPU();
+  const fs::path dir = scratch_dir();
+  // __constant__ arrays (each plug-in holds its own symbols), extern
+  // __shared__, static tiles.
+  for (const char* stem : {"conv2d_constant_mask", "stencil_shared_dynamic", "matmul_tiled_square"}) {
+    const LessonFile f = loaded(copy_of_lesson(stem, dir));
+    if (f.ok) expect_same_on_both(f.lesson_id);
+  }
+  fs::remove_all(dir);
+}
+
+TEST(GpuLessonFiles, MoreThan48KiBOfDynamicSharedMemory) {
+  REQUIRE_GPU();
+  const LessonFile f = loaded(kSource / "tests/lesson_files/big_shared.hpp");
+  ASSERT_TRUE(f.ok);
+  expect_same_on_both(f.lesson_id);  // 1024 threads x 16 floats: 64 KiB
+}
+
+TEST(GpuLessonFiles, AFaultIsReportedAndLaterRunsWork) {
+  REQUIRE_GPU();
+  const LessonFile bad = loaded(kSource / "tests/lesson_files/raw_fault.hpp");
+  const LessonFile good = loaded(kSource / "tests/lesson_files/big_shared.hpp");
+  ASSERT_TRUE(bad.ok && good.ok);
+  for (int round = 0; round < 2; ++round) {
+    const RunResult r = run_file(bad.lesson_id, BackendChoice::Cuda);
+    EXPECT_FALSE(r.ok) << "a store far outside every allocation must fail";
+    EXPECT_NE(r.error.find("touched memory it must not"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("reset"), std::string::npos) << r.error;
+    expect_same_on_both(good.lesson_id);  // the GPU works again after the reset
+    const RunResult builtin = run_file("matmul.tiled_square", BackendChoice::Cuda);
+    EXPECT_TRUE(builtin.ok && builtin.verdict.correct) << builtin.error;
+  }
+}
+
+TEST(GpuLessonFiles, RemovedBarrierAndSkewOnTheGpu) {
+  REQUIRE_GPU();
+  const fs::path dir = scratch_dir();
+  const LessonFile f = loaded(copy_of_lesson("matmul_tiled_square", dir));
+  ASSERT_TRUE(f.ok);
+  // Without its second barrier and with the odd warps delayed, the copy goes
+  // wrong on the GPU as the built-in lesson does (docs/measurements.md).
+  RunRequest req;
+  req.lesson_id = f.lesson_id;
+  req.params = Params{.n = 32, .tile = 16};
+  req.backend = BackendChoice::Cuda;
+  BarrierSet without_second = BarrierSet::all();
+  without_second.remove(2);
+  req.barrier_mask = without_second;
+  req.traced = false;
+  req.skew_ns = 1000;
+  int wrong = 0;
+  for (int i = 0; i < 10; ++i) {
+    const RunResult r = run(req);
+    ASSERT_TRUE(r.ok) << r.error;
+    wrong += !r.verdict.correct;
+  }
+  EXPECT_GT(wrong, 0) << "the skewed warps never overwrote a tile still being read";
+  req.barrier_mask = BarrierSet::all();
+  const RunResult kept = run(req);
+  EXPECT_TRUE(kept.ok && kept.verdict.correct) << kept.error;
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ts
