@@ -8,12 +8,16 @@
 //
 //   nvcc -std=c++20 -O3 -arch=sm_90 -lineinfo --expt-relaxed-constexpr -I. \
 //     docs/research/scan_lookback_h200_check.cu -o check && ./check
+//   compute-sanitizer --tool racecheck --racecheck-report all ./check race 1   (barrier 2 removed)
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cub/device/device_scan.cuh>
+#include <string>
 #include <vector>
 #include "engine/cuda/launch.cuh"
 #include "engine/cuda/recorders.cuh"
+#include "engine/cuda/trace_recorder.cuh"
 #include "lessons/scan_decoupled_lookback.hpp"
 using namespace ts;
 namespace L = ts::lessons::scan_decoupled_lookback;
@@ -131,7 +135,18 @@ void traced(int n, int b) {
       (unsigned long long)want.warp_shuffles, k(EventKind::GlobalAtomic), 0ull);
 }
 
-int main() {
+int main(int argc, char** argv) {
+  // `check race MASK`: one untraced launch at the defaults (4500, blocks of
+  // 64) keeping the barriers in MASK, for compute-sanitizer racecheck.
+  if (argc == 3 && std::string(argv[1]) == "race") {
+    Run r(4500, 64);
+    MaskRec rec;
+    rec.barrier_mask = BarrierSet(unsigned(std::atoi(argv[2])));
+    CK(launch_lesson<L::Body, MaskRec>(r.g, rec, r.a));
+    CK(cudaDeviceSynchronize());
+    std::printf("race mask %s: wrong %zu\n", argv[2], r.wrong());
+    return 0;
+  }
   traced(4500, 64);
   traced(70001, 32);
   traced(20001, 96);
