@@ -23,6 +23,7 @@
 #include "engine/backend.hpp"
 #include "engine/lesson_file.hpp"
 #include "tests/gpu_require.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
@@ -145,7 +146,7 @@ TEST(GpuLessonFiles, AFaultIsReportedAndLaterRunsWork) {
     EXPECT_NE(r.error.find("touched memory it must not"), std::string::npos) << r.error;
     EXPECT_NE(r.error.find("reset"), std::string::npos) << r.error;
     expect_same_on_both(good.lesson_id);  // the GPU works again after the reset
-    const RunResult builtin = run_file("matmul.tiled_square", BackendChoice::Cuda);
+    const RunResult builtin = run_file(picks::default_lesson().id, BackendChoice::Cuda);
     EXPECT_TRUE(builtin.ok && builtin.verdict.correct) << builtin.error;
   }
 }
