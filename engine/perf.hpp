@@ -153,6 +153,9 @@ inline constexpr LibraryAnchor kLibraryAnchors[] = {
      LibraryInput::UniformBins, "uniform input: every bin as likely"},
     {"cub.histogram_even.skewed", "histogram", "CUB DeviceHistogram::HistogramEven",
      LibraryInput::OneHotBin, "skewed input: every element in one bin"},
+    {"cub.inclusive_sum", "scan", "CUB DeviceScan::InclusiveSum", LibraryInput::SmallIntegers,
+     "the whole array's inclusive scan, as scan.decoupled_lookback computes it (the earlier "
+     "steps scan each block's segment)"},
     {"cudnn.conv2d", "conv2d", "cuDNN cudnnConvolutionForward", LibraryInput::SmallIntegers,
      "one image, one channel, FP32 (CUDNN_FMA_MATH), the fastest algorithm cudnnFind measures; "
      "cuDNN is opened at run time (libcudnn.so.9 or .8), the line is skipped without it"},

@@ -26,6 +26,15 @@
 //   void syncthreads(int barrier_id, int line);  // honours the run's barrier mask
 //   void syncwarp(int barrier_id, int line);     // __syncwarp(): the same mask and numbering
 //   template <class T> T shfl_down(T value, int delta, int line);  // __shfl_down_sync, full mask
+//   template <class T> T shfl_up(T value, int delta, int line);    // __shfl_up_sync, full mask
+//   template <class T> T shfl_idx(T value, int lane, int line);    // __shfl_sync, full mask
+//   template <class T> T wait_at_least(Space, const T* base, int index, int count, ArraySlot,
+//                                      T need, uint16_t line);
+//                    // spin until the element is >= need (another block sets it): volatile
+//                    // loads on the GPU, traced as ONE load, the one that ended the wait
+//   template <class T> T load_cg(Space, const T* base, int index, int count, ArraySlot,
+//                                uint16_t line);  // __ldcg: from L2, past this SM's L1
+//   void threadfence(int line);                  // __threadfence() (not recorded: no access)
 //   template <class T> unsigned match_any(T value, int line);      // __match_any_sync, whole warp
 //                    // (not recorded: a vote touches no memory)
 //   void delay_point(bool here);                 // race lab: stall chosen warps here
@@ -106,6 +115,18 @@ class ElemRef : ElementPlace<T, Rec> {
   }
   // atomicAdd(&element, v): returns what the element held before.
   TS_HD T atomic_add(T v) { return rec_.atomic_add(S, base_, index_, count_, buf_, v, line_); }
+  // `while (element < need) {}` through a volatile pointer: waits for a flag
+  // that another block sets. Returns the value that ended the wait. How often
+  // the GPU polled is timing, not program: the trace holds the one load that
+  // saw the flag set, on the GPU and in the simulator alike.
+  // (A template, so that an ElemRef of a volatile T declares no volatile parameter.)
+  template <class U>
+  TS_HD T wait_at_least(U need) const {
+    return rec_.wait_at_least(S, base_, index_, count_, buf_, T(need), line_);
+  }
+  // __ldcg(&element): read from L2, never from this SM's L1, which may hold
+  // a line fetched before another block wrote the element.
+  TS_HD T load_cg() const { return rec_.load_cg(S, base_, index_, count_, buf_, line_); }
 };
 
 // Four consecutive floats moved by one 16-byte instruction, as the textbook's
@@ -134,6 +155,16 @@ class Vec4Ref : ElementPlace<T, Rec> {
 template <class T, class Rec, Space S>
 TS_HD T atomic_add(ElemRef<T, Rec, S> ref, typename ElemRef<T, Rec, S>::value_type v) {
   return ref.atomic_add(v);
+}
+// `wait_at_least(ready[q], n)` reads as the textbook's spin loop
+// `while (((volatile int*)ready)[q] < n) {}`, `ldcg(sums[q])` as `__ldcg(&sums[q])`.
+template <class T, class Rec, Space S>
+TS_HD T wait_at_least(ElemRef<T, Rec, S> ref, typename ElemRef<T, Rec, S>::value_type need) {
+  return ref.wait_at_least(need);
+}
+template <class T, class Rec, Space S>
+TS_HD T ldcg(ElemRef<T, Rec, S> ref) {
+  return ref.load_cg();
 }
 
 // An array of `count` elements in memory space S, indexed 1D: global arrays
@@ -244,6 +275,15 @@ class SharedTile {
 // value (its own where l + delta is past the warp). Every lane of the warp
 // must reach it; recorded as a WarpShuffle event.
 #define SHFL_DOWN(value, delta) rec.shfl_down((value), (delta), __LINE__)
+// __shfl_up_sync(0xffffffff, value, delta): lane l gets lane l - delta's
+// value (its own where l < delta). Recorded as a WarpShuffle event.
+#define SHFL_UP(value, delta) rec.shfl_up((value), (delta), __LINE__)
+// __shfl_sync(0xffffffff, value, lane): every lane gets lane `lane`'s value.
+#define SHFL_IDX(value, lane) rec.shfl_idx((value), (lane), __LINE__)
+// __threadfence(): this thread's earlier writes to global memory are seen by
+// every other block before its later ones (a flag after the data it announces).
+// The simulator performs every access when it is recorded: nothing to do there.
+#define THREADFENCE() rec.threadfence(__LINE__)
 // __match_any_sync(mask, value), mask = every lane the warp has (all 32,
 // fewer in a block's partial last warp): the mask of the lanes whose value
 // equals this lane's (its own bit always set). Every lane of the warp must

@@ -297,6 +297,12 @@ std::vector<Case> comparison_cases() {
     else if (v.uses & kUsesBlock)
       cases.push_back({v.id, {.n = 20, .block = 8}});
   }
+  // Sizes the lesson's own checks refuse (a block of 8 threads where the
+  // shuffles need whole warps) are left out: its defaults still compare.
+  std::erase_if(cases, [](const Case& c) {
+    const LessonInfo* v = find_lesson(c.id);
+    return !v || validate(*v, c.p, DeviceLimits{}).has_value();
+  });
   return cases;
 }
 

@@ -24,6 +24,7 @@
 #include "engine/catalogue.hpp"
 #include "engine/lesson_file.hpp"
 #include "tests/gpu_require.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace ts {
 namespace {
@@ -160,7 +161,7 @@ TEST(GpuLessonFiles, AFaultIsReportedAndLaterRunsWork) {
     EXPECT_NE(r.error.find("reset"), std::string::npos) << r.error;
     const Params half{.length = 2048, .block = 512};
     expect_same_on_both(good.lesson_id, &half);  // the GPU works again after the reset
-    const RunResult builtin = run_file("matmul.tiled_square", BackendChoice::Cuda);
+    const RunResult builtin = run_file(picks::default_lesson().id, BackendChoice::Cuda);
     EXPECT_TRUE(builtin.ok && builtin.verdict.correct) << builtin.error;
   }
 }

@@ -52,12 +52,15 @@ struct Counts {
 uint64_t check_order(const Trace& t, Replay& r, const std::vector<uint8_t>& saw_store) {
   const auto& ev = t.events;
   uint64_t loads = 0;
-  // Each output cell's last store in this order, found independently.
+  // Each output cell's last store in this order, found independently (stores
+  // to a global array that is not the output, a look-back's flags, aside).
   std::map<uint32_t, uint64_t> last_store;
   ArraySlot out = kNoArray;
   for (uint64_t p = 1; p <= r.size(); ++p) {
     const Event& e = ev[r.event_at(p)];
-    if (e.kind == EventKind::GlobalStore && !(e.flags & kFlagOutOfRange)) {
+    const ArrayInfo* info = array_at(t.config.arrays, e.array);
+    if (e.kind == EventKind::GlobalStore && !(e.flags & kFlagOutOfRange) && info &&
+        info->output()) {
       last_store[e.element] = p;
       out = e.array;
     }

@@ -1,12 +1,14 @@
 // The library anchors on the GPU (engine/cuda/library_anchors.hpp): cuBLAS
 // cublasSgeam for the transposes, CUB (the toolkit's CCCL, header-only)
-// DeviceReduce::Sum for the reductions and DeviceHistogram::HistogramEven for
-// the histograms, on a uniform and on a skewed input; cuDNN's
+// DeviceReduce::Sum for the reductions, DeviceScan::InclusiveSum for the
+// scans and DeviceHistogram::HistogramEven for the histograms, on a uniform
+// and on a skewed input; cuDNN's
 // cudnnConvolutionForward for the 2D convolutions (opened at run time).
 #include "engine/cuda/library_anchors.hpp"
 
 #include <cub/device/device_histogram.cuh>
 #include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
 
 #include <cmath>
 #include <cstdio>
@@ -143,6 +145,42 @@ std::optional<PerfResult> reduce_point(AnchorRun& r, const AnchorContext& c) {
     if (double(got) == want) return true;  // integer inputs: every partial sum exact
     *why = "sum " + std::to_string(got) + ", want " + std::to_string(want);
     return false;
+  };
+  return check_and_time(r, c, launch, correct);
+}
+
+// out[i] = in[0] + .. + in[i] over all `size` elements with CUB: what the
+// single-pass scan lesson computes (its temporary storage, the look-back's
+// tile status, is allocated once, outside the timing, as the lesson's is).
+std::optional<PerfResult> scan_point(AnchorRun& r, const AnchorContext& c) {
+  const int len = r.x.size;
+  r.x.params.length = len;
+  r.x.flops = double(len);
+  r.x.compulsory_bytes = 8.0 * double(len);
+  if (8.0 * double(len) > c.budget_bytes) return r.skip("does not fit: needs " + mib(8.0 * len));
+  const std::vector<float> in = library_input(r.input, size_t(len), c.seed);
+  DeviceBuffer din, dout, temp;
+  size_t temp_bytes = 0;
+  if (cudaError_t e = upload(din, in); e != cudaSuccess) return r.error("allocation", e);
+  if (cudaError_t e = dout.allocate(size_t(len) * 4); e != cudaSuccess)
+    return r.error("allocation", e);
+  cudaMemset(dout.ptr, 0xFF, size_t(len) * 4);
+  cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, din.f(), dout.f(), len);
+  if (cudaError_t e = temp.allocate(temp_bytes); e != cudaSuccess) return r.error("allocation", e);
+  auto launch = [&] {
+    return cub::DeviceScan::InclusiveSum(temp.ptr, temp_bytes, din.f(), dout.f(), len);
+  };
+  auto correct = [&](std::string* why) {
+    std::vector<float> got(static_cast<size_t>(len));
+    cudaMemcpy(got.data(), dout.ptr, size_t(len) * 4, cudaMemcpyDeviceToHost);
+    double want = 0;  // integer inputs: every prefix exact in float too
+    for (size_t i = 0; i < got.size(); ++i)
+      if (double(got[i]) != (want += in[i])) {
+        *why = "out[" + std::to_string(i) + "] = " + std::to_string(got[i]) + ", want " +
+               std::to_string(want);
+        return false;
+      }
+    return true;
   };
   return check_and_time(r, c, launch, correct);
 }
@@ -337,6 +375,7 @@ std::optional<PerfResult> library_anchor_point(const LibraryAnchor& a, int size,
   if (family == "transpose") return sgeam_point(r, c);
   if (family == "reduction") return reduce_point(r, c);
   if (family == "histogram") return histogram_point(r, c);
+  if (family == "scan") return scan_point(r, c);
   if (family == "conv2d") return cudnn_conv_point(r, c);
   return r.skip(std::string("no GPU code for the anchor ") + a.id);
 }

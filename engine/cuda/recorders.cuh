@@ -51,6 +51,15 @@ __device__ __forceinline__ void skew(bool here, int skew_ns, uint32_t skew_warps
   if (here && skew_ns > 0 && ((skew_warps >> ((linear_thread() / 32u) & 31u)) & 1u))
     __nanosleep(unsigned(skew_ns));
 }
+// Polls *p (volatile: each poll a load from memory) until it is >= need.
+template <class T>
+__device__ __forceinline__ T spin_until_at_least(const T* p, T need) {
+  const volatile T* v = p;
+  T got;
+  while ((got = *v) < need) {
+  }
+  return got;
+}
 }  // namespace detail
 
 // The accesses of both untraced recorders: plain loads, stores, atomics, shuffles, matches.
@@ -89,9 +98,29 @@ struct PlainAccess {
     return __shfl_down_sync(0xffffffffu, value, unsigned(delta));
   }
   template <class T>
+  __device__ __forceinline__ T shfl_up(T value, int delta, int) {
+    return __shfl_up_sync(0xffffffffu, value, unsigned(delta));
+  }
+  template <class T>
+  __device__ __forceinline__ T shfl_idx(T value, int lane, int) {
+    return __shfl_sync(0xffffffffu, value, lane);
+  }
+  template <class T>
   __device__ __forceinline__ unsigned match_any(T value, int) {
     return __match_any_sync(detail::warp_lanes(), value);
   }
+  // Volatile loads, so that every poll goes to memory (a plain load would
+  // be hoisted out of the loop and spin forever on a register).
+  template <class T>
+  __device__ __forceinline__ T wait_at_least(Space, const T* base, int index, int, ArraySlot,
+                                             T need, uint16_t) {
+    return detail::spin_until_at_least(base + index, need);
+  }
+  template <class T>
+  __device__ __forceinline__ T load_cg(Space, const T* base, int index, int, ArraySlot, uint16_t) {
+    return __ldcg(base + index);
+  }
+  __device__ __forceinline__ void threadfence(int) { __threadfence(); }
   __device__ __forceinline__ void delay_point(bool) {}
 };
 

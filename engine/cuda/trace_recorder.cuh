@@ -123,11 +123,42 @@ struct DeviceTraceRec {
     record(EventKind::WarpShuffle, kNoArray, int(src), float(got), uint16_t(line), 0, 0);
     return got;
   }
+  template <class T>
+  __device__ __forceinline__ T shfl_up(T value, int delta, int line) {
+    const T got = __shfl_up_sync(0xffffffffu, value, unsigned(delta));
+    const uint32_t lane = detail::linear_thread() % 32u;
+    const uint32_t src = lane >= uint32_t(delta) ? lane - uint32_t(delta) : lane;
+    record(EventKind::WarpShuffle, kNoArray, int(src), float(got), uint16_t(line), 0, 0);
+    return got;
+  }
+  template <class T>
+  __device__ __forceinline__ T shfl_idx(T value, int lane, int line) {
+    const T got = __shfl_sync(0xffffffffu, value, lane);
+    record(EventKind::WarpShuffle, kNoArray, lane & 31, float(got), uint16_t(line), 0, 0);
+    return got;
+  }
   // A vote touches no memory: not recorded, as the simulator does not record it.
   template <class T>
   __device__ __forceinline__ unsigned match_any(T value, int) {
     return __match_any_sync(detail::warp_lanes(), value);
   }
+  // One event for the whole wait: the poll that saw the flag set (how many
+  // polls failed before it is timing; the simulator's blocks never need one).
+  template <class T>
+  __device__ __forceinline__ T wait_at_least(Space, const T* base, int index, int count,
+                                             ArraySlot buf, T need, uint16_t line) {
+    const T v = detail::spin_until_at_least(base + index, need);
+    record(EventKind::GlobalLoad, buf, index, float(v), line, flags(index, count), 0);
+    return v;
+  }
+  template <class T>
+  __device__ __forceinline__ T load_cg(Space, const T* base, int index, int count, ArraySlot buf,
+                                       uint16_t line) {
+    const T v = __ldcg(base + index);
+    record(EventKind::GlobalLoad, buf, index, float(v), line, flags(index, count), 0);
+    return v;
+  }
+  __device__ __forceinline__ void threadfence(int) { __threadfence(); }
   __device__ __forceinline__ void delay_point(bool here) {
     detail::skew(here, skew_ns, skew_warps);
   }

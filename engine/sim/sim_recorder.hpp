@@ -142,10 +142,16 @@ class SimRec {
   // + delta's value (its own past the warp's end). One event, no memory.
   template <class T>
   T shfl_down(T value, int delta, int line) {
+    const int lane = thread_ % FiberBlock::kWarpSize;
+    return shuffle(value, lane + delta < FiberBlock::kWarpSize && delta >= 0 ? lane + delta : lane,
+                   line);
+  }
+
+  // The lanes meet, then each takes lane `src`'s value. One event, no memory.
+  template <class T>
+  T shuffle(T value, int src, int line) {
     fiber_.at_line(line);
     static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= sizeof(uint64_t));
-    const int lane = thread_ % FiberBlock::kWarpSize;
-    const int src = lane + delta < FiberBlock::kWarpSize && delta >= 0 ? lane + delta : lane;
     uint64_t bits = 0;
     std::memcpy(&bits, &value, sizeof(T));
     bits = fiber_.warp_exchange(bits, src);
@@ -155,6 +161,49 @@ class SimRec {
     fiber_.step();
     return got;
   }
+
+  // __shfl_up_sync, full mask: lane - delta's value (its own below delta).
+  template <class T>
+  T shfl_up(T value, int delta, int line) {
+    const int lane = thread_ % FiberBlock::kWarpSize;
+    return shuffle(value, lane - delta >= 0 && delta >= 0 ? lane - delta : lane, line);
+  }
+  // __shfl_sync, full mask: every lane takes lane `src`'s value.
+  template <class T>
+  T shfl_idx(T value, int src, int line) {
+    return shuffle(value, src & (FiberBlock::kWarpSize - 1), line);
+  }
+
+  // A spin-wait on a flag (lessons/access.hpp: wait_at_least): while the
+  // element is below `need`, this thread gives its step away, so that the
+  // thread that sets it (of this block: the simulator runs the blocks one
+  // after another, so an earlier block has set its flags long before) can
+  // run; a flag nobody sets ends the run at the step limit as stuck. One
+  // event: the load that saw the flag set, as on the GPU.
+  template <class T>
+  T wait_at_least(Space space, const T* base, int index, int count, ArraySlot buf, T need,
+                  uint16_t line) {
+    fiber_.at_line(line);
+    const bool out = index < 0 || index >= count;
+    T v{};
+    if (out) {
+      sink_.fault("load", space, buf, index, count, line, fiber_.builtins(thread_));
+    } else {
+      while ((v = base[index]) < need)
+        fiber_.step();
+    }
+    record(EventKind::GlobalLoad, buf, index, as_float(v), line, out, 0);
+    fiber_.step();
+    return v;
+  }
+  // __ldcg: a load (the simulator has no caches).
+  template <class T>
+  T load_cg(Space space, const T* base, int index, int count, ArraySlot buf, uint16_t line) {
+    return load(space, base, index, count, buf, line);
+  }
+  // __threadfence: every access is performed when it is recorded, so the
+  // simulator's memory is already in program order for every other thread.
+  void threadfence(int) {}
 
   // __match_any_sync over the warp's lanes: they meet, then each gets the
   // mask of the lanes whose value equals its own. A vote touches no memory
