@@ -177,7 +177,11 @@ void Replay::build_orders() {
   // later, from registers (the SGEMM ladder loads the next tiles, computes,
   // then stores them, As transposed element by element). Failing that, a
   // store right after a global load copies it (`tile = f(A[i])`), and a zero
-  // with nothing loaded for it is padding.
+  // with nothing loaded for it is padding. A double buffer stores the loads
+  // of the phase before (the next tile, fetched into registers during the
+  // compute, stored after the barrier): those count where the store's line
+  // copies global elements elsewhere in the run, so that an input's zeros
+  // are values there, not padding.
   phase_.assign(n, 0);
   bits_.assign(n, 0);
   sources_.clear();
@@ -188,7 +192,11 @@ void Replay::build_orders() {
     // Global loads of this phase no store has copied yet (the latest 16).
     std::array<uint32_t, 16> pending{};
     uint8_t pending_count = 0;
+    // The loads of the phase before that no store copied by its barrier.
+    std::array<uint32_t, 16> carried{};
+    uint8_t carried_count = 0;
   };
+  std::vector<std::pair<uint32_t, uint32_t>> across;  // (store, load of the phase before)
   uint32_t threads = 1;
   for (const Event& e : ev)
     threads = std::max<uint32_t>(threads, uint32_t(e.thread) + 1);
@@ -202,6 +210,8 @@ void Replay::build_orders() {
     if (e.kind == EventKind::BarrierLeave && !(e.flags & kFlagWarpScope)) {
       ++p.phase;
       p.step = 0;
+      p.carried = p.pending;
+      p.carried_count = p.pending_count;
       p.pending_count = 0;
     }
     phase_[i] = p.phase;
@@ -218,8 +228,17 @@ void Replay::build_orders() {
         --p.pending_count;
       } else if (p.last >= 0 && ev[size_t(p.last)].kind == EventKind::GlobalLoad) {
         sources_.emplace_back(i, uint32_t(p.last));
-      } else if (e.value == 0.0f) {
-        bits_[i] |= kBitPadded;
+      } else {
+        for (int k = 0; k < p.carried_count && copied < 0; ++k)
+          if (ev[p.carried[k]].value == e.value) copied = k;
+        if (copied >= 0) {  // kept only at a copying line (below)
+          across.emplace_back(i, p.carried[size_t(copied)]);
+          std::copy(p.carried.begin() + copied + 1, p.carried.begin() + p.carried_count,
+                    p.carried.begin() + copied);
+          --p.carried_count;
+        } else if (e.value == 0.0f) {
+          bits_[i] |= kBitPadded;
+        }
       }
     } else if (e.kind == EventKind::GlobalLoad) {
       if (p.pending_count == p.pending.size()) {  // the oldest goes
@@ -239,6 +258,13 @@ void Replay::build_orders() {
     for (const auto& [store, load] : sources_)
       copying.push_back((uint64_t(ev[store].array) << 16) | ev[store].line);
     std::sort(copying.begin(), copying.end());
+    // The double buffer's stores: copies where their line copies in the same phase too.
+    const size_t same_phase = sources_.size();
+    for (const auto& [store, load] : across)
+      if (std::binary_search(copying.begin(), copying.end(),
+                             (uint64_t(ev[store].array) << 16) | ev[store].line))
+        sources_.emplace_back(store, load);
+    if (sources_.size() > same_phase) std::sort(sources_.begin(), sources_.end());
     for (uint32_t i = 0; i < n; ++i)
       if ((bits_[i] & kBitPadded) &&
           !std::binary_search(copying.begin(), copying.end(),

@@ -131,6 +131,15 @@ void SlotLayout::choose_grid_focus(AppState& s, const std::vector<std::unique_pt
       const bool no_room = panels <= kNoRoomCell;
       s.present.focus_grid =
           no_room || (!values_readable(panels, ImGui::GetFontSize()) && focus > panels * 1.15f);
+      // A projector's font (24 points and up) where even the focus leaves
+      // cells below 16 px: the timeline and the panels' text take the room a
+      // hall needs for the grid, so the window presents (the strip keeps the
+      // narration; P shows the panels again and the app leaves it so).
+      if (!s.present.presenter_chosen && s.present.font_size >= 24 &&
+          (s.present.focus_grid ? focus : panels) < 16) {
+        s.present.presenter = true;
+        s.present.presenter_auto = true;
+      }
       std::copy(key, key + 4, focus_key_);
       focus_measuring_ = false;
     }
@@ -150,8 +159,8 @@ void SlotLayout::place_caption_strip(AppState& s, const std::vector<std::unique_
   }
   if (!strip_wanted(s)) return;
   const float beside_w = strip_width_beside(s, centre.w);
-  const float need_below = strip_height_for_width(s, centre.w, centre.h);
-  const float need_beside = strip_height_for_width(s, beside_w, centre.h);
+  const float need_below = strip_height_for_width(s, centre.w, centre.h, centre.h * 0.45f);
+  const float need_beside = strip_height_for_width(s, beside_w, centre.h, centre.h);
   const float below_h = std::round(std::min(need_below, centre.h * 0.45f));
   const bool beside_ok = need_beside <= centre.h && centre.w - beside_w >= 240;
   // The grid's cells either way, from last frame's room (0: not drawn yet).
@@ -200,6 +209,11 @@ SlotLayout::Frame SlotLayout::measure(AppState& s, const std::vector<std::unique
   choose_grid_focus(s, views, f, Lp, Rp);
   f.focus = s.present.focus_grid || f.presenter;
   f.L = f.focus ? 0 : Lp, f.R = f.focus ? 0 : Rp;
+  // The Puzzles panel holds a statement, hints, buttons and a grade: in front,
+  // its column takes at least 45 % of the width (a third of 1280 px at a
+  // projector's text left it a word per line).
+  if (!f.focus && front_[int(Slot::Right)] == "Puzzles")
+    f.R = std::max(f.R, std::round(W * 0.45f));
   // The left column: the lesson gets the height its controls need (none
   // half-hidden), the verdict the rest. When both need less than the room above
   // the timeline, the timeline runs under them, across the whole width.
@@ -231,7 +245,8 @@ SlotLayout::Frame SlotLayout::measure(AppState& s, const std::vector<std::unique
   f.caption_right = strip_wanted(s) && !f.focus && !f.wide_center && f.R > 0;
   f.right_split = std::round((H - f.B) * right_frac);
   if (f.caption_right)
-    f.right_split = std::round(std::clamp(strip_height_for_width(s, f.R, H - f.B), f.right_split,
+    f.right_split = std::round(std::clamp(strip_height_for_width(s, f.R, H - f.B, (H - f.B) * 0.8f),
+                                          f.right_split,
                                           std::max(f.right_split, (H - f.B) * 0.8f)));
   f.centre = {f.L, top, f.wide_center ? W - f.L : W - f.L - f.R, H - f.B};
   place_caption_strip(s, views, f);
