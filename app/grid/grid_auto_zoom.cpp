@@ -155,15 +155,21 @@ GridSubject grid_subject(const AppState& s, const Shapes& sh, const OutputOwners
   return block_part(s, sh, owners);
 }
 
-std::optional<ZoomedRoom> auto_zoom_room(AppState& s, const Shapes& sh,
-                                         const OutputOwners& owners, ImVec2 origin,
-                                         ImVec2 avail) {
+std::optional<ZoomedRoom> auto_zoom_room(AppState& s, const Shapes& fit_shapes,
+                                         const OutputOwners& owners, ImVec2 origin, ImVec2 avail,
+                                         int* wrap) {
   const Presentation& pr = s.present;
   if (!pr.presenter || !pr.auto_zoom || pr.grid_zoom != 1.0f || avail.x < 40 || avail.y < 40)
     return std::nullopt;
   const float font = ImGui::GetFontSize();
-  const Arrangement fit = arrange(sh, ImVec2(0, 0), avail);
+  const Arrangement fit = arrange(fit_shapes, ImVec2(0, 0), avail);
   if (fit.arrays.empty() || fit.cell >= presenter_min_cell(font)) return std::nullopt;
+  Shapes sh = fit_shapes;
+  if (const std::vector<int> widths = wrap_widths(fit_shapes); !widths.empty()) {
+    sh = rewrapped(fit_shapes, widths.front());
+    sh.pinned_wrap = widths.front();
+  }
+  if (wrap) *wrap = sh.pinned_wrap;
   const GridSubject g = grid_subject(s, sh, owners);
   if (!g.any) return std::nullopt;
   // The least zoom whose cells reach the zoom cell (titles and gaps do not
@@ -180,15 +186,30 @@ std::optional<ZoomedRoom> auto_zoom_room(AppState& s, const Shapes& sh,
   // A subject larger than the room (a block's part of a big output): zoom out
   // until it fits, not below the legible cell.
   const float floor_cell = presenter_min_cell(font);
-  for (int i = 0; i < 16 && (hi.x - lo.x > avail.x || hi.y - lo.y > avail.y) && a.cell > floor_cell;
-       ++i) {
+  for (int i = 0; i < 16 && (hi.x - lo.x > avail.x || hi.y - lo.y > avail.y); ++i) {
+    const Arrangement smaller =
+        arrange(sh, ImVec2(0, 0), ImVec2(avail.x * k / 1.08f, avail.y * k / 1.08f));
+    ImVec2 l2, h2;
+    if (smaller.cell < floor_cell || !subject_box(smaller, g, avail, &l2, &h2)) break;
     k /= 1.08f;
-    a = arrange(sh, ImVec2(0, 0), ImVec2(avail.x * k, avail.y * k));
-    if (!subject_box(a, g, avail, &lo, &hi)) return std::nullopt;
+    a = smaller, lo = l2, hi = h2;
   }
-  // The subject in the middle of the room, the room's edges never inside it.
-  const float px = std::clamp((lo.x + hi.x - avail.x) * 0.5f, 0.0f, avail.x * (k - 1));
-  const float py = std::clamp((lo.y + hi.y - avail.y) * 0.5f, 0.0f, avail.y * (k - 1));
+  // The subject in the middle of the room; the view kept on the arrays (the
+  // zoomed room's empty margins out of it) where they are larger than the room.
+  const float label_h = ImGui::GetTextLineHeightWithSpacing() + 2;
+  ImVec2 c0(1e30f, 1e30f), c1(-1e30f, -1e30f);
+  for (const Placed& p : a.arrays) {
+    c0 = ImVec2(std::min(c0.x, p.pos.x), std::min(c0.y, p.pos.y - label_h));
+    c1 = ImVec2(std::max(c1.x, p.pos.x + float(p.cols) * p.cell),
+                std::max(c1.y, p.pos.y + float(p.rows) * p.cell));
+  }
+  auto pan = [](float want, float lo_edge, float hi_edge, float room, float virt) {
+    const float from = std::max(0.0f, lo_edge - 4), to = std::min(virt - room, hi_edge + 4 - room);
+    return from <= to ? std::clamp(want, from, to)
+                      : std::clamp(want, 0.0f, std::max(0.0f, virt - room));
+  };
+  const float px = pan((lo.x + hi.x - avail.x) * 0.5f, c0.x, c1.x, avail.x, avail.x * k);
+  const float py = pan((lo.y + hi.y - avail.y) * 0.5f, c0.y, c1.y, avail.y, avail.y * k);
   ZoomFacts& f = s.grid_facts.zoom;
   f.active = true;
   f.zoom = k;

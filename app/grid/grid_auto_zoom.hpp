@@ -44,9 +44,10 @@ GridSubject grid_subject(const AppState& s, const Shapes& sh, const OutputOwners
 
 // The room to paint into while presenter mode zooms to the subject; nullopt
 // when the whole grid is legible, the hand zoom is on, or there is no subject.
-// Fills s.grid_facts.zoom.
-std::optional<ZoomedRoom> auto_zoom_room(AppState& s, const Shapes& sh,
-                                         const OutputOwners& owners, ImVec2 origin, ImVec2 avail);
+// Fills s.grid_facts.zoom. Zoomed, 1D arrays wrap one warp to a row (*wrap:
+// the width to paint them at), so that a row of the subject fits the room.
+std::optional<ZoomedRoom> auto_zoom_room(AppState& s, const Shapes& sh, const OutputOwners& owners,
+                                         ImVec2 origin, ImVec2 avail, int* wrap = nullptr);
 
 // "Zoomed to the stale read, tileB[3][5]   (0: the whole grid)" while zoomed, else "":
 // the grid prints it on a line above the cells, never over them.

@@ -357,8 +357,8 @@ BlockOutline block_outline(const AppState& s, const ArrayShape& p, const OutputO
     const int r1 = int((first + threads - 1) / p.wrap) + 1;
     out = {true, r0, 0, std::min(r1, p.rows), p.cols};
     if (followed >= 0)
-      out.thread = p.cell_of(uint32_t(int64_t(b) * threads + followed), &out.thread_row,
-                             &out.thread_col);
+      out.thread =
+          p.cell_of(uint32_t(int64_t(b) * threads + followed), &out.thread_row, &out.thread_col);
   } else {
     const int r0 = int((b / gx) * by), c0 = int((b % gx) * bx);
     out = {true, r0, c0, std::min(r0 + int(by), p.rows), std::min(c0 + int(bx), p.cols)};

@@ -538,7 +538,8 @@ void MemoryOverlay::draw_over(AppState& s, ImDrawList* dl, const GridArea& a) co
       const int row = int((e + lead) / uint64_t(width));
       const uint64_t end = std::min(
           {uint64_t(l.first) + uint64_t(l.count), count, uint64_t(row + 1) * width - lead});
-      const int c0 = int((e + lead) % uint64_t(width)), c1 = int((end - 1 + lead) % uint64_t(width));
+      const int c0 = int((e + lead) % uint64_t(width)),
+                c1 = int((end - 1 + lead) % uint64_t(width));
       e = end;
       if (row >= a.rows || c0 >= a.cols) continue;
       const ImVec2 p0(cell_x(c0) + inset, cell_y(row) + inset),

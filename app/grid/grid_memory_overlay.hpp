@@ -62,7 +62,6 @@ struct GridArea {
   int lead = 0;  // wrapped: empty cells before element 0 (app/grid/grid_shapes.hpp)
 };
 
-
 class MemoryOverlay {
  public:
   // Once a frame before the grid draws: the run's index and the current access.

@@ -120,6 +120,7 @@ std::vector<int> wrap_widths(const Shapes& sh) {
     for (const ArrayShape& p : *g)
       if (p.wrap) any = true, longest = std::max(longest, p.data_cols);
   if (!any) return {};
+  if (sh.pinned_wrap > 0) return {sh.pinned_wrap};
   if (sh.threads < 32 || sh.threads % 32) return {sh.threads};
   std::vector<int> out;
   // Up to a block (a row per block, as before), never wider than the longest array needs.

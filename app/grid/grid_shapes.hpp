@@ -50,7 +50,8 @@ struct ArrayShape {
 struct Shapes {
   bool multiply = false;  // inputs[0] (m x k) x inputs[1] (k x n) = outputs[0] (m x n)
   std::vector<ArrayShape> inputs, shared, outputs;
-  int threads = 1;  // per block: a wrapped row never splits a block between rows unevenly
+  int threads = 1;      // per block: a wrapped row never splits a block between rows unevenly
+  int pinned_wrap = 0;  // 1D arrays: this width only (0: the placement picks from wrap_widths)
   bool empty() const { return inputs.empty() && shared.empty() && outputs.empty(); }
   bool wrapped() const {
     for (const auto* g : {&inputs, &outputs})

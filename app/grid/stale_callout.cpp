@@ -46,9 +46,11 @@ void draw_stale_callout(AppState& s, ImDrawList* dl, const std::vector<Placed>& 
   const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
   const float m = std::round(ImGui::GetFontSize() * 0.3f), gap = pad + m;
   const float w = ts.x + 2 * m, h = ts.y + m;
-  float x = std::clamp((c0.x + c1.x - w) * 0.5f, clip_lo.x + 2, std::max(clip_lo.x + 2, clip_hi.x - w - 2));
+  float x = std::clamp((c0.x + c1.x - w) * 0.5f, clip_lo.x + 2,
+                       std::max(clip_lo.x + 2, clip_hi.x - w - 2));
+  // Above the cell, except on an array's first row, whose title it would cover.
   float y = c0.y - gap - h;
-  const bool below = y < clip_lo.y + 2;
+  const bool below = y < clip_lo.y + 2 || row == 0;
   if (below) y = c1.y + gap;
   y = std::clamp(y, clip_lo.y + 2, std::max(clip_lo.y + 2, clip_hi.y - h - 2));
   const ImU32 fill = pal.stale.abgr(), ink = IM_COL32(255, 255, 255, 255);

@@ -14,9 +14,9 @@
 #include "app/core/palette.hpp"
 #include "app/core/view.hpp"
 #include "app/grid/access_outline.hpp"
-#include "app/grid/grid_auto_zoom.hpp"
 #include "app/grid/cell_renderer.hpp"
 #include "app/grid/grid_arrange.hpp"
+#include "app/grid/grid_auto_zoom.hpp"
 #include "app/grid/grid_cells.hpp"
 #include "app/grid/grid_memory_overlay.hpp"
 #include "app/grid/grid_pane.hpp"
@@ -128,17 +128,24 @@ class GridView final : public View, public GridPane {
     // would be too small to read (app/grid/grid_auto_zoom.hpp), said on a
     // line of its own above the cells.
     ZoomedRoom z = grid_zoom_room(s, origin, avail);
+    int wrap = 0;
     if (auto_zoom_room(s, shapes_, owners_, origin, avail)) {
       ImGui::TextColored(ImVec4(0.34f, 0.71f, 0.91f, 1), "%s", auto_zoom_line(s).c_str());
       origin = ImGui::GetCursorScreenPos();
       avail = ImGui::GetContentRegionAvail();
       s.grid_facts.zoom = {};
       z = grid_zoom_room(s, origin, avail);
-      if (auto a = auto_zoom_room(s, shapes_, owners_, origin, avail)) z = *a;
+      if (auto a = auto_zoom_room(s, shapes_, owners_, origin, avail, &wrap)) z = *a;
+    }
+    const Shapes fitted = shapes_;
+    if (wrap > 0) {  // zoomed: 1D arrays one warp to a row, as the zoom placed them
+      shapes_ = rewrapped(shapes_, wrap);
+      shapes_.pinned_wrap = wrap;
     }
     ImGui::PushClipRect(origin, ImVec2(origin.x + avail.x, origin.y + avail.y), true);
     paint(s, z.origin, z.size, 0);
     ImGui::PopClipRect();
+    shapes_ = fitted;  // the layout's questions (cell_size_if_grown) are about the whole grid
     draw_grid_zoom_badge(s);
     ImGui::Dummy(avail);
   }
@@ -287,8 +294,10 @@ class GridView final : public View, public GridPane {
             wait_.text.c_str(), output_name(t).c_str(), n);
       ImGui::SameLine(0, 0);
       ImGui::Dummy(ImVec2(std::max(0.0f, p.x + wait_w - ImGui::GetCursorScreenPos().x), tri));
-    } else {
+    } else if (!s.present.presenter) {  // the room kept so that the header does not reflow
       ImGui::Dummy(ImVec2(wait_w, tri));
+    } else if (fits) {
+      ImGui::NewLine();  // presenter mode: the grid keeps the room
     }
   }
 
@@ -492,8 +501,8 @@ class GridView final : public View, public GridPane {
       // since the row's width changes with the room.
       const char* unit = p.data_cols == 1 ? "element" : "elements";
       if (p.rows > 1 && p.wrap % 32 == 0)
-        std::snprintf(full, sizeof full, "%s  (%d %s; a row = %d %s)", p.title.c_str(),
-                      p.data_cols, unit, p.wrap / 32, p.wrap == 32 ? "warp" : "warps");
+        std::snprintf(full, sizeof full, "%s  (%d %s; a row = %d %s)", p.title.c_str(), p.data_cols,
+                      unit, p.wrap / 32, p.wrap == 32 ? "warp" : "warps");
       else if (p.rows > 1)
         std::snprintf(full, sizeof full, "%s  (%d %s; a row = a block's %d threads)",
                       p.title.c_str(), p.data_cols, unit, p.wrap);
@@ -622,8 +631,8 @@ class GridView final : public View, public GridPane {
   }
 
   static GridArea area(const Placed& p) {
-    return {p.id,        p.shared,    p.block, p.rows, p.cols,
-            p.data_rows, p.data_cols, p.wrap,  p.pos,  p.cell, p.lead};
+    return {p.id,        p.shared, p.block, p.rows, p.cols, p.data_rows,
+            p.data_cols, p.wrap,   p.pos,   p.cell, p.lead};
   }
 
   // What a cell prints: the memory colours' text where they have one, else

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "app/lecture/lecture.hpp"
@@ -80,8 +81,19 @@ float caption_strip_height(const AppState& s, float width, float size) {
   const float text_w = width - st.WindowPadding.x - 2 * margin;
   const LectureStep& step = s.lecture.lecture->steps[size_t(s.lecture.step)];
   const std::string facts = presenter_facts(s);
-  return pad + ImGui::GetTextLineHeightWithSpacing() +
-         wrapped_height(big_font(s), size, text_w, step.caption) + st.ItemSpacing.y +
+  // The title, wrapped before "step 3 / 9" (lecture.cpp); in a narrow strip beside
+  // the grid it takes lines.
+  char where[64];
+  std::snprintf(where, sizeof where, "step %d / %zu", s.lecture.step + 1,
+                s.lecture.lecture->steps.size());
+  const float title_w = std::max(margin, width - 3 * margin - ImGui::CalcTextSize(where).x);
+  const float title_h =
+      std::max(ImGui::GetTextLineHeight(),
+               wrapped_height(ImGui::GetFont(), font, title_w - st.WindowPadding.x,
+                              s.lecture.lecture->title)) +
+      st.ItemSpacing.y;
+  return pad + title_h + wrapped_height(big_font(s), size, text_w, step.caption) +
+         st.ItemSpacing.y +
          (facts.empty() ? 0.0f
                         : wrapped_height(ImGui::GetFont(), font, text_w, facts) + st.ItemSpacing.y);
 }
@@ -89,12 +101,13 @@ float caption_strip_height(const AppState& s, float width, float size) {
 }  // namespace
 
 float caption_fit_size(const AppState& s, float width, float max_h) {
-  // From the large size down to the panel's text size, the first whose
-  // caption fits: a caption is never cut, and stays as large as the room allows.
-  const float font = ImGui::GetFontSize();
+  // From the large size down to 0.8 of the panel's text size (a projector's
+  // text of 32 is 26 there), the first whose caption fits: a caption is never
+  // cut, and stays as large as the room allows.
+  const float least = std::round(ImGui::GetFontSize() * 0.8f);
   float size = caption_text_size(s);
-  while (size > font && caption_strip_height(s, width, size) > max_h)
-    size = std::max(font, size - 2);
+  while (size > least && caption_strip_height(s, width, size) > max_h)
+    size = std::max(least, size - 2);
   return size;
 }
 
@@ -102,7 +115,10 @@ float strip_height_for_width(const AppState& s, float width, float room_h, float
   const ImGuiStyle& st = ImGui::GetStyle();
   const float pad = 2 * st.WindowPadding.y + ImGui::GetFontSize() * 0.4f;
   // The quiz's band: every choice and button in view (app/quiz/view_quiz.cpp).
-  if (s.quiz.question()) return quiz_band_height(s, width);
+  if (s.quiz.question()) {
+    const float h = quiz_band_height(s, width);
+    return h <= max_h ? h : quiz_band_height(s, width, 1.0f);
+  }
   if (s.lecture.active() && s.lecture.step >= 0)
     return caption_strip_height(s, width, caption_fit_size(s, width, max_h));
   // The Banks diagram (presenter mode with the memory colours on): a lane row,

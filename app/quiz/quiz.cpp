@@ -44,8 +44,7 @@ void ask(AppState& s, int index) {
   // The grid shows the block the question names: its shared memory, its
   // tiles and its part of the output outlined (a question about block (0, 0)
   // over block (1, 0)'s tiles could only be guessed).
-  if (q->kind != QuestionKind::Sectors &&
-      (q->kind != QuestionKind::LoadCells || s.trace().config.geometry.grid.count() > 1))
+  if (q->kind != QuestionKind::LoadCells || s.trace().config.geometry.grid.count() > 1)
     s.selection.block = q->block;
   s.selection.thread = q->thread;
   if (a && q->cells()) Q.cursor = 0;

@@ -106,7 +106,7 @@ void record_item(QuizState& Q, const std::string& what) {
 
 }  // namespace
 
-float quiz_band_height(const AppState& s, float width) {
+float quiz_band_height(const AppState& s, float width, float question_scale) {
   const QuizState& Q = s.quiz;
   const Question* q = Q.question();
   if (!q) return 0;
@@ -122,8 +122,9 @@ float quiz_band_height(const AppState& s, float width) {
   const float head_w = ImGui::CalcTextSize(header_text(Q).c_str()).x +
                        ImGui::CalcTextSize(kKeys).x +
                        f->CalcTextSizeA(bs, FLT_MAX, 0, Q.score_line().c_str()).x + 4 * margin;
-  float h = 2 * st.WindowPadding.y + (head_w > text_w ? line + bs + st.ItemSpacing.y : bs + st.ItemSpacing.y);
-  h += f->CalcTextSizeA(bs * 1.2f, FLT_MAX, text_w, q->text.c_str()).y + st.ItemSpacing.y;
+  float h = 2 * st.WindowPadding.y +
+            (head_w > text_w ? line + bs + st.ItemSpacing.y : bs + st.ItemSpacing.y);
+  h += f->CalcTextSizeA(bs * question_scale, FLT_MAX, text_w, q->text.c_str()).y + st.ItemSpacing.y;
   if (const std::string note = phase_note(*q); !note.empty())
     h += ImGui::GetFont()->CalcTextSizeA(font, FLT_MAX, text_w, note.c_str()).y + st.ItemSpacing.y;
   if (!q->cells()) {
@@ -135,7 +136,9 @@ float quiz_band_height(const AppState& s, float width) {
   // Reveal (or Next) and the hint (or verdict), on one line or two.
   h += button + ImGui::GetFont()->CalcTextSizeA(font, FLT_MAX, text_w, q->hint.c_str()).y +
        st.ItemSpacing.y;
-  return std::ceil(h);
+  // A line to spare: the question and the hint wrap at a margin the estimate
+  // does not know to the pixel, and a button cut at the band's foot cannot be pressed.
+  return std::ceil(h + line);
 }
 
 void draw_quiz_band(AppState& s) {
@@ -181,19 +184,22 @@ void draw_quiz_band(AppState& s) {
   const float tail_w = score_w + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize(kKeys).x;
   const float content_w = ImGui::GetWindowContentRegionMax().x;
   const float head_end = ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x;
-  if (head_end + 2 * margin + tail_w <= content_w)
-    ImGui::SameLine(content_w - tail_w);
+  if (head_end + 2 * margin + tail_w <= content_w) ImGui::SameLine(content_w - tail_w);
   if (big_f) ImGui::PushFont(big_f);
   ImGui::TextUnformatted(score.c_str());
   record_item(Q, "score");
   if (big_f) ImGui::PopFont();
-  ImGui::SameLine();
+  same_line_if_fits(ImGui::CalcTextSize(kKeys).x);
   ImGui::TextUnformatted(kKeys);
   record_item(Q, "keys");
   ImGui::PopStyleColor();
 
+  // The question a size up, where the band has the room for it (a projector's
+  // text of 32 at 720p has not).
+  const float question_scale =
+      !over_timeline || quiz_band_height(s, w) <= ImGui::GetWindowSize().y + 1 ? 1.2f : 1.0f;
   if (ImFont* big = static_cast<ImFont*>(s.present.big_font)) ImGui::PushFont(big);
-  ImGui::SetWindowFontScale(1.2f);
+  ImGui::SetWindowFontScale(question_scale);
   ImGui::PushTextWrapPos(w - 3 * margin);
   ImGui::TextUnformatted(q->text.c_str());
   record_item(Q, "question");
@@ -247,8 +253,10 @@ void draw_quiz_band(AppState& s) {
     if (band_button("Reveal (Enter)", false)) Q.reveal_request = true;
     record_item(Q, "reveal");
     if (q->cells()) {
-      ImGui::SameLine();
-      ImGui::Text("%zu chosen.", Q.answer.cells.size());
+      char chosen[32];
+      std::snprintf(chosen, sizeof chosen, "%zu chosen.", Q.answer.cells.size());
+      same_line_if_fits(ImGui::CalcTextSize(chosen).x);
+      ImGui::TextUnformatted(chosen);
       record_item(Q, "chosen");
     }
   } else {

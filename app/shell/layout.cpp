@@ -159,9 +159,18 @@ void SlotLayout::place_caption_strip(AppState& s, const std::vector<std::unique_
   }
   if (!strip_wanted(s)) return;
   const float beside_w = strip_width_beside(s, centre.w);
-  const float need_below = strip_height_for_width(s, centre.w, centre.h, centre.h * 0.45f);
+  // Below, up to 45 % of the room; a long caption at a projector's text, up
+  // to half of it rather than cut (app/lecture/caption_strip.hpp shrinks it first).
+  const float most_below = std::round(centre.h * 0.45f);
+  float need_below = strip_height_for_width(s, centre.w, centre.h, most_below);
+  // A quiz question is the moment's subject: below the grid (its buttons want
+  // the width), up to 70 % of the room, every choice in view.
+  const Question* q = s.quiz.question();
+  const float most = std::round(centre.h * (!q ? 0.5f : 0.7f));
+  if (need_below > most_below)
+    need_below = std::min(strip_height_for_width(s, centre.w, centre.h, most), most);
   const float need_beside = strip_height_for_width(s, beside_w, centre.h, centre.h);
-  const float below_h = std::round(std::min(need_below, centre.h * 0.45f));
+  const float below_h = std::round(std::min(need_below, most));
   const bool beside_ok = need_beside <= centre.h && centre.w - beside_w >= 240;
   // The grid's cells either way, from last frame's room (0: not drawn yet).
   float cells_beside = 0, cells_below = 0;
@@ -170,8 +179,12 @@ void SlotLayout::place_caption_strip(AppState& s, const std::vector<std::unique_
     cells_beside = grid->cell_size_if_grown(ImVec2(dw - beside_w, dh));
     cells_below = grid->cell_size_if_grown(ImVec2(dw, dh - below_h));
   }
-  const bool beside = beside_ok && (need_below > centre.h * 0.45f || cells_beside > cells_below ||
-                                    (cells_beside == 0 && centre.w > 1.6f * centre.h));
+  // A quiz question's buttons want the width: below unless it does not fit there.
+  const bool quiz = s.quiz.question() != nullptr;
+  const bool beside =
+      beside_ok && !quiz &&
+      (need_below > most_below || (!quiz && (cells_beside > cells_below ||
+                                             (cells_beside == 0 && centre.w > 1.6f * centre.h))));
   const SlotRect strip =
       beside ? SlotRect{centre.x + centre.w - beside_w, centre.y, beside_w, centre.h}
              : SlotRect{centre.x, centre.y + centre.h - below_h, centre.w, below_h};
@@ -212,8 +225,7 @@ SlotLayout::Frame SlotLayout::measure(AppState& s, const std::vector<std::unique
   // The Puzzles panel holds a statement, hints, buttons and a grade: in front,
   // its column takes at least 45 % of the width (a third of 1280 px at a
   // projector's text left it a word per line).
-  if (!f.focus && front_[int(Slot::Right)] == "Puzzles")
-    f.R = std::max(f.R, std::round(W * 0.45f));
+  if (!f.focus && front_[int(Slot::Right)] == "Puzzles") f.R = std::max(f.R, std::round(W * 0.45f));
   // The left column: the lesson gets the height its controls need (none
   // half-hidden), the verdict the rest. When both need less than the room above
   // the timeline, the timeline runs under them, across the whole width.
@@ -244,10 +256,13 @@ SlotLayout::Frame SlotLayout::measure(AppState& s, const std::vector<std::unique
   // of a 1280 x 720 window has no room to spare for it.
   f.caption_right = strip_wanted(s) && !f.focus && !f.wide_center && f.R > 0;
   f.right_split = std::round((H - f.B) * right_frac);
+  // Puzzles: a statement, hints, buttons and a grade; the source pane under it keeps a strip.
+  if (front_[int(Slot::Right)] == "Puzzles")
+    f.right_split = std::round((H - f.B) * std::max(right_frac, 0.9f));
   if (f.caption_right)
-    f.right_split = std::round(std::clamp(strip_height_for_width(s, f.R, H - f.B, (H - f.B) * 0.8f),
-                                          f.right_split,
-                                          std::max(f.right_split, (H - f.B) * 0.8f)));
+    f.right_split =
+        std::round(std::clamp(strip_height_for_width(s, f.R, H - f.B, (H - f.B) * 0.8f),
+                              f.right_split, std::max(f.right_split, (H - f.B) * 0.8f)));
   f.centre = {f.L, top, f.wide_center ? W - f.L : W - f.L - f.R, H - f.B};
   place_caption_strip(s, views, f);
   return f;

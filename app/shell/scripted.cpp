@@ -201,7 +201,8 @@ nlohmann::json quiz_json(const QuizState& Q, const Name& name, float sx, float s
     kinds.push_back(to_string(each.kind));
   nlohmann::json items = nlohmann::json::array();
   for (const auto& [what, r] : Q.items)
-    items.push_back({{"what", what}, {"x", r[0] * sx}, {"y", r[1] * sy}, {"w", r[2] * sx}, {"h", r[3] * sy}});
+    items.push_back(
+        {{"what", what}, {"x", r[0] * sx}, {"y", r[1] * sy}, {"w", r[2] * sx}, {"h", r[3] * sy}});
   for (const auto& c : Q.choice_rects)
     choice_rects.push_back(
         {{"x", c[0] * sx}, {"y", c[1] * sy}, {"w", c[2] * sx}, {"h", c[3] * sy}});
@@ -324,12 +325,9 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
   j["grid_cells"] = cells;
   // Presenter mode's zoom to the moment's subject, and the labels on cells.
   const ZoomFacts& z = s.grid_facts.zoom;
-  j["auto_zoom"] = {{"active", z.active},
-                    {"zoom", z.zoom},
-                    {"what", z.what},
-                    {"buffer", z.active ? name(z.id) : ""},
-                    {"block", z.block},
-                    {"elements", z.elements},
+  j["auto_zoom"] = {{"active", z.active}, {"zoom", z.zoom},
+                    {"what", z.what},     {"buffer", z.active ? name(z.id) : ""},
+                    {"block", z.block},   {"elements", z.elements},
                     {"box", rect(z.box)}};
   nlohmann::json callouts = nlohmann::json::array();
   auto rgb32c = [](uint32_t c) {
@@ -366,7 +364,8 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
   // Where the grid painted and the caption strip beside or below it: never overlapping.
   j["grid_rect"] = rect(s.grid_rect);
   // Each slot as laid out (0 wide: hidden), by its place in the window.
-  const char* const slot_names[] = {"left", "center", "right", "right_lower", "bottom", "left_lower"};
+  const char* const slot_names[] = {"left",        "center", "right",
+                                    "right_lower", "bottom", "left_lower"};
   for (int i = 0; i < 6; ++i)
     j["slots"][slot_names[i]] = rect(s.slot_rects[i]);
   j["strip"] = rect(s.strip_rect);

@@ -101,6 +101,7 @@ void handle_shortcuts(AppState& s, bool file_dialog_open, bool budget_dialog_ope
       const int32_t a = e < w->access_of.size() ? w->access_of[e] : -1;
       if (a >= 0 && w->accesses.accesses[size_t(a)].bank.conflicts() > 0) {
         go(p);
+        s.selection.block = w->accesses.accesses[size_t(a)].block;  // its shared memory on screen
         break;
       }
       if (p >= r.size()) break;

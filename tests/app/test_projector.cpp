@@ -14,6 +14,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -83,8 +84,8 @@ void expect_legible(const json& j, const std::string& where) {
   const json& z = j["auto_zoom"];
   if (z["active"].get<bool>()) {
     EXPECT_TRUE(inside(box(z["box"]), grid))
-        << where << ": zoomed to " << z["what"] << " at " << z["box"] << ", room " << grid.x
-        << "," << grid.y << " " << grid.w << "x" << grid.h;
+        << where << ": zoomed to " << z["what"] << " at " << z["box"] << ", room " << grid.x << ","
+        << grid.y << " " << grid.w << "x" << grid.h;
   } else {
     for (const json& a : j["arrays"])
       EXPECT_TRUE(inside(cells_box(a), grid)) << where << ": " << a["buffer"] << " off the room";
@@ -113,14 +114,19 @@ std::vector<fs::path> shipped_lectures() {
 }
 
 // Every step of one lecture (one process, --all-steps), as opened: no --present.
-std::vector<json> lecture_steps(const fs::path& file, const Size& z, size_t steps) {
-  const std::string name = file.stem().string() + "_" + tag(z);
-  const Shot s = take_shot(name, "--lecture " + file.string() + " --all-steps --theme dark" +
-                                     size_args(z));
+std::vector<json> lecture_steps(const fs::path& file, const Size& z, size_t steps,
+                                const std::string& prefix) {
+  const std::string name = prefix + file.stem().string() + "_" + tag(z);
+  const fs::path d = out_dir();
+  const std::string cmd = "DISPLAY=" + ts::app_test::x_display() + " " + TS_TILESCOPE_EXE +
+                          " --lecture " + file.string() + " --all-steps --theme dark" +
+                          size_args(z) + " --screenshot " + (d / (name + ".png")).string() +
+                          " --cells-json " + (d / (name + ".json")).string() +
+                          " --force --exit > " + (d / (name + ".log")).string() + " 2>&1";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << name << ": see " << (d / (name + ".log"));
   std::vector<json> out;
-  EXPECT_EQ(s.rc, 0) << name << ": " << s.log;
   for (size_t k = 1; k <= steps; ++k)
-    out.push_back(read_json(out_dir() / (name + "_step" + std::to_string(k) + ".json")));
+    out.push_back(read_json(d / (name + "_step" + std::to_string(k) + ".json")));
   return out;
 }
 
@@ -134,7 +140,7 @@ TEST(Projector, Defect1EveryLectureStepIsPresenterReadyAtEveryHallSize) {
     const auto lecture = ts::load_lecture(f.string(), &err);
     ASSERT_TRUE(lecture) << err;
     for (const Size& z : kHall) {
-      const std::vector<json> steps = lecture_steps(f, z, lecture->steps.size());
+      const std::vector<json> steps = lecture_steps(f, z, lecture->steps.size(), "hall_");
       for (size_t k = 0; k < steps.size(); ++k) {
         const json& j = steps[k];
         const std::string where =
@@ -163,18 +169,23 @@ Rgb simulate(Rgb c, const double m[3][3]) {
   };
   auto enc = [](double x) {
     x = std::clamp(x, 0.0, 1.0);
-    return int(std::lround(255 * (x <= 0.0031308 ? 12.92 * x : 1.055 * std::pow(x, 1 / 2.4) - 0.055)));
+    return int(
+        std::lround(255 * (x <= 0.0031308 ? 12.92 * x : 1.055 * std::pow(x, 1 / 2.4) - 0.055)));
   };
   const double r = lin(c[0]), g = lin(c[1]), b = lin(c[2]);
-  return {enc(m[0][0] * r + m[0][1] * g + m[0][2] * b), enc(m[1][0] * r + m[1][1] * g + m[1][2] * b),
+  return {enc(m[0][0] * r + m[0][1] * g + m[0][2] * b),
+          enc(m[1][0] * r + m[1][1] * g + m[1][2] * b),
           enc(m[2][0] * r + m[2][1] * g + m[2][2] * b)};
 }
-constexpr double kProtan[3][3] = {
-    {0.152286, 1.052583, -0.204868}, {0.114503, 0.786281, 0.099216}, {-0.003882, -0.048116, 1.051998}};
-constexpr double kDeutan[3][3] = {
-    {0.367322, 0.860646, -0.227968}, {0.280085, 0.672501, 0.047413}, {-0.011820, 0.042940, 0.968881}};
-constexpr double kTritan[3][3] = {
-    {1.255528, -0.076749, -0.178779}, {-0.078411, 0.930809, 0.147602}, {0.004733, 0.691367, 0.303900}};
+constexpr double kProtan[3][3] = {{0.152286, 1.052583, -0.204868},
+                                  {0.114503, 0.786281, 0.099216},
+                                  {-0.003882, -0.048116, 1.051998}};
+constexpr double kDeutan[3][3] = {{0.367322, 0.860646, -0.227968},
+                                  {0.280085, 0.672501, 0.047413},
+                                  {-0.011820, 0.042940, 0.968881}};
+constexpr double kTritan[3][3] = {{1.255528, -0.076749, -0.178779},
+                                  {-0.078411, 0.930809, 0.147602},
+                                  {0.004733, 0.691367, 0.303900}};
 
 std::string value_text(double v) {
   char b[32];
@@ -190,10 +201,9 @@ TEST(Projector, Defect2TheStaleReadSaysWhatItReadAndWhatItShouldHave) {
   ASSERT_GE(v.barriers.size(), 2u);
   for (const int font : {28, 32}) {
     const std::string name = "stale_720_f" + std::to_string(font);
-    const Shot s = take_shot(name, "--present --theme dark --no-barrier " +
-                                       std::to_string(v.barriers.back().id) +
-                                       " --position stale --size 1280x720 --font-size " +
-                                       std::to_string(font));
+    const Shot s = take_shot(
+        name, "--present --theme dark --no-barrier " + std::to_string(v.barriers.back().id) +
+                  " --position stale --size 1280x720 --font-size " + std::to_string(font));
     ASSERT_EQ(s.rc, 0) << s.log;
     const json& j = s.cells;
     ASSERT_EQ(j["callouts"].size(), 1u) << name << ": no label at the stale read";
@@ -230,9 +240,10 @@ TEST(Projector, Defect2TheStaleReadSaysWhatItReadAndWhatItShouldHave) {
 TEST(Projector, Defect3APanelsWindowWithAProjectorFontPresents) {
   for (const int font : {28, 32}) {
     const std::string name = "panels_present_f" + std::to_string(font);
-    const Shot s = take_shot(name, "--theme dark --position barrier:1 --size 1280x720 "
-                                   "--font-size " +
-                                       std::to_string(font));
+    const Shot s = take_shot(name,
+                             "--theme dark --position barrier:1 --size 1280x720 "
+                             "--font-size " +
+                                 std::to_string(font));
     ASSERT_EQ(s.rc, 0) << s.log;
     EXPECT_TRUE(s.cells["layout"]["presenter"].get<bool>()) << name;
     EXPECT_TRUE(s.cells["layout"]["presenter_auto"].get<bool>()) << name;
@@ -262,9 +273,10 @@ TEST(Projector, Defect4ValuesGrowWithTheTextSize) {
   double px18 = 0;
   for (const int font : {18, 28, 32}) {
     const std::string name = "values_f" + std::to_string(font);
-    const Shot s = take_shot(name, "--present --theme dark --position end --size 1280x720 "
-                                   "--font-size " +
-                                       std::to_string(font));
+    const Shot s = take_shot(name,
+                             "--present --theme dark --position end --size 1280x720 "
+                             "--font-size " +
+                                 std::to_string(font));
     ASSERT_EQ(s.rc, 0) << s.log;
     const json& j = s.cells;
     expect_legible(j, name);
@@ -345,7 +357,7 @@ TEST(Projector, Defect9TheWarpRaceAndItsFixDifferOnScreen) {
   const auto lecture = ts::load_lecture(file.string(), &err);
   ASSERT_TRUE(lecture) << err;
   const Size z{"1280x720", 28};
-  const std::vector<json> steps = lecture_steps(file, z, lecture->steps.size());
+  const std::vector<json> steps = lecture_steps(file, z, lecture->steps.size(), "warp_race_");
   // The steps whose lesson has a warp-scope barrier: with it and without it.
   int with_hazards = 0, without = 0;
   for (size_t k = 0; k < steps.size(); ++k) {

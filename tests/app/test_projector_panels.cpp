@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -81,7 +82,11 @@ TEST(ProjectorPanels, Defect6EveryConflictIsSeenAndOneKeyAway) {
       if (a["buffer"] == j["warp_access"]["buffer"]) cell = a["cell_w"].get<double>();
     ASSERT_GE(cell, 20.0) << name << ": the conflicting cells too small to see";
     const Box b = box(*access);
-    const Rgb fill = s.at(int(b.x + cell * 0.3), int(b.y + cell * 0.3));
+    // A cell in the middle of the access (its ends may lie past the room's
+    // edge), at its lower left corner: clear of the outline and the value.
+    const double row_y = b.y + 1.5 + std::floor(b.h / 2 / cell) * cell;
+    const double col_x = b.x + 1.5 + std::floor(b.w / 2 / cell) * cell;
+    const Rgb fill = s.at(int(col_x + 4), int(row_y + cell - 3));
     EXPECT_GE(ramp_index(j["heat_ramp"], fill), 8)
         << name << ": a " << ways << "-way conflict drawn near the cold end";
   }
@@ -91,8 +96,9 @@ TEST(ProjectorPanels, Defect6EveryConflictIsSeenAndOneKeyAway) {
 
 // ... and in presenter mode the Banks view has the strip to itself.
 TEST(ProjectorPanels, Defect6BanksViewTakesTheStripInPresenterMode) {
-  const Shot s = take_shot("banks_strip", "--present --theme dark --memory banks --keys c "
-                                          "--size 1280x720 --font-size 28");
+  const Shot s = take_shot(
+      "banks_strip",
+      "--present --theme dark --memory banks --position access:3 --size 1280x720 --font-size 28");
   ASSERT_EQ(s.rc, 0) << s.log;
   const Box strip = box(s.cells["strip"]);
   EXPECT_GT(strip.w * strip.h, 0.15 * 1280 * 720) << s.cells["strip"];
@@ -121,10 +127,10 @@ TEST(ProjectorPanels, Defect8EveryQuizQuestionFitsAt720p) {
       for (int q = 0; q < 7; ++q) {
         const std::string name = std::string("quiz720_") + (present ? "present_" : "panels_") +
                                  std::to_string(font) + "_q" + std::to_string(q + 1);
-        const Shot s = take_shot(name, std::string("--theme dark --quiz 1") +
-                                           (present ? " --present" : "") +
-                                           " --size 1280x720 --font-size " + std::to_string(font) +
-                                           (keys.empty() ? "" : " --keys " + keys));
+        const Shot s =
+            take_shot(name, std::string("--theme dark --quiz 1") + (present ? " --present" : "") +
+                                " --size 1280x720 --font-size " + std::to_string(font) +
+                                (keys.empty() ? "" : " --keys " + keys));
         keys += keys.empty() ? "n" : ",n";
         ASSERT_EQ(s.rc, 0) << name << ": " << s.log;
         const json& quiz = s.cells["quiz"];

@@ -17,7 +17,8 @@
 
 namespace {
 
-const char* kBegin = "<!-- lessons: made from tilescope-cli list --json (tests/app/test_readme.cpp) -->";
+const char* kBegin =
+    "<!-- lessons: made from tilescope-cli list --json (tests/app/test_readme.cpp) -->";
 const char* kEnd = "<!-- lessons: end -->";
 
 std::string run_list() {
@@ -57,7 +58,8 @@ std::string table(const nlohmann::json& lessons) {
       << cell(summary.empty() ? v["title"].get<std::string>() : summary) << " | "
       << (barriers ? std::to_string(barriers) : std::string("–")) << " |\n";
   }
-  t << "\n" << lessons.size() << " lessons (`tilescope-cli list` prints them with their parameters).\n\n"
+  t << "\n"
+    << lessons.size() << " lessons (`tilescope-cli list` prints them with their parameters).\n\n"
     << kEnd;
   return t.str();
 }
