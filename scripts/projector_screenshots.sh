@@ -52,7 +52,7 @@ shot oned_reduction 1280x720 28 --lesson reduction.sequential --present --positi
 shot oned_reduction_zoom 1280x720 28 --lesson reduction.sequential --present --keys plus,plus,plus
 shot oned_stencil 1280x720 28 --lesson stencil.vectorized --present --position barrier:1
 shot conflicts 1280x720 28 --lesson transpose.large_tile --present --memory conflicts --keys c
-shot padding 1280x720 28 --lesson conv2d.double_buffer --present --position barrier:2
+shot padding 1280x720 28 --lesson conv2d.double_buffer --present --position barrier:2 --keys 0
 shot puzzles 1280x720 28 --tab Puzzles
 shot puzzles 1600x900 22 --tab Puzzles
 ls -l "$out"

@@ -68,6 +68,7 @@ struct SlotLayout::Frame {
   float right_split = 0;  // the right column's upper / lower border, from the top
   bool presenter = false, focus = false, wide_center = false, caption_right = false;
   bool races_front = false;  // Races or Banks in front: the right column's upper pane grows
+  bool right_full = false;   // Puzzles in front: the right column runs past the timeline
   SlotRect centre;           // less the caption strip where it sits there
 
   SlotRect rect(Slot slot) const;
@@ -257,8 +258,11 @@ SlotLayout::Frame SlotLayout::measure(AppState& s, const std::vector<std::unique
   f.caption_right = strip_wanted(s) && !f.focus && !f.wide_center && f.R > 0;
   f.right_split = std::round((H - f.B) * right_frac);
   // Puzzles: a statement, hints, buttons and a grade; the source pane under it keeps a strip.
-  if (front_[int(Slot::Right)] == "Puzzles")
-    f.right_split = std::round((H - f.B) * std::max(right_frac, 0.9f));
+  // Puzzles: a statement, hints, buttons and a grade: its column runs to the
+  // window's foot, past the timeline (which a student writing a kernel needs
+  // less), the source pane under it keeping a strip.
+  f.right_full = front_[int(Slot::Right)] == "Puzzles" && f.R > 0 && !f.wide_center;
+  if (f.right_full) f.right_split = std::round(H * 0.85f);
   if (f.caption_right)
     f.right_split =
         std::round(std::clamp(strip_height_for_width(s, f.R, H - f.B, (H - f.B) * 0.8f),
@@ -279,9 +283,9 @@ SlotRect SlotLayout::Frame::rect(Slot slot) const {
     case Slot::Right:
       return {W - R, top, R, right_split};
     case Slot::RightLower:
-      return {W - R, top + right_split, R, H - B - right_split};
+      return {W - R, top + right_split, R, (right_full ? H : H - B) - right_split};
     case Slot::Bottom:
-      return {BX, top + H - B, W - BX, B};
+      return {BX, top + H - B, W - BX - (right_full ? R : 0), B};
   }
   return {0, 0, 0, 0};
 }
