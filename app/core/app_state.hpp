@@ -202,6 +202,7 @@ struct DrawnArray {
   uint32_t block = 0;
   int rows = 0, cols = 0;            // cells drawn (may include padding beyond the array)
   int data_rows = 0, data_cols = 0;  // the array's own extent
+  int wrap = 0, lead = 0;            // a 1D array's row width and empty cells before element 0
   float x = 0, y = 0, cell_w = 0, cell_h = 0;
 };
 

@@ -216,8 +216,9 @@ Residency residency(const Replay& r, const Shapes& sh, uint32_t selected_block) 
         const uint64_t key = key_of(c->src_buffer, uint32_t(c->src));
         // The selected block's halo slots: their input elements get the halo
         // colour too, so the picture shows where the halo comes from.
-        const bool halo_slot =
-            shape && shape->in_halo(int(e / uint32_t(a.cols)), int(e % uint32_t(a.cols)));
+        int row = int(e / uint32_t(a.cols)), col = int(e % uint32_t(a.cols));
+        if (shape && shape->wrap) shape->cell_of(e, &row, &col);  // wrapped into warp rows
+        const bool halo_slot = shape && shape->in_halo(row, col);
         if (b != selected_block)
           res.other.insert(key);
         else

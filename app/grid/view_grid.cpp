@@ -456,6 +456,8 @@ class GridView final : public View, public GridPane {
       d.cols = p.cols;
       d.data_rows = p.data_rows;
       d.data_cols = p.data_cols;
+      d.wrap = p.wrap;
+      d.lead = p.lead;
       d.x = p.pos.x;
       d.y = p.pos.y;
       d.cell_w = d.cell_h = p.cell;

@@ -301,6 +301,8 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
                       {"cols", a.cols},
                       {"data_rows", a.data_rows},
                       {"data_cols", a.data_cols},
+                      {"wrap", a.wrap},
+                      {"lead", a.lead},
                       {"x", a.x * sx},
                       {"y", a.y * sy},
                       {"cell_w", a.cell_w * sx},
