@@ -159,10 +159,7 @@ std::optional<ZoomedRoom> auto_zoom_room(AppState& s, const Shapes& fit_shapes,
                                          const OutputOwners& owners, ImVec2 origin, ImVec2 avail,
                                          int* wrap) {
   const Presentation& pr = s.present;
-  // Presenter mode, and the grid focus (G) at a projector's text size (24
-  // points and up): a laptop's focus keeps its whole grid.
-  const bool room = pr.presenter || (pr.focus_grid && pr.font_size >= 24);
-  if (!room || !pr.auto_zoom || pr.grid_zoom != 1.0f || avail.x < 40 || avail.y < 40)
+  if (!pr.presenter || !pr.auto_zoom || pr.grid_zoom != 1.0f || avail.x < 40 || avail.y < 40)
     return std::nullopt;
   const float font = ImGui::GetFontSize();
   const Arrangement fit = arrange(fit_shapes, ImVec2(0, 0), avail);

@@ -1,8 +1,7 @@
-// Presenter mode (and the grid focus, G) keeps the grid legible from the back
-// of a hall. Where the whole grid fitted to the room would draw cells too
-// small for values a room can read (presenter_min_cell: 20 px, more at a
-// projector font), the grid zooms to what the moment is about and says so on
-// a line above the cells:
+// Presenter mode keeps the grid legible from the back of a hall. Where the
+// whole grid fitted to the room would draw cells too small for values a room
+// can read (presenter_min_cell: 20 px, more at a projector font), the grid
+// zooms to what the moment is about and says so in a badge:
 //   the stale read just applied, with its neighbours;
 //   the last warp instruction's cells;
 //   the followed thread's output cell;

@@ -76,7 +76,7 @@ void grid_zoom_keys(AppState& s) {
   if (ImGui::IsKeyPressed(GLFW_KEY_0, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_0, false)) {
     if (s.present.grid_zoom != 1.0f)
       set_grid_zoom(s, 1.0f, centre);
-    else if (s.present.presenter || (s.present.focus_grid && s.present.font_size >= 24))
+    else if (s.present.presenter)
       s.present.auto_zoom = !s.present.auto_zoom;
   }
 }

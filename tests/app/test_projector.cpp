@@ -249,18 +249,6 @@ TEST(Projector, Defect3APanelsWindowWithAProjectorFontPresents) {
     EXPECT_TRUE(s.cells["layout"]["presenter_auto"].get<bool>()) << name;
     expect_legible(s.cells, name);
   }
-  // The grid focus asked for (--focus-grid changed nothing): the grid zooms to
-  // the moment's subject the same way.
-  for (const int font : {28, 32}) {
-    const std::string name = "focus_f" + std::to_string(font);
-    const Shot s = take_shot(name,
-                             "--theme dark --focus-grid --position barrier:1 --size 1280x720 "
-                             "--font-size " +
-                                 std::to_string(font));
-    ASSERT_EQ(s.rc, 0) << s.log;
-    EXPECT_TRUE(s.cells["layout"]["focus_grid"].get<bool>()) << name;
-    expect_legible(s.cells, name);
-  }
   // The text a laptop uses keeps the panels.
   const Shot laptop = take_shot("panels_laptop", "--theme dark --size 1600x900 --font-size 18");
   ASSERT_EQ(laptop.rc, 0) << laptop.log;
