@@ -182,17 +182,119 @@ void Replay::build_orders() {
   bits_.assign(n, 0);
   sources_.clear();
   std::vector<uint16_t> step(n, 0);
+  // Loads kept per thread: a thread of the SGEMM ladder's last step issues 32
+  // elements of its next tiles (8 16-byte loads) before it stores any.
+  constexpr size_t kKept = 32;
   struct ThreadPos {
     uint16_t phase = 0, step = 0;
     int32_t last = -1;
-    // Global loads of this phase no store has copied yet (the latest 16).
-    std::array<uint32_t, 16> pending{};
+    // Global loads of this phase no store has copied yet (the latest kKept).
+    std::array<uint32_t, kKept> pending{};
     uint8_t pending_count = 0;
+    // The elements of a 16-byte shared store seen so far (it is decided whole).
+    std::array<uint32_t, 4> vstore{};
+    uint8_t vstore_count = 0;
+    // The loads of the phase before that no store copied by its barrier: a
+    // kernel that issues its loads a barrier ahead of their stores (the
+    // SGEMM ladder's last step) copies from these.
+    std::array<uint32_t, kKept> carried{};
+    uint8_t carried_count = 0;
   };
+  std::vector<std::pair<uint32_t, uint32_t>> across;  // (store, load of the phase before)
   uint32_t threads = 1;
   for (const Event& e : ev)
     threads = std::max<uint32_t>(threads, uint32_t(e.thread) + 1);
   std::vector<ThreadPos> tp(size_t(blocks_) * threads);
+  auto is_constant = [this](ArraySlot slot) {
+    const ArrayInfo* a = trace_->array(slot);
+    return a && a->space == Space::Constant;
+  };
+  auto take = [](ThreadPos& p, int k) {
+    std::copy(p.pending.begin() + k + 1, p.pending.begin() + p.pending_count,
+              p.pending.begin() + k);
+    --p.pending_count;
+  };
+  // One scalar store: the oldest pending load of its value, else the load
+  // right before it, else a zero with nothing loaded for it is padding.
+  auto scalar_store = [&](ThreadPos& p, uint32_t i) {
+    const Event& e = ev[i];
+    int copied = -1;
+    for (int k = 0; k < p.pending_count && copied < 0; ++k)
+      if (ev[p.pending[k]].value == e.value) copied = k;
+    if (copied >= 0) {
+      sources_.emplace_back(i, p.pending[size_t(copied)]);
+      take(p, copied);
+    } else if (p.last >= 0 && ev[size_t(p.last)].kind == EventKind::GlobalLoad) {
+      sources_.emplace_back(i, uint32_t(p.last));
+    } else {
+      for (int k = 0; k < p.carried_count && copied < 0; ++k)
+        if (ev[p.carried[k]].value == e.value) copied = k;
+      if (copied >= 0) {  // kept where the store's line copies in its own phase too (below)
+        across.emplace_back(i, p.carried[size_t(copied)]);
+        std::copy(p.carried.begin() + copied + 1, p.carried.begin() + p.carried_count,
+                  p.carried.begin() + copied);
+        --p.carried_count;
+      } else if (e.value == 0.0f) {
+        bits_[i] |= kBitPadded;
+      }
+    }
+  };
+  // A 16-byte store, once its four elements are in: the oldest pending
+  // 16-byte load with the same four values is what it copies. Element by
+  // element, a tile of zeros stored where the image ends (no load) would take
+  // a real quad's zero loaded for a later store (the double-buffered
+  // convolution fetches every quad of its next tile before storing any).
+  // The first 16-byte load group in `loads` with the store's four values.
+  auto vector_group = [&](const ThreadPos& p, const std::array<uint32_t, kKept>& loads, int count) {
+    for (int k = 0; k + 3 < count; ++k) {
+      bool same = true;
+      for (int j = 0; j < 4 && same; ++j) {
+        const Event& l = ev[loads[size_t(k + j)]];
+        same = is_vector_element(l) && l.element % 4 == uint32_t(j) &&
+               l.value == ev[p.vstore[size_t(j)]].value;
+      }
+      if (same) return k;
+    }
+    return -1;
+  };
+  auto vector_store = [&](ThreadPos& p) {
+    if (const int k = vector_group(p, p.pending, p.pending_count); k >= 0) {
+      for (int j = 0; j < 4; ++j)
+        sources_.emplace_back(p.vstore[size_t(j)], p.pending[size_t(k + j)]);
+      for (int j = 0; j < 4; ++j)
+        take(p, k);
+      return;
+    }
+    if (const int k = vector_group(p, p.carried, p.carried_count); k >= 0) {
+      for (int j = 0; j < 4; ++j)  // as a scalar copy across a barrier (below)
+        across.emplace_back(p.vstore[size_t(j)], p.carried[size_t(k + j)]);
+      std::copy(p.carried.begin() + k + 4, p.carried.begin() + p.carried_count,
+                p.carried.begin() + k);
+      p.carried_count = uint8_t(p.carried_count - 4);
+      return;
+    }
+    // No such load: element by element, but a zero only from a scalar load
+    // at its place in the quad (an edge quad loaded a word at a time), never
+    // from a later quad's load.
+    for (int j = 0; j < 4; ++j) {
+      const uint32_t i = p.vstore[size_t(j)];
+      if (ev[i].value != 0.0f) {
+        scalar_store(p, i);
+        continue;
+      }
+      int copied = -1;
+      for (int k = 0; k < p.pending_count && copied < 0; ++k) {
+        const Event& l = ev[p.pending[k]];
+        if (!is_vector_element(l) && l.value == 0.0f) copied = k;
+      }
+      if (copied >= 0) {
+        sources_.emplace_back(i, p.pending[size_t(copied)]);
+        take(p, copied);
+      } else {
+        bits_[i] |= kBitPadded;
+      }
+    }
+  };
   max_phase_ = 0;
   for (uint32_t i = 0; i < n; ++i) {
     const Event& e = ev[i];
@@ -202,26 +304,24 @@ void Replay::build_orders() {
     if (e.kind == EventKind::BarrierLeave && !(e.flags & kFlagWarpScope)) {
       ++p.phase;
       p.step = 0;
+      p.carried = p.pending;
+      p.carried_count = p.pending_count;
       p.pending_count = 0;
     }
     phase_[i] = p.phase;
     step[i] = p.step < 0xFFFF ? p.step++ : p.step;
     max_phase_ = std::max<int>(max_phase_, p.phase);
-    if (e.kind == EventKind::SharedStore) {
-      int copied = -1;
-      for (int k = 0; k < p.pending_count && copied < 0; ++k)
-        if (ev[p.pending[k]].value == e.value) copied = k;
-      if (copied >= 0) {
-        sources_.emplace_back(i, p.pending[size_t(copied)]);
-        std::copy(p.pending.begin() + copied + 1, p.pending.begin() + p.pending_count,
-                  p.pending.begin() + copied);
-        --p.pending_count;
-      } else if (p.last >= 0 && ev[size_t(p.last)].kind == EventKind::GlobalLoad) {
-        sources_.emplace_back(i, uint32_t(p.last));
-      } else if (e.value == 0.0f) {
-        bits_[i] |= kBitPadded;
-      }
-    } else if (e.kind == EventKind::GlobalLoad) {
+    if (e.kind == EventKind::SharedStore && is_vector_element(e)) {
+      if (e.element % 4 == 0) p.vstore_count = 0;
+      if (p.vstore_count < 4) p.vstore[p.vstore_count++] = i;
+      if (e.element % 4 == 3 && p.vstore_count == 4) vector_store(p);
+    } else if (e.kind == EventKind::SharedStore) {
+      scalar_store(p, i);
+    } else if (e.kind == EventKind::GlobalLoad && !is_constant(e.array)) {
+      // A __constant__ mask's reads are never a tile's copy: kept out, they
+      // would push the loads a store copies out of the kKept kept (the
+      // double-buffered convolution reads its mask between fetching the next
+      // tile and storing it, and its input's zeros were drawn as padding).
       if (p.pending_count == p.pending.size()) {  // the oldest goes
         std::copy(p.pending.begin() + 1, p.pending.end(), p.pending.begin());
         --p.pending_count;
@@ -230,6 +330,8 @@ void Replay::build_orders() {
     }
     p.last = int32_t(i);
   }
+  // A 16-byte store is decided with its last element: its pairs come late.
+  std::sort(sources_.begin(), sources_.end());
   // Padding is a zero a tile load stores instead of an element outside the
   // matrix: only at a store (array and line) that copies global elements
   // elsewhere in the run. A zero computed from shared values (a partial sum)
@@ -239,6 +341,17 @@ void Replay::build_orders() {
     for (const auto& [store, load] : sources_)
       copying.push_back((uint64_t(ev[store].array) << 16) | ev[store].line);
     std::sort(copying.begin(), copying.end());
+    // A store that copies a load of the phase before: where its line copies
+    // in its own phase too (else a zero it stored is padding, as before).
+    const size_t own = sources_.size();
+    for (const auto& [store, load] : across) {
+      const uint64_t key = (uint64_t(ev[store].array) << 16) | ev[store].line;
+      if (std::binary_search(copying.begin(), copying.end(), key))
+        sources_.emplace_back(store, load);
+      else if (ev[store].value == 0.0f)
+        bits_[store] |= kBitPadded;
+    }
+    if (sources_.size() > own) std::sort(sources_.begin(), sources_.end());
     for (uint32_t i = 0; i < n; ++i)
       if ((bits_[i] & kBitPadded) &&
           !std::binary_search(copying.begin(), copying.end(),

@@ -166,6 +166,14 @@ struct Presentation {
   // the cell size follows the room and this, never the font.
   float grid_zoom = 1.0f;
   float grid_pan[2] = {0, 0};
+  // Presenter mode: where the whole grid would be too small to read, zoom to
+  // the step's subject (app/grid/grid_auto_zoom.hpp); 0 toggles it.
+  bool auto_zoom = true;
+  // The app turned presenter mode on itself (a projector font leaves the grid
+  // too small even without the side panels: app/shell/layout.cpp); once the
+  // user chooses (P, --present) the app leaves it alone.
+  bool presenter_auto = false;
+  bool presenter_chosen = false;
   void* mono_font = nullptr;        // ImFont* for source code (nullptr: the default font)
   void* mono_small_font = nullptr;  // the same a little smaller: the source pane is narrow
   void* big_font = nullptr;         // ImFont* for headings
@@ -194,6 +202,7 @@ struct DrawnArray {
   uint32_t block = 0;
   int rows = 0, cols = 0;            // cells drawn (may include padding beyond the array)
   int data_rows = 0, data_cols = 0;  // the array's own extent
+  int wrap = 0, lead = 0;            // a 1D array's row width and empty cells before element 0
   float x = 0, y = 0, cell_w = 0, cell_h = 0;
 };
 
@@ -218,7 +227,16 @@ struct LectureState {
   std::string open_request;         // a .tslecture from File > Open or a drop
   bool leave_request = false;       // Esc
   float band[4] = {0, 0, 0, 0};     // the caption band as drawn this frame (x, y, w, h)
+  float caption_bottom = 0;         // where the caption's last line ends (y): inside the band
+  float caption_px = 0;             // the caption's text size as drawn
   bool active() const { return lecture != nullptr; }
+};
+
+// The Races panel's hazard count for the trace on screen (app/views/view_races.cpp),
+// for the presenter's strip, which shows it with the verdict.
+struct RaceSummary {
+  bool ready = false;  // the analysis of this trace is in
+  uint64_t hazards = 0, errors = 0, warnings = 0;
 };
 
 struct CompareState;  // app/compare/compare_mode.hpp
@@ -283,6 +301,7 @@ struct AppState {
   // The race hint as drawn this frame (Verdict, Races): its text, then its
   // buttons' labels; the scripted mode's cells JSON reports them.
   std::vector<std::string> race_hint;
+  RaceSummary races;  // set by the Races panel each frame
 
   // A lesson file (--lesson-file) that did not compile or load: the Source
   // panel shows its text with the compiler's errors at their lines until dismissed.

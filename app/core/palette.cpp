@@ -20,7 +20,7 @@ const Palette& palette(Theme t) {
       .hatch = oi::kPurple,
       .halo = oi::kYellow,
       .written = oi::kGreen,
-      .stale = oi::kVermillion,
+      .stale = oi::kBlue,  // apart from the tiles' orange for every common colour blindness
       .wrong = oi::kVermillion,
       .touched = oi::kSkyBlue,
       .selected = {250, 250, 250},
@@ -47,7 +47,7 @@ const Palette& palette(Theme t) {
       .hatch = oi::kPurple,
       .halo = oi::kYellow,
       .written = oi::kGreen,
-      .stale = oi::kVermillion,
+      .stale = oi::kBlue,  // apart from the tiles' orange for every common colour blindness
       .wrong = oi::kVermillion,
       .touched = oi::kBlue,
       .selected = {20, 20, 24},

@@ -53,6 +53,9 @@ struct QuizState {
   std::vector<QuizPaint> paint;                    // what the grid draws this frame
   float band[4] = {0, 0, 0, 0};                    // the question band as drawn (x, y, w, h)
   std::vector<std::array<float, 4>> choice_rects;  // each choice's button as drawn (x, y, w, h)
+  // Every item of the band as drawn ("header", "score", "question", "choice 1",
+  // "reveal", "hint", ...): the tests check that none overlaps another or leaves the band.
+  std::vector<std::pair<std::string, std::array<float, 4>>> items;
   // Scripted: a "choice:N" answer given while a cell question is on screen,
   // kept for the first choice question asked.
   std::string pending_answer;

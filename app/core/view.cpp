@@ -27,7 +27,9 @@ std::vector<std::unique_ptr<View>> make_views() {
 }
 
 float value_font_size(float cell, float font) {
-  return std::min(font, std::round(cell * 0.55f));
+  // Three fifths of the cell: two digits fill it, and a projector's bigger
+  // cells (presenter mode zooms to the text size) give bigger digits.
+  return std::min(font, std::round(cell * 0.6f));
 }
 
 bool values_readable(float cell, float font) {

@@ -157,12 +157,15 @@ void arrange_stacked(const Shapes& sh, ImVec2 origin, ImVec2 avail, Arrangement&
       items.push_back(Placed{a});
   if (items.empty()) return;
   const float n = float(items.size());
-  int left = 0;  // the widest halo: how far shared arrays reach left of the block
+  // The widest halo: how far unwrapped shared arrays reach left of the block
+  // (a wrapped one keeps its halo in the rows: app/grid/grid_shapes.hpp).
+  auto hang = [](const Placed& p) { return p.wrap ? 0 : p.halo; };
+  int left = 0;
   for (const Placed& p : items)
-    left = std::max(left, p.halo);
+    left = std::max(left, hang(p));
   int wcells = 0, hcells = 0, sum_cols = 0, max_rows = 0;
   for (const Placed& p : items) {
-    wcells = std::max(wcells, left - p.halo + p.cols);
+    wcells = std::max(wcells, left - hang(p) + p.cols);
     hcells += p.rows;
     sum_cols += p.cols;
     max_rows = std::max(max_rows, p.rows);
@@ -202,7 +205,7 @@ void arrange_stacked(const Shapes& sh, ImVec2 origin, ImVec2 avail, Arrangement&
     float y = origin.y + label_h;
     for (Placed& p : items) {
       p.cell = cell;
-      p.pos = ImVec2(x0 - p.halo * cell, y);
+      p.pos = ImVec2(x0 - hang(p) * cell, y);
       p.title_max = std::max(p.cols * cell, origin.x + avail.x - p.pos.x - 4);
       y += p.rows * cell + gap + label_h;
     }
@@ -210,15 +213,52 @@ void arrange_stacked(const Shapes& sh, ImVec2 origin, ImVec2 avail, Arrangement&
   out.arrays = std::move(items);
 }
 
+// One placement of the shapes as they are wrapped.
+Arrangement arrange_wrapped(const Shapes& sh, ImVec2 origin, ImVec2 avail) {
+  Arrangement out;
+  if (sh.multiply)
+    arrange_multiply(sh, origin, avail, out);
+  else
+    arrange_stacked(sh, origin, avail, out);
+  return out;
+}
+
+// The arrays (and their titles) moved down to the middle of the room's
+// height: a zoom about the room's centre then zooms into them, not into the
+// empty room below a row of 1D arrays.
+void centre_vertically(Arrangement& out, ImVec2 origin, ImVec2 avail) {
+  if (out.arrays.empty()) return;
+  const float label_h = ImGui::GetTextLineHeightWithSpacing() + 2;
+  float top = 1e30f, bottom = -1e30f;
+  for (const Placed& p : out.arrays) {
+    top = std::min(top, p.pos.y - label_h);
+    bottom = std::max(bottom, p.pos.y + float(p.rows) * p.cell);
+  }
+  if (out.heading) top = std::min(top, out.heading_pos.y);
+  const float dy = std::floor(((origin.y + avail.y - bottom) - (top - origin.y)) * 0.5f);
+  if (dy < 1) return;
+  for (Placed& p : out.arrays)
+    p.pos.y += dy;
+  out.heading_pos.y += dy;
+}
+
 }  // namespace
 
 Arrangement arrange(const Shapes& sh, ImVec2 origin, ImVec2 avail) {
   Arrangement out;
   if (avail.x < 40 || avail.y < 40) return out;
-  if (sh.multiply)
-    arrange_multiply(sh, origin, avail, out);
-  else
-    arrange_stacked(sh, origin, avail, out);
+  // 1D arrays: the row width (whole warps) whose cells come out biggest; on a
+  // tie the narrower, a row of one warp.
+  const std::vector<int> widths = wrap_widths(sh);
+  if (widths.size() > 1) {
+    for (int w : widths) {
+      Arrangement a = arrange_wrapped(rewrapped(sh, w), origin, avail);
+      if (out.arrays.empty() || a.cell > out.cell) out = std::move(a);
+    }
+  } else {
+    out = arrange_wrapped(sh, origin, avail);
+  }
+  centre_vertically(out, origin, avail);
   for (Placed& p : out.arrays)
     p.pos = ImVec2(std::floor(p.pos.x), std::floor(p.pos.y));  // whole pixels: crisp lines
   return out;

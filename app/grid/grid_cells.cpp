@@ -96,10 +96,13 @@ void add_marks(const AppState& s, const ArrayShape& p, ArrayCells& out) {
   for (const QuizPaint& q : s.quiz.paint)  // chosen, right, extra cells
     if (!q.ring() && on(p, q.buffer, q.block) && p.cell_of(q.element, &row, &col))
       out.cells[size_t(row) * size_t(p.cols) + size_t(col)].quiz = q.mark;
+  // Rings: a chosen access's write and read; in presenter mode the races'
+  // cells too (a one-pixel outline is lost on a projector).
   for (const auto& [owner, marks] : s.marks)
     for (const CellMark& m : marks)
-      if ((m.style == MarkStyle::Write || m.style == MarkStyle::Read) && on(p, m.buffer, m.block) &&
-          p.cell_of(m.element, &row, &col))
+      if ((m.style == MarkStyle::Write || m.style == MarkStyle::Read ||
+           (m.style == MarkStyle::Hazard && s.present.presenter)) &&
+          on(p, m.buffer, m.block) && p.cell_of(m.element, &row, &col))
         out.rings.push_back({row, col, m.style});
   for (const QuizPaint& q : s.quiz.paint)  // missed cells and the keyboard's cursor
     if (q.ring() && on(p, q.buffer, q.block) && p.cell_of(q.element, &row, &col))
@@ -213,8 +216,9 @@ Residency residency(const Replay& r, const Shapes& sh, uint32_t selected_block) 
         const uint64_t key = key_of(c->src_buffer, uint32_t(c->src));
         // The selected block's halo slots: their input elements get the halo
         // colour too, so the picture shows where the halo comes from.
-        const bool halo_slot =
-            shape && shape->in_halo(int(e / uint32_t(a.cols)), int(e % uint32_t(a.cols)));
+        int row = int(e / uint32_t(a.cols)), col = int(e % uint32_t(a.cols));
+        if (shape && shape->wrap) shape->cell_of(e, &row, &col);  // wrapped into warp rows
+        const bool halo_slot = shape && shape->in_halo(row, col);
         if (b != selected_block)
           res.other.insert(key);
         else
@@ -347,7 +351,15 @@ BlockOutline block_outline(const AppState& s, const ArrayShape& p, const OutputO
     out.thread = followed >= 0 &&
                  owners.owner_cell(p, *o, b, uint32_t(followed), &out.thread_row, &out.thread_col);
   } else if (p.wrap) {
-    out = {true, int(b), 0, int(b) + 1, p.cols};
+    // The rows of warps the block's threads store to (a block starts a row).
+    const int64_t threads = int64_t(bx) * by * std::max(1u, t.config.geometry.block.z);
+    const int64_t first = int64_t(b) * threads + p.lead;
+    const int r0 = int(first / p.wrap);
+    const int r1 = int((first + threads - 1) / p.wrap) + 1;
+    out = {true, r0, 0, std::min(r1, p.rows), p.cols};
+    if (followed >= 0)
+      out.thread =
+          p.cell_of(uint32_t(int64_t(b) * threads + followed), &out.thread_row, &out.thread_col);
   } else {
     const int r0 = int((b / gx) * by), c0 = int((b % gx) * bx);
     out = {true, r0, c0, std::min(r0 + int(by), p.rows), std::min(c0 + int(bx), p.cols)};
@@ -375,8 +387,7 @@ std::vector<WaitMark> wait_marks(const AppState& s, const ArrayShape& p, const O
     if (o && !o->geometric) {
       if (!owners.owner_cell(p, *o, b, th, &row, &col)) continue;
     } else if (p.wrap) {
-      row = int(b);
-      col = int(th);
+      if (!p.cell_of(uint32_t(uint64_t(b) * wait.threads + th), &row, &col)) continue;
     } else {
       row = int((b / gx) * by + th / bx);
       col = int((b % gx) * bx + th % bx);

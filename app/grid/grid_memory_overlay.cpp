@@ -72,9 +72,9 @@ std::string number(double v) {
 int64_t element_at(const GridArea& a, int row, int col) {
   if (row < 0 || col < 0 || row >= a.rows || col >= a.cols) return -1;
   const int64_t e =
-      a.wrap ? int64_t(row) * a.wrap + col
+      a.wrap ? int64_t(row) * a.wrap + col - a.lead
              : (row < a.data_rows && col < a.data_cols ? int64_t(row) * a.data_cols + col : -1);
-  return e < int64_t(a.data_rows) * a.data_cols ? e : -1;
+  return e >= 0 && e < int64_t(a.data_rows) * a.data_cols ? e : -1;
 }
 
 int row_width(const GridArea& a) {
@@ -167,9 +167,16 @@ Rgb sector_colour(size_t i) {
 }
 
 uint32_t MemoryOverlay::conflict_scale() const {
-  // At least a 32-way conflict's 31, so that a conflict-free layout reads cold
-  // next to a conflicted one instead of stretching its zeros over the ramp.
-  return std::max<uint32_t>(kSharedBanks - 1, index_ ? index_->max_extra_wavefronts : 0);
+  // The run's own worst element: a lesson whose worst is a 2-way conflict
+  // shows it at the ramp's hot end, not at 1/31 of a 32-way scale where it
+  // looked like none. A conflict-free run stays at the cold end (0 of 1).
+  return std::max<uint32_t>(1, index_ ? index_->max_extra_wavefronts : 0);
+}
+
+// The ramp's place of `extra` wavefronts: 0 the cold end; any conflict at
+// least a quarter up (one extra wavefront never reads as none).
+static float conflict_fraction(uint32_t extra, uint32_t scale) {
+  return extra == 0 ? 0.0f : 0.25f + 0.75f * float(extra) / float(std::max(1u, scale));
 }
 
 const ArrayInfo* MemoryOverlay::info(const AppState& s, ArraySlot id) const {
@@ -293,7 +300,8 @@ bool MemoryOverlay::legend(AppState& s) {
       ImGui::Text("0 .. %u", conflict_scale());
       note(
           "(the extra wavefronts of the warp accesses that touched it, summed over the run; "
-          "0 = conflict-free)");
+          "0 = conflict-free, any conflict a quarter up the ramp; C: the next conflicting "
+          "access)");
       break;
     }
     case MemoryColours::Sectors: {
@@ -421,7 +429,7 @@ void MemoryOverlay::recolour(const AppState& s, const GridArea& a, CellImage& im
             const uint64_t i = uint64_t(a.block) * count + uint64_t(e);
             if (i >= c.requests.size()) break;
             img.set(col, row,
-                    c.requests[i] ? heat(float(c.extra_wavefronts[i]) / float(conflict_scale()))
+                    c.requests[i] ? heat(conflict_fraction(c.extra_wavefronts[i], conflict_scale()))
                                   : pal.cell);
           }
           break;
@@ -525,11 +533,13 @@ void MemoryOverlay::draw_over(AppState& s, ImDrawList* dl, const GridArea& a) co
   for (const LaneCells& l : lanes_) {
     if (l.count < 2) continue;
     bool marked = false;
+    const uint64_t lead = uint64_t(a.wrap ? a.lead : 0);  // cells before element 0
     for (uint64_t e = l.first; e < uint64_t(l.first) + uint64_t(l.count) && e < count;) {
-      const int row = int(e / uint64_t(width));
-      const uint64_t end =
-          std::min({uint64_t(l.first) + uint64_t(l.count), count, uint64_t(row + 1) * width});
-      const int c0 = int(e % uint64_t(width)), c1 = int((end - 1) % uint64_t(width));
+      const int row = int((e + lead) / uint64_t(width));
+      const uint64_t end = std::min(
+          {uint64_t(l.first) + uint64_t(l.count), count, uint64_t(row + 1) * width - lead});
+      const int c0 = int((e + lead) % uint64_t(width)),
+                c1 = int((end - 1 + lead) % uint64_t(width));
       e = end;
       if (row >= a.rows || c0 >= a.cols) continue;
       const ImVec2 p0(cell_x(c0) + inset, cell_y(row) + inset),

@@ -6,8 +6,9 @@
 //               number in the cell when cells are big enough.
 //   Conflicts   shared arrays: per element, the extra wavefronts (bank
 //               conflicts) of the warp accesses that touched it, summed over
-//               the run, as a heatmap from 0 to at least 31 (one 32-way
-//               conflict), so that two layouts compare picture to picture.
+//               the run, as a heatmap from 0 to the run's worst element, any
+//               conflict at least a quarter up the ramp (a 2-way conflict is
+//               seen), conflict-free at the cold end.
 //   Sectors     global arrays: per element, the sectors per request of the
 //               warp accesses that touched it, a heatmap on a fixed 0..32 scale
 //               (ideal 4 for 32 lanes of 4 bytes).
@@ -58,6 +59,7 @@ struct GridArea {
   int wrap = 0;                      // 1D arrays wrapped into rows of `wrap` cells
   ImVec2 pos;                        // top left of the cells
   float cell = 0;
+  int lead = 0;  // wrapped: empty cells before element 0 (app/grid/grid_shapes.hpp)
 };
 
 class MemoryOverlay {
@@ -81,7 +83,7 @@ class MemoryOverlay {
  private:
   const ArrayInfo* info(const AppState& s, ArraySlot id) const;
   bool is_current_array(const GridArea& a) const;
-  uint32_t conflict_scale() const;                   // the heatmap's top
+  uint32_t conflict_scale() const;                   // the heatmap's top: the run's worst
   std::string contention_legend(AppState& s) const;  // draws it; returns its title
 
   std::shared_ptr<const WarpIndex> index_;

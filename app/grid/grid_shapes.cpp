@@ -72,15 +72,16 @@ int square_tile(const Shapes& sh) {
 int64_t ArrayShape::element_at(int row, int col) const {
   if (row < 0 || col < 0 || row >= rows || col >= cols) return -1;
   const int64_t e =
-      wrap ? int64_t(row) * wrap + col
+      wrap ? int64_t(row) * wrap + col - lead
            : (row < data_rows && col < data_cols ? int64_t(row) * data_cols + col : -1);
-  return e < int64_t(data_rows) * data_cols ? e : -1;
+  return e >= 0 && e < int64_t(data_rows) * data_cols ? e : -1;
 }
 
 bool ArrayShape::cell_of(uint32_t e, int* row, int* col) const {
   if (wrap) {
-    *row = int(e / uint32_t(wrap));
-    *col = int(e % uint32_t(wrap));
+    const int64_t at = int64_t(e) + lead;
+    *row = int(at / wrap);
+    *col = int(at % wrap);
   } else {
     if (data_cols <= 0) return false;
     *row = int(e / uint32_t(data_cols));
@@ -89,10 +90,51 @@ bool ArrayShape::cell_of(uint32_t e, int* row, int* col) const {
   return *row < rows && *col < cols;
 }
 
-// The `halo` columns at each end of a 1D array, the `ring` around a 2D one.
+// The `halo` elements at each end of a 1D array, the `ring` around a 2D one.
 bool ArrayShape::in_halo(int row, int col) const {
-  if (halo) return col < halo || col >= data_cols - halo;
+  if (halo) {
+    const int64_t e = wrap ? element_at(row, col) : col;
+    return e >= 0 && (e < halo || e >= int64_t(data_cols) - halo);
+  }
   return ring && (row < ring || row >= data_rows - ring || col < ring || col >= data_cols - ring);
+}
+
+namespace {
+
+// One wrapped array at `width`: a shared array with a halo leads with empty
+// cells so that its first block element starts a row.
+void wrap_at(ArrayShape& p, int width) {
+  p.wrap = width;
+  p.lead = p.halo ? (width - p.halo % width) % width : 0;
+  const int64_t cells = int64_t(p.data_cols) + p.lead;
+  p.cols = int(std::min<int64_t>(width, cells));
+  p.rows = int((cells + width - 1) / width);
+}
+
+}  // namespace
+
+std::vector<int> wrap_widths(const Shapes& sh) {
+  bool any = false;
+  int longest = 0;
+  for (const auto* g : {&sh.inputs, &sh.shared, &sh.outputs})
+    for (const ArrayShape& p : *g)
+      if (p.wrap) any = true, longest = std::max(longest, p.data_cols);
+  if (!any) return {};
+  if (sh.pinned_wrap > 0) return {sh.pinned_wrap};
+  if (sh.threads < 32 || sh.threads % 32) return {sh.threads};
+  std::vector<int> out;
+  // Up to a block (a row per block, as before), never wider than the longest array needs.
+  for (int w = 32; w <= sh.threads; w *= 2)
+    if (sh.threads % w == 0 && (out.empty() || w / 2 < longest)) out.push_back(w);
+  return out;
+}
+
+Shapes rewrapped(const Shapes& sh, int width) {
+  Shapes out = sh;
+  for (auto* g : {&out.inputs, &out.shared, &out.outputs})
+    for (ArrayShape& p : *g)
+      if (p.wrap) wrap_at(p, width);
+  return out;
 }
 
 Shapes grid_shapes(const Replay& r, uint32_t selected_block) {
@@ -110,30 +152,34 @@ Shapes grid_shapes(const Replay& r, uint32_t selected_block) {
   // tiles where the tiles hang over; so a padded layout is drawn at the scale
   // of the plain one.
   const int tile = square_tile(sh);
-  // 1D global arrays (one row), outside a multiply: wrapped one block's
-  // threads per row. A 1D shared array longer than the block by the same
-  // number of cells on both sides holds a halo there.
+  // 1D arrays (one row), outside a multiply, global and shared alike: wrapped
+  // into rows of whole warps (wrap_widths). A 1D shared array longer than the
+  // block by the same number of cells on both sides holds a halo there.
   const int threads = int(std::max(1u, bd.x) * std::max(1u, bd.y) * std::max(1u, bd.z));
-  int wrap = 0;
+  sh.threads = threads;
+  bool wrapped = false;
   for (auto* group : {&sh.inputs, &sh.outputs})
     for (ArrayShape& p : *group) {
       if (p.constant) continue;
       if (!sh.multiply && p.data_rows == 1) {
-        p.wrap = wrap = threads;
-        p.cols = std::min(threads, p.data_cols);  // its real extent when shorter than a row
-        p.rows = int((int64_t(p.data_cols) + threads - 1) / threads);
+        p.wrap = threads;
+        wrapped = true;
       } else if (tile > 1) {
         p.rows = (p.data_rows + tile - 1) / tile * tile;
         p.cols = (p.data_cols + tile - 1) / tile * tile;
         p.tile = tile;
       }
     }
-  for (ArrayShape& p : sh.shared)
-    if (wrap && p.data_rows == 1 && p.data_cols > wrap && (p.data_cols - wrap) % 2 == 0) {
-      p.halo = (p.data_cols - wrap) / 2;
+  for (ArrayShape& p : sh.shared) {
+    if (!wrapped || p.data_rows != 1 || p.data_cols < 2) continue;
+    p.wrap = threads;
+    if (p.data_cols > threads && (p.data_cols - threads) % 2 == 0) {
+      p.halo = (p.data_cols - threads) / 2;
       p.title = p.name + " (halo | block | halo)";
     }
-  return sh;
+  }
+  const std::vector<int> widths = wrap_widths(sh);
+  return widths.empty() ? sh : rewrapped(sh, widths.front());
 }
 
 const OutputOwners::Of* OutputOwners::of(ArraySlot slot) const {

@@ -1,6 +1,6 @@
 // The grid's arrays as shapes, GUI-free: which arrays the trace has, what
 // each is (input, shared, output, a __constant__ mask), how many cells it
-// takes (1D arrays wrapped one block per row, matrices padded to whole
+// takes (1D arrays wrapped into rows of whole warps, matrices padded to whole
 // tiles), where a halo lies, and which output cell each thread stores to.
 // The painter (app/grid/view_grid.cpp) places and draws them; the cell model
 // (app/grid/grid_cells.hpp) says what each cell shows.
@@ -25,6 +25,10 @@ struct ArrayShape {
   int rows = 0, cols = 0;  // cells drawn
   int data_rows = 0, data_cols = 0;  // cells of the array itself
   int wrap = 0;                      // 1D arrays wrapped into rows of `wrap` cells
+  // Wrapped: empty cells before element 0, so that a shared array's first
+  // block element starts a row (its left halo ends the row above, under the
+  // neighbour block's last elements of the input).
+  int lead = 0;
   int tile = 0;
   int halo = 0;      // 1D shared: cells on each side beyond the block's (a stencil's halo)
   int ring = 0;      // 2D shared: rows and columns all around the block's (a convolution's halo)
@@ -46,6 +50,8 @@ struct ArrayShape {
 struct Shapes {
   bool multiply = false;  // inputs[0] (m x k) x inputs[1] (k x n) = outputs[0] (m x n)
   std::vector<ArrayShape> inputs, shared, outputs;
+  int threads = 1;      // per block: a wrapped row never splits a block between rows unevenly
+  int pinned_wrap = 0;  // 1D arrays: this width only (0: the placement picks from wrap_widths)
   bool empty() const { return inputs.empty() && shared.empty() && outputs.empty(); }
   bool wrapped() const {
     for (const auto* g : {&inputs, &outputs})
@@ -61,7 +67,17 @@ struct Shapes {
 };
 
 // The trace's arrays with their shapes; shared arrays show block `selected_block`.
+// 1D arrays come wrapped at the narrowest of wrap_widths(); the grid's placement
+// (app/grid/grid_arrange.hpp) picks the width that gives the biggest cells.
 Shapes grid_shapes(const Replay& r, uint32_t selected_block);
+
+// The row widths a lesson's 1D arrays may wrap at: whole warps (32, 64, 128, ...)
+// that divide a block, so that every row is warps and every block starts a
+// row; a block of fewer than 32 threads (or not a multiple of 32) is one row.
+// Empty when nothing wraps.
+std::vector<int> wrap_widths(const Shapes& sh);
+// The same shapes with every wrapped array wrapped at `width` (one of wrap_widths()).
+Shapes rewrapped(const Shapes& sh, int width);
 
 // Which output cell each thread of the run stores to (its first store), per
 // output array: the selected block's part of an output, its threads' cells at

@@ -16,12 +16,14 @@
 #include "app/grid/access_outline.hpp"
 #include "app/grid/cell_renderer.hpp"
 #include "app/grid/grid_arrange.hpp"
+#include "app/grid/grid_auto_zoom.hpp"
 #include "app/grid/grid_cells.hpp"
 #include "app/grid/grid_memory_overlay.hpp"
 #include "app/grid/grid_pane.hpp"
 #include "app/grid/grid_zoom.hpp"
 #include "app/grid/layout_toggle.hpp"
 #include "app/grid/register_tile.hpp"
+#include "app/grid/stale_callout.hpp"
 #include "app/quiz/quiz_colours.hpp"
 
 namespace ts::app {
@@ -116,16 +118,34 @@ class GridView final : public View, public GridPane {
     draw_header(s, *s.replay, palette(s.present.theme));
     draw_legend(s);
 
-    const ImVec2 origin = ImGui::GetCursorScreenPos();
-    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImVec2 avail = ImGui::GetContentRegionAvail();
     avail_ = avail;
     drawn_once_ = true;
     if (avail.x < 40 || avail.y < 40) return;
     // Fitted to the room, times the grid's own zoom (app/grid/grid_zoom.hpp), clipped to the room.
-    const ZoomedRoom z = grid_zoom_room(s, origin, avail);
+    // Presenter mode: zoomed to the moment's subject where the whole grid
+    // would be too small to read (app/grid/grid_auto_zoom.hpp), said on a
+    // line of its own above the cells.
+    ZoomedRoom z = grid_zoom_room(s, origin, avail);
+    int wrap = 0;
+    if (auto_zoom_room(s, shapes_, owners_, origin, avail)) {
+      ImGui::TextColored(ImVec4(0.34f, 0.71f, 0.91f, 1), "%s", auto_zoom_line(s).c_str());
+      origin = ImGui::GetCursorScreenPos();
+      avail = ImGui::GetContentRegionAvail();
+      s.grid_facts.zoom = {};
+      z = grid_zoom_room(s, origin, avail);
+      if (auto a = auto_zoom_room(s, shapes_, owners_, origin, avail, &wrap)) z = *a;
+    }
+    const Shapes fitted = shapes_;
+    if (wrap > 0) {  // zoomed: 1D arrays one warp to a row, as the zoom placed them
+      shapes_ = rewrapped(shapes_, wrap);
+      shapes_.pinned_wrap = wrap;
+    }
     ImGui::PushClipRect(origin, ImVec2(origin.x + avail.x, origin.y + avail.y), true);
     paint(s, z.origin, z.size, 0);
     ImGui::PopClipRect();
+    shapes_ = fitted;  // the layout's questions (cell_size_if_grown) are about the whole grid
     draw_grid_zoom_badge(s);
     ImGui::Dummy(avail);
   }
@@ -198,6 +218,7 @@ class GridView final : public View, public GridPane {
     for (Placed& p : arr.arrays)
       draw_array(s, t, pal, dl, p);
     selection_overlay(s, pal, dl, arr.arrays);
+    draw_stale_callout(s, dl, arr.arrays, dl->GetClipRectMin(), dl->GetClipRectMax());
     for (const Placed& p : arr.arrays)
       if (p.output) tiles_.draw(s, dl, area(p));
   }
@@ -223,7 +244,7 @@ class GridView final : public View, public GridPane {
       ImGui::SameLine();
       if (ImGui::SmallButton("unfollow")) s.selection.thread = -1;
     }
-    if (s.present.focus_grid) {
+    if (s.present.focus_grid && !s.present.presenter) {  // presenter mode: P shows them
       ImGui::SameLine();
       if (ImGui::SmallButton("panels (G)")) {
         s.present.focus_grid = false;
@@ -273,8 +294,10 @@ class GridView final : public View, public GridPane {
             wait_.text.c_str(), output_name(t).c_str(), n);
       ImGui::SameLine(0, 0);
       ImGui::Dummy(ImVec2(std::max(0.0f, p.x + wait_w - ImGui::GetCursorScreenPos().x), tri));
-    } else {
+    } else if (!s.present.presenter) {  // the room kept so that the header does not reflow
       ImGui::Dummy(ImVec2(wait_w, tri));
+    } else if (fits) {
+      ImGui::NewLine();  // presenter mode: the grid keeps the room
     }
   }
 
@@ -408,7 +431,9 @@ class GridView final : public View, public GridPane {
     if (shapes_.halos()) chip(pal.halo, "halo");
     chip(pal.padded, "padding", true);
     chip(pal.written, "written");
-    chip(pal.wrong, "wrong / stale");
+    chip(pal.wrong, "wrong");
+    // Its own colour, apart from the tiles' orange for colour-blind eyes too.
+    if (s.replay->stale_read_count() > 0) chip(pal.stale, "stale read");
     outline_chip(pal.touched, "last instruction");
     toggles(s);
   }
@@ -431,6 +456,8 @@ class GridView final : public View, public GridPane {
       d.cols = p.cols;
       d.data_rows = p.data_rows;
       d.data_cols = p.data_cols;
+      d.wrap = p.wrap;
+      d.lead = p.lead;
       d.x = p.pos.x;
       d.y = p.pos.y;
       d.cell_w = d.cell_h = p.cell;
@@ -472,10 +499,13 @@ class GridView final : public View, public GridPane {
     char full[128], mid[96];
     const uint32_t gx = std::max(1u, t.config.geometry.grid.x);
     if (p.wrap) {
-      // A row is as wide as a block has threads; with a grid-stride loop a
-      // block covers many rows, so the caption names the width, not a block.
+      // A row is whole warps (app/grid/grid_shapes.hpp); the caption names them,
+      // since the row's width changes with the room.
       const char* unit = p.data_cols == 1 ? "element" : "elements";
-      if (p.rows > 1)
+      if (p.rows > 1 && p.wrap % 32 == 0)
+        std::snprintf(full, sizeof full, "%s  (%d %s; a row = %d %s)", p.title.c_str(), p.data_cols,
+                      unit, p.wrap / 32, p.wrap == 32 ? "warp" : "warps");
+      else if (p.rows > 1)
         std::snprintf(full, sizeof full, "%s  (%d %s; a row = a block's %d threads)",
                       p.title.c_str(), p.data_cols, unit, p.wrap);
       else
@@ -529,6 +559,14 @@ class GridView final : public View, public GridPane {
   // quiz rings its missed cells and the keyboard's cursor.
   static void draw_rings(ImDrawList* dl, const Placed& p, const ArrayCells& cells) {
     for (const MarkRing& m : cells.rings) {
+      if (m.style == MarkStyle::Hazard) {  // many side by side: inside each cell, apart
+        const ImVec2 a(p.pos.x + m.col * p.cell + 2, p.pos.y + m.row * p.cell + 2);
+        const ImVec2 b(a.x + p.cell - 4, a.y + p.cell - 4);
+        const float w = std::max(2.0f, std::floor(p.cell * 0.12f));
+        dl->AddRect(a, b, IM_COL32(0, 0, 0, 220), 0, 0, w + 2);
+        dl->AddRect(a, b, mark_colour(m.style).abgr(), 0, 0, w);
+        continue;
+      }
       const float pad = std::max(2.0f, p.cell * 0.15f);
       const ImVec2 a(p.pos.x + m.col * p.cell - pad, p.pos.y + m.row * p.cell - pad);
       const ImVec2 b(a.x + p.cell + 2 * pad, a.y + p.cell + 2 * pad);
@@ -548,6 +586,7 @@ class GridView final : public View, public GridPane {
                    const ArrayCells& cells, DrawnCells& facts) const {
     ImFont* font = ImGui::GetFont();
     const float fs = value_font_size(p.cell, ImGui::GetFontSize());
+    facts.value_px = fs;
     for (int row = 0; row < p.rows; ++row)
       for (int col = 0; col < p.cols; ++col) {
         const GridCell& c = cells.at(row, col);
@@ -594,8 +633,8 @@ class GridView final : public View, public GridPane {
   }
 
   static GridArea area(const Placed& p) {
-    return {p.id,        p.shared,    p.block, p.rows, p.cols,
-            p.data_rows, p.data_cols, p.wrap,  p.pos,  p.cell};
+    return {p.id,        p.shared, p.block, p.rows, p.cols, p.data_rows,
+            p.data_cols, p.wrap,   p.pos,   p.cell, p.lead};
   }
 
   // What a cell prints: the memory colours' text where they have one, else

@@ -22,6 +22,7 @@ void start_step(AppState& s, BudgetDialog& budget, bool scripted, int index) {
   s.param_error.clear();
   // "present" turns presenter mode on; the other steps leave it as the presenter set it.
   if (step.panels == "present") s.present.presenter = true;
+  s.present.auto_zoom = true;  // each step's subject, until 0 asks for the whole grid
   if (step.panels == "auto" || step.panels == "present") {
     s.present.focus_auto = true;
   } else {
@@ -61,6 +62,10 @@ bool open_lecture(AppState& s, const std::string& path, int first, std::string* 
   L.lecture = std::make_shared<const Lecture>(std::move(*lecture));
   L.path = path;
   L.step = -1;
+  // A lecture is given to a room: presenter mode (the grid gets the window,
+  // the caption a strip of its own, the grid zooms where it would be too
+  // small to read). P shows the panels again for the rest of the lecture.
+  s.present.presenter = true;
   L.step_request = std::clamp(first, 0, int(L.lecture->steps.size()) - 1);
   return true;
 }
@@ -115,12 +120,23 @@ void draw_lecture_caption(AppState& s, float w) {
   // Large type: read from the back of a room on a 1280 x 720 projector.
   ImFont* big = static_cast<ImFont*>(s.present.big_font);
   if (big) ImGui::PushFont(big);
-  ImGui::SetWindowFontScale(caption_text_size(s) / ImGui::GetFont()->FontSize);
+  L.caption_px = caption_fit_size(s, w, s.strip_rect[3]);
+  ImGui::SetWindowFontScale(L.caption_px / ImGui::GetFont()->FontSize);
   ImGui::PushTextWrapPos(w - 2 * margin);
   ImGui::TextUnformatted(step.caption.c_str());
   ImGui::PopTextWrapPos();
+  L.caption_bottom = ImGui::GetItemRectMax().y;
   ImGui::SetWindowFontScale(1.0f);
   if (big) ImGui::PopFont();
+  // What the run came to: the room sees no Verdict or Races panel.
+  if (const std::string facts = presenter_facts(s); !facts.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.90f, 0.55f, 1));
+    ImGui::PushTextWrapPos(w - 2 * margin);
+    ImGui::TextUnformatted(facts.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::PopStyleColor();
+    L.caption_bottom = ImGui::GetItemRectMax().y;
+  }
   // The caption's band is the strip it has to itself.
   std::copy(s.strip_rect, s.strip_rect + 4, L.band);
 }

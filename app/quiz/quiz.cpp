@@ -41,9 +41,11 @@ void ask(AppState& s, int index) {
   const Question* q = Q.question();
   if (!q || !s.replay) return;
   const ArrayInfo* a = s.trace().array(q->array);
-  if (q->kind != QuestionKind::WrongWithout && q->kind != QuestionKind::Sectors &&
-      (q->kind != QuestionKind::LoadCells || s.trace().config.geometry.grid.count() > 1))
-    s.selection.block = q->block;  // the grid shows this block's shared memory and tiles
+  // The grid shows the block the question names: its shared memory, its
+  // tiles and its part of the output outlined (a question about block (0, 0)
+  // over block (1, 0)'s tiles could only be guessed).
+  if (q->kind != QuestionKind::LoadCells || s.trace().config.geometry.grid.count() > 1)
+    s.selection.block = q->block;
   s.selection.thread = q->thread;
   if (a && q->cells()) Q.cursor = 0;
   if (!q->cells() && !Q.pending_answer.empty()) {  // scripted: the choice meant for this one
@@ -65,6 +67,13 @@ void start(AppState& s) {
     return;
   }
   std::vector<Question> qs = make_questions(s.trace(), Q.seed);
+  // Only what a class can work out by reasoning: which cells a skewed run
+  // spoils without a barrier depends on how far the warps drift (15 of 32 in
+  // a lecture hall's run), so a room could only guess; the Compare view and
+  // the race lab show that instead.
+  qs.erase(std::remove_if(qs.begin(), qs.end(),
+                          [](const Question& q) { return q.kind == QuestionKind::WrongWithout; }),
+           qs.end());
   // A question about a removed barrier needs its run: the simulator runs it
   // now (the lessons' default sizes take milliseconds); where it cannot, the
   // question is left out.

@@ -32,6 +32,9 @@ bool quiz_hover(AppState& s, ArraySlot buffer, uint32_t block, uint32_t element)
 std::vector<uint32_t> quiz_rectangle(const ArrayInfo& a, uint32_t from, uint32_t to);
 // The band with the question, the choices, the verdict and the score (view_quiz.cpp).
 void draw_quiz_band(AppState& s);
+// The height the band needs at this width, every choice and button in view
+// (the caption strip, app/lecture/caption_strip.cpp, is made this high).
+float quiz_band_height(const AppState& s, float width, float question_scale = 1.2f);
 // Scripted --quiz-answer: "truth", "truth-1" (the last true cell left out),
 // "truth+1" (one cell too many), "none", cells "3,17,20", "choice:N" (1-based)
 // or rectangles "rect:ARRAY:r0,c0-r1,c1" (a 1-D array: r 0), joined by ';'.

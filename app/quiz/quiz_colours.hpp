@@ -1,5 +1,7 @@
-// The quiz's cell colours (app/quiz/quiz.hpp): the same in both themes, chosen
-// to stand apart from the grid's state colours on a projector.
+// The quiz's cell colours (app/quiz/quiz.hpp): the same in both themes, from
+// the Okabe-Ito palette as the rest of the window (right and extra apart for
+// every common colour blindness: bluish green against vermillion, never red
+// against green), filled over the state colours of the question's cells.
 #pragma once
 
 #include "app/core/palette.hpp"
@@ -7,10 +9,10 @@
 
 namespace ts::app {
 
-inline constexpr Rgb kQuizChosen{70, 130, 255};
-inline constexpr Rgb kQuizRight{40, 200, 90};
-inline constexpr Rgb kQuizExtra{225, 45, 35};
-inline constexpr Rgb kQuizMissed{255, 230, 0};
+inline constexpr Rgb kQuizChosen = okabe_ito::kBlue;
+inline constexpr Rgb kQuizRight = okabe_ito::kGreen;
+inline constexpr Rgb kQuizExtra = okabe_ito::kVermillion;
+inline constexpr Rgb kQuizMissed = okabe_ito::kYellow;
 inline constexpr Rgb kQuizCursor{255, 255, 255};
 inline constexpr Rgb kQuizScope{95, 70, 140};  // muted: the cells asked about, not an answer
 

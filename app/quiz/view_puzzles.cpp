@@ -177,14 +177,20 @@ class PuzzlesView final : public View {
                                             : "Not yet: " + f->rule + ": " + f->reason);
       ImGui::PopStyleColor();
     }
+    // The buttons flow onto a second line where the column is narrow (a
+    // projector's text at 1280 x 720), never past its edge.
+    const ImGuiStyle& st = ImGui::GetStyle();
+    auto button_w = [&](const char* l) { return ImGui::CalcTextSize(l).x + 2 * st.FramePadding.x; };
+    bool first = true;
     if (hints_ < int(p.hints.size())) {
       const std::string label =
           "Hint " + std::to_string(hints_ + 1) + " of " + std::to_string(p.hints.size());
       if (ImGui::Button(label.c_str())) ++hints_;
-      ImGui::SameLine();
+      first = false;
     }
+    if (!first) same_line_if_fits(button_w("Open my copy"));
     if (ImGui::Button("Open my copy")) open_copy(s, p);
-    ImGui::SameLine();
+    same_line_if_fits(button_w("Checking..."));
     const bool busy = pending_.valid();
     std::error_code ec;
     const std::string path = graded_path(p);

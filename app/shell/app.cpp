@@ -82,6 +82,7 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
     s.quiz.start_request = true;  // once the run is in
   }
   s.present.presenter = opt_.present;
+  s.present.presenter_chosen = opt_.present || opt_.focus_grid;
   s.present.focus_grid = opt_.focus_grid;
   if (opt_.focus_grid) s.present.focus_auto = false;
   s.file_dialog_open = opt_.dialog == "open";

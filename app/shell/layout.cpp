@@ -68,6 +68,7 @@ struct SlotLayout::Frame {
   float right_split = 0;  // the right column's upper / lower border, from the top
   bool presenter = false, focus = false, wide_center = false, caption_right = false;
   bool races_front = false;  // Races or Banks in front: the right column's upper pane grows
+  bool right_full = false;   // Puzzles in front: the right column runs past the timeline
   SlotRect centre;           // less the caption strip where it sits there
 
   SlotRect rect(Slot slot) const;
@@ -131,6 +132,15 @@ void SlotLayout::choose_grid_focus(AppState& s, const std::vector<std::unique_pt
       const bool no_room = panels <= kNoRoomCell;
       s.present.focus_grid =
           no_room || (!values_readable(panels, ImGui::GetFontSize()) && focus > panels * 1.15f);
+      // A projector's font (24 points and up) where even the focus leaves
+      // cells below 16 px: the timeline and the panels' text take the room a
+      // hall needs for the grid, so the window presents (the strip keeps the
+      // narration; P shows the panels again and the app leaves it so).
+      if (!s.present.presenter_chosen && s.present.font_size >= 24 &&
+          (s.present.focus_grid ? focus : panels) < 16) {
+        s.present.presenter = true;
+        s.present.presenter_auto = true;
+      }
       std::copy(key, key + 4, focus_key_);
       focus_measuring_ = false;
     }
@@ -150,9 +160,18 @@ void SlotLayout::place_caption_strip(AppState& s, const std::vector<std::unique_
   }
   if (!strip_wanted(s)) return;
   const float beside_w = strip_width_beside(s, centre.w);
-  const float need_below = strip_height_for_width(s, centre.w, centre.h);
-  const float need_beside = strip_height_for_width(s, beside_w, centre.h);
-  const float below_h = std::round(std::min(need_below, centre.h * 0.45f));
+  // Below, up to 45 % of the room; a long caption at a projector's text, up
+  // to half of it rather than cut (app/lecture/caption_strip.hpp shrinks it first).
+  const float most_below = std::round(centre.h * 0.45f);
+  float need_below = strip_height_for_width(s, centre.w, centre.h, most_below);
+  // A quiz question is the moment's subject: below the grid (its buttons want
+  // the width), up to 70 % of the room, every choice in view.
+  const Question* q = s.quiz.question();
+  const float most = std::round(centre.h * (!q ? 0.5f : 0.7f));
+  if (need_below > most_below)
+    need_below = std::min(strip_height_for_width(s, centre.w, centre.h, most), most);
+  const float need_beside = strip_height_for_width(s, beside_w, centre.h, centre.h);
+  const float below_h = std::round(std::min(need_below, most));
   const bool beside_ok = need_beside <= centre.h && centre.w - beside_w >= 240;
   // The grid's cells either way, from last frame's room (0: not drawn yet).
   float cells_beside = 0, cells_below = 0;
@@ -161,8 +180,12 @@ void SlotLayout::place_caption_strip(AppState& s, const std::vector<std::unique_
     cells_beside = grid->cell_size_if_grown(ImVec2(dw - beside_w, dh));
     cells_below = grid->cell_size_if_grown(ImVec2(dw, dh - below_h));
   }
-  const bool beside = beside_ok && (need_below > centre.h * 0.45f || cells_beside > cells_below ||
-                                    (cells_beside == 0 && centre.w > 1.6f * centre.h));
+  // A quiz question's buttons want the width: below unless it does not fit there.
+  const bool quiz = s.quiz.question() != nullptr;
+  const bool beside =
+      beside_ok && !quiz &&
+      (need_below > most_below || (!quiz && (cells_beside > cells_below ||
+                                             (cells_beside == 0 && centre.w > 1.6f * centre.h))));
   const SlotRect strip =
       beside ? SlotRect{centre.x + centre.w - beside_w, centre.y, beside_w, centre.h}
              : SlotRect{centre.x, centre.y + centre.h - below_h, centre.w, below_h};
@@ -200,6 +223,10 @@ SlotLayout::Frame SlotLayout::measure(AppState& s, const std::vector<std::unique
   choose_grid_focus(s, views, f, Lp, Rp);
   f.focus = s.present.focus_grid || f.presenter;
   f.L = f.focus ? 0 : Lp, f.R = f.focus ? 0 : Rp;
+  // The Puzzles panel holds a statement, hints, buttons and a grade: in front,
+  // its column takes at least 45 % of the width (a third of 1280 px at a
+  // projector's text left it a word per line).
+  if (!f.focus && front_[int(Slot::Right)] == "Puzzles") f.R = std::max(f.R, std::round(W * 0.45f));
   // The left column: the lesson gets the height its controls need (none
   // half-hidden), the verdict the rest. When both need less than the room above
   // the timeline, the timeline runs under them, across the whole width.
@@ -230,9 +257,16 @@ SlotLayout::Frame SlotLayout::measure(AppState& s, const std::vector<std::unique
   // of a 1280 x 720 window has no room to spare for it.
   f.caption_right = strip_wanted(s) && !f.focus && !f.wide_center && f.R > 0;
   f.right_split = std::round((H - f.B) * right_frac);
+  // Puzzles: a statement, hints, buttons and a grade; the source pane under it keeps a strip.
+  // Puzzles: a statement, hints, buttons and a grade: its column runs to the
+  // window's foot, past the timeline (which a student writing a kernel needs
+  // less), the source pane under it keeping a strip.
+  f.right_full = front_[int(Slot::Right)] == "Puzzles" && f.R > 0 && !f.wide_center;
+  if (f.right_full) f.right_split = std::round(H * 0.85f);
   if (f.caption_right)
-    f.right_split = std::round(std::clamp(strip_height_for_width(s, f.R, H - f.B), f.right_split,
-                                          std::max(f.right_split, (H - f.B) * 0.8f)));
+    f.right_split =
+        std::round(std::clamp(strip_height_for_width(s, f.R, H - f.B, (H - f.B) * 0.8f),
+                              f.right_split, std::max(f.right_split, (H - f.B) * 0.8f)));
   f.centre = {f.L, top, f.wide_center ? W - f.L : W - f.L - f.R, H - f.B};
   place_caption_strip(s, views, f);
   return f;
@@ -249,9 +283,9 @@ SlotRect SlotLayout::Frame::rect(Slot slot) const {
     case Slot::Right:
       return {W - R, top, R, right_split};
     case Slot::RightLower:
-      return {W - R, top + right_split, R, H - B - right_split};
+      return {W - R, top + right_split, R, (right_full ? H : H - B) - right_split};
     case Slot::Bottom:
-      return {BX, top + H - B, W - BX, B};
+      return {BX, top + H - B, W - BX - (right_full ? R : 0), B};
   }
   return {0, 0, 0, 0};
 }

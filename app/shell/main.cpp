@@ -135,7 +135,8 @@ void add_window_options(CommandLine& line, ts::app::Options& opt) {
           {"pagedown",   "pageup",     "escape",      "q",     "enter", "n",     "space",
            "up",         "down",       "left",        "right", "1",     "2",     "3",
            "4",          "5",          "6",           "7",     "8",     "9",     "shift+up",
-           "shift+down", "shift+left", "shift+right", "p",     "plus",  "minus", "0"}));
+           "shift+down", "shift+left", "shift+right", "p",     "plus",  "minus", "0",
+           "c",          "shift+c",    "m",           "b"}));
   line.quiz = cli.add_option("--quiz", line.quiz_seed,
                              "start a quiz on the run (SEED: which questions; 1 when "
                              "left out); Q in the window")

@@ -23,6 +23,7 @@
 #include "app/core/palette.hpp"
 #include "app/grid/grid_memory_overlay.hpp"
 #include "app/grid/layout_toggle.hpp"
+#include "app/lecture/caption_strip.hpp"
 #include "app/lecture/lecture.hpp"
 #include "app/quiz/quiz_colours.hpp"
 #include "app/shell/app.hpp"
@@ -126,11 +127,15 @@ nlohmann::json plot_marks_json(const std::vector<PlotMark>& marks, float sx, flo
 }
 
 // The lecture's step on screen and where its caption band is, in PNG pixels.
-nlohmann::json lecture_json(const LectureState& L, float sx, float sy) {
+nlohmann::json lecture_json(const AppState& s, float sx, float sy) {
+  const LectureState& L = s.lecture;
   return {{"title", L.lecture->title},
+          {"facts", presenter_facts(s)},
           {"step", L.step + 1},
           {"steps", L.lecture->steps.size()},
           {"caption", L.step >= 0 ? L.lecture->steps[size_t(L.step)].caption : ""},
+          {"caption_bottom", L.caption_bottom * sy},
+          {"caption_px", L.caption_px * sy},
           {"band",
            {{"x", L.band[0] * sx},
             {"y", L.band[1] * sy},
@@ -159,6 +164,7 @@ void add_colours(nlohmann::json& j, const Palette& pal) {
                   {"shared_loaded", rgb(pal.shared_loaded)},
                   {"halo", rgb(pal.halo)},
                   {"wrong", rgb(pal.wrong)},
+                  {"stale", rgb(pal.stale)},
                   {"touched", rgb(pal.touched)},
                   {"cell", rgb(pal.cell)},
                   {"background", rgb(pal.background)},
@@ -193,12 +199,17 @@ nlohmann::json quiz_json(const QuizState& Q, const Name& name, float sx, float s
   nlohmann::json kinds = nlohmann::json::array(), choice_rects = nlohmann::json::array();
   for (const Question& each : Q.questions)
     kinds.push_back(to_string(each.kind));
+  nlohmann::json items = nlohmann::json::array();
+  for (const auto& [what, r] : Q.items)
+    items.push_back(
+        {{"what", what}, {"x", r[0] * sx}, {"y", r[1] * sy}, {"w", r[2] * sx}, {"h", r[3] * sy}});
   for (const auto& c : Q.choice_rects)
     choice_rects.push_back(
         {{"x", c[0] * sx}, {"y", c[1] * sy}, {"w", c[2] * sx}, {"h", c[3] * sy}});
   return {{"index", Q.index},
           {"kinds", kinds},
           {"choice_rects", choice_rects},
+          {"items", items},
           {"scope_cells", q.scope_cells},
           {"questions", Q.questions.size()},
           {"kind", to_string(q.kind)},
@@ -290,12 +301,17 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
                       {"cols", a.cols},
                       {"data_rows", a.data_rows},
                       {"data_cols", a.data_cols},
+                      {"wrap", a.wrap},
+                      {"lead", a.lead},
                       {"x", a.x * sx},
                       {"y", a.y * sy},
                       {"cell_w", a.cell_w * sx},
                       {"cell_h", a.cell_h * sy}});
   }
   j["arrays"] = arrays;
+  auto rect = [&](const float* r) {
+    return nlohmann::json{{"x", r[0] * sx}, {"y", r[1] * sy}, {"w", r[2] * sx}, {"h", r[3] * sy}};
+  };
   // Cell by cell, what the grid printed and hatched (app/core/grid_facts.hpp), and its legend's
   // lines.
   nlohmann::json cells = nlohmann::json::array();
@@ -306,8 +322,29 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
                      {"cols", d.cols},
                      {"text", d.text},
                      {"hatched", d.hatched},
-                     {"halo", d.halo}});
+                     {"halo", d.halo},
+                     {"value_px", d.value_px * sy}});
   j["grid_cells"] = cells;
+  // Presenter mode's zoom to the moment's subject, and the labels on cells.
+  const ZoomFacts& z = s.grid_facts.zoom;
+  j["auto_zoom"] = {{"active", z.active}, {"zoom", z.zoom},
+                    {"what", z.what},     {"buffer", z.active ? name(z.id) : ""},
+                    {"block", z.block},   {"elements", z.elements},
+                    {"box", rect(z.box)}};
+  nlohmann::json callouts = nlohmann::json::array();
+  auto rgb32c = [](uint32_t c) {
+    return nlohmann::json::array({c & 255, (c >> 8) & 255, (c >> 16) & 255});
+  };
+  for (const CalloutFacts& c : s.grid_facts.callouts)
+    callouts.push_back({{"text", c.text},
+                        {"buffer", name(c.id)},
+                        {"block", c.block},
+                        {"element", c.element},
+                        {"box", rect(c.box)},
+                        {"cell", rect(c.cell)},
+                        {"fill", rgb32c(c.fill)},
+                        {"ink", rgb32c(c.ink)}});
+  j["callouts"] = callouts;
   nlohmann::json legend = nlohmann::json::array();
   auto rgb32 = [](uint32_t c) {
     return nlohmann::json::array({c & 255, (c >> 8) & 255, (c >> 16) & 255});
@@ -324,12 +361,15 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
                  {"font", font},
                  {"values_readable", values_readable(cell, font)},
                  {"presenter", s.present.presenter},
+                 {"presenter_auto", s.present.presenter_auto},
                  {"grid_zoom", s.present.grid_zoom}};
   // Where the grid painted and the caption strip beside or below it: never overlapping.
-  auto rect = [&](const float* r) {
-    return nlohmann::json{{"x", r[0] * sx}, {"y", r[1] * sy}, {"w", r[2] * sx}, {"h", r[3] * sy}};
-  };
   j["grid_rect"] = rect(s.grid_rect);
+  // Each slot as laid out (0 wide: hidden), by its place in the window.
+  const char* const slot_names[] = {"left",        "center", "right",
+                                    "right_lower", "bottom", "left_lower"};
+  for (int i = 0; i < 6; ++i)
+    j["slots"][slot_names[i]] = rect(s.slot_rects[i]);
   j["strip"] = rect(s.strip_rect);
   j["strip"]["beside"] = s.strip_beside;
   if (s.replay) {
@@ -344,7 +384,7 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
   j["plot_marks"] = plot_marks_json(s.plot_marks, sx, sy);
   j["race_hint"] = s.race_hint;
   j["compare"] = compare_json(s, sx, sy);
-  if (s.lecture.active()) j["lecture"] = lecture_json(s.lecture, sx, sy);
+  if (s.lecture.active()) j["lecture"] = lecture_json(s, sx, sy);
   if (s.quiz.active()) j["quiz"] = quiz_json(s.quiz, name, sx, sy);
   j["banner"] = {{"kind", s.banner.kind == Banner::Error     ? "error"
                           : s.banner.kind == Banner::Warning ? "warning"
@@ -502,7 +542,8 @@ void App::press_keys() {
         {"q", GLFW_KEY_Q},         {"enter", GLFW_KEY_ENTER}, {"n", GLFW_KEY_N},
         {"space", GLFW_KEY_SPACE}, {"up", GLFW_KEY_UP},       {"down", GLFW_KEY_DOWN},
         {"left", GLFW_KEY_LEFT},   {"right", GLFW_KEY_RIGHT}, {"p", GLFW_KEY_P},
-        {"plus", GLFW_KEY_EQUAL},  {"minus", GLFW_KEY_MINUS}, {"0", GLFW_KEY_0}};
+        {"plus", GLFW_KEY_EQUAL},  {"minus", GLFW_KEY_MINUS}, {"0", GLFW_KEY_0},
+        {"c", GLFW_KEY_C},         {"m", GLFW_KEY_M},         {"b", GLFW_KEY_B}};
     int key = name == "pagedown" ? GLFW_KEY_PAGE_DOWN
               : name == "pageup" ? GLFW_KEY_PAGE_UP
                                  : GLFW_KEY_ESCAPE;

@@ -46,7 +46,11 @@ void handle_shortcuts(AppState& s, bool file_dialog_open, bool budget_dialog_ope
     s.present.memory = MemoryColours((int(s.present.memory) + 1) % kMemoryColourModes);
     if (s.present.memory != MemoryColours::State) s.present.heatmap = false;
   }
-  if (pressed(GLFW_KEY_P, false)) s.present.presenter = !s.present.presenter;
+  if (pressed(GLFW_KEY_P, false)) {
+    s.present.presenter = !s.present.presenter;
+    s.present.presenter_chosen = true;  // the app no longer switches it (app/shell/layout.cpp)
+    s.present.presenter_auto = false;
+  }
   grid_zoom_keys(s);  // + / - / 0: the grid's zoom (Ctrl +/- stays the text size)
   if (pressed(GLFW_KEY_G, false)) {
     s.present.focus_grid = !s.present.focus_grid;
@@ -85,6 +89,24 @@ void handle_shortcuts(AppState& s, bool file_dialog_open, bool budget_dialog_ope
   if ((pages && pressed(GLFW_KEY_PAGE_UP)) || pressed(GLFW_KEY_UP))
     go(r.phase_step(pos, false, s.selection.block));
   if (pressed(GLFW_KEY_B)) go(r.barrier_step(pos, !shift, s.selection.block));
+  // C: the next warp access with a bank conflict (Shift+C: the one before),
+  // one key from any position instead of stepping access by access.
+  if (pressed(GLFW_KEY_C) && s.result.warp) {
+    const std::shared_ptr<const WarpIndex>& w = s.result.warp;
+    for (uint64_t p = pos;;) {
+      const uint64_t next = s.access_stops.step(w, r, p, !shift);
+      if (next == p || next == 0 || next > r.size()) break;
+      p = next;
+      const uint32_t e = r.event_at(p);
+      const int32_t a = e < w->access_of.size() ? w->access_of[e] : -1;
+      if (a >= 0 && w->accesses.accesses[size_t(a)].bank.conflicts() > 0) {
+        go(p);
+        s.selection.block = w->accesses.accesses[size_t(a)].block;  // its shared memory on screen
+        break;
+      }
+      if (p >= r.size()) break;
+    }
+  }
   if (pressed(GLFW_KEY_HOME, false)) go(0);
   if (pressed(GLFW_KEY_END, false)) go(r.size());
 }

@@ -127,6 +127,11 @@ class RacesView final : public View {
         s.banner.show(Banner::Error, "Run N times: " + r.error);
       }
     }
+    s.races = {};
+    if (current(s)) {
+      const HazardReport& hz = analysis_->hazards;
+      s.races = {true, hz.total, hz.errors, hz.warnings};
+    }
     update_marks(s);
     if (analysis_job_.valid() || runs_job_.valid()) s.mark_busy();
   }

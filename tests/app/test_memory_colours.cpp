@@ -72,8 +72,12 @@ const nlohmann::json* drawn(const Shot& s, const std::string& buffer) {
 Rgb fill_of(const Shot& s, const nlohmann::json& a, int row, int col) {
   const double cw = a["cell_w"].get<double>(), ch = a["cell_h"].get<double>();
   const double in = s.cells["layout"]["values_readable"].get<bool>() ? 0.25 : 0.5;
-  const int x = int(std::lround(a["x"].get<double>() + (col + in) * cw));
-  const int y = int(std::lround(a["y"].get<double>() + (row + in) * ch));
+  int x = int(std::lround(a["x"].get<double>() + (col + in) * cw));
+  int y = int(std::lround(a["y"].get<double>() + (row + in) * ch));
+  // Clear of the array's own border, 1.5 px inside its edge (cells of 4 px:
+  // the middle of the last row lies on it, as the arrays' place allows).
+  x = std::min(x, int(a["x"].get<double>() + a["cols"].get<double>() * cw) - 3);
+  y = std::min(y, int(a["y"].get<double>() + a["rows"].get<double>() * ch) - 3);
   return s.at(x, y);
 }
 
