@@ -41,10 +41,10 @@ using CudaTimedFn = int (*)(const Params& p, const LaunchGeometry& g, const Kern
 // plug-in fills the same table from the same template
 // (engine/cuda/lesson_plugin.cuh: TS_LESSON_CUDA_OPS).
 struct LessonCudaOps {
-  CudaLaunchFn launch = nullptr;         // opt-in, constants and launch, any recorder
-  CudaKernelFn timed_kernel = nullptr;   // attributes and occupancy of what is timed
-  CudaTimedFn prepare_timed = nullptr;   // opt-in and constants, once per point
-  CudaTimedFn launch_timed = nullptr;    // one launch of the timed kernel
+  CudaLaunchFn launch = nullptr;        // opt-in, constants and launch, any recorder
+  CudaKernelFn timed_kernel = nullptr;  // attributes and occupancy of what is timed
+  CudaTimedFn prepare_timed = nullptr;  // opt-in and constants, once per point
+  CudaTimedFn launch_timed = nullptr;   // one launch of the timed kernel
 };
 
 struct LessonCudaPlugin {

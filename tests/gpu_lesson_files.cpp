@@ -53,7 +53,8 @@ fs::path copy_of_lesson(const std::string& file_stem, const fs::path& dir) {
 }
 
 fs::path scratch_dir() {
-  const fs::path d = fs::temp_directory_path() / ("ts_gpu_lesson_files_" + std::to_string(::getpid()));
+  const fs::path d =
+      fs::temp_directory_path() / ("ts_gpu_lesson_files_" + std::to_string(::getpid()));
   fs::create_directories(d);
   return d;
 }

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -301,8 +301,7 @@ void load_from_ptx(const PreparedRun& run, const CudaStatus& st, RunResult& r) {
   cudaFuncAttributes attr{};
   cudaFuncGetAttributes(&attr, kernel);
   cudaGetLastError();
-  const double s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   char text[96];
   std::snprintf(text, sizeof text, " (its kernels compiled from PTX for this GPU: %.1f s)", s);
   r.backend_note += text;

@@ -264,7 +264,6 @@ class Harness {
     return a;
   }
 
-
   cudaError_t copy(void* dst, const void* src, size_t bytes) {
     return cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice);
   }
@@ -336,9 +335,8 @@ struct Sweep {
   // Times one catalogue lesson at one point and checks its output, through
   // the lesson's own translation unit (engine/cuda/lesson_plugin.cuh).
   void run_lesson(const LessonCudaOps& ops, const LessonInfo& v, const Params& p, int size,
-                  int tile, KernelArgs args,
-                  float* out_dev, size_t out_count, const BufferData& want,
-                  const std::string& checked_against) {
+                  int tile, KernelArgs args, float* out_dev, size_t out_count,
+                  const BufferData& want, const std::string& checked_against) {
     PerfResult x;
     x.kernel = v.id;
     x.metric = v.metric;

@@ -22,7 +22,8 @@ TS_DEVICE void mirror_through_table(Rec& rec, const KernelArgs& args) {
   SharedArray<float, Rec> table(rec, table_mem, int(blockDim.x) * kCopies, kTable);
   const int tid = threadIdx.x, i = blockIdx.x * blockDim.x + tid;
   const float v = in[i];
-  for (int c = 0; c < kCopies; ++c) table[tid * kCopies + c] = v;
+  for (int c = 0; c < kCopies; ++c)
+    table[tid * kCopies + c] = v;
   SYNCTHREADS(1);
   out[i] = table[(int(blockDim.x) - 1 - tid) * kCopies + kCopies - 1];
 }
@@ -38,35 +39,40 @@ struct Lesson {
         .params = {length("the elements", 2048),
                    block("threads per block", "one element each", 1024, 1024)},
         .barriers = {{"every copy stored before the mirror's is read", kGuardsRaw}},
-        .arrays = [](const Params& p) {
-          return ArrayTable{global_input("in", 1, p.length, 1), global_output("out", 1, p.length),
-                            shared_array("table", 1, p.block * kCopies)};
-        },
-        .geometry = [](const Params& p) {
-          LaunchGeometry g = one_thread_per_element(p);
-          g.dynamic_shared_bytes = uint32_t(p.block) * kCopies * sizeof(float);
-          return g;
-        },
+        .arrays =
+            [](const Params& p) {
+              return ArrayTable{global_input("in", 1, p.length, 1),
+                                global_output("out", 1, p.length),
+                                shared_array("table", 1, p.block * kCopies)};
+            },
+        .geometry =
+            [](const Params& p) {
+              LaunchGeometry g = one_thread_per_element(p);
+              g.dynamic_shared_bytes = uint32_t(p.block) * kCopies * sizeof(float);
+              return g;
+            },
         .check = [](const LessonInfo&, const Params& p,
                     const DeviceLimits&) -> std::optional<std::string> {
           if (p.length % p.block != 0) return std::string("length must be a multiple of block");
           return std::nullopt;
         },
         .shared_advice = smaller_tile,
-        .counts = [](const Params& p) {
-          const uint64_t n = uint64_t(p.length);
-          ExpectedCounts c;
-          c.global_loads = c.global_stores = c.shared_loads = n;
-          c.shared_stores = n * kCopies;
-          c.barrier_arrivals = n;
-          return c;
-        },
-        .reference = [](const Params& p, const LessonInputs& in) {
-          std::vector<float> out(size_t(p.length));
-          for (int i = 0; i < p.length; ++i)
-            out[size_t(i)] = in[kIn][size_t(i / p.block * p.block + p.block - 1 - i % p.block)];
-          return out;
-        },
+        .counts =
+            [](const Params& p) {
+              const uint64_t n = uint64_t(p.length);
+              ExpectedCounts c;
+              c.global_loads = c.global_stores = c.shared_loads = n;
+              c.shared_stores = n * kCopies;
+              c.barrier_arrivals = n;
+              return c;
+            },
+        .reference =
+            [](const Params& p, const LessonInputs& in) {
+              std::vector<float> out(size_t(p.length));
+              for (int i = 0; i < p.length; ++i)
+                out[size_t(i)] = in[kIn][size_t(i / p.block * p.block + p.block - 1 - i % p.block)];
+              return out;
+            },
         .sum_length = one_term,
     };
   }

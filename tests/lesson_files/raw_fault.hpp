@@ -29,10 +29,13 @@ struct Lesson {
     return {
         .title = "Copy, then a stray store",
         .summary = "A raw pointer written far outside its array.",
-        .params = {length("the elements", 64), block("threads per block", "one element each", 32, 64)},
-        .arrays = [](const Params& p) {
-          return ArrayTable{global_input("in", 1, p.length, 1), global_output("out", 1, p.length)};
-        },
+        .params = {length("the elements", 64),
+                   block("threads per block", "one element each", 32, 64)},
+        .arrays =
+            [](const Params& p) {
+              return ArrayTable{global_input("in", 1, p.length, 1),
+                                global_output("out", 1, p.length)};
+            },
         .geometry = [](const Params& p) { return one_thread_per_element(p); },
         .check = [](const LessonInfo&, const Params& p,
                     const DeviceLimits&) -> std::optional<std::string> {
@@ -40,17 +43,19 @@ struct Lesson {
           return std::nullopt;
         },
         .shared_advice = smaller_tile,
-        .counts = [](const Params& p) {
-          ExpectedCounts c;
-          c.global_loads = c.global_stores = uint64_t(p.length);
-          return c;
-        },
-        .reference = [](const Params& p, const LessonInputs& in) {
-          std::vector<float> out(size_t(p.length));
-          for (int i = 0; i < p.length; ++i)
-            out[size_t(i)] = in[kIn][size_t(i)];
-          return out;
-        },
+        .counts =
+            [](const Params& p) {
+              ExpectedCounts c;
+              c.global_loads = c.global_stores = uint64_t(p.length);
+              return c;
+            },
+        .reference =
+            [](const Params& p, const LessonInputs& in) {
+              std::vector<float> out(size_t(p.length));
+              for (int i = 0; i < p.length; ++i)
+                out[size_t(i)] = in[kIn][size_t(i)];
+              return out;
+            },
         .sum_length = one_term,
     };
   }
