@@ -20,11 +20,15 @@
 #include "engine/catalogue.hpp"
 #include "io/lecture_file.hpp"
 #include "tests/app/private_x_server.hpp"
+#include "tests/app/screen_boxes.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using ts::app_test::box;
+using ts::app_test::Box;
+using ts::app_test::intersects;
 using ts::app_test::out_dir;
 using ts::app_test::x_display;
 
@@ -58,18 +62,6 @@ json shot(const std::string& name, const std::string& args) {
   return read_json(json_path);
 }
 
-struct Box {
-  double x = 0, y = 0, w = 0, h = 0;
-};
-Box box(const json& r) {
-  return {r.value("x", 0.0), r.value("y", 0.0), r.value("w", 0.0), r.value("h", 0.0)};
-}
-// Overlap of more than a pixel (edges may touch).
-bool intersects(const Box& a, const Box& b) {
-  const double ox = std::min(a.x + a.w, b.x + b.w) - std::max(a.x, b.x);
-  const double oy = std::min(a.y + a.h, b.y + b.h) - std::max(a.y, b.y);
-  return ox > 1 && oy > 1;
-}
 // The visible part of an array's cells (inside the grid's room).
 Box cells_box(const json& a) {
   return {a["x"].get<double>(), a["y"].get<double>(),

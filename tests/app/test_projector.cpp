@@ -23,13 +23,18 @@
 
 #include "engine/catalogue.hpp"
 #include "io/lecture_file.hpp"
+#include "tests/app/screen_boxes.hpp"
 #include "tests/app/window_shot.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using ts::app_test::box;
+using ts::app_test::Box;
 using ts::app_test::distance;
+using ts::app_test::inside;
+using ts::app_test::intersects;
 using ts::app_test::out_dir;
 using ts::app_test::rgb;
 using ts::app_test::Rgb;
@@ -50,21 +55,6 @@ std::string size_args(const Size& z) {
   return " --size " + std::string(z.size) + " --font-size " + std::to_string(z.font);
 }
 
-struct Box {
-  double x = 0, y = 0, w = 0, h = 0;
-};
-Box box(const json& r) {
-  return {r.value("x", 0.0), r.value("y", 0.0), r.value("w", 0.0), r.value("h", 0.0)};
-}
-bool intersects(const Box& a, const Box& b) {
-  const double ox = std::min(a.x + a.w, b.x + b.w) - std::max(a.x, b.x);
-  const double oy = std::min(a.y + a.h, b.y + b.h) - std::max(a.y, b.y);
-  return ox > 1 && oy > 1;
-}
-bool inside(const Box& a, const Box& room) {
-  return a.x >= room.x - 2 && a.y >= room.y - 2 && a.x + a.w <= room.x + room.w + 2 &&
-         a.y + a.h <= room.y + room.h + 2;
-}
 Box cells_box(const json& a) {
   return {a["x"].get<double>(), a["y"].get<double>(),
           a["cols"].get<double>() * a["cell_w"].get<double>(),

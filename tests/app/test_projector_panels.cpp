@@ -12,32 +12,21 @@
 #include <vector>
 
 #include "engine/catalogue.hpp"
+#include "tests/app/screen_boxes.hpp"
 #include "tests/app/window_shot.hpp"
 
 namespace {
 
 using nlohmann::json;
+using ts::app_test::box;
+using ts::app_test::Box;
 using ts::app_test::distance;
+using ts::app_test::inside;
+using ts::app_test::intersects;
 using ts::app_test::rgb;
 using ts::app_test::Rgb;
 using ts::app_test::Shot;
 using ts::app_test::take_shot;
-
-struct Box {
-  double x = 0, y = 0, w = 0, h = 0;
-};
-Box box(const json& r) {
-  return {r.value("x", 0.0), r.value("y", 0.0), r.value("w", 0.0), r.value("h", 0.0)};
-}
-bool intersects(const Box& a, const Box& b) {
-  const double ox = std::min(a.x + a.w, b.x + b.w) - std::max(a.x, b.x);
-  const double oy = std::min(a.y + a.h, b.y + b.h) - std::max(a.y, b.y);
-  return ox > 1 && oy > 1;
-}
-bool inside(const Box& a, const Box& room) {
-  return a.x >= room.x - 2 && a.y >= room.y - 2 && a.x + a.w <= room.x + room.w + 2 &&
-         a.y + a.h <= room.y + room.h + 2;
-}
 
 bool has_shared(const ts::LessonInfo& v) {
   for (const ts::ArrayInfo& a : ts::arrays(v, v.defaults))
