@@ -374,24 +374,6 @@ const Puzzle* find_puzzle(const PuzzleList& list, std::string_view name) {
   return nullptr;
 }
 
-PuzzleProgress read_puzzle_progress(const std::string& path) {
-  PuzzleProgress out;
-  std::string text;
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec) || read_text(path, text)) return out;
-  const auto j = nlohmann::json::parse(text, nullptr, false);
-  if (!j.is_object()) return out;
-  for (const auto& [id, v] : j.items())
-    if (v == "solved" || v == "attempted") out[id] = v.get<std::string>();
-  return out;
-}
-
-bool write_puzzle_progress(const PuzzleProgress& p, const std::string& path) {
-  std::ofstream out(path, std::ios::binary);
-  out << nlohmann::json(p).dump(2) << "\n";
-  return bool(out);
-}
-
 void record_grade(PuzzleProgress& p, const PuzzleGrade& g) {
   std::string& s = p[g.puzzle];
   if (g.passed)

@@ -104,8 +104,16 @@ PuzzleGrade grade_puzzle(const Puzzle& puzzle, const std::string& solution_path)
 // Puzzles panel records every grade; `tilescope-cli check --record` too.
 inline constexpr const char* kPuzzleProgressFile = "tilescope_puzzles.json";
 using PuzzleProgress = std::map<std::string, std::string>;
-PuzzleProgress read_puzzle_progress(const std::string& path = kPuzzleProgressFile);
-bool write_puzzle_progress(const PuzzleProgress& p, const std::string& path = kPuzzleProgressFile);
+// (analysis/puzzle_progress.cpp.) Empty where there is none; a file that is
+// there but unreadable or not a progress file is empty too, and `problem`
+// says so (naming it: it is kept, never written over).
+PuzzleProgress read_puzzle_progress(const std::string& path = kPuzzleProgressFile,
+                                    std::string* problem = nullptr);
+// Records the grade (record_grade) in the file at `path`: read strictly,
+// changed under a lock, written to a new file and renamed over it; a device
+// is written directly, a FIFO or folder refused. The reason it did not, or nullopt.
+std::optional<std::string> record_puzzle_progress(const PuzzleGrade& g,
+                                                  const std::string& path = kPuzzleProgressFile);
 // The grade's puzzle becomes "solved" when it passed, else "attempted"
 // unless it was solved before (a solved puzzle stays solved).
 void record_grade(PuzzleProgress& p, const PuzzleGrade& g);

@@ -90,12 +90,8 @@ int check(const std::string& puzzle, const std::string& solution, bool json, boo
   const Puzzle* pz = find_or_say("check", all, puzzle, json, rc);
   if (!pz) return rc;
   const PuzzleGrade g = grade_puzzle(*pz, solution);
-  if (record) {  // the window's Puzzles panel shows it
-    PuzzleProgress progress = read_puzzle_progress();
-    record_grade(progress, g);
-    if (!write_puzzle_progress(progress))
-      std::cerr << "tilescope-cli check: warning: cannot write " << kPuzzleProgressFile << "\n";
-  }
+  // The window's Puzzles panel shows it; a grade not recorded is a failure.
+  const std::optional<std::string> not_recorded = record ? record_puzzle_progress(g) : std::nullopt;
   if (json) {
     std::cout << grade_json(*pz, g).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";
@@ -117,6 +113,12 @@ int check(const std::string& puzzle, const std::string& solution, bool json, boo
     std::snprintf(took, sizeof took, "%.1f s (compile and load %.1f s%s)", g.seconds,
                   g.compile_seconds, g.cached ? ", cached" : "");
     std::cout << "checked in " << took << "\n";
+  }
+  if (not_recorded) {
+    std::cout.flush();
+    std::cerr << "tilescope-cli check: error: the grade was not recorded: " << *not_recorded
+              << "\n";
+    return kExitFailed;
   }
   return g.passed ? kExitOk : kExitWrongOutput;
 }
@@ -150,7 +152,9 @@ int show(const std::string& name, int hints, bool skeleton, bool json) {
                      json);
     if (json) {
       nlohmann::json out = nlohmann::json::array();
-      const PuzzleProgress progress = read_puzzle_progress();
+      std::string problem;  // a corrupt file: named, kept, and the list shown without it
+      const PuzzleProgress progress = read_puzzle_progress(kPuzzleProgressFile, &problem);
+      if (!problem.empty()) std::cerr << "tilescope-cli puzzles: " << problem << "\n";
       for (const Puzzle& p : all.puzzles)
         out.push_back({{"id", p.id},
                        {"number", p.number},
@@ -161,7 +165,9 @@ int show(const std::string& name, int hints, bool skeleton, bool json) {
                        {"skeleton", p.skeleton_path()}});
       std::cout << out.dump(2) << "\n";
     } else {
-      const PuzzleProgress progress = read_puzzle_progress();
+      std::string problem;  // a corrupt file: named, kept, and the list shown without it
+      const PuzzleProgress progress = read_puzzle_progress(kPuzzleProgressFile, &problem);
+      if (!problem.empty()) std::cerr << "tilescope-cli puzzles: " << problem << "\n";
       for (const Puzzle& p : all.puzzles) {
         const auto st = progress.find(p.id);
         char line[160];

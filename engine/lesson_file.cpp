@@ -3,9 +3,12 @@
 #include "engine/lesson_file.hpp"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -16,8 +19,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <regex>
 #include <sstream>
+#include <string_view>
 #include <vector>
 
 #include "engine/catalogue.hpp"
@@ -60,14 +63,52 @@ std::optional<std::string> read_file(const fs::path& p, std::string& out) {
   return std::nullopt;
 }
 
+// Scanned, not matched with std::regex: the file is the student's, and a
+// regex recurses per character (a long run of spaces overflowed the stack).
+size_t skip_space(const std::string& t, size_t at) {
+  while (at < t.size() && std::isspace(static_cast<unsigned char>(t[at])))
+    ++at;
+  return at;
+}
+bool word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+// `at` past `word` and the spaces after it; npos where `word` is not at `at`.
+size_t expect(const std::string& t, size_t at, std::string_view word) {
+  return at != std::string::npos && std::string_view(t).substr(at, word.size()) == word
+             ? skip_space(t, at + word.size())
+             : std::string::npos;
+}
+
 // What makes a header a lesson file, before a compiler is asked: its
 // namespace (the Lesson and Body the plug-in names), nullopt when it has none.
 std::optional<std::string> lesson_namespace(const std::string& text) {
-  static const std::regex ns(
-      R"(namespace\s+ts\s*::\s*lessons\s*::\s*([A-Za-z_][A-Za-z0-9_]*)\s*\{)");
-  std::smatch m;
-  if (!std::regex_search(text, m, ns)) return std::nullopt;
-  return m[1].str();
+  for (size_t at = text.find("namespace"); at != std::string::npos;
+       at = text.find("namespace", at + 1)) {
+    const size_t after = at + 9;
+    size_t i = skip_space(text, after);
+    if (i == after) continue;  // "namespace" and the name need a space between
+    i = expect(text, expect(text, expect(text, expect(text, i, "ts"), "::"), "lessons"), "::");
+    if (i == std::string::npos || i >= text.size() ||
+        !(std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_'))
+      continue;
+    size_t end = i;
+    while (end < text.size() && word_char(text[end]))
+      ++end;
+    const size_t brace = skip_space(text, end);
+    if (brace < text.size() && text[brace] == '{') return text.substr(i, end - i);
+  }
+  return std::nullopt;
+}
+
+// "struct Lesson" as a whole word.
+bool has_lesson_struct(const std::string& text) {
+  for (size_t at = text.find("struct"); at != std::string::npos; at = text.find("struct", at + 1)) {
+    const size_t i = skip_space(text, at + 6);
+    if (i == at + 6 || text.compare(i, 6, "Lesson") != 0) continue;
+    if (i + 6 == text.size() || !word_char(text[i + 6])) return true;
+  }
+  return false;
 }
 
 // The problems a reader sees at once: no namespace, no Lesson, no Body.
@@ -78,8 +119,7 @@ std::optional<std::string> shape_problem(const std::string& path, const std::str
       "lessons/reduction_sequential.hpp): the kernel, TS_KERNEL_BODY(Body, kernel(rec, args)) "
       "and struct Lesson with static LessonSpec descriptor(), in namespace ts::lessons::<name>";
   if (!ns) return path + " has no `namespace ts::lessons::<name> {`" + form;
-  if (!std::regex_search(text, std::regex(R"(struct\s+Lesson\b)")))
-    return path + " has no `struct Lesson` (its descriptor)" + form;
+  if (!has_lesson_struct(text)) return path + " has no `struct Lesson` (its descriptor)" + form;
   if (text.find("TS_KERNEL_BODY") == std::string::npos)
     return path + " has no TS_KERNEL_BODY(Body, ...) (the kernel's body)" + form;
   return std::nullopt;
@@ -173,9 +213,10 @@ std::string narration_for(const fs::path& path, const LessonSpec& spec) {
 
 // "<hash> <path>" a line for every file the compile read (-MMD: not the
 // system's headers): a cached plug-in is used only while they are unchanged.
-std::string dependency_hashes(const std::vector<std::string>& deps) {
+std::string dependency_hashes(const std::vector<std::string>& deps, const fs::path& work) {
   std::string out;
   for (const std::string& d : deps) {
+    if (d.starts_with(work.string() + "/")) continue;  // the generated lines: in the key
     std::string text;
     if (read_file(d, text)) continue;
     out += hex16(fnv1a(text)) + " " + d + "\n";
@@ -196,62 +237,125 @@ bool dependencies_unchanged(const fs::path& deps_file) {
   return true;
 }
 
+// The compiler's first lines, for a failure that names no file:line
+// ("cc1plus: out of memory allocating ...", "g++: fatal error: Killed signal").
+std::string first_lines(const std::string& output, int most) {
+  std::string out;
+  std::istringstream in(output);
+  for (std::string l; most > 0 && std::getline(in, l);) {
+    if (l.empty()) continue;
+    out += (out.empty() ? "" : " / ") + shortened(l, 200);
+    --most;
+  }
+  return out;
+}
+
 // The compiler's verdict as one sentence, with the first error's line.
-std::string compile_failure(LessonFile& f, const CompilerRun& run) {
-  if (!run.error.empty()) return run.error;
+std::string compile_failure(LessonFile& f, const CompilerRun& run, const CompileLimits& limits) {
+  const std::string flood = run.dropped_bytes == 0
+                                ? ""
+                                : "; the compiler printed " + std::to_string(run.dropped_bytes) +
+                                      " bytes more than the " +
+                                      std::to_string(limits.output_bytes >> 10) + " KiB kept";
+  if (!run.error.empty()) return run.error + flood;
   int errors = 0;
   for (const CompilerDiagnostic& d : f.diagnostics)
     errors += d.severity == "error" || d.severity == "fatal error";
   std::string s = f.path + ": the compiler found " + std::to_string(errors) +
                   (errors == 1 ? " error" : " errors");
   if (const CompilerDiagnostic* d = first_error_in_file(f))
-    s += "; the first at line " + std::to_string(d->line) + ": " + d->message;
+    s += "; the first at line " + std::to_string(d->line) + ": " + shortened(d->message, 300);
   else if (errors == 0)
-    s += " it could name (exit code " + std::to_string(run.exit_code) + ")";
-  return s;
+    s += " it could name (exit code " + std::to_string(run.exit_code) + ")" +
+         (run.output.empty() ? "" : "; it said: " + first_lines(run.output, 3));
+  return s + flood;
 }
 
-// Compiles the plug-in `so` from `glue` (written beside it), or says why not.
+// A file of the compile's private folder: created, never an existing name or
+// a planted link (O_EXCL, O_NOFOLLOW), and on disk (fsync) before it is renamed.
+std::optional<std::string> write_new(const fs::path& path, const std::string& text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return "cannot write " + path.string() + ": " + std::strerror(errno);
+  bool ok = true;
+  for (size_t at = 0; ok && at < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + at, text.size() - at);
+    if (n > 0) at += size_t(n);
+    ok = n > 0 || (n < 0 && errno == EINTR);
+  }
+  ok = ok && ::fsync(fd) == 0;
+  const int e = errno;
+  ok = ::close(fd) == 0 && ok;
+  if (!ok) return "cannot write " + path.string() + ": " + std::strerror(e);
+  return std::nullopt;
+}
+
+bool sync_file(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool ok = ::fsync(fd) == 0;
+  ::close(fd);
+  return ok;
+}
+
+// The compile's own folder in the cache (mkdtemp: 0700, a name nobody could
+// plant), removed with all it holds however the compile ends.
+struct WorkDir {
+  fs::path path;
+  explicit WorkDir(const fs::path& cache, const std::string& key) {
+    std::string name = (cache / (key + ".XXXXXX")).string();
+    if (::mkdtemp(name.data())) path = name;
+  }
+  ~WorkDir() {
+    std::error_code ec;
+    if (!path.empty()) fs::remove_all(path, ec);
+  }
+};
+
+// Compiles the plug-in `dir`/<key>.so from `glue` in a private folder, then
+// moves it, its SHA-256 and its dependencies into place; or says why not.
+// A half-written plug-in never bears the name that is loaded.
 std::optional<std::string> compile_plugin(LessonFile& f, const Toolchain& tc, const fs::path& dir,
                                           const std::string& key, const std::string& glue,
                                           const std::string& cuda_glue) {
-  const fs::path source = dir / (key + ".cpp"), so = dir / (key + ".so");
-  const fs::path cuda_source = dir / (key + ".cu");
-  const std::string tmp = "." + std::to_string(::getpid()) + ".tmp";
+  const WorkDir work(dir, key);
+  if (work.path.empty())
+    return "cannot make a folder in the plug-in cache " + dir.string() + ": " +
+           std::strerror(errno);
+  const fs::path so = dir / (key + ".so"), built = work.path / "plugin.so";
+  const fs::path source = work.path / "plugin.cpp", cuda_source = work.path / "plugin.cu";
   const bool gpu = !cuda_glue.empty();
-  for (const auto& [path, text] : {std::pair{source, &glue}, std::pair{cuda_source, &cuda_glue}}) {
-    if (text->empty()) continue;
-    std::ofstream out(path, std::ios::binary);
-    out << *text;
-    if (!out) return "cannot write " + path.string() + ": " + std::strerror(errno);
-  }
+  // One deadline for the whole compile: host half, GPU half and link.
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(tc.limits.seconds));
+  for (const auto& [path, text] : {std::pair{source, &glue}, std::pair{cuda_source, &cuda_glue}})
+    if (!text->empty())
+      if (auto e = write_new(path, *text)) return e;
   // Without a GPU half, one compiler run makes the plug-in; with one, the host
   // half is compiled first (its errors in GCC's words, at the file's lines),
   // then nvcc compiles the GPU half, and the two are linked.
-  const std::string host_object = so.string() + ".host.o" + tmp;
-  const std::string cuda_object = so.string() + ".cuda.o" + tmp;
+  const std::string host_object = (work.path / "host.o").string();
+  const std::string cuda_object = (work.path / "cuda.o").string();
   std::vector<std::string> argv = {tc.compiler};
   argv.insert(argv.end(), tc.flags.begin(), tc.flags.end());
-  const std::string deps = (dir / (key + ".d" + tmp)).string();
+  const std::string deps = (work.path / "plugin.d").string();
   for (const std::string& a :
        {"-I" + tc.include_dir, std::string("-fdiagnostics-color=never"), std::string("-MMD"),
         std::string("-MF"), deps, std::string(gpu ? "-c" : "-shared"), std::string("-o"),
-        gpu ? host_object : so.string() + tmp, source.string()})
+        gpu ? host_object : built.string(), source.string()})
     argv.push_back(a);
-  CompilerRun run = run_compiler(argv, (dir / (key + ".log" + tmp)).string());
-  std::error_code ec;
-  auto clean = [&] {
-    for (const std::string& p : {so.string() + tmp, host_object, cuda_object, deps})
-      fs::remove(p, ec);
-  };
+  CompilerRun run = run_compiler(argv, tc.limits, deadline);
   if (gpu && run.exit_code == 0 && run.error.empty()) {
     std::vector<std::string> nv = {tc.nvcc};
     nv.insert(nv.end(), tc.cuda_flags.begin(), tc.cuda_flags.end());
     for (const std::string& a : {"-I" + tc.include_dir, std::string("-c"), std::string("-o"),
                                  cuda_object, cuda_source.string()})
       nv.push_back(a);
-    CompilerRun cuda = run_compiler(nv, (dir / (key + ".cuda.log" + tmp)).string());
+    CompileLimits nv_limits = tc.limits;
+    nv_limits.memory_bytes = 0;  // CUDA's tools reserve large address ranges up front
+    CompilerRun cuda = run_compiler(nv, nv_limits, deadline);
     run.output += cuda.output;
+    run.dropped_bytes += cuda.dropped_bytes;
     if (cuda.exit_code != 0 || !cuda.error.empty()) {
       cuda.output = run.output;
       run = cuda;
@@ -259,11 +363,12 @@ std::optional<std::string> compile_plugin(LessonFile& f, const Toolchain& tc, co
       std::vector<std::string> link = {tc.compiler};
       link.insert(link.end(), tc.flags.begin(), tc.flags.end());
       for (const std::string& a :
-           {std::string("-shared"), std::string("-o"), so.string() + tmp, host_object, cuda_object})
+           {std::string("-shared"), std::string("-o"), built.string(), host_object, cuda_object})
         link.push_back(a);
       link.insert(link.end(), tc.cuda_link.begin(), tc.cuda_link.end());
-      CompilerRun linked = run_compiler(link, (dir / (key + ".link.log" + tmp)).string());
+      CompilerRun linked = run_compiler(link, nv_limits, deadline);
       linked.output = run.output + linked.output;
+      linked.dropped_bytes += run.dropped_bytes;
       run = linked;
     }
   }
@@ -273,26 +378,49 @@ std::optional<std::string> compile_plugin(LessonFile& f, const Toolchain& tc, co
   for (CompilerDiagnostic& d : f.diagnostics)
     if (d.file == source.string() || d.file == cuda_source.string())
       d.file = f.path, d.line = 0, d.column = 0;
-  if (run.exit_code != 0 || !run.error.empty()) {
-    clean();
-    return compile_failure(f, run);
-  }
-  fs::remove(host_object, ec);
-  fs::remove(cuda_object, ec);
-  std::string dep_text;
+  if (run.exit_code != 0 || !run.error.empty()) return compile_failure(f, run, tc.limits);
+  std::string dep_text, bytes;
   (void)read_file(deps, dep_text);
-  fs::remove(deps, ec);
-  {
-    std::ofstream out(dir / (key + ".deps"), std::ios::binary);
-    out << dependency_hashes(make_dependencies(dep_text));
+  if (auto e = read_file(built, bytes)) return e;
+  if (!sync_file(built)) return "cannot store the plug-in " + built.string();
+  // The seal first, then the plug-in: each rename is atomic, and a reader
+  // between the two finds a seal that does not match, and compiles again.
+  for (const auto& [name, text] :
+       {std::pair{key + ".sha256", sha256_hex(bytes) + "\n"},
+        std::pair{key + ".deps", dependency_hashes(make_dependencies(dep_text), work.path)}}) {
+    if (auto e = write_new(work.path / name, text)) return e;
+    std::error_code ec;
+    fs::rename(work.path / name, dir / name, ec);
+    if (ec) return "cannot store " + (dir / name).string() + ": " + ec.message();
   }
-  fs::rename(so.string() + tmp, so, ec);  // atomic: another process may load it at once
+  std::error_code ec;
+  fs::rename(built, so, ec);
   if (ec) return "cannot store the plug-in " + so.string() + ": " + ec.message();
+  if (const int d = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); d >= 0) {
+    (void)::fsync(d);  // the renames themselves on disk
+    ::close(d);
+  }
+  return std::nullopt;
+}
+
+// The plug-in's bytes against the SHA-256 recorded when it was made.
+std::optional<std::string> verify_plugin(const fs::path& so, const std::string& key) {
+  std::string recorded, why;
+  (void)read_file(so.parent_path() / (key + ".sha256"), recorded);
+  while (!recorded.empty() && recorded.back() == '\n')
+    recorded.pop_back();
+  const int fd = open_verified(so, recorded, why);
+  if (fd < 0) return why;
+  ::close(fd);
   return std::nullopt;
 }
 
 // dlopen, the entry point, the descriptor, the registry.
 std::optional<std::string> load_plugin(LessonFile& f, const fs::path& so, const std::string& key) {
+  if (auto e = verify_plugin(so, key)) return e;
+  // By its path: only this user can write to the folder (private_cache_dir),
+  // so nobody else can swap it between the check and the load. (Not through
+  // /proc/self/fd/N: glibc takes a name it loaded before for the same library.)
   void* handle = ::dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);  // never closed: the
   if (!handle) {  // registry keeps its descriptor's texts and functions
     const std::string why = ::dlerror();
@@ -397,9 +525,12 @@ const LessonCudaOps* runtime_cuda_ops(size_t lesson_index) {
 std::string lesson_cache_dir() {
   const char* xdg = std::getenv("XDG_CACHE_HOME");
   const char* home = std::getenv("HOME");
-  const fs::path base = xdg && *xdg     ? fs::path(xdg)
-                        : home && *home ? fs::path(home) / ".cache"
-                                        : fs::temp_directory_path();
+  // Without a home, a folder of this user's own in the temporary folder (the
+  // uid in its name, so that another user's cannot stand in the way unseen).
+  if (!(xdg && *xdg) && !(home && *home))
+    return (fs::temp_directory_path() / ("tilescope-" + std::to_string(::geteuid())) / "plugins")
+        .string();
+  const fs::path base = xdg && *xdg ? fs::path(xdg) : fs::path(home) / ".cache";
   return (base / "tilescope" / "plugins").string();
 }
 
@@ -441,11 +572,12 @@ LessonFile load_lesson_file(const std::string& given, bool cached_only) {
       return done(std::nullopt);
     }
     const fs::path dir = lesson_cache_dir();
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec) return done("cannot create the plug-in cache " + dir.string() + ": " + ec.message());
+    if (auto e = private_cache_dir(dir)) return done(e);
     const fs::path so = dir / (key + ".so");
+    std::error_code ec;
     f.cached = fs::exists(so, ec) && dependencies_unchanged(dir / (key + ".deps"));
+    if (f.cached)  // the plug-in as it was made: anything else is compiled again
+      if (auto why = verify_plugin(so, key)) f.cached = false, f.cache_note = *why;
     if (!f.cached && cached_only) {
       f.not_cached = true;
       return done(f.path + " changed after it was compiled: compiling it again");
@@ -456,46 +588,6 @@ LessonFile load_lesson_file(const std::string& given, bool cached_only) {
   } catch (const std::exception& e) {
     return done(f.path + ": " + e.what());
   }
-}
-
-std::vector<CompilerDiagnostic> parse_compiler_output(const std::string& text) {
-  // "file:line:column: severity: message" (GCC, Clang), "file:line: severity:
-  // message", and GCC's context "file:line:column:   required from here".
-  static const std::regex line_re(R"(^(.+?):(\d+):(?:(\d+):)? +(.*)$)");
-  static const std::regex severity_re(R"(^(fatal error|error|warning|note): (.*)$)");
-  // nvcc's front end (EDG): "file(line): error: message", "file(line): error #20-D: message".
-  static const std::regex edg_re(
-      R"(^(.+?)\((\d+)\): (catastrophic error|error|warning|remark)(?: #[0-9A-Za-z-]+)?: (.*)$)");
-  std::vector<CompilerDiagnostic> out;
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) {
-    std::smatch m;
-    if (std::regex_match(line, m, edg_re)) {
-      const std::string sev = m[3].str();
-      out.push_back({m[1].str(), std::atoi(m[2].str().c_str()), 0,
-                     sev == "catastrophic error" ? "fatal error"
-                     : sev == "remark"           ? "note"
-                                                 : sev,
-                     m[4].str()});
-      continue;
-    }
-    if (!std::regex_match(line, m, line_re)) continue;
-    CompilerDiagnostic d;
-    d.file = m[1].str();
-    d.line = std::atoi(m[2].str().c_str());
-    d.column = m[3].matched ? std::atoi(m[3].str().c_str()) : 0;
-    const std::string rest = m[4].str();
-    std::smatch s;
-    if (std::regex_match(rest, s, severity_re)) {
-      d.severity = s[1].str();
-      d.message = s[2].str();
-    } else {
-      d.severity = "note";  // context: "required from here", "in expansion of macro"
-      d.message = rest;
-    }
-    out.push_back(std::move(d));
-  }
-  return out;
 }
 
 std::string diagnostic_line(const CompilerDiagnostic& d) {
@@ -541,12 +633,16 @@ std::string describe_failure(const LessonFile& f) {
       out += "... (the rest: the compiler's output)\n";
       break;
     }
-    out += diagnostic_line(d) + "\n";
+    CompilerDiagnostic brief = d;  // a line of a file can be megabytes long
+    brief.message = shortened(d.message, 300);
+    out += diagnostic_line(brief) + "\n";
     if (here && d.line > 0 && d.line <= int(lines.size())) {
       char num[16];
       std::snprintf(num, sizeof num, "%5d | ", d.line);
-      out += num + lines[size_t(d.line) - 1] + "\n";
-      if (d.column > 0) out += "      | " + std::string(size_t(d.column) - 1, ' ') + "^\n";
+      const std::string& source = lines[size_t(d.line) - 1];
+      out += num + shortened(source, 300) + "\n";
+      if (d.column > 0 && size_t(d.column) <= std::min<size_t>(source.size(), 300))
+        out += "      | " + std::string(size_t(d.column) - 1, ' ') + "^\n";
     }
   }
   return out;

@@ -42,6 +42,7 @@ struct LessonFile {
   std::string compiler_output;  // as the compiler printed it
   bool cached = false;          // the plug-in came from the cache (or was loaded already)
   bool not_cached = false;      // cached_only, and the plug-in was not there
+  std::string cache_note;       // why a plug-in in the cache was refused (and compiled again)
   bool gpu = false;             // nvcc compiled the GPU half: the CUDA backend runs it too
   double seconds = 0;           // from the call to the lesson registered (or the failure)
 };
@@ -54,6 +55,10 @@ LessonFile load_lesson_file(const std::string& path, bool cached_only = false);
 // The compiler's "file:line:column: severity: message" lines (GCC and Clang),
 // and GCC's context lines ("file:line:column:   required from here", as notes).
 std::vector<CompilerDiagnostic> parse_compiler_output(const std::string& text);
+// `s` with its middle left out where it is longer than `most` characters,
+// saying how many: a message holding a 200,000-character identifier stays
+// readable, its start and its end kept.
+std::string shortened(const std::string& s, size_t most);
 // "/home/a/my_scan.hpp:12:5: error: expected ';' before '}' token"
 std::string diagnostic_line(const CompilerDiagnostic& d);
 // The first error of the lesson file itself (or of the lines an error in
@@ -64,7 +69,9 @@ const CompilerDiagnostic* first_error_in_file(const LessonFile& f);
 std::string describe_failure(const LessonFile& f);
 
 // Where plug-ins are cached: $XDG_CACHE_HOME/tilescope/plugins, else
-// ~/.cache/tilescope/plugins.
+// ~/.cache/tilescope/plugins, else $TMPDIR/tilescope-<uid>/plugins. It is
+// used only while it and the folder above are this user's and no one else
+// may write to them; every plug-in's SHA-256 is checked before it loads.
 std::string lesson_cache_dir();
 
 }  // namespace ts

@@ -1,22 +1,15 @@
 #include "engine/lesson_file_compile.hpp"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "engine/backend.hpp"
 #include "engine/lesson_file_config.hpp"  // generated: the toolchain of this build
-
-extern char** environ;
 
 namespace ts::lesson_file_detail {
 namespace fs = std::filesystem;
@@ -68,6 +61,8 @@ Toolchain plugin_toolchain() {
                 "same version";
     return t;
   }
+  t.limits = compile_limits(t.problem);
+  if (!t.problem.empty()) return t;
   for (const char* f : lesson_file_config::kFlags)
     t.flags.emplace_back(f);
   // The GPU half: where a GPU can run it (or TILESCOPE_PLUGIN_CUDA=1 asks, to
@@ -97,50 +92,6 @@ Toolchain plugin_toolchain() {
                 " nor " + lesson_file_config::kSourceInclude +
                 " holds lessons/lesson.hpp): reinstall TileScope (cmake --install)";
   return t;
-}
-
-CompilerRun run_compiler(const std::vector<std::string>& argv, const std::string& log_path) {
-  CompilerRun r;
-  std::vector<char*> args;
-  for (const std::string& a : argv)
-    args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  // The environment with the C locale: the messages are parsed.
-  std::vector<std::string> env_text;
-  for (char** e = environ; e && *e; ++e)
-    if (std::strncmp(*e, "LC_", 3) != 0 && std::strncmp(*e, "LANG", 4) != 0)
-      env_text.emplace_back(*e);
-  env_text.emplace_back("LC_ALL=C");
-  std::vector<char*> env;
-  for (std::string& e : env_text)
-    env.push_back(e.data());
-  env.push_back(nullptr);
-
-  posix_spawn_file_actions_t io;
-  posix_spawn_file_actions_init(&io);
-  posix_spawn_file_actions_addopen(&io, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&io, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&io, 1, 2);
-  pid_t pid = 0;
-  const int started = posix_spawn(&pid, args[0], &io, nullptr, args.data(), env.data());
-  posix_spawn_file_actions_destroy(&io);
-  if (started != 0) {
-    r.error = std::string("could not start ") + argv[0] + ": " + std::strerror(started);
-    return r;
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  if (WIFSIGNALED(status))
-    r.error = argv[0] + std::string(" was stopped by signal ") + std::to_string(WTERMSIG(status));
-  std::ifstream log(log_path, std::ios::binary);
-  std::stringstream text;
-  text << log.rdbuf();
-  r.output = text.str();
-  std::error_code ec;
-  fs::remove(log_path, ec);
-  return r;
 }
 
 std::vector<std::string> make_dependencies(std::string_view text) {

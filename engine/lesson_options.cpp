@@ -333,6 +333,7 @@ std::optional<std::string> LessonOptions::to_request(RunRequest& req,
   if (!lesson_file.empty()) {
     if (!file_) {
       file_ = load_lesson_file(lesson_file);
+      if (!file_->cache_note.empty()) note(file_->cache_note);
       char secs[32];
       std::snprintf(secs, sizeof secs, "%.2f", file_->seconds);
       if (file_->ok)

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace ts::testing {
@@ -17,12 +18,18 @@ struct CliRun {
   std::string out;  // stdout, with stderr merged in when asked
 };
 
+// The CLI under test: the one built beside the tests, or TS_TEST_CLI's (to
+// run the same tests against another build, e.g. the one before a fix).
+inline std::string cli_path() {
+  const char* other = std::getenv("TS_TEST_CLI");
+  return other && *other ? other : TS_CLI_PATH;
+}
+
 // `tilescope-cli <args>`; with `with_stderr` stderr is merged into `out`,
 // otherwise it is discarded.
 inline CliRun run_cli(const std::string& args, bool with_stderr) {
   CliRun r;
-  const std::string cmd =
-      std::string("'") + TS_CLI_PATH + "' " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
+  const std::string cmd = "'" + cli_path() + "' " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
   std::array<char, 4096> buf;

@@ -92,10 +92,18 @@ TEST(Puzzles, ProgressKeepsASolvedPuzzleSolved) {
   g.passed = false;
   record_grade(p, g);
   EXPECT_EQ(p.at("shared"), "solved") << "a later wrong attempt";
-  ASSERT_TRUE(write_puzzle_progress(p, file));
-  EXPECT_EQ(read_puzzle_progress(file), p);
+  g.puzzle = "map";
+  ASSERT_EQ(record_puzzle_progress(g, file).value_or("recorded"), "recorded");
+  g.passed = true;
+  g.puzzle = "shared";
+  ASSERT_EQ(record_puzzle_progress(g, file).value_or("recorded"), "recorded");
+  EXPECT_EQ(read_puzzle_progress(file),
+            (PuzzleProgress{{"map", "attempted"}, {"shared", "solved"}}));
+  // Read strictly: a value TileScope never writes makes the file a problem.
   test::write_text(file, R"({"map": "solved", "zip": "bogus", "dot": 3})");
-  EXPECT_EQ(read_puzzle_progress(file), (PuzzleProgress{{"map", "solved"}}));
+  std::string problem;
+  EXPECT_TRUE(read_puzzle_progress(file, &problem).empty());
+  EXPECT_NE(problem.find("puzzle 'dot' is 3"), std::string::npos) << problem;
 }
 
 TEST(Puzzles, ABrokenFolderIsAProblemNotACrash) {

@@ -50,13 +50,14 @@ class PuzzlesView final : public View {
   void draw(AppState& s) override {
     if (!loaded_) {
       list_ = load_puzzles();
-      progress_ = read_puzzle_progress();
+      progress_ = read_puzzle_progress(kPuzzleProgressFile, &progress_problem_);
       loaded_ = true;
     }
     if (list_.puzzles.empty()) {
       text_wrapped_at_spaces(list_.problems.empty() ? "No puzzles found." : list_.problems[0]);
       return;
     }
+    if (!progress_problem_.empty()) text_wrapped_at_spaces(progress_problem_);
     follow_the_lesson(s);
     draw_list();
     if (selected_ < 0 || selected_ >= int(list_.puzzles.size())) return;
@@ -88,8 +89,11 @@ class PuzzlesView final : public View {
   // A grade: shown, and the progress it makes saved (a solved puzzle stays solved).
   void record(PuzzleGrade g) {
     grade_ = std::move(g);
-    record_grade(progress_, *grade_);
-    write_puzzle_progress(progress_);
+    record_grade(progress_, *grade_);  // shown even where the file cannot take it
+    if (auto e = record_puzzle_progress(*grade_))
+      progress_problem_ = *e;
+    else
+      progress_ = read_puzzle_progress(kPuzzleProgressFile, &progress_problem_);
   }
 
   void select(int i) {
@@ -237,6 +241,7 @@ class PuzzlesView final : public View {
   bool loaded_ = false;
   PuzzleList list_;
   PuzzleProgress progress_;
+  std::string progress_problem_;  // why the progress file could not be read or written
   int selected_ = -1;
   int hints_ = 0;
   std::string followed_;     // the source file of the lesson on screen
