@@ -29,6 +29,7 @@
 #include "app/export/export.hpp"
 #include "app/shell/app.hpp"
 #include "app/shell/window_args.hpp"
+#include "engine/catalogue.hpp"
 #include "engine/lesson_options.hpp"
 #include "io/lecture_file.hpp"
 #include "io/output_file.hpp"
@@ -120,6 +121,13 @@ void add_window_options(CommandLine& line, ts::app::Options& opt) {
                  "open this performance report (tilescope-cli bench --json) in the Performance "
                  "panel")
       ->check(CLI::ExistingFile);
+  std::vector<std::string> families;
+  for (const char* f : ts::families())
+    families.push_back(f);
+  cli.add_option("--perf-family", opt.perf_family,
+                 "the family whose ladder the Performance panel charts (GB/s per step against "
+                 "the copy and the library), where the report timed three of its steps or more")
+      ->check(CLI::IsMember(families));
   cli.add_option("--lecture", opt.lecture,
                  "present this lecture script (.tslecture, docs/lectures.md): PageDown / PageUp");
   cli.add_option("--step", opt.lecture_step, "the lecture's step to open at (1 = the first)");
