@@ -56,32 +56,42 @@ std::vector<Flat> flat_lines(const LadderChart& c) {
   return out;
 }
 
-// One entry of the legend row above the chart: a bar swatch or a line, then
-// its text; on the next row where this one is full.
-void legend_entry(bool first, ImU32 colour, bool bar, bool dashed, const std::string& text,
-                  std::vector<PlotMark>& marks) {
-  const float lh = ImGui::GetTextLineHeight();
-  const float sample = lh * (bar ? 0.9f : 1.6f), inner = lh * 0.3f;
-  const float w = sample + inner + ImGui::CalcTextSize(text.c_str()).x;
-  if (!first) {
-    ImGui::SameLine(0, lh);
-    if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();
-  }
-  const ImVec2 p = ImGui::GetCursorScreenPos();
-  ImGui::Dummy(ImVec2(w, lh));
+// The chart's title row: the title where there is room, then the legend (a
+// swatch per length); the legend alone where both do not fit. In the row
+// frame() keeps for the title, so that the legend costs no height (a 720p
+// projector has none to spare).
+void title_and_legend(const LadderChart& c, ImVec2 origin, ImVec2 size,
+                      std::vector<PlotMark>& marks) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  if (bar) {
-    dl->AddRectFilled(ImVec2(p.x, p.y + lh * 0.15f), ImVec2(p.x + sample, p.y + lh * 0.85f),
-                      colour);
-  } else {
-    SeriesStyle st;
-    st.colour = colour;
-    st.width = std::max(2.0f, lh * 0.08f);
-    st.dashed = dashed;
-    draw_segment(dl, ImVec2(p.x, p.y + lh / 2), ImVec2(p.x + sample, p.y + lh / 2), st);
+  const float lh = ImGui::GetTextLineHeight();
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+  const float sample = lh * 0.9f, inner = lh * 0.3f, gap = lh;
+  std::vector<std::string> labels;
+  float legend_w = 0;
+  for (int n : c.sizes) {
+    labels.push_back(size_label(n) + " elements");
+    legend_w += (labels.size() > 1 ? gap : 0) + sample + inner +
+                ImGui::CalcTextSize(labels.back().c_str()).x;
   }
-  dl->AddText(ImVec2(p.x + sample + inner, p.y), ImGui::GetColorU32(ImGuiCol_Text), text.c_str());
-  marks.push_back({kPlot, "legend", text, p.x, p.y, w, lh, colour});
+  // Where frame() would put its title.
+  float x = origin.x + std::max(4.5f * lh, ImGui::CalcTextSize("GB/s").x + lh);
+  const float right = origin.x + size.x - 0.8f * lh;
+  const std::string title = "The " + c.ladder + " family: GB/s and % of copy per step";
+  const float title_w = ImGui::CalcTextSize(title.c_str()).x;
+  if (x + title_w + 1.5f * gap + legend_w <= right) {
+    dl->AddText(ImVec2(x, origin.y), text, title.c_str());
+    marks.push_back({kPlot, "title", title, x, origin.y, title_w, lh, text});
+    x += title_w + 1.5f * gap;
+  }
+  for (size_t i = 0; i < labels.size(); ++i) {
+    const float w = sample + inner + ImGui::CalcTextSize(labels[i].c_str()).x;
+    const ImU32 colour = series_colour(i);
+    dl->AddRectFilled(ImVec2(x, origin.y + lh * 0.15f), ImVec2(x + sample, origin.y + lh * 0.85f),
+                      colour);
+    dl->AddText(ImVec2(x + sample + inner, origin.y), text, labels[i].c_str());
+    marks.push_back({kPlot, "legend", labels[i], x, origin.y, w, lh, colour});
+    x += w + gap;
+  }
 }
 
 // The y range: from 0 to above the highest bar or line, with room above the
@@ -179,9 +189,9 @@ std::vector<const Flat*> chart(const LadderChart& c, const std::vector<size_t>& 
   const double y1 = top_of(c, flats, size.y, lh);
   if (shown.empty() || !(y1 > 0)) return {};
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const std::string title = "The " + c.ladder + " family: GB/s per step";
-  const Axes ax = frame(dl, origin, size, -0.5, double(shown.size()) - 0.5, 0, y1, false, false,
-                        title.c_str(), "", "GB/s", {}, false);
+  const Axes ax = frame(dl, origin, size, -0.5, double(shown.size()) - 0.5, 0, y1, false, false, "",
+                        "", "GB/s", {}, false);
+  title_and_legend(c, origin, size, marks);
   marks.push_back(
       {kPlot, "area", c.ladder, ax.lo.x, ax.lo.y, ax.hi.x - ax.lo.x, ax.hi.y - ax.lo.y, 0, y1});
   step_labels(c, shown, ax, origin, size, marks);
@@ -404,9 +414,6 @@ void draw_family_ladders(const std::vector<LadderChart>& charts, FamilyLadderSta
   marks.push_back({kPlot, "family", c.ladder, 0, 0, 0, 0, 0});
   const std::vector<size_t> shown = timed_steps(c);
   const std::vector<Flat> flats = flat_lines(c);
-  for (size_t i = 0; i < c.sizes.size(); ++i)
-    legend_entry(i == 0, series_colour(i), true, false, size_label(c.sizes[i]) + " elements",
-                 marks);
   const float avail = std::max(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 16);
   // Within what is left of the panel where it can, so that a 1280 x 720
   // projector shows the whole chart.
