@@ -15,6 +15,7 @@
 #include <imgui_impl_opengl3.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -121,9 +122,11 @@ void add_window_options(CommandLine& line, ts::app::Options& opt) {
                  "open this performance report (tilescope-cli bench --json) in the Performance "
                  "panel")
       ->check(CLI::ExistingFile);
-  std::vector<std::string> families;
-  for (const char* f : ts::families())
-    families.push_back(f);
+  std::vector<std::string> families;  // the bandwidth ones: a multiply's ladder is charted anyway
+  for (const ts::LessonInfo& v : ts::all_lessons())
+    if (v.metric == ts::PerfMetric::Bytes &&
+        std::find(families.begin(), families.end(), v.family) == families.end())
+      families.push_back(v.family);
   cli.add_option("--perf-family", opt.perf_family,
                  "the family whose ladder the Performance panel charts (GB/s per step against "
                  "the copy and the library), where the report timed three of its steps or more")
