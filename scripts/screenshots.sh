@@ -27,6 +27,12 @@ shot stencil_halo_light 1600x900 --lesson stencil.shared --position phase:1 --se
 shot heatmap_tiled 1600x900 --n 16 --tile 4 --position end --heatmap --tab Memory
 shot performance_h200 1600x900 --tab Performance --perf-report docs/perf_h200_panel.json
 shot ladder_h100 1600x2100 --tab Performance --perf-report docs/perf_h100_ladder.json
+# A bandwidth family's ladder from the shipped H200 report, on a 720p
+# projector with text at 28 and at 1920 x 1080.
+shot family_ladder_1280x720 1280x720 --tab Performance --perf-report docs/perf_h200_families.json \
+  --perf-family reduction --font-size 28
+shot family_ladder_1920x1080 1920x1080 --tab Performance \
+  --perf-report docs/perf_h200_families.json --perf-family reduction --font-size 18
 shot grid_focus 1600x900 --position phase:1 --select-block 3 --focus-grid
 # The Banks view at the transposes' first column read of the tile (lockstep
 # position 12064): 32-way conflict unpadded, none padded.

@@ -214,6 +214,7 @@ struct PlotMark {
   std::string label;                 // the kernel ("matmul.tiled_square T16"), or the text drawn
   float x = 0, y = 0, w = 0, h = 0;  // a point: its centre and 0 x 0; text: its box
   uint32_t colour = 0;               // ImU32 as drawn
+  double value = 0;                  // the number it stands for (a bar's GB/s); 0: none
 };
 
 // A lecture script being presented (app/lecture/lecture.hpp).
@@ -312,6 +313,8 @@ struct AppState {
   bool run_requested = false;      // a panel asks for request to run
   std::string open_trace_request;  // a path to load, set by the file dialog or a drop
   std::string open_perf_report_request;  // a performance report (.json) for the Performance panel
+  // The family whose ladder the Performance panel charts (--perf-family).
+  std::string perf_family_request;
   // Files being read, never written over (app/core/outputs.hpp): the command line's
   // (trace, --perf-report, --lecture), the report the Performance panel shows.
   std::vector<std::string> fixed_inputs;

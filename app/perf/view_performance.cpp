@@ -3,10 +3,11 @@
 // this file only draws). The sweep runs in a background thread with a
 // progress bar and Cancel; results can be saved, loaded, compared with an
 // earlier run and exported. The plots are in perf_plots.cpp (on the kit of
-// plot.cpp), what the panel runs in perf_runs.cpp. Without a GPU the panel
-// says so, shows the reports measured on GPU machines and shipped in docs/
-// (newest first, one combo to switch) and access counts from simulator
-// traces, which need none.
+// plot.cpp), the SGEMM ladder in ladder_chart.cpp and a bandwidth family's
+// ladder in family_ladder_chart.cpp, what the panel runs in perf_runs.cpp.
+// Without a GPU the panel says so, shows the reports measured on GPU machines
+// and shipped in docs/ (newest first, one combo to switch) and access counts
+// from simulator traces, which need none.
 #include <imgui.h>
 
 #include <algorithm>
@@ -24,6 +25,7 @@
 #include "analysis/perf_counts.hpp"
 #include "app/core/outputs.hpp"
 #include "app/core/view.hpp"
+#include "app/perf/family_ladder_chart.hpp"
 #include "app/perf/ladder_chart.hpp"
 #include "app/perf/perf_plots.hpp"
 #include "app/perf/perf_runs.hpp"
@@ -46,6 +48,10 @@ class PerformanceView final : public View {
     if (!s.open_perf_report_request.empty()) {
       open_report(s, s.open_perf_report_request);
       s.open_perf_report_request.clear();
+    }
+    if (!s.perf_family_request.empty()) {  // --perf-family
+      family_ladder_.family = s.perf_family_request;
+      s.perf_family_request.clear();
     }
     if (sweep_.running() || counts_job_.valid()) s.mark_busy();
     if (auto r = sweep_.take()) {
@@ -138,6 +144,12 @@ class PerformanceView final : public View {
         if (ImGui::CollapsingHeader(("The road to cuBLAS (the " + c.ladder + " ladder)").c_str(),
                                     ImGuiTreeNodeFlags_DefaultOpen))
           draw_ladder(c, log_y_, s.plot_marks);
+      // A bandwidth family's ladder (app/perf/family_ladder_chart.hpp): GB/s per step
+      // against the copy and the library, one family at a time.
+      if (const std::vector<LadderChart> f = family_ladders(*shown); !f.empty())
+        if (ImGui::CollapsingHeader("Family ladders: GB/s per step, the copy and the library",
+                                    ImGuiTreeNodeFlags_DefaultOpen))
+          draw_family_ladders(f, family_ladder_, s.plot_marks);
       if (ImGui::CollapsingHeader("Plots", ImGuiTreeNodeFlags_DefaultOpen)) draw_plots(s, *shown);
       for (const std::string& l : ladders())  // a ladder with one or two steps timed: after
         if (const LadderChart c = ladder_chart(*shown, l, ladder_sizes(*shown, l));
@@ -691,6 +703,7 @@ class PerformanceView final : public View {
   SeriesColours colours_;
   bool log_y_ = true;                       // naive and tiled kernels apart under cuBLAS
   std::string plot_family_;                 // the family both plots show
+  FamilyLadderState family_ladder_;         // the family whose ladder is charted
   char path_[512] = "tilescope_perf.json";  // kDefaultPath
   std::vector<ShippedReport> shipped_;      // docs/perf_*.json, newest first
   int shipped_index_ = -1;                  // the one shown, or -1

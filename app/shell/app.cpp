@@ -102,6 +102,7 @@ App::App(GLFWwindow* window, Options opt) : window_(window), opt_(std::move(opt)
     opt_.trace_file.clear();
   }
   s.open_perf_report_request = opt_.perf_report;
+  s.perf_family_request = opt_.perf_family;
   for (const std::string& in : {opt_.trace_file, opt_.perf_report, opt_.lecture})
     if (!in.empty()) s.fixed_inputs.push_back(in);  // never written over (app/core/outputs.hpp)
 

@@ -55,6 +55,7 @@ struct Options {
   int64_t quiz_seed = -1;         // --quiz [SEED]: start a quiz (app/quiz/quiz.hpp); -1: none
   std::string quiz_answer;        // scripted: answer the first question so (quiz.hpp)
   std::string perf_report;        // a performance report (JSON) to open in the Performance panel
+  std::string perf_family;        // the family whose ladder that panel shows (a bandwidth family)
   // --compare "<options>": a second run beside the lesson, parsed by main()
   // (app/compare/compare_mode.hpp); compare_error: why the text was refused (the window says it).
   std::optional<RunRequest> compare;

@@ -15,6 +15,7 @@
 #include <imgui_impl_opengl3.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -29,6 +30,7 @@
 #include "app/export/export.hpp"
 #include "app/shell/app.hpp"
 #include "app/shell/window_args.hpp"
+#include "engine/catalogue.hpp"
 #include "engine/lesson_options.hpp"
 #include "io/lecture_file.hpp"
 #include "io/output_file.hpp"
@@ -120,6 +122,15 @@ void add_window_options(CommandLine& line, ts::app::Options& opt) {
                  "open this performance report (tilescope-cli bench --json) in the Performance "
                  "panel")
       ->check(CLI::ExistingFile);
+  std::vector<std::string> families;  // the bandwidth ones: a multiply's ladder is charted anyway
+  for (const ts::LessonInfo& v : ts::all_lessons())
+    if (v.metric == ts::PerfMetric::Bytes &&
+        std::find(families.begin(), families.end(), v.family) == families.end())
+      families.push_back(v.family);
+  cli.add_option("--perf-family", opt.perf_family,
+                 "the family whose ladder the Performance panel charts (GB/s per step against "
+                 "the copy and the library), where the report timed three of its steps or more")
+      ->check(CLI::IsMember(families));
   cli.add_option("--lecture", opt.lecture,
                  "present this lecture script (.tslecture, docs/lectures.md): PageDown / PageUp");
   cli.add_option("--step", opt.lecture_step, "the lecture's step to open at (1 = the first)");

@@ -114,15 +114,15 @@ bool write_window_png(GLFWwindow* window, const std::string& png, const OutputOp
 nlohmann::json plot_marks_json(const std::vector<PlotMark>& marks, float sx, float sy) {
   nlohmann::json plot_marks = nlohmann::json::array();
   for (const PlotMark& m : marks)
-    plot_marks.push_back(
-        {{"plot", m.plot},
-         {"kind", m.kind},
-         {"label", m.label},
-         {"x", m.x * sx},
-         {"y", m.y * sy},
-         {"w", m.w * sx},
-         {"h", m.h * sy},
-         {"rgb", {m.colour & 255, (m.colour >> 8) & 255, (m.colour >> 16) & 255}}});
+    plot_marks.push_back({{"plot", m.plot},
+                          {"kind", m.kind},
+                          {"label", m.label},
+                          {"x", m.x * sx},
+                          {"y", m.y * sy},
+                          {"w", m.w * sx},
+                          {"h", m.h * sy},
+                          {"rgb", {m.colour & 255, (m.colour >> 8) & 255, (m.colour >> 16) & 255}},
+                          {"value", m.value}});
   return plot_marks;
 }
 
