@@ -150,6 +150,15 @@ int run_bench(const BenchOptions& o) {
   if (!o.ladder.empty() && !r.results.empty())
     std::cout << "\n" << format_ladder_table(ladder_chart(r, o.ladder, chart_sizes));
   if (before) print_comparison(*before, r);
+  if (!r.device.usable) {
+    std::cerr << "bench: no timings: " << r.device.reason
+              << ". Timings need an NVIDIA GPU; `tilescope-cli run` shows access counts from the "
+                 "simulator.\n";
+    // A report without a single timing would only replace one that has them.
+    if (!o.json.empty() || !o.csv.empty())
+      std::cerr << "bench: nothing written (a report without timings)\n";
+    return 1;  // could not do it (the CLI's exit codes: cli/main.cpp)
+  }
   int rc = 0;
   std::string err;
   if (!o.json.empty()) {
@@ -167,12 +176,6 @@ int run_bench(const BenchOptions& o) {
       std::cerr << "bench: " << err << "\n";
       rc = 1;
     }
-  }
-  if (!r.device.usable) {
-    std::cerr << "bench: no timings: " << r.device.reason
-              << ". Timings need an NVIDIA GPU; `tilescope-cli run` shows access counts from the "
-                 "simulator.\n";
-    return 1;  // could not do it (the CLI's exit codes: cli/main.cpp)
   }
   if (!r.error.empty()) {
     std::cerr << "bench: " << r.error << "\n";

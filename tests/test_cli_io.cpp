@@ -20,6 +20,7 @@
 #include <sstream>
 #include <string>
 
+#include "engine/backend.hpp"
 #include "io/perf_report.hpp"
 #include "io/trace_file.hpp"
 #include "temp_files.hpp"
@@ -139,8 +140,12 @@ const OutputKind kOutputKinds[] = {
      true},
 };
 
+bool is_bench(const OutputKind& k) {
+  return std::string(k.name).rfind("bench", 0) == 0;
+}
+
 std::string input_for(const OutputKind& k, const TempDir& d) {
-  return std::string(k.name).rfind("bench", 0) == 0 ? report_file(d) : trace_file(d);
+  return is_bench(k) ? report_file(d) : trace_file(d);
 }
 
 TEST(CliOutputs, NeverOntoTheirInputNorThroughALinkToIt) {
@@ -177,6 +182,25 @@ TEST(CliOutputs, AnExistingFileIsRefusedUnlessForce) {
   }
 }
 
+// Issue 31, defect 9: `bench --json report.json --force` without a GPU replaced
+// a report of timings with one that has none, then exited 1.
+TEST(CliOutputs, BenchWithoutAGpuNeverReplacesAReport) {
+  REQUIRE_CLI();
+  if (cuda_status().usable) GTEST_SKIP() << "skipped: this checks a machine without a usable GPU";
+  for (const OutputKind& k : kOutputKinds) {
+    if (!is_bench(k)) continue;
+    TempDir d("no_gpu");
+    const std::string in = input_for(k, d);
+    const std::string out = d / "existing";
+    std::ofstream(out) << "19.5 KB of H200 measurements";
+    const uint64_t before = hash_of(out);
+    const CliResult r = cli(k.command(in, out) + " --force");
+    EXPECT_EQ(r.code, 1) << k.name << ": " << r.out;
+    EXPECT_TRUE(has(r.out, "bench: nothing written")) << k.name << ": " << r.out;
+    EXPECT_EQ(hash_of(out), before) << k.name << ": the report was replaced";
+  }
+}
+
 TEST(CliOutputs, DevFullIsAFailureWithTheReason) {
   REQUIRE_CLI();
   for (const OutputKind& k : kOutputKinds) {
@@ -184,6 +208,10 @@ TEST(CliOutputs, DevFullIsAFailureWithTheReason) {
     const std::string in = input_for(k, d);
     const CliResult r = cli(k.command(in, "/dev/full"));
     EXPECT_EQ(r.code, 1) << k.name << ": " << r.out;
+    if (is_bench(k) && !cuda_status().usable) {  // no timings: nothing is written at all
+      EXPECT_TRUE(has(r.out, "bench: nothing written")) << k.name << ": " << r.out;
+      continue;
+    }
     EXPECT_TRUE(has(r.out, "cannot write /dev/full: No space left on device"))
         << k.name << ": " << r.out;
     EXPECT_FALSE(has(r.out, "wrote /dev/full")) << k.name << ": " << r.out;
