@@ -285,28 +285,16 @@ void table(const LadderChart& c) {
   for (const std::string& h : heads)
     ImGui::TableSetupColumn(h.c_str());
   ImGui::TableHeadersRow();
-  auto cell = [](double v, const char* f) {
-    ImGui::TableNextColumn();
-    if (v > 0)
-      ImGui::Text(f, v);
-    else
-      ImGui::TextDisabled("-");
-  };
   for (size_t i = 0; i < c.steps.size(); ++i) {
     const LadderStep& s = c.steps[i];
-    ImGui::TableNextRow();
-    ImGui::TableNextColumn();
-    ImGui::Text("%d", s.step);
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(s.lesson->title);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%s", s.lesson->id, s.why.c_str());
+    table_step_cells(s.step, s.lesson->title, s.lesson->id, s.why.c_str());
     for (int n : c.sizes) {
       const LadderPoint* p = c.at(i, n);
-      cell(p && p->counted ? p->gbps : 0, "%.1f");
+      table_number(p && p->counted ? p->gbps : 0, "%.1f");
     }
     const LadderPoint* t = c.at(i, c.table_size);
-    cell(t ? t->pct_copy : 0, "%.1f");
-    if (lib) cell(t ? t->pct_library : 0, "%.1f");
+    table_number(t ? t->pct_copy : 0, "%.1f");
+    if (lib) table_number(t ? t->pct_library : 0, "%.1f");
   }
   for (const LibraryLine& l : c.library) {
     ImGui::TableNextRow();
@@ -325,7 +313,7 @@ void table(const LadderChart& c) {
                                       : "-");
     }
     const double last = l.gbps.empty() ? 0 : l.gbps.back();
-    cell(c.copy_gbps > 0 ? 100.0 * last / c.copy_gbps : 0, "%.1f");
+    table_number(c.copy_gbps > 0 ? 100.0 * last / c.copy_gbps : 0, "%.1f");
     if (lib) ImGui::TableNextColumn();
   }
   ImGui::TableNextRow();
@@ -333,7 +321,7 @@ void table(const LadderChart& c) {
   ImGui::TableNextColumn();
   ImGui::TextUnformatted("copy (device to device)");
   for (size_t k = 0; k < c.sizes.size(); ++k)
-    cell(c.copy_gbps, "%.1f");
+    table_number(c.copy_gbps, "%.1f");
   ImGui::EndTable();
 }
 

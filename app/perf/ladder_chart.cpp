@@ -304,29 +304,17 @@ void table(const LadderChart& c) {
   ImGui::TableSetupColumn("flop / global B");
   ImGui::TableSetupColumn("shared B / flop");
   ImGui::TableHeadersRow();
-  auto cell = [](double v, const char* f) {
-    ImGui::TableNextColumn();
-    if (v > 0)
-      ImGui::Text(f, v);
-    else
-      ImGui::TextDisabled("-");
-  };
   for (size_t i = 0; i < c.steps.size(); ++i) {
     const LadderStep& s = c.steps[i];
-    ImGui::TableNextRow();
-    ImGui::TableNextColumn();
-    ImGui::Text("%d", s.step);
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(s.lesson->title);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%s", s.lesson->id, s.lesson->summary);
+    table_step_cells(s.step, s.lesson->title, s.lesson->id, s.lesson->summary);
     for (int n : c.sizes) {
       const LadderPoint* p = c.at(i, n);
-      cell(p && p->counted ? p->gflops : 0, "%.1f");
+      table_number(p && p->counted ? p->gflops : 0, "%.1f");
     }
     const LadderPoint* t = c.at(i, c.table_size);
-    cell(t ? t->pct_cublas : 0, "%.1f");
-    cell(t ? t->global_intensity : 0, "%.3g");
-    cell(t ? t->shared_bytes_per_flop : 0, "%.3g");
+    table_number(t ? t->pct_cublas : 0, "%.1f");
+    table_number(t ? t->global_intensity : 0, "%.3g");
+    table_number(t ? t->shared_bytes_per_flop : 0, "%.3g");
   }
   ImGui::EndTable();
 }

@@ -85,6 +85,23 @@ std::string size_label(double v) {
   return si(v);
 }
 
+void table_step_cells(int step, const char* title, const char* id, const char* detail) {
+  ImGui::TableNextRow();
+  ImGui::TableNextColumn();
+  ImGui::Text("%d", step);
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(title);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%s", id, detail);
+}
+
+void table_number(double v, const char* format) {
+  ImGui::TableNextColumn();
+  if (v > 0)
+    ImGui::Text(format, v);
+  else
+    ImGui::TextDisabled("-");
+}
+
 // Decade ticks for a log axis, round steps for a linear one.
 std::vector<double> ticks(double a, double b, bool log) {
   std::vector<double> t;

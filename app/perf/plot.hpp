@@ -28,6 +28,12 @@ std::string si(double v);                  // 1234 -> "1.23k", 51000 -> "51k"
 std::string grouped(uint64_t v);           // 1200 -> "1,200": exact counts, readable
 std::string size_label(double v);          // 4096 as is; powers of two as 2^k from 64k on
 
+// A ladder table's cells (the SGEMM ladder's and a family's): a row's first
+// two, the step's number and its title with "id\ndetail" on hover; then one
+// number per column, a greyed "-" where it was not measured (v <= 0).
+void table_step_cells(int step, const char* title, const char* id, const char* detail);
+void table_number(double v, const char* format);
+
 // A screen rectangle: what labels must not cover, and where one went.
 struct Box {
   ImVec2 a, b;
