@@ -25,6 +25,7 @@
 #include "engine/lesson_file.hpp"
 #include "tests/gpu_require.hpp"
 #include "tests/lesson_picks.hpp"
+#include "tests/temp_files.hpp"
 
 namespace ts {
 namespace {
@@ -33,17 +34,10 @@ namespace fs = std::filesystem;
 
 const fs::path kSource = TS_SOURCE_DIR;
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // A built-in lesson copied as a user would (engine/lesson_file.hpp): the
 // header renamed, its namespace with it.
 fs::path copy_of_lesson(const std::string& file_stem, const fs::path& dir) {
-  std::string text = read_text(kSource / "lessons" / (file_stem + ".hpp"));
+  std::string text = test::read_all(kSource / "lessons" / (file_stem + ".hpp"));
   const std::string from = "namespace ts::lessons::" + file_stem, to = from + "_copy";
   for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
     text.replace(at, from.size(), to);

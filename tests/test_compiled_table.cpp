@@ -17,6 +17,7 @@
 #include "engine/catalogue.hpp"
 #include "engine/compiled/compiled_table.hpp"
 #include "engine/lesson_dispatch.hpp"
+#include "tests/temp_files.hpp"
 
 namespace ts::compiled {
 namespace {
@@ -25,13 +26,6 @@ namespace fs = std::filesystem;
 
 const fs::path kTree = fs::path(TS_SOURCE_DIR) / "lessons/compiled/sm_90";
 const std::string kRemake = "run scripts/sass_table.sh (needs nvcc and nvdisasm)";
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // "lessons/scan_blelloch.hpp" -> "scan_blelloch".
 std::string name_of(const LessonInfo& v) {
@@ -79,7 +73,7 @@ Pick current_lesson() {
 // The committed list of lessons whose tables wait for a machine with nvdisasm.
 std::set<std::string> pending() {
   std::set<std::string> out;
-  std::istringstream in(read_text(kTree / "pending.txt"));
+  std::istringstream in(test::read_all(kTree / "pending.txt"));
   for (std::string line; std::getline(in, line);)
     if (!line.empty() && line[0] != '#') out.insert(line);
   return out;
@@ -100,7 +94,7 @@ TEST(CompiledTable, InTheTreeOnlyThePendingLessonsAreStale) {
     ids.insert(v.id);
     names.insert(name_of(v));
     const fs::path file = kTree / (name_of(v) + ".tsv");
-    const std::string text = fs::exists(file) ? read_text(file) : "";
+    const std::string text = fs::exists(file) ? test::read_all(file) : "";
     const CompiledFile f{"", text};
     const LessonTable t = read(v, fs::exists(file) ? &f : nullptr);
     if (t.status.current()) {
