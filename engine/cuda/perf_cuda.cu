@@ -333,10 +333,14 @@ struct Sweep {
   }
 
   // Times one catalogue lesson at one point and checks its output, through
-  // the lesson's own translation unit (engine/cuda/lesson_plugin.cuh).
-  void run_lesson(const LessonCudaOps& ops, const LessonInfo& v, const Params& p, int size,
-                  int tile, KernelArgs args, float* out_dev, size_t out_count,
-                  const BufferData& want, const std::string& checked_against) {
+  // the lesson's own translation unit (engine/cuda/lesson_plugin.cuh); false
+  // when this build has no untraced kernel for its parameters.
+  bool run_lesson(const LessonInfo& v, const Params& p, int size, int tile, KernelArgs args,
+                  float* out_dev, size_t out_count, const BufferData& want,
+                  const std::string& checked_against) {
+    const LessonCudaOps* found = lesson_cuda_ops(*lesson_index(v.id));
+    if (!found || !found->timed_kernel(p)) return false;
+    const LessonCudaOps& ops = *found;
     PerfResult x;
     x.kernel = v.id;
     x.metric = v.metric;
@@ -372,7 +376,7 @@ struct Sweep {
       cudaGetLastError();
       emit(x);
       if (!h.context_alive()) died(label);
-      return;
+      return true;
     }
     BufferData got;
     got.slot = want.slot;
@@ -389,14 +393,14 @@ struct Sweep {
     Timing t = h.time(label, [&] { return cudaError_t(ops.launch_timed(p, g, args)); });
     if (t.cancelled) {
       check_cancel();
-      return;  // an unfinished point is not reported
+      return true;  // an unfinished point is not reported
     }
     if (!t.ok) {
       x.status = PerfStatus::Error;
       x.message = "timed launch failed: " + t.error;
       emit(x);
       if (!h.context_alive()) died(label);
-      return;
+      return true;
     }
     x.reps = t.reps;
     x.ms_median = t.median;
@@ -410,6 +414,7 @@ struct Sweep {
       x.message = "output wrong, time not counted: " + verdict.summary();
     }
     emit(x);
+    return true;
   }
 
   void copy_reference() {
@@ -613,10 +618,7 @@ struct Sweep {
         args.data[1] = A.f();
         args.data[2] = B.f();
         args.data[3] = C.f();
-        const LessonCudaOps* ops = lesson_cuda_ops(*lesson_index(v->id));
-        const bool found = ops && ops->timed_kernel(p);
-        if (found) run_lesson(*ops, *v, p, n, tile, args, C.f(), elems, want, against);
-        if (!found)
+        if (!run_lesson(*v, p, n, tile, args, C.f(), elems, want, against))
           skip_point(*v, n, tile, "no untraced instantiation for this tile in this build");
         if (stop) return;
       }
@@ -687,12 +689,8 @@ struct Sweep {
         want_of = v->reference;
         want_params = p;
       }
-      const LessonCudaOps* ops = lesson_cuda_ops(*lesson_index(v->id));
-      const bool found = ops && ops->timed_kernel(p);
-      if (found)
-        run_lesson(*ops, *v, p, size, 0, run.args, out_dev, out_count, want,
-                   "CPU double reference");
-      if (!found) skip_point(*v, size, 0, "no untraced instantiation in this build");
+      if (!run_lesson(*v, p, size, 0, run.args, out_dev, out_count, want, "CPU double reference"))
+        skip_point(*v, size, 0, "no untraced instantiation in this build");
       if (stop) return;
     }
   }
