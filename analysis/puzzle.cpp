@@ -15,8 +15,10 @@
 #include "analysis/warp_access.hpp"
 #include "engine/backend.hpp"
 #include "engine/catalogue.hpp"
+#include "engine/lesson_child.hpp"
 #include "engine/lesson_file.hpp"
 #include "engine/puzzles.hpp"
+#include "engine/reference.hpp"
 
 namespace ts {
 namespace fs = std::filesystem;
@@ -97,6 +99,11 @@ std::optional<std::string> load_one(const fs::path& folder, Puzzle& pz) {
     budget.array = b.value("array", "");
     budget.max = b.value("max", 0.0);
     budget.why = text_of(b.value("why", nlohmann::json()));
+    budget.scales_with = b.value("scales_with", "");
+    if (!budget.scales_with.empty() &&
+        std::none_of(std::begin(kParamFields), std::end(kParamFields),
+                     [&](const ParamField& f) { return budget.scales_with == f.name; }))
+      return "puzzle.json: \"scales_with\" names no parameter: '" + budget.scales_with + "'";
     if (auto e = read_params(b.value("at", nlohmann::json::object()), budget.at))
       return "puzzle.json: " + *e;
     pz.budgets.push_back(std::move(budget));
@@ -115,6 +122,17 @@ Params with_defaults(const LessonSpec& spec, const Params& p) {
   return out;
 }
 
+// `p` with every size it declares doubled, within the declared range (the
+// radius is not a size).
+Params doubled(const LessonSpec& spec, const Params& p) {
+  Params out = p;
+  for (const ParamDecl& d : spec.params)
+    for (const ParamField& f : kParamFields)
+      if (std::string_view(f.name) == d.name && std::string_view(d.name) != "radius")
+        out.*f.field = std::min(d.max, 2 * p.*f.field);
+  return out;
+}
+
 std::string geometry_text(const LaunchGeometry& g) {
   auto dim = [](const Dim3& d) {
     return std::to_string(d.x) + " x " + std::to_string(d.y) + " x " + std::to_string(d.z);
@@ -127,10 +145,12 @@ std::string array_text(const ArrayInfo& a) {
          std::to_string(a.cols) + ")";
 }
 
-// Why the solution's descriptor is not the puzzle's, at these parameters.
-std::optional<std::string> setup_difference(const LessonInfo& mine, const LessonSpec& theirs,
+// Why the run's arrays and launch (the solution's descriptor, in the lesson
+// child) are not the puzzle's, at these parameters.
+std::optional<std::string> setup_difference(const RunConfig& mine, const LessonSpec& theirs,
                                             const Params& p) {
-  const ArrayTable a = mine.arrays(p), b = theirs.arrays(p);
+  const ArrayTable& a = mine.arrays;
+  const ArrayTable b = theirs.arrays(p);
   for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
     if (i >= a.size()) return "the puzzle's array " + array_text(b[i]) + " is missing";
     if (i >= b.size()) return "the array " + array_text(a[i]) + " is not the puzzle's";
@@ -138,7 +158,8 @@ std::optional<std::string> setup_difference(const LessonInfo& mine, const Lesson
       return "array " + std::to_string(i + 1) + " is " + array_text(a[i]) + ", the puzzle's is " +
              array_text(b[i]);
   }
-  const LaunchGeometry g = mine.geometry(p), h = theirs.geometry(p);
+  const LaunchGeometry& g = mine.geometry;
+  const LaunchGeometry h = theirs.geometry(p);
   if (!(g.grid == h.grid) || !(g.block == h.block))
     return "the launch is " + geometry_text(g) + ", the puzzle's is " + geometry_text(h);
   return std::nullopt;
@@ -154,27 +175,25 @@ std::string cell_name(const Trace& t, ArraySlot slot, uint32_t element) {
   return s;
 }
 
-struct Checked {
-  RunResult run;
-  Params params;
-};
-
-RunResult run_at(const std::string& id, const Params& p, ScheduleKind schedule) {
+RunRequest request_at(const std::string& id, const Params& p, ScheduleKind schedule) {
   RunRequest req;
   req.lesson_id = id;
   req.params = p;
   req.backend = BackendChoice::Sim;
   req.schedule.kind = schedule;
-  return run(req);
+  return req;
 }
 
 // The output rule at one size: nullopt when right.
 std::optional<RuleResult> output_problem(const LessonSpec& theirs, const RunResult& r,
-                                         const std::string& at) {
+                                         const std::string& params, ScheduleKind schedule) {
   RuleResult res;
   res.rule = "output";
   res.status = RuleStatus::Fail;
-  res.at = at;
+  res.at = params;
+  const std::string at = params + (schedule == ScheduleKind::WarpSkew ? " under warp skew"
+                                   : schedule == ScheduleKind::Random ? " in a random schedule"
+                                                                      : "");
   if (!r.ok) {
     res.reason = "at " + at + " the run stopped: " + r.error;
     return res;
@@ -184,18 +203,29 @@ std::optional<RuleResult> output_problem(const LessonSpec& theirs, const RunResu
     return res;
   }
   const Trace& t = r.trace;
+  // The inputs as the puzzle makes them here, never as the solution's process says.
+  const LessonInfo* info = find_lesson(t.config.lesson_id);
+  const std::vector<BufferData> inputs =
+      info ? make_inputs(*info, t.config.params, InputKind::SmallIntegers, t.config.input_seed)
+           : std::vector<BufferData>{};
   LessonInputs in;
-  in.by_slot.assign(t.config.arrays.size() + 1, nullptr);
+  in.by_slot.assign(kMaxArrays + 1, nullptr);
   static const std::vector<float> kNone;
   for (auto& s : in.by_slot)
     s = &kNone;
+  for (const BufferData& b : inputs)
+    if (b.slot >= 1 && b.slot <= kMaxArrays) in.by_slot[b.slot] = &b.values;
   const BufferData* out = nullptr;
   for (const BufferData& b : t.buffers) {
     if (b.is_output && !out) out = &b;
-    if (!b.is_output && b.slot >= 1 && b.slot <= t.config.arrays.size())
-      in.by_slot[b.slot] = &b.values;
+    if (!b.is_output && b.slot >= 1 && b.slot <= kMaxArrays && in.by_slot[b.slot] != &kNone &&
+        b.values != *in.by_slot[b.slot]) {
+      res.reason = "at " + at + ": the input " + array_name(t.config.arrays, b.slot) +
+                   " is not the puzzle's after the run (an input must not be written)";
+      return res;
+    }
   }
-  const std::vector<float> want = theirs.reference(r.trace.config.params, in);
+  const std::vector<float> want = theirs.reference(t.config.params, in);
   if (!out || out->values.size() != want.size()) {
     res.reason = "at " + at + ": the run has no output of the puzzle's size";
     return res;
@@ -265,14 +295,16 @@ std::string worst_site(const WarpAccesses& w, bool shared, EventKind kind) {
   return std::to_string(worst->line);
 }
 
-RuleResult check_budget(const Puzzle& pz, const PuzzleBudget& b, const std::string& id,
-                        const LessonSpec& theirs) {
+RuleResult check_budget(const Puzzle& pz, const PuzzleBudget& b, const LessonSpec& theirs,
+                        const RunResult& r) {
   RuleResult res;
   res.rule = "budget " + b.metric + (b.array.empty() ? "" : " (" + b.array + ")");
-  const Params p = with_defaults(theirs, b.at);
+  const Params p = r.ok ? r.trace.config.params : with_defaults(theirs, b.at);
   res.at = puzzle_params_text(pz, p);
   res.limit = b.max;
-  const RunResult r = run_at(id, p, ScheduleKind::Lockstep);
+  for (const ParamField& f : kParamFields)  // a limit that grows with a size
+    if (b.scales_with == f.name && b.at.*f.field > 0)
+      res.limit = b.max * double(p.*f.field) / double(with_defaults(theirs, b.at).*f.field);
   if (!r.ok) {
     res.reason = "not measured: at " + res.at + " the run stopped: " + r.error;
     return res;
@@ -310,10 +342,10 @@ RuleResult check_budget(const Puzzle& pz, const PuzzleBudget& b, const std::stri
       line = worst_site(w, false, kind);
     }
   }
-  const bool ok = res.measured <= b.max + 1e-9;
+  const bool ok = res.measured <= res.limit + 1e-9;
   res.status = ok ? RuleStatus::Pass : RuleStatus::Fail;
   res.reason = "at " + res.at + ": " + fmt(res.measured) + " " + what +
-               (ok ? ", within " : ", over ") + "the budget of " + fmt(b.max);
+               (ok ? ", within " : ", over ") + "the budget of " + fmt(res.limit);
   if (!ok && !line.empty()) {
     res.line = std::atoi(line.c_str());
     res.reason += "; the most at line " + line;
@@ -419,15 +451,23 @@ PuzzleGrade grade_puzzle(const Puzzle& pz, const std::string& solution_path) {
       rule("budget " + b.metric + (b.array.empty() ? "" : " (" + b.array + ")")).reason = why;
   };
 
-  // compiles
-  const LessonFile f = load_lesson_file(solution_path);
+  // compiles: here, with TileScope's own descriptor of the puzzle; the
+  // solution's code never runs in this process (engine/lesson_child.hpp).
+  std::optional<LessonSpec> spec;
+  std::string spec_error;
+  try {
+    spec = puzzles::setup(pz.id.c_str(), solution_path.c_str());
+  } catch (const std::exception& e) {
+    spec_error = e.what();
+  }
+  const LessonFile f = spec ? load_lesson_file_as(solution_path, *spec) : LessonFile{};
   g.cached = f.cached;
   g.compile_seconds = f.seconds;
   {
     RuleResult& r = rule("compiles");
     if (!f.ok) {
       r.status = RuleStatus::Fail;
-      r.reason = f.error;
+      r.reason = spec ? f.error : solution_path + ": " + spec_error;
       if (const CompilerDiagnostic* d = first_error_in_file(f)) r.line = d->line;
       not_checked("the file did not compile", true);
       return finish();
@@ -437,21 +477,43 @@ PuzzleGrade grade_puzzle(const Puzzle& pz, const std::string& solution_path) {
     std::snprintf(took, sizeof took, "%.1f", f.seconds);
     r.reason = f.cached ? "compiled (from the cache)" : std::string("compiled in ") + took + " s";
   }
-  const LessonInfo* mine = find_lesson(f.lesson_id);
 
-  // setup
+  // Every run the grade needs, in one lesson child: each hidden size in
+  // lockstep, under warp skew and in a random schedule, then each budget at
+  // its own size and at twice it.
+  constexpr ScheduleKind kSchedules[] = {ScheduleKind::Lockstep, ScheduleKind::WarpSkew,
+                                         ScheduleKind::Random};
+  constexpr size_t kPerSize = std::size(kSchedules);
+  std::vector<RunRequest> requests;
+  std::vector<Params> sizes;
+  for (const Params& h : setup->hidden) {
+    sizes.push_back(with_defaults(theirs, h));
+    for (const ScheduleKind kind : kSchedules) {
+      requests.push_back(request_at(f.lesson_id, sizes.back(), kind));
+      requests.back().schedule.seed = 1 + sizes.size();  // a different order at each size
+    }
+  }
+  const size_t first_budget = requests.size();
+  for (const PuzzleBudget& b : pz.budgets) {
+    const Params at = with_defaults(theirs, b.at);
+    requests.push_back(request_at(f.lesson_id, at, ScheduleKind::Lockstep));
+    requests.push_back(request_at(f.lesson_id, doubled(theirs, at), ScheduleKind::Lockstep));
+  }
+  const LessonChildResult child =
+      run_lesson_file_in_child(f.path, requests, {.stop_at_failure = true, .compiled = true});
+  auto lockstep = [&](size_t size) -> const RunResult& { return child.runs[kPerSize * size]; };
+  auto schedule_of = [&](size_t run) {
+    return run < first_budget ? kSchedules[run % kPerSize] : ScheduleKind::Lockstep;
+  };
+  auto params_of = [&](size_t run) { return requests[run].params; };
+
+  // setup: the arrays and launch the solution's runs had
   {
     RuleResult& r = rule("setup");
     std::optional<std::string> diff;
-    for (const Params& h : setup->hidden) {
-      const Params p = with_defaults(theirs, h);
-      if ((diff = setup_difference(*mine, theirs, p))) {
-        r.at = puzzle_params_text(pz, p);
-        break;
-      }
-    }
-    if (!diff && mine->params.size() != theirs.params.size())
-      diff = "its parameters are not the puzzle's";
+    for (size_t i = 0; i < sizes.size() && !diff; ++i)
+      if (lockstep(i).ok && (diff = setup_difference(lockstep(i).trace.config, theirs, sizes[i])))
+        r.at = puzzle_params_text(pz, sizes[i]);
     if (diff) {
       r.status = RuleStatus::Fail;
       r.reason = "the descriptor is not puzzle " + pz.id + "'s: " + *diff +
@@ -463,59 +525,62 @@ PuzzleGrade grade_puzzle(const Puzzle& pz, const std::string& solution_path) {
     r.reason = "the puzzle's arrays and launch";
   }
 
-  // output, at every hidden size, in lockstep
-  std::vector<Checked> runs;
+  // output: every run, each hidden size in every schedule and each budget's
+  // runs (a kernel must be right where its accesses are counted)
   {
     RuleResult& r = rule("output");
-    std::string sizes;
-    for (const Params& h : setup->hidden) {
-      const Params p = with_defaults(theirs, h);
-      const std::string at = puzzle_params_text(pz, p);
-      runs.push_back({run_at(f.lesson_id, p, ScheduleKind::Lockstep), p});
-      if (auto problem = output_problem(theirs, runs.back().run, at)) {
-        if (r.status != RuleStatus::Fail) r = *problem;
+    for (size_t k = 0; k < child.runs.size() && r.status != RuleStatus::Fail; ++k) {
+      const RunResult& run = child.runs[k];
+      if (run.error.rfind("not run", 0) == 0) continue;
+      if (auto problem =
+              output_problem(theirs, run, puzzle_params_text(pz, params_of(k)), schedule_of(k))) {
+        r = *problem;
+        if (!run.ok && child.failure_line > 0) r.line = child.failure_line;
       }
-      sizes += (sizes.empty() ? "" : ", ") + at;
     }
     if (r.status != RuleStatus::Fail) {
+      std::string list;
+      for (const Params& p : sizes)
+        list += (list.empty() ? "" : ", ") + puzzle_params_text(pz, p);
       r.status = RuleStatus::Pass;
-      r.reason = "right at " + std::to_string(setup->hidden.size()) + " sizes (" + sizes + ")";
+      r.reason = "right at " + std::to_string(sizes.size()) + " sizes (" + list +
+                 "), in lockstep, under warp skew and in a random schedule";
     }
   }
 
-  // hazards: the lockstep runs, and each size again under warp skew
+  // hazards: each size in every schedule
   {
     RuleResult& r = rule("hazards");
     uint64_t shared = 0;
-    for (const Checked& c : runs) {
-      if (!c.run.ok) continue;
-      const std::string at = puzzle_params_text(pz, c.params);
-      for (const ScheduleKind kind : {ScheduleKind::Lockstep, ScheduleKind::WarpSkew}) {
-        RunResult skewed;
-        const RunResult* run = &c.run;
-        if (kind == ScheduleKind::WarpSkew) {
-          skewed = run_at(f.lesson_id, c.params, kind);
-          if (!skewed.ok) continue;
-          run = &skewed;
-        }
-        const HazardReport h = analyze_hazards(run->trace);
-        shared += h.shared_accesses;
-        if (h.total && r.status != RuleStatus::Fail) {
-          r.status = RuleStatus::Fail;
-          r.at = at;
-          r.reason = hazard_reason(run->trace, h, at,
-                                   kind == ScheduleKind::Lockstep ? "lockstep" : "warp-skew", r);
-        }
+    bool ran = false;
+    for (size_t k = 0; k < first_budget && r.status != RuleStatus::Fail; ++k) {
+      const RunResult& run = child.runs[k];
+      if (!run.ok) continue;
+      ran = true;
+      const HazardReport h = analyze_hazards(run.trace);
+      shared += h.shared_accesses;
+      if (h.total) {
+        const std::string at = puzzle_params_text(pz, params_of(k));
+        r.status = RuleStatus::Fail;
+        r.at = at;
+        r.reason = hazard_reason(run.trace, h, at,
+                                 schedule_of(k) == ScheduleKind::WarpSkew ? "warp-skew"
+                                 : schedule_of(k) == ScheduleKind::Random ? "random"
+                                                                          : "lockstep",
+                                 r);
       }
-      if (r.status == RuleStatus::Fail) break;
     }
-    if (r.status != RuleStatus::Fail) {
-      const bool ran =
-          std::any_of(runs.begin(), runs.end(), [](const Checked& c) { return c.run.ok; });
+    const bool all_ran = std::all_of(child.runs.begin(), child.runs.end(),
+                                     [](const RunResult& run) { return run.ok; });
+    if (r.status != RuleStatus::Fail && !all_ran) {
+      r.status = RuleStatus::NotChecked;
+      r.reason = "not every run finished (see output)";
+    } else if (r.status != RuleStatus::Fail) {
       r.status = ran ? RuleStatus::Pass : RuleStatus::NotChecked;
       r.reason = !ran     ? "no run finished"
                  : shared ? "no racing pair among " + std::to_string(shared) +
-                                " shared accesses, in lockstep and under warp skew"
+                                " shared accesses, in lockstep, under warp skew and in a random "
+                                "schedule"
                           : "no shared memory: nothing can race";
     }
   }
@@ -523,9 +588,20 @@ PuzzleGrade grade_puzzle(const Puzzle& pz, const std::string& solution_path) {
   // A budget counts the accesses of a kernel that does the job: measured
   // only once the output is right.
   const bool output_right = g.rules[2].status == RuleStatus::Pass;
-  for (const PuzzleBudget& b : pz.budgets) {
+  for (size_t i = 0; i < pz.budgets.size(); ++i) {
+    const PuzzleBudget& b = pz.budgets[i];
     if (output_right) {
-      g.rules.push_back(check_budget(pz, b, f.lesson_id, theirs));
+      // At the budget's size, then at twice it: a kernel that
+      // is frugal only at the size it is measured at does not pass.
+      RuleResult at_budget = check_budget(pz, b, theirs, child.runs[first_budget + 2 * i]);
+      if (at_budget.status == RuleStatus::Pass) {
+        RuleResult at_largest = check_budget(pz, b, theirs, child.runs[first_budget + 2 * i + 1]);
+        if (at_largest.status != RuleStatus::Pass)
+          at_budget = at_largest;
+        else
+          at_budget.reason += "; " + at_largest.reason;
+      }
+      g.rules.push_back(std::move(at_budget));
     } else {
       rule("budget " + b.metric + (b.array.empty() ? "" : " (" + b.array + ")")).reason =
           "not measured until the output is right";

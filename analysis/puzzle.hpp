@@ -41,7 +41,11 @@ struct PuzzleBudget {
   std::string metric;
   std::string array;  // only this array's accesses ("" = all)
   double max = 0;
-  Params at;        // the size it is measured at (the puzzle's defaults for the rest)
+  Params at;  // the size it is measured at (the puzzle's defaults for the rest)
+  // The grader measures it at `at` and at twice that size, where a limit that
+  // grows with a size (matmul's 2 n / tile loads per output) names it here:
+  // the limit is then scaled by that parameter's ratio.
+  std::string scales_with;
   std::string why;  // where the limit comes from, in the statement's words
 };
 
@@ -99,21 +103,24 @@ struct PuzzleGrade {
 
 PuzzleGrade grade_puzzle(const Puzzle& puzzle, const std::string& solution_path);
 
-// A student's progress: "solved" or "attempted" by puzzle id, kept in the
-// folder the window keeps its settings in (beside imgui.ini). The window's
-// Puzzles panel records every grade; `tilescope-cli check --record` too.
+// A student's progress: "solved" or "attempted" by puzzle id, kept with the
+// user's data (puzzle_progress_path()), never in the working folder. The
+// window's Puzzles panel records every grade; `tilescope-cli check --record` too.
 inline constexpr const char* kPuzzleProgressFile = "tilescope_puzzles.json";
+// $TILESCOPE_PROGRESS (a file), else $XDG_DATA_HOME/tilescope/puzzles.json,
+// else ~/.local/share/tilescope/puzzles.json; kPuzzleProgressFile in the
+// working folder only where there is no home at all.
+std::string puzzle_progress_path();
 using PuzzleProgress = std::map<std::string, std::string>;
 // (analysis/puzzle_progress.cpp.) Empty where there is none; a file that is
 // there but unreadable or not a progress file is empty too, and `problem`
 // says so (naming it: it is kept, never written over).
-PuzzleProgress read_puzzle_progress(const std::string& path = kPuzzleProgressFile,
-                                    std::string* problem = nullptr);
+PuzzleProgress read_puzzle_progress(const std::string& path, std::string* problem = nullptr);
 // Records the grade (record_grade) in the file at `path`: read strictly,
 // changed under a lock, written to a new file and renamed over it; a device
-// is written directly, a FIFO or folder refused. The reason it did not, or nullopt.
-std::optional<std::string> record_puzzle_progress(const PuzzleGrade& g,
-                                                  const std::string& path = kPuzzleProgressFile);
+// is written directly, a FIFO or folder refused; a missing folder is made
+// (0700). The reason it did not, or nullopt.
+std::optional<std::string> record_puzzle_progress(const PuzzleGrade& g, const std::string& path);
 // The grade's puzzle becomes "solved" when it passed, else "attempted"
 // unless it was solved before (a solved puzzle stays solved).
 void record_grade(PuzzleProgress& p, const PuzzleGrade& g);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -69,6 +70,19 @@ std::optional<std::string> read_strict(const std::string& path, PuzzleProgress& 
 
 }  // namespace
 
+std::string puzzle_progress_path() {
+  auto set = [](const char* name) -> std::string {
+    const char* v = std::getenv(name);
+    return v && *v ? v : "";
+  };
+  if (std::string p = set("TILESCOPE_PROGRESS"); !p.empty()) return p;
+  if (std::string d = set("XDG_DATA_HOME"); !d.empty())
+    return (fs::path(d) / "tilescope" / "puzzles.json").string();
+  if (std::string h = set("HOME"); !h.empty())
+    return (fs::path(h) / ".local" / "share" / "tilescope" / "puzzles.json").string();
+  return kPuzzleProgressFile;
+}
+
 PuzzleProgress read_puzzle_progress(const std::string& path, std::string* problem) {
   PuzzleProgress out;
   const auto e = read_strict(path, out);
@@ -93,6 +107,11 @@ std::optional<std::string> record_puzzle_progress(const PuzzleGrade& g, const st
                                   : "not a file") +
            "): the progress is not written there";
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  if (!exists && !fs::exists(dir, ec)) {  // the data folder of a first grade
+    fs::create_directories(dir, ec);
+    if (ec) return "cannot make the folder " + dir.string() + ": " + ec.message();
+    ::chmod(dir.c_str(), 0700);
+  }
   // One writer at a time: the lock is the folder's (the file itself is
   // replaced by each write, so a lock on it would guard nothing).
   const int lock = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -91,7 +91,8 @@ int check(const std::string& puzzle, const std::string& solution, bool json, boo
   if (!pz) return rc;
   const PuzzleGrade g = grade_puzzle(*pz, solution);
   // The window's Puzzles panel shows it; a grade not recorded is a failure.
-  const std::optional<std::string> not_recorded = record ? record_puzzle_progress(g) : std::nullopt;
+  const std::optional<std::string> not_recorded =
+      record ? record_puzzle_progress(g, puzzle_progress_path()) : std::nullopt;
   if (json) {
     std::cout << grade_json(*pz, g).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";
@@ -153,7 +154,7 @@ int show(const std::string& name, int hints, bool skeleton, bool json) {
     if (json) {
       nlohmann::json out = nlohmann::json::array();
       std::string problem;  // a corrupt file: named, kept, and the list shown without it
-      const PuzzleProgress progress = read_puzzle_progress(kPuzzleProgressFile, &problem);
+      const PuzzleProgress progress = read_puzzle_progress(puzzle_progress_path(), &problem);
       if (!problem.empty()) std::cerr << "tilescope-cli puzzles: " << problem << "\n";
       for (const Puzzle& p : all.puzzles)
         out.push_back({{"id", p.id},
@@ -166,7 +167,7 @@ int show(const std::string& name, int hints, bool skeleton, bool json) {
       std::cout << out.dump(2) << "\n";
     } else {
       std::string problem;  // a corrupt file: named, kept, and the list shown without it
-      const PuzzleProgress progress = read_puzzle_progress(kPuzzleProgressFile, &problem);
+      const PuzzleProgress progress = read_puzzle_progress(puzzle_progress_path(), &problem);
       if (!problem.empty()) std::cerr << "tilescope-cli puzzles: " << problem << "\n";
       for (const Puzzle& p : all.puzzles) {
         const auto st = progress.find(p.id);
@@ -245,8 +246,9 @@ TS_CLI_COMMAND(
       auto record = std::make_shared<bool>(false);
       sub.add_flag("--json", *json, "Print the grade as JSON");
       sub.add_flag("--record", *record,
-                   "Record the progress (solved, attempted) in tilescope_puzzles.json of this "
-                   "folder, as the window's Puzzles panel does");
+                   "Record the progress (solved, attempted) as the window's Puzzles panel does: "
+                   "in ~/.local/share/tilescope/puzzles.json ($TILESCOPE_PROGRESS names "
+                   "another file)");
       return [=] { return check(*puzzle, *solution, *json, *record); };
     });
 

@@ -10,13 +10,18 @@
 #include <exception>
 #include <iostream>
 #include <string>
+#include <string_view>
 
 #include "cli/command.hpp"
 #include "cli/report.hpp"
+#include "engine/lesson_child.hpp"
 #include "engine/lesson_options.hpp"
 #include "tilescope_version.hpp"  // generated: cmake/packaging.cmake
 
 int main(int argc, char** argv) {
+  // The child that runs a lesson file's code (engine/lesson_child.hpp).
+  if (argc >= 2 && std::string_view(argv[1]) == ts::kLessonChildFlag)
+    return ts::lesson_child_main(argc - 1, argv + 1);
   CLI::App app{
       "tilescope-cli: run TileScope's CUDA shared-memory lessons headless, record "
       "their traces and inspect or export them."};

@@ -9,6 +9,7 @@
 #include <exception>
 #include <new>
 
+#include "engine/lesson_child.hpp"
 #include "engine/lesson_plugin_cuda.hpp"
 #include "engine/prepare.hpp"
 #include "engine/runtime_lessons.hpp"
@@ -123,7 +124,19 @@ RunResult run_simulator(const RunRequest& req) {
   return run_on(req, BackendChoice::Sim);
 }
 
+// The lesson file behind a lesson added at run time, "" for a built-in one.
+static std::string lesson_file_of(const std::string& id) {
+  const std::optional<size_t> at = lesson_index(id);
+  if (!at || !is_runtime_lesson(*at)) return "";
+  const char* path = all_lessons()[*at].source_file;
+  return path ? path : "";
+}
+
 RunResult run(const RunRequest& req) {
+  // A lesson file's code runs in the lesson child, never here (engine/lesson_child.hpp).
+  if (!in_lesson_child())
+    if (const std::string path = lesson_file_of(req.lesson_id); !path.empty())
+      return std::move(run_lesson_file_in_child(path, {req}, {.compiled = true}).runs.front());
   try {
     return run_checked(req);
   } catch (const std::bad_alloc&) {
@@ -132,6 +145,34 @@ RunResult run(const RunRequest& req) {
   } catch (const std::exception& e) {
     return refuse(std::string("internal error while running ") + req.lesson_id + ": " + e.what());
   }
+}
+
+std::vector<RunResult> run_all(const std::vector<RunRequest>& requests) {
+  std::vector<RunResult> out(requests.size());
+  // The runs of one lesson file share one child: one load for them all.
+  std::vector<size_t> batch;
+  std::string batch_file;
+  auto flush = [&] {
+    if (batch.empty()) return;
+    std::vector<RunRequest> reqs;
+    for (size_t i : batch)
+      reqs.push_back(requests[i]);
+    LessonChildResult c = run_lesson_file_in_child(batch_file, reqs, {.compiled = true});
+    for (size_t j = 0; j < batch.size(); ++j)
+      out[batch[j]] = std::move(c.runs[j]);
+    batch.clear();
+  };
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const std::string file = in_lesson_child() ? "" : lesson_file_of(requests[i].lesson_id);
+    if (file != batch_file) flush();
+    batch_file = file;
+    if (file.empty())
+      out[i] = run(requests[i]);
+    else
+      batch.push_back(i);
+  }
+  flush();
+  return out;
 }
 
 }  // namespace ts

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "engine/catalogue.hpp"
+#include "engine/lesson_child.hpp"
 #include "engine/lesson_file_compile.hpp"
 #include "engine/lesson_plugin.hpp"
 #include "engine/lesson_plugin_cuda.hpp"
@@ -534,6 +535,57 @@ std::string lesson_cache_dir() {
   return (base / "tilescope" / "plugins").string();
 }
 
+namespace {
+
+// What every load does before the plug-in is opened: the file checked, the
+// plug-in found in the cache or compiled. nullopt and `so`, `key` set, or
+// the failure; `loaded` when this process holds the file's lesson already.
+std::optional<std::string> compile_or_find(const std::string& given, bool cached_only,
+                                           LessonFile& f, fs::path& so, std::string& key,
+                                           std::string& text, bool& loaded) {
+  if (auto e = check_file(given, f, text)) return e;
+  const Toolchain tc = plugin_toolchain();
+  if (!tc.problem.empty()) return tc.problem;
+  const std::string glue = glue_source(f.path, *lesson_namespace(text));
+  const std::string cuda_glue =
+      tc.nvcc.empty() ? "" : cuda_glue_source(f.path, *lesson_namespace(text));
+  std::string toolchain = tc.compiler + "\n" + tc.include_dir + "\n" + program_stamp();
+  for (const std::string& flag : tc.flags)
+    toolchain += "\n" + flag;
+  if (!cuda_glue.empty()) toolchain += "\n" + tc.nvcc + "\n" + cuda_glue;
+  for (const std::string& flag : tc.cuda_flags)
+    toolchain += "\n" + flag;
+  for (const std::string& flag : tc.cuda_link)
+    toolchain += "\n" + flag;
+  key = hex16(fnv1a(text, fnv1a(glue, fnv1a(toolchain))));
+
+  PluginTable& t = plugins();
+  if (const auto it = t.by_path.find(f.path); it != t.by_path.end() && it->second.key == key) {
+    f.cached = true;  // loaded already, unchanged
+    f.lesson_id = it->second.id;
+    const std::optional<size_t> index = lesson_index(f.lesson_id);
+    f.gpu = index && runtime_cuda_ops(*index);
+    loaded = true;
+    return std::nullopt;
+  }
+  const fs::path dir = lesson_cache_dir();
+  if (auto e = private_cache_dir(dir)) return e;
+  so = dir / (key + ".so");
+  std::error_code ec;
+  f.cached = fs::exists(so, ec) && dependencies_unchanged(dir / (key + ".deps"));
+  if (f.cached)  // the plug-in as it was made: anything else is compiled again
+    if (auto why = verify_plugin(so, key)) f.cached = false, f.cache_note = *why;
+  if (!f.cached && cached_only) {
+    f.not_cached = true;
+    return f.path + " changed after it was compiled: compiling it again";
+  }
+  if (!f.cached)
+    if (auto e = compile_plugin(f, tc, dir, key, glue, cuda_glue)) return e;
+  return std::nullopt;
+}
+
+}  // namespace
+
 LessonFile load_lesson_file(const std::string& given, bool cached_only) {
   const auto start = std::chrono::steady_clock::now();
   LessonFile f;
@@ -545,46 +597,60 @@ LessonFile load_lesson_file(const std::string& given, bool cached_only) {
     return f;
   };
   try {
-    std::string text;
-    if (auto e = check_file(given, f, text)) return done(e);
-    const Toolchain tc = plugin_toolchain();
-    if (!tc.problem.empty()) return done(tc.problem);
-    const std::string glue = glue_source(f.path, *lesson_namespace(text));
-    const std::string cuda_glue =
-        tc.nvcc.empty() ? "" : cuda_glue_source(f.path, *lesson_namespace(text));
-    std::string toolchain = tc.compiler + "\n" + tc.include_dir + "\n" + program_stamp();
-    for (const std::string& flag : tc.flags)
-      toolchain += "\n" + flag;
-    if (!cuda_glue.empty()) toolchain += "\n" + tc.nvcc + "\n" + cuda_glue;
-    for (const std::string& flag : tc.cuda_flags)
-      toolchain += "\n" + flag;
-    for (const std::string& flag : tc.cuda_link)
-      toolchain += "\n" + flag;
-    const std::string key = hex16(fnv1a(text, fnv1a(glue, fnv1a(toolchain))));
-
     PluginTable& t = plugins();
     const std::lock_guard<std::mutex> lock(t.mutex);
-    if (const auto it = t.by_path.find(f.path); it != t.by_path.end() && it->second.key == key) {
-      f.cached = true;  // loaded already, unchanged
-      f.lesson_id = it->second.id;
-      const std::optional<size_t> index = lesson_index(f.lesson_id);
-      f.gpu = index && runtime_cuda_ops(*index);
-      return done(std::nullopt);
+    fs::path so;
+    std::string key, text;
+    bool loaded = false;
+    if (auto e = compile_or_find(given, cached_only, f, so, key, text, loaded)) return done(e);
+    if (loaded) return done(std::nullopt);
+    // Its static constructors and descriptor run first in a child: one that
+    // exits, faults or never returns takes the child, not this program.
+    if (!in_lesson_child()) {
+      const LessonChildResult c = run_lesson_file_in_child(f.path, {}, {.compiled = true});
+      if (!c.file.ok) {
+        const bool cached = f.cached;
+        f = c.file;
+        f.cached = cached;
+        if (c.failure_line > 0)  // the Source panel marks the line
+          f.diagnostics.push_back(
+              {f.path, c.failure_line, 0, "error", "it happened after this line"});
+        return done(f.error.empty() ? c.failure : f.error);
+      }
     }
-    const fs::path dir = lesson_cache_dir();
-    if (auto e = private_cache_dir(dir)) return done(e);
-    const fs::path so = dir / (key + ".so");
-    std::error_code ec;
-    f.cached = fs::exists(so, ec) && dependencies_unchanged(dir / (key + ".deps"));
-    if (f.cached)  // the plug-in as it was made: anything else is compiled again
-      if (auto why = verify_plugin(so, key)) f.cached = false, f.cache_note = *why;
-    if (!f.cached && cached_only) {
-      f.not_cached = true;
-      return done(f.path + " changed after it was compiled: compiling it again");
-    }
-    if (!f.cached)
-      if (auto e = compile_plugin(f, tc, dir, key, glue, cuda_glue)) return done(e);
     return done(load_plugin(f, so, key));
+  } catch (const std::exception& e) {
+    return done(f.path + ": " + e.what());
+  }
+}
+
+LessonFile load_lesson_file_as(const std::string& given, const LessonSpec& spec) {
+  const auto start = std::chrono::steady_clock::now();
+  LessonFile f;
+  f.path = given;
+  auto done = [&](std::optional<std::string> error) {
+    f.ok = !error;
+    if (error) f.error = *error;
+    f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return f;
+  };
+  try {
+    PluginTable& t = plugins();
+    const std::lock_guard<std::mutex> lock(t.mutex);
+    fs::path so;
+    std::string key, text;
+    bool loaded = false;
+    if (auto e = compile_or_find(given, false, f, so, key, text, loaded)) return done(e);
+    const std::string id = lesson_id_for(f.path);
+    RuntimeLessonText lesson{id, f.path, text, narration_for(f.path, spec)};
+    size_t index = 0;
+    if (auto problems = add_runtime_lesson(spec, lesson, &index))
+      return done(f.path + ": the lesson's descriptor does not match its text:\n" + *problems);
+    set_runtime_sim_body(index, nullptr);  // its kernel runs only in the lesson child
+    set_runtime_cuda_ops(index, nullptr);
+    t.by_path[f.path] = {key, id};
+    f.lesson_id = id;
+    return done(std::nullopt);
   } catch (const std::exception& e) {
     return done(f.path + ": " + e.what());
   }

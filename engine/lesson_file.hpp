@@ -51,6 +51,12 @@ struct LessonFile {
 // cache (edited since it was compiled) fails with `not_cached` set. The window
 // compiles in a child process first and then loads here, on its own thread.
 LessonFile load_lesson_file(const std::string& path, bool cached_only = false);
+// Compiles the file as load_lesson_file() does, but registers it with `spec`
+// as its descriptor (TileScope's, e.g. a puzzle's) and never opens the
+// plug-in in this process: the file's code runs only in the lesson child
+// (engine/lesson_child.hpp). The puzzle grader loads solutions so.
+struct LessonSpec;
+LessonFile load_lesson_file_as(const std::string& path, const LessonSpec& spec);
 
 // The compiler's "file:line:column: severity: message" lines (GCC and Clang),
 // and GCC's context lines ("file:line:column:   required from here", as notes).

@@ -447,22 +447,32 @@ Params conv(int length, int radius) {
 
 const std::vector<PuzzleSetup>& table() {
   static const std::vector<PuzzleSetup> t = {
-      {"map", map_spec, {len(1), len(4), len(17), len(100)}},
-      {"zip", zip_spec, {len(1), len(5), len(32), len(77)}},
+      // Each multi-block puzzle also at a size of at least four blocks along
+      // each dimension with a partial last block, and at one several times
+      // the statement's: a kernel that hard-codes its blocks or tiles fails.
+      {"map", map_spec, {len(1), len(4), len(17), len(100), len(1000)}},
+      {"zip", zip_spec, {len(1), len(5), len(32), len(77), len(999)}},
       {"guards", guards_spec, {len(1), len(5), len(17), len(32)}},
       {"map_2d", map_2d_spec, {side(1), side(3), side(5), side(8)}},
       {"broadcast", broadcast_spec, {sides(1, 1), sides(3, 5), sides(8, 2), sides(8, 8)}},
-      {"blocks", blocks_spec, {len(1), len(9), len(20), len(64)}},
-      {"blocks_2d", blocks_2d_spec, {side(1), side(9), side(17), side(24)}},
-      {"shared", shared_spec, {len(1), len(37), len(64), len(100), len(128)}},
-      {"pooling", pooling_spec, {len(1), len(3), len(64), len(100), len(150)}},
-      {"dot", dot_spec, {len(1), len(37), len(64), len(200), len(1000)}},
-      {"conv1d", conv1d_spec, {conv(1, 1), conv(50, 2), conv(64, 3), conv(130, 4), conv(200, 1)}},
-      {"prefix_sum", prefix_sum_spec, {len(1), len(37), len(64), len(100), len(130)}},
-      {"axis_sum", axis_sum_spec, {sides(1, 1), sides(3, 50), sides(4, 64), sides(2, 200)}},
-      {"matmul", matmul_spec, {side(1), side(5), side(8), side(17), side(20)}},
-      {"transpose", transpose_spec, {side(1), side(31), side(45), side(64)}},
-      {"warp_sum", warp_sum_spec, {len(1), len(100), len(128), len(300), len(1000)}},
+      {"blocks", blocks_spec, {len(1), len(9), len(20), len(37), len(64), len(101)}},
+      {"blocks_2d", blocks_2d_spec, {side(1), side(9), side(17), side(24), side(37), side(59)}},
+      {"shared", shared_spec, {len(1), len(37), len(64), len(100), len(128), len(293), len(517)}},
+      {"pooling", pooling_spec, {len(1), len(3), len(64), len(100), len(150), len(293), len(517)}},
+      {"dot", dot_spec, {len(1), len(37), len(64), len(200), len(1000), len(2049)}},
+      {"conv1d",
+       conv1d_spec,
+       {conv(1, 1), conv(50, 2), conv(64, 3), conv(130, 4), conv(200, 1), conv(293, 3),
+        conv(517, 2)}},
+      {"prefix_sum",
+       prefix_sum_spec,
+       {len(1), len(37), len(64), len(100), len(130), len(293), len(517)}},
+      {"axis_sum",
+       axis_sum_spec,
+       {sides(1, 1), sides(3, 50), sides(4, 64), sides(2, 200), sides(5, 293), sides(9, 150)}},
+      {"matmul", matmul_spec, {side(1), side(5), side(8), side(17), side(20), side(37), side(61)}},
+      {"transpose", transpose_spec, {side(1), side(31), side(45), side(64), side(131), side(200)}},
+      {"warp_sum", warp_sum_spec, {len(1), len(100), len(128), len(300), len(1000), len(1537)}},
   };
   return t;
 }

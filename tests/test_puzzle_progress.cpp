@@ -59,12 +59,14 @@ struct PuzzleProgressCli : ::testing::Test {
         "XDG_CACHE_HOME",
         (fs::temp_directory_path() / ("ts_puzzle_cache_" + std::to_string(::getuid()))).c_str(), 1);
     ::setenv("TILESCOPE_PUZZLES", (std::string(TS_SOURCE_DIR) + "/assets/puzzles").c_str(), 1);
+    ::setenv("TILESCOPE_PROGRESS", "tilescope_puzzles.json", 1);  // in the test's folder
     fs::current_path(dir.path);
   }
   void TearDown() override {
     fs::current_path(was);
     ::unsetenv("XDG_CACHE_HOME");
     ::unsetenv("TILESCOPE_PUZZLES");
+    ::unsetenv("TILESCOPE_PROGRESS");
   }
   // `check map <solution> --record` in the test's folder, stopped after 60 s
   // (a FIFO made the old program wait for ever).
@@ -81,6 +83,29 @@ struct PuzzleProgressCli : ::testing::Test {
     return r;
   }
 };
+
+// Without TILESCOPE_PROGRESS the progress goes with the user's data, never
+// into the working folder (scripted window runs and `check --record` in a
+// course's folder wrote it there).
+TEST_F(PuzzleProgressCli, ProgressGoesToTheUsersDataNotTheWorkingFolder) {
+  ::unsetenv("TILESCOPE_PROGRESS");
+  const char* home = std::getenv("HOME");
+  const std::string old_home = home ? home : "";
+  ::setenv("HOME", (dir / "home").c_str(), 1);
+  ::unsetenv("XDG_DATA_HOME");
+  const testing::CliRun r = record();
+  if (old_home.empty())
+    ::unsetenv("HOME");
+  else
+    ::setenv("HOME", old_home.c_str(), 1);
+  EXPECT_EQ(r.code, 0) << r.out;
+  const fs::path file = dir.path / "home/.local/share/tilescope/puzzles.json";
+  EXPECT_EQ(test::read_all(file.string()), "{\n  \"map\": \"solved\"\n}\n");
+  EXPECT_FALSE(fs::exists(dir.path / "tilescope_puzzles.json")) << "nothing in the working folder";
+  struct stat st {};
+  ASSERT_EQ(::stat(file.parent_path().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u) << "the data folder it made is the user's alone";
+}
 
 TEST_F(PuzzleProgressCli, CorruptFileIsNamedAndKept) {
   const std::string text =

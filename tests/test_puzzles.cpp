@@ -133,10 +133,12 @@ struct PuzzleCheck : ::testing::Test {
   void SetUp() override {
     ::setenv("XDG_CACHE_HOME", cache().c_str(), 1);
     ::setenv("TILESCOPE_PUZZLES", kPuzzles.c_str(), 1);
+    ::setenv("TILESCOPE_PROGRESS", (dir / "progress.json").c_str(), 1);
   }
   void TearDown() override {
     ::unsetenv("XDG_CACHE_HOME");
     ::unsetenv("TILESCOPE_PUZZLES");
+    ::unsetenv("TILESCOPE_PROGRESS");
   }
   // `check puzzle file --json`: the exit code and the grade.
   static nlohmann::json check(const std::string& puzzle, const std::string& file, int* code) {
@@ -248,17 +250,17 @@ const std::vector<Wrong> kWrong = {
     {"blocks_2d", "uncoalesced", {{"ROW", "  const int row = blockIdx.x * blockDim.x + threadIdx.x;"}, {"COL", "  const int col = blockIdx.y * blockDim.y + threadIdx.y;"}}, "budget global_load_sectors_per_request", "over the budget of 4", {}, true},
     {"blocks_2d", "no_column_guard", {{"GUARD", "  if (row < n)"}}, "output", "out-of-range global"},
     {"blocks_2d", "row_from_x_block", {{"ROW", "  const int row = blockIdx.x * blockDim.y + threadIdx.y;"}}, "output", "was never written"},
-    {"shared", "missing_barrier", {{"BARRIER", kNoBarrier}}, "hazards", "read-after-write hazard (RAW, racecheck error) on cache", {"LOAD", "STORE"}, true},
+    {"shared", "missing_barrier", {{"BARRIER", kNoBarrier}}, "hazards", "read-after-write hazard (RAW, racecheck error) on cache", {"LOAD", "STORE"}},
     {"shared", "off_by_one", {{"STORE", "  if (t < count) out[start + t] = cache[count - t];"}}, "output", "wrong output at length=1"},
     {"shared", "ignores_the_partial_block", {{"STORE", "  if (t < count) out[start + t] = cache[63 - t];"}}, "output", "wrong output at length=1"},
     {"pooling", "global_reads", {{"LOAD", "  // (no shared memory)"}, {"HALO", "  //"}, {"BARRIER", kNoBarrier}, {"STORE", "  if (i < length) out[i] = (i >= 2 ? float(a[i - 2]) : 0.0f) + (i >= 1 ? float(a[i - 1]) : 0.0f) + a[i];"}}, "budget global_loads_per_output", "over the budget of 1.1", {}, true},
-    {"pooling", "missing_barrier", {{"BARRIER", kNoBarrier}}, "hazards", "hazard (RAW", {"STORE"}, true},
+    {"pooling", "missing_barrier", {{"BARRIER", kNoBarrier}}, "hazards", "hazard (RAW", {"STORE"}},
     {"pooling", "halo_off_by_one", {{"HALO", "  if (t < 2) cache[t] = i - 3 >= 0 ? float(a[i - 3]) : 0.0f;"}}, "output", ", expected "},
     {"dot", "uncoalesced", {{"LOOP", "  for (int j = t * ((length + 63) / 64); j < (t + 1) * ((length + 63) / 64) && j < length; ++j)"}}, "budget global_load_sectors_per_request", "over the budget of 4", {}, true},
     {"dot", "missing_barrier", {{"BARRIER2", kNoBarrier}}, "hazards", "hazard", {"ADD"}},
     {"dot", "tree_one_step_short", {{"TREE", "  for (int s = 32; s > 1; s /= 2) {"}}, "output", "the first, out[0], is "},
     {"conv1d", "global_reads", {{"SUM", "      sum += (i + j - radius >= 0 && i + j - radius < length ? float(a[i + j - radius]) : 0.0f) * w[j];"}}, "budget global_loads_per_output (a)", "global loads of a per output, over the budget of 1.2", {}, true},
-    {"conv1d", "missing_barrier", {{"BARRIER", kNoBarrier}}, "hazards", "read-after-write", {"SUM"}, true},
+    {"conv1d", "missing_barrier", {{"BARRIER", kNoBarrier}}, "hazards", "read-after-write", {"SUM"}},
     {"conv1d", "halo_off_by_one", {{"HALO", "    const int left = i - radius, right = i + 64 + 1;"}}, "output", ", expected "},
     {"prefix_sum", "missing_barrier", {{"BARRIER2", kNoBarrier}}, "hazards", "hazard", {"WRITE"}},
     {"prefix_sum", "one_buffer", {{"WRITE", "    buf[from][t] = v;"}, {"SWAP", "    // (one buffer)"}}, "hazards", "hazard", {"WRITE"}},
@@ -267,13 +269,13 @@ const std::vector<Wrong> kWrong = {
     {"axis_sum", "missing_barrier", {{"BARRIER2", kNoBarrier}}, "hazards", "hazard", {"ADD"}},
     {"axis_sum", "off_by_one", {{"LOOP", "  for (int j = t; j <= n; j += 64)"}}, "output", "out-of-range global load of a["},
     {"matmul", "naive_global_reads", {{"INNER", "    for (int k = t * TILE; k < t * TILE + TILE; ++k)\n      if (row < n && col < n && k < n) sum += A[row * n + k] * B[k * n + col];\n    for (int k = 0; k < 0; ++k)"}}, "budget global_loads_per_output", "over the budget of 8", {}, true},
-    {"matmul", "missing_barrier", {{"BARRIER2", kNoBarrier}}, "hazards", "write-after-read hazard (WAR", {"FMA"}, true},
+    {"matmul", "missing_barrier", {{"BARRIER2", kNoBarrier}}, "hazards", "write-after-read hazard (WAR", {"FMA"}},
     {"matmul", "tiles_off_by_one", {{"TILES", "  for (int t = 0; t < n / TILE; ++t) {"}}, "output", "wrong output at n=1: 1 of 1 cells wrong; the first, C[0], is 0, expected "},
     {"transpose", "bank_conflicts", {{"TILE_MEM", "  __shared__ float tile_mem[TILE][TILE];"}, {"TILE", "  SharedTile<float, TILE, TILE, Rec> tile(rec, tile_mem, kTile);"}}, "budget bank_conflicts", "over the budget of 0", {"STORE"}, true},
     {"transpose", "uncoalesced_stores", {{"LOAD", "  if (by + ty < n && bx + tx < n) out[(bx + tx) * n + by + ty] = in[(by + ty) * n + bx + tx];"}, {"BARRIER", kNoBarrier}, {"STORE", "  //"}}, "budget global_store_sectors_per_request", "32 sectors per store request, over the budget of 4", {"LOAD"}, true},
     {"transpose", "missing_barrier", {{"BARRIER", kNoBarrier}}, "hazards", "read-after-write", {"LOAD", "STORE"}},
     {"warp_sum", "shared_atomics", {{"SHUFFLES", "  if (lane == 0) warp_sums[warp] = 0.0f;\n  SYNCTHREADS(1);"}, {"SHUFFLE", "  atomic_add(warp_sums[warp], v);"}, {"PARTIAL", "  //"}, {"BARRIER", "  SYNCTHREADS(2);"}}, "budget shared_accesses_per_output", "over the budget of 8", {}, true},
-    {"warp_sum", "missing_barrier", {{"BARRIER", kNoBarrier}}, "hazards", "read-after-write", {"PARTIAL", "STORE"}, true},
+    {"warp_sum", "missing_barrier", {{"BARRIER", kNoBarrier}}, "hazards", "read-after-write", {"PARTIAL", "STORE"}},
     {"warp_sum", "one_shuffle_short", {{"SHUFFLES", "  for (int s = 16; s > 1; s /= 2)"}}, "output", ", expected "},
 };
 // clang-format on
@@ -399,7 +401,7 @@ TEST_F(PuzzleCheck, RecordedProgressShowsInTheList) {
                            "/assets/puzzles/08_shared/skeleton.hpp --record",
                        true);
   EXPECT_EQ(r.code, 3) << r.out;
-  const PuzzleProgress p = read_puzzle_progress();
+  const PuzzleProgress p = read_puzzle_progress(puzzle_progress_path());
   r = testing::run_cli("puzzles", true);
   std::filesystem::current_path(was);
   EXPECT_EQ(p, (PuzzleProgress{{"map", "solved"}, {"shared", "attempted"}}));

@@ -23,53 +23,26 @@ namespace {
 
 constexpr size_t kStaleReadDetail = 512;  // stale reads the race panel lists (all are counted)
 
-// The lesson-file runs a child already ran without a crash: the file as it was
-// then (its time and size) and the request. The same Run again runs at once.
-struct CheckedRuns {
-  std::mutex mutex;
-  std::set<std::string> keys;
-};
-CheckedRuns& checked_runs() {
-  static CheckedRuns runs;
-  return runs;
-}
-std::string checked_key(const std::string& path, const RunRequest& req) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return "";
-  return path + "\n" + std::to_string(st.st_mtim.tv_sec) + "." +
-         std::to_string(st.st_mtim.tv_nsec) + ":" + std::to_string(st.st_size) + "\n" +
-         encode_request(req);
-}
-bool checked_before(const std::string& key) {
-  CheckedRuns& c = checked_runs();
-  const std::lock_guard<std::mutex> lock(c.mutex);
-  return !key.empty() && c.keys.count(key) > 0;
-}
-void remember_checked(const std::string& key) {
-  CheckedRuns& c = checked_runs();
-  const std::lock_guard<std::mutex> lock(c.mutex);
-  if (!key.empty()) c.keys.insert(key);
-}
-
 }  // namespace
 
 std::unique_ptr<JobOutput> run_job(RunRequest req, std::string lesson_file) {
   auto out = std::make_unique<JobOutput>();
   out->source = "run";
-  const std::string key = lesson_file.empty() ? "" : checked_key(lesson_file, req);
-  if (!lesson_file.empty() && !checked_before(key)) {
-    // Run first where a crash takes only a child process (app/core/lesson_check.hpp).
-    // (A compiler error there is a newer text's: the watch says it; the loaded lesson runs.)
-    const LessonCheck c = check_lesson_file_in_child(lesson_file, &req);
-    if (!c.crashed) remember_checked(key);
-    if (c.crashed) {
-      out->error = c.file.error;
-      out->lesson_file_failure = c.file;
-      return out;
-    }
-  }
   try {
-    out->result = ts::run(req);
+    if (!lesson_file.empty()) {
+      // The file's code runs in the lesson child (engine/lesson_child.hpp): a
+      // kernel that exits, faults or never returns ends the child, not the window.
+      const LessonChildResult c = run_lesson_file_in_child(lesson_file, {req});
+      if (!c.failure.empty() || !c.file.ok) {
+        const LessonCheck check = lesson_check_of(lesson_file, c);
+        out->error = check.file.error;
+        out->lesson_file_failure = check.file;
+        return out;
+      }
+      out->result = c.runs.front();
+    } else {
+      out->result = ts::run(req);
+    }
     out->ok = out->result.ok;
     out->error = out->result.error;
     out->source = "run";

@@ -6,7 +6,7 @@
 // "Check" grades it with the command line's grader (analysis/puzzle.hpp) in
 // the background and lists the rules; a puzzle's file on screen (opened here,
 // with --lesson-file or File > Open) is graded as it opens. Progress lives
-// beside imgui.ini, in tilescope_puzzles.json (analysis/puzzle.hpp).
+// with the user's data (analysis/puzzle.hpp's puzzle_progress_path()).
 #include <imgui.h>
 
 #include <filesystem>
@@ -50,7 +50,7 @@ class PuzzlesView final : public View {
   void draw(AppState& s) override {
     if (!loaded_) {
       list_ = load_puzzles();
-      progress_ = read_puzzle_progress(kPuzzleProgressFile, &progress_problem_);
+      progress_ = read_puzzle_progress(puzzle_progress_path(), &progress_problem_);
       loaded_ = true;
     }
     if (list_.puzzles.empty()) {
@@ -90,10 +90,10 @@ class PuzzlesView final : public View {
   void record(PuzzleGrade g) {
     grade_ = std::move(g);
     record_grade(progress_, *grade_);  // shown even where the file cannot take it
-    if (auto e = record_puzzle_progress(*grade_))
+    if (auto e = record_puzzle_progress(*grade_, puzzle_progress_path()))
       progress_problem_ = *e;
     else
-      progress_ = read_puzzle_progress(kPuzzleProgressFile, &progress_problem_);
+      progress_ = read_puzzle_progress(puzzle_progress_path(), &progress_problem_);
   }
 
   void select(int i) {

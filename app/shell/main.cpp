@@ -499,9 +499,9 @@ void run_interactive(ts::app::App& app, GLFWwindow* window) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // The child that checks a lesson file for the window (app/core/lesson_check.hpp): no window.
-  if (argc >= 2 && std::string_view(argv[1]) == ts::app::kCheckLessonFileFlag)
-    return ts::app::lesson_check_child_main(argc - 1, argv + 1);
+  // The child that runs a lesson file's code (engine/lesson_child.hpp): no window.
+  if (argc >= 2 && std::string_view(argv[1]) == ts::kLessonChildFlag)
+    return ts::lesson_child_main(argc - 1, argv + 1);
   ts::app::Options opt;
   CommandLine line;
   add_window_options(line, opt);

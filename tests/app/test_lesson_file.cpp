@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <regex>
@@ -237,6 +238,32 @@ TEST_F(LessonFileWindow, KernelSegfaultTakesOnlyTheChild) {
   EXPECT_NE(banner.find("segmentation fault"), std::string::npos) << banner;
   EXPECT_NE(banner.find("in the kernel: thread (3, 0, 0) of block (0, 0, 0), after line " +
                         std::to_string(test::line_of(text, "LOAD"))),
+            std::string::npos)
+      << banner;
+}
+
+// A kernel that calls exit(0) (issue: it closed the window with rc 0): the
+// run happens in the lesson child, which ends; the window says where.
+TEST_F(LessonFileWindow, KernelExitTakesOnlyTheChild) {
+  const std::string text = test::with_line(test::kReverseLesson, "LOAD",
+                                           "  tile[tid] = in[i];  // LOAD\n"
+                                           "  if (tid == 3) exit(0);");
+  test::write_text(dir / "leaves.hpp", text);
+  // The check and the run talk to the child through pipes: nothing is made in
+  // the temporary folder (files named there could be planted links).
+  const std::string tmp = dir / "tmp";
+  std::filesystem::create_directories(tmp);
+  ::setenv("TMPDIR", tmp.c_str(), 1);
+  const Shot s =
+      take_shot("lesson_file_exit", "--lesson-file " + (dir / "leaves.hpp") + " --size 1280x720");
+  ::unsetenv("TMPDIR");
+  for (const auto& e : std::filesystem::directory_iterator(tmp))  // the test's own shots aside
+    if (e.path().filename().string().rfind("ts_app_tests_", 0) != 0)
+      ADD_FAILURE() << "made in TMPDIR: " << e.path();
+  ASSERT_EQ(s.rc, 0) << "the window keeps running\n" << s.log;
+  const std::string banner = s.cells["banner"]["text"];
+  EXPECT_EQ(s.cells["banner"]["kind"], "error");
+  EXPECT_NE(banner.find("called exit(0) in the kernel: thread (3, 0, 0) of block (0, 0, 0)"),
             std::string::npos)
       << banner;
 }

@@ -25,15 +25,19 @@ struct PuzzlesWindow : ::testing::Test {
   void SetUp() override {
     ::setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
     ::setenv("TILESCOPE_PUZZLES", (std::string(TS_SOURCE_DIR) + "/assets/puzzles").c_str(), 1);
-    std::filesystem::current_path(dir.path);  // the window's settings folder
+    ::setenv("XDG_DATA_HOME", (dir / "data").c_str(), 1);  // where the progress goes
+    std::filesystem::current_path(dir.path);               // the window's settings folder
   }
   void TearDown() override {
     std::filesystem::current_path(was);
     ::unsetenv("XDG_CACHE_HOME");
     ::unsetenv("TILESCOPE_PUZZLES");
+    ::unsetenv("XDG_DATA_HOME");
   }
+  // The progress, with the user's data; never in the working folder.
   nlohmann::json progress() const {
-    std::ifstream in(dir / "tilescope_puzzles.json");
+    EXPECT_FALSE(std::filesystem::exists(dir / "tilescope_puzzles.json"));
+    std::ifstream in(dir / "data/tilescope/puzzles.json");
     return in ? nlohmann::json::parse(in, nullptr, false) : nlohmann::json();
   }
 };
