@@ -641,6 +641,10 @@ LessonFile load_lesson_file_as(const std::string& given, const LessonSpec& spec)
     std::string key, text;
     bool loaded = false;
     if (auto e = compile_or_find(given, false, f, so, key, text, loaded)) return done(e);
+    // Loaded already, the same text (the window's lesson on screen): its
+    // runs go to the child all the same; registering again would race the
+    // window's reads of the registry.
+    if (loaded) return done(std::nullopt);
     const std::string id = lesson_id_for(f.path);
     RuntimeLessonText lesson{id, f.path, text, narration_for(f.path, spec)};
     size_t index = 0;

@@ -54,7 +54,8 @@ LessonFile load_lesson_file(const std::string& path, bool cached_only = false);
 // Compiles the file as load_lesson_file() does, but registers it with `spec`
 // as its descriptor (TileScope's, e.g. a puzzle's) and never opens the
 // plug-in in this process: the file's code runs only in the lesson child
-// (engine/lesson_child.hpp). The puzzle grader loads solutions so.
+// (engine/lesson_child.hpp). The puzzle grader loads solutions so. A file
+// this process loaded already, unchanged, is taken as it is.
 struct LessonSpec;
 LessonFile load_lesson_file_as(const std::string& path, const LessonSpec& spec);
 

@@ -276,6 +276,8 @@ void lesson_watch_failed(AppState& s, const LessonFile& f) {
 void finish_check(AppState& s, const LessonCheck& c) {
   LessonFileWatch& w = s.lesson_watch;
   if (c.crashed || !c.file.ok) return lesson_watch_failed(s, c.file);
+  const LessonInfo* before = find_lesson(s.request.lesson_id);
+  const int old_barriers = before ? int(before->barriers.size()) : 0;
   const LessonFile f = load_lesson_file(w.path, true);  // milliseconds: from the cache
   if (f.not_cached) {  // saved again while it compiled: compile again
     w.seen_stamp = -1;
@@ -296,6 +298,11 @@ void finish_check(AppState& s, const LessonCheck& c) {
     s.request.lesson_id = f.lesson_id;
     s.request.params = v->defaults;
     s.request.barrier_mask = all_barriers(*v);
+  } else {
+    // A barrier the student added in the editor is on; one removed is gone;
+    // those that stayed keep their toggle.
+    const uint32_t added = all_barriers(*v) & ~BarrierSet::first(old_barriers).mask();
+    s.request.barrier_mask = (s.request.barrier_mask.mask() | added) & all_barriers(*v);
   }
   s.param_error.clear();
   keep_position(s, f.lesson_id);

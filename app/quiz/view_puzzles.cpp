@@ -9,6 +9,7 @@
 // with the user's data (analysis/puzzle.hpp's puzzle_progress_path()).
 #include <imgui.h>
 
+#include <chrono>
 #include <filesystem>
 #include <future>
 #include <map>
@@ -65,30 +66,42 @@ class PuzzlesView final : public View {
   }
 
  private:
-  // A puzzle's copy or solution on screen selects its puzzle.
-  void follow_the_lesson(const AppState& s) {
+  // A puzzle's copy or solution on screen selects its puzzle, and is graded
+  // as it opens and again after every reload (a save the window compiled), in
+  // the background, as `tilescope-cli check` would.
+  void follow_the_lesson(AppState& s) {
     const LessonInfo* v = s.lesson();
-    if (!v || !v->source_file || v->source_file == followed_) return;
-    followed_ = v->source_file;
-    followed_id_.clear();
-    const std::string_view text = lesson_source(v->source_file);
-    const size_t at = text.find("puzzles::setup(\"");
-    if (at == std::string_view::npos) return;
-    const size_t start = at + 16, end = text.find('"', start);
-    const std::string id(text.substr(start, end - start));
-    for (size_t i = 0; i < list_.puzzles.size(); ++i)
-      if (list_.puzzles[i].id == id) {
-        // Opened (its copy, --lesson-file, File > Open): graded at once, as
-        // `tilescope-cli check` would (the file is loaded already: no compile).
-        if (selected_ != int(i)) select(int(i));
-        followed_id_ = id;
-        if (!pending_.valid()) record(grade_puzzle(list_.puzzles[i], v->source_file));
-      }
+    if (!v || !v->source_file) return;
+    const bool same_file = v->source_file == followed_;
+    if (same_file && (followed_id_.empty() || s.lesson_watch.reloads == graded_reloads_)) return;
+    if (!same_file) {
+      followed_ = v->source_file;
+      followed_id_.clear();
+      const std::string_view text = lesson_source(v->source_file);
+      const size_t at = text.find("puzzles::setup(\"");
+      if (at == std::string_view::npos) return;
+      const size_t start = at + 16, end = text.find('"', start);
+      const std::string id(text.substr(start, end - start));
+      for (size_t i = 0; i < list_.puzzles.size(); ++i)
+        if (list_.puzzles[i].id == id) {
+          if (selected_ != int(i)) select(int(i));
+          followed_id_ = id;
+        }
+      if (followed_id_.empty()) return;
+    }
+    if (pending_.valid() || selected_ < 0) return;  // a grade in flight: this one next frame
+    graded_reloads_ = s.lesson_watch.reloads;
+    // The file is loaded already (the same text): the grader only runs it.
+    const Puzzle copy = list_.puzzles[size_t(selected_)];
+    const std::string path = followed_;
+    pending_ = std::async(std::launch::async, [copy, path] { return grade_puzzle(copy, path); });
+    s.mark_busy();  // a scripted window waits for the grade
   }
 
   // A grade: shown, and the progress it makes saved (a solved puzzle stays solved).
   void record(PuzzleGrade g) {
     grade_ = std::move(g);
+    graded_at_ = std::chrono::steady_clock::now();
     record_grade(progress_, *grade_);  // shown even where the file cannot take it
     if (auto e = record_puzzle_progress(*grade_, puzzle_progress_path()))
       progress_problem_ = *e;
@@ -180,6 +193,16 @@ class PuzzlesView final : public View {
       text_wrapped_at_spaces(grade_->passed ? "Solved: every rule passes."
                                             : "Not yet: " + f->rule + ": " + f->reason);
       ImGui::PopStyleColor();
+      // How fresh it is: a grade of a text that has since been saved again is stale.
+      const bool stale = followed_id_ == p.id && s.lesson_watch.reloads != graded_reloads_;
+      const int ago =
+          int(std::chrono::duration<double>(std::chrono::steady_clock::now() - graded_at_).count());
+      ImGui::TextDisabled("%s", stale ? "Stale: the file changed since; grading again"
+                                : pending_.valid()
+                                    ? "Grading again..."
+                                    : ("Graded " + std::to_string(ago) + " s ago").c_str());
+    } else if (pending_.valid()) {
+      ImGui::TextDisabled("Grading...");
     }
     // The buttons flow onto a second line where the column is narrow (a
     // projector's text at 1280 x 720), never past its edge.
@@ -247,6 +270,8 @@ class PuzzlesView final : public View {
   std::string followed_;     // the source file of the lesson on screen
   std::string followed_id_;  // its puzzle, when it is a puzzle's file
   std::future<PuzzleGrade> pending_;
+  int graded_reloads_ = -1;  // the window's reload count at the last grade of the file on screen
+  std::chrono::steady_clock::time_point graded_at_;
   std::optional<PuzzleGrade> grade_;
 };
 
