@@ -145,13 +145,13 @@ CLI::Validator unsigned_number(uint64_t lo, uint64_t hi) {
       "UINT in [" + std::to_string(lo) + " - " + std::to_string(hi) + "]");
 }
 
-CLI::Validator real_number(double lo, double hi) {
+CLI::Validator real_number(double lo, double hi, const std::string& what) {
   const auto text = [](double v) {
     char s[32];
     std::snprintf(s, sizeof s, "%.10g", v);
     return std::string(s);
   };
-  const std::string range = "give a number from " + text(lo) + " to " + text(hi);
+  const std::string range = "give " + what + " from " + text(lo) + " to " + text(hi);
   return CLI::Validator(
       [lo, hi, range](std::string& s) -> std::string {
         // strtod takes "nan", "inf" and "1e999" (as infinity): all refused here.

@@ -64,6 +64,23 @@ struct CommandLine {
   CLI::Option* compare_opt = nullptr;
 };
 
+// A whole number of int's range, for the options whose range the launch
+// gives (window_args.cpp checks them against it, naming its numbers).
+CLI::Validator launch_index(const std::string& range) {
+  return CLI::Validator(
+      [range](std::string& s) -> std::string {
+        int v = 0;
+        const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (s.empty() || r.ptr != s.data() + s.size() ||
+            (r.ec != std::errc() && r.ec != std::errc::result_out_of_range))
+          return "'" + s + "' is not a whole number: give one " + range;
+        if (r.ec == std::errc::result_out_of_range)
+          return s + " is out of range: give a whole number " + range;
+        return {};
+      },
+      "INT");
+}
+
 // Every option of the window, as --help lists them.
 void add_window_options(CommandLine& line, ts::app::Options& opt) {
   CLI::App& cli = line.cli;
@@ -86,11 +103,11 @@ void add_window_options(CommandLine& line, ts::app::Options& opt) {
                  "event index, start, end, phase:N, barrier:N, access:N (the N-th warp access "
                  "complete) or stale (the first stale read)");
   cli.add_option("--select-block", opt.select_block, "the block whose shared memory is shown")
-      ->check(ts::whole_number(0, INT32_MAX));
+      ->check(launch_index("from 0 to the launch's last block"));
   cli.add_option("--select-thread", opt.select_thread,
                  "scripted: follow this thread of that block (x + y * block width): its register "
                  "and warp tiles are outlined")
-      ->check(ts::whole_number(0, 1023));
+      ->check(launch_index("from 0 to the block's last thread"));
   cli.add_option("--tab", opt.tab, "bring this panel to the front of its column, e.g. Memory");
   cli.add_option("--screenshot", opt.screenshot, "write a PNG of the window");
   cli.add_option("--cells-json", opt.cells_json,
@@ -103,7 +120,7 @@ void add_window_options(CommandLine& line, ts::app::Options& opt) {
                  "render N frames while playing and print frames per second")
       ->check(ts::whole_number(0, 1000000));
   cli.add_option("--font-size", opt.font_size, "text size in points (Ctrl +/- in the window)")
-      ->check(ts::real_number(ts::app::kMinFont, ts::app::kMaxFont));
+      ->check(ts::real_number(ts::app::kMinFont, ts::app::kMaxFont, "a size in points"));
   cli.add_option("--theme", opt.theme, "dark or light")->check(CLI::IsMember({"dark", "light"}));
   cli.add_flag("--heatmap", opt.heatmap, "show the global-load heatmap");
   cli.add_option("--memory", opt.memory,

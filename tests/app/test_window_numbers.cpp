@@ -21,15 +21,16 @@ namespace fs = std::filesystem;
 
 struct NumericOption {
   std::string option;
-  std::string lo, hi;  // the range its message must give
+  std::string lo, hi;  // the range its message must give (hi empty: the launch's)
   bool real = false;
 };
 
 // The window's own numeric options, and the lesson options it shares with the CLI.
 const std::vector<NumericOption>& window_numeric_options() {
   static const std::vector<NumericOption> options = {
-      {"--select-block", "0", "2147483647"},
-      {"--select-thread", "0", "1023"},
+      // Their last number is the launch's: the message after parsing gives it.
+      {"--select-block", "0", ""},
+      {"--select-thread", "0", ""},
       {"--frames", "0", "1000000"},
       {"--font-size", "10", "40", true},
       {"--wait-reloads", "1", "1000"},
