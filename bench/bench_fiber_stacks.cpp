@@ -64,11 +64,21 @@ int main(int argc, char** argv) {
   std::sort(ms.begin() + 1, ms.end());
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
+  // Address space reserved at its peak (what an RLIMIT_AS would count), in MiB.
+  double vm_peak = 0;
+  if (FILE* f = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, f))
+      if (std::sscanf(line, "VmPeak: %lf kB", &vm_peak) == 1) break;
+    std::fclose(f);
+  }
   std::printf(
       "stacks %zu KiB, %d blocks of 1024 threads, %d steps each, local array %d KiB: first "
-      "block %.2f ms, median block %.2f ms (%.0f ns per thread step), peak RSS %.1f MiB\n",
+      "block %.2f ms, median block %.2f ms (%.0f ns per thread step), peak RSS %.1f MiB, peak "
+      "address space %.0f MiB\n",
       (stack_kib > 0 ? size_t(stack_kib) * 1024 : ts::sim::FiberBlock::kDefaultStackBytes) / 1024,
       blocks, g_steps, g_local_kib, first, ms[1 + (ms.size() - 1) / 2],
-      ms[1 + (ms.size() - 1) / 2] * 1e6 / (1024.0 * (g_steps + 1)), double(ru.ru_maxrss) / 1024.0);
+      ms[1 + (ms.size() - 1) / 2] * 1e6 / (1024.0 * (g_steps + 1)), double(ru.ru_maxrss) / 1024.0,
+      vm_peak / 1024.0);
   return 0;
 }
