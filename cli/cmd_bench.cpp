@@ -12,6 +12,8 @@
 #include <memory>
 
 #include "cli/command.hpp"
+#include "engine/catalogue.hpp"
+#include "engine/lesson_options.hpp"
 #include "io/ladder.hpp"
 #include "io/output_file.hpp"
 #include "io/perf_report.hpp"
@@ -198,25 +200,35 @@ TS_CLI_COMMAND(
           ->delimiter(',');
       sub.add_option("--sizes", o->sizes,
                      "Multiplies (GFLOP/s): matrix sizes n (default 128,256,...,4096)")
-          ->delimiter(',');
+          ->delimiter(',')
+          ->check(whole_number(1, kMaxMatrixSide));
       sub.add_option("--lengths", o->lengths,
                      "Bandwidth lessons (GB/s): elements moved, a 1D lesson's length or a square "
                      "of that many (default 2^16, 2^18, ..., 2^26)")
-          ->delimiter(',');
-      sub.add_option("--tiles", o->tiles, "Tile widths (default 8,16,32)")->delimiter(',');
+          ->delimiter(',')
+          ->check(whole_number(1, kMaxLength));
+      sub.add_option("--tiles", o->tiles, "Tile widths (default 8,16,32)")
+          ->delimiter(',')
+          ->check(whole_number(1, kMaxBlockThreads));
       sub.add_option("--reps", o->reps, "Timed launches per point (median counts)")
-          ->capture_default_str();
-      sub.add_option("--warmup", o->warmup, "Untimed launches first")->capture_default_str();
+          ->capture_default_str()
+          ->check(whole_number(1, 100000));
+      sub.add_option("--warmup", o->warmup, "Untimed launches first")
+          ->capture_default_str()
+          ->check(whole_number(0, 10000));
       sub.add_option("--radius", o->radius,
                      "Radius of every lesson that reads one (0: each lesson's own default)")
-          ->capture_default_str();
+          ->capture_default_str()
+          ->check(whole_number(0, kMaxStencilRadius));
       sub.add_option("--block", o->block,
                      "Threads per block of every bandwidth lesson that reads a block (stencils, "
                      "reductions, histograms; 0: each lesson's own default)")
-          ->capture_default_str();
+          ->capture_default_str()
+          ->check(whole_number(0, kMaxBlockThreads));
       sub.add_option("--max-seconds", o->max_seconds,
                      "Fewer reps (at least 3) where a point would take longer than this")
-          ->capture_default_str();
+          ->capture_default_str()
+          ->check(real_number(0.001, 3600));
       sub.add_flag("--no-flush", o->no_flush, "Do not flush the L2 before each timed launch");
       sub.add_flag("--no-cublas", o->no_cublas, "Do not time cuBLAS (it still checks big outputs)");
       sub.add_flag("--no-copy", o->no_copy, "Do not measure the copy bandwidth");

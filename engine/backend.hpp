@@ -73,6 +73,14 @@ uint64_t host_memory_bytes();
 std::optional<std::string> check_trace_capacity(uint64_t capacity, uint64_t memory_bytes);
 // nullopt when the simulator can run these parameters in reasonable time.
 std::optional<std::string> check_simulator_steps(const LessonInfo& v, const Params& p);
+// The bytes of the `__shared__` arrays the simulator will allocate for a
+// lesson file's kernel (engine/sim/static_shared.hpp): 0 for a built-in
+// lesson (its descriptor is checked against its kernels) or where unknown.
+uint64_t simulator_static_shared(size_t lesson_index, const Params& p);
+// nullopt when those arrays and the dynamic shared memory fit the device's
+// shared memory per block; else a message naming the largest array and the limit.
+std::optional<std::string> check_simulator_shared(size_t lesson_index, const Params& p,
+                                                  const DeviceLimits& lim);
 
 // Picks the backend, prepares the request for it (every check, once: see
 // engine/prepare.hpp), runs, checks against the reference. Never throws.

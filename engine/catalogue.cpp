@@ -197,6 +197,36 @@ std::string bytes_text(uint64_t b) {
   return buf;
 }
 
+// CUDA's launch limits (every GPU since compute capability 3.0): a launch
+// beyond them fails on the GPU, and the simulator must not try it either.
+std::optional<std::string> check_launch_limits(const LessonInfo& v, const Params& p,
+                                               const DeviceLimits& lim) {
+  const LaunchGeometry g = geometry(v, p);
+  const std::string launch = std::string(v.id) + " with " + describe(v, p) + " launches ";
+  const struct {
+    const char* what;
+    uint32_t value;
+    uint64_t most;
+  } dims[] = {{"a grid x of", g.grid.x, 2147483647u}, {"a grid y of", g.grid.y, 65535},
+              {"a grid z of", g.grid.z, 65535},       {"a block x of", g.block.x, 1024},
+              {"a block y of", g.block.y, 1024},      {"a block z of", g.block.z, 64}};
+  for (const auto& d : dims) {
+    if (d.value == 0)
+      return launch + d.what + " 0: every dimension of a grid and a block needs at least 1";
+    if (d.value > d.most)
+      return launch + d.what + " " + std::to_string(d.value) + ", over CUDA's limit of " +
+             std::to_string(d.most) +
+             " (grid x up to 2147483647, y and z up to 65535; block x and y up to 1024, z up "
+             "to 64)";
+  }
+  if (g.block.count() > uint64_t(lim.max_threads_per_block))
+    return launch + "blocks of " + std::to_string(g.block.count()) + " threads (" +
+           std::to_string(g.block.x) + " x " + std::to_string(g.block.y) + " x " +
+           std::to_string(g.block.z) + "), over the limit of " +
+           std::to_string(lim.max_threads_per_block) + " threads per block";
+  return std::nullopt;
+}
+
 std::optional<std::string> check_shared(const LessonInfo& v, const Params& p,
                                         const DeviceLimits& lim) {
   const LaunchGeometry g = geometry(v, p);
@@ -352,6 +382,7 @@ std::optional<std::string> check_lesson_limits(const LessonInfo& v, const Params
 
 std::optional<std::string> validate(const LessonInfo& v, const Params& p, const DeviceLimits& lim) {
   if (auto e = check_lesson_limits(v, p, lim)) return e;
+  if (auto e = check_launch_limits(v, p, lim)) return e;
   if (auto e = check_shared(v, p, lim)) return e;
   uint64_t bytes = 0;
   const ArrayTable t = arrays(v, p);

@@ -6,8 +6,11 @@
 #include <string_view>
 
 #include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace ts {
 namespace {
@@ -114,7 +117,8 @@ CLI::Validator whole_number(long long lo, long long hi) {
         const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
         if (r.ptr != s.data() + s.size() || s.empty() ||
             (r.ec != std::errc() && r.ec != std::errc::result_out_of_range))
-          return "'" + s + "' is not a whole number";
+          return "'" + s + "' is not a whole number: give one from " + std::to_string(lo) + " to " +
+                 std::to_string(hi);
         if (r.ec == std::errc::result_out_of_range || v < lo || v > hi)
           return out_of_range(s, std::to_string(lo), std::to_string(hi));
         return {};
@@ -132,12 +136,35 @@ CLI::Validator unsigned_number(uint64_t lo, uint64_t hi) {
         const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
         if (!negative && (r.ptr != s.data() + s.size() || s.empty() ||
                           (r.ec != std::errc() && r.ec != std::errc::result_out_of_range)))
-          return "'" + s + "' is not a whole number";
+          return "'" + s + "' is not a whole number: give one from " + std::to_string(lo) + " to " +
+                 std::to_string(hi);
         if (negative || r.ec == std::errc::result_out_of_range || v < lo || v > hi)
           return out_of_range(s, std::to_string(lo), std::to_string(hi));
         return {};
       },
       "UINT in [" + std::to_string(lo) + " - " + std::to_string(hi) + "]");
+}
+
+CLI::Validator real_number(double lo, double hi, const std::string& what) {
+  const auto text = [](double v) {
+    char s[32];
+    std::snprintf(s, sizeof s, "%.10g", v);
+    return std::string(s);
+  };
+  const std::string range = "give " + what + " from " + text(lo) + " to " + text(hi);
+  return CLI::Validator(
+      [lo, hi, range](std::string& s) -> std::string {
+        // strtod takes "nan", "inf" and "1e999" (as infinity): all refused here.
+        char* end = nullptr;
+        errno = 0;
+        const double v = s.empty() ? 0 : std::strtod(s.c_str(), &end);
+        if (s.empty() || end != s.c_str() + s.size() || std::isnan(v))
+          return "'" + s + "' is not a number: " + range;
+        if (!std::isfinite(v) || errno == ERANGE || v < lo || v > hi)
+          return s + " is out of range: " + range;
+        return {};
+      },
+      "NUMBER in [" + text(lo) + " - " + text(hi) + "]");
 }
 
 std::optional<uint32_t> parse_warp_mask(const std::string& s) {

@@ -85,6 +85,10 @@ void use_readable_help(CLI::App& app);
 CLI::Validator whole_number(long long lo, long long hi);
 // The same for 64-bit unsigned values (seeds, capacities): "-1" is refused, not wrapped.
 CLI::Validator unsigned_number(uint64_t lo = 0, uint64_t hi = UINT64_MAX);
+// A decimal number in [lo, hi] (NaN and infinity refused, never a 309-digit
+// bound): "--duration: nan is not a number: give a number from 0.1 to 3600".
+// `what` names it in the message ("a size in points").
+CLI::Validator real_number(double lo, double hi, const std::string& what = "a number");
 
 // "odd", "even", "all", "none", a mask like "0xAA", or warp numbers "1,3".
 std::optional<uint32_t> parse_warp_mask(const std::string& s);

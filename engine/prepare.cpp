@@ -1,6 +1,7 @@
 // The preparation both backends share (engine/prepare.hpp).
 #include "engine/prepare.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -21,8 +22,10 @@ std::optional<std::string> check_request(const RunRequest& req, const RunTarget&
            " steps: the skew must be 0 or more steps";
   // Parameters against the limits of the machine that will run them.
   if (auto e = validate(v, req.params, target.limits)) return e;
-  if (simulator)
+  if (simulator) {
     if (auto e = check_simulator_steps(v, req.params)) return e;
+    if (auto e = check_simulator_shared(*at, req.params, target.limits)) return e;
+  }
   if (req.traced)
     if (auto e = check_trace_capacity(req.trace_capacity, target.record_memory_bytes)) return e;
   if (index) *index = *at;
@@ -41,6 +44,11 @@ std::optional<std::string> prepare_run(const RunRequest& req, const RunTarget& t
   run.lesson = v;
   run.params = p;
   run.geometry = geometry(*v, p);
+  // What the simulator allocates for a lesson file's __shared__ arrays, where
+  // its descriptor says less (reported with the run, checked above).
+  if (target.backend == BackendKind::Simulator)
+    run.geometry.static_shared_bytes = uint32_t(std::max<uint64_t>(
+        run.geometry.static_shared_bytes, simulator_static_shared(run.index, p)));
   run.arrays = arrays(*v, p);
   run.args = kernel_args(*v, p);
   run.expected_events = expected_counts(*v, p).total();

@@ -31,7 +31,9 @@ struct Verdict {
   size_t cells = 0;                   // cells compared
   std::vector<uint32_t> wrong_cells;  // linear indices into the output
   std::vector<float> wrong_expected;  // the reference's value at each of wrong_cells
-  std::string summary() const;        // "correct (max abs error 0)" / "17 of 289 cells wrong ..."
+  // Why nothing could be compared (a reference of the wrong size); then not correct.
+  std::string problem;
+  std::string summary() const;  // "correct (max abs error 0)" / "17 of 289 cells wrong ..."
 };
 
 // Compares a computed output with the reference. The tolerance grows with the

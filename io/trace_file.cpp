@@ -718,8 +718,12 @@ bool save_trace(const Trace& t, const std::string& path, std::string* error) {
       error);
 }
 
-std::optional<Trace> load_trace(const std::string& path, std::string* error) {
-  auto fail = [&](const std::string& msg) -> std::optional<Trace> {
+namespace {
+
+// The checks load_trace makes before it maps the file: the kind, the header
+// and the size. The open file, or nullopt with `error` set.
+std::optional<InputFile> open_trace(const std::string& path, std::string* error) {
+  auto fail = [&](const std::string& msg) -> std::optional<InputFile> {
     if (error) *error = path + ": " + msg;
     return std::nullopt;
   };
@@ -749,6 +753,26 @@ std::optional<Trace> load_trace(const std::string& path, std::string* error) {
   if (declared != size && size > kReadWholeUpTo)
     return fail("truncated: the header says the file has " + std::to_string(declared) +
                 " bytes, but it has " + std::to_string(size) + " (an interrupted copy?)");
+  return in;
+}
+
+}  // namespace
+
+std::optional<std::string> check_trace_file_header(const std::string& path) {
+  std::string error;
+  if (open_trace(path, &error)) return std::nullopt;
+  return error;
+}
+
+std::optional<Trace> load_trace(const std::string& path, std::string* error) {
+  auto fail = [&](const std::string& msg) -> std::optional<Trace> {
+    if (error) *error = path + ": " + msg;
+    return std::nullopt;
+  };
+  const auto in = open_trace(path, error);
+  if (!in) return std::nullopt;
+  const uint64_t size = in->size();
+  std::string why;
 
   // Mapped, not copied: parse_trace checks the layout of a large file before
   // its checksum reads every page.

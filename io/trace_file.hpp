@@ -65,6 +65,10 @@ bool save_trace(const Trace& t, const std::string& path, std::string* error);
 // file), then maps the file; beyond 64 MiB the sizes its sections declare
 // must add up to the file's size before the checksum reads every page.
 std::optional<Trace> load_trace(const std::string& path, std::string* error);
+// What load_trace says before it reads past the header (not a regular file,
+// not a trace, a wrong version or size), or nullopt: for a caller that sizes
+// the file up first (the window's memory budget) and must not call junk events.
+std::optional<std::string> check_trace_file_header(const std::string& path);
 
 uint64_t fnv1a64(std::span<const uint8_t> bytes);
 

@@ -139,5 +139,21 @@ TEST(Verdict, ToleranceGrowsWithTheSumAndAcceptsRounding) {
   EXPECT_FALSE(check_output(v, {.n = 64, .tile = 4}, got, want).correct);
 }
 
+// A reference of another size than the output: said with both sizes, not
+// "0 of 0 cells wrong (max abs error inf)" (issue 31, defect 11).
+TEST(Verdict, AReferenceOfTheWrongSizeNamesBothSizes) {
+  const LessonInfo& v = picks::rectangular_tiled_lesson();
+  const Params p{.m = 2, .k = 2, .n = 2, .tile = 2};
+  const BufferData got = matrix(matmul_slot("C"), 2, 2, {1, 2, 3, 4});
+  const BufferData want = matrix(matmul_slot("C"), 1, 3, {1, 2, 3});
+  const Verdict verdict = check_output(v, p, got, want);
+  EXPECT_FALSE(verdict.correct);
+  EXPECT_NE(verdict.summary().find("the lesson's reference returned 3 values where the output "
+                                   "has 4 (2 x 2)"),
+            std::string::npos)
+      << verdict.summary();
+  EXPECT_EQ(verdict.summary().find("0 of 0"), std::string::npos) << verdict.summary();
+}
+
 }  // namespace
 }  // namespace ts

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "io/trace_file.hpp"
+
 namespace ts::app {
 
 namespace {
@@ -73,6 +75,8 @@ BudgetCheck check_trace_file(const std::string& path) {
   if (!std::filesystem::is_regular_file(path, ec)) return c;
   const uint64_t size = std::filesystem::file_size(path, ec);
   if (ec) return c;
+  // Junk is not sized up as events: the loader says what it is instead.
+  if (check_trace_file_header(path)) return c;
   c.need.events_needed = c.need.events_recorded = file_events_estimate(size);
   c.need.bytes = window_bytes(c.need.events_recorded, 0);
   c.budget = memory_budget(&c.budget_origin);

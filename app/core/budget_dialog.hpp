@@ -41,7 +41,7 @@ struct BudgetCheck {
 // beside `held` bytes another trace keeps (compare mode: A while B runs).
 BudgetCheck check_run(const RunRequest& req, uint64_t held = 0);
 // A trace file against the budget, from its size; Fits when it cannot be
-// read (the loader says why).
+// read or is not a trace (its header checked first: the loader says why).
 BudgetCheck check_trace_file(const std::string& path);
 
 // "41.9 M", "208.3 K", "4096": event counts in messages.

@@ -16,7 +16,9 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <charconv>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -29,6 +31,7 @@
 #include "app/core/lesson_check.hpp"
 #include "app/export/export.hpp"
 #include "app/shell/app.hpp"
+#include "app/shell/fonts_themes.hpp"
 #include "app/shell/window_args.hpp"
 #include "engine/catalogue.hpp"
 #include "engine/lesson_options.hpp"
@@ -61,6 +64,23 @@ struct CommandLine {
   CLI::Option* compare_opt = nullptr;
 };
 
+// A whole number of int's range, for the options whose range the launch
+// gives (window_args.cpp checks them against it, naming its numbers).
+CLI::Validator launch_index(const std::string& range) {
+  return CLI::Validator(
+      [range](std::string& s) -> std::string {
+        int v = 0;
+        const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (s.empty() || r.ptr != s.data() + s.size() ||
+            (r.ec != std::errc() && r.ec != std::errc::result_out_of_range))
+          return "'" + s + "' is not a whole number: give one " + range;
+        if (r.ec == std::errc::result_out_of_range)
+          return s + " is out of range: give a whole number " + range;
+        return {};
+      },
+      "INT");
+}
+
 // Every option of the window, as --help lists them.
 void add_window_options(CommandLine& line, ts::app::Options& opt) {
   CLI::App& cli = line.cli;
@@ -82,10 +102,12 @@ void add_window_options(CommandLine& line, ts::app::Options& opt) {
   cli.add_option("--position", opt.position,
                  "event index, start, end, phase:N, barrier:N, access:N (the N-th warp access "
                  "complete) or stale (the first stale read)");
-  cli.add_option("--select-block", opt.select_block, "the block whose shared memory is shown");
+  cli.add_option("--select-block", opt.select_block, "the block whose shared memory is shown")
+      ->check(launch_index("from 0 to the launch's last block"));
   cli.add_option("--select-thread", opt.select_thread,
                  "scripted: follow this thread of that block (x + y * block width): its register "
-                 "and warp tiles are outlined");
+                 "and warp tiles are outlined")
+      ->check(launch_index("from 0 to the block's last thread"));
   cli.add_option("--tab", opt.tab, "bring this panel to the front of its column, e.g. Memory");
   cli.add_option("--screenshot", opt.screenshot, "write a PNG of the window");
   cli.add_option("--cells-json", opt.cells_json,
@@ -95,8 +117,10 @@ void add_window_options(CommandLine& line, ts::app::Options& opt) {
   cli.add_flag("--force", opt.force,
                "let --screenshot, --cells-json and --record replace files that exist");
   cli.add_option("--frames", opt.frames,
-                 "render N frames while playing and print frames per second");
-  cli.add_option("--font-size", opt.font_size, "text size in points (Ctrl +/- in the window)");
+                 "render N frames while playing and print frames per second")
+      ->check(ts::whole_number(0, 1000000));
+  cli.add_option("--font-size", opt.font_size, "text size in points (Ctrl +/- in the window)")
+      ->check(ts::real_number(ts::app::kMinFont, ts::app::kMaxFont, "a size in points"));
   cli.add_option("--theme", opt.theme, "dark or light")->check(CLI::IsMember({"dark", "light"}));
   cli.add_flag("--heatmap", opt.heatmap, "show the global-load heatmap");
   cli.add_option("--memory", opt.memory,
@@ -115,9 +139,10 @@ void add_window_options(CommandLine& line, ts::app::Options& opt) {
   cli.add_option("--wait-reloads", opt.wait_reloads,
                  "scripted, with --lesson-file: before the screenshot, wait until the file has "
                  "been saved, compiled and run again N times (prints when it starts watching)")
-      ->check(CLI::Range(1, 1000));
+      ->check(ts::whole_number(1, 1000));
   cli.add_option("--hazard", opt.hazard,
-                 "choose this hazard in the race panel (0 = the first), as a click would");
+                 "choose this hazard in the race panel (0 = the first), as a click would")
+      ->check(ts::whole_number(0, INT32_MAX));
   cli.add_option("--perf-report", opt.perf_report,
                  "open this performance report (tilescope-cli bench --json) in the Performance "
                  "panel")
@@ -133,7 +158,8 @@ void add_window_options(CommandLine& line, ts::app::Options& opt) {
       ->check(CLI::IsMember(families));
   cli.add_option("--lecture", opt.lecture,
                  "present this lecture script (.tslecture, docs/lectures.md): PageDown / PageUp");
-  cli.add_option("--step", opt.lecture_step, "the lecture's step to open at (1 = the first)");
+  cli.add_option("--step", opt.lecture_step, "the lecture's step to open at (1 = the first)")
+      ->check(ts::whole_number(1, INT32_MAX));
   cli.add_flag("--all-steps", opt.all_steps,
                "scripted, with --lecture: a screenshot (and cells JSON) of every step, "
                "FILE_step1.png, ...");
@@ -162,14 +188,15 @@ void add_window_options(CommandLine& line, ts::app::Options& opt) {
                  "replay position, evenly spaced over the range");
   cli.add_option("--from", opt.record_from, "--record from this position (as --position)");
   cli.add_option("--to", opt.record_to, "--record up to this position (as --position)");
-  cli.add_option("--fps", opt.record_fps, "--record frames per second")->check(CLI::Range(1, 60));
+  cli.add_option("--fps", opt.record_fps, "--record frames per second")
+      ->check(ts::whole_number(1, 60));
   cli.add_option("--duration", opt.record_seconds,
                  "--record length in seconds: fps x duration frames, the first at --from and the "
                  "last at --to (fewer when the range has fewer events)")
-      ->check(CLI::Range(0.1, 3600.0));
+      ->check(ts::real_number(0.1, 3600));
   cli.add_option("--speed", opt.record_speed,
                  "--record at this many events a second instead of --duration")
-      ->check(CLI::PositiveNumber);
+      ->check(ts::real_number(0.001, 1e9));
   cli.add_option("--panels", opt.record_panels,
                  "what --record (and --screenshot) draws: grid (the grid alone, for a slide), "
                  "grid+timeline (and the warp lanes under it) or window (all of it)")
@@ -245,13 +272,17 @@ std::optional<int> parse_window_options(int argc, char** argv, CommandLine& line
     return 2;
   }
   if (line.quiz->count() > 0) {
-    try {
-      opt.quiz_seed = line.quiz_seed.empty() ? 1 : int64_t(std::stoull(line.quiz_seed));
-    } catch (const std::exception&) {
-      std::fprintf(stderr, "tilescope: error: --quiz '%s': give a seed (a number)\n",
-                   line.quiz_seed.c_str());
+    // Digits only: "-1" would wrap to a huge seed, then read as "no quiz".
+    const std::string& s = line.quiz_seed;
+    uint64_t seed = 1;
+    const auto r = std::from_chars(s.data(), s.data() + s.size(), seed);
+    if (!s.empty() && (r.ec != std::errc() || r.ptr != s.data() + s.size() || seed > INT64_MAX)) {
+      std::fprintf(stderr,
+                   "tilescope: error: --quiz '%s': give a seed, a whole number from 0 to %lld\n",
+                   s.c_str(), (long long)INT64_MAX);
       return 2;
     }
+    opt.quiz_seed = int64_t(seed);
   }
   std::vector<std::string> notes;
   const ts::LessonOptions& lesson = line.lesson;

@@ -170,25 +170,34 @@ FiberBlock::FiberBlock(size_t stack_bytes) : stack_bytes_(stack_bytes) {
 #endif
   const size_t page = size_t(sysconf(_SC_PAGESIZE));
   stack_bytes_ = (stack_bytes_ + page - 1) / page * page;
-  map_bytes_ = stack_bytes_ + page;  // plus a guard page below each stack
+  map_bytes_ = stack_bytes_ + guard_bytes();  // plus a guard region below each stack
+}
+
+size_t FiberBlock::guard_bytes() {
+  // Computed once (by the first FiberBlock), so the fault handler only reads it.
+  static const size_t bytes = [] {
+    const size_t page = size_t(sysconf(_SC_PAGESIZE));
+    return (kGuardBytes + page - 1) / page * page;
+  }();
+  return bytes;
 }
 
 FiberBlock::~FiberBlock() {
-  const size_t page = size_t(sysconf(_SC_PAGESIZE));
   for (int i = 0; i < stacks_; ++i)
-    munmap(fibers_[i].stack - page, map_bytes_);
+    munmap(fibers_[i].stack - guard_bytes(), map_bytes_);
 }
 
 bool FiberBlock::ensure_stacks(int threads) {
   if (int(fibers_.size()) < threads) fibers_.resize(threads);
-  const size_t page = size_t(sysconf(_SC_PAGESIZE));
   for (; stacks_ < threads; ++stacks_) {
-    void* base =
-        mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    // Reserved, not committed: a page is backed when a thread first touches it.
+    void* base = mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (base == MAP_FAILED) return false;
-    // A stack overflow hits the guard page (a clean crash) instead of the next stack.
-    mprotect(base, page, PROT_NONE);
-    fibers_[stacks_].stack = static_cast<char*>(base) + page;
+    // An overflow faults in the guard (named by on_fault_signal) instead of
+    // writing into the next stack.
+    mprotect(base, guard_bytes(), PROT_NONE);
+    fibers_[stacks_].stack = static_cast<char*>(base) + guard_bytes();
   }
   return true;
 }
@@ -216,6 +225,7 @@ void FiberBlock::trampoline() {
 
 void FiberBlock::resume(int thread) {
   Fiber& f = fibers_[thread];
+  ++f.steps;
   ++thread_steps_;
   progress_.store(thread_steps_, std::memory_order_relaxed);
   current_ = thread;
@@ -236,16 +246,35 @@ void FiberBlock::resume(int thread) {
   current_ = -1;
   if (stalled_) [[unlikely]]
     note_stall(thread);
+  if (overflowed_) [[unlikely]]
+    note_overflow(thread);
+}
+
+void FiberBlock::note_overflow(int thread) {
+  overflowed_ = 0;  // its fiber gave up inside the fault handler: never resumed again
+  const int line = fibers_[size_t(thread)].line;
+  if (error_.empty())
+    error_ = who(thread) + " overflowed its stack of " + std::to_string(stack_bytes_ / 1024) +
+             " KiB" +
+             (line > 0 ? " after line " + std::to_string(line)
+                       : std::string(" before its first recorded access")) +
+             ": local arrays (or a recursion) larger than the " +
+             std::to_string(kLocalMemoryBytes / 1024) +
+             " KiB of local memory CUDA gives a thread. The run was stopped there";
 }
 
 void FiberBlock::note_stall(int thread) {
   stalled_ = 0;  // its fiber gave up inside the signal handler: never resumed again
   char secs[32];
   std::snprintf(secs, sizeof secs, "%.0f", stall_seconds_.load());
+  // Line 0: it has reached no access yet, so no line is known; say so.
+  const int line = fibers_[size_t(thread)].line;
   if (error_.empty())
     error_ = who(thread) + " ran for " + secs +
-             " s without reaching a recorded access or barrier, last at line " +
-             std::to_string(fibers_[size_t(thread)].line) +
+             " s without reaching a recorded access or barrier, " +
+             (line > 0 ? "last at line " + std::to_string(line)
+                       : std::string("and has reached none since it started (so no line is "
+                                     "known: the loop is before its first access)")) +
              ": an endless loop that touches no array? (a loop condition that never changes, a "
              "counter that never reaches its bound). The run was stopped there";
 }
@@ -282,6 +311,74 @@ void FiberBlock::on_stall_signal(int) {
   if (&here < stack || &here >= stack + self->stack_bytes_) return;
   self->stalled_ = 1;
   self->switch_to_scheduler(true);
+}
+
+namespace {
+struct sigaction previous_fault_action;  // restored for a fault that is not an overflow
+
+// The alternate stack the fault handler runs on (the fiber's own is spent),
+// one per OS thread that simulates; given back when the thread ends.
+struct AltStack {
+  std::vector<char> memory;
+  bool ours = false;  // a thread with an alternate stack of its own keeps it
+  AltStack() {
+    stack_t old{};
+    if (sigaltstack(nullptr, &old) != 0 || !(old.ss_flags & SS_DISABLE)) return;
+    memory.resize(std::max<size_t>(64 * 1024, size_t(SIGSTKSZ)));
+    stack_t ss{};
+    ss.ss_sp = memory.data();
+    ss.ss_size = memory.size();
+    ours = sigaltstack(&ss, nullptr) == 0;
+  }
+  ~AltStack() {
+    if (!ours) return;
+    stack_t ss{};
+    ss.ss_flags = SS_DISABLE;
+    sigaltstack(&ss, nullptr);
+  }
+};
+}  // namespace
+
+// A fault in the guard below the running fiber's stack: that thread
+// overflowed. It gives up for good (as a stalled one does) and the block ends
+// with a message; any other fault is handed to whoever handled it before.
+void FiberBlock::on_fault_signal(int sig, siginfo_t* info, void* context) {
+  FiberBlock* self = tl_active;
+  if (self && self->current_ >= 0 && info) {
+    const char* stack = self->fibers_[size_t(self->current_)].stack;
+    const auto* at = static_cast<const char*>(info->si_addr);
+    if (at < stack && at >= stack - guard_bytes()) {
+      self->overflowed_ = 1;
+      self->switch_to_scheduler(true);
+    }
+  }
+  if (previous_fault_action.sa_flags & SA_SIGINFO) {
+    if (previous_fault_action.sa_sigaction) previous_fault_action.sa_sigaction(sig, info, context);
+    return;
+  }
+  if (previous_fault_action.sa_handler != SIG_DFL && previous_fault_action.sa_handler != SIG_IGN) {
+    previous_fault_action.sa_handler(sig);
+    return;
+  }
+  // The default: back in place, and the access faults again and ends the process.
+  signal(sig, SIG_DFL);
+}
+
+void FiberBlock::install_fault_handler() {
+#if !defined(TS_FIBER_ASAN)  // AddressSanitizer names overflows itself
+  static std::once_flag installed;
+  std::call_once(installed, [] {
+    struct sigaction sa {};
+    sa.sa_sigaction = &FiberBlock::on_fault_signal;
+    // SA_NODEFER: the handler of an overflow never returns, so SIGSEGV must
+    // not stay blocked; SA_ONSTACK: the fiber's stack has no room left.
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &previous_fault_action);
+  });
+  thread_local AltStack alt_stack;
+  (void)alt_stack;
+#endif
 }
 
 void FiberBlock::interrupt_if_stalled(pthread_t os_thread, uint64_t seen, double seconds) {
@@ -390,19 +487,40 @@ void FiberBlock::step_warp(int warp) {
   }
   // Lanes at a removed barrier go on once no lane of the warp can run.
   if (converging_[warp] > 0 && runnable_in_warp_[warp] == 0) release_converging(warp);
-  if (step_limit_ && thread_steps_ > step_limit_ && error_.empty()) {
-    // The warp that just stepped: the first of its threads still running.
-    int stuck = first;
-    for (int t = first; t < last; ++t)
-      if (fibers_[t].state != State::Exited) {
-        stuck = t;
-        break;
-      }
-    error_ = "the kernel did not finish within " + std::to_string(step_limit_) +
-             " thread steps (several times what it should need): it looks stuck in an endless "
-             "loop; " +
-             who(stuck) + " was at line " + std::to_string(fibers_[stuck].line);
-  }
+  if (step_limit_ && thread_steps_ > step_limit_ && error_.empty()) error_ = step_limit_error();
+}
+
+std::string FiberBlock::step_limit_error() const {
+  // The thread that spins: the one that took the most steps in this block
+  // (not the warp's first, which may wait at a barrier for it).
+  int stuck = 0;
+  for (int t = 0; t < threads_; ++t)
+    if (fibers_[t].state != State::Exited &&
+        (fibers_[stuck].state == State::Exited || fibers_[t].steps > fibers_[stuck].steps))
+      stuck = t;
+  const Fiber& f = fibers_[size_t(stuck)];
+  const std::string limit =
+      "the kernel did not finish within " + std::to_string(step_limit_) + " thread steps";
+  // Every thread of this block within what the blocks before it took: the
+  // launch is long (more blocks or accesses than the lesson's counts say), not stuck.
+  if (blocks_done_ > 0 && f.steps <= 2 * most_steps_done_ + 16)
+    return limit + " after " + std::to_string(blocks_done_) + " blocks of at most " +
+           std::to_string(most_steps_done_) +
+           " steps a thread, no block stuck: too many steps for the simulator (the lesson "
+           "makes far more accesses than its counts say); use smaller sizes, or a GPU";
+  std::string m = limit +
+                  " (several times what it should need): it looks stuck in an endless "
+                  "loop; " +
+                  who(stuck) + " was at line " + std::to_string(f.line) + " after " +
+                  std::to_string(f.steps) + " steps in this block, more than any other thread";
+  // Where the others wait, when they wait for it.
+  for (int t = 0; t < threads_; ++t)
+    if (fibers_[t].state != State::Exited && fibers_[t].state != State::Runnable &&
+        fibers_[t].line != f.line) {
+      m += "; " + who(t) + " waits at line " + std::to_string(fibers_[t].line);
+      break;
+    }
+  return m;
 }
 
 std::string FiberBlock::barrier_divergence() const {
@@ -465,6 +583,7 @@ std::string FiberBlock::run_block(const Dim3& grid, const Dim3& block, const Dim
   if (!ensure_stacks(threads_))
     return "out of memory for " + std::to_string(threads_) + " thread stacks of " +
            std::to_string(stack_bytes_ / 1024) + " KiB";
+  install_fault_handler();
 
   schedule_ = schedule;
   entry_ = entry;
@@ -491,6 +610,7 @@ std::string FiberBlock::run_block(const Dim3& grid, const Dim3& block, const Dim
     f.state = State::Runnable;
     f.line = 0;
     f.arrivals = 0;
+    f.steps = 0;
     f.asan_fake_stack = nullptr;
 #if defined(TS_FIBER_ASAN)
     // A thread abandoned mid-run (deadlock) may have left its frames poisoned.
@@ -624,6 +744,11 @@ std::string FiberBlock::run_block(const Dim3& grid, const Dim3& block, const Dim
   }
   tl_active = outer;
   if (result.empty() && !error_.empty()) result = error_;
+  if (result.empty()) {
+    ++blocks_done_;
+    for (int t = 0; t < threads_; ++t)
+      most_steps_done_ = std::max(most_steps_done_, fibers_[t].steps);
+  }
   return result;
 }
 

@@ -81,11 +81,18 @@ class FiberBlock {
   enum class State : uint8_t { Runnable, AtBarrier, AtWarpBarrier, Converging, Exited };
 
   static constexpr int kWarpSize = 32;
+  // Room for CUDA's largest local memory (512 KiB a thread) and the
+  // simulator's own frames. Only the pages a thread touches are ever backed
+  // (MAP_NORESERVE): a kernel without local arrays costs a few KiB a thread.
+  // Below each stack a guard region turns an overflow into a named failure.
+  static constexpr size_t kLocalMemoryBytes = 512 * 1024;
 #if defined(__SANITIZE_ADDRESS__) || defined(TS_SANITIZED)
-  static constexpr size_t kDefaultStackBytes = 256 * 1024;  // sanitizer frames are larger
+  static constexpr size_t kDefaultStackBytes =
+      4 * kLocalMemoryBytes;  // sanitizer frames are larger
 #else
-  static constexpr size_t kDefaultStackBytes = 64 * 1024;
+  static constexpr size_t kDefaultStackBytes = kLocalMemoryBytes + 64 * 1024;
 #endif
+  static constexpr size_t kGuardBytes = 64 * 1024;
 
   explicit FiberBlock(size_t stack_bytes = kDefaultStackBytes);
   ~FiberBlock();
@@ -187,18 +194,24 @@ class FiberBlock {
     State state = State::Exited;
     int line = 0;           // the last line it reached (at_line)
     uint32_t arrivals = 0;  // block barriers it has arrived at
+    uint64_t steps = 0;     // resumptions in this block: who spins when the limit is hit
     ThreadBuiltins builtins;
     void* asan_fake_stack = nullptr;
   };
 
   static void trampoline();
   static void on_stall_signal(int);
-  void note_stall(int thread);        // the error for a fiber the handler gave up (cold)
-  std::string who(int thread) const;  // "thread (x, y, z) of block (x, y, z)"
+  static void on_fault_signal(int, siginfo_t* info, void* context);
+  static void install_fault_handler();  // once per process, and an alternate stack per OS thread
+  void note_overflow(int thread);       // the error for a fiber that overflowed its stack (cold)
+  void note_stall(int thread);          // the error for a fiber the handler gave up (cold)
+  std::string who(int thread) const;    // "thread (x, y, z) of block (x, y, z)"
   bool ensure_stacks(int threads);
+  static size_t guard_bytes();  // kGuardBytes in whole pages
   void resume(int thread);
   void switch_to_scheduler(bool exiting);
   void step_warp(int warp);
+  std::string step_limit_error() const;  // the message when thread_steps_ passes step_limit_
   void release_barrier();
   // The CUDA rule: a __syncthreads() is reached by every thread of the block
   // that has not exited, or by none. Empty, or the message that names two
@@ -229,6 +242,9 @@ class FiberBlock {
   Schedule schedule_;
   uint64_t clock_ = 0;
   uint64_t thread_steps_ = 0, step_limit_ = 0;
+  // Blocks run to the end so far, and the most steps one of their threads
+  // took: a block whose threads take no more is slow, not stuck.
+  uint64_t blocks_done_ = 0, most_steps_done_ = 0;
   Entry entry_ = nullptr;
   void* user_ = nullptr;
   void* dynamic_shared_ = nullptr;
@@ -243,6 +259,7 @@ class FiberBlock {
   std::atomic<uint64_t> stall_seen_{~uint64_t(0)};
   std::atomic<double> stall_seconds_{0};
   volatile std::sig_atomic_t stalled_ = 0;
+  volatile std::sig_atomic_t overflowed_ = 0;  // set by the fault handler
 
   // AddressSanitizer's view of the scheduler's stack (learned on the first switch).
   const void* sched_stack_bottom_ = nullptr;

@@ -16,6 +16,7 @@
 #include "engine/prepare.hpp"
 #include "engine/reference.hpp"
 #include "engine/sim/simulate.hpp"
+#include "engine/sim/static_shared.hpp"
 
 namespace ts {
 namespace {
@@ -52,7 +53,9 @@ RunResult simulate_prepared(PreparedRun& run) {
   opt.arrays = &run.arrays;
   // The closed form counts every step with all barriers; a kernel that takes
   // far more is stuck (spinning on memory no one writes), not slow.
-  opt.max_steps = 4 * run.expected_events + (1u << 20);
+  // Every thread is resumed once to start, accesses or not.
+  opt.max_steps =
+      4 * run.expected_events + run.geometry.grid.count() * run.geometry.block.count() + (1u << 20);
   sim::SimResult sr;
   bool found = visit_lesson(run.index, run.params, [&](auto body) {
     sr = sim::simulate<decltype(body)>(run.geometry, run.args, opt);
@@ -123,11 +126,48 @@ sim::ThreadFn runtime_sim_body(size_t lesson_index, const Params& p) {
 }
 
 std::optional<std::string> check_simulator_steps(const LessonInfo& v, const Params& p) {
-  const uint64_t steps = expected_counts(v, p).total();
+  // A step per access, and one per thread to start it (a grid of 2^31 blocks
+  // that makes no access is still 2^31 steps).
+  const uint64_t events = expected_counts(v, p).total();
+  const LaunchGeometry g = geometry(v, p);
+  uint64_t threads = 0, steps = 0;
+  if (__builtin_mul_overflow(g.grid.count(), g.block.count(), &threads) ||
+      __builtin_add_overflow(events, threads, &steps))
+    threads = steps = UINT64_MAX;
   if (steps <= kMaxSimSteps) return std::nullopt;
   return "the simulator would take " + std::to_string(steps) + " steps for " + describe(v, p) +
-         "; it allows at most " + std::to_string(kMaxSimSteps) +
-         " (half a minute or more): use smaller sizes, or a GPU";
+         " (" + std::to_string(threads) + " threads, " + std::to_string(events) +
+         " accesses and barriers): too many steps for the simulator, which allows at most " +
+         std::to_string(kMaxSimSteps) + " (half a minute or more): use smaller sizes, or a GPU";
+}
+
+uint64_t simulator_static_shared(size_t lesson_index, const Params& p) {
+  const sim::ThreadFn fn = runtime_sim_body(lesson_index, p);
+  if (!fn) return 0;
+  const sim::StaticShared s = sim::static_shared_of(reinterpret_cast<const void*>(fn));
+  return s.known ? s.bytes : 0;
+}
+
+std::optional<std::string> check_simulator_shared(size_t lesson_index, const Params& p,
+                                                  const DeviceLimits& lim) {
+  const sim::ThreadFn fn = runtime_sim_body(lesson_index, p);
+  if (!fn) return std::nullopt;
+  const sim::StaticShared s = sim::static_shared_of(reinterpret_cast<const void*>(fn));
+  const LessonInfo& v = all_lessons()[lesson_index];
+  const LaunchGeometry g = geometry(v, p);
+  const uint64_t total =
+      std::max<uint64_t>(s.bytes, g.static_shared_bytes) + g.dynamic_shared_bytes;
+  if (!s.known || total <= uint64_t(lim.max_shared_per_block)) return std::nullopt;
+  return std::string(v.id) + "'s __shared__ arrays take " + std::to_string(s.bytes) +
+         " bytes per block (the largest, " + s.largest + ", " + std::to_string(s.largest_bytes) +
+         " bytes)" +
+         (g.dynamic_shared_bytes
+              ? " and its dynamic shared memory " + std::to_string(g.dynamic_shared_bytes)
+              : std::string()) +
+         ", over the " + std::to_string(lim.max_shared_per_block) +
+         " bytes of shared memory per block this device allows (its opt-in limit); its "
+         "descriptor declares " +
+         std::to_string(g.static_shared_bytes) + " bytes: make the arrays smaller";
 }
 
 RunResult run_prepared_on_simulator(PreparedRun& run) {

@@ -276,4 +276,22 @@ TEST(AppBudget, TraceFileBeyondTheBudgetIsNotOpened) {
   EXPECT_EQ(rc2, 0) << read(d / "file_ok.log");
 }
 
+// A 4 GiB file that is not a trace (sparse: no disk used) is called what it
+// is, not sized up as "about 107.4 M events" over the budget (issue 31,
+// defect 11); tilescope-cli inspect says the same.
+TEST(AppBudget, ALargeFileThatIsNotATraceIsNotCountedAsEvents) {
+  const fs::path file = out_dir() / "sparse_junk.tstrace";
+  { std::ofstream f(file, std::ios::binary); }
+  fs::resize_file(file, uint64_t(4) << 30);
+  const int rc =
+      run_app("TILESCOPE_MEMORY_BUDGET=1GB",
+              file.string() + " --screenshot " + (out_dir() / "junk.png").string() + " --exit",
+              out_dir() / "junk.log");
+  const std::string text = read(out_dir() / "junk.log");
+  fs::remove(file);
+  EXPECT_NE(rc, 0) << text;
+  EXPECT_NE(text.find("not a TileScope trace"), std::string::npos) << text;
+  EXPECT_EQ(text.find("events"), std::string::npos) << text;
+}
+
 }  // namespace

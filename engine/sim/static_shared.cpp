@@ -1,0 +1,144 @@
+#include "engine/sim/static_shared.hpp"
+
+#include <cxxabi.h>
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <tuple>
+#include <vector>
+
+namespace ts::sim {
+namespace {
+
+std::string demangled(const char* name) {
+  int status = 0;
+  char* d = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  if (status != 0 || !d) return name;
+  std::string s = d;
+  std::free(d);
+  return s;
+}
+
+// "f<T>(A&)::tile" -> {"f<T>(A&)", "tile"}: the function a static local
+// belongs to (the last "::" outside brackets and parentheses).
+std::pair<std::string, std::string> split_owner(const std::string& s) {
+  int depth = 0;
+  size_t cut = std::string::npos;
+  for (size_t i = 0; i + 1 < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '<' || c == '(' || c == '[') ++depth;
+    if (c == '>' || c == ')' || c == ']') --depth;
+    if (depth == 0 && c == ':' && s[i + 1] == ':') cut = i;
+  }
+  if (cut == std::string::npos) return {"", s};
+  return {s.substr(0, cut), s.substr(cut + 2)};
+}
+
+template <class T>
+bool read_at(const std::vector<char>& f, uint64_t at, T* out) {
+  if (at > f.size() || f.size() - at < sizeof(T)) return false;
+  std::memcpy(out, f.data() + at, sizeof(T));
+  return true;
+}
+
+// From the ELF file's .symtab (or .dynsym): every STT_TLS object.
+bool from_symbols(const char* path, StaticShared& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  const std::vector<char> f((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Elf64_Ehdr eh;
+  if (!read_at(f, 0, &eh) || std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+      eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr))
+    return false;
+  std::vector<Elf64_Shdr> sections(eh.e_shnum);
+  for (size_t i = 0; i < sections.size(); ++i)
+    if (!read_at(f, eh.e_shoff + i * sizeof(Elf64_Shdr), &sections[i])) return false;
+  const Elf64_Shdr* table = nullptr;
+  for (const uint32_t kind : {uint32_t(SHT_SYMTAB), uint32_t(SHT_DYNSYM)}) {
+    for (const Elf64_Shdr& s : sections)
+      if (s.sh_type == kind && s.sh_link < sections.size()) table = &s;
+    if (table) break;
+  }
+  if (!table || table->sh_entsize != sizeof(Elf64_Sym)) return false;
+  const Elf64_Shdr& names = sections[table->sh_link];
+  std::map<std::string, uint64_t> by_function;
+  bool any = false;
+  for (uint64_t at = table->sh_offset; at + sizeof(Elf64_Sym) <= table->sh_offset + table->sh_size;
+       at += sizeof(Elf64_Sym)) {
+    Elf64_Sym sym;
+    if (!read_at(f, at, &sym)) return false;
+    if (ELF64_ST_TYPE(sym.st_info) != STT_TLS || sym.st_shndx == SHN_UNDEF || sym.st_size == 0 ||
+        sym.st_name >= names.sh_size || names.sh_offset + sym.st_name >= f.size())
+      continue;
+    const char* raw = f.data() + names.sh_offset + sym.st_name;
+    if (!std::memchr(raw, 0, f.size() - (names.sh_offset + sym.st_name))) continue;
+    const auto [function, name] = split_owner(demangled(raw));
+    any = true;
+    const uint64_t sum = by_function[function] += sym.st_size;
+    if (sum > out.bytes) out.bytes = sum, out.function = function;
+    if (sym.st_size > out.largest_bytes) out.largest_bytes = sym.st_size, out.largest = name;
+  }
+  return any;
+}
+
+// Without symbols: the module's whole TLS segment, as one.
+bool from_segment(const void* base, StaticShared& out) {
+  struct Find {
+    uintptr_t base;
+    uint64_t tls = 0;
+    bool found = false;
+  } find{reinterpret_cast<uintptr_t>(base)};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) {
+        auto* f = static_cast<Find*>(data);
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+          if (ph.p_type == PT_LOAD && ph.p_offset == 0 && info->dlpi_addr + ph.p_vaddr == f->base)
+            f->found = true;
+        }
+        if (!f->found) return 0;
+        for (int i = 0; i < info->dlpi_phnum; ++i)
+          if (info->dlpi_phdr[i].p_type == PT_TLS) f->tls = info->dlpi_phdr[i].p_memsz;
+        return 1;
+      },
+      &find);
+  if (!find.found) return false;
+  out.bytes = out.largest_bytes = find.tls;
+  out.largest = "the module's thread-local data";
+  return true;
+}
+
+}  // namespace
+
+StaticShared static_shared_of(const void* code) {
+  Dl_info info{};
+  if (!code || !dladdr(code, &info) || !info.dli_fname) return {};
+  static std::mutex mutex;
+  static std::map<std::tuple<std::string, const void*, uint64_t, int64_t, int64_t>, StaticShared>
+      cache;
+  const std::lock_guard<std::mutex> lock(mutex);
+  // The file's identity too: a lesson file compiled again may load at the same address.
+  struct stat st {};
+  stat(info.dli_fname, &st);
+  const auto key = std::make_tuple(std::string(info.dli_fname), info.dli_fbase, uint64_t(st.st_ino),
+                                   int64_t(st.st_mtim.tv_sec), int64_t(st.st_mtim.tv_nsec));
+  if (const auto it = cache.find(key); it != cache.end()) return it->second;
+  StaticShared s;
+  s.known = from_symbols(info.dli_fname, s);
+  if (!s.known) {
+    s = StaticShared{};
+    s.known = from_segment(info.dli_fbase, s);
+  }
+  cache[key] = s;
+  return s;
+}
+
+}  // namespace ts::sim
