@@ -12,6 +12,7 @@
 #include "analysis/puzzle.hpp"
 #include "cli/command.hpp"
 #include "cli/report.hpp"
+#include "engine/lesson_options.hpp"
 
 namespace ts::cli {
 namespace {
@@ -260,7 +261,7 @@ TS_CLI_COMMAND(
       auto skeleton = std::make_shared<bool>(false);
       auto json = std::make_shared<bool>(false);
       sub.add_option("puzzle", *name, "The puzzle: id, folder name or number");
-      sub.add_option("--hints", *hints, "Show the first N hints")->check(CLI::NonNegativeNumber);
+      sub.add_option("--hints", *hints, "Show the first N hints")->check(whole_number(0, 1000));
       sub.add_flag("--skeleton", *skeleton, "Print the skeleton to start from");
       sub.add_flag("--json", *json, "Print as JSON");
       return [=] { return show(*name, *hints, *skeleton, *json); };

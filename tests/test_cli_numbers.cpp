@@ -55,6 +55,7 @@ std::vector<NumericOption> cli_numeric_options() {
       {"bench", "--radius", "0", "1024"},
       {"bench", "--block", "0", "1024"},
       {"bench", "--max-seconds", "0.001", "3600", true},
+      {"puzzles", "--hints", "0", "1000"},
   };
 }
 
