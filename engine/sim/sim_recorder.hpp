@@ -91,6 +91,27 @@ class SimRec {
     return old;
   }
 
+  // atomicMax, atomicCAS and the rest (lessons/access.hpp, AtomicOp): one
+  // step as atomic_add; the event's value is what the element holds after it.
+  template <class T>
+  T atomic_op(AtomicOp op, Space space, T* base, int index, int count, ArraySlot buf, T value,
+              T compare, uint16_t line) {
+    fiber_.at_line(line);
+    const bool out = index < 0 || index >= count;
+    T old{}, now{};
+    if (out) {
+      sink_.fault("atomic update", space, buf, index, count, line, fiber_.builtins(thread_));
+    } else {
+      old = base[index];
+      now = apply_atomic(op, old, value, compare);
+      base[index] = now;
+    }
+    record(space == Space::Global ? EventKind::GlobalAtomic : EventKind::SharedAtomic, buf, index,
+           as_float(now), line, out, 0);
+    fiber_.step();
+    return old;
+  }
+
   // A 16-byte access: the four elements in one step (one instruction on the
   // GPU), four events flagged 16 bytes wide. Misaligned or partly outside
   // the array, it touches nothing and is reported, as the GPU would fault.
