@@ -21,6 +21,7 @@
 #include "engine/lesson_file.hpp"
 #include "engine/plain_cuda.hpp"
 #include "tests/cli_process.hpp"
+#include "tests/lesson_picks.hpp"
 #include "tests/temp_files.hpp"
 
 namespace ts {
@@ -250,35 +251,92 @@ TEST_F(PlainCuda, FeaturesRunAsCudaDefinesThem) {
 }
 
 // The tutorials' kernels (../shared/seeds), written as printed with only the
-// launch described, against the built-in lessons that teach them.
+// launch described, against the built-in lessons that teach them (picked by
+// what they are, tests/lesson_picks.hpp).
+bool multiply(const LessonInfo& v, size_t barriers) {
+  return std::string_view(v.family) == "matmul" && v.barriers.size() == barriers;
+}
 struct SeedCase {
   const char* file;
-  const char* lesson;
+  const char* what;
+  picks::Property lesson;
   Params params;
   uint64_t extra_global_loads;  // C[...] += alpha * sum: C is read before it is written
   bool warp_barrier;            // __syncwarp() where the lesson has __syncthreads()
 };
 
 TEST_F(PlainCuda, TutorialKernelsCountAsTheBuiltInLessons) {
+  const auto square_tiled = [](const LessonInfo& v, bool exact) {
+    return multiply(v, 2) && !picks::reads(v, kUsesM) &&
+           (v.tests.wrong_by_design != nullptr) == exact;
+  };
+  const auto staged = [](const LessonInfo& v, int copies) {
+    return multiply(v, 1) && picks::shared_array_count(v) == copies;
+  };
   const SeedCase cases[] = {
-      {"day10_tiled.cu", "matmul.tiled_square", {.n = 37, .tile = 16}, 0, false},
-      {"it_one_block.cu", "matmul.naive_one_block", {.n = 12}, 12 * 12, false},
-      {"it_grid.cu", "matmul.naive_grid", {.n = 40, .block = 16}, 40 * 40, false},
-      {"it_tiled.cu", "matmul.tiled_exact", {.n = 32, .tile = 16}, 32 * 32, false},
-      {"camp_int_tiled.cu", "matmul.tiled_rect", {.m = 32, .k = 48, .n = 32, .tile = 16}, 0, false},
-      {"rows_in_shared.cu", "matmul.row_shared", {.n = 16, .tile = 16}, 0, true},
-      {"rows_cols_in_shared.cu", "matmul.row_col_shared", {.n = 16, .tile = 16}, 0, false},
-      {"tiled_exact.cu", "matmul.tiled_exact", {.n = 32, .tile = 16}, 0, false},
+      {"day10_tiled.cu",
+       "the square tiled multiply with bounds checks",
+       [&](const LessonInfo& v) { return square_tiled(v, false); },
+       {.n = 37, .tile = 16},
+       0,
+       false},
+      {"it_one_block.cu",
+       "the naive multiply in one block",
+       [](const LessonInfo& v) { return multiply(v, 0) && v.uses == kUsesN; },
+       {.n = 12},
+       12 * 12,
+       false},
+      {"it_grid.cu",
+       "the naive multiply on a grid of blocks",
+       [](const LessonInfo& v) { return multiply(v, 0) && picks::reads(v, kUsesBlock); },
+       {.n = 40, .block = 16},
+       40 * 40,
+       false},
+      {"it_tiled.cu",
+       "the tiled multiply without bounds checks",
+       [&](const LessonInfo& v) { return square_tiled(v, true); },
+       {.n = 32, .tile = 16},
+       32 * 32,
+       false},
+      {"camp_int_tiled.cu",
+       "the rectangular tiled multiply",
+       [](const LessonInfo& v) { return multiply(v, 2) && picks::reads(v, kUsesM); },
+       {.m = 32, .k = 48, .n = 32, .tile = 16},
+       0,
+       false},
+      {"rows_in_shared.cu",
+       "the multiply with rows of A in shared memory",
+       [&](const LessonInfo& v) { return staged(v, 1); },
+       {.n = 16, .tile = 16},
+       0,
+       true},
+      {"rows_cols_in_shared.cu",
+       "the multiply with rows of A and columns of B in shared memory",
+       [&](const LessonInfo& v) { return staged(v, 2); },
+       {.n = 16, .tile = 16},
+       0,
+       false},
+      {"tiled_exact.cu",
+       "the tiled multiply without bounds checks",
+       [&](const LessonInfo& v) { return square_tiled(v, true); },
+       {.n = 32, .tile = 16},
+       0,
+       false},
       {"stencil1d.cu",
-       "stencil.shared_dynamic",
+       "the stencil with extern __shared__",
+       [](const LessonInfo& v) {
+         return std::string_view(v.family) == "stencil" && picks::has_dynamic_shared(v) &&
+                v.barriers.size() == 1;
+       },
        {.length = 100, .radius = 1, .block = 32},
        0,
        false},
   };
   for (const SeedCase& c : cases) {
-    SCOPED_TRACE(c.file);
+    const LessonInfo& lesson = picks::first_with(c.what, c.lesson);
+    SCOPED_TRACE(std::string(c.file) + " against " + lesson.id);
     const RunResult mine = run_on_sim(load(c.file));
-    const RunResult theirs = run_on_sim(c.lesson, &c.params);
+    const RunResult theirs = run_on_sim(lesson.id, &c.params);
     ASSERT_TRUE(mine.ok) << mine.error;
     ASSERT_TRUE(theirs.ok) << theirs.error;
     EXPECT_TRUE(mine.verdict.correct);
