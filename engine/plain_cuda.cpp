@@ -382,8 +382,8 @@ class Rewriter {
     if (is(j, "&")) return edit(j, "&&");  // binds the traced element itself
     if (is(j, "&&")) return;
     if (is(j, "*")) edit(j, ""), ++j;
-    while (ident(j) && is(j + 1, "=") && !is(j + 2, "{")) {
-      insert_after(j + 1, " ::ts::pc::val(");
+    while (ident(j) && is(j + 1, "=") && j + 2 < t_.size() && !is(j + 2, "{")) {
+      insert_before(j + 2, "::ts::pc::val(");
       size_t k = j + 2;
       int depth = 0;
       for (; k < t_.size(); ++k) {
@@ -418,12 +418,12 @@ class Rewriter {
     const size_t star = j++;
     while (is(j, "const") || is(j, "__restrict__") || is(j, "__restrict"))
       ++j;
-    if (!ident(j) || !is(j + 1, "=") || is(j + 2, "{")) return false;
+    if (!ident(j) || !is(j + 1, "=") || j + 2 >= t_.size() || is(j + 2, "{")) return false;
     std::string type;
     for (size_t k = i; k < star; ++k)
       type += (type.empty() || is(k, "::") || is(k - 1, "::") ? "" : " ") + std::string(str(k));
     edits_.push_back({t_[i].begin, t_[j].begin, "auto "});
-    insert_after(j + 1, " ::ts::pc::as_ptr<" + type + ">(");
+    insert_before(j + 2, "::ts::pc::as_ptr<" + type + ">(");
     size_t k = j + 2;
     int depth = 0;
     for (; k < t_.size(); ++k) {
@@ -471,7 +471,7 @@ class Rewriter {
     }
     if (j >= t_.size()) return;
     edit(i, "(");
-    insert_before(j, ")[0]", 0);
+    insert_after(j - 1, ")[0]", 0);
   }
 
   // `__shared__ float t[16][16];` -> storage and a traced array on the same line.

@@ -121,7 +121,7 @@ struct PlainCuda : ::testing::Test {
     const LessonInfo* v = find_lesson(id);
     if (v) req.params = v->defaults;
     if (p) req.params = *p;
-    req.backend = BackendChoice::Simulator;
+    req.backend = BackendChoice::Sim;
     req.barrier_mask = kept;
     return run(req);
   }
@@ -153,8 +153,9 @@ Counts counts(const Trace& t) {
 }
 
 // Every access sits on a line of the file that names its array with an
-// index ("tileA[" or "A["; `aliases`: or any pointer, as a helper's
-// parameter names it), every barrier on its __syncthreads() line.
+// index ("tileA[" or "A["; `aliases`: or indexes any pointer, as a helper's
+// parameter names it, or names a scalar __shared__), every barrier on its
+// __syncthreads() line.
 void expect_accesses_where_written(const Trace& t, const std::string& file, bool aliases = false) {
   const std::vector<std::string> src = lines_of(test::read_all((kFiles / file).string()));
   std::map<std::pair<int, int>, bool> seen;  // (line, slot)
@@ -169,10 +170,11 @@ void expect_accesses_where_written(const Trace& t, const std::string& file, bool
                 std::string::npos)
           << file << ":" << e.line;
     } else if (e.kind != EventKind::WarpShuffle) {
-      const std::string name = aliases ? "" : array_name(t.config.arrays, e.array);
+      const std::string name = array_name(t.config.arrays, e.array);
       EXPECT_TRUE(l.find(name + "[") != std::string::npos ||
                   l.find("&" + name) != std::string::npos ||
-                  (aliases && l.find("*") != std::string::npos))
+                  (aliases && (l.find_first_of("[*") != std::string::npos ||
+                               l.find(name) != std::string::npos)))
           << file << ":" << e.line << " holds no " << name << "[: " << l;
     }
   }
@@ -347,6 +349,17 @@ TEST_F(PlainCuda, TutorialKernelsCountAsTheBuiltInLessons) {
     EXPECT_EQ(counts(mine.trace), want) << "built-in: " << counts(theirs.trace);
     expect_accesses_where_written(mine.trace, c.file);
   }
+}
+
+// Off the tile's multiples the summer camp's kernel (seed 003) drops the last
+// partial tile (`n / BLOCK_SIZE`) and stores past C: the verdict says so.
+TEST_F(PlainCuda, TutorialBugOffTheTileShowsInTheVerdict) {
+  const Params p{.m = 20, .k = 20, .n = 20};
+  const RunResult r = run_on_sim(load("camp_int_tiled.cu"), &p);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(r.verdict.checked);
+  EXPECT_FALSE(r.verdict.correct);
+  EXPECT_FALSE(r.faults.empty());  // stores past the end of c
 }
 
 #ifdef TS_CLI_PATH
