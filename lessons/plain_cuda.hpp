@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "lessons/access.hpp"
+#include "lessons/atomic_op.hpp"
 #include "lessons/kernel_args.hpp"
 
 #if !defined(__CUDACC__)
@@ -342,11 +343,20 @@ TS_DEVICE std::remove_cv_t<T> atomic_apply(AtomicOp op, const Ptr<T, Rec>& p, co
     return rec.atomic_op(op, p.space(), p.base(), p.offset(), p.count(), p.slot(), U(val(v)),
                          U(val(compare)), uint16_t(line));
   } else {
-    static_assert(
-        requires { rec.atomic_add(p.space(), p.base(), 0, 0, p.slot(), U(), uint16_t(0)); });
-    // A recorder without atomic_op: only the add can be traced.
-    return rec.atomic_add(p.space(), p.base(), p.offset(), p.count(), p.slot(), U(val(v)),
-                          uint16_t(line));
+    // The GPU's recorders know atomicAdd only (engine/cuda/recorders.cuh,
+    // whose text the compiled-code table hashes): the operation itself, then
+    // an add of 0, which records the event with what the element holds now.
+    if (op == AtomicOp::Add)
+      return rec.atomic_add(p.space(), p.base(), p.offset(), p.count(), p.slot(), U(val(v)),
+                            uint16_t(line));
+#if defined(__CUDA_ARCH__)
+    const U old = cuda_atomic(op, p.base() + p.offset(), U(val(v)), U(val(compare)));
+#else
+    const U old = p.base()[p.offset()];
+    p.base()[p.offset()] = apply_atomic(op, old, U(val(v)), U(val(compare)));
+#endif
+    rec.atomic_add(p.space(), p.base(), p.offset(), p.count(), p.slot(), U(0), uint16_t(line));
+    return old;
   }
 }
 // An atomic on memory the trace does not see (a local): performed, not recorded.

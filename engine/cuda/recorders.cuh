@@ -78,11 +78,6 @@ struct PlainAccess {
                                           uint16_t) {
     return atomicAdd(base + index, value);
   }
-  template <class T>
-  __device__ __forceinline__ T atomic_op(AtomicOp op, Space, T* base, int index, int, ArraySlot,
-                                         T value, T compare, uint16_t) {
-    return cuda_atomic(op, base + index, value, compare);
-  }
   // One LDG.128 / LDS.128 / STS.128. A const global array (an input) is read
   // through the read-only path, as `const float* __restrict__` compiles
   // (LDG.E.128.CONSTANT); a writable one must not be.

@@ -83,15 +83,6 @@ struct DeviceTraceRec {
            float(T(old + value)), line, flags(index, count), 0);
     return old;
   }
-  // atomicMax, atomicCAS and the rest: the event's value is what this thread left.
-  template <class T>
-  __device__ __forceinline__ T atomic_op(AtomicOp op, Space s, T* base, int index, int count,
-                                         ArraySlot buf, T value, T compare, uint16_t line) {
-    const T old = cuda_atomic(op, base + index, value, compare);
-    record(s == Space::Global ? EventKind::GlobalAtomic : EventKind::SharedAtomic, buf, index,
-           float(apply_atomic(op, old, value, compare)), line, flags(index, count), 0);
-    return old;
-  }
   // A 16-byte access: one vector instruction, four events (one per element,
   // each flagged 16 bytes wide), so that the replay knows every value.
   __device__ __forceinline__ float4 load4(Space s, const float* base, int index, int count,

@@ -13,6 +13,7 @@
 
 #include "engine/sim/fiber_block.hpp"
 #include "lessons/access.hpp"
+#include "lessons/atomic_op.hpp"
 #include "model/barrier_set.hpp"
 #include "model/event.hpp"
 
@@ -91,7 +92,7 @@ class SimRec {
     return old;
   }
 
-  // atomicMax, atomicCAS and the rest (lessons/access.hpp, AtomicOp): one
+  // atomicMax, atomicCAS and the rest (lessons/atomic_op.hpp): one
   // step as atomic_add; the event's value is what the element holds after it.
   template <class T>
   T atomic_op(AtomicOp op, Space space, T* base, int index, int count, ArraySlot buf, T value,
