@@ -351,6 +351,27 @@ TEST_F(PlainCuda, TutorialKernelsCountAsTheBuiltInLessons) {
   }
 }
 
+// A whole program as pasted (includes, main with cudaMalloc and <<<...>>>):
+// main is left out, the helper's barrier is barrier 1, every element of the
+// input lands in one shared atomic.
+TEST_F(PlainCuda, AWholeProgramWithMainRuns) {
+  const std::string id = load("histogram_with_main.cu");
+  const RunResult r = run_on_sim(id);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(r.verdict.checked && r.verdict.correct);
+  const std::vector<std::string> src =
+      lines_of(test::read_all((kFiles / "histogram_with_main.cu").string()));
+  const LessonInfo* v = find_lesson(id);
+  ASSERT_EQ(v->barriers.size(), 2u);
+  EXPECT_NE(src[size_t(v->barriers[0].line - 1)].find("__syncthreads"), std::string::npos);
+  EXPECT_LT(v->barriers[0].line, v->barriers[1].line);
+  uint64_t shared_atomics = 0;
+  for (const Event& e : r.trace.events)
+    shared_atomics += e.kind == EventKind::SharedAtomic;
+  EXPECT_EQ(shared_atomics, uint64_t(v->defaults.length));
+  expect_accesses_where_written(r.trace, "histogram_with_main.cu", true);
+}
+
 // Off the tile's multiples the summer camp's kernel (seed 003) drops the last
 // partial tile (`n / BLOCK_SIZE`) and stores past C: the verdict says so.
 TEST_F(PlainCuda, TutorialBugOffTheTileShowsInTheVerdict) {
