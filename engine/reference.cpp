@@ -124,7 +124,7 @@ Verdict check_output(const LessonInfo& v, const Params& p, const BufferData& got
 
 std::string Verdict::summary() const {
   char buf[160];
-  if (!checked) return "not checked (no output)";
+  if (!checked) return "not checked (no output, or no reference)";
   if (correct) {
     std::snprintf(buf, sizeof buf, "correct (max abs error %.3g, tolerance %.3g)", max_abs_error,
                   tolerance);
