@@ -10,6 +10,7 @@
 #include <mutex>
 #include <utility>
 
+#include "engine/plain_cuda.hpp"
 #include "engine/runtime_lessons.hpp"
 #include "lessons/all_lessons.hpp"
 #include "lessons/families.hpp"
@@ -44,6 +45,12 @@ std::string kernel_function(std::string_view text) {
   return {};
 }
 
+// A lesson file in plain CUDA (engine/plain_cuda.hpp) writes __syncthreads();
+// the others SYNCTHREADS(id).
+std::vector<BarrierStatement> statements_of(std::string_view source_file, std::string_view text) {
+  return is_plain_cuda_path(source_file) ? plain_cuda_barriers(text) : barrier_statements(text);
+}
+
 // The lesson files' texts (engine/runtime_lessons.hpp), newest last: a file
 // compiled again adds its new text and keeps the old one, which views may
 // still hold.
@@ -70,9 +77,10 @@ LessonInfo derive(LessonSpec spec, const LessonNames& names, std::string source_
   v.source_file = keep(std::move(source_file));
   v.narration_key = narration_key;
   const std::string_view text = lesson_source(v.source_file);
-  v.function = keep(kernel_function(text));
+  v.function = keep(is_plain_cuda_path(v.source_file) ? plain_cuda_kernel_name(text)
+                                                      : kernel_function(text));
   // The barrier numbers, lines and scopes come from the code, not from the descriptor.
-  const std::vector<BarrierStatement> found = barrier_statements(text);
+  const std::vector<BarrierStatement> found = statements_of(v.source_file, text);
   for (size_t i = 0; i < v.barriers.size(); ++i) {
     BarrierInfo& b = v.barriers[i];
     b.id = int(i) + 1;
@@ -106,7 +114,8 @@ void lesson_problems(const LessonInfo& v, bool built_in, std::vector<std::string
                   v.source_file);
   if (lesson_narration(v.narration_key).empty())
     out.push_back(id + ": no narration (lessons/narration/" + v.narration_key + ".json)");
-  const std::vector<BarrierStatement> found = barrier_statements(lesson_source(v.source_file));
+  const std::vector<BarrierStatement> found =
+      statements_of(v.source_file, lesson_source(v.source_file));
   if (found.size() != v.barriers.size() + 1)
     out.push_back(id + ": the source has " + std::to_string(found.size() - 1) +
                   " barrier statements, the descriptor states " +

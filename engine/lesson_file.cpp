@@ -28,6 +28,7 @@
 #include "engine/lesson_file_compile.hpp"
 #include "engine/lesson_plugin.hpp"
 #include "engine/lesson_plugin_cuda.hpp"
+#include "engine/plain_cuda.hpp"
 #include "engine/runtime_lessons.hpp"
 
 namespace ts {
@@ -486,7 +487,25 @@ std::optional<std::string> check_file(const std::string& given, LessonFile& f, s
   if (f.path.find_first_of("\"\\\n") != std::string::npos)
     return f.path + ": a lesson file's path may not hold a quote, a backslash or a line break";
   if (auto e = read_file(f.path, text)) return e;
+  if (is_plain_cuda_path(f.path)) return std::nullopt;  // its launch block: plugin_sources
   return shape_problem(f.path, text, lesson_namespace(text));
+}
+
+// The plug-in's two halves: the generated lines around a lesson header, or a
+// plain CUDA file translated on its own lines (engine/plain_cuda.hpp).
+std::optional<std::string> plugin_sources(const std::string& path, const std::string& text,
+                                          const Toolchain& tc, std::string& glue,
+                                          std::string& cuda_glue) {
+  if (is_plain_cuda_path(path)) {
+    PlainCudaPlugin pc = translate_plain_cuda(path, text);
+    if (!pc.error.empty()) return pc.error;
+    glue = std::move(pc.host_source);
+    cuda_glue = tc.nvcc.empty() ? "" : std::move(pc.cuda_source);
+    return std::nullopt;
+  }
+  glue = glue_source(path, *lesson_namespace(text));
+  cuda_glue = tc.nvcc.empty() ? "" : cuda_glue_source(path, *lesson_namespace(text));
+  return std::nullopt;
 }
 
 // The plug-ins' GPU sides by catalogue index; each table lives as long as
@@ -546,9 +565,8 @@ std::optional<std::string> compile_or_find(const std::string& given, bool cached
   if (auto e = check_file(given, f, text)) return e;
   const Toolchain tc = plugin_toolchain();
   if (!tc.problem.empty()) return tc.problem;
-  const std::string glue = glue_source(f.path, *lesson_namespace(text));
-  const std::string cuda_glue =
-      tc.nvcc.empty() ? "" : cuda_glue_source(f.path, *lesson_namespace(text));
+  std::string glue, cuda_glue;
+  if (auto e = plugin_sources(f.path, text, tc, glue, cuda_glue)) return e;
   std::string toolchain = tc.compiler + "\n" + tc.include_dir + "\n" + program_stamp();
   for (const std::string& flag : tc.flags)
     toolchain += "\n" + flag;

@@ -330,7 +330,7 @@ void restore_position(AppState& s) {
 
 bool is_lesson_file_path(const std::string& path) {
   const std::string ext = std::filesystem::path(path).extension().string();
-  return ext == ".hpp" || ext == ".h" || ext == ".cuh";
+  return ext == ".hpp" || ext == ".h" || ext == ".cuh" || ext == ".cu";  // .cu: plain CUDA
 }
 
 void open_lesson_file(AppState& s, const std::string& path) {

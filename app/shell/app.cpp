@@ -166,8 +166,8 @@ void App::apply_requests(double dt) {
     const std::string dir = !last.empty() && fs::is_directory(fs::path(last).parent_path(), ec)
                                 ? fs::path(last).parent_path().string()
                                 : "";
-    dialog_.set_title("Open a lesson file (your kernel, in the form of lessons/*.hpp)");
-    dialog_.open(dir, std::vector<std::string>{".hpp", ".h", ".cuh"});
+    dialog_.set_title("Open a lesson file (your kernel: a .cu, or the form of lessons/*.hpp)");
+    dialog_.open(dir, std::vector<std::string>{".cu", ".hpp", ".h", ".cuh"});
     s.lesson_watch.dialog_open = false;
   }
   if (is_lecture_path(s.open_trace_request)) {  // File > Open or a drop

@@ -13,6 +13,7 @@
 
 #include "engine/sim/fiber_block.hpp"
 #include "lessons/access.hpp"
+#include "lessons/atomic_op.hpp"
 #include "model/barrier_set.hpp"
 #include "model/event.hpp"
 
@@ -87,6 +88,27 @@ class SimRec {
     }
     record(space == Space::Global ? EventKind::GlobalAtomic : EventKind::SharedAtomic, buf, index,
            as_float(T(old + value)), line, out, 0);
+    fiber_.step();
+    return old;
+  }
+
+  // atomicMax, atomicCAS and the rest (lessons/atomic_op.hpp): one
+  // step as atomic_add; the event's value is what the element holds after it.
+  template <class T>
+  T atomic_op(AtomicOp op, Space space, T* base, int index, int count, ArraySlot buf, T value,
+              T compare, uint16_t line) {
+    fiber_.at_line(line);
+    const bool out = index < 0 || index >= count;
+    T old{}, now{};
+    if (out) {
+      sink_.fault("atomic update", space, buf, index, count, line, fiber_.builtins(thread_));
+    } else {
+      old = base[index];
+      now = apply_atomic(op, old, value, compare);
+      base[index] = now;
+    }
+    record(space == Space::Global ? EventKind::GlobalAtomic : EventKind::SharedAtomic, buf, index,
+           as_float(now), line, out, 0);
     fiber_.step();
     return old;
   }

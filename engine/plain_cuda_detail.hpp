@@ -1,0 +1,71 @@
+// The parts of the plain CUDA translator (engine/plain_cuda.hpp): the
+// rewrite of the kernels (plain_cuda.cpp) and the launch block and the
+// descriptor generated from it (plain_cuda_launch.cpp).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/catalogue.hpp"
+
+namespace ts::plain_cuda {
+
+enum class Tok { Ident, Number, String, Punct, Preproc };
+struct Token {
+  Tok kind;
+  size_t begin, end;  // offsets in the text
+  int line;
+};
+struct Comment {
+  size_t begin, end;  // the whole comment, delimiters included
+  int line;
+};
+
+// A pointer or scalar parameter of a kernel.
+struct Param {
+  std::string name;
+  std::string type;  // scalars: as written; pointers: the element type ("const float")
+  bool pointer = false;
+};
+
+// A __shared__ declaration the rewrite turned into a traced array.
+struct SharedDecl {
+  std::string name, type;         // "tileA", "float"
+  std::vector<std::string> dims;  // "TILE_WIDTH", "TILE_WIDTH"; empty: a scalar
+  bool is_extern = false;         // extern __shared__ T name[]
+  int line = 0;
+  int slot = 0;          // ArraySlot, filled when the table is laid out
+  std::string function;  // where it is declared
+};
+
+struct Function {
+  std::string name;
+  bool kernel = false;  // __global__ (else __device__)
+  bool defined = false;
+  int line = 0;
+  std::vector<Param> params;
+};
+
+// What the rewrite found and made.
+struct Analysis {
+  std::string error;  // what is wrong, at error_line
+  int error_line = 0;
+  std::string rewritten;
+  std::vector<Function> functions;         // rewritten ones, in source order
+  std::vector<SharedDecl> shared;          // in source order
+  std::vector<BarrierStatement> barriers;  // index = id, [0] unused
+  std::vector<Comment> comments;
+  bool atomics = false, shuffles = false;
+};
+
+// Tokens (comments apart) and comments of `text`.
+void tokenize(std::string_view text, std::vector<Token>& tokens, std::vector<Comment>& comments);
+// The rewrite of the whole file (engine/plain_cuda.cpp); `dir`: the file's
+// folder, for its own #include "..." lines.
+Analysis analyse(std::string_view text, const std::string& dir = "");
+// "const float" -> "F32", "int" -> "I32", "unsigned" -> "U32"; empty when none fits.
+std::string elem_type_of(const std::string& type);
+
+}  // namespace ts::plain_cuda

@@ -1,0 +1,479 @@
+// Plain CUDA, traced as written (docs/plain_cuda.md). engine/plain_cuda.cpp
+// rewrites a student's .cu on the same lines into calls of the types below:
+//
+//   __global__ void k(const float* A, float* C, int n)      (as written)
+//   template <class Rec> __device__ void k(Rec& ts_rec, const ts::KernelArgs& ts_args,
+//       ::ts::pc::PtrArg<const float, Rec> A, ::ts::pc::PtrArg<float, Rec> C, int n)
+//
+// A Ptr is a traced pointer (A[i], A + i, ++A, &A[i], comparisons); A[i] is a
+// Ref, a traced element (reading it is a load, assigning a store, `+=` both,
+// `&` gives a Ptr back). `__shared__ float t[16][16]` becomes its storage and
+// an Arr over it; every access reaches the recorder of lessons/access.hpp with
+// the line where it is written, so the simulator (sim::SimRec) and the GPU
+// (engine/cuda/recorders.cuh) trace the file as the built-in lessons are traced.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <type_traits>
+#include <utility>
+
+#include "lessons/access.hpp"
+#include "lessons/atomic_op.hpp"
+#include "lessons/kernel_args.hpp"
+
+#if !defined(__CUDACC__)
+// What nvcc knows and g++ does not: the qualifiers mean nothing on the host.
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __noinline__
+#define __restrict__ __restrict
+#define __launch_bounds__(...)
+inline constexpr int warpSize = 32;
+#endif
+
+namespace ts::pc {
+
+template <class T, class Rec>
+class Ptr;
+
+// An index that keeps the line it was written on (ts::Idx), from any integer
+// or traced element (`A[idx[i]]`: one user conversion, not two).
+struct Index {
+  int i;
+  uint16_t line;
+  template <class I>
+  TS_HD Index(const I& index, int src_line = __builtin_LINE())
+      : i(static_cast<int>(index)), line(uint16_t(src_line)) {}
+};
+
+// One traced element: where it is (recorder, base, index, extent, slot,
+// space) and the line of the expression that named it.
+template <class T, class Rec>
+class Ref {
+ public:
+  using value_type = std::remove_cv_t<T>;
+  TS_HD Ref(Rec* rec, T* base, int index, int count, ArraySlot slot, Space space, uint16_t line)
+      : rec_(rec),
+        base_(base),
+        index_(index),
+        count_(count),
+        slot_(slot),
+        space_(space),
+        line_(line) {}
+  Ref(const Ref&) = default;
+
+  TS_HD operator value_type() const {
+    return rec_->load(space_, base_, index_, count_, slot_, line_);
+  }
+  TS_HD value_type get() const { return value_type(*this); }
+  TS_HD const Ref& operator=(value_type v) const {
+    static_assert(!std::is_const_v<T>, "a store through a pointer to const");
+    rec_->template store<T>(space_, base_, index_, count_, slot_, v, line_);
+    return *this;
+  }
+  TS_HD const Ref& operator=(const Ref& other) const { return *this = other.get(); }
+  template <class U, class R2>
+  TS_HD const Ref& operator=(const Ref<U, R2>& other) const {
+    return *this = value_type(other.get());
+  }
+  // `a[i] += b[j]`: the element itself is loaded first, as nvcc compiles it
+  // (lessons/access.hpp, ElemRef::operator+=).
+#define TS_PC_COMPOUND(op)                            \
+  template <class U>                                  \
+  TS_HD const Ref& operator op##=(const U& v) const { \
+    const value_type mine = get();                    \
+    return *this = value_type(mine op value_of(v));   \
+  }
+  TS_PC_COMPOUND(+)
+  TS_PC_COMPOUND(-)
+  TS_PC_COMPOUND(*)
+  TS_PC_COMPOUND(/)
+  TS_PC_COMPOUND(%)
+  TS_PC_COMPOUND(&)
+  TS_PC_COMPOUND(|)
+  TS_PC_COMPOUND(^)
+  TS_PC_COMPOUND(<<)
+  TS_PC_COMPOUND(>>)
+#undef TS_PC_COMPOUND
+  TS_HD const Ref& operator++() const {
+    return *this = value_type(get() + 1);
+  }
+  TS_HD const Ref& operator--() const {
+    return *this = value_type(get() - 1);
+  }
+  TS_HD value_type operator++(int) const {
+    const value_type old = get();
+    *this = value_type(old + 1);
+    return old;
+  }
+  TS_HD value_type operator--(int) const {
+    const value_type old = get();
+    *this = value_type(old - 1);
+    return old;
+  }
+  // &A[i]: a traced pointer to this element (atomicAdd(&s[0], v), &s[i] passed on).
+  TS_HD Ptr<T, Rec> operator&() const {
+    return Ptr<T, Rec>(rec_, base_, index_, count_, slot_, space_);
+  }
+
+  TS_HD Rec* rec() const {
+    return rec_;
+  }
+  TS_HD T* base() const {
+    return base_;
+  }
+  TS_HD int index() const {
+    return index_;
+  }
+  TS_HD int count() const {
+    return count_;
+  }
+  TS_HD ArraySlot slot() const {
+    return slot_;
+  }
+  TS_HD Space space() const {
+    return space_;
+  }
+  TS_HD uint16_t line() const {
+    return line_;
+  }
+
+ private:
+  template <class U>
+  static TS_HD auto value_of(const U& v) {
+    if constexpr (requires {
+                    typename U::value_type;
+                    v.get();
+                  })
+      return v.get();
+    else
+      return v;
+  }
+  Rec* rec_;
+  T* base_;
+  int index_;
+  int count_;
+  ArraySlot slot_;
+  Space space_;
+  uint16_t line_;
+};
+
+template <class T>
+struct IsRef : std::false_type {};
+template <class T, class Rec>
+struct IsRef<Ref<T, Rec>> : std::true_type {};
+
+// The value of an expression: a traced element is loaded, anything else kept.
+// `auto v = buf[i];` is rewritten `auto v = ::ts::pc::val(buf[i]);`: a value, as in CUDA.
+template <class T>
+TS_HD auto val(const T& x) {
+  if constexpr (IsRef<T>::value)
+    return x.get();
+  else
+    return x;
+}
+template <class T>
+using value_t = decltype(val(std::declval<T>()));
+
+// A traced pointer: an element of an array (base + offset) that knows its
+// array's extent, slot and space, so that p[i], *p and p + i stay traced.
+template <class T, class Rec>
+class Ptr {
+ public:
+  using element_type = T;
+  Ptr() = default;
+  TS_HD Ptr(decltype(nullptr)) {}
+  TS_HD Ptr(Rec* rec, T* base, int offset, int count, ArraySlot slot, Space space)
+      : rec_(rec), base_(base), off_(offset), count_(count), slot_(slot), space_(space) {}
+  // float* -> const float*, as C++ converts.
+  template <class U>
+  requires(!std::is_same_v<U, T> && std::is_convertible_v<U*, T*>) TS_HD Ptr(const Ptr<U, Rec>& p)
+      : rec_(p.rec()),
+        base_(p.base()),
+        off_(p.offset()),
+        count_(p.count()),
+        slot_(p.slot()),
+        space_(p.space()) {}
+
+  TS_HD Ref<T, Rec> operator[](Index i) const {
+    return {rec_, base_, off_ + i.i, count_, slot_, space_, i.line};
+  }
+  // `*p` is rewritten `(p)[0]`, which keeps its line; this is what is left
+  // (a cast in front of it): the line is unknown.
+  TS_HD Ref<T, Rec> operator*() const { return {rec_, base_, off_, count_, slot_, space_, 0}; }
+
+  TS_HD Ptr operator+(int d) const { return {rec_, base_, off_ + d, count_, slot_, space_}; }
+  TS_HD Ptr operator-(int d) const { return {rec_, base_, off_ - d, count_, slot_, space_}; }
+  friend TS_HD Ptr operator+(int d, const Ptr& p) { return p + d; }
+  TS_HD long long operator-(const Ptr& o) const {
+    return (long long)(base_ + off_ - (o.base_ + o.off_));
+  }
+  TS_HD Ptr& operator+=(int d) { return off_ += d, *this; }
+  TS_HD Ptr& operator-=(int d) { return off_ -= d, *this; }
+  TS_HD Ptr& operator++() { return ++off_, *this; }
+  TS_HD Ptr& operator--() { return --off_, *this; }
+  TS_HD Ptr operator++(int) {
+    Ptr old = *this;
+    ++off_;
+    return old;
+  }
+  TS_HD Ptr operator--(int) {
+    Ptr old = *this;
+    --off_;
+    return old;
+  }
+  TS_HD const T* address() const { return base_ ? base_ + off_ : nullptr; }
+  TS_HD bool operator==(const Ptr& o) const { return address() == o.address(); }
+  TS_HD bool operator!=(const Ptr& o) const { return address() != o.address(); }
+  TS_HD bool operator<(const Ptr& o) const { return address() < o.address(); }
+  TS_HD bool operator<=(const Ptr& o) const { return address() <= o.address(); }
+  TS_HD bool operator>(const Ptr& o) const { return address() > o.address(); }
+  TS_HD bool operator>=(const Ptr& o) const { return address() >= o.address(); }
+  TS_HD explicit operator bool() const { return base_ != nullptr; }
+
+  TS_HD Rec* rec() const { return rec_; }
+  TS_HD T* base() const { return base_; }
+  TS_HD int offset() const { return off_; }
+  TS_HD int count() const { return count_; }
+  TS_HD ArraySlot slot() const { return slot_; }
+  TS_HD Space space() const { return space_; }
+
+ private:
+  Rec* rec_ = nullptr;
+  T* base_ = nullptr;
+  int off_ = 0;
+  int count_ = 0;
+  ArraySlot slot_ = kNoArray;
+  Space space_ = Space::Global;
+};
+
+// A pointer parameter of a kernel or helper: its recorder is not deduced from
+// it (only from ts_rec), so that a float* passes where a const float* is taken.
+template <class T, class Rec>
+using PtrArg = Ptr<T, std::type_identity_t<Rec>>;
+
+// A __shared__ array of any rank, A = float[16][16]: t[r] is the row (an Arr
+// of float[16]), t[r][c] the traced element at the flat index r * 16 + c.
+template <class A, class Rec>
+class Arr {
+  using Elem = std::remove_extent_t<A>;
+  using Scalar = std::remove_all_extents_t<A>;
+  static constexpr int kStride = int(sizeof(Elem) / sizeof(Scalar));
+
+ public:
+  TS_HD Arr(Rec* rec, Scalar* base, int offset, int count, ArraySlot slot, Space space)
+      : rec_(rec), base_(base), off_(offset), count_(count), slot_(slot), space_(space) {}
+  TS_HD auto operator[](Index i) const {
+    if constexpr (std::is_array_v<Elem>)
+      return Arr<Elem, Rec>(rec_, base_, off_ + i.i * kStride, count_, slot_, space_);
+    else
+      return Ref<Scalar, Rec>(rec_, base_, off_ + i.i, count_, slot_, space_, i.line);
+  }
+  // An array is its first element's address: a row passed to a helper, s + i.
+  TS_HD operator Ptr<Scalar, Rec>() const { return {rec_, base_, off_, count_, slot_, space_}; }
+  template <class U>
+  requires std::is_convertible_v<Scalar*, U*> TS_HD operator Ptr<U, Rec>() const {
+    return {rec_, base_, off_, count_, slot_, space_};
+  }
+  TS_HD Ptr<Scalar, Rec> operator+(int d) const { return Ptr<Scalar, Rec>(*this) + d; }
+
+ private:
+  Rec* rec_;
+  Scalar* base_;
+  int off_;
+  int count_;
+  ArraySlot slot_;
+  Space space_;
+};
+
+// `__shared__ float t[16][16];` -> its storage, then `auto t = shared(ts_rec, storage, slot);`.
+template <class A, class Rec>
+TS_HD Arr<A, Rec> shared(Rec& rec, A& storage, ArraySlot slot) {
+  using Scalar = std::remove_all_extents_t<A>;
+  return Arr<A, Rec>(&rec, &reinterpret_cast<Scalar&>(storage), 0, int(sizeof(A) / sizeof(Scalar)),
+                     slot, Space::Shared);
+}
+// `extern __shared__ float s[];`: as many elements as the launch gave bytes
+// (the generated Body puts the count in ts_args.count[slot]).
+template <class T, class Rec>
+TS_HD Ptr<T, Rec> extern_shared(Rec& rec, T* storage, const KernelArgs& args, ArraySlot slot) {
+  return Ptr<T, Rec>(&rec, storage, 0, args.count[slot], slot, Space::Shared);
+}
+// A global array of the run, converted to the kernel parameter's pointer type.
+template <class Rec>
+struct GlobalArg {
+  Rec& rec;
+  const KernelArgs& args;
+  ArraySlot slot;
+  template <class T>
+  TS_HD operator Ptr<T, Rec>() const {
+    return Ptr<T, Rec>(&rec, static_cast<T*>(args.data[slot]), 0, args.count[slot], slot,
+                       Space::Global);
+  }
+};
+
+// `float* p = &s[i];` is rewritten `auto p = as_ptr<float>(&s[i]);`: a traced
+// pointer stays one (an array decays to one), a plain pointer stays plain.
+template <class T, class U, class Rec>
+TS_HD Ptr<T, Rec> as_ptr(const Ptr<U, Rec>& p) {
+  return p;
+}
+template <class T, class A, class Rec>
+TS_HD Ptr<T, Rec> as_ptr(const Arr<A, Rec>& a) {
+  return a;
+}
+template <class T, class U>
+TS_HD T* as_ptr(U* p) {
+  return p;
+}
+
+// ---- Atomics: atomicAdd(&x[i], v) and friends, on a traced element ----
+template <class T, class Rec, class V>
+TS_DEVICE std::remove_cv_t<T> atomic_apply(AtomicOp op, const Ptr<T, Rec>& p, const V& v,
+                                           const V& compare, int line) {
+  using U = std::remove_cv_t<T>;
+  Rec& rec = *p.rec();
+  if constexpr (requires {
+                  rec.atomic_op(op, p.space(), p.base(), 0, 0, p.slot(), U(), U(), uint16_t(0));
+                }) {
+    return rec.atomic_op(op, p.space(), p.base(), p.offset(), p.count(), p.slot(), U(val(v)),
+                         U(val(compare)), uint16_t(line));
+  } else {
+    // The GPU's recorders know atomicAdd only (engine/cuda/recorders.cuh,
+    // whose text the compiled-code table hashes): the operation itself, then
+    // an add of 0, which records the event with what the element holds now.
+    if (op == AtomicOp::Add)
+      return rec.atomic_add(p.space(), p.base(), p.offset(), p.count(), p.slot(), U(val(v)),
+                            uint16_t(line));
+#if defined(__CUDA_ARCH__)
+    const U old = cuda_atomic(op, p.base() + p.offset(), U(val(v)), U(val(compare)));
+#else
+    const U old = p.base()[p.offset()];
+    p.base()[p.offset()] = apply_atomic(op, old, U(val(v)), U(val(compare)));
+#endif
+    rec.atomic_add(p.space(), p.base(), p.offset(), p.count(), p.slot(), U(0), uint16_t(line));
+    return old;
+  }
+}
+// An atomic on memory the trace does not see (a local): performed, not recorded.
+// (On the GPU a real atomic: a `__device__` variable is seen by every thread.)
+template <class T, class V>
+TS_DEVICE T atomic_plain(AtomicOp op, T* p, const V& v, const V& compare) {
+#if defined(__CUDA_ARCH__)
+  return cuda_atomic(op, p, T(val(v)), T(val(compare)));
+#else
+  const T old = *p;
+  *p = apply_atomic(op, old, T(val(v)), T(val(compare)));
+  return old;
+#endif
+}
+
+#define TS_PC_ATOMIC(name, op)                                         \
+  template <class T, class Rec, class V>                               \
+  TS_DEVICE std::remove_cv_t<T> name(const Ptr<T, Rec>& p, const V& v, \
+                                     int line = __builtin_LINE()) {    \
+    return atomic_apply(op, p, v, v, line);                            \
+  }                                                                    \
+  template <class T, class V>                                          \
+  TS_DEVICE T name(T* p, const V& v) {                                 \
+    return atomic_plain(op, p, v, v);                                  \
+  }
+TS_PC_ATOMIC(atomicAdd, AtomicOp::Add)
+TS_PC_ATOMIC(atomicSub, AtomicOp::Sub)
+TS_PC_ATOMIC(atomicMax, AtomicOp::Max)
+TS_PC_ATOMIC(atomicMin, AtomicOp::Min)
+TS_PC_ATOMIC(atomicExch, AtomicOp::Exch)
+TS_PC_ATOMIC(atomicAnd, AtomicOp::And)
+TS_PC_ATOMIC(atomicOr, AtomicOp::Or)
+TS_PC_ATOMIC(atomicXor, AtomicOp::Xor)
+#undef TS_PC_ATOMIC
+// atomicCAS(&x, compare, value): writes value where x == compare; returns the old x.
+template <class T, class Rec, class C, class V>
+TS_DEVICE std::remove_cv_t<T> atomicCAS(const Ptr<T, Rec>& p, const C& compare, const V& v,
+                                        int line = __builtin_LINE()) {
+  using U = std::remove_cv_t<T>;
+  return atomic_apply(AtomicOp::Cas, p, U(val(v)), U(val(compare)), line);
+}
+template <class T, class C, class V>
+TS_DEVICE T atomicCAS(T* p, const C& compare, const V& v) {
+  return atomic_plain(AtomicOp::Cas, p, T(val(v)), T(val(compare)));
+}
+
+// ---- Barriers, shuffles and votes (the mask must name every lane that reaches them) ----
+TS_DEVICE int lane_id() {
+  return int((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % 32u);
+}
+template <class Rec>
+TS_DEVICE void syncwarp(Rec& rec, int id, int line, unsigned = 0xffffffffu) {
+  rec.syncwarp(id, line);
+}
+template <class Rec, class V>
+TS_DEVICE auto shfl_down_sync(Rec& rec, unsigned, const V& v, int delta, int = 32,
+                              int line = __builtin_LINE()) {
+  return rec.shfl_down(val(v), delta, line);
+}
+template <class Rec, class V>
+TS_DEVICE auto shfl_up_sync(Rec& rec, unsigned, const V& v, int delta, int = 32,
+                            int line = __builtin_LINE()) {
+  return rec.shfl_up(val(v), delta, line);
+}
+template <class Rec, class V>
+TS_DEVICE auto shfl_sync(Rec& rec, unsigned, const V& v, int src, int = 32,
+                         int line = __builtin_LINE()) {
+  return rec.shfl_idx(val(v), src, line);
+}
+// Lane l takes lane l ^ lane_mask's value: a shuffle by index.
+template <class Rec, class V>
+TS_DEVICE auto shfl_xor_sync(Rec& rec, unsigned, const V& v, int lane_mask, int = 32,
+                             int line = __builtin_LINE()) {
+  return rec.shfl_idx(val(v), lane_id() ^ lane_mask, line);
+}
+// A vote touches no memory and is not recorded (as __match_any_sync is not).
+template <class Rec, class P>
+TS_DEVICE unsigned ballot_sync(Rec& rec, unsigned mask, const P& pred,
+                               int line = __builtin_LINE()) {
+#if defined(__CUDA_ARCH__)
+  (void)rec, (void)line;
+  return __ballot_sync(mask, bool(val(pred)));
+#else
+  (void)mask;
+  // The lanes whose predicate equals mine, and every lane that voted.
+  const bool mine = bool(val(pred));
+  const unsigned same = rec.match_any(int(mine), line);
+  const unsigned all = rec.match_any(0, line);
+  return mine ? same : all & ~same;
+#endif
+}
+template <class Rec, class P>
+TS_DEVICE int any_sync(Rec& rec, unsigned mask, const P& pred, int line = __builtin_LINE()) {
+  return ballot_sync(rec, mask, pred, line) != 0u;
+}
+template <class Rec, class P>
+TS_DEVICE int all_sync(Rec& rec, unsigned mask, const P& pred, int line = __builtin_LINE()) {
+  return ballot_sync(rec, mask, !bool(val(pred)), line) == 0u;
+}
+
+// min, max and abs on traced elements and mixed types, as CUDA's overloads.
+template <class A, class B>
+TS_HD auto min(const A& a, const B& b) {
+  using C = std::common_type_t<value_t<A>, value_t<B>>;
+  const C x = C(val(a)), y = C(val(b));
+  return y < x ? y : x;
+}
+template <class A, class B>
+TS_HD auto max(const A& a, const B& b) {
+  using C = std::common_type_t<value_t<A>, value_t<B>>;
+  const C x = C(val(a)), y = C(val(b));
+  return x < y ? y : x;
+}
+template <class A>
+TS_HD auto abs(const A& a) {
+  const value_t<A> x = val(a);
+  return x < 0 ? value_t<A>(-x) : x;
+}
+
+}  // namespace ts::pc
