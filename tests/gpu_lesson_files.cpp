@@ -104,7 +104,7 @@ TEST(GpuLessonFiles, ReferencePuzzleSolutionsRunOnTheGpuAsOnTheSimulator) {
   REQUIRE_GPU();
   int n = 0;
   for (const auto& e : fs::directory_iterator(kSource / "tests/puzzle_solutions")) {
-    if (e.path().extension() != ".hpp") continue;
+    if (e.path().extension() != ".hpp" && e.path().extension() != ".cu") continue;
     const LessonFile f = loaded(e.path());
     if (!f.ok) continue;
     SCOPED_TRACE(e.path().filename().string());
@@ -112,6 +112,33 @@ TEST(GpuLessonFiles, ReferencePuzzleSolutionsRunOnTheGpuAsOnTheSimulator) {
     ++n;
   }
   EXPECT_GE(n, 16);
+}
+
+// Plain CUDA files (engine/plain_cuda.hpp): the tutorials' kernels as they
+// print them, traced on the GPU as on the simulator, thread by thread. A
+// kernel the simulator finds reaching out of its arrays is left out (on the
+// GPU that is undefined behaviour).
+TEST(GpuLessonFiles, PlainCudaKernelsRunOnTheGpuAsOnTheSimulator) {
+  REQUIRE_GPU();
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(kSource / "tests/plain_cuda")) {
+    if (e.path().extension() != ".cu") continue;
+    SCOPED_TRACE(e.path().filename().string());
+    const LessonFile f = loaded(e.path());
+    if (!f.ok) continue;
+    const RunResult sim = run_file(f.lesson_id, BackendChoice::Sim);
+    ASSERT_TRUE(sim.ok) << sim.error;
+    if (!sim.faults.empty()) continue;
+    const RunResult gpu = run_file(f.lesson_id, BackendChoice::Cuda);
+    ASSERT_TRUE(gpu.ok) << gpu.error;
+    EXPECT_NE(gpu.backend_note.find("GPU"), std::string::npos) << gpu.backend_note;
+    EXPECT_EQ(gpu.verdict.checked, sim.verdict.checked);
+    EXPECT_EQ(gpu.verdict.correct, sim.verdict.correct) << gpu.verdict.summary();
+    EXPECT_EQ(gpu.trace.events.size(), sim.trace.events.size());
+    EXPECT_TRUE(per_thread(gpu.trace) == per_thread(sim.trace)) << "events differ per thread";
+    ++n;
+  }
+  EXPECT_GE(n, 8);
 }
 
 TEST(GpuLessonFiles, CopiesOfLessonsWithConstantAndDynamicSharedMemory) {
