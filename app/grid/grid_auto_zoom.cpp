@@ -68,9 +68,9 @@ GridSubject block_part(const AppState& s, const Shapes& sh, const OutputOwners& 
 }
 
 // The box of the subject's cells (and its margin) in an arrangement, widened
-// to its array's whole rows and title where they fit the room (a row cut at
-// the room's edge, its name cut with it, reads worse than a little less zoom
-// than the subject needs); false when the array is not placed.
+// to its array's whole rows where they fit the room (a row cut at the room's
+// edge reads worse than a little less zoom than the subject needs); false
+// when the array is not placed.
 bool subject_box(const Arrangement& a, const GridSubject& g, ImVec2 room, ImVec2* lo, ImVec2* hi) {
   for (const Placed& p : a.arrays) {
     if (p.id != g.id || (p.shared && p.block != g.block)) continue;
@@ -87,14 +87,18 @@ bool subject_box(const Arrangement& a, const GridSubject& g, ImVec2 room, ImVec2
     if (float(p.cols) * p.cell <= room.x) c0 = 0, c1 = p.cols - 1;
     *lo = ImVec2(p.pos.x + float(c0) * p.cell, p.pos.y + float(r0) * p.cell);
     *hi = ImVec2(p.pos.x + float(c1 + 1) * p.cell, p.pos.y + float(r1 + 1) * p.cell);
-    const float title = ImGui::GetTextLineHeightWithSpacing() + 2;
-    if (r0 == 0 && hi->y - lo->y + title <= room.y) lo->y -= title;
+    // (The titles: the grid keeps a line above the zoomed room for them,
+    // app/grid/array_title.hpp.)
     return true;
   }
   return false;
 }
 
 }  // namespace
+
+bool subject_zoom_mode(const Presentation& p) {
+  return p.presenter || p.focus_grid;
+}
 
 float presenter_min_cell(float font) {
   return std::max(20.0f, std::ceil(font * 0.7f));
@@ -159,7 +163,8 @@ std::optional<ZoomedRoom> auto_zoom_room(AppState& s, const Shapes& fit_shapes,
                                          const OutputOwners& owners, ImVec2 origin, ImVec2 avail,
                                          int* wrap) {
   const Presentation& pr = s.present;
-  if (!pr.presenter || !pr.auto_zoom || pr.grid_zoom != 1.0f || avail.x < 40 || avail.y < 40)
+  if (!subject_zoom_mode(pr) || !pr.auto_zoom || pr.grid_zoom != 1.0f || avail.x < 40 ||
+      avail.y < 40)
     return std::nullopt;
   const float font = ImGui::GetFontSize();
   const Arrangement fit = arrange(fit_shapes, ImVec2(0, 0), avail);

@@ -1,7 +1,8 @@
-// Presenter mode keeps the grid legible from the back of a hall. Where the
-// whole grid fitted to the room would draw cells too small for values a room
-// can read (presenter_min_cell: 20 px, more at a projector font), the grid
-// zooms to what the moment is about and says so in a badge:
+// Presenter mode and the grid focus (G, --focus-grid: the view a projector
+// gets with the panels) keep the grid legible from the back of a hall. Where
+// the whole grid fitted to the room would draw cells too small for values a
+// room can read (presenter_min_cell: 20 px, more at a projector font), the
+// grid zooms to what the moment is about and says so on a line above the cells:
 //   the stale read just applied, with its neighbours;
 //   the last warp instruction's cells;
 //   the followed thread's output cell;
@@ -24,6 +25,10 @@
 #include "app/grid/grid_zoom.hpp"
 
 namespace ts::app {
+
+// Whether the grid zooms to the moment's subject by itself (presenter mode,
+// the grid focus) and 0 toggles that zoom.
+bool subject_zoom_mode(const Presentation& p);
 
 // The cell below which presenter mode zooms (20 px, or 0.7 of the text size:
 // a projector font asks for projector digits), and the cell it

@@ -216,6 +216,9 @@ SlotLayout::Frame SlotLayout::measure(AppState& s, const std::vector<std::unique
   } else if (View* v = front(views, Slot::Bottom)) {
     if (v->preferred_height() > 0) f.B = std::min(f.B, std::ceil(v->preferred_height() + chrome));
     f.B = std::min(std::max(f.B, std::ceil(v->min_height() + chrome)), std::round(H * 0.5f));
+    // The grid focus is for the grid: its timeline no more than 30 % of the
+    // window (a projector's text wraps the transport onto rows that took half).
+    if (s.present.focus_grid) f.B = std::min(f.B, std::round(H * 0.3f));
   }
   // A wide view in front of the centre (Performance) takes the right column's place too.
   f.wide_center = wide_center_in_front(views);
