@@ -96,10 +96,6 @@ bool subject_box(const Arrangement& a, const GridSubject& g, ImVec2 room, ImVec2
 
 }  // namespace
 
-bool subject_zoom_mode(const Presentation& p) {
-  return p.presenter || p.focus_grid;
-}
-
 float presenter_min_cell(float font) {
   return std::max(20.0f, std::ceil(font * 0.7f));
 }
@@ -175,36 +171,52 @@ std::optional<ZoomedRoom> auto_zoom_room(AppState& s, const Shapes& fit_shapes,
     sh.pinned_wrap = widths.front();
   }
   if (wrap) *wrap = sh.pinned_wrap;
-  const GridSubject g = grid_subject(s, sh, owners);
+  GridSubject g = grid_subject(s, sh, owners);
   if (!g.any) return std::nullopt;
-  // The least zoom whose cells reach the zoom cell (titles and gaps do not
-  // grow with the zoom, so a step or two past the ratio).
-  const float want = presenter_zoom_cell(font);
-  float k = std::clamp(want / std::max(1.0f, fit.cell), 1.0f, 32.0f);
-  Arrangement a = arrange(sh, ImVec2(0, 0), ImVec2(avail.x * k, avail.y * k));
-  for (int i = 0; i < 16 && a.cell < want && k < 32; ++i) {
-    k *= 1.08f;
-    a = arrange(sh, ImVec2(0, 0), ImVec2(avail.x * k, avail.y * k));
-  }
+  const float want = presenter_zoom_cell(font), floor_cell = presenter_min_cell(font);
+  float k = 1;
+  Arrangement a;
   ImVec2 lo, hi;
-  if (!subject_box(a, g, avail, &lo, &hi)) return std::nullopt;
-  // A subject larger than the room (a block's part of a big output): zoom out
-  // until it fits, not below the legible cell.
-  const float floor_cell = presenter_min_cell(font);
-  for (int i = 0; i < 16 && (hi.x - lo.x > avail.x || hi.y - lo.y > avail.y); ++i) {
-    const Arrangement smaller =
-        arrange(sh, ImVec2(0, 0), ImVec2(avail.x * k / 1.08f, avail.y * k / 1.08f));
-    ImVec2 l2, h2;
-    if (smaller.cell < floor_cell || !subject_box(smaller, g, avail, &l2, &h2)) break;
-    k /= 1.08f;
-    a = smaller, lo = l2, hi = h2;
-  }
+  // The zoom for a subject: false when it is not placed.
+  auto zoom_to = [&](const GridSubject& subject) {
+    // The least zoom whose cells reach the zoom cell (titles and gaps do not
+    // grow with the zoom, so a step or two past the ratio).
+    k = std::clamp(want / std::max(1.0f, fit.cell), 1.0f, 32.0f);
+    a = arrange(sh, ImVec2(0, 0), ImVec2(avail.x * k, avail.y * k));
+    for (int i = 0; i < 16 && a.cell < want && k < 32; ++i) {
+      k *= 1.08f;
+      a = arrange(sh, ImVec2(0, 0), ImVec2(avail.x * k, avail.y * k));
+    }
+    if (!subject_box(a, subject, avail, &lo, &hi)) return false;
+    // A subject larger than the room (a block's part of a big output): zoom out
+    // until it fits, not below the legible cell.
+    for (int i = 0; i < 16 && (hi.x - lo.x > avail.x || hi.y - lo.y > avail.y); ++i) {
+      const Arrangement smaller =
+          arrange(sh, ImVec2(0, 0), ImVec2(avail.x * k / 1.08f, avail.y * k / 1.08f));
+      ImVec2 l2, h2;
+      if (smaller.cell < floor_cell || !subject_box(smaller, subject, avail, &l2, &h2)) break;
+      k /= 1.08f;
+      a = smaller, lo = l2, hi = h2;
+    }
+    return true;
+  };
+  if (!zoom_to(g)) return std::nullopt;
+  // The whole output at the end larger than the room even at the legible
+  // cell: the selected block's part of it, which fits.
+  if ((hi.x - lo.x > avail.x || hi.y - lo.y > avail.y) && g.what.rfind("the output", 0) == 0)
+    if (GridSubject part = block_part(s, sh, owners); part.any) {
+      const GridSubject whole = g;
+      if (zoom_to(part) && hi.x - lo.x <= avail.x && hi.y - lo.y <= avail.y)
+        g = part;
+      else
+        zoom_to(whole);
+    }
   // The subject in the middle of the room; the view kept on the arrays (the
-  // zoomed room's empty margins out of it) where they are larger than the room.
-  const float label_h = ImGui::GetTextLineHeightWithSpacing() + 2;
+  // zoomed room's empty margins out of it) where they are larger than the
+  // room. The top row's titles go in the line the grid keeps above the room.
   ImVec2 c0(1e30f, 1e30f), c1(-1e30f, -1e30f);
   for (const Placed& p : a.arrays) {
-    c0 = ImVec2(std::min(c0.x, p.pos.x), std::min(c0.y, p.pos.y - label_h));
+    c0 = ImVec2(std::min(c0.x, p.pos.x), std::min(c0.y, p.pos.y));
     c1 = ImVec2(std::max(c1.x, p.pos.x + float(p.cols) * p.cell),
                 std::max(c1.y, p.pos.y + float(p.rows) * p.cell));
   }

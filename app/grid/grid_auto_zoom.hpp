@@ -26,9 +26,13 @@
 
 namespace ts::app {
 
-// Whether the grid zooms to the moment's subject by itself (presenter mode,
-// the grid focus) and 0 toggles that zoom.
-bool subject_zoom_mode(const Presentation& p);
+// Whether the grid zooms to the moment's subject by itself, and 0 toggles
+// that zoom: presenter mode, and the grid focus at a projector's text (a
+// laptop's focus keeps its whole grid). The same views ring the races' cells
+// by group (app/grid/grid_cells.hpp).
+inline bool subject_zoom_mode(const Presentation& p) {
+  return p.presenter || (p.focus_grid && p.projector_text());
+}
 
 // The cell below which presenter mode zooms (20 px, or 0.7 of the text size:
 // a projector font asks for projector digits), and the cell it

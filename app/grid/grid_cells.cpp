@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/grid/grid_auto_zoom.hpp"
+
 namespace ts::app {
 
 namespace {
@@ -99,7 +101,7 @@ void add_marks(const AppState& s, const ArrayShape& p, ArrayCells& out) {
   // Rings: a chosen access's write and read; in presenter mode and the grid
   // focus the races' cells too, a ring per group of them (a one-pixel outline
   // is lost on a projector, a ring per cell crowds it).
-  const bool projector = s.present.presenter || s.present.focus_grid;
+  const bool projector = subject_zoom_mode(s.present);
   for (const auto& [owner, marks] : s.marks)
     for (const CellMark& m : marks) {
       if (!on(p, m.buffer, m.block) || !p.cell_of(m.element, &row, &col)) continue;

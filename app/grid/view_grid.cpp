@@ -134,7 +134,10 @@ class GridView final : public View, public GridPane {
     ImVec2 cells_at = origin, cells_room = avail;  // where the cells are clipped to
     title_band_ = 0;
     if (auto_zoom_room(s, shapes_, owners_, origin, avail)) {
-      ImGui::TextColored(ImVec4(0.34f, 0.71f, 0.91f, 1), "%s", auto_zoom_line(s).c_str());
+      // The line saying so, written once the zoom in the room left is known
+      // (a smaller room may zoom to a smaller subject).
+      const ImVec2 line_at = ImGui::GetCursorScreenPos();
+      ImGui::Dummy(ImVec2(1, ImGui::GetTextLineHeight()));
       origin = ImGui::GetCursorScreenPos();
       avail = ImGui::GetContentRegionAvail();
       s.grid_facts.zoom = {};
@@ -147,7 +150,13 @@ class GridView final : public View, public GridPane {
       if (auto a = auto_zoom_room(s, shapes_, owners_, below, room, &wrap)) {
         z = *a;
         cells_at = below, cells_room = room, title_band_ = band;
+        // The grid's room is where the cells are; the titles' line is above it.
+        const float rect[4] = {below.x, below.y, room.x, room.y};
+        std::copy(rect, rect + 4, s.grid_rect);
+        s.grid_facts.zoom.title_band = band;
       }
+      ImGui::GetWindowDrawList()->AddText(
+          line_at, ImGui::GetColorU32(ImVec4(0.34f, 0.71f, 0.91f, 1)), auto_zoom_line(s).c_str());
     }
     const Shapes fitted = shapes_;
     if (wrap > 0) {  // zoomed: 1D arrays one warp to a row, as the zoom placed them
@@ -336,9 +345,10 @@ class GridView final : public View, public GridPane {
   }
 
   void toggles(AppState& s) {
-    // A slide has no controls; in presenter mode the keys (H, M, +/-) and the
-    // menu do their work and the grid keeps the room: the legend's line ends here.
-    if (slide_ || s.present.presenter) {
+    // A slide has no controls; in presenter mode and the grid focus at a
+    // projector's text the keys (H, M, +/-) and the menu do their work and the
+    // grid keeps the room: the legend's line ends here.
+    if (slide_ || subject_zoom_mode(s.present)) {
       ImGui::NewLine();
       return;
     }
