@@ -108,6 +108,17 @@ GridSubject grid_subject(const AppState& s, const Shapes& sh, const OutputOwners
   GridSubject g;
   if (!s.has_trace()) return g;
   const Replay& r = *s.replay;
+  // A quiz question about cells: its array, every cell of it a pick.
+  if (const Question* q = s.quiz.question(); q && q->cells())
+    if (const ArrayShape* p = drawn_shape(sh, q->array, q->block)) {
+      g.any = true;
+      g.id = q->array;
+      g.block = p->block;
+      for (uint32_t e = 0; e < uint32_t(p->data_rows * p->data_cols); ++e)
+        g.elements.push_back(e);
+      g.what = "the question's " + p->name;
+      return g;
+    }
   if (r.position() > 0) {
     const uint32_t i = r.event_at(r.position());
     const Event& e = r.trace().events[i];
@@ -186,6 +197,16 @@ std::optional<ZoomedRoom> auto_zoom_room(AppState& s, const Shapes& fit_shapes,
     for (int i = 0; i < 16 && a.cell < want && k < 32; ++i) {
       k *= 1.08f;
       a = arrange(sh, ImVec2(0, 0), ImVec2(avail.x * k, avail.y * k));
+    }
+    // A larger room may arrange the arrays another way, with far bigger
+    // cells: back down to the zoom cell (a room of 95 px cells showed one
+    // row of a quiz's tile).
+    for (int i = 0; i < 24 && a.cell > want * 1.15f && k > 1.08f; ++i) {
+      const Arrangement less =
+          arrange(sh, ImVec2(0, 0), ImVec2(avail.x * k / 1.08f, avail.y * k / 1.08f));
+      if (less.cell < want) break;
+      k /= 1.08f;
+      a = less;
     }
     if (!subject_box(a, subject, avail, &lo, &hi)) return false;
     // A subject larger than the room (a block's part of a big output): zoom out

@@ -3,6 +3,7 @@
 // the whole grid fitted to the room would draw cells too small for values a
 // room can read (presenter_min_cell: 20 px, more at a projector font), the
 // grid zooms to what the moment is about and says so on a line above the cells:
+//   a quiz question's array (every cell of it a pick);
 //   the stale read just applied, with its neighbours;
 //   the last warp instruction's cells;
 //   the followed thread's output cell;
