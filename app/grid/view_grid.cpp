@@ -132,8 +132,14 @@ class GridView final : public View, public GridPane {
     ZoomedRoom z = grid_zoom_room(s, origin, avail);
     int wrap = 0;
     ImVec2 cells_at = origin, cells_room = avail;  // where the cells are clipped to
+    // A line above the zoomed cells for the titles the zoom would cut
+    // (app/grid/array_title.hpp): none is drawn over a cell.
+    const float band = std::floor(ImGui::GetTextLineHeightWithSpacing() + 2);
     title_band_ = 0;
-    if (auto_zoom_room(s, shapes_, owners_, origin, avail)) {
+    if (s.present.grid_zoom > 1.0f) {  // by hand: the picture's top line gives way to them
+      cells_at.y += band, cells_room.y -= band;
+      title_band_ = band;
+    } else if (auto_zoom_room(s, shapes_, owners_, origin, avail)) {
       // The line saying so, written once the zoom in the room left is known
       // (a smaller room may zoom to a smaller subject).
       const ImVec2 line_at = ImGui::GetCursorScreenPos();
@@ -143,9 +149,6 @@ class GridView final : public View, public GridPane {
       s.grid_facts.zoom = {};
       z = grid_zoom_room(s, origin, avail);
       cells_at = origin, cells_room = avail;
-      // A line above the zoomed cells for the titles the zoom would cut
-      // (app/grid/array_title.hpp): none is drawn over a cell.
-      const float band = std::floor(ImGui::GetTextLineHeightWithSpacing() + 2);
       const ImVec2 below(origin.x, origin.y + band), room(avail.x, avail.y - band);
       if (auto a = auto_zoom_room(s, shapes_, owners_, below, room, &wrap)) {
         z = *a;
