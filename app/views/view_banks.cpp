@@ -390,7 +390,7 @@ class BanksView final : public View {
       const std::string bank = "bank " + std::to_string(busiest) + ": ";
       const std::string words = plural(words_in[busiest], "word", "words");
       const std::string note =
-          fitting({bank + "different " + words + ", one per wavefront",
+          fitting({bank + std::to_string(words_in[busiest]) + " different words, one per wavefront",
                    bank + words + ", " + plural(words_in[busiest], "wavefront", "wavefronts"),
                    bank + words},
                   g.col * kWarpLanes);
