@@ -75,18 +75,65 @@ std::string thread_name(const Trace& t, uint32_t th) {
 }
 
 // Each event's phase: the block-wide barriers its thread has left before it.
-std::vector<uint16_t> phases_of(const Trace& t, int* max_phase) {
+std::vector<uint16_t> phases_of(const Trace& t) {
   std::map<uint64_t, uint16_t> left;  // (block, thread) -> barriers left
   std::vector<uint16_t> phase(t.events.size());
-  *max_phase = 0;
   for (size_t i = 0; i < t.events.size(); ++i) {
     const Event& e = t.events[i];
     uint16_t& p = left[(uint64_t(e.block) << 16) | e.thread];
     if (e.kind == EventKind::BarrierLeave && !(e.flags & kFlagWarpScope)) ++p;
     phase[i] = p;
-    *max_phase = std::max<int>(*max_phase, p);
   }
   return phase;
+}
+
+// The block-wide barriers each thread reached, in order: (block << 16 | thread) -> ids.
+using BarrierOrder = std::map<uint64_t, std::vector<uint8_t>>;
+BarrierOrder barrier_order(const Trace& t) {
+  BarrierOrder a;
+  for (const Event& e : t.events)
+    if (e.kind == EventKind::BarrierArrive && !(e.flags & kFlagWarpScope))
+      a[(uint64_t(e.block) << 16) | e.thread].push_back(e.barrier);
+  return a;
+}
+
+std::string ordinal(int n) {
+  const int ten = n % 100, one = n % 10;
+  const char* suffix = ten >= 11 && ten <= 13 ? "th"
+                       : one == 1             ? "st"
+                       : one == 2             ? "nd"
+                       : one == 3             ? "rd"
+                                              : "th";
+  return std::to_string(n) + suffix;
+}
+
+// A thread's phase in the terms a class reasons in: the barriers around it
+// in the source, and the loop's pass where a barrier repeats ("in the loop's
+// 2nd pass, before barrier 1" is the second tile's load of a tiled
+// multiply). Empty where the kernel has no block-wide barrier.
+std::string when(const BarrierOrder& all, uint32_t block, uint32_t thread, int phase) {
+  const auto it = all.find((uint64_t(block) << 16) | thread);
+  if (it == all.end() || it->second.empty()) return {};
+  const std::vector<uint8_t>& a = it->second;
+  auto times = [&](uint8_t id, size_t upto) {  // how often id is among a[0..upto)
+    return int(std::count(a.begin(), a.begin() + ptrdiff_t(std::min(upto, a.size())), id));
+  };
+  const std::string b = "barrier ";
+  if (size_t(phase) >= a.size()) {  // past the last barrier
+    const uint8_t last = a.back();
+    return times(last, a.size()) > 1 ? "after the loop's last " + b + std::to_string(last)
+                                     : "after " + b + std::to_string(last);
+  }
+  const uint8_t end = a[size_t(phase)];
+  const int pass = times(end, size_t(phase) + 1);
+  const bool loop = times(end, a.size()) > 1;
+  // Where the pass (or the kernel) starts here, "before"; else "between".
+  const bool starts =
+      phase == 0 || (loop && times(a[size_t(phase) - 1], size_t(phase)) == pass - 1);
+  const std::string span = starts ? "before " + b + std::to_string(end)
+                                  : "between barriers " + std::to_string(a[size_t(phase) - 1]) +
+                                        " and " + std::to_string(end);
+  return loop ? "in the loop's " + ordinal(pass) + " pass, " + span : span;
 }
 
 struct CellSet {
@@ -140,8 +187,8 @@ Question cell_question(QuestionKind kind, const CellSet& c, ArraySlot array, uin
   return q;
 }
 
-void load_cells(const Trace& t, const std::vector<uint16_t>& phase, int max_phase, Rng& rng,
-                int count, std::vector<Question>& out) {
+void load_cells(const Trace& t, const std::vector<uint16_t>& phase, const BarrierOrder& order,
+                Rng& rng, int count, std::vector<Question>& out) {
   // Who loads: a block (-1, -1), a warp of it (w, -1) or a thread (-1, t).
   using Who = std::tuple<ArraySlot, uint32_t, uint16_t>;  // array, block, phase
   using Unit = std::pair<int, int>;                       // warp, thread
@@ -193,16 +240,17 @@ void load_cells(const Trace& t, const std::vector<uint16_t>& phase, int max_phas
     const std::string who = q.warp >= 0     ? "warp " + std::to_string(q.warp) + " of "
                             : q.thread >= 0 ? thread_name(t, uint32_t(q.thread)) + " of "
                                             : std::string();
+    const uint32_t asked = t.events[cand[k].cells->events.front()].thread;
+    const std::string at = when(order, block, asked, ph);
     q.text = "Which cells of " + array_name(t.config.arrays, array) + " will " + who +
-             block_name(t, block) + " load" +
-             (max_phase > 0 ? " in phase " + std::to_string(ph) : std::string()) + "?";
+             block_name(t, block) + " load" + (at.empty() ? "" : " " + at) + "?";
     q.fact = cell_fact(q.kind, array, ph, unit_name(cand[k].unit));
     out.push_back(std::move(q));
   }
 }
 
-void shared_reads(const Trace& t, const std::vector<uint16_t>& phase, int max_phase, Rng& rng,
-                  int count, std::vector<Question>& out) {
+void shared_reads(const Trace& t, const std::vector<uint16_t>& phase, const BarrierOrder& order,
+                  Rng& rng, int count, std::vector<Question>& out) {
   using Key = std::tuple<ArraySlot, uint32_t, uint16_t, uint16_t>;  // array, block, thread, phase
   std::map<Key, CellSet> sets;
   for (size_t i = 0; i < t.events.size(); ++i) {
@@ -228,16 +276,17 @@ void shared_reads(const Trace& t, const std::vector<uint16_t>& phase, int max_ph
     Question q = cell_question(QuestionKind::SharedReads, c, array, block);
     q.thread = thread;
     q.phase = ph;
+    const std::string at = when(order, block, thread, ph);
     q.text = "Which cells of " + array_name(t.config.arrays, array) + " does " +
              thread_name(t, thread) + " of " + block_name(t, block) + " read" +
-             (max_phase > 0 ? " in phase " + std::to_string(ph) : std::string()) + "?";
+             (at.empty() ? "" : " " + at) + "?";
     q.fact = cell_fact(q.kind, array, ph, "thread");
     out.push_back(std::move(q));
   }
 }
 
-void last_warp(const Trace& t, const std::vector<uint16_t>& phase, Rng& rng, int count,
-               std::vector<Question>& out) {
+void last_warp(const Trace& t, const std::vector<uint16_t>& phase, const BarrierOrder& order,
+               Rng& rng, int count, std::vector<Question>& out) {
   const uint64_t threads = t.config.geometry.block.count();
   const int warps = int((threads + kWarpLanes - 1) / kWarpLanes);
   if (warps < 2 || warps > 9) return;  // one warp has no order; keys 1-9 pick the choice
@@ -287,8 +336,13 @@ void last_warp(const Trace& t, const std::vector<uint16_t>& phase, Rng& rng, int
     q.truth_choice = last;
     q.truth_number = last;
     q.fact = fact(k);
+    // The pass of a barrier in a loop (thread 0's count: every thread of the
+    // block reaches the same barriers).
+    const std::string at = when(order, block, 0, ph);
+    const size_t comma = at.find(", ");
     q.text = "Which warp of " + block_name(t, block) + " reaches barrier " +
-             std::to_string(barrier) + " last in phase " + std::to_string(ph) + "?";
+             std::to_string(barrier) + " last" +
+             (comma == std::string::npos ? std::string() : " " + at.substr(0, comma)) + "?";
     q.hint =
         std::string("The order is this recorded run's (") +
         (sim ? "the simulator's " + std::string(to_string(t.config.schedule.kind)) + " schedule"
@@ -453,12 +507,12 @@ std::vector<Question> make_questions(const Trace& t, uint64_t seed, const QuizOp
   std::vector<Question> out;
   if (t.events.empty()) return out;
   Rng rng{seed};
-  int max_phase = 0;
-  const std::vector<uint16_t> phase = phases_of(t, &max_phase);
+  const std::vector<uint16_t> phase = phases_of(t);
+  const BarrierOrder order = barrier_order(t);
   const int n = std::max(1, opt.per_kind);
-  load_cells(t, phase, max_phase, rng, 2 * n, out);
-  shared_reads(t, phase, max_phase, rng, n, out);
-  last_warp(t, phase, rng, n, out);
+  load_cells(t, phase, order, rng, 2 * n, out);
+  shared_reads(t, phase, order, rng, n, out);
+  last_warp(t, phase, order, rng, n, out);
   const WarpAccesses w = warp_accesses(t);
   for (const WarpAccess* a : pick_accesses(
            w, rng, n,

@@ -8,8 +8,10 @@
 //
 // Kinds, each only where the trace supports it:
 //   LoadCells      which cells of a global input does block b (or one of its
-//                  warps, or threads, where the block's are too many) load in phase p?
-//   SharedReads    which cells of a shared array does thread t read in phase p?
+//                  warps, or threads, where the block's are too many) load
+//                  between two barriers?
+//   SharedReads    which cells of a shared array does thread t read between
+//                  two barriers?
 //   LastWarp       which warp of block b reaches barrier k last (this run's order)?
 //   WrongWithout   which output cells will be wrong without barrier k? The truth
 //                  needs a second run without it (wrong_without_request()), which
@@ -17,7 +19,10 @@
 //   BankWays       how many ways does this shared warp access conflict?
 //   Sectors        how many 32-byte sectors does this global warp load touch?
 // Phases are counted as the replay counts them: the block-wide barriers a
-// thread has left (0 before the first), a __syncwarp is no boundary.
+// thread has left (0 before the first), a __syncwarp is no boundary. A
+// question names its phase as a class reasons about it, never by number:
+// "before barrier 1", "between barriers 1 and 2", "in the loop's 2nd pass,
+// before barrier 1" where a barrier repeats in a loop.
 // A class answers every cell question live: its truth takes at most kMaxPicks
 // picks, a click picking a cell and a drag a rectangle (picks_for()); where a
 // block's cells take more, the question asks about a warp or a thread. No two

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <iterator>
 #include <map>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -393,6 +394,63 @@ TEST(Quiz, TheSameSeedGivesTheSameQuiz) {
     differs = c.size() != a.size() || c[0].text != a[0].text || c[1].text != a[1].text;
   }
   EXPECT_TRUE(differs);
+}
+
+// A question says when in words a class reasons with: the barrier that ends
+// the moment asked about ("before barrier 1", "between barriers 1 and 2"),
+// and the loop's pass where that barrier repeats ("phase 2" of the tiled
+// multiply was its second tile's load): never "phase 2" unexplained. The
+// barrier and the pass are recounted here from the asked thread's events.
+TEST(Quiz, QuestionsSayWhenByBarriersNotPhaseNumbers) {
+  const std::regex phase_number("phase\\s*[0-9]");
+  int checked = 0, passes = 0;
+  for (const LessonInfo& v : all_lessons()) {
+    if (v.barriers.empty()) continue;
+    SCOPED_TRACE(v.id);
+    const Trace t = simulate_defaults(v.id);
+    QuizOptions opt;
+    opt.wrong_without = false;
+    for (uint64_t seed : {1u, 2u}) {
+      for (const Question& q : make_questions(t, seed, opt)) {
+        EXPECT_FALSE(std::regex_search(q.text, phase_number)) << q.text;
+        if ((q.kind != QuestionKind::LoadCells && q.kind != QuestionKind::SharedReads) ||
+            q.events.empty())
+          continue;
+        // The asked thread's next block-wide barrier after the first event, and
+        // how many times it has reached that barrier then (that one included).
+        const Event& first = t.events[q.events.front()];
+        auto arrival = [&](const Event& e) {
+          return e.kind == EventKind::BarrierArrive && !(e.flags & kFlagWarpScope) &&
+                 e.block == first.block && e.thread == first.thread;
+        };
+        int next = 0, pass = 0, total = 0;
+        for (size_t i = q.events.front(); i < t.events.size() && next == 0; ++i)
+          if (arrival(t.events[i])) next = t.events[i].barrier;
+        for (size_t i = 0; i < t.events.size(); ++i)
+          if (arrival(t.events[i]) && t.events[i].barrier == next) {
+            ++total;
+            pass += i < q.events.front();
+          }
+        ++checked;
+        if (next == 0) {
+          EXPECT_NE(q.text.find("after"), std::string::npos) << q.text;
+          continue;
+        }
+        const std::string n = std::to_string(next);
+        const bool ends = q.text.find("before barrier " + n + "?") != std::string::npos ||
+                          q.text.find(" and " + n + "?") != std::string::npos;
+        EXPECT_TRUE(ends) << q.text << ": the moment ends at barrier " << n;
+        if (total > 1) {
+          ++passes;
+          const std::string nth = std::to_string(pass + 1);
+          EXPECT_NE(q.text.find("loop's " + nth), std::string::npos)
+              << q.text << ": pass " << nth << " of " << total;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 10);
+  EXPECT_GT(passes, 2);  // the tiled multiplies and the tree reductions loop
 }
 
 }  // namespace

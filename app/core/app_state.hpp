@@ -174,6 +174,10 @@ struct Presentation {
   // user chooses (P, --present) the app leaves it alone.
   bool presenter_auto = false;
   bool presenter_chosen = false;
+  // A projector's text (24 points and up): the window presents by itself where
+  // the grid would be too small (app/shell/layout.cpp), and the grid focus
+  // zooms to the moment's subject with a compact timeline (app/grid/grid_auto_zoom.hpp).
+  bool projector_text() const { return font_size >= 24.0f; }
   void* mono_font = nullptr;        // ImFont* for source code (nullptr: the default font)
   void* mono_small_font = nullptr;  // the same a little smaller: the source pane is narrow
   void* big_font = nullptr;         // ImFont* for headings

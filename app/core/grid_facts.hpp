@@ -32,6 +32,7 @@ struct ZoomFacts {
   uint32_t block = 0;
   std::vector<uint32_t> elements;
   float box[4] = {0, 0, 0, 0};  // x, y, w, h of those cells
+  float title_band = 0;         // the titles' line above the room the cells are clipped to
 };
 
 // A label the grid put on a cell (the stale read's "read 3, expected 4").

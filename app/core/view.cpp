@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 namespace ts::app {
 
@@ -45,9 +47,13 @@ bool same_line_if_fits(float width) {
   return true;
 }
 
-void text_wrapped_at_spaces(const std::string& text) {
+namespace {
+
+// The ends of text_wrapped_at_spaces's lines: [start, end) pairs.
+std::vector<std::pair<size_t, size_t>> lines_at_spaces(const std::string& text) {
   const float width = std::max(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 4);
   const char* base = text.data();
+  std::vector<std::pair<size_t, size_t>> lines;
   size_t start = 0;
   while (start < text.size()) {
     // The longest run of whole words from `start` that fits.
@@ -64,11 +70,23 @@ void text_wrapped_at_spaces(const std::string& text) {
       fit = text.find(' ', start);
       if (fit == std::string::npos) fit = text.size();
     }
-    ImGui::TextUnformatted(base + start, base + fit);
+    lines.emplace_back(start, fit);
     start = fit;
     while (start < text.size() && text[start] == ' ')
       ++start;
   }
+  return lines;
+}
+
+}  // namespace
+
+void text_wrapped_at_spaces(const std::string& text) {
+  for (const auto& [a, b] : lines_at_spaces(text))
+    ImGui::TextUnformatted(text.data() + a, text.data() + b);
+}
+
+float wrapped_at_spaces_height(const std::string& text) {
+  return float(lines_at_spaces(text).size()) * ImGui::GetTextLineHeightWithSpacing();
 }
 
 }  // namespace ts::app

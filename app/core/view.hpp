@@ -88,6 +88,8 @@ std::vector<std::unique_ptr<View>> make_views();
 // Wrapped text that breaks only at spaces (ImGui's own wrap also breaks after
 // '.', which splits numbers such as 0.000397 across lines).
 void text_wrapped_at_spaces(const std::string& text);
+// The height text_wrapped_at_spaces takes for `text` at the current width.
+float wrapped_at_spaces_height(const std::string& text);
 // Items that flow and wrap: puts the next item (this wide) on the line of the
 // last one when it fits before the pane's right edge; returns whether it did.
 bool same_line_if_fits(float width);

@@ -68,9 +68,9 @@ GridSubject block_part(const AppState& s, const Shapes& sh, const OutputOwners& 
 }
 
 // The box of the subject's cells (and its margin) in an arrangement, widened
-// to its array's whole rows and title where they fit the room (a row cut at
-// the room's edge, its name cut with it, reads worse than a little less zoom
-// than the subject needs); false when the array is not placed.
+// to its array's whole rows where they fit the room (a row cut at the room's
+// edge reads worse than a little less zoom than the subject needs); false
+// when the array is not placed.
 bool subject_box(const Arrangement& a, const GridSubject& g, ImVec2 room, ImVec2* lo, ImVec2* hi) {
   for (const Placed& p : a.arrays) {
     if (p.id != g.id || (p.shared && p.block != g.block)) continue;
@@ -87,8 +87,8 @@ bool subject_box(const Arrangement& a, const GridSubject& g, ImVec2 room, ImVec2
     if (float(p.cols) * p.cell <= room.x) c0 = 0, c1 = p.cols - 1;
     *lo = ImVec2(p.pos.x + float(c0) * p.cell, p.pos.y + float(r0) * p.cell);
     *hi = ImVec2(p.pos.x + float(c1 + 1) * p.cell, p.pos.y + float(r1 + 1) * p.cell);
-    const float title = ImGui::GetTextLineHeightWithSpacing() + 2;
-    if (r0 == 0 && hi->y - lo->y + title <= room.y) lo->y -= title;
+    // (The titles: the grid keeps a line above the zoomed room for them,
+    // app/grid/array_title.hpp.)
     return true;
   }
   return false;
@@ -108,6 +108,17 @@ GridSubject grid_subject(const AppState& s, const Shapes& sh, const OutputOwners
   GridSubject g;
   if (!s.has_trace()) return g;
   const Replay& r = *s.replay;
+  // A quiz question about cells: its array, every cell of it a pick.
+  if (const Question* q = s.quiz.question(); q && q->cells())
+    if (const ArrayShape* p = drawn_shape(sh, q->array, q->block)) {
+      g.any = true;
+      g.id = q->array;
+      g.block = p->block;
+      for (uint32_t e = 0; e < uint32_t(p->data_rows * p->data_cols); ++e)
+        g.elements.push_back(e);
+      g.what = "the question's " + p->name;
+      return g;
+    }
   if (r.position() > 0) {
     const uint32_t i = r.event_at(r.position());
     const Event& e = r.trace().events[i];
@@ -159,7 +170,8 @@ std::optional<ZoomedRoom> auto_zoom_room(AppState& s, const Shapes& fit_shapes,
                                          const OutputOwners& owners, ImVec2 origin, ImVec2 avail,
                                          int* wrap) {
   const Presentation& pr = s.present;
-  if (!pr.presenter || !pr.auto_zoom || pr.grid_zoom != 1.0f || avail.x < 40 || avail.y < 40)
+  if (!subject_zoom_mode(pr) || !pr.auto_zoom || pr.grid_zoom != 1.0f || avail.x < 40 ||
+      avail.y < 40)
     return std::nullopt;
   const float font = ImGui::GetFontSize();
   const Arrangement fit = arrange(fit_shapes, ImVec2(0, 0), avail);
@@ -170,36 +182,62 @@ std::optional<ZoomedRoom> auto_zoom_room(AppState& s, const Shapes& fit_shapes,
     sh.pinned_wrap = widths.front();
   }
   if (wrap) *wrap = sh.pinned_wrap;
-  const GridSubject g = grid_subject(s, sh, owners);
+  GridSubject g = grid_subject(s, sh, owners);
   if (!g.any) return std::nullopt;
-  // The least zoom whose cells reach the zoom cell (titles and gaps do not
-  // grow with the zoom, so a step or two past the ratio).
-  const float want = presenter_zoom_cell(font);
-  float k = std::clamp(want / std::max(1.0f, fit.cell), 1.0f, 32.0f);
-  Arrangement a = arrange(sh, ImVec2(0, 0), ImVec2(avail.x * k, avail.y * k));
-  for (int i = 0; i < 16 && a.cell < want && k < 32; ++i) {
-    k *= 1.08f;
-    a = arrange(sh, ImVec2(0, 0), ImVec2(avail.x * k, avail.y * k));
-  }
+  const float want = presenter_zoom_cell(font), floor_cell = presenter_min_cell(font);
+  float k = 1;
+  Arrangement a;
   ImVec2 lo, hi;
-  if (!subject_box(a, g, avail, &lo, &hi)) return std::nullopt;
-  // A subject larger than the room (a block's part of a big output): zoom out
-  // until it fits, not below the legible cell.
-  const float floor_cell = presenter_min_cell(font);
-  for (int i = 0; i < 16 && (hi.x - lo.x > avail.x || hi.y - lo.y > avail.y); ++i) {
-    const Arrangement smaller =
-        arrange(sh, ImVec2(0, 0), ImVec2(avail.x * k / 1.08f, avail.y * k / 1.08f));
-    ImVec2 l2, h2;
-    if (smaller.cell < floor_cell || !subject_box(smaller, g, avail, &l2, &h2)) break;
-    k /= 1.08f;
-    a = smaller, lo = l2, hi = h2;
-  }
+  // The zoom for a subject: false when it is not placed.
+  auto zoom_to = [&](const GridSubject& subject) {
+    // The least zoom whose cells reach the zoom cell (titles and gaps do not
+    // grow with the zoom, so a step or two past the ratio).
+    k = std::clamp(want / std::max(1.0f, fit.cell), 1.0f, 32.0f);
+    a = arrange(sh, ImVec2(0, 0), ImVec2(avail.x * k, avail.y * k));
+    for (int i = 0; i < 16 && a.cell < want && k < 32; ++i) {
+      k *= 1.08f;
+      a = arrange(sh, ImVec2(0, 0), ImVec2(avail.x * k, avail.y * k));
+    }
+    // A larger room may arrange the arrays another way, with far bigger
+    // cells: back down to the zoom cell (a room of 95 px cells showed one
+    // row of a quiz's tile).
+    for (int i = 0; i < 24 && a.cell > want * 1.15f && k > 1.08f; ++i) {
+      const Arrangement less =
+          arrange(sh, ImVec2(0, 0), ImVec2(avail.x * k / 1.08f, avail.y * k / 1.08f));
+      if (less.cell < want) break;
+      k /= 1.08f;
+      a = less;
+    }
+    if (!subject_box(a, subject, avail, &lo, &hi)) return false;
+    // A subject larger than the room (a block's part of a big output): zoom out
+    // until it fits, not below the legible cell.
+    for (int i = 0; i < 16 && (hi.x - lo.x > avail.x || hi.y - lo.y > avail.y); ++i) {
+      const Arrangement smaller =
+          arrange(sh, ImVec2(0, 0), ImVec2(avail.x * k / 1.08f, avail.y * k / 1.08f));
+      ImVec2 l2, h2;
+      if (smaller.cell < floor_cell || !subject_box(smaller, subject, avail, &l2, &h2)) break;
+      k /= 1.08f;
+      a = smaller, lo = l2, hi = h2;
+    }
+    return true;
+  };
+  if (!zoom_to(g)) return std::nullopt;
+  // The whole output at the end larger than the room even at the legible
+  // cell: the selected block's part of it, which fits.
+  if ((hi.x - lo.x > avail.x || hi.y - lo.y > avail.y) && g.what.rfind("the output", 0) == 0)
+    if (GridSubject part = block_part(s, sh, owners); part.any) {
+      const GridSubject whole = g;
+      if (zoom_to(part) && hi.x - lo.x <= avail.x && hi.y - lo.y <= avail.y)
+        g = part;
+      else
+        zoom_to(whole);
+    }
   // The subject in the middle of the room; the view kept on the arrays (the
-  // zoomed room's empty margins out of it) where they are larger than the room.
-  const float label_h = ImGui::GetTextLineHeightWithSpacing() + 2;
+  // zoomed room's empty margins out of it) where they are larger than the
+  // room. The top row's titles go in the line the grid keeps above the room.
   ImVec2 c0(1e30f, 1e30f), c1(-1e30f, -1e30f);
   for (const Placed& p : a.arrays) {
-    c0 = ImVec2(std::min(c0.x, p.pos.x), std::min(c0.y, p.pos.y - label_h));
+    c0 = ImVec2(std::min(c0.x, p.pos.x), std::min(c0.y, p.pos.y));
     c1 = ImVec2(std::max(c1.x, p.pos.x + float(p.cols) * p.cell),
                 std::max(c1.y, p.pos.y + float(p.rows) * p.cell));
   }

@@ -1,7 +1,9 @@
-// Presenter mode keeps the grid legible from the back of a hall. Where the
-// whole grid fitted to the room would draw cells too small for values a room
-// can read (presenter_min_cell: 20 px, more at a projector font), the grid
-// zooms to what the moment is about and says so in a badge:
+// Presenter mode and the grid focus (G, --focus-grid: the view a projector
+// gets with the panels) keep the grid legible from the back of a hall. Where
+// the whole grid fitted to the room would draw cells too small for values a
+// room can read (presenter_min_cell: 20 px, more at a projector font), the
+// grid zooms to what the moment is about and says so on a line above the cells:
+//   a quiz question's array (every cell of it a pick);
 //   the stale read just applied, with its neighbours;
 //   the last warp instruction's cells;
 //   the followed thread's output cell;
@@ -24,6 +26,14 @@
 #include "app/grid/grid_zoom.hpp"
 
 namespace ts::app {
+
+// Whether the grid zooms to the moment's subject by itself, and 0 toggles
+// that zoom: presenter mode, and the grid focus at a projector's text (a
+// laptop's focus keeps its whole grid). The same views ring the races' cells
+// by group (app/grid/grid_cells.hpp).
+inline bool subject_zoom_mode(const Presentation& p) {
+  return p.presenter || (p.focus_grid && p.projector_text());
+}
 
 // The cell below which presenter mode zooms (20 px, or 0.7 of the text size:
 // a projector font asks for projector digits), and the cell it

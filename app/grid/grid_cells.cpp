@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/grid/grid_auto_zoom.hpp"
+
 namespace ts::app {
 
 namespace {
@@ -96,14 +98,20 @@ void add_marks(const AppState& s, const ArrayShape& p, ArrayCells& out) {
   for (const QuizPaint& q : s.quiz.paint)  // chosen, right, extra cells
     if (!q.ring() && on(p, q.buffer, q.block) && p.cell_of(q.element, &row, &col))
       out.cells[size_t(row) * size_t(p.cols) + size_t(col)].quiz = q.mark;
-  // Rings: a chosen access's write and read; in presenter mode the races'
-  // cells too (a one-pixel outline is lost on a projector).
+  // Rings: a chosen access's write and read; in presenter mode and the grid
+  // focus the races' cells too, a ring per group of them (a one-pixel outline
+  // is lost on a projector, a ring per cell crowds it).
+  const bool projector = subject_zoom_mode(s.present);
   for (const auto& [owner, marks] : s.marks)
-    for (const CellMark& m : marks)
-      if ((m.style == MarkStyle::Write || m.style == MarkStyle::Read ||
-           (m.style == MarkStyle::Hazard && s.present.presenter)) &&
-          on(p, m.buffer, m.block) && p.cell_of(m.element, &row, &col))
+    for (const CellMark& m : marks) {
+      if (!on(p, m.buffer, m.block) || !p.cell_of(m.element, &row, &col)) continue;
+      if (m.style == MarkStyle::Write || m.style == MarkStyle::Read) {
         out.rings.push_back({row, col, m.style});
+      } else if (m.style == MarkStyle::Hazard && projector) {
+        out.hazard.resize(out.cells.size(), 0);
+        out.hazard[size_t(row) * size_t(p.cols) + size_t(col)] = 1;
+      }
+    }
   for (const QuizPaint& q : s.quiz.paint)  // missed cells and the keyboard's cursor
     if (q.ring() && on(p, q.buffer, q.block) && p.cell_of(q.element, &row, &col))
       out.quiz_rings.push_back({row, col, q.mark});

@@ -68,6 +68,9 @@ struct ArrayCells {
   std::vector<GridCell> cells;
   std::vector<MarkRing> rings;
   std::vector<QuizRing> quiz_rings;
+  // Presenter mode and the grid focus: the races' cells (row-major, 1: a
+  // racing cell), ringed by group (app/grid/cell_groups.hpp); empty: none.
+  std::vector<uint8_t> hazard;
   const GridCell& at(int row, int col) const {
     return cells[size_t(row) * size_t(cols) + size_t(col)];
   }

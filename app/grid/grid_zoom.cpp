@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/grid/grid_auto_zoom.hpp"
+
 namespace ts::app {
 
 namespace {
@@ -71,12 +73,12 @@ void grid_zoom_keys(AppState& s) {
     set_grid_zoom(s, s.present.grid_zoom * 1.25f, centre);
   if (pressed(GLFW_KEY_MINUS) || pressed(GLFW_KEY_KP_SUBTRACT))
     set_grid_zoom(s, s.present.grid_zoom / 1.25f, centre);
-  // 0 fits a hand zoom; at fit in presenter mode it toggles between the whole
+  // 0 fits a hand zoom; at fit in presenter mode or the grid focus it toggles between the whole
   // grid and the zoom to the moment's subject (app/grid/grid_auto_zoom.hpp).
   if (ImGui::IsKeyPressed(GLFW_KEY_0, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_0, false)) {
     if (s.present.grid_zoom != 1.0f)
       set_grid_zoom(s, 1.0f, centre);
-    else if (s.present.presenter)
+    else if (subject_zoom_mode(s.present))
       s.present.auto_zoom = !s.present.auto_zoom;
   }
 }

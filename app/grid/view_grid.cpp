@@ -14,6 +14,8 @@
 #include "app/core/palette.hpp"
 #include "app/core/view.hpp"
 #include "app/grid/access_outline.hpp"
+#include "app/grid/array_title.hpp"
+#include "app/grid/cell_groups.hpp"
 #include "app/grid/cell_renderer.hpp"
 #include "app/grid/grid_arrange.hpp"
 #include "app/grid/grid_auto_zoom.hpp"
@@ -129,20 +131,43 @@ class GridView final : public View, public GridPane {
     // line of its own above the cells.
     ZoomedRoom z = grid_zoom_room(s, origin, avail);
     int wrap = 0;
-    if (auto_zoom_room(s, shapes_, owners_, origin, avail)) {
-      ImGui::TextColored(ImVec4(0.34f, 0.71f, 0.91f, 1), "%s", auto_zoom_line(s).c_str());
+    ImVec2 cells_at = origin, cells_room = avail;  // where the cells are clipped to
+    // A line above the zoomed cells for the titles the zoom would cut
+    // (app/grid/array_title.hpp): none is drawn over a cell.
+    const float band = std::floor(ImGui::GetTextLineHeightWithSpacing() + 2);
+    title_band_ = 0;
+    if (s.present.grid_zoom > 1.0f) {  // by hand: the picture's top line gives way to them
+      cells_at.y += band, cells_room.y -= band;
+      title_band_ = band;
+    } else if (auto_zoom_room(s, shapes_, owners_, origin, avail)) {
+      // The line saying so, written once the zoom in the room left is known
+      // (a smaller room may zoom to a smaller subject).
+      const ImVec2 line_at = ImGui::GetCursorScreenPos();
+      ImGui::Dummy(ImVec2(1, ImGui::GetTextLineHeight()));
       origin = ImGui::GetCursorScreenPos();
       avail = ImGui::GetContentRegionAvail();
       s.grid_facts.zoom = {};
       z = grid_zoom_room(s, origin, avail);
-      if (auto a = auto_zoom_room(s, shapes_, owners_, origin, avail, &wrap)) z = *a;
+      cells_at = origin, cells_room = avail;
+      const ImVec2 below(origin.x, origin.y + band), room(avail.x, avail.y - band);
+      if (auto a = auto_zoom_room(s, shapes_, owners_, below, room, &wrap)) {
+        z = *a;
+        cells_at = below, cells_room = room, title_band_ = band;
+        // The grid's room is where the cells are; the titles' line is above it.
+        const float rect[4] = {below.x, below.y, room.x, room.y};
+        std::copy(rect, rect + 4, s.grid_rect);
+        s.grid_facts.zoom.title_band = band;
+      }
+      ImGui::GetWindowDrawList()->AddText(
+          line_at, ImGui::GetColorU32(ImVec4(0.34f, 0.71f, 0.91f, 1)), auto_zoom_line(s).c_str());
     }
     const Shapes fitted = shapes_;
     if (wrap > 0) {  // zoomed: 1D arrays one warp to a row, as the zoom placed them
       shapes_ = rewrapped(shapes_, wrap);
       shapes_.pinned_wrap = wrap;
     }
-    ImGui::PushClipRect(origin, ImVec2(origin.x + avail.x, origin.y + avail.y), true);
+    ImGui::PushClipRect(cells_at, ImVec2(cells_at.x + cells_room.x, cells_at.y + cells_room.y),
+                        true);
     paint(s, z.origin, z.size, 0);
     ImGui::PopClipRect();
     shapes_ = fitted;  // the layout's questions (cell_size_if_grown) are about the whole grid
@@ -162,6 +187,7 @@ class GridView final : public View, public GridPane {
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     if (avail.x < 40 || avail.y < 40) return;
+    title_band_ = 0;
     paint(s, origin, avail, 0);
     ImGui::Dummy(avail);
   }
@@ -221,6 +247,15 @@ class GridView final : public View, public GridPane {
     draw_stale_callout(s, dl, arr.arrays, dl->GetClipRectMin(), dl->GetClipRectMax());
     for (const Placed& p : arr.arrays)
       if (p.output) tiles_.draw(s, dl, area(p));
+    // The titles last, over everything, in the cells' room and the band above it.
+    const ImVec2 lo = dl->GetClipRectMin(), hi = dl->GetClipRectMax();
+    dl->PushClipRect(ImVec2(lo.x, lo.y - title_band_), hi, false);
+    for (const Placed& p : arr.arrays) {
+      const ImVec4 title = draw_array_title(t, pal, dl, p);
+      s.plot_marks.push_back(
+          {"grid", "title", p.name, title.x, title.y, title.z, title.w, pal.text.abgr()});
+    }
+    dl->PopClipRect();
   }
 
   float cell() const override { return cell_; }
@@ -313,9 +348,10 @@ class GridView final : public View, public GridPane {
   }
 
   void toggles(AppState& s) {
-    // A slide has no controls; in presenter mode the keys (H, M, +/-) and the
-    // menu do their work and the grid keeps the room: the legend's line ends here.
-    if (slide_ || s.present.presenter) {
+    // A slide has no controls; in presenter mode and the grid focus at a
+    // projector's text the keys (H, M, +/-) and the menu do their work and the
+    // grid keeps the room: the legend's line ends here.
+    if (slide_ || subject_zoom_mode(s.present)) {
       ImGui::NewLine();
       return;
     }
@@ -467,9 +503,6 @@ class GridView final : public View, public GridPane {
 
   void draw_array(AppState& s, const Trace& t, const Palette& pal, ImDrawList* dl,
                   const Placed& p) {
-    const ImVec4 title = draw_title(t, pal, dl, p);
-    s.plot_marks.push_back(
-        {"grid", "title", p.name, title.x, title.y, title.z, title.w, pal.text.abgr()});
     const bool with_values = s.present.show_values && values_;
     const ArrayCells cells = array_cells(s, p, res_, with_values);
     fill_image(s, pal, p, cells);
@@ -486,47 +519,11 @@ class GridView final : public View, public GridPane {
                               pal.touched.abgr()});
     }
     memory_.draw_over(s, dl, area(p));
-    draw_rings(dl, p, cells);
+    draw_rings(s, dl, p, cells);
     // Values, when they are big enough to read (else the header says so and
     // hovering magnifies).
     if (with_values) draw_values(s, pal, dl, p, cells, facts);
     hover(s, p);
-  }
-
-  // Title above the cells: the longest form that fits before the next array.
-  // Returns where it went: x, y, width, height.
-  static ImVec4 draw_title(const Trace& t, const Palette& pal, ImDrawList* dl, const Placed& p) {
-    char full[128], mid[96];
-    const uint32_t gx = std::max(1u, t.config.geometry.grid.x);
-    if (p.wrap) {
-      // A row is whole warps (app/grid/grid_shapes.hpp); the caption names them,
-      // since the row's width changes with the room.
-      const char* unit = p.data_cols == 1 ? "element" : "elements";
-      if (p.rows > 1 && p.wrap % 32 == 0)
-        std::snprintf(full, sizeof full, "%s  (%d %s; a row = %d %s)", p.title.c_str(), p.data_cols,
-                      unit, p.wrap / 32, p.wrap == 32 ? "warp" : "warps");
-      else if (p.rows > 1)
-        std::snprintf(full, sizeof full, "%s  (%d %s; a row = a block's %d threads)",
-                      p.title.c_str(), p.data_cols, unit, p.wrap);
-      else
-        std::snprintf(full, sizeof full, "%s  (%d %s)", p.title.c_str(), p.data_cols, unit);
-      std::snprintf(mid, sizeof mid, "%s  (%d %s)", p.title.c_str(), p.data_cols, unit);
-    } else if (p.shared) {
-      std::snprintf(full, sizeof full, "%s of block (%u, %u)", p.title.c_str(), p.block % gx,
-                    p.block / gx);
-      std::snprintf(mid, sizeof mid, "%s", p.title.c_str());
-    } else {
-      std::snprintf(full, sizeof full, "%s  (%d x %d)", p.title.c_str(), p.data_rows, p.data_cols);
-      std::snprintf(mid, sizeof mid, "%s", p.title.c_str());
-    }
-    const std::string shortest = p.short_title();
-    const char* title = ImGui::CalcTextSize(full).x <= p.title_max  ? full
-                        : ImGui::CalcTextSize(mid).x <= p.title_max ? mid
-                                                                    : shortest.c_str();
-    const ImVec2 at(p.pos.x, p.pos.y - ImGui::GetTextLineHeightWithSpacing());
-    dl->AddText(at, pal.text.abgr(), title);
-    const ImVec2 size = ImGui::CalcTextSize(title);
-    return ImVec4(at.x, at.y, size.x, size.y);
   }
 
   // The cells' colours into img_ (the memory colours recolour them; other
@@ -555,18 +552,22 @@ class GridView final : public View, public GridPane {
   }
 
   // A chosen access (a hazard's write and read) gets a thick ring around its
-  // cell: a one-pixel outline is lost on a projector when cells are small. The
-  // quiz rings its missed cells and the keyboard's cursor.
-  static void draw_rings(ImDrawList* dl, const Placed& p, const ArrayCells& cells) {
+  // cell: a one-pixel outline is lost on a projector when cells are small.
+  // The races' cells, one ring per group of them. The quiz rings its missed
+  // cells and the keyboard's cursor.
+  static void draw_rings(AppState& s, ImDrawList* dl, const Placed& p, const ArrayCells& cells) {
+    const float w = std::clamp(std::floor(p.cell * 0.12f), 2.0f, 5.0f);
+    for (const CellBox& g : cell_groups(cells.hazard, p.rows, p.cols)) {
+      const ImVec2 a(p.pos.x + float(g.c0) * p.cell - w * 0.5f,
+                     p.pos.y + float(g.r0) * p.cell - w * 0.5f);
+      const ImVec2 b(p.pos.x + float(g.c1 + 1) * p.cell + w * 0.5f,
+                     p.pos.y + float(g.r1 + 1) * p.cell + w * 0.5f);
+      const Rgb c = mark_colour(MarkStyle::Hazard);
+      dl->AddRect(a, b, IM_COL32(0, 0, 0, 220), 0, 0, w + 3);
+      dl->AddRect(a, b, c.abgr(), 0, 0, w);
+      s.plot_marks.push_back({"grid", "hazards", p.name, a.x, a.y, b.x - a.x, b.y - a.y, c.abgr()});
+    }
     for (const MarkRing& m : cells.rings) {
-      if (m.style == MarkStyle::Hazard) {  // many side by side: inside each cell, apart
-        const ImVec2 a(p.pos.x + m.col * p.cell + 2, p.pos.y + m.row * p.cell + 2);
-        const ImVec2 b(a.x + p.cell - 4, a.y + p.cell - 4);
-        const float w = std::max(2.0f, std::floor(p.cell * 0.12f));
-        dl->AddRect(a, b, IM_COL32(0, 0, 0, 220), 0, 0, w + 2);
-        dl->AddRect(a, b, mark_colour(m.style).abgr(), 0, 0, w);
-        continue;
-      }
       const float pad = std::max(2.0f, p.cell * 0.15f);
       const ImVec2 a(p.pos.x + m.col * p.cell - pad, p.pos.y + m.row * p.cell - pad);
       const ImVec2 b(a.x + p.cell + 2 * pad, a.y + p.cell + 2 * pad);
@@ -762,6 +763,7 @@ class GridView final : public View, public GridPane {
   ImVec2 avail_;             // the room they had
   bool drawn_once_ = false;  // shapes_ and avail_ are known
   bool slide_ = false;       // drawing a slide: the legend without its toggles
+  float title_band_ = 0;     // zoomed to the subject: the titles' line above the cells' room
   float cell_ = 0;           // the cell size drawn
   bool values_ = true;       // cells big enough to print values
   BarrierWait wait_;         // who waits at the barrier the selected block is at

@@ -54,15 +54,6 @@ std::string verdict_text(const Question& q, const Answer& a, const Grade& g) {
 
 const char* kKeys = "N next   Esc leave";
 
-// What "phase N" of a question means, in the terms a class counts in.
-std::string phase_note(const Question& q) {
-  if (q.text.find(" phase ") == std::string::npos) return {};
-  if (q.phase == 0) return "phase 0: before the block's first barrier";
-  return "phase " + std::to_string(q.phase) + ": after the block has passed " +
-         std::to_string(q.phase) + (q.phase == 1 ? " barrier" : " barriers") +
-         " (phase 0 is before the first)";
-}
-
 std::string header_text(const QuizState& Q) {
   char head[96];
   std::snprintf(head, sizeof head, "Quiz  -  question %d of %zu", Q.index + 1, Q.questions.size());
@@ -125,8 +116,6 @@ float quiz_band_height(const AppState& s, float width, float question_scale) {
   float h = 2 * st.WindowPadding.y +
             (head_w > text_w ? line + bs + st.ItemSpacing.y : bs + st.ItemSpacing.y);
   h += f->CalcTextSizeA(bs * question_scale, FLT_MAX, text_w, q->text.c_str()).y + st.ItemSpacing.y;
-  if (const std::string note = phase_note(*q); !note.empty())
-    h += ImGui::GetFont()->CalcTextSizeA(font, FLT_MAX, text_w, note.c_str()).y + st.ItemSpacing.y;
   if (!q->cells()) {
     std::vector<std::string> labels;
     for (size_t i = 0; i < q->choices.size(); ++i)
@@ -205,18 +194,6 @@ void draw_quiz_band(AppState& s) {
   record_item(Q, "question");
   ImGui::PopTextWrapPos();
   ImGui::SetWindowFontScale(1.0f);
-  if (const std::string note = phase_note(*q); !note.empty()) {
-    // In the panel's text size, between the question and the choices.
-    ImFont* big = static_cast<ImFont*>(s.present.big_font);
-    if (big) ImGui::PopFont();
-    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.8f, 0.85f, 0.95f, 1));
-    ImGui::PushTextWrapPos(w - 3 * margin);
-    ImGui::TextUnformatted(note.c_str());
-    record_item(Q, "phase");
-    ImGui::PopTextWrapPos();
-    ImGui::PopStyleColor();
-    if (big) ImGui::PushFont(big);
-  }
   Q.choice_rects.clear();
   if (!q->cells()) {
     // Every choice in view, wrapped onto more lines where the font is large:

@@ -141,7 +141,13 @@ class TimelineView final : public View {
                "the previous warp instruction, all its lanes (Left): what the Banks view\n"
                "and the grid's coalescing colours show"))
       go(warp_step(false));
-    if (button(sym ? "\u25C1##ev" : "<##ev", "one event back (Shift+Left)")) go(pos ? pos - 1 : 0);
+    // The grid focus at a projector's text keeps the timeline to the
+    // transport (one row: a single event is Shift+Left / Shift+Right), where
+    // we are and the lanes: the speed, the order and the legend are in the
+    // panels' view (G), the keys still work.
+    const bool compact = s.present.focus_grid && s.present.projector_text();
+    if (!compact && button(sym ? "\u25C1##ev" : "<##ev", "one event back (Shift+Left)"))
+      go(pos ? pos - 1 : 0);
     const char* play = s.replay_ui.playing ? (sym ? "\u275A\u275A pause" : "pause")
                                            : (sym ? "\u25B6 play" : "play");
     ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.0f, 0.62f, 0.45f, 0.85f));
@@ -152,7 +158,7 @@ class TimelineView final : public View {
     }
     ImGui::PopStyleColor();
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("play / pause (Space)");
-    if (button(sym ? "\u25B7##ev" : ">##ev", "one event forward (Shift+Right)"))
+    if (!compact && button(sym ? "\u25B7##ev" : ">##ev", "one event forward (Shift+Right)"))
       go(std::min(r.size(), pos + 1));
     if (button(sym ? "warp \u25B6" : "warp >",
                "the next warp instruction: the position where a warp access has all\n"
@@ -165,7 +171,15 @@ class TimelineView final : public View {
       go(r.phase_step(pos, true, blk));
     if (button("End", "to the end (End)")) go(r.size());
 
-    // The speed: a knob with its number beside it, not under the knob.
+    if (!compact) speed_and_order(s, r, place);
+    status(s, r, place);
+    if (!compact) legend(s);
+    controls_height_ = ImGui::GetCursorScreenPos().y - ImGui::GetWindowPos().y;  // in its child
+  }
+
+  // The speed: a knob with its number beside it, not under the knob; the replay's order.
+  template <class Place>
+  void speed_and_order(AppState& s, const Replay& r, Place& place) {
     char rate[32];
     std::snprintf(rate, sizeof rate, "%.0f events/s", s.replay_ui.speed);
     const float knob_w = ImGui::GetFontSize() * 5;
@@ -196,8 +210,11 @@ class TimelineView final : public View {
       ImGui::TextColored(ImVec4(0.90f, 0.62f, 0.0f, 1.0f), "%s", tag);
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.lockstep_note().c_str());
     }
+  }
 
-    // Position line: where we are, in words.
+  // Position line: where we are, in words.
+  template <class Place>
+  void status(const AppState& s, const Replay& r, Place& place) {
     const Event* e = r.last_event();
     char where[256];
     if (e) {
@@ -221,8 +238,6 @@ class TimelineView final : public View {
               .x);
     ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted(where);
-    legend(s);
-    controls_height_ = ImGui::GetCursorScreenPos().y - ImGui::GetWindowPos().y;  // in its child
   }
 
   // What the lanes' marks mean, after the status where it fits.

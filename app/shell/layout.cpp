@@ -136,7 +136,7 @@ void SlotLayout::choose_grid_focus(AppState& s, const std::vector<std::unique_pt
       // cells below 16 px: the timeline and the panels' text take the room a
       // hall needs for the grid, so the window presents (the strip keeps the
       // narration; P shows the panels again and the app leaves it so).
-      if (!s.present.presenter_chosen && s.present.font_size >= 24 &&
+      if (!s.present.presenter_chosen && s.present.projector_text() &&
           (s.present.focus_grid ? focus : panels) < 16) {
         s.present.presenter = true;
         s.present.presenter_auto = true;
@@ -216,6 +216,10 @@ SlotLayout::Frame SlotLayout::measure(AppState& s, const std::vector<std::unique
   } else if (View* v = front(views, Slot::Bottom)) {
     if (v->preferred_height() > 0) f.B = std::min(f.B, std::ceil(v->preferred_height() + chrome));
     f.B = std::min(std::max(f.B, std::ceil(v->min_height() + chrome)), std::round(H * 0.5f));
+    // The grid focus at a projector's text is for the grid: its timeline (the
+    // transport, where we are, the lanes) no more than 30 % of the window.
+    if (s.present.focus_grid && s.present.projector_text())
+      f.B = std::min(f.B, std::round(H * 0.3f));
   }
   // A wide view in front of the centre (Performance) takes the right column's place too.
   f.wide_center = wide_center_in_front(views);

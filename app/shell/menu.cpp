@@ -124,9 +124,20 @@ void draw_menu(AppState& s) {
       : s.job.active()
           ? "running " + s.job.what + "..."
           : (s.result.backend_note.empty() ? std::string("no trace yet") : s.result.backend_note);
-  const float w = ImGui::CalcTextSize(status.c_str()).x;
+  // Where the menus leave too little room (a projector's text), shortened
+  // at a clause, then at a word, never cut mid-word; hovered, it says it all.
+  const float room = ImGui::GetWindowWidth() - ImGui::GetCursorPosX() - 40;
+  auto width = [](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x; };
+  std::string shown = status;
+  for (const char* clause : {" (", ": "})
+    if (const size_t k = shown.find(clause); width(shown) > room && k != std::string::npos)
+      shown.resize(k);
+  while (width(shown) > room && shown.rfind(' ') != std::string::npos)
+    shown.resize(shown.rfind(' '));
+  const float w = width(shown);
   ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 20, ImGui::GetWindowWidth() - w - 20));
-  ImGui::TextDisabled("%s", status.c_str());
+  ImGui::TextDisabled("%s", shown.c_str());
+  if (shown != status && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", status.c_str());
   ImGui::EndMainMenuBar();
 }
 

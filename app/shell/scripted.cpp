@@ -330,7 +330,7 @@ nlohmann::json cells_map(const AppState& s, int fw, int fh) {
   j["auto_zoom"] = {{"active", z.active}, {"zoom", z.zoom},
                     {"what", z.what},     {"buffer", z.active ? name(z.id) : ""},
                     {"block", z.block},   {"elements", z.elements},
-                    {"box", rect(z.box)}};
+                    {"box", rect(z.box)}, {"title_band", z.title_band * sy}};
   nlohmann::json callouts = nlohmann::json::array();
   auto rgb32c = [](uint32_t c) {
     return nlohmann::json::array({c & 255, (c >> 8) & 255, (c >> 16) & 255});

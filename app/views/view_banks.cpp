@@ -35,6 +35,14 @@ std::string plural(int n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
+// A line drawn into the diagram (no wrapping there): the longest form that
+// fits the pane's width, so that a narrow strip shortens it, never cuts it.
+std::string fitting(const std::vector<std::string>& forms, float width) {
+  for (const std::string& f : forms)
+    if (ImGui::CalcTextSize(f.c_str()).x <= width) return f;
+  return forms.back();
+}
+
 }  // namespace
 
 class BanksView final : public View {
@@ -171,18 +179,32 @@ class BanksView final : public View {
     const std::vector<std::string> lines = level_totals(*index_);
     if (lines.empty()) return;
     ImGui::Spacing();
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextDisabled(
-        "This run. Source: what the lesson's code asks for. GPU: what the "
-        "compiled kernel executes (%s).",
-        index_->code ? "Nsight Compute's counts" : "not shown: the counts follow the source");
+    // Presenter mode's strip does not scroll: the lines that fit whole, none
+    // cut at its foot (the panel scrolls to them all).
+    float room = s.present.presenter ? ImGui::GetContentRegionAvail().y : 1e9f;
+    auto fits = [&](const std::string& text) {
+      const float h = wrapped_at_spaces_height(text);
+      if (h > room) return false;
+      room -= h;
+      return true;
+    };
+    const std::string intro =
+        std::string(
+            "This run. Source: what the lesson's code asks for. GPU: what the "
+            "compiled kernel executes (") +
+        (index_->code ? "Nsight Compute's counts" : "not shown: the counts follow the source") +
+        ").";
+    if (!fits(intro)) return;
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    text_wrapped_at_spaces(intro);
+    ImGui::PopStyleColor();
     for (const std::string& l : lines) {
+      if (!fits(l)) break;
       const ImVec2 at = ImGui::GetCursorScreenPos();
       text_wrapped_at_spaces(l);
       s.plot_marks.push_back({"banks", "totals", l, at.x, at.y, ImGui::GetContentRegionAvail().x,
                               ImGui::GetCursorScreenPos().y - at.y, 0});
     }
-    ImGui::PopTextWrapPos();
   }
 
   // The caption in the heading font while it fits in two lines, reported in the plot marks.
@@ -365,10 +387,17 @@ class BanksView final : public View {
     if (queue > 1) draw_queues(s, g, word_lanes, queue, queue_h);
     labels(dl, g, g.target_y + g.box + queue_h + font * 0.3f, "banks", pal.text_dim.abgr());
     if (busiest >= 0 && !compact_) {
-      char note[96];
-      std::snprintf(note, sizeof note, "bank %d: %d different words, one per wavefront", busiest,
-                    words_in[busiest]);
-      dl->AddText(ImVec2(g.x0, g.target_y + g.box + queue_h + font * 1.4f), hot.abgr(), note);
+      const std::string bank = "bank " + std::to_string(busiest) + ": ";
+      const std::string words = plural(words_in[busiest], "word", "words");
+      const std::string note =
+          fitting({bank + std::to_string(words_in[busiest]) + " different words, one per wavefront",
+                   bank + words + ", " + plural(words_in[busiest], "wavefront", "wavefronts"),
+                   bank + words},
+                  g.col * kWarpLanes);
+      const ImVec2 at(g.x0, g.target_y + g.box + queue_h + font * 1.4f);
+      dl->AddText(at, hot.abgr(), note.c_str());
+      const ImVec2 size = ImGui::CalcTextSize(note.c_str());
+      s.plot_marks.push_back({"banks", "note", note, at.x, at.y, size.x, size.y, hot.abgr()});
     }
     ImGui::Dummy(ImVec2(g.col * kWarpLanes, g.bottom - g.top));
   }
@@ -457,8 +486,9 @@ class BanksView final : public View {
       dl->AddRectFilled(ImVec2(x, g.target_y), ImVec2(x + slot - gap, g.target_y + g.box),
                         sector_colour(i).abgr());
     }
-    const std::string under = plural(int(sectors.size()), "sector", "sectors") + " of " +
-                              std::to_string(kSectorBytes) + " bytes";
+    const std::string count = plural(int(sectors.size()), "sector", "sectors");
+    const std::string under =
+        fitting({count + " of " + std::to_string(kSectorBytes) + " bytes", count}, width);
     if (!compact_)
       dl->AddText(ImVec2(g.x0, g.target_y + g.box + font * 0.3f), pal.text_dim.abgr(),
                   under.c_str());

@@ -136,11 +136,13 @@ TEST(AppMemoryColours, TileInBankColoursPlainAndPaddedAtProjectorSizes) {
   // 720p, a monitor, and a monitor with a large font in grid focus (G). At
   // 720p with a large font the timeline takes half the height and the cells
   // are 2 pixels, too small to tell colours (the coalescing test below checks
-  // its caption there).
+  // its caption there). The whole tile is checked: in the grid focus at a
+  // projector's text, 0 turns the zoom to the moment's subject off.
   const struct {
     const char *size, *font, *more;
-  } screens[] = {
-      {"1280x720", "18", ""}, {"1920x1080", "18", ""}, {"1920x1080", "26", " --focus-grid"}};
+  } screens[] = {{"1280x720", "18", ""},
+                 {"1920x1080", "18", ""},
+                 {"1920x1080", "26", " --focus-grid --keys 0"}};
   for (const auto& [size, font, more] : screens) {
     const std::string tag = std::string(size) + " font " + font + more;
     const Shot plain = take(std::string("banks_plain_") + size + "_" + font,
@@ -284,8 +286,19 @@ TEST(AppMemoryColours, CoalescingPictureOfOneWarpStoreNaiveAndTiled) {
       EXPECT_GT(cap["h"].get<double>(), 0);
       // Each touched sector outlined in its colour, inside the window; where
       // cells are under 5 pixels (720p, large font) neighbouring rows' outlines
-      // overlap, so the colours are checked on bigger cells only.
+      // overlap, so the colours are checked on bigger cells only. Zoomed to
+      // the warp's access (the grid focus at a projector's text), the sectors
+      // the room shows whole.
       const auto boxes = marks(s, "coalescing", "sector");
+      const bool zoomed = s.cells["auto_zoom"]["active"].get<bool>();
+      const auto& room = s.cells["grid_rect"];
+      auto in_room = [&](const nlohmann::json& b) {
+        const double x = b["x"], y = b["y"], w = b["w"], h = b["h"];
+        return x >= room["x"].get<double>() - 2 && y >= room["y"].get<double>() - 2 &&
+               x + w <= room["x"].get<double>() + room["w"].get<double>() + 2 &&
+               y + h <= room["y"].get<double>() + room["h"].get<double>() + 2;
+      };
+      int checked = 0;
       EXPECT_EQ(int(boxes.size()), sectors) << lesson << " font " << font;
       const nlohmann::json* out = drawn(s, "out");
       ASSERT_NE(out, nullptr);
@@ -294,6 +307,8 @@ TEST(AppMemoryColours, CoalescingPictureOfOneWarpStoreNaiveAndTiled) {
       }
       if ((*out)["cell_w"].get<double>() < 5) continue;
       for (const nlohmann::json* b : boxes) {
+        if (zoomed && !in_room(*b)) continue;
+        ++checked;
         const int x = int((*b)["x"].get<double>() + (*b)["w"].get<double>() / 2);
         const int y = int(std::lround((*b)["y"].get<double>()));
         ASSERT_TRUE(x >= 0 && x < s.w && y >= 1 && y + 1 < s.h) << "drawn off screen";
@@ -303,6 +318,7 @@ TEST(AppMemoryColours, CoalescingPictureOfOneWarpStoreNaiveAndTiled) {
         EXPECT_LE(best, 8) << lesson << " font " << font << ": " << (*b)["label"]
                            << " not outlined in its colour";
       }
+      EXPECT_GT(checked, 0) << lesson << " font " << font << ": no sector in view";
     }
   }
 }

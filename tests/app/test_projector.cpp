@@ -245,6 +245,115 @@ TEST(Projector, Defect3APanelsWindowWithAProjectorFontPresents) {
   EXPECT_FALSE(laptop.cells["layout"]["presenter"].get<bool>());
 }
 
+// Defect 3, the grid focus: --focus-grid (G) with a projector's text drew
+// 5 px cells without values at 1280 x 720; it asked for the grid and got the
+// whole of it, too small to read. Now it reads at every hall size, zoomed to
+// the moment's subject where the whole grid cannot be legible (and says so);
+// the window stays out of presenter mode, the timeline in view.
+TEST(Projector, Defect3BTheGridFocusReadsAtEveryHallSize) {
+  const ts::LessonInfo& v = ts::default_lesson();
+  ASSERT_FALSE(v.barriers.empty());
+  const std::string last = std::to_string(v.barriers.back().id);
+  const struct {
+    const char* tag;
+    std::string args;
+  } moments[] = {{"load", "--position barrier:1"},
+                 {"stale", "--no-barrier " + last + " --position stale"},
+                 {"end", "--position end"}};
+  for (const Size& z : kHall)
+    for (const auto& m : moments) {
+      const std::string name = std::string("focus_") + m.tag + "_" + tag(z);
+      const Shot s = take_shot(name, "--theme dark --focus-grid " + m.args + size_args(z));
+      ASSERT_EQ(s.rc, 0) << name << ": " << s.log;
+      const json& j = s.cells;
+      EXPECT_TRUE(j["layout"]["focus_grid"].get<bool>()) << name;
+      EXPECT_FALSE(j["layout"]["presenter"].get<bool>()) << name;
+      EXPECT_GT(box(j["slots"]["bottom"]).h, 0) << name << ": the timeline hidden";
+      expect_legible(j, name);
+      if (j["auto_zoom"]["active"].get<bool>())
+        EXPECT_FALSE(j["auto_zoom"]["what"].get<std::string>().empty()) << name;
+    }
+}
+
+// Zoomed to the subject, the arrays' titles were cut off at the room's top
+// edge (the subject filled the room): a hall saw blocks of numbers without
+// names. Every array with cells in view names itself inside the room or
+// the titles' line above it.
+void expect_titles_in_view(const json& j, const std::string& where) {
+  const Box grid = box(j["grid_rect"]);
+  const double band = j["auto_zoom"].value("title_band", 0.0);
+  const Box titled{grid.x, grid.y - band, grid.w, grid.h + band};
+  for (const json& a : j["arrays"]) {
+    const Box c = cells_box(a);
+    const double cell = a["cell_w"].get<double>();
+    const double w = std::min(c.x + c.w, grid.x + grid.w) - std::max(c.x, grid.x);
+    const double h = std::min(c.y + c.h, grid.y + grid.h) - std::max(c.y, grid.y);
+    if (w < 2 * cell || h < 2 * cell) continue;  // a sliver at the edge
+    bool named = false;
+    for (const json& m : j["plot_marks"])
+      if (m["plot"] == "grid" && m["kind"] == "title" && m["label"] == a["buffer"]) {
+        const Box t = box(m);
+        named |= t.w > 0 && inside(t, titled) && t.x < c.x + c.w && t.x + t.w > c.x;
+      }
+    EXPECT_TRUE(named) << where << ": " << a["buffer"] << " in view without its title";
+  }
+}
+
+// On the tiled multiply's race steps every racing cell had a ring of its own:
+// dozens side by side. One ring per group of racing cells, none over another.
+void expect_hazard_groups(const json& j, const std::string& where, int* hazard_steps) {
+  size_t racing = 0;
+  for (const json& m : j["marks"])
+    racing += m["owner"] == "races" && m["style"] == 2;
+  std::vector<Box> rings;
+  for (const json& m : j["plot_marks"])
+    if (m["plot"] == "grid" && m["kind"] == "hazards") rings.push_back(box(m));
+  if (racing == 0) {
+    EXPECT_TRUE(rings.empty()) << where;
+    return;
+  }
+  ++*hazard_steps;
+  EXPECT_FALSE(rings.empty()) << where << ": " << racing << " racing cells, no ring";
+  EXPECT_LE(rings.size(), std::max<size_t>(4, racing / 8))
+      << where << ": " << rings.size() << " rings for " << racing << " racing cells";
+  for (size_t a = 0; a < rings.size(); ++a)
+    for (size_t b = a + 1; b < rings.size(); ++b)
+      EXPECT_FALSE(intersects(rings[a], rings[b])) << where << ": rings over each other";
+}
+
+TEST(Projector, ZoomedStepsKeepTheirTitlesAndRingRacesByGroup) {
+  const fs::path file = fs::path(TS_SOURCE_DIR) / "assets/lectures/race_lab.tslecture";
+  std::string err;
+  const auto lecture = ts::load_lecture(file.string(), &err);
+  ASSERT_TRUE(lecture) << err;
+  int zoomed = 0, hazard_steps = 0;
+  for (const Size& z : {Size{"1280x720", 28}, Size{"1280x720", 32}, Size{"1920x1080", 18}}) {
+    const std::vector<json> steps = lecture_steps(file, z, lecture->steps.size(), "titles_");
+    for (size_t k = 0; k < steps.size(); ++k) {
+      const json& j = steps[k];
+      const std::string where = "race_lab " + tag(z) + " step " + std::to_string(k + 1);
+      ASSERT_TRUE(j.is_object()) << where;
+      zoomed += j["auto_zoom"]["active"].get<bool>();
+      expect_titles_in_view(j, where);
+      expect_hazard_groups(j, where, &hazard_steps);
+    }
+  }
+  EXPECT_GT(zoomed, 1);
+  EXPECT_GT(hazard_steps, 0);
+  // The grid focus zooms the same way (Defect3B): its titles too.
+  const ts::LessonInfo& v = ts::default_lesson();
+  for (const int font : {28, 32}) {
+    const std::string name = "focus_titles_f" + std::to_string(font);
+    const Shot s = take_shot(name, "--theme dark --focus-grid --no-barrier " +
+                                       std::to_string(v.barriers.front().id) +
+                                       " --schedule skew --position stale --size 1280x720 "
+                                       "--font-size " +
+                                       std::to_string(font));
+    ASSERT_EQ(s.rc, 0) << s.log;
+    expect_titles_in_view(s.cells, name);
+  }
+}
+
 // Defect 4: values were about 8 px tall at any text size.
 // The rows of a cell whose pixels differ from the cell's fill: the digits' height.
 int ink_rows(const Shot& s, const Box& c) {

@@ -14,6 +14,7 @@
 #include "engine/catalogue.hpp"
 #include "tests/app/screen_boxes.hpp"
 #include "tests/app/window_shot.hpp"
+#include "tests/lesson_picks.hpp"
 
 namespace {
 
@@ -95,6 +96,35 @@ TEST(ProjectorPanels, Defect6BanksViewTakesTheStripInPresenterMode) {
   for (const json& m : s.cells["plot_marks"])
     in_strip += m["plot"] == "banks" && inside(box(m), strip);
   EXPECT_GT(in_strip, 0) << "the Banks view is not in the strip";
+}
+
+// ... and none of its text cut: at a projector's text the run's totals ran
+// past the strip's foot (the strip does not scroll), the busiest bank's note
+// past its edge. A conflicting shared access (C) and a global load.
+TEST(ProjectorPanels, Defect6TheBanksStripCutsNoLine) {
+  const std::string shared = "--lesson " + std::string(ts::picks::layout_lesson().id) + " --keys c";
+  for (const int font : {28, 32})
+    for (const std::string& moment : {shared, std::string("--position access:3")}) {
+      const std::string name =
+          "banks_lines_f" + std::to_string(font) + (moment == shared ? "_shared" : "_global");
+      const Shot s = take_shot(name, "--present --theme dark --memory banks " + moment +
+                                         " --size 1280x720 --font-size " + std::to_string(font));
+      ASSERT_EQ(s.rc, 0) << name << ": " << s.log;
+      const Box strip = box(s.cells["strip"]);
+      ASSERT_GT(strip.w, 0) << name;
+      int lines = 0, notes = 0;
+      for (const json& m : s.cells["plot_marks"]) {
+        if (m["plot"] != "banks" || m["kind"] == "busiest" || m["kind"] == "queue") continue;
+        ++lines;
+        notes += m["kind"] == "note";
+        EXPECT_TRUE(inside(box(m), strip))
+            << name << ": " << m["kind"] << " '" << m["label"] << "' at " << m << " past the strip "
+            << s.cells["strip"];
+      }
+      EXPECT_GT(lines, 1) << name;
+      if (s.cells["warp_access"]["conflicts"].get<int>() > 0)
+        EXPECT_EQ(notes, 1) << name << ": the busiest bank not said";
+    }
 }
 
 // Defect 8: at 1280 x 720 the quiz's score was drawn over "question N of 7",
