@@ -55,4 +55,11 @@ shot conflicts 1280x720 28 --lesson transpose.large_tile --present --memory conf
 shot padding 1280x720 28 --lesson conv2d.double_buffer --present --position barrier:2 --keys 0
 shot puzzles 1280x720 28 --tab Puzzles
 shot puzzles 1600x900 22 --tab Puzzles
+for size_font in "1280x720 28" "1280x720 32" "1920x1080 18"; do
+  # shellcheck disable=SC2086  # size and font: two words
+  shot focus $size_font --focus-grid --no-barrier 2 --position stale
+  # shellcheck disable=SC2086
+  shot banks $size_font --present --memory banks --lesson transpose.shared --keys c
+done
+shot focus_end 1280x720 32 --focus-grid --position end
 ls -l "$out"
