@@ -367,6 +367,9 @@ std::optional<std::string> compile_plugin(LessonFile& f, const Toolchain& tc, co
       for (const std::string& a :
            {std::string("-shared"), std::string("-o"), built.string(), host_object, cuda_object})
         link.push_back(a);
+      // A plain CUDA file is in both halves whole: its host functions (a
+      // reference, helpers) are defined twice, as the same code.
+      if (is_plain_cuda_path(f.path)) link.push_back("-Wl,--allow-multiple-definition");
       link.insert(link.end(), tc.cuda_link.begin(), tc.cuda_link.end());
       CompilerRun linked = run_compiler(link, nv_limits, deadline);
       linked.output = run.output + linked.output;
