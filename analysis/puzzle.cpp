@@ -557,7 +557,11 @@ PuzzleGrade grade_puzzle(const Puzzle& pz, const std::string& solution_path) {
       const RunResult& run = child.runs[k];
       if (!run.ok) continue;
       ran = true;
-      const HazardReport h = analyze_hazards(run.trace);
+      // Atomics count as writes against plain accesses of other threads (the
+      // races racecheck misses: an atomicAdd read back by another warp unsynced).
+      HazardOptions with_atomics;
+      with_atomics.atomics = true;
+      const HazardReport h = analyze_hazards(run.trace, with_atomics);
       shared += h.shared_accesses;
       if (h.total) {
         const std::string at = puzzle_params_text(pz, params_of(k));

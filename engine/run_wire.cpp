@@ -9,7 +9,7 @@ namespace ts {
 namespace {
 
 constexpr uint32_t kWireMagic = 0x54535257;  // "WRST"
-constexpr uint32_t kWireVersion = 1;
+constexpr uint32_t kWireVersion = 2;
 // A string the child sends (an error, a note, an array name): at most this long.
 constexpr uint64_t kMostText = 1u << 20;
 
@@ -161,6 +161,7 @@ std::string encode_run_result(const RunResult& r) {
   w.pod(v.max_abs_error), w.pod(v.max_rel_error), w.pod(v.tolerance), w.pod(uint64_t(v.cells));
   w.vec(v.wrong_cells);
   w.vec(v.wrong_expected);
+  w.text(v.problem);
   const Trace& t = r.trace;
   put_config(w, t.config);
   w.pod(t.capacity), w.pod(t.events_dropped);
@@ -200,7 +201,7 @@ std::optional<RunResult> decode_run_result(std::string_view bytes, std::string* 
   Verdict& v = r.verdict;
   if (!rd.pod(checked) || !rd.pod(correct) || !rd.pod(v.max_abs_error) ||
       !rd.pod(v.max_rel_error) || !rd.pod(v.tolerance) || !rd.pod(cells) ||
-      !rd.vec(v.wrong_cells) || !rd.vec(v.wrong_expected))
+      !rd.vec(v.wrong_cells) || !rd.vec(v.wrong_expected) || !rd.text(v.problem))
     return failed();
   r.ok = ok != 0, v.checked = checked != 0, v.correct = correct != 0, v.cells = size_t(cells);
   Trace& t = r.trace;
