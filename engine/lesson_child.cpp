@@ -18,6 +18,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "engine/child_process.hpp"
 #include "engine/lesson_file_compile.hpp"
@@ -424,7 +425,13 @@ LessonChildResult run_lesson_file_in_child(const std::string& path,
   limits.seconds = (options.compiled ? 0 : compile.seconds) + run_seconds;
   // Its memory: the heap and private mappings, not the address space (the
   // child may initialise CUDA, which reserves far more than it uses).
-  limits.data_bytes = std::max<uint64_t>(uint64_t(8) << 30, report * 3);
+  // The simulator's fiber stacks are reserved (512 KiB of local memory a
+  // thread, a 1024-thread block per worker) and count here too.
+  const uint64_t workers = std::max(1u, std::thread::hardware_concurrency());
+  limits.data_bytes = (uint64_t(8) << 30) + workers * (uint64_t(1) << 30) + report * 3;
+#if defined(TS_SANITIZED) || defined(__SANITIZE_ADDRESS__)
+  limits.data_bytes = 0;  // AddressSanitizer's shadow is terabytes of private mappings
+#endif
   limits.file_bytes = compile.file_bytes;
   limits.output_bytes = 64u << 10;
   limits.report_bytes = report;

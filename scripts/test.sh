@@ -14,6 +14,14 @@ preset=${TS_PRESET:-default}
 cmake --preset "$preset"
 cmake --build --preset "$preset" -j "$(nproc)"
 ctest --preset "$preset" -j "$(nproc)" --timeout 600
+# The CPU tests once more under AddressSanitizer and UndefinedBehaviorSanitizer
+# (the debug preset, build/debug; README). TS_SKIP_SANITIZED=1 leaves it out of
+# a local run, and says so.
+if [ "${TS_SKIP_SANITIZED:-0}" = 1 ]; then
+  echo "NOTE: sanitized tests skipped (TS_SKIP_SANITIZED=1)"
+elif [ "$preset" != debug ]; then  # the debug preset's whole ctest just ran
+  ./scripts/test_sanitized.sh
+fi
 # The engine and its CPU tests once more, cross-built for aarch64 and run under
 # qemu-user (fails if its packages cannot be installed). TS_SKIP_AARCH64=1
 # leaves it out of a local run, and says so.

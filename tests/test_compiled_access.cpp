@@ -137,11 +137,11 @@ std::string describe(const LineKey& k, const LineCounts& c) {
 }
 
 // Every line of `page` as Nsight Compute counted it, from the compiled level
-// with the page's own table; returns the compiled level.
-WarpAccesses expect_page_replayed(const nlohmann::json& page) {
+// with the page's own table; returns the compiled level, whose opcodes point
+// into `table` (the caller keeps it).
+WarpAccesses expect_page_replayed(const nlohmann::json& page, const HandTable& table) {
   const std::string id = page["id"];
   const Trace t = simulate(id, params_of(page["params"]));
-  const HandTable table(page);
   const WarpAccesses w = compiled_warp_accesses(t, &table.kernel);
   const auto want = page_lines(page), got = our_lines(t, w);
   for (const auto& [k, c] : want) {
@@ -176,10 +176,12 @@ TEST(CompiledAccessMeasured, MergeRuleGivesTheWideLoadsNsightComputeCounted) {
   });
   ASSERT_GE(pages.size(), 2u) << "the measurement has two kernels with LDS.128";
   for (const auto& page : pages) {
-    const WarpAccesses w = expect_page_replayed(page);
+    const HandTable table(page);
+    const WarpAccesses w = expect_page_replayed(page, table);
     const Trace t = simulate(page["id"], params_of(page["params"]));
     const AccessTotals& c = w.totals(EventKind::SharedLoad);
-    const AccessTotals& s = warp_accesses(t).totals(EventKind::SharedLoad);
+    const WarpAccesses source = warp_accesses(t);  // kept: totals() refers into it
+    const AccessTotals& s = source.totals(EventKind::SharedLoad);
     EXPECT_LT(c.instructions(), s.requests) << page["id"] << ": merged, fewer instructions";
     bool merged = false;
     for (const WarpAccess& a : w.accesses)
@@ -194,7 +196,8 @@ TEST(CompiledAccessMeasured, PredicatedRuleCountsTheIssuesWithEveryLaneOff) {
       [](const nlohmann::json& i) { return i["space"] == "shared" && i["predicated"] == true; });
   ASSERT_GE(pages.size(), 2u);
   for (const auto& page : pages) {
-    const WarpAccesses w = expect_page_replayed(page);
+    const HandTable table(page);
+    const WarpAccesses w = expect_page_replayed(page, table);
     uint64_t idle = 0;
     for (const WarpAccess& a : w.accesses)
       if (a.idle) {
@@ -223,7 +226,7 @@ TEST(CompiledAccessMeasured, LanesPairByAnchorsNotByCount) {
                   i["executed"].get<int>() > 10;
     if (!skipping) continue;
     seen = true;
-    expect_page_replayed(page);
+    expect_page_replayed(page, HandTable(page));
     const Trace t = simulate(page["id"], params_of(page["params"]));
     uint64_t want = 0;
     for (const auto& i : page["instructions"])
@@ -236,7 +239,7 @@ TEST(CompiledAccessMeasured, LanesPairByAnchorsNotByCount) {
 
 TEST(CompiledAccessMeasured, EveryPageLineByLine) {
   for (const auto& page : measured()["pages"])
-    expect_page_replayed(page);
+    expect_page_replayed(page, HandTable(page));
 }
 
 // Every lesson at its defaults: counters.ncu (the compiled level with this

@@ -121,15 +121,26 @@ uint64_t check_order(const Trace& t, Replay& r, const std::vector<uint8_t>& saw_
   return loads;
 }
 
+// Under the sanitizers (the debug preset: unoptimised, more than 15 times
+// slower, past ctest's 25 minutes) the sweep keeps every lesson, schedule and
+// order but two barrier subsets, all kept and none: the code the sanitizers
+// watch runs the same for every subset. The main ctest sweeps them all.
+#if defined(TS_SANITIZED)
+constexpr bool kEverySubset = false;
+#else
+constexpr bool kEverySubset = true;
+#endif
+
 TEST(ReplayInvariant, NoOrderDrawsWhatTheTraceContradicts) {
   Counts n;
   int expected = 0;  // lessons x barrier subsets x 4 schedules x 2 orders
   for (const LessonInfo& v : all_lessons())
-    expected += (1 << v.barriers.size()) * 4 * 2;
+    expected += (kEverySubset ? 1 << v.barriers.size() : v.barriers.empty() ? 1 : 2) * 4 * 2;
   for (const LessonInfo& v : all_lessons()) {
     const uint32_t all = all_barriers(v);
     for (uint32_t mask = 0; mask <= all; ++mask) {
       if ((mask & all) != mask) continue;
+      if (!kEverySubset && mask != 0 && mask != all) continue;
       std::vector<Schedule> schedules(4);
       schedules[1].kind = ScheduleKind::WarpSkew;
       schedules[2].kind = schedules[3].kind = ScheduleKind::Random;

@@ -183,8 +183,16 @@ size_t FiberBlock::guard_bytes() {
 }
 
 FiberBlock::~FiberBlock() {
-  for (int i = 0; i < stacks_; ++i)
+  for (int i = 0; i < stacks_; ++i) {
+#if defined(TS_FIBER_ASAN)
+    // An exited or abandoned fiber never unwinds its last frames, so their
+    // redzones stay poisoned, and munmap does not clear ASan's shadow: the
+    // next mapping at this address (a report file read by map_input) would
+    // read as a stack-buffer-underflow.
+    ASAN_UNPOISON_MEMORY_REGION(fibers_[i].stack, stack_bytes_);
+#endif
     munmap(fibers_[i].stack - guard_bytes(), map_bytes_);
+  }
 }
 
 bool FiberBlock::ensure_stacks(int threads) {

@@ -117,6 +117,16 @@ std::string mb(uint64_t bytes) {
 
 constexpr const char* kSchedules[] = {"lockstep", "skew", "random"};
 
+// The peak (ru_maxrss) is the program's own memory, except under
+// AddressSanitizer: there it also counts the sanitizer's shadow, redzones and
+// quarantine of freed blocks (256 MB by default), 440 MB for a 156 MB run. The
+// budget is a promise of the release build, which the main ctest checks.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kPeakIsTheProgramsOwn = false;
+#else
+constexpr bool kPeakIsTheProgramsOwn = true;
+#endif
+
 TEST(AppBudget, RunBeyondTheBudgetIsRefusedAtOnceWithASizeThatFits) {
   const fs::path d = out_dir();
   const std::string budget = "TILESCOPE_MEMORY_BUDGET=200MB";
@@ -199,8 +209,9 @@ TEST(AppBudget, PeakStaysWithinTheBudgetUnderEverySchedule) {
       const std::string text = read(log);
       EXPECT_EQ(m.rc, 0) << tag << ": " << text;
       EXPECT_EQ(text.find("Not run"), std::string::npos) << tag << ": " << text;
-      EXPECT_LE(m.peak, budget) << tag << ": peak " << mb(m.peak) << ", estimate " << mb(e.bytes)
-                                << ", budget " << mb(budget);
+      if (kPeakIsTheProgramsOwn)
+        EXPECT_LE(m.peak, budget) << tag << ": peak " << mb(m.peak) << ", estimate " << mb(e.bytes)
+                                  << ", budget " << mb(budget);
       std::printf("%-8s n=%-3d capacity %-8llu estimate %-7s budget %-7s peak %-7s %.1f s\n",
                   schedule, c.n, (unsigned long long)c.capacity, mb(e.bytes).c_str(),
                   mb(budget).c_str(), mb(m.peak).c_str(), m.seconds);
@@ -241,8 +252,9 @@ TEST(AppBudget, OverTheBudgetRefusedAtOnceUnderEverySchedule) {
                       (d / ("fits_" + tag + ".png")).string(), "--exit"},
                      d / ("fits_" + tag + ".log"));
     EXPECT_EQ(ok.rc, 0) << tag << ": " << read(d / ("fits_" + tag + ".log"));
-    EXPECT_LE(ok.peak, budget) << tag << ": n = " << fits->n << " peaked at " << mb(ok.peak)
-                               << ", budget " << mb(budget);
+    if (kPeakIsTheProgramsOwn)
+      EXPECT_LE(ok.peak, budget) << tag << ": n = " << fits->n << " peaked at " << mb(ok.peak)
+                                 << ", budget " << mb(budget);
   }
 }
 

@@ -85,6 +85,11 @@ struct Image {
   int w = 0, h = 0;
   std::vector<unsigned char> px;
   Rgb at(int x, int y) const {
+    // A window that wrote no image (it failed) has no pixels to compare.
+    if (x < 0 || y < 0 || x >= w || y >= h || px.size() < size_t(w) * size_t(h) * 3) {
+      ADD_FAILURE() << "pixel (" << x << ", " << y << ") outside a " << w << "x" << h << " image";
+      return {-1, -1, -1};
+    }
     const size_t i = (size_t(y) * size_t(w) + size_t(x)) * 3;
     return {px[i], px[i + 1], px[i + 2]};
   }
@@ -223,6 +228,7 @@ TEST(Export, PngSequenceIsTheWindowFrameByFrame) {
   EXPECT_EQ(rep.frames, 10);
   // PNG is lossless: the last frame is the screenshot at phase:1, pixel for pixel.
   const Image last = load_png(dir / "phase_0009.png");
+  ASSERT_GT(last.w, 0) << "no last frame";
   ASSERT_EQ(last.w, ref.shot.w);
   ASSERT_EQ(last.h, ref.shot.h);
   EXPECT_EQ(last.at(ref.x, ref.y), ref.shot.at(ref.x, ref.y));

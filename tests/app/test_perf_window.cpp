@@ -50,6 +50,11 @@ struct Shot {
   std::vector<unsigned char> px;
   nlohmann::json cells;
   Rgb at(int x, int y) const {
+    // A window that wrote no image (it failed) has no pixels to compare.
+    if (x < 0 || y < 0 || x >= w || y >= h || px.size() < size_t(w) * size_t(h) * 3) {
+      ADD_FAILURE() << "pixel (" << x << ", " << y << ") outside a " << w << "x" << h << " image";
+      return {-1, -1, -1};
+    }
     const size_t i = (size_t(y) * size_t(w) + size_t(x)) * 3;
     return {px[i], px[i + 1], px[i + 2]};
   }

@@ -86,6 +86,13 @@ const nlohmann::json* find_in(const nlohmann::json& list, const std::string& buf
 // lines and of a printed number).
 Rgb fill_of(const Shot& s, const nlohmann::json& a, int row, int col) {
   const double cw = a["cell_w"].get<double>(), ch = a["cell_h"].get<double>();
+  // A wrapped 1D array is drawn in rows of `wrap` cells after `lead` empty
+  // ones (app/grid/grid_shapes.cpp, cell_of): its element `col` is not in row 0.
+  if (const int wrap = a.value("wrap", 0); wrap > 0 && row == 0) {
+    const int at = col + a.value("lead", 0);
+    row = at / wrap;
+    col = at % wrap;
+  }
   const int x = int(std::lround(a["x"].get<double>() + (col + 0.25) * cw));
   const int y = int(std::lround(a["y"].get<double>() + (row + 0.25) * ch));
   return s.at(x, y);
