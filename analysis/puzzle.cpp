@@ -109,7 +109,7 @@ std::optional<std::string> load_one(const fs::path& folder, Puzzle& pz) {
     pz.budgets.push_back(std::move(budget));
   }
   std::error_code ec;
-  if (!fs::is_regular_file(folder / "skeleton.hpp", ec)) return "no skeleton.hpp";
+  if (!fs::is_regular_file(folder / "skeleton.cu", ec)) return "no skeleton.cu";
   return std::nullopt;
 }
 

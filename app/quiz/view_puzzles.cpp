@@ -145,7 +145,7 @@ class PuzzlesView final : public View {
   }
 
   std::string copy_path(const Puzzle& p) const {
-    return (fs::path(kCopiesDir) / (fs::path(p.folder).filename().string() + ".hpp")).string();
+    return (fs::path(kCopiesDir) / (fs::path(p.folder).filename().string() + ".cu")).string();
   }
   // What Check grades: the puzzle's file on screen, else the student's copy.
   std::string graded_path(const Puzzle& p) const {
