@@ -88,6 +88,14 @@ const std::vector<Wrong> kWrongCu = {
     {"warp_sum", "shared_atomics", {{"SHUFFLES", "  if (lane == 0) warp_sums[warp] = 0.0f;\n  __syncthreads();"}, {"SHUFFLE", "  atomicAdd(&warp_sums[warp], v);"}, {"PARTIAL", "  //"}, {"BARRIER", "  __syncthreads();"}}, "budget shared_accesses_per_output", "over the budget of 8", {}, true},
     {"warp_sum", "missing_barrier", {{"BARRIER", kNoBarrier}}, "hazards", "read-after-write", {"PARTIAL", "STORE"}},
     {"warp_sum", "one_shuffle_short", {{"SHUFFLES", "  for (int s = 16; s > 1; s /= 2)"}}, "output", ", expected "},
+    // Mistakes of CUDA as courses write it: a warp barrier for a block one, a
+    // barrier or a full-mask shuffle that only some threads reach.
+    {"shared", "syncwarp_for_a_block", {{"BARRIER", "  __syncwarp();"}}, "hazards", "read-after-write hazard (RAW, racecheck error) on cache", {"LOAD", "STORE"}},
+    {"shared", "barrier_in_an_if", {{"BARRIER", "  if (t < count) __syncthreads();"}}, "output", "barrier divergence"},
+    {"prefix_sum", "barrier_in_an_if", {{"BARRIER2", "    if (t >= d) __syncthreads();"}}, "output", "barrier divergence"},
+    {"warp_sum", "shuffle_in_an_if", {{"SHUFFLE", "    if (lane < s) v += __shfl_down_sync(0xffffffff, v, s);"}}, "output", "deadlock"},
+    {"matmul", "b_read_transposed", {{"LOADB", "    tileB[ty][tx] = b_row < n && col < n ? float(B[col * n + b_row]) : 0.0f;"}}, "output", "wrong output at n=5"},
+    {"conv1d", "no_right_halo", {{"HALO", "    const int left = i - radius, right = i;"}}, "output", ", expected "},
 };
 // clang-format on
 
