@@ -177,6 +177,25 @@ TEST_F(RefusedCu, TheLaunchAndTheSharedArraysAreThePuzzles) {
       << why;
 }
 
+// Another puzzle's launch block: the setup rule says which line to keep.
+TEST_F(PuzzleCheck, AnotherPuzzlesLaunchBlockIsRefused) {
+  std::string text = test::read_all(kSolutions + "map.cu");
+  text.replace(text.find("puzzle map */"), 13, "puzzle guards */");
+  const std::string path = dir / "other_setup.cu";
+  test::write_text(path, text);
+  int code = 0;
+  const nlohmann::json g = check("map", path, &code);
+  EXPECT_EQ(code, 3);
+  const nlohmann::json& s = *rule(g, "setup");
+  EXPECT_EQ(s["status"], "fail") << g.dump(2);
+  EXPECT_NE(s["reason"].get<std::string>().find("the launch is grid 1 x 1 x 1, block 32 x 1 x 1, "
+                                                "the puzzle's is grid 1 x 1 x 1, block 1 x 1 x 1 "
+                                                "(keep the launch block `/* tilescope: puzzle map "
+                                                "*/`)"),
+            std::string::npos)
+      << s.dump(2);
+}
+
 // A barrier added or removed in a .cu changes the setup's barriers as a
 // SYNCTHREADS(k) does in a lesson header: two barriers, two purposes.
 TEST(PuzzlesCu, CuBarriersAreCountedFromTheFile) {
