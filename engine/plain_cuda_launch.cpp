@@ -313,6 +313,13 @@ std::string plain_cuda_kernel_name(std::string_view text) {
   return "";
 }
 
+std::string plain_cuda_puzzle_id(std::string_view text) {
+  std::vector<Token> tokens;
+  std::vector<Comment> comments;
+  tokenize(text, tokens, comments);
+  return parse_launch(text, comments).puzzle.text;
+}
+
 PlainCudaPlugin translate_plain_cuda(const std::string& path, std::string_view text) {
   PlainCudaPlugin out;
   const std::string dir = std::filesystem::path(path).parent_path().string();

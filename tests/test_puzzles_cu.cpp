@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/puzzle.hpp"
+#include "engine/plain_cuda.hpp"
 #include "tests/cli_process.hpp"
 #include "tests/lesson_file_fixture.hpp"
 #include "tests/puzzle_check.hpp"
@@ -17,6 +18,16 @@
 
 namespace ts {
 namespace {
+
+// The window's Puzzles panel follows the puzzle of the file on screen: a .cu
+// names it in its launch block.
+TEST(PuzzlesCu, ALaunchBlockNamesItsPuzzle) {
+  for (const std::string& id : puzzle_ids())
+    EXPECT_EQ(plain_cuda_puzzle_id(test::read_all(kSolutions + id + ".cu")), id);
+  EXPECT_EQ(plain_cuda_puzzle_id(
+                test::read_all(std::string(TS_SOURCE_DIR) + "/tests/plain_cuda/stencil1d.cu")),
+            "");
+}
 
 #ifdef TS_CLI_PATH
 
