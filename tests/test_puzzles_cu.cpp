@@ -5,6 +5,8 @@
 // that says what it should be.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -18,6 +20,28 @@
 
 namespace ts {
 namespace {
+
+// A student's file is CUDA: every skeleton and reference compiles with nvcc
+// as it is (where nvcc is installed; no GPU needed).
+TEST(PuzzlesCu, EveryCuCompilesWithNvccAsItIs) {
+  std::string nvcc = "/usr/local/cuda/bin/nvcc";
+  if (!std::filesystem::exists(nvcc)) {
+    if (std::system("command -v nvcc > /dev/null 2>&1") != 0) GTEST_SKIP() << "no nvcc";
+    nvcc = "nvcc";
+  }
+  test::TempDir dir{"ts_puzzles_nvcc_", "all"};
+  std::string files;
+  for (const auto& e : std::filesystem::directory_iterator(kPuzzles)) {
+    const std::string name = e.path().filename().string();
+    std::filesystem::copy_file(e.path() / "skeleton.cu", dir / ("skeleton_" + name + ".cu"));
+    files += " " + (dir / ("skeleton_" + name + ".cu"));
+  }
+  for (const std::string& id : puzzle_ids())
+    files += " " + kSolutions + id + ".cu";
+  const std::string cmd =
+      nvcc + " -arch=sm_90 -c -odir " + dir.path.string() + files + " > /dev/null 2>&1";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+}
 
 // The window's Puzzles panel follows the puzzle of the file on screen: a .cu
 // names it in its launch block.
