@@ -84,6 +84,10 @@ PuzzleGen puzzle_lesson(const std::string& path, Analysis& a, const Function& k,
     return fail(k.line, k.name + "() has " + std::to_string(slot) + " pointer parameters, puzzle " +
                             id + " has " + std::to_string(globals) + " arrays: " + expected);
   call += ");";
+  std::string quoted_path;
+  for (const char c : path)
+    quoted_path += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+  std::string asserts;  // sizes the compiler checks (a macro's)
   // Shared arrays: the puzzle's of the same name (their slot and shape).
   for (size_t i = 0; i < a.shared.size(); ++i) {
     SharedDecl& d = a.shared[i];
@@ -101,12 +105,23 @@ PuzzleGen puzzle_lesson(const std::string& path, Analysis& a, const Function& k,
                                  std::to_string(arr.cols) + "];";
         theirs += (theirs.empty() ? "" : " ") + decl;
         if (arr.name != d.name) continue;
+        // No larger than the puzzle's room (a transpose's tile may leave out
+        // its padding column): literal sizes here, macros by the compiler.
+        const std::string why = "puzzle " + id + "'s shared array " + d.name + " is `" + decl + "`";
         long long count = 1;
-        for (const std::string& dim : d.dims)
+        std::string dims;
+        for (const std::string& dim : d.dims) {
           count = count < 0 || literal(dim) < 0 ? -1 : count * literal(dim);
+          dims += "[" + dim + "]";
+        }
         if (d.is_extern || elem_type_of(d.type) != type_tag(arr.type) ||
-            (count >= 0 && count != (long long)arr.count()))
-          return fail(d.line, "puzzle " + id + "'s shared array " + d.name + " is `" + decl + "`");
+            (count >= 0 && count > (long long)arr.count()))
+          return fail(d.line, why);
+        if (count < 0)
+          asserts += "#line " + std::to_string(d.line) + " \"" + quoted_path +
+                     "\"\nstatic_assert(sizeof(" + type_name(arr.type) + dims +
+                     ") <= " + std::to_string(arr.count()) + " * sizeof(" + type_name(arr.type) +
+                     "), \"" + why + "\");\n";
         d.slot = int(j) + 1;
       }
       if (!d.slot)
@@ -115,18 +130,17 @@ PuzzleGen puzzle_lesson(const std::string& path, Analysis& a, const Function& k,
     }
     out.defines += "#define TS_PC_SLOT_" + std::to_string(i) + " " + std::to_string(d.slot) + "\n";
   }
-  std::string quoted_path;
-  for (const char c : path)
-    quoted_path += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
-  out.body =
-      "namespace ts::lessons::plain_cuda_file {\nusing namespace ::ts::lesson_kit;\n"
-      "template <class Rec>\nTS_DEVICE void run_kernel(Rec& rec, const KernelArgs& args) {\n"
-      "  KernelArgs ts_args = args;\n#line " +
-      std::to_string(line) + " \"" + quoted_path + "\"\n  " + call +
-      "\n#line 1 \"<TileScope's setup of puzzle " + id +
-      ">\"\n}\nTS_KERNEL_BODY(Body, run_kernel(rec, args));\n"
-      "struct Lesson {\n  static LessonSpec descriptor() { return ::ts::puzzles::setup(\"" +
-      id + "\", \"" + quoted_path + "\"); }\n};\n}  // namespace ts::lessons::plain_cuda_file\n";
+  out.body = "namespace ts::lessons::plain_cuda_file {\nusing namespace ::ts::lesson_kit;\n" +
+             asserts + "#line 1 \"<TileScope's setup of puzzle " + id +
+             ">\"\n"
+             "template <class Rec>\nTS_DEVICE void run_kernel(Rec& rec, const KernelArgs& args) {\n"
+             "  KernelArgs ts_args = args;\n#line " +
+             std::to_string(line) + " \"" + quoted_path + "\"\n  " + call +
+             "\n#line 1 \"<TileScope's setup of puzzle " + id +
+             ">\"\n}\nTS_KERNEL_BODY(Body, run_kernel(rec, args));\n"
+             "struct Lesson {\n  static LessonSpec descriptor() { return ::ts::puzzles::setup(\"" +
+             id + "\", \"" + quoted_path +
+             "\"); }\n};\n}  // namespace ts::lessons::plain_cuda_file\n";
   return out;
 }
 

@@ -206,6 +206,11 @@ TEST_F(RefusedCu, TheLaunchAndTheSharedArraysAreThePuzzles) {
                      "__shared__ float cache[64];"),
             std::string::npos)
       << why;
+  // A size from a macro: checked by the compiler, at the declaration's line.
+  why = compile_reason("matmul", "#define TILE 8", "#define TILE 16");
+  EXPECT_NE(why.find("puzzle matmul's shared array tileA is `__shared__ float tileA[8][8];`"),
+            std::string::npos)
+      << why;
   why = compile_reason("shared", "float cache[64];", "float cache[128];");
   EXPECT_NE(why.find("puzzle shared's shared array cache is `__shared__ float cache[64];`"),
             std::string::npos)
