@@ -17,6 +17,7 @@
 #include "engine/catalogue.hpp"
 #include "engine/lesson_child.hpp"
 #include "engine/lesson_file.hpp"
+#include "engine/plain_cuda.hpp"
 #include "engine/puzzles.hpp"
 #include "engine/reference.hpp"
 
@@ -109,7 +110,7 @@ std::optional<std::string> load_one(const fs::path& folder, Puzzle& pz) {
     pz.budgets.push_back(std::move(budget));
   }
   std::error_code ec;
-  if (!fs::is_regular_file(folder / "skeleton.hpp", ec)) return "no skeleton.hpp";
+  if (!fs::is_regular_file(folder / "skeleton.cu", ec)) return "no skeleton.cu";
   return std::nullopt;
 }
 
@@ -517,7 +518,9 @@ PuzzleGrade grade_puzzle(const Puzzle& pz, const std::string& solution_path) {
     if (diff) {
       r.status = RuleStatus::Fail;
       r.reason = "the descriptor is not puzzle " + pz.id + "'s: " + *diff +
-                 " (keep `return puzzles::setup(\"" + pz.id + "\", __FILE__);`)";
+                 (is_plain_cuda_path(solution_path)
+                      ? " (keep the launch block `/* tilescope: puzzle " + pz.id + " */`)"
+                      : " (keep `return puzzles::setup(\"" + pz.id + "\", __FILE__);`)");
       not_checked("the setup is not the puzzle's", false);
       return finish();
     }

@@ -57,7 +57,9 @@ struct Puzzle {
   std::string statement;
   std::vector<std::string> hints;  // unfolded one at a time
   std::vector<PuzzleBudget> budgets;
-  std::string skeleton_path() const { return folder + "/skeleton.hpp"; }
+  // The student's start, in plain CUDA (docs/plain_cuda.md); the lesson-header one beside it.
+  std::string skeleton_path() const { return folder + "/skeleton.cu"; }
+  std::string skeleton_hpp_path() const { return folder + "/skeleton.hpp"; }
 };
 
 struct PuzzleList {

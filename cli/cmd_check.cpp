@@ -145,7 +145,7 @@ std::string wrapped(const std::string& text, size_t width = 78, const std::strin
   return out;
 }
 
-int show(const std::string& name, int hints, bool skeleton, bool json) {
+int show(const std::string& name, int hints, bool skeleton, bool skeleton_hpp, bool json) {
   const PuzzleList all = load_puzzles();
   int rc = kExitOk;
   if (name.empty()) {  // the list
@@ -179,8 +179,8 @@ int show(const std::string& name, int hints, bool skeleton, bool json) {
         text.erase(text.find_last_not_of(' ') + 1);
         std::cout << text << "\n";
       }
-      std::cout << "\n`tilescope-cli puzzles ID` shows one; `--skeleton > mine.hpp` starts it; "
-                   "`tilescope-cli check ID mine.hpp` grades it.\n";
+      std::cout << "\n`tilescope-cli puzzles ID` shows one; `--skeleton > mine.cu` starts it; "
+                   "`tilescope-cli check ID mine.cu` grades it.\n";
     }
     for (const std::string& problem : all.problems)
       std::cerr << "tilescope-cli puzzles: warning: " << problem << "\n";
@@ -188,9 +188,10 @@ int show(const std::string& name, int hints, bool skeleton, bool json) {
   }
   const Puzzle* p = find_or_say("puzzles", all, name, json, rc);
   if (!p) return rc;
-  if (skeleton) {
-    std::ifstream in(p->skeleton_path(), std::ios::binary);
-    if (!in) return failure("puzzles", "cannot read " + p->skeleton_path(), json);
+  if (skeleton || skeleton_hpp) {
+    const std::string path = skeleton ? p->skeleton_path() : p->skeleton_hpp_path();
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return failure("puzzles", "cannot read " + path, json);
     std::cout << in.rdbuf();
     return kExitOk;
   }
@@ -230,7 +231,7 @@ int show(const std::string& name, int hints, bool skeleton, bool json) {
     std::cout << "Hints: " << shown << " of " << p->hints.size() << " shown (--hints " << shown + 1
               << " for the next).\n";
   std::cout << "Start: tilescope-cli puzzles " << p->id << " --skeleton > my_" << p->id
-            << ".hpp\nCheck: tilescope-cli check " << p->id << " my_" << p->id << ".hpp\n";
+            << ".cu\nCheck: tilescope-cli check " << p->id << " my_" << p->id << ".cu\n";
   return kExitOk;
 }
 
@@ -243,7 +244,8 @@ TS_CLI_COMMAND(
       auto solution = std::make_shared<std::string>();
       auto json = std::make_shared<bool>(false);
       sub.add_option("puzzle", *puzzle, "The puzzle: id, folder name or number")->required();
-      sub.add_option("solution", *solution, "Your solution (a lesson file, .hpp)")->required();
+      sub.add_option("solution", *solution, "Your solution (plain CUDA .cu, or a lesson file .hpp)")
+          ->required();
       auto record = std::make_shared<bool>(false);
       sub.add_flag("--json", *json, "Print the grade as JSON");
       sub.add_flag("--record", *record,
@@ -262,9 +264,13 @@ TS_CLI_COMMAND(
       auto json = std::make_shared<bool>(false);
       sub.add_option("puzzle", *name, "The puzzle: id, folder name or number");
       sub.add_option("--hints", *hints, "Show the first N hints")->check(whole_number(0, 1000));
-      sub.add_flag("--skeleton", *skeleton, "Print the skeleton to start from");
+      auto skeleton_hpp = std::make_shared<bool>(false);
+      sub.add_flag("--skeleton", *skeleton, "Print the skeleton to start from (plain CUDA, .cu)");
+      sub.add_flag("--skeleton-hpp", *skeleton_hpp,
+                   "Print the older skeleton, a lesson header (.hpp)")
+          ->excludes("--skeleton");
       sub.add_flag("--json", *json, "Print as JSON");
-      return [=] { return show(*name, *hints, *skeleton, *json); };
+      return [=] { return show(*name, *hints, *skeleton, *skeleton_hpp, *json); };
     });
 
 }  // namespace

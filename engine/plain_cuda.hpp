@@ -43,5 +43,7 @@ PlainCudaPlugin translate_plain_cuda(const std::string& path, std::string_view t
 // gives them), and the kernel the launch block names (or the first __global__).
 std::vector<BarrierStatement> plain_cuda_barriers(std::string_view text);
 std::string plain_cuda_kernel_name(std::string_view text);
+// The puzzle a file solves (its launch block's `puzzle ID`), or "".
+std::string plain_cuda_puzzle_id(std::string_view text);
 
 }  // namespace ts

@@ -60,6 +60,17 @@ struct Analysis {
   bool atomics = false, shuffles = false;
 };
 
+// A puzzle solution's generated lesson (engine/plain_cuda_puzzle.cpp): the
+// shared arrays' slot defines and the body, whose descriptor is
+// puzzles::setup(id, path). `targs`: the kernel's template arguments, "" or "16, ".
+struct PuzzleGen {
+  std::string error;  // what is wrong, at error_line
+  int error_line = 0;
+  std::string defines, body;
+};
+PuzzleGen puzzle_lesson(const std::string& path, Analysis& a, const Function& k,
+                        const std::string& targs, const std::string& id, int line);
+
 // Tokens (comments apart) and comments of `text`.
 void tokenize(std::string_view text, std::vector<Token>& tokens, std::vector<Comment>& comments);
 // The rewrite of the whole file (engine/plain_cuda.cpp); `dir`: the file's

@@ -12,7 +12,8 @@
 #include <stdexcept>
 
 #include "engine/catalogue.hpp"
-#include "engine/lesson_file_config.hpp"  // generated: the source tree of this build
+#include "engine/lesson_file_config.hpp"
+#include "engine/plain_cuda.hpp"  // generated: the source tree of this build
 
 namespace ts::puzzles {
 namespace {
@@ -502,7 +503,12 @@ LessonSpec setup(const char* id, const char* source_file) {
     s << in.rdbuf();
     text = s.str();
   }
-  const int barriers = int(barrier_statements(text).size()) - 1;
+  // A plain CUDA solution (.cu) writes __syncthreads(); a lesson header SYNCTHREADS(k).
+  const std::string_view path = source_file ? source_file : "";
+  const int barriers =
+      int((is_plain_cuda_path(path) ? plain_cuda_barriers(text) : barrier_statements(text))
+              .size()) -
+      1;
   if (barriers > kMaxPuzzleBarriers)
     throw std::invalid_argument("puzzles::setup: a puzzle's kernel has at most " +
                                 std::to_string(kMaxPuzzleBarriers) + " barriers, not " +

@@ -19,13 +19,11 @@
 #include "engine/puzzles.hpp"
 #include "tests/cli_process.hpp"
 #include "tests/lesson_file_fixture.hpp"
+#include "tests/puzzle_check.hpp"
 #include "tests/temp_files.hpp"
 
 namespace ts {
 namespace {
-
-const std::string kSolutions = std::string(TS_SOURCE_DIR) + "/tests/puzzle_solutions/";
-const std::string kPuzzles = std::string(TS_SOURCE_DIR) + "/assets/puzzles";
 
 // ---- The puzzles' files, without a compiler ----
 
@@ -41,6 +39,7 @@ TEST(Puzzles, EveryFolderLoadsAndEverySetupHasOne) {
     EXPECT_FALSE(p.title.empty());
     EXPECT_GE(p.hints.size(), 2u) << p.id << ": hints unfold one at a time";
     EXPECT_TRUE(std::filesystem::is_regular_file(p.skeleton_path()));
+    EXPECT_TRUE(std::filesystem::is_regular_file(p.skeleton_hpp_path()));
     EXPECT_TRUE(std::filesystem::is_regular_file(kSolutions + p.id + ".hpp"))
         << "the reference solution of " << p.id;
   }
@@ -121,39 +120,6 @@ TEST(Puzzles, ABrokenFolderIsAProblemNotACrash) {
 
 #ifdef TS_CLI_PATH
 
-// The plug-ins of every check in one cache of the tests' own (never the
-// user's): a second ctest run loads them at once.
-struct PuzzleCheck : ::testing::Test {
-  test::TempDir dir{"ts_puzzle_", ::testing::UnitTest::GetInstance()->current_test_info()->name()};
-  static std::string cache() {
-    return (std::filesystem::temp_directory_path() /
-            ("ts_puzzle_cache_" + std::to_string(::getuid())))
-        .string();
-  }
-  void SetUp() override {
-    ::setenv("XDG_CACHE_HOME", cache().c_str(), 1);
-    ::setenv("TILESCOPE_PUZZLES", kPuzzles.c_str(), 1);
-    ::setenv("TILESCOPE_PROGRESS", (dir / "progress.json").c_str(), 1);
-  }
-  void TearDown() override {
-    ::unsetenv("XDG_CACHE_HOME");
-    ::unsetenv("TILESCOPE_PUZZLES");
-    ::unsetenv("TILESCOPE_PROGRESS");
-  }
-  // `check puzzle file --json`: the exit code and the grade.
-  static nlohmann::json check(const std::string& puzzle, const std::string& file, int* code) {
-    const testing::CliRun r = testing::run_cli("check " + puzzle + " " + file + " --json", false);
-    *code = r.code;
-    const auto j = nlohmann::json::parse(r.out, nullptr, false);
-    return j.is_discarded() ? nlohmann::json{{"unparsed", r.out}} : j;
-  }
-  static const nlohmann::json* rule(const nlohmann::json& grade, const std::string& name) {
-    for (const auto& r : grade["rules"])
-      if (r["rule"] == name) return &r;
-    return nullptr;
-  }
-};
-
 // ---- Every reference solution passes ----
 
 struct ReferenceSolution : PuzzleCheck, ::testing::WithParamInterface<std::string> {};
@@ -171,12 +137,6 @@ TEST_P(ReferenceSolution, PassesEveryRule) {
   EXPECT_NE(rule(g, "output")->at("reason").get<std::string>().find("right at"), std::string::npos);
 }
 
-std::vector<std::string> puzzle_ids() {
-  std::vector<std::string> ids;
-  for (const puzzles::PuzzleSetup& s : puzzles::all_setups())
-    ids.emplace_back(s.id);
-  return ids;
-}
 INSTANTIATE_TEST_SUITE_P(Puzzles, ReferenceSolution, ::testing::ValuesIn(puzzle_ids()),
                          [](const auto& info) { return info.param; });
 
@@ -188,42 +148,29 @@ TEST_P(Skeleton, CompilesAndFailsWithWrongOutput) {
   const PuzzleList all = load_puzzles(kPuzzles);
   const Puzzle* p = find_puzzle(all, GetParam());
   ASSERT_NE(p, nullptr);
-  const std::string text = test::read_all(p->skeleton_path());
-  EXPECT_NE(text.find("// TODO: your code"), std::string::npos);
-  int code = 0;
-  const nlohmann::json g = check(GetParam(), p->skeleton_path(), &code);
-  EXPECT_EQ(code, 3) << g.dump(2);
-  EXPECT_EQ(g["passed"], false);
-  EXPECT_EQ(rule(g, "compiles")->at("status"), "pass") << g.dump(2);
-  EXPECT_EQ(rule(g, "setup")->at("status"), "pass") << g.dump(2);
-  const nlohmann::json& out = *rule(g, "output");
-  EXPECT_EQ(out["status"], "fail");
-  const std::string reason = out["reason"];
-  EXPECT_EQ(reason.rfind("wrong output at ", 0), 0u) << reason;
-  EXPECT_NE(reason.find("was never written, expected"), std::string::npos) << reason;
-  EXPECT_TRUE(out["never_written"].get<bool>());
+  // The plain CUDA one (docs/plain_cuda.md) and the lesson-header one.
+  for (const std::string& path : {p->skeleton_path(), p->skeleton_hpp_path()}) {
+    SCOPED_TRACE(path);
+    const std::string text = test::read_all(path);
+    EXPECT_NE(text.find("// TODO: your code"), std::string::npos);
+    int code = 0;
+    const nlohmann::json g = check(GetParam(), path, &code);
+    EXPECT_EQ(code, 3) << g.dump(2);
+    EXPECT_EQ(g["passed"], false);
+    EXPECT_EQ(rule(g, "compiles")->at("status"), "pass") << g.dump(2);
+    EXPECT_EQ(rule(g, "setup")->at("status"), "pass") << g.dump(2);
+    const nlohmann::json& out = *rule(g, "output");
+    EXPECT_EQ(out["status"], "fail");
+    const std::string reason = out["reason"];
+    EXPECT_EQ(reason.rfind("wrong output at ", 0), 0u) << reason;
+    EXPECT_NE(reason.find("was never written, expected"), std::string::npos) << reason;
+    EXPECT_TRUE(out["never_written"].get<bool>());
+  }
 }
 INSTANTIATE_TEST_SUITE_P(Puzzles, Skeleton, ::testing::ValuesIn(puzzle_ids()),
                          [](const auto& info) { return info.param; });
 
 // ---- Three wrong solutions per puzzle ----
-
-struct Edit {
-  const char* marker;       // the reference's line marked `// @<marker>`
-  const char* replacement;  // one or more lines
-};
-struct Wrong {
-  const char* puzzle;
-  const char* name;
-  std::vector<Edit> edits;
-  const char* rule;    // the rule that fails
-  const char* reason;  // in its reason
-  // Lines (by marker, of the edited text) the failure must name: among the
-  // racing pair's two lines, or the budget's worst line.
-  std::vector<const char*> lines = {};
-  // The output is right (a race latent in lockstep, a budget).
-  bool output_right = false;
-};
 
 const char* kNoBarrier = "  // (no barrier here)";
 
@@ -283,41 +230,10 @@ const std::vector<Wrong> kWrong = {
 };
 // clang-format on
 
-// The test's name in failure messages (not its bytes).
-void PrintTo(const Wrong& w, std::ostream* os) {
-  *os << w.puzzle << " " << w.name;
-}
-
 struct WrongSolution : PuzzleCheck, ::testing::WithParamInterface<Wrong> {};
 
 TEST_P(WrongSolution, FailsWithTheRightReason) {
-  const Wrong& w = GetParam();
-  std::string text = test::read_all(kSolutions + std::string(w.puzzle) + ".hpp");
-  for (const Edit& e : w.edits)  // the replacement keeps the marker, for the lines below
-    text = test::with_line(text, std::string("@") + e.marker,
-                           std::string(e.replacement) + "  // @" + e.marker);
-  const std::string path = dir / (std::string(w.puzzle) + "_" + w.name + ".hpp");
-  test::write_text(path, text);
-  int code = 0;
-  const nlohmann::json g = check(w.puzzle, path, &code);
-  EXPECT_EQ(code, 3) << g.dump(2);
-  EXPECT_EQ(g["passed"], false);
-  ASSERT_TRUE(g.contains("rules")) << g.dump(2);
-  EXPECT_EQ(rule(g, "compiles")->at("status"), "pass") << g.dump(2);
-  const nlohmann::json* r = rule(g, w.rule);
-  ASSERT_NE(r, nullptr) << w.rule << "\n" << g.dump(2);
-  EXPECT_EQ(r->at("status"), "fail") << g.dump(2);
-  EXPECT_NE(r->at("reason").get<std::string>().find(w.reason), std::string::npos)
-      << "want \"" << w.reason << "\" in\n"
-      << r->at("reason").get<std::string>();
-  const std::set<int> named = {r->value("line", 0), r->value("other_line", 0)};
-  for (const char* m : w.lines)
-    EXPECT_TRUE(named.count(test::line_of(text, std::string("@") + m)))
-        << "line " << test::line_of(text, std::string("@") + m) << " (@" << m << ") in\n"
-        << r->dump(2);
-  if (w.output_right) {
-    EXPECT_EQ(rule(g, "output")->at("status"), "pass") << g.dump(2);
-  }
+  expect_fails(GetParam(), ".hpp");
 }
 INSTANTIATE_TEST_SUITE_P(Puzzles, WrongSolution, ::testing::ValuesIn(kWrong), [](const auto& info) {
   return std::string(info.param.puzzle) + "_" + info.param.name;

@@ -22,6 +22,7 @@
 #include "app/core/view.hpp"
 #include "engine/catalogue.hpp"
 #include "engine/lesson_file.hpp"
+#include "engine/plain_cuda.hpp"
 
 namespace ts::app {
 namespace {
@@ -78,10 +79,14 @@ class PuzzlesView final : public View {
       followed_ = v->source_file;
       followed_id_.clear();
       const std::string_view text = lesson_source(v->source_file);
-      const size_t at = text.find("puzzles::setup(\"");
-      if (at == std::string_view::npos) return;
-      const size_t start = at + 16, end = text.find('"', start);
-      const std::string id(text.substr(start, end - start));
+      // A .cu names its puzzle in its launch block, a lesson header in its descriptor.
+      std::string id = plain_cuda_puzzle_id(text);
+      if (!is_plain_cuda_path(v->source_file)) {
+        const size_t at = text.find("puzzles::setup(\"");
+        if (at == std::string_view::npos) return;
+        const size_t start = at + 16, end = text.find('"', start);
+        id = std::string(text.substr(start, end - start));
+      }
       for (size_t i = 0; i < list_.puzzles.size(); ++i)
         if (list_.puzzles[i].id == id) {
           if (selected_ != int(i)) select(int(i));
@@ -145,7 +150,7 @@ class PuzzlesView final : public View {
   }
 
   std::string copy_path(const Puzzle& p) const {
-    return (fs::path(kCopiesDir) / (fs::path(p.folder).filename().string() + ".hpp")).string();
+    return (fs::path(kCopiesDir) / (fs::path(p.folder).filename().string() + ".cu")).string();
   }
   // What Check grades: the puzzle's file on screen, else the student's copy.
   std::string graded_path(const Puzzle& p) const {

@@ -70,5 +70,22 @@ TEST_F(PuzzlesWindow, OpenedSolutionIsGradedAndProgressIsSaved) {
   EXPECT_EQ(progress(), nlohmann::json({{"shared", "solved"}, {"map", "attempted"}}));
 }
 
+// A plain CUDA solution (`/* tilescope: puzzle shared */`) is followed and
+// graded the same way.
+TEST_F(PuzzlesWindow, OpenedCudaSolutionIsGraded) {
+  const std::string solution =
+      test::read_all(std::string(TS_SOURCE_DIR) + "/tests/puzzle_solutions/shared.cu");
+  test::write_text(dir / "my_shared.cu",
+                   test::with_line(solution, "@BARRIER", "  // (no barrier)  // @BARRIER"));
+  const std::string args = " --tab Puzzles --size 1280x720 --backend sim";
+  Shot s = take_shot("puzzles_cu_racy", "--lesson-file " + (dir / "my_shared.cu") + args);
+  ASSERT_EQ(s.rc, 0) << s.log;
+  EXPECT_EQ(progress(), nlohmann::json({{"shared", "attempted"}})) << s.log;
+  test::write_text(dir / "my_shared.cu", solution);
+  s = take_shot("puzzles_cu_solved", "--lesson-file " + (dir / "my_shared.cu") + args);
+  ASSERT_EQ(s.rc, 0) << s.log;
+  EXPECT_EQ(progress(), nlohmann::json({{"shared", "solved"}})) << s.log;
+}
+
 }  // namespace
 }  // namespace ts::app_test

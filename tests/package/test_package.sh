@@ -108,20 +108,24 @@ for j in "$puzzles"/*/puzzle.json; do
 done
 [ -n "$id" ] || fail "no installed puzzle has a reference solution in tests/puzzle_solutions"
 cp "$SOURCE_DIR/tests/puzzle_solutions/$id.hpp" "$work/solution.hpp"
+cp "$SOURCE_DIR/tests/puzzle_solutions/$id.cu" "$work/solution.cu"
 
 shown=$(student "$cli" puzzles "$id" --json) || fail "puzzles $id --json exited $?"
 skeleton_path=$(sed -nE 's/.*"skeleton": "([^"]+)".*/\1/p' <<<"$shown" | head -1)
 [[ $skeleton_path == "$puzzles/"* ]] ||
   fail "the puzzles were not read from the unpacked tree: skeleton '$skeleton_path'"
-student "$cli" puzzles "$id" --skeleton >"$work/skeleton.hpp" || fail "puzzles --skeleton exited $?"
+student "$cli" puzzles "$id" --skeleton >"$work/skeleton.cu" || fail "puzzles --skeleton exited $?"
 
 t0=$(seconds)
 rc=0
 student "$cli" check "$id" solution.hpp >"$tmp/check.log" 2>&1 || rc=$?
 [ "$rc" = 0 ] || { cat "$tmp/check.log"; fail "check $id solution.hpp exited $rc, not 0"; }
+rc=0  # the plain CUDA one (docs/plain_cuda.md), from the unpacked headers too
+student "$cli" check "$id" solution.cu >"$tmp/check_cu.log" 2>&1 || rc=$?
+[ "$rc" = 0 ] || { cat "$tmp/check_cu.log"; fail "check $id solution.cu exited $rc, not 0"; }
 rc=0
-student "$cli" check "$id" skeleton.hpp >"$tmp/skeleton.log" 2>&1 || rc=$?
-[ "$rc" = 3 ] || { cat "$tmp/skeleton.log"; fail "check $id skeleton.hpp exited $rc, not 3"; }
+student "$cli" check "$id" skeleton.cu >"$tmp/skeleton.log" 2>&1 || rc=$?
+[ "$rc" = 3 ] || { cat "$tmp/skeleton.log"; fail "check $id skeleton.cu exited $rc, not 3"; }
 rc=0
 student "$cli" run --lesson-file solution.hpp --check >"$tmp/run.log" 2>&1 || rc=$?
 [ "$rc" = 0 ] || { cat "$tmp/run.log"; fail "run --lesson-file solution.hpp exited $rc"; }

@@ -1,0 +1,15 @@
+// Puzzle 2: zip.
+// The statement and the hints: `tilescope-cli puzzles zip`.
+// The reference solution (tests/test_puzzles.cpp); the @ markers name lines
+// the wrong solutions edit.
+//   tilescope-cli check zip this_file.cu          grades it
+//   tilescope-cli run --lesson-file this_file.cu    runs it (the window: tilescope --lesson-file)
+// It is plain CUDA: nvcc compiles it as it is. Keep the launch block and the
+// kernel's parameters: the arrays, the launch and the sizes are the puzzle's.
+/* tilescope: puzzle zip */
+
+__global__ void zip_kernel(const float* a, const float* b, float* out, int length) {
+  const int i = threadIdx.x;  // one block of `length` threads
+
+  out[i] = a[i] + b[i];  // @STORE
+}
