@@ -27,7 +27,7 @@ struct Writer {
   template <class T>
   void vec(const std::vector<T>& v) {
     pod(uint64_t(v.size()));
-    out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+    if (!v.empty()) out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
   }
 };
 
@@ -60,7 +60,8 @@ struct Reader {
     if (!pod(n)) return false;
     if (n > (in.size() - at) / sizeof(T)) return fail("an array in the result is longer than it");
     v.resize(n);
-    std::memcpy(v.data(), in.data() + at, n * sizeof(T));
+    if (n)
+      std::memcpy(v.data(), in.data() + at, n * sizeof(T));  // an empty vector's data() may be null
     at += n * sizeof(T);
     return true;
   }

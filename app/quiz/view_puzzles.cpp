@@ -50,6 +50,7 @@ class PuzzlesView final : public View {
   }
 
   void draw(AppState& s) override {
+    update(s);  // a grade in flight keeps a scripted window waiting, whichever of the two runs
     if (!loaded_) {
       list_ = load_puzzles();
       progress_ = read_puzzle_progress(puzzle_progress_path(), &progress_problem_);

@@ -420,18 +420,22 @@ void close_window(GLFWwindow* window) {
 // few more so that fonts, layout and auto-sized items settle.
 void settle_frames(ts::app::App& app, GLFWwindow* window) {
   const auto settle_from = std::chrono::steady_clock::now();
+  auto waited = [&] { return std::chrono::steady_clock::now() - settle_from; };
+  // Again while the last frames started work of their own (the Puzzles panel
+  // grades the lesson file once it is on screen).
   do {
-    glfwPollEvents();
-    app.frame();
-    glfwSwapBuffers(window);
-    if (app.state().busy) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  } while (app.state().busy &&
-           std::chrono::steady_clock::now() - settle_from < std::chrono::seconds(60));
-  for (int i = 0; i < 4; ++i) {
-    glfwPollEvents();
-    app.frame();
-    if (i < 3) glfwSwapBuffers(window);
-  }
+    do {
+      glfwPollEvents();
+      app.frame();
+      glfwSwapBuffers(window);
+      if (app.state().busy) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    } while (app.state().busy && waited() < std::chrono::seconds(60));
+    for (int i = 0; i < 4; ++i) {
+      glfwPollEvents();
+      app.frame();
+      if (i < 3) glfwSwapBuffers(window);
+    }
+  } while (app.state().busy && waited() < std::chrono::seconds(60));
 }
 
 // --screenshot (one, or one per lecture step): the exit code.
