@@ -104,7 +104,7 @@ TEST(StudentCode, EndlessHostLoopStopsAtTheTimeLimit) {
   const std::string path = dir / "loop.hpp";
   std::ofstream(path) << hostile_solution(
       "",
-      "namespace { struct Spin { Spin() { for (volatile int i = 0;; i = i + 1) {} } } spin_; }\n");
+      "namespace { struct Spin { Spin() { for (volatile unsigned i = 0;; i = i + 1u) {} } } spin_; }\n");
   ::setenv("TILESCOPE_RUN_SECONDS", "4", 1);
   const auto start = std::chrono::steady_clock::now();
   const testing::CliRun r = testing::run_cli("check shared " + path + " --json", false);
