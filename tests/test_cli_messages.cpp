@@ -132,7 +132,7 @@ TS_DEVICE void reverse_block)");
   EXPECT_TRUE(has(r, "verdict:  correct")) << r.out;
 
 #if !defined(TS_SANITIZED)  // sanitized, the stacks are 2 MiB and the overflow handler is off
-  r = cli(run + "256");  // was SIGSEGV without a word
+  r = cli(run + "256");     // was SIGSEGV without a word
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_TRUE(has(r, "thread (0, 0, 0) of block (0, 0, 0) overflowed its stack")) << r.out;
   EXPECT_TRUE(has(r, "512 KiB of local memory")) << r.out;

@@ -102,9 +102,9 @@ TEST(StudentCode, EndlessHostLoopStopsAtTheTimeLimit) {
   test::TempDir dir{"ts_hostile_", "loop"};
   ::setenv("XDG_CACHE_HOME", Hostile::cache().c_str(), 1);
   const std::string path = dir / "loop.hpp";
-  std::ofstream(path) << hostile_solution(
-      "",
-      "namespace { struct Spin { Spin() { for (volatile unsigned i = 0;; i = i + 1u) {} } } spin_; }\n");
+  std::ofstream(path) << hostile_solution("",
+                                          "namespace { struct Spin { Spin() { for (volatile "
+                                          "unsigned i = 0;; i = i + 1u) {} } } spin_; }\n");
   ::setenv("TILESCOPE_RUN_SECONDS", "4", 1);
   const auto start = std::chrono::steady_clock::now();
   const testing::CliRun r = testing::run_cli("check shared " + path + " --json", false);
