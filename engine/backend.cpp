@@ -147,32 +147,4 @@ RunResult run(const RunRequest& req) {
   }
 }
 
-std::vector<RunResult> run_all(const std::vector<RunRequest>& requests) {
-  std::vector<RunResult> out(requests.size());
-  // The runs of one lesson file share one child: one load for them all.
-  std::vector<size_t> batch;
-  std::string batch_file;
-  auto flush = [&] {
-    if (batch.empty()) return;
-    std::vector<RunRequest> reqs;
-    for (size_t i : batch)
-      reqs.push_back(requests[i]);
-    LessonChildResult c = run_lesson_file_in_child(batch_file, reqs, {.compiled = true});
-    for (size_t j = 0; j < batch.size(); ++j)
-      out[batch[j]] = std::move(c.runs[j]);
-    batch.clear();
-  };
-  for (size_t i = 0; i < requests.size(); ++i) {
-    const std::string file = in_lesson_child() ? "" : lesson_file_of(requests[i].lesson_id);
-    if (file != batch_file) flush();
-    batch_file = file;
-    if (file.empty())
-      out[i] = run(requests[i]);
-    else
-      batch.push_back(i);
-  }
-  flush();
-  return out;
-}
-
 }  // namespace ts

@@ -85,9 +85,6 @@ std::optional<std::string> check_simulator_shared(size_t lesson_index, const Par
 // Picks the backend, prepares the request for it (every check, once: see
 // engine/prepare.hpp), runs, checks against the reference. Never throws.
 RunResult run(const RunRequest& req);
-// run() of each request; the runs of one lesson file share one lesson child
-// (engine/lesson_child.hpp), loaded once.
-std::vector<RunResult> run_all(const std::vector<RunRequest>& requests);
 // What run() would refuse `req` for, without running it (nullopt: it can run).
 std::optional<std::string> check_run(const RunRequest& req);
 

@@ -607,7 +607,13 @@ std::optional<std::string> compile_or_find(const std::string& given, bool cached
 
 }  // namespace
 
-LessonFile load_lesson_file(const std::string& given, bool cached_only) {
+namespace {
+
+// What both loads share: the clock, the registry's lock, the file compiled
+// or found in the cache, every failure a message. `then` opens or registers
+// the plug-in where this process does not hold the file's lesson already.
+template <class Then>
+LessonFile load_then(const std::string& given, bool cached_only, Then then) {
   const auto start = std::chrono::steady_clock::now();
   LessonFile f;
   f.path = given;
@@ -618,67 +624,61 @@ LessonFile load_lesson_file(const std::string& given, bool cached_only) {
     return f;
   };
   try {
-    PluginTable& t = plugins();
-    const std::lock_guard<std::mutex> lock(t.mutex);
+    const std::lock_guard<std::mutex> lock(plugins().mutex);
     fs::path so;
     std::string key, text;
     bool loaded = false;
     if (auto e = compile_or_find(given, cached_only, f, so, key, text, loaded)) return done(e);
     if (loaded) return done(std::nullopt);
-    // Its static constructors and descriptor run first in a child: one that
-    // exits, faults or never returns takes the child, not this program.
-    if (!in_lesson_child()) {
-      const LessonChildResult c = run_lesson_file_in_child(f.path, {}, {.compiled = true});
-      if (!c.file.ok) {
-        const bool cached = f.cached;
-        f = c.file;
-        f.cached = cached;
-        if (c.failure_line > 0)  // the Source panel marks the line
-          f.diagnostics.push_back(
-              {f.path, c.failure_line, 0, "error", "it happened after this line"});
-        return done(f.error.empty() ? c.failure : f.error);
-      }
-    }
-    return done(load_plugin(f, so, key));
+    return done(then(f, so, key, text));
   } catch (const std::exception& e) {
     return done(f.path + ": " + e.what());
   }
 }
 
+}  // namespace
+
+LessonFile load_lesson_file(const std::string& given, bool cached_only) {
+  return load_then(given, cached_only,
+                   [](LessonFile& f, const fs::path& so, const std::string& key,
+                      const std::string&) -> std::optional<std::string> {
+                     // Its static constructors and descriptor run first in a child: one that
+                     // exits, faults or never returns takes the child, not this program.
+                     if (!in_lesson_child()) {
+                       const LessonChildResult c =
+                           run_lesson_file_in_child(f.path, {}, {.compiled = true});
+                       if (!c.file.ok) {
+                         const bool cached = f.cached;
+                         f = c.file;
+                         f.cached = cached;
+                         if (c.failure_line > 0)  // the Source panel marks the line
+                           f.diagnostics.push_back(
+                               {f.path, c.failure_line, 0, "error", "it happened after this line"});
+                         return f.error.empty() ? c.failure : f.error;
+                       }
+                     }
+                     return load_plugin(f, so, key);
+                   });
+}
+
 LessonFile load_lesson_file_as(const std::string& given, const LessonSpec& spec) {
-  const auto start = std::chrono::steady_clock::now();
-  LessonFile f;
-  f.path = given;
-  auto done = [&](std::optional<std::string> error) {
-    f.ok = !error;
-    if (error) f.error = *error;
-    f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return f;
-  };
-  try {
-    PluginTable& t = plugins();
-    const std::lock_guard<std::mutex> lock(t.mutex);
-    fs::path so;
-    std::string key, text;
-    bool loaded = false;
-    if (auto e = compile_or_find(given, false, f, so, key, text, loaded)) return done(e);
-    // Loaded already, the same text (the window's lesson on screen): its
-    // runs go to the child all the same; registering again would race the
-    // window's reads of the registry.
-    if (loaded) return done(std::nullopt);
-    const std::string id = lesson_id_for(f.path);
-    RuntimeLessonText lesson{id, f.path, text, narration_for(f.path, spec)};
-    size_t index = 0;
-    if (auto problems = add_runtime_lesson(spec, lesson, &index))
-      return done(f.path + ": the lesson's descriptor does not match its text:\n" + *problems);
-    set_runtime_sim_body(index, nullptr);  // its kernel runs only in the lesson child
-    set_runtime_cuda_ops(index, nullptr);
-    t.by_path[f.path] = {key, id};
-    f.lesson_id = id;
-    return done(std::nullopt);
-  } catch (const std::exception& e) {
-    return done(f.path + ": " + e.what());
-  }
+  // Loaded already, the same text (the window's lesson on screen): taken as it
+  // is (load_then); registering again would race the window's reads of the registry.
+  return load_then(
+      given, false,
+      [&spec](LessonFile& f, const fs::path&, const std::string& key,
+              const std::string& text) -> std::optional<std::string> {
+        const std::string id = lesson_id_for(f.path);
+        RuntimeLessonText lesson{id, f.path, text, narration_for(f.path, spec)};
+        size_t index = 0;
+        if (auto problems = add_runtime_lesson(spec, lesson, &index))
+          return f.path + ": the lesson's descriptor does not match its text:\n" + *problems;
+        set_runtime_sim_body(index, nullptr);  // its kernel runs only in the lesson child
+        set_runtime_cuda_ops(index, nullptr);
+        plugins().by_path[f.path] = {key, id};
+        f.lesson_id = id;
+        return std::nullopt;
+      });
 }
 
 std::string diagnostic_line(const CompilerDiagnostic& d) {
