@@ -12,6 +12,7 @@
 
 #include "analysis/counters.hpp"
 #include "analysis/hazards.hpp"
+#include "analysis/puzzle_rules.hpp"
 #include "analysis/warp_access.hpp"
 #include "engine/backend.hpp"
 #include "engine/catalogue.hpp"
@@ -185,7 +186,10 @@ RunRequest request_at(const std::string& id, const Params& p, ScheduleKind sched
   return req;
 }
 
-// The output rule at one size: nullopt when right.
+}  // namespace
+
+namespace puzzle_rules {
+
 std::optional<RuleResult> output_problem(const LessonSpec& theirs, const RunResult& r,
                                          const std::string& params, ScheduleKind schedule) {
   RuleResult res;
@@ -256,6 +260,12 @@ std::optional<RuleResult> output_problem(const LessonSpec& theirs, const RunResu
                fmt(res.expected);
   return res;
 }
+
+}  // namespace puzzle_rules
+
+namespace {
+
+using puzzle_rules::output_problem;
 
 std::string hazard_reason(const Trace& t, const HazardReport& h, const std::string& at,
                           const char* schedule, RuleResult& res) {
@@ -426,7 +436,8 @@ std::string puzzle_params_text(const Puzzle& puzzle, const Params& p) {
   return out;
 }
 
-PuzzleGrade grade_puzzle(const Puzzle& pz, const std::string& solution_path) {
+PuzzleGrade grade_puzzle(const Puzzle& pz, const std::string& solution_path,
+                         const GradeOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   PuzzleGrade g;
   g.puzzle = pz.id;
@@ -500,6 +511,13 @@ PuzzleGrade grade_puzzle(const Puzzle& pz, const std::string& solution_path) {
     requests.push_back(request_at(f.lesson_id, at, ScheduleKind::Lockstep));
     requests.push_back(request_at(f.lesson_id, doubled(theirs, at), ScheduleKind::Lockstep));
   }
+  // On the GPU too: each hidden size once (the hardware's own schedule).
+  const size_t first_gpu = requests.size();
+  if (options.gpu)
+    for (const Params& size : sizes) {
+      requests.push_back(request_at(f.lesson_id, size, ScheduleKind::Lockstep));
+      requests.back().backend = BackendChoice::Cuda;
+    }
   const LessonChildResult child =
       run_lesson_file_in_child(f.path, requests, {.stop_at_failure = true, .compiled = true});
   auto lockstep = [&](size_t size) -> const RunResult& { return child.runs[kPerSize * size]; };
@@ -532,7 +550,7 @@ PuzzleGrade grade_puzzle(const Puzzle& pz, const std::string& solution_path) {
   // runs (a kernel must be right where its accesses are counted)
   {
     RuleResult& r = rule("output");
-    for (size_t k = 0; k < child.runs.size() && r.status != RuleStatus::Fail; ++k) {
+    for (size_t k = 0; k < first_gpu && r.status != RuleStatus::Fail; ++k) {
       const RunResult& run = child.runs[k];
       if (run.error.rfind("not run", 0) == 0) continue;
       if (auto problem =
@@ -577,7 +595,7 @@ PuzzleGrade grade_puzzle(const Puzzle& pz, const std::string& solution_path) {
                                  r);
       }
     }
-    const bool all_ran = std::all_of(child.runs.begin(), child.runs.end(),
+    const bool all_ran = std::all_of(child.runs.begin(), child.runs.begin() + first_gpu,
                                      [](const RunResult& run) { return run.ok; });
     if (r.status != RuleStatus::Fail && !all_ran) {
       r.status = RuleStatus::NotChecked;
@@ -613,6 +631,14 @@ PuzzleGrade grade_puzzle(const Puzzle& pz, const std::string& solution_path) {
       rule("budget " + b.metric + (b.array.empty() ? "" : " (" + b.array + ")")).reason =
           "not measured until the output is right";
     }
+  }
+
+  if (options.gpu) {
+    std::vector<puzzle_rules::GpuRun> on_gpu;
+    for (size_t i = 0; i < sizes.size(); ++i)
+      on_gpu.push_back(
+          {&child.runs[first_gpu + i], &lockstep(i), puzzle_params_text(pz, sizes[i])});
+    g.rules.push_back(puzzle_rules::gpu_rule(theirs, on_gpu, output_right));
   }
   return finish();
 }

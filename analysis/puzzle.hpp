@@ -103,7 +103,16 @@ struct PuzzleGrade {
   const RuleResult* first_failure() const;
 };
 
-PuzzleGrade grade_puzzle(const Puzzle& puzzle, const std::string& solution_path);
+struct GradeOptions {
+  // Also run each hidden size on the GPU (the rule "gpu": the GPU's output is
+  // right and each thread's accesses are the simulator's). Needs a usable GPU
+  // and a plug-in compiled with nvcc (engine/lesson_file.hpp does where there
+  // is one); the simulator's rules are the same either way.
+  bool gpu = false;
+};
+
+PuzzleGrade grade_puzzle(const Puzzle& puzzle, const std::string& solution_path,
+                         const GradeOptions& options = {});
 
 // A student's progress: "solved" or "attempted" by puzzle id, kept with the
 // user's data (puzzle_progress_path()), never in the working folder. The

@@ -12,6 +12,7 @@
 #include "analysis/puzzle.hpp"
 #include "cli/command.hpp"
 #include "cli/report.hpp"
+#include "engine/backend.hpp"
 #include "engine/lesson_options.hpp"
 
 namespace ts::cli {
@@ -85,12 +86,25 @@ nlohmann::json grade_json(const Puzzle& pz, const PuzzleGrade& g) {
           {"seconds", g.seconds}};
 }
 
-int check(const std::string& puzzle, const std::string& solution, bool json, bool record) {
+int check(const std::string& puzzle, const std::string& solution, const std::string& backend,
+          bool json, bool record) {
   const PuzzleList all = load_puzzles();
   int rc = kExitOk;
   const Puzzle* pz = find_or_say("check", all, puzzle, json, rc);
   if (!pz) return rc;
-  const PuzzleGrade g = grade_puzzle(*pz, solution);
+  // The simulator always grades (its schedules prove the hazards); cuda adds
+  // the GPU's runs, auto where there is a usable GPU.
+  GradeOptions options;
+  if (backend != "sim") {
+    const CudaStatus& gpu = cuda_status();
+    if (backend == "cuda" && !gpu.usable)
+      return failure("check",
+                     "the CUDA backend is not available: " + gpu.reason +
+                         "; grade on the simulator (--backend sim, the default)",
+                     json);
+    options.gpu = gpu.usable;
+  }
+  const PuzzleGrade g = grade_puzzle(*pz, solution, options);
   // The window's Puzzles panel shows it; a grade not recorded is a failure.
   const std::optional<std::string> not_recorded =
       record ? record_puzzle_progress(g, puzzle_progress_path()) : std::nullopt;
@@ -252,7 +266,13 @@ TS_CLI_COMMAND(
                    "Record the progress (solved, attempted) as the window's Puzzles panel does: "
                    "in ~/.local/share/tilescope/puzzles.json ($TILESCOPE_PROGRESS names "
                    "another file)");
-      return [=] { return check(*puzzle, *solution, *json, *record); };
+      auto backend = std::make_shared<std::string>("sim");
+      sub.add_option("--backend", *backend,
+                     "sim: the simulator grades (the default); cuda: the GPU runs every hidden "
+                     "size too, and must give the simulator's output and accesses (rule gpu); "
+                     "auto: cuda where there is a usable GPU")
+          ->check(CLI::IsMember({"sim", "cuda", "auto"}));
+      return [=] { return check(*puzzle, *solution, *backend, *json, *record); };
     });
 
 TS_CLI_COMMAND(

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "analysis/puzzle.hpp"
+#include "engine/backend.hpp"
 #include "engine/plain_cuda.hpp"
 #include "tests/cli_process.hpp"
 #include "tests/lesson_file_fixture.hpp"
@@ -268,6 +269,29 @@ TEST_F(PuzzleCheck, SkeletonIsPlainCudaAndTheHeaderOneStaysAtHand) {
       EXPECT_EQ(h.find("SHFL_DOWN"), std::string::npos) << q.id << ": " << h;
       EXPECT_EQ(h.find("A[row]["), std::string::npos) << q.id << ": " << h;
     }
+}
+
+// `check --backend cuda` where there is no GPU says so and grades nothing
+// (an autograder must not take a simulator grade for a GPU one); `auto`
+// grades on the simulator alone. With a GPU, tests/gpu_puzzles.cpp checks it.
+TEST_F(PuzzleCheck, OnTheGpuWhereThereIsNoneSaysSo) {
+  if (cuda_status().usable) GTEST_SKIP() << "a GPU is here: GpuPuzzles grades on it";
+  const std::string solution = kSolutions + "map.cu";
+  testing::CliRun r = testing::run_cli("check map " + solution + " --backend cuda --json", false);
+  EXPECT_EQ(r.code, 1) << r.out;
+  const auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  EXPECT_EQ(j["ok"], false);
+  EXPECT_NE(j["error"].get<std::string>().find("the CUDA backend is not available: "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(j["error"].get<std::string>().find("--backend sim"), std::string::npos) << r.out;
+  int code = 0;
+  const nlohmann::json g = check("map", solution + " --backend auto", &code);
+  EXPECT_EQ(code, 0) << g.dump(2);
+  EXPECT_EQ(rule(g, "gpu"), nullptr) << g.dump(2);
+  r = testing::run_cli("check map " + solution + " --backend gpu", false);
+  EXPECT_EQ(r.code, 2) << r.out;
 }
 
 #endif  // TS_CLI_PATH
