@@ -5,7 +5,8 @@
 // folder the window keeps its settings in) as a lesson file and runs it;
 // "Check" grades it with the command line's grader (analysis/puzzle.hpp) in
 // the background and lists the rules; a puzzle's file on screen (opened here,
-// with --lesson-file or File > Open) is graded as it opens. Progress lives
+// with --lesson-file or File > Open) is graded as it opens, on the GPU too
+// where the window runs there. Progress lives
 // with the user's data (analysis/puzzle.hpp's puzzle_progress_path()).
 #include <imgui.h>
 
@@ -33,6 +34,12 @@ constexpr const char* kCopiesDir = "my_puzzles";
 
 ImVec4 colour(Rgb c) {
   return ImVec4(c.r / 255.0f, c.g / 255.0f, c.b / 255.0f, 1);
+}
+
+// Where the window runs on the GPU, the grade runs there too (rule "gpu",
+// as `check --backend cuda`); the simulator's rules are graded either way.
+GradeOptions grade_options(const AppState& s) {
+  return {.gpu = s.request.backend != BackendChoice::Sim && cuda_status().usable};
 }
 
 class PuzzlesView final : public View {
@@ -100,7 +107,9 @@ class PuzzlesView final : public View {
     // The file is loaded already (the same text): the grader only runs it.
     const Puzzle copy = list_.puzzles[size_t(selected_)];
     const std::string path = followed_;
-    pending_ = std::async(std::launch::async, [copy, path] { return grade_puzzle(copy, path); });
+    const GradeOptions options = grade_options(s);
+    pending_ = std::async(std::launch::async,
+                          [copy, path, options] { return grade_puzzle(copy, path, options); });
     s.mark_busy();  // a scripted window waits for the grade
   }
 
@@ -239,7 +248,9 @@ class PuzzlesView final : public View {
       }
       const Puzzle copy = p;
       grade_.reset();
-      pending_ = std::async(std::launch::async, [copy, path] { return grade_puzzle(copy, path); });
+      const GradeOptions options = grade_options(s);
+      pending_ = std::async(std::launch::async,
+                            [copy, path, options] { return grade_puzzle(copy, path, options); });
     }
     if (busy || !have_copy) ImGui::EndDisabled();
     for (int i = 0; i < hints_ && i < int(p.hints.size()); ++i)
