@@ -89,6 +89,12 @@ std::string this_program() {
   return ec ? std::string() : exe.string();
 }
 
+std::string seconds_text(double s) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", s);
+  return text;
+}
+
 std::string signal_text(int sig) {
   const char* abbrev = sigabbrev_np(sig);
   const char* what = sigdescr_np(sig);

@@ -53,5 +53,7 @@ std::vector<std::string> current_environment();
 std::string this_program();
 // "SIGSEGV (Segmentation fault)".
 std::string signal_text(int sig);
+// A time limit as the messages say it: "4", "0.5", "60".
+std::string seconds_text(double s);
 
 }  // namespace ts

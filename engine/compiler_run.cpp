@@ -18,12 +18,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string seconds_text(double s) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", s);
-  return text;
-}
-
 // A positive number from the environment, or `fallback`; `problem` says why
 // a value set there is refused.
 double env_number(const char* name, double fallback, double most, std::string& problem) {

@@ -212,12 +212,6 @@ LessonFile file_from_json(const nlohmann::json& j) {
   return f;
 }
 
-std::string seconds_text(double s) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", s);
-  return text;
-}
-
 std::string params_text(const Params& p) {
   std::string s;
   for (const ParamField& f : kParamFields)
