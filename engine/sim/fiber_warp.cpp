@@ -130,17 +130,18 @@ void FiberBlock::release_warp_barrier(int warp) {
   for (int t = first; t < last; ++t) {
     if (!(waiting >> (t - first) & 1u)) continue;
     const uint32_t mask = fibers_[t].warp_mask, group = mask & live;
-    bool complete = (group & waiting) == group;
-    for (int u = first; u < last && complete; ++u)
-      complete = !(group >> (u - first) & 1u) || fibers_[u].warp_mask == mask;
-    if (!complete) continue;
+    uint32_t same = 0;  // the lanes of this meeting that are there
+    for (int u = first; u < last; ++u)
+      if ((group & waiting) >> (u - first) & 1u && fibers_[u].warp_mask == mask)
+        same |= 1u << (u - first);
+    waiting &= ~same;  // judged together
+    if (same != group) continue;
     for (int u = first; u < last; ++u) {
       if (!(group >> (u - first) & 1u)) continue;
       fibers_[u].state = State::Runnable;
       ++runnable_in_warp_[warp];
       --at_warp_barrier_[warp];
     }
-    waiting &= ~group;
   }
 }
 
