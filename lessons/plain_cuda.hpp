@@ -22,6 +22,7 @@
 #include "lessons/access.hpp"
 #include "lessons/atomic_op.hpp"
 #include "lessons/kernel_args.hpp"
+#include "lessons/warp_mask.hpp"
 
 #if !defined(__CUDACC__)
 // What nvcc knows and g++ does not: the qualifiers mean nothing on the host.
@@ -403,58 +404,104 @@ TS_DEVICE T atomicCAS(T* p, const C& compare, const V& v) {
   return atomic_plain(AtomicOp::Cas, p, T(val(v)), T(val(compare)));
 }
 
-// ---- Barriers, shuffles and votes (the mask must name every lane that reaches them) ----
+// ---- Barriers, shuffles and votes, with their masks and widths ----
+// The simulator's and the GPU trace's recorders take the mask and the width
+// (engine/sim/sim_recorder.hpp checks them as CUDA defines them); the GPU's
+// untraced ones (engine/cuda/recorders.cuh, whose text the compiled-code
+// table hashes) know the full warp only, so the intrinsic is called here.
 TS_DEVICE int lane_id() {
   return int((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % 32u);
 }
 template <class Rec>
-TS_DEVICE void syncwarp(Rec& rec, int id, int line, unsigned = 0xffffffffu) {
-  rec.syncwarp(id, line);
+TS_DEVICE void syncwarp(Rec& rec, int id, int line, unsigned mask = 0xffffffffu) {
+  if constexpr (requires { rec.syncwarp_mask(id, line, mask); }) {
+    rec.syncwarp_mask(id, line, mask);
+  } else {
+#if defined(__CUDA_ARCH__)
+    (void)line;
+    if constexpr (requires { rec.barrier_mask.keeps(id); })
+      if (!rec.barrier_mask.keeps(id)) return;  // a barrier the run removes
+    __syncwarp(mask);
+#else
+    (void)mask;
+    rec.syncwarp(id, line);  // what nvcc's host pass sees (never run)
+#endif
+  }
+}
+template <ShflMode M, class Rec, class V>
+TS_DEVICE auto shuffle(Rec& rec, unsigned mask, const V& v, int b, int width, int line) {
+  const value_t<V> x = val(v);
+  if constexpr (requires { rec.shfl_sync(M, mask, x, b, width, line); }) {
+    return rec.shfl_sync(M, mask, x, b, width, line);
+  } else {
+#if defined(__CUDA_ARCH__)
+    (void)line;
+    if constexpr (M == ShflMode::Up)
+      return __shfl_up_sync(mask, x, unsigned(b), width);
+    else if constexpr (M == ShflMode::Down)
+      return __shfl_down_sync(mask, x, unsigned(b), width);
+    else if constexpr (M == ShflMode::Xor)
+      return __shfl_xor_sync(mask, x, b, width);
+    else
+      return __shfl_sync(mask, x, b, width);
+#else
+    // What nvcc's host pass sees (never run): the full warp.
+    (void)mask, (void)width;
+    return rec.shfl_idx(x, shfl_source(M, lane_id(), b, 32), line);
+#endif
+  }
 }
 template <class Rec, class V>
-TS_DEVICE auto shfl_down_sync(Rec& rec, unsigned, const V& v, int delta, int = 32,
+TS_DEVICE auto shfl_down_sync(Rec& rec, unsigned mask, const V& v, int delta, int width = 32,
                               int line = __builtin_LINE()) {
-  return rec.shfl_down(val(v), delta, line);
+  return shuffle<ShflMode::Down>(rec, mask, v, delta, width, line);
 }
 template <class Rec, class V>
-TS_DEVICE auto shfl_up_sync(Rec& rec, unsigned, const V& v, int delta, int = 32,
+TS_DEVICE auto shfl_up_sync(Rec& rec, unsigned mask, const V& v, int delta, int width = 32,
                             int line = __builtin_LINE()) {
-  return rec.shfl_up(val(v), delta, line);
+  return shuffle<ShflMode::Up>(rec, mask, v, delta, width, line);
 }
 template <class Rec, class V>
-TS_DEVICE auto shfl_sync(Rec& rec, unsigned, const V& v, int src, int = 32,
+TS_DEVICE auto shfl_sync(Rec& rec, unsigned mask, const V& v, int src, int width = 32,
                          int line = __builtin_LINE()) {
-  return rec.shfl_idx(val(v), src, line);
+  return shuffle<ShflMode::Idx>(rec, mask, v, src, width, line);
 }
-// Lane l takes lane l ^ lane_mask's value: a shuffle by index.
 template <class Rec, class V>
-TS_DEVICE auto shfl_xor_sync(Rec& rec, unsigned, const V& v, int lane_mask, int = 32,
+TS_DEVICE auto shfl_xor_sync(Rec& rec, unsigned mask, const V& v, int lane_mask, int width = 32,
                              int line = __builtin_LINE()) {
-  return rec.shfl_idx(val(v), lane_id() ^ lane_mask, line);
+  return shuffle<ShflMode::Xor>(rec, mask, v, lane_mask, width, line);
 }
 // A vote touches no memory and is not recorded (as __match_any_sync is not).
-template <class Rec, class P>
-TS_DEVICE unsigned ballot_sync(Rec& rec, unsigned mask, const P& pred,
-                               int line = __builtin_LINE()) {
+template <class Rec>
+TS_DEVICE unsigned vote(Rec& rec, unsigned mask, bool pred, int line, const char* op) {
 #if defined(__CUDA_ARCH__)
-  (void)rec, (void)line;
-  return __ballot_sync(mask, bool(val(pred)));
+  (void)rec, (void)line, (void)op;
+  return __ballot_sync(mask, pred);
 #else
-  (void)mask;
-  // The lanes whose predicate equals mine, and every lane that voted.
-  const bool mine = bool(val(pred));
-  const unsigned same = rec.match_any(int(mine), line);
-  const unsigned all = rec.match_any(0, line);
-  return mine ? same : all & ~same;
+  if constexpr (requires { rec.vote_sync(mask, pred, line, op); }) {
+    return rec.vote_sync(mask, pred, line, op);
+  } else {
+    // What nvcc's host pass sees (never run): the lanes whose predicate equals
+    // mine, and every lane that voted.
+    (void)mask, (void)op;
+    const unsigned same = rec.match_any(int(pred), line);
+    const unsigned all = rec.match_any(0, line);
+    return pred ? same : all & ~same;
+  }
 #endif
 }
 template <class Rec, class P>
+TS_DEVICE unsigned ballot_sync(Rec& rec, unsigned mask, const P& pred,
+                               int line = __builtin_LINE()) {
+  return vote(rec, mask, bool(val(pred)), line, "__ballot_sync");
+}
+template <class Rec, class P>
 TS_DEVICE int any_sync(Rec& rec, unsigned mask, const P& pred, int line = __builtin_LINE()) {
-  return ballot_sync(rec, mask, pred, line) != 0u;
+  return vote(rec, mask, bool(val(pred)), line, "__any_sync") != 0u;
 }
 template <class Rec, class P>
 TS_DEVICE int all_sync(Rec& rec, unsigned mask, const P& pred, int line = __builtin_LINE()) {
-  return ballot_sync(rec, mask, !bool(val(pred)), line) == 0u;
+  return vote(rec, mask, !bool(val(pred)), line, "__all_sync") == 0u;
 }
 
 // min, max and abs on traced elements and mixed types, as CUDA's overloads.

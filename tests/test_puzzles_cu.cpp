@@ -130,6 +130,15 @@ const std::vector<Wrong> kWrongCu = {
     {"shared", "barrier_in_an_if", {{"BARRIER", "  if (t < count) __syncthreads();"}}, "output", "barrier divergence"},
     {"prefix_sum", "barrier_in_an_if", {{"BARRIER2", "    if (t >= d) __syncthreads();"}}, "output", "barrier divergence"},
     {"warp_sum", "shuffle_in_an_if", {{"SHUFFLE", "    if (lane < s) v += __shfl_down_sync(0xffffffff, v, s);"}}, "output", "deadlock"},
+    // Masks and widths as CUDA defines them (issue 32): a lane that reads a
+    // lane outside the mask, a lane outside its own mask, a lane that has
+    // exited, or a width of 16 (lane + 16 is past a lane's segment: each
+    // lane adds its own value, then the sums stay within half warps).
+    {"warp_sum", "half_warp_mask", {{"SHUFFLE", "    v += __shfl_down_sync(0x0000ffff, v, s);"}}, "output", ", which is not in the mask 0x0000ffff: its value is undefined in CUDA"},
+    {"warp_sum", "width_16", {{"SHUFFLE", "    v += __shfl_down_sync(0xffffffff, v, s, 16);"}}, "output", ", expected "},
+    {"warp_sum", "xor_mask_without_lane_31", {{"SHUFFLE", "    v += __shfl_xor_sync(0x7fffffff, v, s);"}}, "output", "lane 15 reads lane 31, which is not in the mask 0x7fffffff"},
+    {"warp_sum", "exits_before_the_shuffles", {{"SHUFFLES", "  if (i >= length) return;\n  for (int s = 16; s > 0; s /= 2)"}}, "output", "which has exited: its value is undefined in CUDA"},
+    {"shared", "syncwarp_of_one_lane", {{"BARRIER", "  __syncwarp(0x1);"}}, "output", "called __syncwarp with mask 0x00000001 at line "},
     {"matmul", "b_read_transposed", {{"LOADB", "    tileB[ty][tx] = b_row < n && col < n ? float(B[col * n + b_row]) : 0.0f;"}}, "output", "wrong output at n=5"},
     {"conv1d", "no_right_halo", {{"HALO", "    const int left = i - radius, right = i;"}}, "output", ", expected "},
 };

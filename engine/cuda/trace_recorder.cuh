@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "engine/cuda/recorders.cuh"
+#include "lessons/warp_mask.hpp"
 #include "model/event.hpp"
 
 namespace ts {
@@ -136,6 +137,35 @@ struct DeviceTraceRec {
     const T got = __shfl_sync(0xffffffffu, value, lane);
     record(EventKind::WarpShuffle, kNoArray, lane & 31, float(got), uint16_t(line), 0, 0);
     return got;
+  }
+  // A plain CUDA file's shuffle (lessons/plain_cuda.hpp): the intrinsic with
+  // the file's mask and width; the element is the source lane as the
+  // simulator records it (lessons/warp_mask.hpp), the caller's own where the
+  // width is not CUDA's (undefined there; the simulator stops the run).
+  template <class T>
+  __device__ __forceinline__ T shfl_sync(ShflMode mode, unsigned mask, T value, int b, int width,
+                                         int line) {
+    T got;
+    if (mode == ShflMode::Up)
+      got = __shfl_up_sync(mask, value, unsigned(b), width);
+    else if (mode == ShflMode::Down)
+      got = __shfl_down_sync(mask, value, unsigned(b), width);
+    else if (mode == ShflMode::Xor)
+      got = __shfl_xor_sync(mask, value, b, width);
+    else
+      got = __shfl_sync(mask, value, b, width);
+    const int lane = int(detail::linear_thread() % 32u);
+    const int src = shfl_width_ok(width) ? shfl_source(mode, lane, b, width) : lane;
+    record(EventKind::WarpShuffle, kNoArray, src, float(got), uint16_t(line), 0, 0);
+    return got;
+  }
+  // __syncwarp(mask): syncwarp's events.
+  __device__ __forceinline__ void syncwarp_mask(int id, int line, unsigned mask) {
+    if (!barrier_mask.keeps(id)) return;
+    record(EventKind::BarrierArrive, kNoArray, 0, 0.0f, uint16_t(line), kFlagWarpScope,
+           uint8_t(id));
+    __syncwarp(mask);
+    record(EventKind::BarrierLeave, kNoArray, 0, 0.0f, uint16_t(line), kFlagWarpScope, uint8_t(id));
   }
   // A vote touches no memory: not recorded, as the simulator does not record it.
   template <class T>

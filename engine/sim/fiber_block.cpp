@@ -218,6 +218,8 @@ void FiberBlock::trampoline() {
   const int t = self->current_;
   try {
     self->entry_(self->user_, t);
+  } catch (const KernelError& e) {
+    if (self->error_.empty()) self->error_ = e.what();
   } catch (const std::exception& e) {
     if (self->error_.empty()) self->error_ = std::string("simulated thread failed: ") + e.what();
   } catch (...) {
@@ -423,76 +425,14 @@ void FiberBlock::barrier_wait() {
   switch_to_scheduler(false);  // resumed by the scheduler only after the release
 }
 
-void FiberBlock::warp_barrier_wait() {
-  Fiber& f = fibers_[current_];
-  f.state = State::AtWarpBarrier;
-  ++at_warp_barrier_[current_ / kWarpSize];
-  --runnable_in_warp_[current_ / kWarpSize];
-  switch_to_scheduler(false);  // resumed after the warp's release (end of a step_warp)
-}
-
-uint64_t FiberBlock::warp_exchange(uint64_t bits, int src_lane) {
-  const int self = current_;
-  exchange_[self] = bits;
-  warp_barrier_wait();
-  const int src = self / kWarpSize * kWarpSize + src_lane;
-  return src_lane >= 0 && src_lane < kWarpSize && src < threads_ ? exchange_[src] : bits;
-}
-
-uint32_t FiberBlock::warp_match_any(uint64_t bits) {
-  const int self = current_;
-  exchange_[self] = bits;
-  warp_barrier_wait();
-  // Read in the warp step that released the warp: every lane that met here is
-  // still live (each ends its step right after this read, before it can exit).
-  const int first = self / kWarpSize * kWarpSize, last = std::min(first + kWarpSize, threads_);
-  uint32_t peers = 0;
-  for (int t = first; t < last; ++t)
-    if (fibers_[t].state != State::Exited && exchange_[t] == bits) peers |= 1u << (t - first);
-  return peers;
-}
-
-void FiberBlock::warp_converge() {
-  Fiber& f = fibers_[current_];
-  f.state = State::Converging;
-  ++converging_[current_ / kWarpSize];
-  --runnable_in_warp_[current_ / kWarpSize];
-  switch_to_scheduler(false);  // resumed once no lane of the warp can run (end of a step_warp)
-}
-
-void FiberBlock::release_converging(int warp) {
-  const int first = warp * kWarpSize, last = std::min(first + kWarpSize, threads_);
-  for (int t = first; t < last; ++t) {
-    if (fibers_[t].state != State::Converging) continue;
-    fibers_[t].state = State::Runnable;
-    ++runnable_in_warp_[warp];
-  }
-  converging_[warp] = 0;
-}
-
-void FiberBlock::release_warp_barrier(int warp) {
-  const int first = warp * kWarpSize, last = std::min(first + kWarpSize, threads_);
-  for (int t = first; t < last; ++t) {
-    if (fibers_[t].state != State::AtWarpBarrier) continue;
-    fibers_[t].state = State::Runnable;
-    ++runnable_in_warp_[warp];
-  }
-  at_warp_barrier_[warp] = 0;
-}
-
 void FiberBlock::step_warp(int warp) {
   ++clock_;
   const int first = warp * kWarpSize, last = std::min(first + kWarpSize, threads_);
   for (int t = first; t < last && error_.empty(); ++t)
     if (fibers_[t].state == State::Runnable) resume(t);
-  // The warp barrier opens when every live lane is there (lanes at a block
-  // barrier are live: a __syncwarp they skip is the kernel's bug, a deadlock).
-  if (at_warp_barrier_[warp] > 0) {
-    int live = 0;
-    for (int t = first; t < last; ++t)
-      live += fibers_[t].state != State::Exited;
-    if (at_warp_barrier_[warp] == live) release_warp_barrier(warp);
-  }
+  // A warp meeting opens when every live lane of its mask is there (lanes at a
+  // block barrier are live: a __syncwarp they skip is the kernel's bug, a deadlock).
+  if (at_warp_barrier_[warp] > 0) release_warp_barrier(warp);
   // Lanes at a removed barrier go on once no lane of the warp can run.
   if (converging_[warp] > 0 && runnable_in_warp_[warp] == 0) release_converging(warp);
   if (step_limit_ && thread_steps_ > step_limit_ && error_.empty()) error_ = step_limit_error();
@@ -743,11 +683,17 @@ std::string FiberBlock::run_block(const Dim3& grid, const Dim3& block, const Dim
           std::find(lines.begin(), lines.end(), f.line) != lines.end())
         continue;
       lines.push_back(f.line);
-      result += (lines.size() == 1 ? "; " : ", ") + who(t) + " waits at " +
-                (f.state == State::AtBarrier ? "the __syncthreads() on line "
-                                             : "the warp barrier on line ") +
-                std::to_string(f.line);
+      result +=
+          (lines.size() == 1 ? "; " : ", ") + who(t) + " waits at " +
+          (f.state == State::AtBarrier ? "the __syncthreads() on line " + std::to_string(f.line)
+                                       : warp_wait_text(t));
     }
+    // A mask's meeting that cannot open: for whom it waits.
+    for (int t = 0; t < threads_; ++t)
+      if (fibers_[size_t(t)].state == State::AtWarpBarrier && fibers_[size_t(t)].warp_op) {
+        result += warp_wait_reason(t);
+        break;
+      }
     break;
   }
   tl_active = outer;

@@ -23,6 +23,15 @@
 // them can publish again, whatever the schedule. A match (__match_any_sync)
 // is the same meeting: each lane then reads every live lane's value.
 //
+// Masks (a plain CUDA file's __shfl_*_sync, __ballot_sync, __syncwarp(mask);
+// engine/sim/fiber_warp.cpp): the lanes of a mask meet apart from the rest of
+// the warp, and the meeting opens once every lane of the mask that has not
+// exited waits there with the same mask (CUDA's rule). A lane outside its own
+// mask, or a shuffle that reads a lane outside the mask or one that has
+// exited, is undefined in CUDA: the run ends with a KernelError naming the
+// lanes and the line. Lanes of a mask that wait with another mask, or at a
+// __syncthreads(), never meet: the run ends as a deadlock that says so.
+//
 // Reconvergence: a lane that takes no branch of an `if` reaches its next
 // access sooner than the lanes that run it. On the GPU the compiler makes the
 // warp reconverge after the branch (BSSY / BSYNC), so the idle lanes wait for
@@ -52,6 +61,7 @@
 #include <csignal>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -71,6 +81,12 @@
 #endif
 
 namespace ts::sim {
+
+// What a simulated thread throws for a misuse CUDA leaves undefined (a lane
+// outside its own shuffle mask): the run stops with the message as its error.
+struct KernelError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 class FiberBlock {
  public:
@@ -122,6 +138,16 @@ class FiberBlock {
   // the warp, returns the lanes of this warp that published the same bits
   // (this lane's bit always set; lanes that exited before it take no part).
   uint32_t warp_match_any(uint64_t bits);
+  // The same meetings with a mask, for a plain CUDA file's intrinsic `op`
+  // (the rules in the file comment; a misuse throws KernelError):
+  // a shuffle that reads lane `src_lane` of this warp,
+  uint64_t warp_shuffle(uint64_t bits, int src_lane, uint32_t mask, const char* op);
+  // a vote: the mask's lanes that have not exited and whose predicate holds,
+  uint32_t warp_ballot(bool pred, uint32_t mask, const char* op);
+  // __syncwarp(mask).
+  void warp_sync(uint32_t mask);
+  // Throws KernelError: "thread (x, y, z) of block (x, y, z) " + what.
+  [[noreturn]] void fail(const std::string& what) const;
   // A removed barrier: not a barrier, but the place where the lanes of a warp
   // have reconverged on the GPU (rule in the file comment): waits until no
   // lane of this warp can run without waiting, records nothing, orders nothing.
@@ -192,9 +218,11 @@ class FiberBlock {
 #endif
     char* stack = nullptr;  // usable bytes: stack_bytes_, below a guard page
     State state = State::Exited;
-    int line = 0;           // the last line it reached (at_line)
-    uint32_t arrivals = 0;  // block barriers it has arrived at
-    uint64_t steps = 0;     // resumptions in this block: who spins when the limit is hit
+    int line = 0;                   // the last line it reached (at_line)
+    uint32_t warp_mask = ~0u;       // the mask of the warp meeting it waits at
+    const char* warp_op = nullptr;  // its intrinsic (a plain CUDA file's), or none
+    uint32_t arrivals = 0;          // block barriers it has arrived at
+    uint64_t steps = 0;             // resumptions in this block: who spins when the limit is hit
     ThreadBuiltins builtins;
     void* asan_fake_stack = nullptr;
   };
@@ -217,7 +245,14 @@ class FiberBlock {
   // that has not exited, or by none. Empty, or the message that names two
   // threads that broke it and their lines.
   std::string barrier_divergence() const;
+  // Arrives at a warp meeting of the lanes of `mask` (op: for messages).
+  void wait_at_warp(uint32_t mask, const char* op);
+  // Opens every meeting of `warp` whose mask's live lanes all wait with that mask.
   void release_warp_barrier(int warp);
+  // "waits at the warp barrier on line N" (or the intrinsic and its mask).
+  std::string warp_wait_text(int thread) const;
+  // Why a warp meeting of `thread` cannot open: the lane of its mask it waits for.
+  std::string warp_wait_reason(int thread) const;
   void release_converging(int warp);
 
   size_t stack_bytes_;

@@ -14,6 +14,7 @@
 #include "engine/sim/fiber_block.hpp"
 #include "lessons/access.hpp"
 #include "lessons/atomic_op.hpp"
+#include "lessons/warp_mask.hpp"
 #include "model/barrier_set.hpp"
 #include "model/event.hpp"
 
@@ -194,6 +195,49 @@ class SimRec {
   template <class T>
   T shfl_idx(T value, int src, int line) {
     return shuffle(value, src & (FiberBlock::kWarpSize - 1), line);
+  }
+
+  // A plain CUDA file's __shfl_*_sync(mask, value, b, width)
+  // (lessons/plain_cuda.hpp): the lanes of the mask meet, then each takes the
+  // lane lessons/warp_mask.hpp names (its own outside its segment). One event,
+  // as shuffle's. A misuse CUDA leaves undefined ends the run (fiber_block.hpp).
+  template <class T>
+  T shfl_sync(ShflMode mode, unsigned mask, T value, int b, int width, int line) {
+    fiber_.at_line(line);
+    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= sizeof(uint64_t));
+    if (!shfl_width_ok(width))
+      fiber_.fail("called " + std::string(shfl_name(mode)) + " with width " +
+                  std::to_string(width) + " at line " + std::to_string(line) +
+                  ": CUDA's width is a power of two from 1 to 32");
+    const int src = shfl_source(mode, thread_ % FiberBlock::kWarpSize, b, width);
+    uint64_t bits = 0;
+    std::memcpy(&bits, &value, sizeof(T));
+    bits = fiber_.warp_shuffle(bits, src, mask, shfl_name(mode));
+    T got;
+    std::memcpy(&got, &bits, sizeof(T));
+    record(EventKind::WarpShuffle, kNoArray, src, as_float(got), uint16_t(line), false, 0);
+    fiber_.step();
+    return got;
+  }
+  // __ballot_sync(mask, pred) (op: or __any_sync, __all_sync, for messages):
+  // the lanes of the mask that have not exited and whose predicate holds. A
+  // vote is not recorded (as match_any); it ends the step.
+  unsigned vote_sync(unsigned mask, bool pred, int line, const char* op) {
+    fiber_.at_line(line);
+    const uint32_t votes = fiber_.warp_ballot(pred, mask, op);
+    fiber_.step();
+    return votes;
+  }
+  // __syncwarp(mask): syncwarp's events; waits for the mask's lanes only.
+  void syncwarp_mask(int barrier_id, int line, unsigned mask) {
+    fiber_.at_line(line);
+    if (!sink_.barrier_mask.keeps(barrier_id)) return fiber_.warp_converge();
+    record(EventKind::BarrierArrive, kNoArray, 0, 0.0f, uint16_t(line), false, uint8_t(barrier_id),
+           kFlagWarpScope);
+    fiber_.warp_sync(mask);
+    record(EventKind::BarrierLeave, kNoArray, 0, 0.0f, uint16_t(line), false, uint8_t(barrier_id),
+           kFlagWarpScope);
+    fiber_.step();
   }
 
   // A spin-wait on a flag (lessons/access.hpp: wait_at_least): while the
