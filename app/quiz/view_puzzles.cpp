@@ -64,7 +64,7 @@ class PuzzlesView final : public View {
       return;
     }
     if (!progress_problem_.empty()) text_wrapped_at_spaces(progress_problem_);
-    draw_list();
+    draw_list(s);
     if (selected_ < 0 || selected_ >= int(list_.puzzles.size())) return draw_count();
     draw_puzzle(s, list_.puzzles[size_t(selected_)]);
   }
@@ -130,7 +130,7 @@ class PuzzlesView final : public View {
 
   // The puzzles in a combo (the panel shares its column): the chosen one's
   // title, each with its status; then how many are solved.
-  void draw_list() {
+  void draw_list(AppState& s) {
     auto label_of = [&](const Puzzle& p) {
       const auto it = progress_.find(p.id);
       const std::string status = it == progress_.end() ? "" : "  (" + it->second + ")";
@@ -138,7 +138,11 @@ class PuzzlesView final : public View {
     };
     const std::string current =
         selected_ >= 0 ? label_of(list_.puzzles[size_t(selected_)]) : "Choose a puzzle";
-    ImGui::PushItemWidth(-1);
+    // Beside the title, the toggle that shows and hides the statement (lit while shown).
+    const bool toggle = selected_ >= 0;
+    const ImGuiStyle& st = ImGui::GetStyle();
+    const float toggle_w = ImGui::CalcTextSize("Statement").x + 2 * st.FramePadding.x;
+    ImGui::PushItemWidth(toggle ? -(toggle_w + st.ItemSpacing.x) : -1);
     if (ImGui::BeginCombo("##puzzle", current.c_str(), ImGuiComboFlags_HeightLarge)) {
       for (size_t i = 0; i < list_.puzzles.size(); ++i) {
         const Puzzle& p = list_.puzzles[i];
@@ -151,6 +155,15 @@ class PuzzlesView final : public View {
       ImGui::EndCombo();
     }
     ImGui::PopItemWidth();
+    if (!toggle) return;
+    ImGui::SameLine();
+    const bool lit = statement_open_;
+    if (lit) ImGui::PushStyleColor(ImGuiCol_Button, st.Colors[ImGuiCol_ButtonActive]);
+    if (ImGui::Button("Statement")) statement_open_ = !statement_open_;
+    if (lit) ImGui::PopStyleColor();
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(statement_open_ ? "Hide the statement" : "Show the statement");
+    mark(s, "statement", statement_open_ ? "statement shown" : "statement folded");
   }
   // How far the student is, at the panel's foot (the grade comes first).
   void draw_count() const {
@@ -207,7 +220,7 @@ class PuzzlesView final : public View {
 
   // The news first, in the few lines a short panel shows (1280 x 720 at a
   // projector's text): the grade's verdict and how fresh it is, then the
-  // buttons with the statement's toggle, then why a grade failed and each
+  // buttons, then why a grade failed and each
   // rule as a word (its reason on hover); then the statement, budgets,
   // hints and the rules with their reasons.
   void draw_puzzle(AppState& s, const Puzzle& p) {
@@ -285,8 +298,7 @@ class PuzzlesView final : public View {
   }
 
   // The buttons flow onto a second line where the column is narrow (a
-  // projector's text at 1280 x 720), never past its edge; the last one folds
-  // and unfolds the statement (the title is the list's line above).
+  // projector's text at 1280 x 720), never past its edge.
   void draw_buttons(AppState& s, const Puzzle& p) {
     const ImGuiStyle& st = ImGui::GetStyle();
     auto button_w = [&](const char* l) { return ImGui::CalcTextSize(l).x + 2 * st.FramePadding.x; };
@@ -318,10 +330,6 @@ class PuzzlesView final : public View {
       pending_ = std::async(std::launch::async, [copy, path] { return grade_puzzle(copy, path); });
     }
     if (busy || !have_copy) ImGui::EndDisabled();
-    const char* toggle = statement_open_ ? "Hide statement" : "Statement";
-    same_line_if_fits(button_w(toggle));
-    if (ImGui::Button(toggle)) statement_open_ = !statement_open_;
-    mark(s, "statement", toggle);
   }
 
   static Rgb rule_colour(RuleStatus st) {
