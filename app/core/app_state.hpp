@@ -174,6 +174,10 @@ struct Presentation {
   // user chooses (P, --present) the app leaves it alone.
   bool presenter_auto = false;
   bool presenter_chosen = false;
+  // The puzzle desk (app/shell/layout.cpp: Puzzles in front beside the grid):
+  // the grid zooms to the moment's subject as in presenter mode, since three
+  // panels share the width with it; set by the layout every frame.
+  bool puzzle_desk = false;
   // A projector's text (24 points and up): the window presents by itself where
   // the grid would be too small (app/shell/layout.cpp), and the grid focus
   // zooms to the moment's subject with a compact timeline (app/grid/grid_auto_zoom.hpp).

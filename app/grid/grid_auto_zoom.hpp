@@ -27,12 +27,17 @@
 
 namespace ts::app {
 
+// A hall's view of the grid: presenter mode, and the grid focus or the
+// puzzle desk at a projector's text. Its header leaves the toggles to the
+// keys, and it rings the races' cells by group (app/grid/grid_cells.hpp).
+inline bool hall_view(const Presentation& p) {
+  return p.presenter || ((p.focus_grid || p.puzzle_desk) && p.projector_text());
+}
 // Whether the grid zooms to the moment's subject by itself, and 0 toggles
-// that zoom: presenter mode, and the grid focus at a projector's text (a
-// laptop's focus keeps its whole grid). The same views ring the races' cells
-// by group (app/grid/grid_cells.hpp).
+// that zoom: a hall's view (a laptop's focus keeps its whole grid), and the
+// puzzle desk, whose grid shares the width with three panels.
 inline bool subject_zoom_mode(const Presentation& p) {
-  return p.presenter || (p.focus_grid && p.projector_text());
+  return hall_view(p) || p.puzzle_desk;
 }
 
 // The cell below which presenter mode zooms (20 px, or 0.7 of the text size:

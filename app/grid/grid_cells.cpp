@@ -101,7 +101,7 @@ void add_marks(const AppState& s, const ArrayShape& p, ArrayCells& out) {
   // Rings: a chosen access's write and read; in presenter mode and the grid
   // focus the races' cells too, a ring per group of them (a one-pixel outline
   // is lost on a projector, a ring per cell crowds it).
-  const bool projector = subject_zoom_mode(s.present);
+  const bool projector = hall_view(s.present);
   for (const auto& [owner, marks] : s.marks)
     for (const CellMark& m : marks) {
       if (!on(p, m.buffer, m.block) || !p.cell_of(m.element, &row, &col)) continue;

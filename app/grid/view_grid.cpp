@@ -351,7 +351,7 @@ class GridView final : public View, public GridPane {
     // A slide has no controls; in presenter mode and the grid focus at a
     // projector's text the keys (H, M, +/-) and the menu do their work and the
     // grid keeps the room: the legend's line ends here.
-    if (slide_ || subject_zoom_mode(s.present)) {
+    if (slide_ || hall_view(s.present)) {
       ImGui::NewLine();
       return;
     }

@@ -48,29 +48,31 @@ class PuzzlesView final : public View {
   Slot slot() const override { return Slot::Right; }
   int order() const override { return 90; }
 
+  // Every frame, in front or not: a puzzle's file opened while another tab
+  // is in front is graded all the same, and brings this panel forward.
   void update(AppState& s) override {
     if (pending_.valid()) {
       s.mark_busy();
       if (pending_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
         record(pending_.get());
     }
-  }
-
-  void draw(AppState& s) override {
-    update(s);  // a grade in flight keeps a scripted window waiting, whichever of the two runs
     if (!loaded_) {
       list_ = load_puzzles();
       progress_ = read_puzzle_progress(puzzle_progress_path(), &progress_problem_);
       loaded_ = true;
     }
+    follow_the_lesson(s);
+  }
+
+  void draw(AppState& s) override {
+    update(s);  // a grade in flight keeps a scripted window waiting, whichever of the two runs
     if (list_.puzzles.empty()) {
       text_wrapped_at_spaces(list_.problems.empty() ? "No puzzles found." : list_.problems[0]);
       return;
     }
     if (!progress_problem_.empty()) text_wrapped_at_spaces(progress_problem_);
-    follow_the_lesson(s);
-    draw_list();
-    if (selected_ < 0 || selected_ >= int(list_.puzzles.size())) return;
+    draw_list(s);
+    if (selected_ < 0 || selected_ >= int(list_.puzzles.size())) return draw_count();
     draw_puzzle(s, list_.puzzles[size_t(selected_)]);
   }
 
@@ -101,6 +103,11 @@ class PuzzlesView final : public View {
           followed_id_ = id;
         }
       if (followed_id_.empty()) return;
+      // A puzzle is solved with its grade, source and verdict beside the grid
+      // (app/shell/layout.cpp's puzzle desk): this panel in front, and the
+      // presenter mode the app chose for the lesson before it leaves.
+      if (s.present.presenter_auto) s.present.presenter = s.present.presenter_auto = false;
+      if (!s.present.presenter) s.select_tab = name();
     }
     if (pending_.valid() || selected_ < 0) return;  // a grade in flight: this one next frame
     graded_reloads_ = s.lesson_watch.reloads;
@@ -132,7 +139,7 @@ class PuzzlesView final : public View {
 
   // The puzzles in a combo (the panel shares its column): the chosen one's
   // title, each with its status; then how many are solved.
-  void draw_list() {
+  void draw_list(AppState& s) {
     auto label_of = [&](const Puzzle& p) {
       const auto it = progress_.find(p.id);
       const std::string status = it == progress_.end() ? "" : "  (" + it->second + ")";
@@ -140,7 +147,11 @@ class PuzzlesView final : public View {
     };
     const std::string current =
         selected_ >= 0 ? label_of(list_.puzzles[size_t(selected_)]) : "Choose a puzzle";
-    ImGui::PushItemWidth(-1);
+    // Beside the title, the toggle that shows and hides the statement (lit while shown).
+    const bool toggle = selected_ >= 0;
+    const ImGuiStyle& st = ImGui::GetStyle();
+    const float toggle_w = ImGui::CalcTextSize("Statement").x + 2 * st.FramePadding.x;
+    ImGui::PushItemWidth(toggle ? -(toggle_w + st.ItemSpacing.x) : -1);
     if (ImGui::BeginCombo("##puzzle", current.c_str(), ImGuiComboFlags_HeightLarge)) {
       for (size_t i = 0; i < list_.puzzles.size(); ++i) {
         const Puzzle& p = list_.puzzles[i];
@@ -153,6 +164,18 @@ class PuzzlesView final : public View {
       ImGui::EndCombo();
     }
     ImGui::PopItemWidth();
+    if (!toggle) return;
+    ImGui::SameLine();
+    const bool lit = statement_open_;
+    if (lit) ImGui::PushStyleColor(ImGuiCol_Button, st.Colors[ImGuiCol_ButtonActive]);
+    if (ImGui::Button("Statement")) statement_open_ = !statement_open_;
+    if (lit) ImGui::PopStyleColor();
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(statement_open_ ? "Hide the statement" : "Show the statement");
+    mark(s, "statement", statement_open_ ? "statement shown" : "statement folded");
+  }
+  // How far the student is, at the panel's foot (the grade comes first).
+  void draw_count() const {
     int solved = 0, attempted = 0;
     for (const auto& [id, st] : progress_)
       (st == "solved" ? solved : attempted) += 1;
@@ -198,29 +221,94 @@ class PuzzlesView final : public View {
                                     " (edit it, then Open again or Check)");
   }
 
+  // What the window's map reports of the last item (app/shell/scripted.cpp).
+  static void mark(AppState& s, const char* kind, const std::string& text) {
+    const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+    s.plot_marks.push_back({"puzzles", kind, text, a.x, a.y, b.x - a.x, b.y - a.y, 0});
+  }
+
+  // The news first, in the few lines a short panel shows (1280 x 720 at a
+  // projector's text): the grade's verdict and how fresh it is, then the
+  // buttons, then why a grade failed and each
+  // rule as a word (its reason on hover); then the statement, budgets,
+  // hints and the rules with their reasons.
   void draw_puzzle(AppState& s, const Puzzle& p) {
-    // The news first: the grade's verdict and its first failure, then the
-    // buttons, then the statement, budgets and the hints asked for.
-    if (grade_ && grade_->puzzle == p.id) {
-      const RuleResult* f = grade_->first_failure();
-      ImGui::PushStyleColor(ImGuiCol_Text,
-                            colour(grade_->passed ? okabe_ito::kGreen : okabe_ito::kVermillion));
-      text_wrapped_at_spaces(grade_->passed ? "Solved: every rule passes."
-                                            : "Not yet: " + f->rule + ": " + f->reason);
-      ImGui::PopStyleColor();
-      // How fresh it is: a grade of a text that has since been saved again is stale.
-      const bool stale = followed_id_ == p.id && s.lesson_watch.reloads != graded_reloads_;
-      const int ago =
-          int(std::chrono::duration<double>(std::chrono::steady_clock::now() - graded_at_).count());
-      ImGui::TextDisabled("%s", stale ? "Stale: the file changed since; grading again"
-                                : pending_.valid()
-                                    ? "Grading again..."
-                                    : ("Graded " + std::to_string(ago) + " s ago").c_str());
+    const bool graded = grade_ && grade_->puzzle == p.id;
+    if (graded) {
+      draw_headline(s, p);
     } else if (pending_.valid()) {
       ImGui::TextDisabled("Grading...");
+      mark(s, "graded", "Grading...");
     }
-    // The buttons flow onto a second line where the column is narrow (a
-    // projector's text at 1280 x 720), never past its edge.
+    draw_buttons(s, p);
+    if (graded && !grade_->passed) draw_failure();
+    if (statement_open_) {
+      ImGui::Separator();
+      text_wrapped_at_spaces(p.statement);
+      for (const PuzzleBudget& b : p.budgets) {
+        char max[16];
+        std::snprintf(max, sizeof max, "%g", b.max);
+        text_wrapped_at_spaces("Budget: " + b.metric + (b.array.empty() ? "" : " of " + b.array) +
+                               " at most " + max + " at " + puzzle_params_text(p, b.at));
+      }
+    }
+    for (int i = 0; i < hints_ && i < int(p.hints.size()); ++i)
+      text_wrapped_at_spaces("Hint " + std::to_string(i + 1) + ": " + p.hints[size_t(i)]);
+    if (graded) {
+      ImGui::Separator();
+      for (const RuleResult& r : grade_->rules) {
+        ImGui::TextColored(colour(rule_colour(r.status)), "%s",
+                           r.status == RuleStatus::Pass   ? "pass"
+                           : r.status == RuleStatus::Fail ? "FAIL"
+                                                          : "  - ");
+        ImGui::SameLine();
+        text_wrapped_at_spaces(r.rule + ": " + r.reason);
+      }
+    }
+    draw_count();
+  }
+
+  // "Solved: every rule passes." or "Not yet: <rule>", and how fresh it is on
+  // the same line where it fits (a grade of a text saved again since is stale).
+  void draw_headline(AppState& s, const Puzzle& p) {
+    const RuleResult* f = grade_->first_failure();
+    const std::string verdict =
+        grade_->passed ? "Solved: every rule passes." : "Not yet: " + f->rule;
+    ImGui::TextColored(colour(grade_->passed ? okabe_ito::kGreen : okabe_ito::kVermillion), "%s",
+                       verdict.c_str());
+    mark(s, "grade", verdict);
+    const bool stale = followed_id_ == p.id && s.lesson_watch.reloads != graded_reloads_;
+    const int ago =
+        int(std::chrono::duration<double>(std::chrono::steady_clock::now() - graded_at_).count());
+    const std::string fresh = stale              ? "stale: the file changed; grading again"
+                              : pending_.valid() ? "grading again..."
+                                                 : "graded " + std::to_string(ago) + " s ago";
+    same_line_if_fits(ImGui::CalcTextSize(fresh.c_str()).x);
+    ImGui::TextDisabled("%s", fresh.c_str());
+    mark(s, "graded", fresh);
+  }
+
+  // Why a grade failed, then the rules in a line that flows: "pass compiles  FAIL output ...".
+  void draw_failure() const {
+    ImGui::PushStyleColor(ImGuiCol_Text, colour(okabe_ito::kVermillion));
+    text_wrapped_at_spaces(grade_->first_failure()->reason);
+    ImGui::PopStyleColor();
+    bool first = true;
+    for (const RuleResult& r : grade_->rules) {
+      const std::string word = std::string(r.status == RuleStatus::Pass   ? "pass "
+                                           : r.status == RuleStatus::Fail ? "FAIL "
+                                                                          : "- ") +
+                               r.rule;
+      if (!first) same_line_if_fits(ImGui::CalcTextSize(word.c_str()).x);
+      first = false;
+      ImGui::TextColored(colour(rule_colour(r.status)), "%s", word.c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.reason.c_str());
+    }
+  }
+
+  // The buttons flow onto a second line where the column is narrow (a
+  // projector's text at 1280 x 720), never past its edge.
+  void draw_buttons(AppState& s, const Puzzle& p) {
     const ImGuiStyle& st = ImGui::GetStyle();
     auto button_w = [&](const char* l) { return ImGui::CalcTextSize(l).x + 2 * st.FramePadding.x; };
     bool first = true;
@@ -253,29 +341,12 @@ class PuzzlesView final : public View {
                             [copy, path, options] { return grade_puzzle(copy, path, options); });
     }
     if (busy || !have_copy) ImGui::EndDisabled();
-    for (int i = 0; i < hints_ && i < int(p.hints.size()); ++i)
-      text_wrapped_at_spaces("Hint " + std::to_string(i + 1) + ": " + p.hints[size_t(i)]);
-    ImGui::Separator();
-    text_wrapped_at_spaces(p.statement);
-    for (const PuzzleBudget& b : p.budgets) {
-      char max[16];
-      std::snprintf(max, sizeof max, "%g", b.max);
-      text_wrapped_at_spaces("Budget: " + b.metric + (b.array.empty() ? "" : " of " + b.array) +
-                             " at most " + max + " at " + puzzle_params_text(p, b.at));
-    }
-    if (!grade_ || grade_->puzzle != p.id) return;
-    ImGui::Separator();
-    for (const RuleResult& r : grade_->rules) {
-      const Rgb c = r.status == RuleStatus::Pass   ? okabe_ito::kGreen
-                    : r.status == RuleStatus::Fail ? okabe_ito::kVermillion
-                                                   : Rgb{128, 128, 128};
-      ImGui::TextColored(colour(c), "%s",
-                         r.status == RuleStatus::Pass   ? "pass"
-                         : r.status == RuleStatus::Fail ? "FAIL"
-                                                        : "  - ");
-      ImGui::SameLine();
-      text_wrapped_at_spaces(r.rule + ": " + r.reason);
-    }
+  }
+
+  static Rgb rule_colour(RuleStatus st) {
+    return st == RuleStatus::Pass   ? okabe_ito::kGreen
+           : st == RuleStatus::Fail ? okabe_ito::kVermillion
+                                    : Rgb{128, 128, 128};
   }
 
   bool loaded_ = false;
@@ -284,6 +355,7 @@ class PuzzlesView final : public View {
   std::string progress_problem_;  // why the progress file could not be read or written
   int selected_ = -1;
   int hints_ = 0;
+  bool statement_open_ = true;
   std::string followed_;     // the source file of the lesson on screen
   std::string followed_id_;  // its puzzle, when it is a puzzle's file
   std::future<PuzzleGrade> pending_;

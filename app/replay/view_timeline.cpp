@@ -141,11 +141,12 @@ class TimelineView final : public View {
                "the previous warp instruction, all its lanes (Left): what the Banks view\n"
                "and the grid's coalescing colours show"))
       go(warp_step(false));
-    // The grid focus at a projector's text keeps the timeline to the
-    // transport (one row: a single event is Shift+Left / Shift+Right), where
-    // we are and the lanes: the speed, the order and the legend are in the
-    // panels' view (G), the keys still work.
-    const bool compact = s.present.focus_grid && s.present.projector_text();
+    // The grid focus (and the puzzle desk) at a projector's text keeps the
+    // timeline to the transport (one row: a single event is Shift+Left /
+    // Shift+Right), where we are and the lanes: the speed, the order and the
+    // legend are in the panels' view (G), the keys still work.
+    const bool compact =
+        (s.present.focus_grid || s.present.puzzle_desk) && s.present.projector_text();
     if (!compact && button(sym ? "\u25C1##ev" : "<##ev", "one event back (Shift+Left)"))
       go(pos ? pos - 1 : 0);
     const char* play = s.replay_ui.playing ? (sym ? "\u275A\u275A pause" : "pause")

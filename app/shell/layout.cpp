@@ -69,7 +69,12 @@ struct SlotLayout::Frame {
   bool presenter = false, focus = false, wide_center = false, caption_right = false;
   bool races_front = false;  // Races or Banks in front: the right column's upper pane grows
   bool right_full = false;   // Puzzles in front: the right column runs past the timeline
-  SlotRect centre;           // less the caption strip where it sits there
+  // The puzzle desk (Puzzles in front): where three columns leave the grid too
+  // little width, the lesson column gives way and the verdict joins the right
+  // column, between the puzzle and its source (verdict_h high).
+  bool verdict_right = false;
+  float verdict_h = 0;
+  SlotRect centre;  // less the caption strip where it sits there
 
   SlotRect rect(Slot slot) const;
   bool hides(Slot slot) const;  // not drawn this frame (focus, presenter, a wide centre)
@@ -113,7 +118,10 @@ void SlotLayout::choose_grid_focus(AppState& s, const std::vector<std::unique_pt
   for (const auto& v : views)
     if (s.select_tab == v->name() && v->slot() != Slot::Center && v->slot() != Slot::Bottom)
       s.present.focus_auto = false;
-  if (f.presenter || !s.present.focus_auto || f.wide_center ||
+  // The puzzle desk keeps its panels: the grade and the source beside the grid.
+  const bool desk = front_[int(Slot::Right)] == "Puzzles";
+  if (desk && s.present.focus_auto && !f.presenter) s.present.focus_grid = false;
+  if (f.presenter || !s.present.focus_auto || f.wide_center || desk ||
       front_[int(Slot::Center)] != "Grid") {
     focus_measuring_ = false;
     return;
@@ -217,8 +225,10 @@ SlotLayout::Frame SlotLayout::measure(AppState& s, const std::vector<std::unique
     if (v->preferred_height() > 0) f.B = std::min(f.B, std::ceil(v->preferred_height() + chrome));
     f.B = std::min(std::max(f.B, std::ceil(v->min_height() + chrome)), std::round(H * 0.5f));
     // The grid focus at a projector's text is for the grid: its timeline (the
-    // transport, where we are, the lanes) no more than 30 % of the window.
-    if (s.present.focus_grid && s.present.projector_text())
+    // transport, where we are, the lanes) no more than 30 % of the window; so
+    // is the puzzle desk's, whose grid shares the width with the panels.
+    if ((s.present.focus_grid || front_[int(Slot::Right)] == "Puzzles") &&
+        s.present.projector_text())
       f.B = std::min(f.B, std::round(H * 0.3f));
   }
   // A wide view in front of the centre (Performance) takes the right column's place too.
@@ -228,9 +238,17 @@ SlotLayout::Frame SlotLayout::measure(AppState& s, const std::vector<std::unique
   f.focus = s.present.focus_grid || f.presenter;
   f.L = f.focus ? 0 : Lp, f.R = f.focus ? 0 : Rp;
   // The Puzzles panel holds a statement, hints, buttons and a grade: in front,
-  // its column takes at least 45 % of the width (a third of 1280 px at a
-  // projector's text left it a word per line).
-  if (!f.focus && front_[int(Slot::Right)] == "Puzzles") f.R = std::max(f.R, std::round(W * 0.45f));
+  // its column takes 32 characters' width, up to 45 % of the window (a third
+  // of 1280 px at a projector's text left it a word per line).
+  const bool desk = !f.focus && front_[int(Slot::Right)] == "Puzzles";
+  if (desk) f.R = std::max(f.R, std::round(std::min(W * 0.45f, ImGui::GetFontSize() * 32)));
+  // A puzzle is solved with the grid, the source, the verdict and the grade in
+  // view together: where the lesson column would leave the grid under 40 % of
+  // the width (1600 x 900 at text 22, 1280 x 720), it gives way (its title is
+  // the Puzzles panel's) and the verdict moves to the right column.
+  f.verdict_right = desk && !f.wide_center && W - f.L - f.R < 0.4f * W;
+  if (f.verdict_right) f.L = 0;
+  s.present.puzzle_desk = desk && !f.wide_center;  // the grid zooms to the moment there
   // The left column: the lesson gets the height its controls need (none
   // half-hidden), the verdict the rest. When both need less than the room above
   // the timeline, the timeline runs under them, across the whole width.
@@ -251,8 +269,7 @@ SlotLayout::Frame SlotLayout::measure(AppState& s, const std::vector<std::unique
   // The race list needs height, and its marks need the grid beside it: the
   // right column's upper pane grows while Races is in front (and Banks: its
   // lane x bank diagram needs the height as well; Puzzles: a statement, hints and a grade).
-  f.races_front = front_[int(Slot::Right)] == "Races" || front_[int(Slot::Right)] == "Banks" ||
-                  front_[int(Slot::Right)] == "Puzzles";
+  f.races_front = front_[int(Slot::Right)] == "Races" || front_[int(Slot::Right)] == "Banks";
   const float right_frac = f.races_front ? lay.right_top_races : lay.right_top;
   f.left_split = std::round(std::clamp(std::max(f.HL * lay.left_top, lesson_need), f.HL * 0.2f,
                                        std::max(f.HL * 0.2f, f.HL - verdict_need)));
@@ -261,12 +278,28 @@ SlotLayout::Frame SlotLayout::measure(AppState& s, const std::vector<std::unique
   // of a 1280 x 720 window has no room to spare for it.
   f.caption_right = strip_wanted(s) && !f.focus && !f.wide_center && f.R > 0;
   f.right_split = std::round((H - f.B) * right_frac);
-  // Puzzles: a statement, hints, buttons and a grade; the source pane under it keeps a strip.
-  // Puzzles: a statement, hints, buttons and a grade: its column runs to the
-  // window's foot, past the timeline (which a student writing a kernel needs
-  // less), the source pane under it keeping a strip.
-  f.right_full = front_[int(Slot::Right)] == "Puzzles" && f.R > 0 && !f.wide_center;
-  if (f.right_full) f.right_split = std::round(H * 0.85f);
+  // Puzzles: the grade, buttons and statement over the source (and the
+  // verdict where it moved there); the column runs to the window's foot, past
+  // the timeline, which spans the grid alone. The panel's share is the right
+  // column's upper share (a splitter), within what the panes below need: the
+  // verdict its lines, the source a title and four lines of code.
+  f.right_full = desk && f.R > 0 && !f.wide_center;
+  if (f.right_full) {
+    const float line = ImGui::GetTextLineHeightWithSpacing();
+    if (f.verdict_right) {
+      f.verdict_h = verdict_need;
+      for (const auto& v : views)
+        if (v->slot() == Slot::LeftLower && front_[int(Slot::LeftLower)] == v->name() &&
+            v->preferred_height() > 0)
+          f.verdict_h = std::min(verdict_need, std::ceil(v->preferred_height() + chrome));
+    }
+    // The panel itself at least 43 % of the height (its grade, the buttons,
+    // the statement's toggle at a projector's text).
+    const float source_need = chrome + 5 * line;
+    const float least = std::max(chrome + 4 * line, std::round(H * 0.43f));
+    f.right_split = std::round(
+        std::clamp(H * lay.right_top, least, std::max(least, H - f.verdict_h - source_need)));
+  }
   if (f.caption_right)
     f.right_split =
         std::round(std::clamp(strip_height_for_width(s, f.R, H - f.B, (H - f.B) * 0.8f),
@@ -281,13 +314,15 @@ SlotRect SlotLayout::Frame::rect(Slot slot) const {
     case Slot::Left:
       return {0, top, L, left_split};
     case Slot::LeftLower:
+      if (verdict_right) return {W - R, top + right_split, R, verdict_h};
       return {0, top + left_split, L, HL - left_split};
     case Slot::Center:
       return centre;
     case Slot::Right:
       return {W - R, top, R, right_split};
     case Slot::RightLower:
-      return {W - R, top + right_split, R, (right_full ? H : H - B) - right_split};
+      return {W - R, top + right_split + verdict_h, R,
+              (right_full ? H : H - B) - right_split - verdict_h};
     case Slot::Bottom:
       return {BX, top + H - B, W - BX - (right_full ? R : 0), B};
   }
@@ -300,7 +335,7 @@ bool SlotLayout::Frame::hides(Slot slot) const {
   return (wide_center &&
           (slot == Slot::Right || slot == Slot::RightLower || slot == Slot::Bottom)) ||
          (focus && side) || (presenter && slot == Slot::Bottom) ||
-         (caption_right && slot == Slot::Right);
+         (verdict_right && slot == Slot::Left) || (caption_right && slot == Slot::Right);
 }
 
 // The views [first, last) of one slot: a tab bar, or in presenter mode's centre
@@ -351,8 +386,10 @@ void SlotLayout::draw_splitters(Layout& lay, const Frame& f) {
   const float t = std::max(4.0f, std::round(ImGui::GetFontSize() * 0.3f));
   const Layout def;
   const float top = f.top, W = f.W, H = f.H, B = f.B, L = f.L, R = f.R, HL = f.HL, BX = f.BX;
-  // Grid focus has no side columns: only the bottom border (L is 0 there).
-  if (!f.focus)
+  // Grid focus has no side columns: only the bottom border (L is 0 there);
+  // the puzzle desk may have no left column.
+  const float right_h = f.right_full ? H : H - B;
+  if (!f.focus && L > 0)
     splitter(
         "##split_left", ImVec2(L - t / 2, top), ImVec2(t, HL), true,
         [&](ImVec2 m) {
@@ -361,26 +398,28 @@ void SlotLayout::draw_splitters(Layout& lay, const Frame& f) {
         [&] { lay.left = def.left; });
   if (!f.wide_center && !f.focus)
     splitter(
-        "##split_right", ImVec2(W - R - t / 2, top), ImVec2(t, H - B), true,
+        "##split_right", ImVec2(W - R - t / 2, top), ImVec2(t, right_h), true,
         [&](ImVec2 m) {
           lay.right = std::clamp((W - m.x) / W, kMinSide, std::min(kMaxSide, 0.8f - lay.left));
         },
         [&] { lay.right = def.right; });
   if (!f.wide_center && !f.presenter)
     splitter(
-        "##split_bottom", ImVec2(BX, top + H - B - t / 2), ImVec2(W - BX, t), false,
+        "##split_bottom", ImVec2(BX, top + H - B - t / 2),
+        ImVec2(W - BX - (f.right_full ? R : 0), t), false,
         [&](ImVec2 m) { lay.bottom = std::clamp((top + H - m.y) / H, 0.12f, 0.5f); },
         [&] { lay.bottom = def.bottom; });
   if (f.focus) return;
-  splitter(
-      "##split_left_top", ImVec2(0, top + f.left_split - t / 2), ImVec2(L, t), false,
-      [&](ImVec2 m) { lay.left_top = std::clamp((m.y - top) / HL, 0.2f, 0.9f); },
-      [&] { lay.left_top = def.left_top; });
+  if (L > 0)
+    splitter(
+        "##split_left_top", ImVec2(0, top + f.left_split - t / 2), ImVec2(L, t), false,
+        [&](ImVec2 m) { lay.left_top = std::clamp((m.y - top) / HL, 0.2f, 0.9f); },
+        [&] { lay.left_top = def.left_top; });
   float& right_frac = f.races_front ? lay.right_top_races : lay.right_top;
   if (!f.wide_center)
     splitter(
         "##split_right_top", ImVec2(W - R, top + f.right_split - t / 2), ImVec2(R, t), false,
-        [&](ImVec2 m) { right_frac = std::clamp((m.y - top) / (H - B), 0.15f, 0.9f); },
+        [&](ImVec2 m) { right_frac = std::clamp((m.y - top) / right_h, 0.15f, 0.9f); },
         [&] { right_frac = f.races_front ? def.right_top_races : def.right_top; });
 }
 

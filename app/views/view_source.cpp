@@ -96,8 +96,16 @@ class SourceView final : public View {
                    p.y + ImGui::GetTextLineHeightWithSpacing() * float(rows.size()) -
                        ImGui::GetStyle().ItemSpacing.y),
             okabe_ito::kSkyBlue.abgr(90));
+        s.plot_marks.push_back({"source", "current", lines_[size_t(i)], p.x, p.y,
+                                ImGui::GetContentRegionAvail().x,
+                                ImGui::GetTextLineHeight() * float(rows.size()), 0});
         if (line != scrolled_to_) {
-          ImGui::SetScrollHereY(0.4f);
+          // Its top 40 % down the pane, higher where a line wrapped onto rows
+          // would run past a short pane's foot.
+          const float rows_h = ImGui::GetTextLineHeightWithSpacing() * float(rows.size());
+          ImGui::SetScrollFromPosY(
+              p.y - ImGui::GetWindowPos().y,
+              std::clamp(1.0f - rows_h / ImGui::GetWindowHeight(), 0.0f, 0.4f));
           scrolled_to_ = line;
         }
       }

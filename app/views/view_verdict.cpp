@@ -15,6 +15,9 @@ class VerdictView final : public View {
   const char* name() const override { return "Verdict"; }
   Slot slot() const override { return Slot::LeftLower; }
   int order() const override { return 0; }
+  // The verdict's lines without the wrong cells' list (which scrolls): the
+  // puzzle desk (app/shell/layout.cpp) gives it no more.
+  float preferred_height() const override { return lines_h_; }
 
   void update(AppState& s) override {
     if (gen_ == s.result.generation) return;
@@ -42,13 +45,19 @@ class VerdictView final : public View {
     const Trace& t = s.trace();
     ImFont* big = static_cast<ImFont*>(s.present.big_font);
     if (big) ImGui::PushFont(big);
+    const float y0 = ImGui::GetCursorPosY();
+    const char* word = !v.checked ? "not checked" : v.correct ? "Correct" : "Wrong output";
     if (!v.checked)
-      ImGui::TextDisabled("not checked");
+      ImGui::TextDisabled("%s", word);
     else if (v.correct)
-      ImGui::TextColored(ImVec4(0.0f, 0.62f, 0.45f, 1), "Correct");
+      ImGui::TextColored(ImVec4(0.0f, 0.62f, 0.45f, 1), "%s", word);
     else
-      ImGui::TextColored(ImVec4(0.84f, 0.37f, 0.0f, 1), "Wrong output");
+      ImGui::TextColored(ImVec4(0.84f, 0.37f, 0.0f, 1), "%s", word);
     if (big) ImGui::PopFont();
+    {  // for the window's map (app/shell/scripted.cpp)
+      const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+      s.plot_marks.push_back({"verdict", "verdict", word, a.x, a.y, b.x - a.x, b.y - a.y, 0});
+    }
     ImGui::PushTextWrapPos(0);
     if (v.checked) text_wrapped_at_spaces(v.summary());
     const LessonInfo* var = find_lesson(t.config.lesson_id);
@@ -72,6 +81,7 @@ class VerdictView final : public View {
     for (size_t i = 0; i < std::min<size_t>(s.result.faults.size(), 5); ++i)
       ImGui::TextColored(ImVec4(0.84f, 0.37f, 0.0f, 1), "%s", s.result.faults[i].c_str());
     ImGui::PopTextWrapPos();
+    lines_h_ = ImGui::GetCursorPosY() - y0;
     if (!v.wrong_cells.empty()) {
       const BufferData* out = t.output();
       const std::string name = out ? array_name(t.config.arrays, out->slot) : "out";
@@ -110,6 +120,7 @@ class VerdictView final : public View {
 
  private:
   uint64_t gen_ = ~0ull;
+  float lines_h_ = 0;
 };
 
 TS_REGISTER_VIEW(VerdictView);

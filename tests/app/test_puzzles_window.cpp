@@ -10,7 +10,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
+#include "tests/app/screen_boxes.hpp"
 #include "tests/app/window_shot.hpp"
 #include "tests/lesson_file_fixture.hpp"
 #include "tests/temp_files.hpp"
@@ -85,6 +87,91 @@ TEST_F(PuzzlesWindow, OpenedCudaSolutionIsGraded) {
   s = take_shot("puzzles_cu_solved", "--lesson-file " + (dir / "my_shared.cu") + args);
   ASSERT_EQ(s.rc, 0) << s.log;
   EXPECT_EQ(progress(), nlohmann::json({{"shared", "solved"}})) << s.log;
+}
+
+// Issue 32, item 5: "at 1600 x 900 a 1D puzzle opens with the grid alone: no
+// source, verdict or grade". A puzzle's file opened as it is (no --tab) at
+// 1600 x 900 (text 18 and 22) and 1280 x 720 (text 28), a 1D puzzle and a 2D
+// one: the grid with cells to read, the grade and how fresh it is, the
+// verdict and the source's current line, each drawn inside its own pane.
+TEST_F(PuzzlesWindow, PuzzleSourceVerdictAndGradeFitTogether) {
+  using nlohmann::json;
+  const auto mark = [](const json& j, const std::string& plot, const std::string& kind) {
+    for (const json& m : j["plot_marks"])
+      if (m["plot"] == plot && m["kind"] == kind) return m;
+    return json();
+  };
+  struct Case {
+    std::string id, size, font;
+    bool solution;
+  };
+  const std::vector<Case> cases = {
+      {"prefix_sum", "1600x900", "", true},   {"prefix_sum", "1600x900", "22", true},
+      {"prefix_sum", "1280x720", "28", true}, {"matmul", "1600x900", "", true},
+      {"matmul", "1600x900", "22", true},     {"matmul", "1280x720", "28", true},
+      {"prefix_sum", "1280x720", "28", false}};
+  for (const Case& c : cases) {
+    const std::string name = "desk_" + c.id + "_" + c.size + "_f" +
+                             (c.font.empty() ? "18" : c.font) + (c.solution ? "" : "_skeleton");
+    const std::string text =
+        c.solution
+            ? test::read_all(std::string(TS_SOURCE_DIR) + "/tests/puzzle_solutions/" + c.id + ".cu")
+            : test::read_all(std::string(TS_SOURCE_DIR) + "/assets/puzzles/" +
+                             (c.id == "prefix_sum" ? "12_prefix_sum" : "14_matmul") +
+                             "/skeleton.cu");
+    const std::string file = dir / ("my_" + c.id + ".cu");
+    test::write_text(file, text);
+    // Partway through the run, so that the source has a current line.
+    const Shot s = take_shot(name, "--lesson-file " + file + " --size " + c.size +
+                                       (c.font.empty() ? "" : " --font-size " + c.font) +
+                                       " --backend sim --position 300");
+    ASSERT_EQ(s.rc, 0) << name << ": " << s.log;
+    const json& j = s.cells;
+    const double font = j["layout"]["font"].get<double>();
+    EXPECT_FALSE(j["layout"]["presenter"].get<bool>()) << name << ": the panels were hidden";
+    // The grid: the larger part of the window's width, its cells big enough for values.
+    const Box grid = box(j["grid_rect"]);
+    EXPECT_GE(grid.w, 0.4 * s.w) << name;
+    EXPECT_GE(grid.h, 0.25 * s.h) << name;
+    EXPECT_TRUE(j["layout"]["values_readable"].get<bool>()) << name;
+    for (const json& a : j["arrays"])
+      EXPECT_GE(a["cell_w"].get<double>(), 18.0) << name << ": " << a["buffer"];
+    // Each pane with room for its text, and its news drawn inside it.
+    const auto expect_in = [&](const char* slot, const std::string& plot, const std::string& kind,
+                               double min_h) {
+      const Box pane = box(j["slots"][slot]);
+      EXPECT_GE(pane.w, 0.2 * s.w) << name << ": " << slot;
+      EXPECT_GE(pane.h, min_h) << name << ": " << slot;
+      const json m = mark(j, plot, kind);
+      if (m.is_null()) {
+        ADD_FAILURE() << name << ": no " << plot << " " << kind << " drawn";
+        return m;
+      }
+      EXPECT_TRUE(inside(box(m), pane)) << name << ": " << plot << " " << kind << " " << m
+                                        << " outside its pane " << j["slots"][slot];
+      EXPECT_GE(m["h"].get<double>(), 0.8 * font) << name << ": " << m;
+      return m;
+    };
+    const json grade = expect_in("right", "puzzles", "grade", 4 * font);
+    expect_in("right", "puzzles", "graded", 4 * font);
+    expect_in("right", "puzzles", "statement", 4 * font);
+    const json verdict = expect_in("left_lower", "verdict", "verdict", 3 * font);
+    if (c.solution) {
+      EXPECT_EQ(grade["label"], "Solved: every rule passes.") << name;
+      EXPECT_EQ(verdict["label"], "Correct") << name;
+      expect_in("right_lower", "source", "current", 5 * font);
+    } else {
+      EXPECT_EQ(grade["label"].get<std::string>().rfind("Not yet", 0), 0u) << name << grade;
+      EXPECT_EQ(verdict["label"], "Wrong output") << name;
+    }
+    // The panes apart.
+    for (const char* a : {"center", "right", "right_lower", "left_lower"})
+      for (const char* b : {"center", "right", "right_lower", "left_lower"}) {
+        if (std::string(a) >= b) continue;
+        EXPECT_FALSE(intersects(box(j["slots"][a]), box(j["slots"][b])))
+            << name << ": " << a << " over " << b;
+      }
+  }
 }
 
 }  // namespace
