@@ -22,6 +22,9 @@
 namespace ts {
 namespace {
 
+// The kernels the GPU runs too (tests/gpu_lesson_files.cpp): one file each.
+const std::string kWarpDir = std::string(TS_SOURCE_DIR) + "/tests/plain_cuda/warp/";
+
 struct PlainCudaWarp : ::testing::Test {
   static inline test::TempDir* dir = nullptr;
   static void SetUpTestSuite() {
@@ -57,27 +60,7 @@ struct PlainCudaWarp : ::testing::Test {
 // Each lane shuffles its own number. Rows of `out` (32 lanes each): width 16
 // down 4, up 4, from lane 17, xor 20; then a full-warp xor reduction and a
 // width-16 down reduction of lane + 1.
-const char* kWidths = R"(/* tilescope:
-   kernel widths
-   params n=1
-   grid 1
-   block 32
-   array out out 6 * 32
-*/
-__global__ void widths(float* out) {
-  const int lane = threadIdx.x;
-  const float mine = float(lane);
-  out[0 * 32 + lane] = __shfl_down_sync(0xffffffff, mine, 4, 16);
-  out[1 * 32 + lane] = __shfl_up_sync(0xffffffff, mine, 4, 16);
-  out[2 * 32 + lane] = __shfl_sync(0xffffffff, mine, 17, 16);
-  out[3 * 32 + lane] = __shfl_xor_sync(0xffffffff, mine, 20, 16);
-  float all = mine + 1.0f, half = mine + 1.0f;
-  for (int s = 16; s > 0; s /= 2) all += __shfl_xor_sync(0xffffffff, all, s);
-  for (int s = 8; s > 0; s /= 2) half += __shfl_down_sync(0xffffffff, half, s, 16);
-  out[4 * 32 + lane] = all;
-  out[5 * 32 + lane] = half;
-}
-)";
+const std::string kWidths = test::read_all(kWarpDir + "widths.cu");
 
 TEST_F(PlainCudaWarp, WidthSixteenShufflesStayInTheirHalfWarp) {
   const RunResult r = run_on_sim(load("widths.cu", kWidths));
@@ -177,25 +160,7 @@ TEST_F(PlainCudaWarp, PartialMaskMisuseIsNamedWithLanesAndLine) {
 // The lanes of a mask meet apart: the first half shuffles within itself
 // (width 16) while the second half already waits at the full-warp shuffle.
 // Votes count their mask's lanes only.
-const char* kHalves = R"(/* tilescope:
-   kernel halves
-   params n=1
-   grid 1
-   block 48
-   array out out 4 * 48
-*/
-__global__ void halves(float* out) {
-  const int t = threadIdx.x, lane = t % 32;
-  float v = float(lane);
-  if (lane < 16) v += __shfl_down_sync(0x0000ffff, v, 8, 16);
-  if (t < 32) v += __shfl_down_sync(0xffffffff, v, 16);
-  const unsigned half = lane < 16 ? 0x0000ffffu : 0xffff0000u;
-  out[t] = v;
-  out[48 + t] = float(__ballot_sync(half, lane % 3 == 0));
-  out[96 + t] = float(__any_sync(half, lane == 5));
-  out[144 + t] = float(__all_sync(half, lane < 16));
-}
-)";
+const std::string kHalves = test::read_all(kWarpDir + "halves.cu");
 
 TEST_F(PlainCudaWarp, MasksMeetApartAndVotesCountTheirLanes) {
   const RunResult r = run_on_sim(load("halves.cu", kHalves));
