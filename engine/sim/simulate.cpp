@@ -93,6 +93,11 @@ void run_launch(const LaunchGeometry& geo, const KernelArgs& args, const SimOpti
                                     opt.schedule, &thread_entry, &ctx);
       }
   out.steps = fiber.clock();
+  // Here, on the thread whose thread-local arrays the kernel used.
+  if (opt.find_untraced_shared)
+    out.untraced_shared = untraced_shared(reinterpret_cast<const void*>(fn), sink.shared_seen,
+                                          dynamic_shared.empty() ? nullptr : dynamic_shared.data(),
+                                          geo.dynamic_shared_bytes);
   out.events = std::move(sink.events);
   out.events_dropped = sink.events_dropped;
   out.fault_count = sink.fault_count;
