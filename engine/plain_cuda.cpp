@@ -483,6 +483,15 @@ class Rewriter {
     const size_t star = j++;
     while (is(j, "const") || is(j, "__restrict__") || is(j, "__restrict"))
       ++j;
+    if (ident(j) && (is(j + 1, ";") || is(j + 1, ","))) {  // given its value later: a raw pointer
+      fail(i, "pointer '" + std::string(str(j)) +
+                  "' is declared without its value, so it is a plain pointer the trace does not "
+                  "see: declare it where you know what it points at, `" +
+                  compact(i, star) + " " + std::string(str(j)) +
+                  " = &cache[i];` (a traced pointer, which `" + std::string(str(j)) +
+                  " = ...` may then move)");
+      return true;
+    }
     if (!ident(j) || !is(j + 1, "=") || j + 2 >= t_.size() || is(j + 2, "{")) return false;
     std::string type;
     for (size_t k = i; k < star; ++k)

@@ -246,6 +246,9 @@ TEST_F(RefusedCu, EscapesFromTheTraceAreRefusedAtTheirLine) {
       {"map", "  out[i] = a[i] + 10.0f;",
        "  const float4* a4 = reinterpret_cast<const float4*>(a);\n  out[i] = a[i] + 10.0f;",
        ":14: a cast to a pointer type in map_kernel(), `reinterpret_cast<const float4*>`"},
+      {"shared", load, "  float* p;\n  p = cache;\n  if (t < count) p[t] = a[start + t];",
+       ":17: pointer 'p' is declared without its value, so it is a plain pointer the trace does "
+       "not see: declare it where you know what it points at, `float* p = &cache[i];`"},
       {"shared", "__global__ void", "__shared__ float raw[64];\n__global__ void",
        ":11: `__shared__ raw` at file scope is memory TileScope does not trace (puzzle shared's "
        "memory is its arrays): declare the __shared__ array inside the kernel"},

@@ -162,16 +162,30 @@ bool any_set(const char* p, uint64_t bytes) {
 }
 
 // This thread's TLS block of the module holding `code` (nullptr: the thread
-// never touched the module's thread-local data).
+// never touched the module's thread-local data). The program itself too,
+// which dlopen cannot name.
 const char* tls_block(const void* code) {
   Dl_info info{};
-  if (!dladdr(code, &info) || !info.dli_fname) return nullptr;
-  void* handle = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-  if (!handle) return nullptr;
-  void* block = nullptr;
-  if (dlinfo(handle, RTLD_DI_TLS_DATA, &block) != 0) block = nullptr;
-  dlclose(handle);
-  return static_cast<const char*>(block);
+  if (!dladdr(code, &info)) return nullptr;
+  struct Find {
+    const void* base;
+    const char* block = nullptr;
+  } find{info.dli_fbase};
+  dl_iterate_phdr(
+      [](dl_phdr_info* i, size_t, void* data) {
+        auto* f = static_cast<Find*>(data);
+        for (int k = 0; k < i->dlpi_phnum; ++k) {
+          const ElfW(Phdr)& ph = i->dlpi_phdr[k];
+          if (ph.p_type == PT_LOAD && ph.p_offset == 0 &&
+              reinterpret_cast<const void*>(i->dlpi_addr + ph.p_vaddr) == f->base) {
+            f->block = static_cast<const char*>(i->dlpi_tls_data);
+            return 1;
+          }
+        }
+        return 0;
+      },
+      &find);
+  return find.block;
 }
 
 }  // namespace
