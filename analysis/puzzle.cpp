@@ -709,7 +709,7 @@ PuzzleGrade grade_puzzle(const Puzzle& pz, const std::string& solution_path) {
                  : shared ? "no racing pair among " + std::to_string(shared) +
                                 " shared accesses, in lockstep, under warp skew and in a random "
                                 "schedule"
-                          : "no shared memory: nothing can race";
+                          : "no shared access in the trace: nothing in it can race";
     }
   }
 
