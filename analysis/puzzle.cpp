@@ -258,8 +258,10 @@ std::optional<RuleResult> output_problem(const LessonSpec& theirs, const RunResu
   return res;
 }
 
-// The line of `name`'s `__shared__` declaration in the solution (0: not found).
-int shared_decl_line(const std::string& path, const std::string& name) {
+// The line of `name`'s `__shared__` declaration in the solution (0: not
+// found); `declared` false where only a later line names it (a macro for
+// __shared__, a header's array).
+int shared_decl_line(const std::string& path, const std::string& name, bool& declared) {
   std::string text;
   if (read_text(path, text)) return 0;
   auto word_at = [&](const std::string& line, size_t at) {
@@ -278,8 +280,10 @@ int shared_decl_line(const std::string& path, const std::string& name) {
         continue;
       for (size_t at = line.find(name); at != std::string::npos; at = line.find(name, at + 1))
         if (word_at(line, at) &&
-            (qualified || line.find_first_not_of(' ', at + name.size()) == line.find('[', at)))
+            (qualified || line.find_first_not_of(' ', at + name.size()) == line.find('[', at))) {
+          declared = qualified;
           return n;
+        }
     }
   }
   return 0;
@@ -294,11 +298,14 @@ void untraced_shared_reason(const std::vector<sim::UntracedShared>& all, const s
   const sim::UntracedShared& u = written != all.end() ? *written : all.front();
   const bool cu = is_plain_cuda_path(path);
   const bool dynamic = u.function.empty() && u.name == "dynamic shared memory";
-  res.line = dynamic ? 0 : shared_decl_line(path, u.name);
+  bool declared = false;
+  res.line = dynamic ? 0 : shared_decl_line(path, u.name, declared);
   std::string what =
       dynamic ? "the launch's dynamic shared memory (" + std::to_string(u.bytes) + " bytes)"
               : "`" + u.name + "` (" + std::to_string(u.bytes) + " bytes of __shared__" +
-                    (res.line ? ", declared at line " + std::to_string(res.line) : "") +
+                    (res.line ? (declared ? ", declared at line " : ", first named at line ") +
+                                    std::to_string(res.line)
+                              : "") +
                     (u.function.empty() ? ", at file scope" : "") + ")";
   std::string advice;
   if (!u.written)

@@ -132,7 +132,7 @@ const std::vector<Wrong> kWrongCu = {
     {"matmul", "b_read_transposed", {{"LOADB", "    tileB[ty][tx] = b_row < n && col < n ? float(B[col * n + b_row]) : 0.0f;"}}, "output", "wrong output at n=5"},
     {"conv1d", "no_right_halo", {{"HALO", "    const int left = i - radius, right = i;"}}, "output", ", expected "},
     // A __shared__ array a macro hides from the rewrite: used, never traced (issue 32).
-    {"shared", "shared_array_behind_a_macro", {{"LOAD", "#define BLOCK_SHARED __shared__\n  BLOCK_SHARED float raw[64];"}, {"BARRIER", "  if (t < count) raw[t] = a[start + t];\n  __syncthreads();"}, {"STORE", "  if (t < count) out[start + t] = raw[count - 1 - t];"}}, "traced", "`raw` (256 bytes of __shared__, declared at line ", {"LOAD"}, true},
+    {"shared", "shared_array_behind_a_macro", {{"LOAD", "#define BLOCK_SHARED __shared__\n  BLOCK_SHARED float raw[64];"}, {"BARRIER", "  if (t < count) raw[t] = a[start + t];\n  __syncthreads();"}, {"STORE", "  if (t < count) out[start + t] = raw[count - 1 - t];"}}, "traced", "`raw` (256 bytes of __shared__, first named at line ", {"LOAD"}, true},
 };
 // clang-format on
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -69,6 +70,11 @@ void run_launch(const LaunchGeometry& geo, const KernelArgs& args, const SimOpti
   // block like the static shared arrays.
   std::vector<std::max_align_t> dynamic_shared(
       (geo.dynamic_shared_bytes + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t));
+  // Every byte: a max_align_t's value-initialisation may leave its padding
+  // (beside the long double) as the heap had it.
+  if (!dynamic_shared.empty())
+    std::memset(static_cast<void*>(dynamic_shared.data()), 0,
+                dynamic_shared.size() * sizeof(std::max_align_t));
   LaunchContext ctx{&sink, &args, fn};
   FiberBlock fiber;
   fiber.set_step_limit(opt.max_steps);
