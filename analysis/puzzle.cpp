@@ -310,7 +310,7 @@ void untraced_shared_reason(const std::vector<sim::UntracedShared>& all, const s
   std::string advice;
   if (!u.written)
     advice =
-        "declared but never used (no traced access reached it, and it holds nothing after "
+        "is declared but never used (no traced access reached it, and it holds nothing after "
         "the run): remove it";
   else if (cu)
     advice = std::string(
