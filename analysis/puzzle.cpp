@@ -2,6 +2,7 @@
 #include "analysis/puzzle.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -266,6 +267,100 @@ std::optional<RuleResult> output_problem(const LessonSpec& theirs, const RunResu
 namespace {
 
 using puzzle_rules::output_problem;
+// The line of `name`'s `__shared__` declaration in the solution (0: not
+// found); `declared` false where only a later line names it (a macro for
+// __shared__, a header's array).
+int shared_decl_line(const std::string& path, const std::string& name, bool& declared) {
+  std::string text;
+  if (read_text(path, text)) return 0;
+  auto word_at = [&](const std::string& line, size_t at) {
+    auto id = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    return (at == 0 || !id(line[at - 1])) &&
+           (at + name.size() >= line.size() || !id(line[at + name.size()]));
+  };
+  // The line that says __shared__ and names it; else (a macro for __shared__)
+  // the first `name[`.
+  for (const bool qualified : {true, false}) {
+    std::istringstream in(text);
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+      if (qualified && line.find("__shared__") == std::string::npos &&
+          line.find("TS_EXTERN_SHARED") == std::string::npos)
+        continue;
+      for (size_t at = line.find(name); at != std::string::npos; at = line.find(name, at + 1))
+        if (word_at(line, at) &&
+            (qualified || line.find_first_not_of(' ', at + name.size()) == line.find('[', at))) {
+          declared = qualified;
+          return n;
+        }
+    }
+  }
+  return 0;
+}
+
+// The traced rule's failure for shared memory no traced access reached.
+void untraced_shared_reason(const std::vector<sim::UntracedShared>& all, const std::string& path,
+                            const std::string& at, RuleResult& res) {
+  // One written around the trace first: a used array before an unused one.
+  const auto written =
+      std::find_if(all.begin(), all.end(), [](const sim::UntracedShared& a) { return a.written; });
+  const sim::UntracedShared& u = written != all.end() ? *written : all.front();
+  const bool cu = is_plain_cuda_path(path);
+  const bool dynamic = u.function.empty() && u.name == "dynamic shared memory";
+  bool declared = false;
+  res.line = dynamic ? 0 : shared_decl_line(path, u.name, declared);
+  std::string what =
+      dynamic ? "the launch's dynamic shared memory (" + std::to_string(u.bytes) + " bytes)"
+              : "`" + u.name + "` (" + std::to_string(u.bytes) + " bytes of __shared__" +
+                    (res.line ? (declared ? ", declared at line " : ", first named at line ") +
+                                    std::to_string(res.line)
+                              : "") +
+                    (u.function.empty() ? ", at file scope" : "") + ")";
+  std::string advice;
+  if (!u.written)
+    advice =
+        "is declared but never used (no traced access reached it, and it holds nothing after "
+        "the run): remove it";
+  else if (cu)
+    advice = std::string(
+                 "is declared but none of its accesses are in the trace: TileScope cannot "
+                 "check what it cannot see (its races, barriers and bank conflicts); ") +
+             (u.function.empty()
+                  ? "declare it inside the kernel"
+                  : "declare it in the kernel or in a __device__ function at file scope") +
+             " and index it directly (`" + (dynamic ? "s" : u.name) +
+             "[i]`), never through a cast pointer";
+  else
+    advice =
+        "is declared but none of its accesses are in the trace: TileScope cannot check what it "
+        "cannot see (its races, barriers and bank conflicts); declare it as the skeleton "
+        "does, `__shared__ float " +
+        u.name +
+        "_mem[...];` with a SharedArray or SharedTile over it and the puzzle's slot, "
+        "and use only that";
+  res.status = RuleStatus::Fail;
+  res.at = at;
+  res.reason = what + " " + advice;
+  if (all.size() > 1)
+    res.reason += " (and " + std::to_string(all.size() - 1) + " more shared array" +
+                  (all.size() > 2 ? "s" : "") + " like it)";
+}
+
+// The first element of an input that no traced load read, at a size where
+// the output is right: the output depends on every input element, so it
+// was read around the trace (a lesson header's KernelArgs pointers).
+std::optional<std::string> unread_input(const Trace& t) {
+  if (t.events_dropped) return std::nullopt;  // the trace is not whole
+  const Counters c = count_accesses(t);
+  for (const BufferData& b : t.buffers) {
+    if (b.is_output || b.values.empty()) continue;
+    const ElementCounts* loads = c.loads_of(b.slot);
+    for (size_t i = 0; i < b.values.size(); ++i)
+      if (!loads || i >= loads->count.size() || loads->count[i] == 0)
+        return cell_name(t, b.slot, uint32_t(i));
+  }
+  return std::nullopt;
+}
 
 std::string hazard_reason(const Trace& t, const HazardReport& h, const std::string& at,
                           const char* schedule, RuleResult& res) {
@@ -457,7 +552,7 @@ PuzzleGrade grade_puzzle(const Puzzle& pz, const std::string& solution_path,
   };
   // The rules after a failure that stops the grading: not checked.
   auto not_checked = [&](const char* why, bool setup_too) {
-    for (const char* n : {"setup", "output", "hazards"})
+    for (const char* n : {"setup", "output", "traced", "hazards"})
       if (setup_too || std::string_view(n) != "setup") rule(n).reason = why;
     for (const PuzzleBudget& b : pz.budgets)
       rule("budget " + b.metric + (b.array.empty() ? "" : " (" + b.array + ")")).reason = why;
@@ -569,6 +664,38 @@ PuzzleGrade grade_puzzle(const Puzzle& pz, const std::string& solution_path,
     }
   }
 
+  // traced: no shared memory used around the trace, no input read around it
+  {
+    RuleResult& r = rule("traced");
+    for (size_t k = 0; k < child.runs.size() && r.status != RuleStatus::Fail; ++k)
+      if (child.runs[k].ok && !child.runs[k].untraced_shared.empty())
+        untraced_shared_reason(child.runs[k].untraced_shared, solution_path,
+                               puzzle_params_text(pz, params_of(k)), r);
+    const bool right = g.rules[2].status == RuleStatus::Pass;
+    for (size_t i = 0; right && i < sizes.size() && r.status != RuleStatus::Fail; ++i)
+      if (lockstep(i).ok)
+        if (auto cell = unread_input(lockstep(i).trace)) {
+          r.status = RuleStatus::Fail;
+          r.at = puzzle_params_text(pz, sizes[i]);
+          r.reason = "at " + r.at + " the output is right, but no traced load ever read " + *cell +
+                     ", which it depends on: it was read some way TileScope cannot see " +
+                     (is_plain_cuda_path(solution_path)
+                          ? std::string("(a cast pointer): read it through its parameter")
+                          : std::string("(KernelArgs' pointers, args.data or args.ptr): read it "
+                                        "through its GlobalArray, as the skeleton does"));
+        }
+    const bool any_ran = std::any_of(child.runs.begin(), child.runs.end(),
+                                     [](const RunResult& run) { return run.ok; });
+    if (r.status != RuleStatus::Fail && !any_ran) {
+      r.status = RuleStatus::NotChecked;
+      r.reason = "no run finished";
+    } else if (r.status != RuleStatus::Fail) {
+      r.status = RuleStatus::Pass;
+      r.reason = "every shared array the kernel declares is used through the trace" +
+                 std::string(right ? ", and every input element is read through it" : "");
+    }
+  }
+
   // hazards: each size in every schedule
   {
     RuleResult& r = rule("hazards");
@@ -606,7 +733,7 @@ PuzzleGrade grade_puzzle(const Puzzle& pz, const std::string& solution_path,
                  : shared ? "no racing pair among " + std::to_string(shared) +
                                 " shared accesses, in lockstep, under warp skew and in a random "
                                 "schedule"
-                          : "no shared memory: nothing can race";
+                          : "no shared access in the trace: nothing in it can race";
     }
   }
 

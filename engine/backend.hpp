@@ -9,6 +9,7 @@
 
 #include "engine/catalogue.hpp"
 #include "engine/reference.hpp"
+#include "engine/sim/static_shared.hpp"
 #include "model/trace.hpp"
 
 namespace ts {
@@ -64,6 +65,9 @@ struct RunResult {
   Verdict verdict;           // output against the CPU reference
   std::vector<std::string> faults;  // simulator: out-of-range accesses, with element and thread
   double kernel_ms = 0;             // GPU: the traced or untraced launch, from CUDA events
+  // Simulator, lesson files: shared memory the kernel has that no traced
+  // access reached (engine/sim/static_shared.hpp).
+  std::vector<sim::UntracedShared> untraced_shared;
 };
 
 // This machine's physical memory in bytes: what the simulator records into.

@@ -64,6 +64,13 @@ class Rewriter {
       out += (out.empty() ? "" : " ") + std::string(str(i));
     return out;
   }
+  // The same, spaced as written by hand: "const float4*".
+  std::string compact(size_t first, size_t last) const {
+    std::string out;
+    for (size_t i = first; i <= last && i < t_.size(); ++i)
+      out += (i > first && ident(i) && ident(i - 1) ? " " : "") + std::string(str(i));
+    return out;
+  }
   void fail(size_t i, const std::string& what) {
     if (!out_.error.empty()) return;
     out_.error = what;
@@ -135,12 +142,26 @@ class Rewriter {
         blank_main(decl, i, open_is_namespace.size());
         continue;
       }
+      if (is(i, "__shared__") || is(i, "__constant__")) {
+        file_variable(i);
+        continue;
+      }
       if (!is(i, "__global__") && !is(i, "__device__")) continue;
       size_t next = 0;
       function_at(decl, i, next);
       if (!out_.error.empty()) return;
       if (next > i) i = next - 1, decl = next;
     }
+  }
+
+  // `__device__ float scratch[256];` at file scope: noted (a puzzle refuses it).
+  void file_variable(size_t qual) {
+    size_t i = qual;
+    while (i < t_.size() && !is(i, ";") && !is(i, "=") && !is(i, "[") && !is(i, "{") && !is(i, "("))
+      ++i;
+    if (i < t_.size() && !is(i, "(") && i > qual + 1 && ident(i - 1))
+      out_.file_variables.push_back(
+          {std::string(str(i - 1)), std::string(str(qual)), t_[qual].line});
   }
 
   // `#include "helpers.cuh"`: the plug-in is compiled elsewhere, so the
@@ -172,7 +193,10 @@ class Rewriter {
     // The name: the identifier before the first "(" (past __launch_bounds__(...)).
     size_t i = qual;
     for (; i < t_.size(); ++i) {
-      if (is(i, ";") || is(i, "=") || is(i, "{") || is(i, "[")) return;  // a variable
+      if (is(i, ";") || is(i, "=") || is(i, "{") || is(i, "[")) {  // a variable
+        file_variable(qual);
+        return;
+      }
       if (is(i, "__host__")) f.host_device = true;
       if (is(i, "(")) {
         if (is(i - 1, "__launch_bounds__") || is(i - 1, "__align__") || is(i - 1, "alignas") ||
@@ -300,6 +324,7 @@ class Rewriter {
     for (size_t i = f.open + 1; i < f.close; ++i) {
       const std::string_view w = str(i);
       const bool member = i > 0 && (is(i - 1, ".") || is(i - 1, "->") || is(i - 1, "::"));
+      if (t_[i].kind != Tok::Preproc && escape(f, i)) return;  // std::memcpy too
       if (t_[i].kind == Tok::Preproc || member) continue;
       if (w == "__shared__") {
         i = shared_decl(f, i, scalars);
@@ -337,6 +362,46 @@ class Rewriter {
       }
       if (t_[i].kind == Tok::Ident && scalars.count(std::string(w))) insert_after(i, "[0]");
     }
+  }
+
+  // What would reach memory around the traced arrays is refused, with what
+  // to write instead: a cast to a pointer type (`(float*)cache`,
+  // `reinterpret_cast<float4*>(&a[i])`) or a raw copy (`memcpy`). Over a
+  // traced array none of them compiles; the message says why and what to write.
+  bool escape(const Found& f, size_t i) {
+    const std::string_view w = str(i);
+    const std::string in = " in " + f.f.name + "()";
+    if (w == "memcpy" || w == "memset" || w == "memmove") {
+      fail(i, std::string(w) + in +
+                  " is not traced (TileScope sees memory only through the arrays as declared): "
+                  "copy element by element, `dst[i] = src[i];`");
+      return true;
+    }
+    bool cast = false;
+    std::string type;
+    if ((w == "reinterpret_cast" || w == "static_cast" || w == "const_cast") && is(i + 1, "<")) {
+      const size_t close = skip_group(i + 1) - 1;
+      type = compact(i + 2, close - 1);
+      cast = w == "reinterpret_cast" || type.find('*') != std::string::npos;
+      type = std::string(w) + "<" + type + ">";
+    } else if (w == "(" && !(i > 0 && (is(i - 1, "sizeof") || is(i - 1, "alignof") ||
+                                       is(i - 1, "decltype") || is(i - 1, "__alignof__")))) {
+      size_t j = i + 1;  // `(` type words `*`... `)`: a C-style cast to a pointer
+      while (ident(j) || is(j, "::"))
+        ++j;
+      const size_t star = j;
+      while (is(j, "*") || is(j, "const"))
+        ++j;
+      cast = j > star && star > i + 1 && is(star, "*") && is(j, ")");
+      if (cast) type = "(" + compact(i + 1, j - 1) + ")";
+    }
+    if (!cast) return false;
+    fail(i, "a cast to a pointer type" + in + ", `" + type +
+                "`, reaches memory around the trace: TileScope traces each access through the "
+                "array as declared; index the array itself (`cache[i]`, `a[row * n + col]`) or "
+                "take a pointer to an element of the same type (`const float* p = &a[i];`); for "
+                "a float4, load its four elements one by one");
+    return true;
   }
 
   int barrier(size_t i, bool warp) {
@@ -418,6 +483,15 @@ class Rewriter {
     const size_t star = j++;
     while (is(j, "const") || is(j, "__restrict__") || is(j, "__restrict"))
       ++j;
+    if (ident(j) && (is(j + 1, ";") || is(j + 1, ","))) {  // given its value later: a raw pointer
+      fail(i, "pointer '" + std::string(str(j)) +
+                  "' is declared without its value, so it is a plain pointer the trace does not "
+                  "see: declare it where you know what it points at, `" +
+                  compact(i, star) + " " + std::string(str(j)) +
+                  " = &cache[i];` (a traced pointer, which `" + std::string(str(j)) +
+                  " = ...` may then move)");
+      return true;
+    }
     if (!ident(j) || !is(j + 1, "=") || j + 2 >= t_.size() || is(j + 2, "{")) return false;
     std::string type;
     for (size_t k = i; k < star; ++k)

@@ -40,6 +40,13 @@ struct SharedDecl {
   std::string function;  // where it is declared
 };
 
+// A variable at file scope in memory the trace does not see:
+// `__device__ float scratch[256];`, `__shared__ float raw[64];`, `__constant__ ...`.
+struct FileVariable {
+  std::string name, qualifier;  // "scratch", "__device__"
+  int line = 0;
+};
+
 struct Function {
   std::string name;
   bool kernel = false;  // __global__ (else __device__)
@@ -53,8 +60,9 @@ struct Analysis {
   std::string error;  // what is wrong, at error_line
   int error_line = 0;
   std::string rewritten;
-  std::vector<Function> functions;         // rewritten ones, in source order
-  std::vector<SharedDecl> shared;          // in source order
+  std::vector<Function> functions;  // rewritten ones, in source order
+  std::vector<SharedDecl> shared;   // in source order
+  std::vector<FileVariable> file_variables;
   std::vector<BarrierStatement> barriers;  // index = id, [0] unused
   std::vector<Comment> comments;
   bool atomics = false, shuffles = false;

@@ -37,6 +37,16 @@ PuzzleGen puzzle_lesson(const std::string& path, Analysis& a, const Function& k,
   const puzzles::PuzzleSetup* s = puzzles::find_setup(id);
   if (!s)
     return fail(line, "puzzle: no puzzle called '" + id + "' (`tilescope-cli puzzles` lists them)");
+  // Memory at file scope is not the puzzle's, and the trace does not see it.
+  if (!a.file_variables.empty()) {
+    const FileVariable& v = a.file_variables.front();
+    return fail(v.line, "`" + v.qualifier + " " + v.name + "` at file scope is memory TileScope " +
+                            "does not trace (puzzle " + id + "'s memory is its arrays): " +
+                            (v.qualifier == "__shared__"
+                                 ? "declare the __shared__ array inside the kernel"
+                                 : "keep a block's data in a __shared__ array declared in the "
+                                   "kernel, a thread's in a local variable"));
+  }
   const LessonSpec spec = s->spec();
   Params p;
   for (const ParamDecl& d : spec.params)

@@ -9,7 +9,7 @@ namespace ts {
 namespace {
 
 constexpr uint32_t kWireMagic = 0x54535257;  // "WRST"
-constexpr uint32_t kWireVersion = 2;
+constexpr uint32_t kWireVersion = 3;
 // A string the child sends (an error, a note, an array name): at most this long.
 constexpr uint64_t kMostText = 1u << 20;
 
@@ -172,6 +172,11 @@ std::string encode_run_result(const RunResult& r) {
     w.pod(b.slot), w.pod(int32_t(b.rows)), w.pod(int32_t(b.cols)), w.pod(uint8_t(b.is_output));
     w.vec(b.values);
   }
+  w.pod(uint64_t(r.untraced_shared.size()));
+  for (const sim::UntracedShared& u : r.untraced_shared) {
+    w.text(u.name), w.text(u.function);
+    w.pod(u.bytes), w.pod(uint8_t(u.written));
+  }
   return std::move(w.out);
 }
 
@@ -221,6 +226,19 @@ std::optional<RunResult> decode_run_result(std::string_view bytes, std::string* 
     if (!rd.pod(b.slot) || !rd.pod(rows) || !rd.pod(cols) || !rd.pod(out) || !rd.vec(b.values))
       return failed();
     b.rows = rows, b.cols = cols, b.is_output = out != 0;
+  }
+  uint64_t untraced = 0;
+  if (!rd.pod(untraced)) return failed();
+  if (untraced > (bytes.size() - rd.at) / (2 * sizeof(uint64_t))) {
+    rd.fail("the result lists more untraced arrays than it holds");
+    return failed();
+  }
+  r.untraced_shared.resize(untraced);
+  for (sim::UntracedShared& u : r.untraced_shared) {
+    uint8_t written = 0;
+    if (!rd.text(u.name) || !rd.text(u.function) || !rd.pod(u.bytes) || !rd.pod(written))
+      return failed();
+    u.written = written != 0;
   }
   if (rd.at != bytes.size()) {
     rd.fail("the result has bytes after its end");

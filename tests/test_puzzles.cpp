@@ -227,6 +227,14 @@ const std::vector<Wrong> kWrong = {
     {"warp_sum", "shared_atomics", {{"SHUFFLES", "  if (lane == 0) warp_sums[warp] = 0.0f;\n  SYNCTHREADS(1);"}, {"SHUFFLE", "  atomic_add(warp_sums[warp], v);"}, {"PARTIAL", "  //"}, {"BARRIER", "  SYNCTHREADS(2);"}}, "budget shared_accesses_per_output", "over the budget of 8", {}, true},
     {"warp_sum", "missing_barrier", {{"BARRIER", kNoBarrier}}, "hazards", "read-after-write", {"PARTIAL", "STORE"}},
     {"warp_sum", "one_shuffle_short", {{"SHUFFLES", "  for (int s = 16; s > 1; s /= 2)"}}, "output", ", expected "},
+    // Shared memory used as a plain array, around the trace: its races, barriers
+    // and bank conflicts unseen, so every other rule would pass (issue 32).
+    {"transpose", "raw_tile_syncwarp", {{"TILE_MEM", "  __shared__ float raw[TILE][TILE + 1];"}, {"TILE", "  //"}, {"LOAD", "  if (by + ty < n && bx + tx < n) raw[ty][tx] = in[(by + ty) * n + bx + tx];"}, {"BARRIER", "  SYNCWARP(1);"}, {"STORE", "  if (bx + ty < n && by + tx < n) out[(bx + ty) * n + by + tx] = raw[tx][ty];"}}, "traced", "`raw` (4224 bytes of __shared__, declared at line ", {"TILE_MEM"}},
+    {"transpose", "raw_tile_bank_conflicts", {{"TILE_MEM", "  __shared__ float raw[TILE][TILE];"}, {"TILE", "  //"}, {"LOAD", "  if (by + ty < n && bx + tx < n) raw[ty][tx] = in[(by + ty) * n + bx + tx];"}, {"STORE", "  if (bx + ty < n && by + tx < n) out[(bx + ty) * n + by + tx] = raw[tx][ty];"}}, "traced", "`raw` (4096 bytes of __shared__, declared at line ", {"TILE_MEM"}, true},
+    {"matmul", "raw_tiles_syncwarp", {{"LOADA", "    __shared__ float raw[2][TILE][TILE];"}, {"LOADB", "    raw[0][ty][tx] = row < n && a_col < n ? float(A[row * n + a_col]) : 0.0f;\n    raw[1][ty][tx] = b_row < n && col < n ? float(B[b_row * n + col]) : 0.0f;"}, {"BARRIER1", "    SYNCWARP(1);"}, {"FMA", "      sum += raw[0][ty][k] * raw[1][k][tx];"}}, "traced", "`raw` (512 bytes of __shared__, declared at line ", {"LOADA"}},
+    {"warp_sum", "raw_shared_tree", {{"SHUFFLES", "  __shared__ float raw[128];"}, {"SHUFFLE", "  raw[t] = v;\n  SYNCWARP(1);\n  for (int s = 16; s > 0; s /= 2) {\n    const float o = lane + s < 32 ? raw[t + s] : 0.0f;\n    SYNCWARP(2);\n    raw[t] = v += o;\n    SYNCWARP(3);\n  }"}, {"BARRIER", "  SYNCTHREADS(4);"}}, "traced", "`raw` (512 bytes of __shared__, declared at line ", {"SHUFFLES"}, true},
+    // The inputs read through KernelArgs' raw pointers: right, and no traced load.
+    {"map", "raw_global_reads", {{"STORE", "  out[i] = args.ptr<const float>(kA)[i] + 10.0f;"}}, "traced", "no traced load ever read a[0]", {}, true},
 };
 // clang-format on
 

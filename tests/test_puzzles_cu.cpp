@@ -141,6 +141,8 @@ const std::vector<Wrong> kWrongCu = {
     {"shared", "syncwarp_of_one_lane", {{"BARRIER", "  __syncwarp(0x1);"}}, "output", "called __syncwarp with mask 0x00000001 at line "},
     {"matmul", "b_read_transposed", {{"LOADB", "    tileB[ty][tx] = b_row < n && col < n ? float(B[col * n + b_row]) : 0.0f;"}}, "output", "wrong output at n=5"},
     {"conv1d", "no_right_halo", {{"HALO", "    const int left = i - radius, right = i;"}}, "output", ", expected "},
+    // A __shared__ array a macro hides from the rewrite: used, never traced (issue 32).
+    {"shared", "shared_array_behind_a_macro", {{"LOAD", "#define BLOCK_SHARED __shared__\n  BLOCK_SHARED float raw[64];"}, {"BARRIER", "  if (t < count) raw[t] = a[start + t];\n  __syncthreads();"}, {"STORE", "  if (t < count) out[start + t] = raw[count - 1 - t];"}}, "traced", "`raw` (256 bytes of __shared__, first named at line ", {"LOAD"}, true},
 };
 // clang-format on
 
@@ -225,6 +227,93 @@ TEST_F(RefusedCu, TheLaunchAndTheSharedArraysAreThePuzzles) {
   EXPECT_NE(why.find("puzzle shared's shared array cache is `__shared__ float cache[64];`"),
             std::string::npos)
       << why;
+}
+
+// What reaches memory around the traced arrays (issue 32) is refused at its
+// line with what to write instead: casts to a pointer type, memcpy, memory
+// at file scope.
+TEST_F(RefusedCu, EscapesFromTheTraceAreRefusedAtTheirLine) {
+  const std::string load = "  if (t < count) cache[t] = a[start + t];";
+  struct Case {
+    const char* puzzle;
+    std::string from, to;
+    const char* reason;
+  };
+  const Case cases[] = {
+      {"shared", load, "  float* p = (float*)cache;\n  if (t < count) p[t] = a[start + t];",
+       ":17: a cast to a pointer type in shared_kernel(), `(float*)`, reaches memory around the "
+       "trace: TileScope traces each access through the array as declared; index the array "
+       "itself"},
+      {"shared", load, "  if (t < count) ((float*)&cache[0])[t] = a[start + t];",
+       ":17: a cast to a pointer type in shared_kernel(), `(float*)`"},
+      {"shared", load, "  if (t < count) memcpy(&cache[t], &a[start + t], sizeof(float));",
+       ":17: memcpy in shared_kernel() is not traced (TileScope sees memory only through the "
+       "arrays as declared): copy element by element"},
+      {"transpose", "  if (by + ty < n && bx + tx < n) tile[ty][tx]",
+       "  reinterpret_cast<float4*>(&tile[ty][0])[tx / 4] = float4{};\n  if (by + ty < n && bx + "
+       "tx < n) tile[ty][tx]",
+       ":21: a cast to a pointer type in transpose_kernel(), `reinterpret_cast<float4*>`"},
+      {"map", "  out[i] = a[i] + 10.0f;",
+       "  const float4* a4 = reinterpret_cast<const float4*>(a);\n  out[i] = a[i] + 10.0f;",
+       ":14: a cast to a pointer type in map_kernel(), `reinterpret_cast<const float4*>`"},
+      {"shared", load, "  float* p;\n  p = cache;\n  if (t < count) p[t] = a[start + t];",
+       ":17: pointer 'p' is declared without its value, so it is a plain pointer the trace does "
+       "not see: declare it where you know what it points at, `float* p = &cache[i];`"},
+      {"shared", "__global__ void", "__shared__ float raw[64];\n__global__ void",
+       ":11: `__shared__ raw` at file scope is memory TileScope does not trace (puzzle shared's "
+       "memory is its arrays): declare the __shared__ array inside the kernel"},
+      {"shared", "__global__ void", "__device__ float scratch[1 << 16];\n__global__ void",
+       ":11: `__device__ scratch` at file scope is memory TileScope does not trace"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.to);
+    const std::string why = compile_reason(c.puzzle, c.from, c.to);
+    EXPECT_NE(why.find(c.reason), std::string::npos) << why;
+  }
+}
+
+// A __shared__ array the rewrite never sees (a struct's member function at
+// file scope is compiled as written): the run finds it, by the address of
+// its storage, and the traced rule names it; `__restrict__` parameters are
+// traced as any other.
+TEST_F(PuzzleCheck, SharedMemoryAroundTheTraceFailsTraced) {
+  std::string text = test::read_all(kSolutions + "shared.cu");
+  auto edit = [&](const std::string& from, const std::string& to) {
+    const size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  };
+  edit("__global__ void",
+       "struct Scratch {\n  __device__ static float* block() {\n"
+       "    __shared__ float raw[64];\n    return raw;\n  }\n};\n\n"
+       "__global__ void");
+  edit("  if (t < count) cache[t] = a[start + t];",
+       "  float* raw = Scratch::block();\n  if (t < count) raw[t] = a[start + t];");
+  edit("out[start + t] = cache[count - 1 - t];", "out[start + t] = raw[count - 1 - t];");
+  const std::string path = dir / "struct_shared.cu";
+  test::write_text(path, text);
+  int code = 0;
+  nlohmann::json g = check("shared", path, &code);
+  EXPECT_EQ(code, 3) << g.dump(2);
+  const nlohmann::json* r = rule(g, "traced");
+  ASSERT_NE(r, nullptr) << g.dump(2);
+  EXPECT_EQ(r->at("status"), "fail") << g.dump(2);
+  const std::string reason = r->at("reason");
+  EXPECT_NE(reason.find("`raw` (256 bytes of __shared__, declared at line 13) is declared but "
+                        "none of its accesses are in the trace"),
+            std::string::npos)
+      << reason;
+  EXPECT_EQ(r->value("line", 0), 13) << r->dump(2);
+  EXPECT_EQ(rule(g, "output")->at("status"), "pass") << "right, yet unseen";
+  EXPECT_EQ(rule(g, "hazards")->at("status"), "pass") << "no race it could see";
+
+  text = test::read_all(kSolutions + "zip.cu");
+  edit("const float* a, const float* b",
+       "const float* __restrict__ a, const float* __restrict__ b");
+  test::write_text(path, text);
+  g = check("zip", path, &code);
+  EXPECT_EQ(code, 0) << g.dump(2);
+  EXPECT_EQ(rule(g, "traced")->at("status"), "pass") << g.dump(2);
 }
 
 // Another puzzle's launch block: the setup rule says which line to keep.

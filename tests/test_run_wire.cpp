@@ -46,6 +46,7 @@ RunResult every_field_set() {
   e.kind = EventKind::SharedAtomic, e.array = 2, e.element = 9, e.line = 17, e.thread = 5;
   r.trace.events = {e, e};
   r.trace.buffers = {{1, 1, 37, false, std::vector<float>(37, 2.0f)}};
+  r.untraced_shared = {{"raw", "k<ts::sim::SimRec>()", 4096, true}};
   return r;
 }
 
@@ -90,6 +91,11 @@ TEST(RunWire, EveryFieldComesBackAsItWent) {
   ASSERT_EQ(back->trace.buffers.size(), 1u);
   EXPECT_EQ(back->trace.buffers[0].values, r.trace.buffers[0].values);
   EXPECT_EQ(back->trace.buffers[0].cols, 37);
+  ASSERT_EQ(back->untraced_shared.size(), 1u);
+  EXPECT_EQ(back->untraced_shared[0].name, "raw");
+  EXPECT_EQ(back->untraced_shared[0].function, r.untraced_shared[0].function);
+  EXPECT_EQ(back->untraced_shared[0].bytes, 4096u);
+  EXPECT_TRUE(back->untraced_shared[0].written);
 }
 
 TEST(RunWire, BytesFromAHostileChildAreRefused) {

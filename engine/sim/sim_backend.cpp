@@ -62,6 +62,7 @@ RunResult simulate_prepared(PreparedRun& run) {
   });
   // A lesson file's body was instantiated in its plug-in (engine/lesson_plugin.hpp).
   if (const sim::ThreadFn fn = found ? nullptr : runtime_sim_body(run.index, run.params)) {
+    opt.find_untraced_shared = true;
     sr = sim::simulate_launch(run.geometry, run.args, opt, fn);
     found = true;
   }
@@ -86,6 +87,7 @@ RunResult simulate_prepared(PreparedRun& run) {
   t.events_dropped = sr.events_dropped;
   t.buffers = run.globals;
   res.faults = std::move(sr.faults);
+  res.untraced_shared = std::move(sr.untraced_shared);
   res.backend_note = std::string("CPU simulator (") + to_string(req.schedule.kind) + " schedule)";
   if (!sr.error.empty()) {
     res.error = "simulator: " + sr.error;

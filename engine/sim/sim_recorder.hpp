@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "engine/sim/fiber_block.hpp"
@@ -34,6 +35,14 @@ struct SimSink {
   const ArrayTable* arrays = nullptr;  // names for the fault messages
   std::vector<std::string> faults;     // the first kMaxFaultMessages, then a summary line
   uint64_t fault_count = 0;
+  // The shared memory traced accesses went through (base, bytes): what is
+  // not among them was used around the trace (engine/sim/static_shared.hpp).
+  std::vector<std::pair<const void*, size_t>> shared_seen;
+  void saw_shared(const void* base, size_t bytes) {
+    for (const auto& s : shared_seen)
+      if (s.first == base && s.second == bytes) return;
+    shared_seen.push_back({base, bytes});
+  }
 
   // An out-of-range access, or (misaligned) a 16-byte one off its 16-byte boundary.
   void fault(const char* what, Space space, ArraySlot buf, int index, int count, int line,
@@ -48,6 +57,7 @@ class SimRec {
   template <class T>
   T load(Space space, const T* base, int index, int count, ArraySlot buf, uint16_t line) {
     fiber_.at_line(line);
+    seen(space, base, count);
     const bool out = index < 0 || index >= count;
     T v{};  // an out-of-range read touches nothing and returns 0
     if (out)
@@ -64,6 +74,7 @@ class SimRec {
   template <class T>
   void store(Space space, T* base, int index, int count, ArraySlot buf, T value, uint16_t line) {
     fiber_.at_line(line);
+    seen(space, base, count);
     const bool out = index < 0 || index >= count;
     if (out)
       sink_.fault("store", space, buf, index, count, line, fiber_.builtins(thread_));
@@ -79,6 +90,7 @@ class SimRec {
   template <class T>
   T atomic_add(Space space, T* base, int index, int count, ArraySlot buf, T value, uint16_t line) {
     fiber_.at_line(line);
+    seen(space, base, count);
     const bool out = index < 0 || index >= count;
     T old{};
     if (out) {
@@ -99,6 +111,7 @@ class SimRec {
   T atomic_op(AtomicOp op, Space space, T* base, int index, int count, ArraySlot buf, T value,
               T compare, uint16_t line) {
     fiber_.at_line(line);
+    seen(space, base, count);
     const bool out = index < 0 || index >= count;
     T old{}, now{};
     if (out) {
@@ -119,6 +132,7 @@ class SimRec {
   // the array, it touches nothing and is reported, as the GPU would fault.
   float4 load4(Space space, const float* base, int index, int count, ArraySlot buf, uint16_t line) {
     fiber_.at_line(line);
+    seen(space, base, count);
     float4 v{0, 0, 0, 0};
     const bool ok = check4("16-byte load", space, base, index, count, buf, line);
     if (ok) v = float4{base[index], base[index + 1], base[index + 2], base[index + 3]};
@@ -130,6 +144,7 @@ class SimRec {
   void store4(Space space, float* base, int index, int count, ArraySlot buf, float4 v,
               uint16_t line) {
     fiber_.at_line(line);
+    seen(space, base, count);
     if (check4("16-byte store", space, base, index, count, buf, line)) {
       base[index] = v.x, base[index + 1] = v.y, base[index + 2] = v.z, base[index + 3] = v.w;
     }
@@ -250,6 +265,7 @@ class SimRec {
   T wait_at_least(Space space, const T* base, int index, int count, ArraySlot buf, T need,
                   uint16_t line) {
     fiber_.at_line(line);
+    seen(space, base, count);
     const bool out = index < 0 || index >= count;
     T v{};
     if (out) {
@@ -286,6 +302,12 @@ class SimRec {
   void delay_point(bool) {}
 
  private:
+  template <class T>
+  void seen(Space space, const T* base, int count) {
+    if (space == Space::Shared)  // by address only: volatile or not
+      sink_.saw_shared(const_cast<const std::remove_cv_t<T>*>(base),
+                       sizeof(T) * size_t(count > 0 ? count : 0));
+  }
   template <class T>
   static float as_float(const T& v) {
     if constexpr (std::is_arithmetic_v<T>)

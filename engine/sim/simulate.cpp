@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -69,6 +70,11 @@ void run_launch(const LaunchGeometry& geo, const KernelArgs& args, const SimOpti
   // block like the static shared arrays.
   std::vector<std::max_align_t> dynamic_shared(
       (geo.dynamic_shared_bytes + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t));
+  // Every byte: a max_align_t's value-initialisation may leave its padding
+  // (beside the long double) as the heap had it.
+  if (!dynamic_shared.empty())
+    std::memset(static_cast<void*>(dynamic_shared.data()), 0,
+                dynamic_shared.size() * sizeof(std::max_align_t));
   LaunchContext ctx{&sink, &args, fn};
   FiberBlock fiber;
   fiber.set_step_limit(opt.max_steps);
@@ -93,6 +99,11 @@ void run_launch(const LaunchGeometry& geo, const KernelArgs& args, const SimOpti
                                     opt.schedule, &thread_entry, &ctx);
       }
   out.steps = fiber.clock();
+  // Here, on the thread whose thread-local arrays the kernel used.
+  if (opt.find_untraced_shared)
+    out.untraced_shared = untraced_shared(reinterpret_cast<const void*>(fn), sink.shared_seen,
+                                          dynamic_shared.empty() ? nullptr : dynamic_shared.data(),
+                                          geo.dynamic_shared_bytes);
   out.events = std::move(sink.events);
   out.events_dropped = sink.events_dropped;
   out.fault_count = sink.fault_count;

@@ -14,6 +14,7 @@
 
 #include "engine/catalogue.hpp"
 #include "engine/sim/sim_recorder.hpp"
+#include "engine/sim/static_shared.hpp"
 #include "lessons/kernel_args.hpp"
 #include "model/trace.hpp"
 
@@ -30,6 +31,9 @@ struct SimOptions {
   double stall_seconds = 5;
   uint64_t reserve = 0;  // events to reserve up front (an estimate; capped by capacity)
   const ArrayTable* arrays = nullptr;  // the run's arrays, to name them in fault messages
+  // After the launch, find the kernel's shared memory no traced access
+  // reached (a lesson file's: the grader's "traced" rule).
+  bool find_untraced_shared = false;
 };
 
 struct SimResult {
@@ -38,7 +42,8 @@ struct SimResult {
   uint64_t events_dropped = 0;
   std::vector<std::string> faults;
   uint64_t fault_count = 0;
-  uint64_t steps = 0;  // warp steps taken (the final clock)
+  uint64_t steps = 0;                           // warp steps taken (the final clock)
+  std::vector<UntracedShared> untraced_shared;  // with find_untraced_shared
 };
 
 // Runs one simulated thread of a kernel.

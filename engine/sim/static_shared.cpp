@@ -6,6 +6,7 @@
 #include <link.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -80,8 +81,11 @@ bool from_symbols(const char* path, StaticShared& out) {
       continue;
     const char* raw = f.data() + names.sh_offset + sym.st_name;
     if (!std::memchr(raw, 0, f.size() - (names.sh_offset + sym.st_name))) continue;
-    const auto [function, name] = split_owner(demangled(raw));
+    const std::string full = demangled(raw);
+    const auto [function, name] = split_owner(full);
     any = true;
+    if (full.rfind("guard variable for ", 0) != 0 && name.rfind("__tls", 0) != 0)
+      out.arrays.push_back({name, function, sym.st_value, sym.st_size});
     const uint64_t sum = by_function[function] += sym.st_size;
     if (sum > out.bytes) out.bytes = sum, out.function = function;
     if (sym.st_size > out.largest_bytes) out.largest_bytes = sym.st_size, out.largest = name;
@@ -139,6 +143,73 @@ StaticShared static_shared_of(const void* code) {
   }
   cache[key] = s;
   return s;
+}
+
+namespace {
+
+bool overlaps(const SharedRanges& seen, const char* at, uint64_t bytes) {
+  for (const auto& [base, n] : seen) {
+    const char* b = static_cast<const char*>(base);
+    if (b < at + bytes && at < b + std::max<size_t>(n, 1)) return true;
+  }
+  return false;
+}
+
+bool any_set(const char* p, uint64_t bytes) {
+  for (uint64_t i = 0; i < bytes; ++i)
+    if (p[i]) return true;
+  return false;
+}
+
+// This thread's TLS block of the module holding `code` (nullptr: the thread
+// never touched the module's thread-local data). The program itself too,
+// which dlopen cannot name.
+const char* tls_block(const void* code) {
+  Dl_info info{};
+  if (!dladdr(code, &info)) return nullptr;
+  struct Find {
+    const void* base;
+    const char* block = nullptr;
+  } find{info.dli_fbase};
+  dl_iterate_phdr(
+      [](dl_phdr_info* i, size_t, void* data) {
+        auto* f = static_cast<Find*>(data);
+        for (int k = 0; k < i->dlpi_phnum; ++k) {
+          const ElfW(Phdr)& ph = i->dlpi_phdr[k];
+          if (ph.p_type == PT_LOAD && ph.p_offset == 0 &&
+              reinterpret_cast<const void*>(i->dlpi_addr + ph.p_vaddr) == f->base) {
+            f->block = static_cast<const char*>(i->dlpi_tls_data);
+            return 1;
+          }
+        }
+        return 0;
+      },
+      &find);
+  return find.block;
+}
+
+}  // namespace
+
+// Matched by address, not by name or size: the storage's name is not the
+// traced array's (`tile_mem` behind `tile`), and two arrays may have one
+// size; the recorder sees the base each traced access goes through, and
+// the symbol table gives each array's offset in the thread's TLS block.
+std::vector<UntracedShared> untraced_shared(const void* code, const SharedRanges& seen,
+                                            const void* dynamic, uint64_t dynamic_bytes) {
+  std::vector<UntracedShared> out;
+  const StaticShared s = static_shared_of(code);
+  const char* block = tls_block(code);
+  for (const SharedSymbol& a : s.arrays) {
+    const char* at = block ? block + a.offset : nullptr;
+    if (at && overlaps(seen, at, a.bytes)) continue;
+    std::string name = a.name;
+    if (name.rfind("ts_mem_", 0) == 0) name = name.substr(7);  // plain CUDA's storage
+    out.push_back({name, a.function, a.bytes, at && any_set(at, a.bytes)});
+  }
+  const char* d = static_cast<const char*>(dynamic);
+  if (d && dynamic_bytes && !overlaps(seen, d, dynamic_bytes))
+    out.push_back({"dynamic shared memory", "", dynamic_bytes, any_set(d, dynamic_bytes)});
+  return out;
 }
 
 }  // namespace ts::sim
