@@ -338,23 +338,28 @@ TS_DEVICE std::remove_cv_t<T> atomic_apply(AtomicOp op, const Ptr<T, Rec>& p, co
                                            const V& compare, int line) {
   using U = std::remove_cv_t<T>;
   Rec& rec = *p.rec();
+  // The operand read once, as CUDA does (`atomicAdd(&bins[t], local[t])`
+  // loads local[t] once); `compare` is a second operand for atomicCAS only
+  // (the others pass `v` twice).
+  const U value = U(val(v));
+  const U cmp = op == AtomicOp::Cas ? U(val(compare)) : value;
   if constexpr (requires {
                   rec.atomic_op(op, p.space(), p.base(), 0, 0, p.slot(), U(), U(), uint16_t(0));
                 }) {
-    return rec.atomic_op(op, p.space(), p.base(), p.offset(), p.count(), p.slot(), U(val(v)),
-                         U(val(compare)), uint16_t(line));
+    return rec.atomic_op(op, p.space(), p.base(), p.offset(), p.count(), p.slot(), value, cmp,
+                         uint16_t(line));
   } else {
     // The GPU's recorders know atomicAdd only (engine/cuda/recorders.cuh,
     // whose text the compiled-code table hashes): the operation itself, then
     // an add of 0, which records the event with what the element holds now.
     if (op == AtomicOp::Add)
-      return rec.atomic_add(p.space(), p.base(), p.offset(), p.count(), p.slot(), U(val(v)),
+      return rec.atomic_add(p.space(), p.base(), p.offset(), p.count(), p.slot(), value,
                             uint16_t(line));
 #if defined(__CUDA_ARCH__)
-    const U old = cuda_atomic(op, p.base() + p.offset(), U(val(v)), U(val(compare)));
+    const U old = cuda_atomic(op, p.base() + p.offset(), value, cmp);
 #else
     const U old = p.base()[p.offset()];
-    p.base()[p.offset()] = apply_atomic(op, old, U(val(v)), U(val(compare)));
+    p.base()[p.offset()] = apply_atomic(op, old, value, cmp);
 #endif
     rec.atomic_add(p.space(), p.base(), p.offset(), p.count(), p.slot(), U(0), uint16_t(line));
     return old;

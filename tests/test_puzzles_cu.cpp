@@ -369,6 +369,33 @@ TEST_F(PuzzleCheck, SkeletonIsPlainCudaAndTheHeaderOneStaysAtHand) {
     }
 }
 
+// A plug-in with its GPU half (nvcc's, as on a machine with a GPU) links
+// the CUDA runtime, whose own thread-local storage is not the solution's
+// __shared__ memory: the traced rule passes (it failed every puzzle on an
+// H200, naming `libcudart_static_...`). TILESCOPE_PLUGIN_CUDA=1 builds the
+// GPU half here without a GPU.
+TEST_F(PuzzleCheck, TheCudaRuntimesOwnStorageIsNotTheSolutions) {
+  if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc")) GTEST_SKIP() << "no nvcc";
+  const std::string cache = dir / "gpu_half_cache";
+  ::setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+  ::setenv("TILESCOPE_PLUGIN_CUDA", "1", 1);
+  for (const char* id : {"map", "warp_sum"}) {
+    int code = 0;
+    const nlohmann::json g = check(id, kSolutions + id + ".cu", &code);
+    EXPECT_EQ(code, 0) << g.dump(2);
+    const nlohmann::json* traced = rule(g, "traced");
+    ASSERT_NE(traced, nullptr) << g.dump(2);
+    EXPECT_EQ(traced->at("status"), "pass") << g.dump(2);
+  }
+  ::unsetenv("TILESCOPE_PLUGIN_CUDA");
+  // The GPU half was there: the plug-ins hold the runtime's symbols.
+  int with_runtime = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(cache))
+    if (e.path().extension() == ".so")
+      with_runtime += test::read_all(e.path()).find("libcudart_static") != std::string::npos;
+  EXPECT_EQ(with_runtime, 2) << "the GPU half was not built (TileScope without CUDA?)";
+}
+
 // `check --backend cuda` where there is no GPU says so and grades nothing
 // (an autograder must not take a simulator grade for a GPU one); `auto`
 // grades on the simulator alone. With a GPU, tests/gpu_puzzles.cpp checks it.

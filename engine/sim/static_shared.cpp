@@ -43,6 +43,16 @@ std::pair<std::string, std::string> split_owner(const std::string& s) {
   return {s.substr(0, cut), s.substr(cut + 2)};
 }
 
+// Thread-local storage of the CUDA runtime linked into a plug-in's GPU half
+// (libcudart_static's own 4 KiB, found on an H200): not the lesson's
+// __shared__ arrays, which are the file's own symbols.
+bool toolkit_symbol(const std::string& full) {
+  for (const char* prefix :
+       {"libcudart_static", "libcudadevrt", "cudart::", "__cudart", "__cuda", "__nv"})
+    if (full.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
 template <class T>
 bool read_at(const std::vector<char>& f, uint64_t at, T* out) {
   if (at > f.size() || f.size() - at < sizeof(T)) return false;
@@ -82,6 +92,7 @@ bool from_symbols(const char* path, StaticShared& out) {
     const char* raw = f.data() + names.sh_offset + sym.st_name;
     if (!std::memchr(raw, 0, f.size() - (names.sh_offset + sym.st_name))) continue;
     const std::string full = demangled(raw);
+    if (toolkit_symbol(full)) continue;
     const auto [function, name] = split_owner(full);
     any = true;
     if (full.rfind("guard variable for ", 0) != 0 && name.rfind("__tls", 0) != 0)
