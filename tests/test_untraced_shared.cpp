@@ -11,6 +11,13 @@
 #include "engine/sim/simulate.hpp"
 #include "lessons/access.hpp"
 
+// A library's own thread-local storage, as the CUDA runtime's in a plug-in's
+// GPU half: never the solution's shared memory unless something wrote it.
+namespace some_library {
+thread_local char global[16];
+thread_local char busy[16];
+}  // namespace some_library
+
 namespace ts {
 namespace {
 
@@ -23,6 +30,7 @@ void kernel_with_raw_shared(Rec& rec, const KernelArgs& args) {
   traced[t] = float(t);
   raw[t] = float(t + 1);  // around the trace (read back: the compiler keeps it)
   traced[t] = raw[(t + 1) % 32];
+  some_library::busy[t % 16] = 1;
   if (args.n) {  // the run's dynamic shared memory, through the trace
     SharedArray<float, Rec> dyn(rec, static_cast<float*>(sim::current_dynamic_shared), 32, 2);
     dyn[t] = 1.0f;
@@ -68,6 +76,24 @@ TEST(UntracedShared, ArraysUsedAroundTheTraceAreFoundByAddress) {
   ASSERT_NE(dyn, nullptr) << "the launch's 128 bytes, never touched";
   EXPECT_EQ(dyn->bytes, 128u);
   EXPECT_FALSE(dyn->written);
+
+  // A library's storage nobody wrote is not the kernel's (an H200's plug-ins
+  // hold the CUDA runtime's); written around the trace, it is reported.
+  const sim::SimResult all = [] {
+    KernelArgs args;
+    LaunchGeometry geo;
+    geo.block = {32, 1, 1};
+    sim::SimOptions opt;
+    opt.find_untraced_shared = true;
+    return sim::simulate_launch(geo, args, opt, &body);
+  }();
+  bool busy = false;
+  for (const sim::UntracedShared& a : all.untraced_shared) {
+    EXPECT_FALSE(a.name == "global" && a.function == "some_library") << "never written";
+    busy |= a.name == "busy" && a.function == "some_library" && a.written;
+  }
+  EXPECT_TRUE(busy) << "written around the trace";
+  EXPECT_NE(&some_library::global[0], nullptr);
 
   const std::vector<sim::UntracedShared> traced = run(true);
   for (const sim::UntracedShared& a : traced)

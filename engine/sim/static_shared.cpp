@@ -213,9 +213,20 @@ std::vector<UntracedShared> untraced_shared(const void* code, const SharedRanges
   for (const SharedSymbol& a : s.arrays) {
     const char* at = block ? block + a.offset : nullptr;
     if (at && overlaps(seen, at, a.bytes)) continue;
+    const bool written = at && any_set(at, a.bytes);
+    // An array nobody wrote is reported only where it is surely the file's
+    // own: declared in a kernel or helper the simulator ran (its owner names
+    // SimRec), in a lesson's namespace, or plain CUDA's storage. Thread-local
+    // storage of a library the plug-in links is neither (the CUDA runtime's
+    // differs between toolkits: besides libcudart_static's 4 KiB, a 16-byte
+    // `global` in the plug-ins built on the H200).
+    const bool own = a.function.find("ts::sim::SimRec") != std::string::npos ||
+                     a.function.rfind("ts::lessons::", 0) == 0 || a.name.rfind("ts_mem_", 0) == 0 ||
+                     a.function.empty();
+    if (!written && !own) continue;
     std::string name = a.name;
     if (name.rfind("ts_mem_", 0) == 0) name = name.substr(7);  // plain CUDA's storage
-    out.push_back({name, a.function, a.bytes, at && any_set(at, a.bytes)});
+    out.push_back({name, a.function, a.bytes, written});
   }
   const char* d = static_cast<const char*>(dynamic);
   if (d && dynamic_bytes && !overlaps(seen, d, dynamic_bytes))
