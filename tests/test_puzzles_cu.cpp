@@ -141,6 +141,9 @@ const std::vector<Wrong> kWrongCu = {
     {"shared", "syncwarp_of_one_lane", {{"BARRIER", "  __syncwarp(0x1);"}}, "output", "called __syncwarp with mask 0x00000001 at line "},
     {"matmul", "b_read_transposed", {{"LOADB", "    tileB[ty][tx] = b_row < n && col < n ? float(B[col * n + b_row]) : 0.0f;"}}, "output", "wrong output at n=5"},
     {"conv1d", "no_right_halo", {{"HALO", "    const int left = i - radius, right = i;"}}, "output", ", expected "},
+    // An atomicAdd on a shared cell read back by another warp with no barrier:
+    // atomics are writes for the grader's hazards (racecheck does not say).
+    {"dot", "atomic_read_unsynced", {{"TREE", "  {"}, {"ADD", "    if (t > 0) atomicAdd(&cache[0], sum);"}, {"BARRIER2", kNoBarrier}}, "hazards", "hazard (RAW", {"ADD"}},
     // A __shared__ array a macro hides from the rewrite: used, never traced (issue 32).
     {"shared", "shared_array_behind_a_macro", {{"LOAD", "#define BLOCK_SHARED __shared__\n  BLOCK_SHARED float raw[64];"}, {"BARRIER", "  if (t < count) raw[t] = a[start + t];\n  __syncthreads();"}, {"STORE", "  if (t < count) out[start + t] = raw[count - 1 - t];"}}, "traced", "`raw` (256 bytes of __shared__, first named at line ", {"LOAD"}, true},
 };
