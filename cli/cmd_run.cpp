@@ -3,6 +3,8 @@
 // counters, and save the trace.
 #include <iostream>
 #include <memory>
+#include <sstream>
+#include <vector>
 
 #include "cli/command.hpp"
 #include "cli/report.hpp"
@@ -13,6 +15,21 @@
 
 namespace ts::cli {
 namespace {
+
+// What a lesson file's kernel printed, its last 40 lines, under a heading.
+void print_printed(std::ostream& out, const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);)
+    lines.push_back(l);
+  constexpr size_t kShown = 40;
+  out << "printed by the kernel (" << lines.size() << (lines.size() == 1 ? " line" : " lines")
+      << "):\n";
+  if (lines.size() > kShown)
+    out << "  ... " << lines.size() - kShown << " lines before these (--json has them all)\n";
+  for (size_t i = lines.size() > kShown ? lines.size() - kShown : 0; i < lines.size(); ++i)
+    out << "  " << lines[i] << "\n";
+}
 
 struct RunOptions {
   LessonOptions lesson;
@@ -46,6 +63,8 @@ int run_command(const RunOptions& o) {
   if (!o.out.empty() && !target) return failure(cmd, open_error, o.json);
 
   RunResult r = run(req);
+  // A kernel's printf, as CUDA shows it: before the result (the last 40 lines).
+  if (!o.json && !r.printed.empty()) print_printed(std::cout, r.printed);
   if (!r.ok) {
     if (!r.backend_note.empty() && !o.json) std::cout << "backend:  " << r.backend_note << "\n";
     return failure(cmd, r.error.empty() ? "the run failed without a message" : r.error, o.json);
@@ -65,6 +84,7 @@ int run_command(const RunOptions& o) {
     j["backend_note"] = r.backend_note;
     j["faults"] = r.faults;
     j["kernel_ms"] = r.kernel_ms;
+    if (!r.printed.empty()) j["printed"] = r.printed;
     if (const LessonFile* f = o.lesson.lesson_file_result())
       j["lesson_file"] = {
           {"path", f->path}, {"cached", f->cached}, {"seconds", f->seconds}, {"gpu", f->gpu}};

@@ -135,8 +135,12 @@ static std::string lesson_file_of(const std::string& id) {
 RunResult run(const RunRequest& req) {
   // A lesson file's code runs in the lesson child, never here (engine/lesson_child.hpp).
   if (!in_lesson_child())
-    if (const std::string path = lesson_file_of(req.lesson_id); !path.empty())
-      return std::move(run_lesson_file_in_child(path, {req}, {.compiled = true}).runs.front());
+    if (const std::string path = lesson_file_of(req.lesson_id); !path.empty()) {
+      LessonChildResult child = run_lesson_file_in_child(path, {req}, {.compiled = true});
+      RunResult r = std::move(child.runs.front());
+      r.printed = std::move(child.output);
+      return r;
+    }
   try {
     return run_checked(req);
   } catch (const std::bad_alloc&) {

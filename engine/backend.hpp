@@ -65,6 +65,9 @@ struct RunResult {
   Verdict verdict;           // output against the CPU reference
   std::vector<std::string> faults;  // simulator: out-of-range accesses, with element and thread
   double kernel_ms = 0;             // GPU: the traced or untraced launch, from CUDA events
+  // A lesson file's run: what its code printed (a kernel's printf), from the
+  // lesson child's output, at most 64 KiB; never read as a result.
+  std::string printed;
   // Simulator, lesson files: shared memory the kernel has that no traced
   // access reached (engine/sim/static_shared.hpp).
   std::vector<sim::UntracedShared> untraced_shared;

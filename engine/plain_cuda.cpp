@@ -414,8 +414,8 @@ class Rewriter {
         "__shfl_down_sync", "__shfl_up_sync", "__shfl_sync", "__shfl_xor_sync",
         "__ballot_sync",    "__any_sync",     "__all_sync"};
     static const std::set<std::string_view> renamed = {
-        "atomicAdd", "atomicSub", "atomicMax", "atomicMin", "atomicExch", "atomicAnd",
-        "atomicOr",  "atomicXor", "atomicCAS", "min",       "max",        "abs"};
+        "atomicAdd", "atomicSub", "atomicMax", "atomicMin", "atomicExch", "atomicAnd", "atomicOr",
+        "atomicXor", "atomicCAS", "min",       "max",       "abs",        "__ldg"};
     const std::string_view w = str(i);
     if (with_rec.count(w)) {
       out_.shuffles = out_.shuffles || w.substr(0, 6) == "__shfl";

@@ -365,6 +365,16 @@ TS_DEVICE std::remove_cv_t<T> atomic_apply(AtomicOp op, const Ptr<T, Rec>& p, co
     return old;
   }
 }
+// __ldg(&a[i]): a load through the read-only data cache, traced as the load it
+// is, at the caller's line (the GPU's recorder loads it as any load).
+template <class T, class Rec>
+TS_DEVICE std::remove_cv_t<T> __ldg(const Ptr<T, Rec>& p, int line = __builtin_LINE()) {
+  return p[Index(0, line)];
+}
+template <class T>
+TS_DEVICE T __ldg(const T* p) {
+  return *p;
+}
 // An atomic on memory the trace does not see (a local): performed, not recorded.
 // (On the GPU a real atomic: a `__device__` variable is seen by every thread.)
 template <class T, class V>

@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "engine/lesson_file.hpp"
 #include "engine/plain_cuda.hpp"
 #include "tests/cli_process.hpp"
+#include "tests/lesson_file_fixture.hpp"
 #include "tests/lesson_picks.hpp"
 #include "tests/temp_files.hpp"
 
@@ -390,6 +392,33 @@ TEST_F(PlainCuda, AWholeProgramWithMainRuns) {
   }
 }
 
+// `__ldg(&a[i])`, the read-only cache's load courses use, is a traced global
+// load at its own line (it did not compile: "'__ldg' was not declared").
+TEST_F(PlainCuda, LdgIsATracedLoadAtItsLine) {
+  const std::string path = (cache->path / "ldg.cu").string();
+  test::write_text(path, R"(/* tilescope: kernel scale; params length=64
+   grid 1; block 64; array a in length; array out out length; arg n = length
+   reference copy */
+__global__ void scale(const float* __restrict__ a, float* __restrict__ out, int n) {
+  const int i = threadIdx.x;
+  if (i < n) out[i] = __ldg(&a[i]);
+}
+)");
+  const LessonFile f = load_lesson_file(path);
+  ASSERT_TRUE(f.ok) << describe_failure(f);
+  const RunResult r = run_on_sim(f.lesson_id);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(r.verdict.checked && r.verdict.correct) << r.verdict.summary();
+  int loads = 0;
+  for (const Event& e : r.trace.events)
+    if (e.kind == EventKind::GlobalLoad) {
+      ++loads;
+      EXPECT_EQ(e.line, 6);
+      EXPECT_EQ(array_name(r.trace.config.arrays, e.array), "a");
+    }
+  EXPECT_EQ(loads, 64);
+}
+
 // Off the tile's multiples the summer camp's kernel (seed 003) drops the last
 // partial tile (`n / BLOCK_SIZE`) and stores past C: the verdict says so.
 TEST_F(PlainCuda, TutorialBugOffTheTileShowsInTheVerdict) {
@@ -411,6 +440,32 @@ TEST_F(PlainCuda, CommandLineRunsAndRacesAPlainCudaFile) {
       "races --lesson-file " + path + " --backend sim --no-barrier 1 --runs 2 --json", true);
   EXPECT_EQ(races.code, 0) << races.out;
   EXPECT_NE(races.out.find("\"RAW\""), std::string::npos) << races.out;
+}
+
+// A kernel's printf, a student's first debugger, is shown by `run` as CUDA
+// shows it (it was swallowed with the lesson child's output); in --json as
+// "printed".
+TEST_F(PlainCuda, CommandLineShowsWhatTheKernelPrinted) {
+  const std::string path = (cache->path / "printing.cu").string();
+  test::write_text(path, R"(/* tilescope: kernel hello; params length=64
+   grid 2; block 32; array out out length; arg n = length */
+#include <cstdio>
+__global__ void hello(float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (threadIdx.x == 0) printf("block %d says hello\n", blockIdx.x);
+  if (i < n) out[i] = 1.0f;
+}
+)");
+  testing::CliRun r = testing::run_cli("run --lesson-file " + path + " --backend sim", true);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("printed by the kernel (2 lines):\n  block 0 says hello\n  block 1 says "
+                       "hello\n"),
+            std::string::npos)
+      << r.out;
+  r = testing::run_cli("run --lesson-file " + path + " --backend sim --json", false);
+  const auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  EXPECT_EQ(j.value("printed", ""), "block 0 says hello\nblock 1 says hello\n");
 }
 #endif
 
