@@ -64,7 +64,7 @@ int run_command(const RunOptions& o) {
 
   RunResult r = run(req);
   // A kernel's printf, as CUDA shows it: before the result (the last 40 lines).
-  if (!o.json && !r.printed.empty()) print_printed(std::cout, r.printed);
+  if (!o.json && !r.printed.empty()) print_printed(std::cout, r.printed), std::cout.flush();
   if (!r.ok) {
     if (!r.backend_note.empty() && !o.json) std::cout << "backend:  " << r.backend_note << "\n";
     return failure(cmd, r.error.empty() ? "the run failed without a message" : r.error, o.json);

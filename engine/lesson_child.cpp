@@ -338,6 +338,9 @@ int lesson_child_main(int argc, char** argv) {
     return 2;
   }
   g_in_child = true;
+  // A kernel's printf reaches the parent line by line, so what it printed
+  // before an abort or a fault is not lost in a buffer with the process.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   install_last_words();
   std::vector<RunRequest> requests;
   int first = 2;

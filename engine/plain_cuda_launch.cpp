@@ -269,7 +269,10 @@ PlainCudaPlugin& assemble(PlainCudaPlugin& out, const std::string& path,
   // What g++ says of CUDA as courses write it and nvcc does not (threadIdx.x < n).
   const std::string quiet =
       "#if !defined(__CUDACC__)\n#pragma GCC diagnostic ignored \"-Wsign-compare\"\n"
-      "#pragma GCC diagnostic ignored \"-Wunused-parameter\"\n#endif\n";
+      "#pragma GCC diagnostic ignored \"-Wunused-parameter\"\n#endif\n"
+      // The file's assert() checks, as nvcc compiles a course's kernel (without
+      // NDEBUG, which TileScope's own code is built with).
+      "#undef NDEBUG\n#include <cassert>\n";
   const std::string file_lines = quiet + defines + "#line 1 " + quoted(path) + "\n" + rewritten +
                                  (rewritten.ends_with("\n") ? "" : "\n") +
                                  "#line 1 \"<TileScope's lesson for " + file + ">\"\n" + body;

@@ -467,6 +467,31 @@ __global__ void hello(float* out, int n) {
   ASSERT_FALSE(j.is_discarded()) << r.out;
   EXPECT_EQ(j.value("printed", ""), "block 0 says hello\nblock 1 says hello\n");
 }
+
+// A kernel's assert() checks, as nvcc compiles it (TileScope's own code is
+// built with NDEBUG, which silenced the file's asserts): the first thread
+// that fails it is named, with the assertion and what was printed before it.
+TEST_F(PlainCuda, AFailedAssertNamesItsThread) {
+  const std::string path = (cache->path / "asserting.cu").string();
+  test::write_text(path, R"(/* tilescope: kernel checked; params length=64
+   grid 1; block 64; array out out length; arg n = length */
+#include <cassert>
+#include <cstdio>
+__global__ void checked(float* out, int n) {
+  const int i = threadIdx.x;
+  if (i == 0) printf("starting\n");
+  assert(i < 32);
+  out[i] = 1.0f;
+}
+)");
+  const testing::CliRun r = testing::run_cli("run --lesson-file " + path + " --backend sim", true);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("Assertion `i < 32' failed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("in the kernel: thread (32, 0, 0) of block (0, 0, 0)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("printed by the kernel (2 lines):\n  starting\n"), std::string::npos)
+      << r.out;
+}
 #endif
 
 }  // namespace
