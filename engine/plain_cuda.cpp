@@ -88,6 +88,17 @@ class Rewriter {
     }
     return t_.size();
   }
+  // The token that ends the initializer starting at `i`: the `;` or `,` at
+  // its own depth, or the bracket that closes around it (t_.size(): none).
+  size_t initializer_end(size_t i) const {
+    int depth = 0;
+    for (; i < t_.size(); ++i) {
+      if (is(i, "(") || is(i, "[") || is(i, "{")) ++depth;
+      if (is(i, ")") || is(i, "]") || is(i, "}")) --depth;
+      if (depth < 0 || (depth == 0 && (is(i, ";") || is(i, ",")))) return i;
+    }
+    return t_.size();
+  }
   void edit(size_t i, std::string text) {
     edits_.push_back({t_[i].begin, t_[i].end, std::move(text)});
   }
@@ -449,13 +460,7 @@ class Rewriter {
     if (is(j, "*")) edit(j, ""), ++j;
     while (ident(j) && is(j + 1, "=") && j + 2 < t_.size() && !is(j + 2, "{")) {
       insert_before(j + 2, "::ts::pc::val(");
-      size_t k = j + 2;
-      int depth = 0;
-      for (; k < t_.size(); ++k) {
-        if (is(k, "(") || is(k, "[") || is(k, "{")) ++depth;
-        if (is(k, ")") || is(k, "]") || is(k, "}")) --depth;
-        if (depth < 0 || (depth == 0 && (is(k, ";") || is(k, ",")))) break;
-      }
+      const size_t k = initializer_end(j + 2);
       if (k >= t_.size()) return;
       insert_before(k, ")", 1);
       if (!is(k, ",")) return;
@@ -498,13 +503,7 @@ class Rewriter {
       type += (type.empty() || is(k, "::") || is(k - 1, "::") ? "" : " ") + std::string(str(k));
     edits_.push_back({t_[i].begin, t_[j].begin, "auto "});
     insert_before(j + 2, "::ts::pc::as_ptr<" + type + ">(");
-    size_t k = j + 2;
-    int depth = 0;
-    for (; k < t_.size(); ++k) {
-      if (is(k, "(") || is(k, "[") || is(k, "{")) ++depth;
-      if (is(k, ")") || is(k, "]") || is(k, "}")) --depth;
-      if (depth < 0 || (depth == 0 && (is(k, ";") || is(k, ",")))) break;
-    }
+    const size_t k = initializer_end(j + 2);
     if (k >= t_.size()) return false;
     insert_before(k, ")", 1);
     return true;
