@@ -24,6 +24,7 @@
 #include "engine/backend.hpp"
 #include "engine/catalogue.hpp"
 #include "engine/lesson_file.hpp"
+#include "tests/compile_side_by_side.hpp"
 #include "tests/gpu_require.hpp"
 #include "tests/lesson_picks.hpp"
 #include "tests/temp_files.hpp"
@@ -103,12 +104,15 @@ void expect_same_on_both(const std::string& id, const Params* p = nullptr) {
 
 TEST(GpuLessonFiles, ReferencePuzzleSolutionsRunOnTheGpuAsOnTheSimulator) {
   REQUIRE_GPU();
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(kSource / "tests/puzzle_solutions"))
+    if (e.path().extension() == ".hpp" || e.path().extension() == ".cu") files.push_back(e.path());
+  test::compile_side_by_side(files);
   int n = 0;
-  for (const auto& e : fs::directory_iterator(kSource / "tests/puzzle_solutions")) {
-    if (e.path().extension() != ".hpp" && e.path().extension() != ".cu") continue;
-    const LessonFile f = loaded(e.path());
+  for (const fs::path& path : files) {
+    const LessonFile f = loaded(path);
     if (!f.ok) continue;
-    SCOPED_TRACE(e.path().filename().string());
+    SCOPED_TRACE(path.filename().string());
     expect_same_on_both(f.lesson_id);
     ++n;
   }
@@ -128,6 +132,7 @@ TEST(GpuLessonFiles, PlainCudaKernelsRunOnTheGpuAsOnTheSimulator) {
   for (const char* dir : {"tests/plain_cuda", "tests/plain_cuda/warp"})
     for (const auto& e : fs::directory_iterator(kSource / dir))
       if (e.path().extension() == ".cu") files.push_back(e.path());
+  test::compile_side_by_side(files);
   for (const fs::path& path : files) {
     SCOPED_TRACE(path.filename().string());
     const LessonFile f = loaded(path);

@@ -10,8 +10,10 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "analysis/puzzle.hpp"
+#include "tests/compile_side_by_side.hpp"
 #include "tests/gpu_require.hpp"
 
 namespace ts {
@@ -41,10 +43,16 @@ TEST_F(GpuPuzzles, EveryReferenceSolutionPassesOnTheGpu) {
   REQUIRE_GPU();
   const PuzzleList all = load_puzzles();
   ASSERT_GE(all.puzzles.size(), 16u);
+  auto solution = [](const Puzzle& p) {
+    return kSource / "tests/puzzle_solutions" / (p.id + ".cu");
+  };
+  std::vector<fs::path> files;
+  for (const Puzzle& p : all.puzzles)
+    files.push_back(solution(p));
+  test::compile_side_by_side(files);
   for (const Puzzle& p : all.puzzles) {
     SCOPED_TRACE(p.id);
-    const PuzzleGrade g = grade_puzzle(
-        p, (kSource / "tests/puzzle_solutions" / (p.id + ".cu")).string(), {.gpu = true});
+    const PuzzleGrade g = grade_puzzle(p, solution(p).string(), {.gpu = true});
     const RuleResult* gpu = rule(g, "gpu");
     ASSERT_NE(gpu, nullptr);
     EXPECT_EQ(gpu->status, RuleStatus::Pass) << gpu->reason;
