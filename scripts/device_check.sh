@@ -6,6 +6,9 @@
 #   scripts/device_check.sh engine   GPU tests + memcheck + trace timing, then the perf checks
 #   scripts/device_check.sh lessons  every lesson GPU = simulator (scripts/gpu_lessons.sh)
 #   scripts/device_check.sh races    compute-sanitizer racecheck against our hazard verdicts
+#   scripts/device_check.sh students lesson files and the grader on the GPU: the GPU tests of
+#                                    plain CUDA, lesson files and puzzles, and `check --backend
+#                                    cuda` of every puzzle's reference solution, side by side
 # Logs go to $OUT (or build/); each part ends with its own short table.
 set -u
 cd "$(dirname "$0")/.."
@@ -41,5 +44,31 @@ case "${1:-engine}" in
     cmake --preset headless > /dev/null && cmake --build --preset headless -j "$(nproc)" --target tilescope-cli > /dev/null &&
       scripts/racecheck_compare.sh build/headless
     ;;
-  *) echo "usage: scripts/device_check.sh engine|races" >&2; exit 2 ;;
+  students)
+    log=${OUT:-build}
+    start=$(date +%s)
+    { cmake --preset headless && cmake --build --preset headless -j "$(nproc)" --target ts_gpu_tests tilescope-cli; } \
+      > "$log/build.log" 2>&1 || { tail -30 "$log/build.log"; echo "BUILD FAILED"; exit 1; }
+    echo "ts_gpu_tests and tilescope-cli built in $(($(date +%s) - start)) s on $(nproc) cores"
+    start=$(date +%s)
+    timeout 450 build/headless/tests/ts_gpu_tests --gtest_filter='GpuLessonFiles.*:GpuPuzzles.*' \
+      > "$log/gpu_students.txt" 2>&1 &
+    # Each check with a plug-in cache of its own: sixteen graders compiling at once.
+    for folder in assets/puzzles/[0-9]*_*/; do
+      id=$(basename "$folder"); id=${id#*_}
+      ( XDG_CACHE_HOME=/tmp/ts_check_$id TILESCOPE_PUZZLES=$PWD/assets/puzzles timeout 300 \
+          build/headless/tilescope-cli check "$id" "tests/puzzle_solutions/$id.cu" --backend cuda \
+          > "/tmp/ts_check_$id.txt" 2>&1
+        echo "exit $?" >> "/tmp/ts_check_$id.txt" ) &
+    done
+    wait
+    echo "GPU tests and checks ran side by side in $(($(date +%s) - start)) s"
+    grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|PASSED|FAILED|Failure|[0-9]+ ms\)$" "$log/gpu_students.txt" | tail -30
+    for f in /tmp/ts_check_*.txt; do
+      id=$(basename "$f" .txt); id=${id#ts_check_}
+      printf '%-12s %s | %s\n' "$id" "$(tail -1 "$f")" "$(grep -m1 -E "gpu|GPU" "$f")"
+      { echo "== $id"; cat "$f"; } >> "$log/checks.txt"
+    done
+    ;;
+  *) echo "usage: scripts/device_check.sh build|engine|lessons|races|students" >&2; exit 2 ;;
 esac
