@@ -2,8 +2,6 @@
 // line for line (engine/plain_cuda.hpp): every edit stays on its line, so the
 // compiler's messages and the trace's lines are the file's own.
 #include <algorithm>
-#include <cctype>
-#include <cstring>
 #include <map>
 #include <set>
 #include <string>
@@ -13,13 +11,6 @@
 
 namespace ts::plain_cuda {
 namespace {
-
-bool ident_start(char c) {
-  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
-}
-bool ident_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
 
 // A replacement of [begin, end) (an insertion where they are equal). `rank`
 // orders insertions at one offset: the inner expression's closing first.
@@ -125,8 +116,9 @@ class Rewriter {
       if (t_[i].kind == Tok::Preproc) {
         if (cuda_runtime_include(str(i)))
           edit(i, "");
-        else
+        else if (!groups_include(i))
           relative_include(i);
+        if (!out_.error.empty()) return;
         decl = i + 1;
         continue;
       }
@@ -336,7 +328,12 @@ class Rewriter {
       const std::string_view w = str(i);
       const bool member = i > 0 && (is(i - 1, ".") || is(i - 1, "->") || is(i - 1, "::"));
       if (t_[i].kind != Tok::Preproc && escape(f, i)) return;  // std::memcpy too
-      if (t_[i].kind == Tok::Preproc || member) continue;
+      if (t_[i].kind == Tok::Preproc) continue;
+      if (groups_ && group_op(f, i)) {
+        if (!out_.error.empty()) return;
+        continue;
+      }
+      if (member) continue;
       if (w == "__shared__") {
         i = shared_decl(f, i, scalars);
         continue;
@@ -373,6 +370,104 @@ class Rewriter {
       }
       if (t_[i].kind == Tok::Ident && scalars.count(std::string(w))) insert_after(i, "[0]");
     }
+  }
+
+  // ---- Cooperative groups (lessons/plain_cuda_groups.hpp) ----
+  // `#include <cooperative_groups.h>` (or its reduce.h): TileScope's groups,
+  // for the simulator and nvcc alike. Its other headers are not traced.
+  bool groups_include(size_t i) {
+    const std::string_view line = str(i);
+    if (line.find("include") == std::string_view::npos ||
+        line.find("cooperative_groups") == std::string_view::npos)
+      return false;
+    if (line.find("cooperative_groups.h") == std::string_view::npos &&
+        line.find("cooperative_groups/reduce.h") == std::string_view::npos) {
+      fail(i, std::string(line) +
+                  ": TileScope traces the cooperative groups of <cooperative_groups.h> (the "
+                  "block, tiles of up to 32 threads, their sync, shuffles and votes) and "
+                  "cg::reduce of <cooperative_groups/reduce.h>, not this header");
+      return true;
+    }
+    edit(i, "#include \"lessons/plain_cuda_groups.hpp\"");
+    groups_ = true;
+    return true;
+  }
+
+  // `g.sync()` -> `g.ts_sync(ts_rec, 3, __LINE__)` and `cg::sync(g)` ->
+  // `(g).ts_sync(ts_rec, 3, __LINE__)`: barrier 3, a __syncwarp where g is a
+  // tile; `g.shfl_down(` -> `g.ts_shfl_down(ts_rec, `; `cg::reduce(` ->
+  // `::ts::pc::group_reduce(ts_rec, `. What needs more than one block or
+  // copies around the trace is refused.
+  bool group_op(const Found& f, size_t& i) {
+    static const std::set<std::string_view> members = {"shfl",   "shfl_down", "shfl_up", "shfl_xor",
+                                                       "ballot", "any",       "all"};
+    static const std::set<std::string_view> refused = {
+        "this_grid",        "grid_group",        "this_multi_grid", "multi_grid_group",
+        "memcpy_async",     "coalesced_threads", "coalesced_group", "labeled_partition",
+        "binary_partition", "inclusive_scan",    "exclusive_scan",  "thread_block_tile_base"};
+    const std::string_view w = str(i);
+    if (refused.count(w)) {
+      fail(i, "cooperative_groups::" + std::string(w) + " in " + f.f.name +
+                  "(): TileScope runs one launch block by block and traces the block, tiles "
+                  "of up to 32 threads (tiled_partition), their sync, shuffles and votes, and "
+                  "cg::reduce; a grid-wide sync needs a cooperative launch: end the kernel "
+                  "there and launch a second one");
+      return true;
+    }
+    if (is(i, ".") && ident(i + 1) && is(i + 2, "(")) {
+      const std::string_view m = str(i + 1);
+      if (m == "sync" && is(i + 3, ")")) {
+        const int id = barrier(i + 1, is_tile(f, i - 1));
+        edits_.push_back({t_[i + 1].begin, t_[i + 3].end,
+                          "ts_sync(ts_rec, " + std::to_string(id) + ", __LINE__)"});
+        i += 3;
+        return true;
+      }
+      if (!members.count(m)) return false;
+      out_.shuffles = out_.shuffles || m.substr(0, 4) == "shfl";
+      edits_.push_back({t_[i + 1].begin, t_[i + 2].end, "ts_" + std::string(m) + "(ts_rec, "});
+      i += 2;
+      return true;
+    }
+    if ((w != "sync" && w != "reduce") || !is(i + 1, "(") || device_names_.count(std::string(w)) ||
+        (i > 0 && (is(i - 1, ".") || is(i - 1, "->"))))
+      return false;
+    const size_t start = i >= 2 && is(i - 1, "::") && ident(i - 2) ? i - 2 : i;
+    if (w == "reduce") {
+      edits_.push_back({t_[start].begin, t_[i + 1].end, "::ts::pc::group_reduce(ts_rec, "});
+    } else {
+      const int id = barrier(i, is_tile(f, i + 2));
+      edits_.push_back({t_[start].begin, t_[i + 1].end, "("});
+      insert_after(skip_group(i + 1) - 1, ".ts_sync(ts_rec, " + std::to_string(id) + ", __LINE__)");
+    }
+    i += 1;
+    return true;
+  }
+
+  // Whether the group named at `obj` is a tile: its declaration in the
+  // function (a parameter or a variable) names thread_block_tile or
+  // tiled_partition. The barrier is then a __syncwarp.
+  bool is_tile(const Found& f, size_t obj) const {
+    if (!ident(obj)) return false;  // this_thread_block().sync()
+    bool tile = false;
+    for (size_t j = f.lparen + 1; j < obj; ++j) {
+      if (!is(j, str(obj)) || !(is(j + 1, "=") || is(j + 1, ";") || is(j + 1, ",") ||
+                                is(j + 1, ")") || is(j + 1, "(") || is(j + 1, "{")))
+        continue;
+      size_t a = j, b = j;
+      while (a > f.lparen && !is(a - 1, ";") && !is(a - 1, "{") && !is(a - 1, "}") &&
+             !is(a - 1, ",") && !is(a - 1, "("))
+        --a;
+      while (b < obj && !is(b, ";") && !is(b, ",") && !is(b, ")"))
+        b = is(b, "(") || is(b, "{") ? skip_group(b) : b + 1;
+      bool block = false, partition = false;
+      for (size_t k = a; k < b; ++k) {
+        partition = partition || is(k, "thread_block_tile") || is(k, "tiled_partition");
+        block = block || is(k, "thread_block") || is(k, "this_thread_block");
+      }
+      if (partition || block) tile = partition;
+    }
+    return tile;
   }
 
   // What would reach memory around the traced arrays is refused, with what
@@ -561,6 +656,9 @@ class Rewriter {
     size_t name = 0;
     for (size_t i = start; i < end; ++i) {
       if (is(i, "extern")) d.is_extern = true;
+      // `static __shared__` (as the reduction blogs write it): a __shared__
+      // variable is static already, and on the host __shared__ says so itself.
+      if (is(i, "static")) edit(i, "");
       if (is(i, "alignas") || is(i, "__align__")) {
         i = skip_group(i + 1) - 1;
         continue;
@@ -639,74 +737,11 @@ class Rewriter {
   std::vector<Edit> edits_;
   std::vector<Found> found_;
   std::set<std::string> device_names_;
+  bool groups_ = false;  // the file includes <cooperative_groups.h>
   Analysis out_;
 };
 
 }  // namespace
-
-void tokenize(std::string_view s, std::vector<Token>& tokens, std::vector<Comment>& comments) {
-  static const char* kPunct3[] = {"<<=", ">>=", "...", "->*"};
-  static const char* kPunct2[] = {"::", "->", "++", "--", "<=", ">=", "==", "!=", "&&", "||",
-                                  "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<", ">>"};
-  int line = 1;
-  bool line_start = true;
-  for (size_t i = 0; i < s.size();) {
-    const char c = s[i];
-    if (c == '\n') {
-      ++line, ++i, line_start = true;
-      continue;
-    }
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      ++i;
-      continue;
-    }
-    if (c == '/' && i + 1 < s.size() && (s[i + 1] == '/' || s[i + 1] == '*')) {
-      const bool block = s[i + 1] == '*';
-      size_t end = block ? s.find("*/", i + 2) : s.find('\n', i);
-      end = end == std::string_view::npos ? s.size() : end + (block ? 2 : 0);
-      comments.push_back({i, end, line});
-      line += int(std::count(s.begin() + long(i), s.begin() + long(end), '\n'));
-      i = end;
-      continue;
-    }
-    const size_t b = i;
-    const int l = line;
-    Tok kind = Tok::Punct;
-    if (c == '#' && line_start) {
-      kind = Tok::Preproc;
-      while (i < s.size() && s[i] != '\n') {
-        if (s[i] == '\\' && i + 1 < s.size() && s[i + 1] == '\n') ++line, ++i;
-        ++i;
-      }
-    } else if (ident_start(c)) {
-      kind = Tok::Ident;
-      while (i < s.size() && ident_char(s[i]))
-        ++i;
-    } else if (std::isdigit(static_cast<unsigned char>(c)) ||
-               (c == '.' && i + 1 < s.size() &&
-                std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
-      kind = Tok::Number;
-      while (i < s.size() && (ident_char(s[i]) || s[i] == '.' ||
-                              ((s[i] == '+' || s[i] == '-') && std::strchr("eEpP", s[i - 1]))))
-        ++i;
-    } else if (c == '"' || c == '\'') {
-      kind = Tok::String;
-      for (++i; i < s.size() && s[i] != c && s[i] != '\n'; ++i)
-        if (s[i] == '\\') ++i;
-      ++i;
-    } else {
-      size_t n = 1;
-      for (const char* p : kPunct3)
-        if (s.substr(i, 3) == p) n = 3;
-      if (n == 1)
-        for (const char* p : kPunct2)
-          if (s.substr(i, 2) == p) n = 2;
-      i += n;
-    }
-    line_start = false;
-    tokens.push_back({kind, b, std::min(i, s.size()), l});
-  }
-}
 
 Analysis analyse(std::string_view text, const std::string& dir) {
   return Rewriter(text, dir).run();

@@ -127,9 +127,10 @@ TEST(GpuLessonFiles, PlainCudaKernelsRunOnTheGpuAsOnTheSimulator) {
   REQUIRE_GPU();
   int n = 0;
   std::vector<fs::path> files;
-  // The tutorials' kernels, and warp/: shuffles of width 16 and partial masks
-  // (tests/test_plain_cuda_warp.cpp has their values by hand).
-  for (const char* dir : {"tests/plain_cuda", "tests/plain_cuda/warp"})
+  // The tutorials' kernels; warp/: shuffles of width 16 and partial masks
+  // (tests/test_plain_cuda_warp.cpp has their values by hand); groups/:
+  // cooperative groups (tests/test_plain_cuda_groups.cpp).
+  for (const char* dir : {"tests/plain_cuda", "tests/plain_cuda/warp", "tests/plain_cuda/groups"})
     for (const auto& e : fs::directory_iterator(kSource / dir))
       if (e.path().extension() == ".cu") files.push_back(e.path());
   test::compile_side_by_side(files);

@@ -1,0 +1,246 @@
+// Cooperative groups in plain CUDA (docs/plain_cuda.md): kernels written with
+// <cooperative_groups.h> as the CUDA samples and NVIDIA's introduction write
+// them run on the simulator with each group's barrier, shuffle and vote traced
+// as the intrinsic it stands for: block.sync() and cg::sync(block) a numbered
+// __syncthreads(), a tile's sync() a __syncwarp() of its lanes, a tile's
+// shfl_down a shuffle of the tile's width. What needs more than one block
+// (a grid's sync) is refused at its line. Also `static __shared__`, as the
+// reduction blogs write it.
+#include <gtest/gtest.h>
+
+#include <stdlib.h>
+
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "analysis/hazards.hpp"
+#include "engine/backend.hpp"
+#include "engine/catalogue.hpp"
+#include "engine/lesson_file.hpp"
+#include "engine/plain_cuda.hpp"
+#include "tests/lesson_file_fixture.hpp"
+#include "tests/temp_files.hpp"
+
+namespace ts {
+namespace {
+
+// The kernels the GPU runs too (tests/gpu_lesson_files.cpp).
+const std::string kGroupsDir = std::string(TS_SOURCE_DIR) + "/tests/plain_cuda/groups/";
+
+int line_of(const std::string& file, const std::string& text) {
+  std::istringstream in(test::read_all(kGroupsDir + file));
+  int n = 0;
+  for (std::string l; std::getline(in, l);)
+    if (++n, l.find(text) != std::string::npos) return n;
+  return 0;
+}
+
+struct PlainCudaGroups : ::testing::Test {
+  static inline test::TempDir* dir = nullptr;
+  static void SetUpTestSuite() {
+    dir = new test::TempDir("ts_plain_cuda_groups_", "files");
+    ::setenv("XDG_CACHE_HOME", (*dir / "cache").c_str(), 1);
+  }
+  static void TearDownTestSuite() {
+    ::unsetenv("XDG_CACHE_HOME");
+    delete dir;
+  }
+  static std::string load(const std::string& path) {
+    const LessonFile f = load_lesson_file(path);
+    EXPECT_TRUE(f.ok) << path << ": " << describe_failure(f);
+    return f.lesson_id;
+  }
+  static RunResult run_on_sim(const std::string& id, BarrierSet kept = BarrierSet::all()) {
+    RunRequest req;
+    req.lesson_id = id;
+    if (const LessonInfo* v = find_lesson(id)) req.params = v->defaults;
+    req.backend = BackendChoice::Sim;
+    req.barrier_mask = kept;
+    return run(req);
+  }
+  static std::vector<float> values(const RunResult& r, const std::string& name) {
+    const ArraySlot slot = slot_named(r.trace.config.arrays, name);
+    for (const BufferData& b : r.trace.buffers)
+      if (b.slot == slot) return b.values;
+    return {};
+  }
+};
+
+// The block's sum: a barrier per cg::sync(cta) and cta.sync() at their lines,
+// then 5 shuffles of the first warp's 32 lanes per block at the shfl_down line.
+TEST_F(PlainCudaGroups, BlockAndTileOfTheSamplesReductionRunAsWritten) {
+  const std::string id = load(kGroupsDir + "block_reduce.cu");
+  const RunResult r = run_on_sim(id);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(r.verdict.checked && r.verdict.correct) << r.verdict.summary();
+  EXPECT_TRUE(r.faults.empty()) << r.faults.front();
+  const LessonInfo* v = find_lesson(id);
+  ASSERT_EQ(v->barriers.size(), 2u);
+  EXPECT_EQ(v->barriers[0].line, line_of("block_reduce.cu", "cg::sync(cta);"));
+  EXPECT_EQ(v->barriers[1].line, line_of("block_reduce.cu", "cta.sync();"));
+  EXPECT_FALSE(v->barriers[0].warp_scope || v->barriers[1].warp_scope);
+  const int shfl_line = line_of("block_reduce.cu", "warp.shfl_down(sum, offset)");
+  const uint32_t blocks = (1000 + 127) / 128;
+  uint64_t shuffles = 0, block_arrivals = 0;
+  for (const Event& e : r.trace.events) {
+    if (e.kind == EventKind::WarpShuffle) {
+      ++shuffles;
+      EXPECT_EQ(e.line, shfl_line);
+      EXPECT_LT(e.thread, 32u);
+    }
+    block_arrivals += e.kind == EventKind::BarrierArrive && !(e.flags & kFlagWarpScope);
+  }
+  EXPECT_EQ(shuffles, 32u * 5u * blocks);
+  // cg::sync once, then cta.sync() at s = 64: 2 arrivals of 128 threads per block.
+  EXPECT_EQ(block_arrivals, 2u * 128u * blocks);
+
+  // Without cta.sync() the first warp reads what the second wrote: errors, as racecheck's.
+  BarrierSet kept = BarrierSet::all();
+  kept.remove(2);
+  const RunResult without = run_on_sim(id, kept);
+  ASSERT_TRUE(without.ok) << without.error;
+  EXPECT_GT(analyze_hazards(without.trace).errors, 0u);
+}
+
+// A function written for any group syncs a tile of 16 as a __syncwarp of its
+// 16 lanes; cg::reduce and a tile's ballot give the tile's sum and count.
+TEST_F(PlainCudaGroups, TilesOfSixteenSyncShuffleAndVoteAsTheirLanes) {
+  const std::string id = load(kGroupsDir + "tile_sums.cu");
+  const RunResult r = run_on_sim(id);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(r.verdict.checked && r.verdict.correct) << r.verdict.summary();
+  const std::vector<float> in = values(r, "in"), sums = values(r, "sums"),
+                           reduced = values(r, "reduced"), votes = values(r, "votes");
+  ASSERT_EQ(in.size(), 256u);
+  ASSERT_EQ(sums.size(), 16u);
+  for (size_t t = 0; t < 16; ++t) {
+    float s = 0, odd = 0;
+    for (size_t i = t * 16; i < t * 16 + 16; ++i)
+      s += in[i], odd += int(in[i]) % 2 != 0;
+    EXPECT_EQ(sums[t], s) << "tile " << t;
+    EXPECT_EQ(reduced[t], s) << "tile " << t;
+    EXPECT_EQ(votes[t], odd) << "tile " << t;
+  }
+  // g.sync() on the tile: every arrival a warp-scope one, 16 lanes meeting.
+  uint64_t arrivals = 0, warp_arrivals = 0, shuffles = 0;
+  const int reduce_line = line_of("tile_sums.cu", "cooperative_groups::reduce(");
+  for (const Event& e : r.trace.events) {
+    arrivals += e.kind == EventKind::BarrierArrive;
+    warp_arrivals += e.kind == EventKind::BarrierArrive && (e.flags & kFlagWarpScope);
+    if (e.kind == EventKind::WarpShuffle) {
+      ++shuffles;
+      EXPECT_EQ(e.line, reduce_line);
+    }
+  }
+  EXPECT_EQ(arrivals, warp_arrivals);
+  EXPECT_EQ(arrivals, 256u * 4u * 2u);  // 4 halvings of 16, two syncs each
+  EXPECT_EQ(shuffles, 256u * 4u);       // log2(16) butterfly steps per thread
+
+  // Without the first g.sync() a lane reads its partner's slot before it is
+  // written: read-after-write within a warp, a warning in racecheck's terms.
+  BarrierSet kept = BarrierSet::all();
+  kept.remove(1);
+  const RunResult without = run_on_sim(id, kept);
+  ASSERT_TRUE(without.ok) << without.error;
+  const HazardReport h = analyze_hazards(without.trace);
+  ASSERT_FALSE(h.groups.empty());
+  EXPECT_EQ(h.groups[0].kind, HazardKind::ReadAfterWrite);
+  EXPECT_EQ(h.groups[0].first_line, line_of("tile_sums.cu", "scratch[lane] = v;"));
+}
+
+// Which call is which barrier, from the group it is called on.
+TEST(PlainCudaGroupsRewrite, ABlocksSyncIsSyncthreadsATilesIsSyncwarp) {
+  const std::string text =
+      "/* tilescope: grid 1; block 64; params length=64; array a out length */\n"
+      "#include <cooperative_groups.h>\n"
+      "namespace cg = cooperative_groups;\n"
+      "__global__ void k(float* a) {\n"
+      "  cg::thread_block b = cg::this_thread_block();\n"
+      "  auto t = cg::tiled_partition<8>(b);\n"
+      "  a[b.thread_rank()] = 1;\n"
+      "  b.sync();\n"
+      "  t.sync();\n"
+      "  cg::sync(t);\n"
+      "  cg::this_thread_block().sync();\n"
+      "  cg::sync(b);\n"
+      "}\n";
+  const PlainCudaPlugin p = translate_plain_cuda("/x/k.cu", text);
+  ASSERT_EQ(p.error, "");
+  const std::vector<BarrierStatement> s = plain_cuda_barriers(text);
+  ASSERT_EQ(s.size(), 6u);
+  const std::vector<std::pair<int, bool>> want = {
+      {8, false}, {9, true}, {10, true}, {11, false}, {12, false}};
+  for (size_t id = 1; id < s.size(); ++id) {
+    EXPECT_EQ(s[id].line, want[id - 1].first) << "barrier " << id;
+    EXPECT_EQ(s[id].warp_scope, want[id - 1].second) << "barrier " << id;
+  }
+}
+
+// A grid's sync needs a cooperative launch, and the other headers copy around
+// the trace: each refused at its line, saying what to do instead.
+TEST(PlainCudaGroupsRewrite, WhatNeedsMoreThanABlockIsRefusedAtItsLine) {
+  const std::string head =
+      "/* tilescope: grid 2; block 32; params length=64; array a out length */\n";
+  const PlainCudaPlugin grid =
+      translate_plain_cuda("/x/k.cu", head +
+                                          "#include <cooperative_groups.h>\n"
+                                          "namespace cg = cooperative_groups;\n"
+                                          "__global__ void k(float* a) {\n"
+                                          "  cg::grid_group g = cg::this_grid();\n"
+                                          "  g.sync();\n"
+                                          "}\n");
+  EXPECT_NE(grid.error.find("/x/k.cu:5: cooperative_groups::grid_group in k()"), std::string::npos)
+      << grid.error;
+  EXPECT_NE(grid.error.find("launch a second one"), std::string::npos) << grid.error;
+  const PlainCudaPlugin copy =
+      translate_plain_cuda("/x/k.cu", head +
+                                          "#include <cooperative_groups/memcpy_async.h>\n"
+                                          "__global__ void k(float* a) { a[0] = 1; }\n");
+  EXPECT_NE(copy.error.find("/x/k.cu:2:"), std::string::npos) << copy.error;
+  EXPECT_NE(copy.error.find("not this header"), std::string::npos) << copy.error;
+}
+
+// `static __shared__`, as "Faster parallel reductions on Kepler" writes its
+// per-warp sums: one traced array, the block's sum right.
+TEST_F(PlainCudaGroups, StaticSharedIsTheSharedArray) {
+  const std::string path = *dir / "warp_sums.cu";
+  test::write_text(path,
+                   "/* tilescope: kernel block_sum; params length=256; grid length / 64; block 64\n"
+                   "   array in in length; array out out length / 64; reference sums */\n"
+                   "__inline__ __device__ float warp_sum(float v) {\n"
+                   "  for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffff, "
+                   "v, o);\n"
+                   "  return v;\n"
+                   "}\n"
+                   "__global__ void block_sum(const float* in, float* out) {\n"
+                   "  static __shared__ float partial[32];\n"
+                   "  int lane = threadIdx.x % warpSize, wid = threadIdx.x / warpSize;\n"
+                   "  float v = warp_sum(in[blockIdx.x * blockDim.x + threadIdx.x]);\n"
+                   "  if (lane == 0) partial[wid] = v;\n"
+                   "  __syncthreads();\n"
+                   "  v = threadIdx.x < blockDim.x / warpSize ? partial[lane] : 0;\n"
+                   "  if (wid == 0) v = warp_sum(v);\n"
+                   "  if (threadIdx.x == 0) out[blockIdx.x] = v;\n"
+                   "}\n"
+                   "void sums(const float* in, float* out) {\n"
+                   "  for (int b = 0; b < 4; ++b) {\n"
+                   "    out[b] = 0;\n"
+                   "    for (int i = 0; i < 64; ++i) out[b] += in[b * 64 + i];\n"
+                   "  }\n"
+                   "}\n");
+  const std::string id = load(path);
+  const RunResult r = run_on_sim(id);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(r.verdict.checked && r.verdict.correct) << r.verdict.summary();
+  const ArraySlot partial = slot_named(r.trace.config.arrays, "partial");
+  ASSERT_NE(partial, kNoArray);
+  uint64_t stores = 0;
+  for (const Event& e : r.trace.events)
+    stores += e.kind == EventKind::SharedStore && e.array == partial;
+  EXPECT_EQ(stores, 2u * 4u);  // lane 0 of each of the 2 warps, 4 blocks
+}
+
+}  // namespace
+}  // namespace ts
