@@ -157,14 +157,37 @@ class Rewriter {
     }
   }
 
-  // `__device__ float scratch[256];` at file scope: noted (a puzzle refuses it).
+  // `__device__ float scratch[256];` at file scope: noted (a puzzle refuses
+  // it). A `__constant__` array is traced where the launch block gives it
+  // values (`array F in 5, 5`), unless it has values of its own.
   void file_variable(size_t qual) {
     size_t i = qual;
     while (i < t_.size() && !is(i, ";") && !is(i, "=") && !is(i, "[") && !is(i, "{") && !is(i, "("))
       ++i;
-    if (i < t_.size() && !is(i, "(") && i > qual + 1 && ident(i - 1))
-      out_.file_variables.push_back(
-          {std::string(str(i - 1)), std::string(str(qual)), t_[qual].line});
+    if (i >= t_.size() || is(i, "(") || i <= qual + 1 || !ident(i - 1)) return;
+    out_.file_variables.push_back({std::string(str(i - 1)), std::string(str(qual)), t_[qual].line});
+    SharedDecl c{std::string(str(i - 1)), "", {}, false, false, t_[qual].line};
+    bool constant = false;  // `__constant__ float F[5];`, `__device__ __constant__ int C;`
+    for (size_t j = qual; j + 1 < i; ++j) {
+      constant = constant || is(j, "__constant__");
+      if (!is(j, "__constant__") && !is(j, "__device__") && !is(j, "static") && !is(j, "const"))
+        c.type += (c.type.empty() ? "" : " ") + std::string(str(j));
+    }
+    if (!constant) return;
+    for (; is(i, "["); i = skip_group(i))
+      c.dims.push_back(text(i + 1, skip_group(i) - 2));
+    c.initialized = is(i, "=") || is(i, "{");
+    out_.constants.push_back(c);
+  }
+  // A use of a traced __constant__ array in a kernel or helper.
+  bool constant_use(size_t i) {
+    for (size_t k = 0; k < out_.constants.size(); ++k)
+      if (!out_.constants[k].initialized && is(i, out_.constants[k].name)) {
+        edit(i, "::ts::pc::constant(ts_rec, " + out_.constants[k].name + ", TS_PC_CONST_" +
+                    std::to_string(k) + ")" + (out_.constants[k].dims.empty() ? "[0]" : ""));
+        return true;
+      }
+    return false;
   }
 
   // `#include "helpers.cuh"`: the plug-in is compiled elsewhere, so the
@@ -369,6 +392,7 @@ class Rewriter {
         continue;
       }
       if (t_[i].kind == Tok::Ident && scalars.count(std::string(w))) insert_after(i, "[0]");
+      if (t_[i].kind == Tok::Ident && !scalars.count(std::string(w))) constant_use(i);
     }
   }
 

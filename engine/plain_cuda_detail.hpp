@@ -35,6 +35,7 @@ struct SharedDecl {
   std::string name, type;         // "tileA", "float"
   std::vector<std::string> dims;  // "TILE_WIDTH", "TILE_WIDTH"; empty: a scalar
   bool is_extern = false;         // extern __shared__ T name[]
+  bool initialized = false;       // a __constant__ with values of its own: read untraced
   int line = 0;
   int slot = 0;          // ArraySlot, filled when the table is laid out
   std::string function;  // where it is declared
@@ -62,6 +63,7 @@ struct Analysis {
   std::string rewritten;
   std::vector<Function> functions;  // rewritten ones, in source order
   std::vector<SharedDecl> shared;   // in source order
+  std::vector<SharedDecl> constants;  // __constant__ arrays at file scope, in source order
   std::vector<FileVariable> file_variables;
   std::vector<BarrierStatement> barriers;  // index = id, [0] unused
   std::vector<Comment> comments;

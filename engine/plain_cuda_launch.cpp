@@ -269,7 +269,10 @@ PlainCudaPlugin& assemble(PlainCudaPlugin& out, const std::string& path,
   // What g++ says of CUDA as courses write it and nvcc does not (threadIdx.x < n).
   const std::string quiet =
       "#if !defined(__CUDACC__)\n#pragma GCC diagnostic ignored \"-Wsign-compare\"\n"
-      "#pragma GCC diagnostic ignored \"-Wunused-parameter\"\n#endif\n"
+      "#pragma GCC diagnostic ignored \"-Wunused-parameter\"\n#else\n"
+      // A host reference reads the file's __constant__ arrays: the simulator's
+      // half fills them; the GPU's half never calls it.
+      "#pragma nv_diag_suppress 20091\n#endif\n"
       // The file's assert() checks, as nvcc compiles a course's kernel (without
       // NDEBUG, which TileScope's own code is built with).
       "#undef NDEBUG\n#include <cassert>\n";
@@ -387,10 +390,18 @@ PlainCudaPlugin translate_plain_cuda(const std::string& path, std::string_view t
   std::map<std::string, std::string> type_of;
   for (const Param& p : k->params)
     if (p.pointer) type_of[p.name] = p.type;
+  std::map<std::string, const SharedDecl*> constant_of;  // traced __constant__ arrays
+  for (const SharedDecl& c : a.constants)
+    if (!c.initialized && !type_of.count(c.name))
+      type_of[c.name] = c.type, constant_of[c.name] = &c;
   for (const ArrayLine& arr : l.arrays) {
     if (!type_of.count(arr.name))
-      return fail(arr.rows.line,
-                  "array " + arr.name + " is not a pointer parameter of " + k->name + "()");
+      return fail(arr.rows.line, "array " + arr.name + " is not a pointer parameter of " + k->name +
+                                     "() or a __constant__ array of the file");
+    if (constant_of.count(arr.name) && arr.role != "in")
+      return fail(arr.rows.line, "array " + arr.name +
+                                     ": a __constant__ array is read-only in a kernel: `array " +
+                                     arr.name + " in SIZE`");
     if (elem_type_of(type_of[arr.name]).empty())
       return fail(arr.rows.line, "array " + arr.name + ": its elements are '" + type_of[arr.name] +
                                      "'; TileScope traces float, int and unsigned arrays");
@@ -408,10 +419,24 @@ PlainCudaPlugin translate_plain_cuda(const std::string& path, std::string_view t
       return fail(l.line, "kernel parameter '" + p.name + "' has no value: add `arg " + p.name +
                               " = <expression>` (or a param of that name)");
   }
+  // Constant arrays: the block gives their values, as main's cudaMemcpyToSymbol did.
+  std::string defines, symbols, host_copies;
+  for (size_t i = 0; i < a.constants.size(); ++i) {
+    const SharedDecl& c = a.constants[i];
+    if (c.initialized) continue;
+    if (!slot_of.count(c.name))
+      return fail(c.line, "__constant__ " + c.name + " has no values: add `array " + c.name +
+                              " in SIZE` to the launch block (what main copied into it)");
+    const std::string slot = std::to_string(slot_of[c.name]);
+    defines += "#define TS_PC_CONST_" + std::to_string(i) + " " + slot + "\n";
+    symbols += "{" + slot + ", &::" + c.name + ", sizeof(::" + c.name + ")}, ";
+    host_copies += "  for (size_t i = 0; i < sizeof(::" + c.name + ") / sizeof(" + c.type +
+                   ") && i < in[" + slot + "].size(); ++i)\n    reinterpret_cast<" + c.type +
+                   "*>(&::" + c.name + ")[i] = " + c.type + "(in[" + slot + "][i]);\n";
+  }
   // Shared arrays of the kernel and of the helpers it may call.
   std::vector<const SharedDecl*> shared;
   int next_slot = int(slot_of.size()) + 1;
-  std::string defines;
   for (size_t i = 0; i < a.shared.size(); ++i) {
     SharedDecl& d = a.shared[i];
     bool mine = d.function == k->name;
@@ -478,6 +503,7 @@ PlainCudaPlugin translate_plain_cuda(const std::string& path, std::string_view t
   for (const ArrayLine& arr : l.arrays) {
     g.out += "  {\n    ArrayInfo ts_a;\n    ts_a.name = " + quoted(arr.name) +
              ";\n    ts_a.role = ArrayRole::" + (arr.role == "in" ? "Input" : "Output") +
+             (constant_of.count(arr.name) ? ";\n    ts_a.space = Space::Constant" : "") +
              ";\n    ts_a.type = ElemType::" + elem_type_of(type_of[arr.name]) +
              ";\n    ts_a.fill_stream = " + std::to_string(slot_of[arr.name]) + ";\n";
     g.at(arr.rows.line,
@@ -518,13 +544,17 @@ PlainCudaPlugin translate_plain_cuda(const std::string& path, std::string_view t
   call += ");";
   g.out +=
       "template <class Rec>\nTS_DEVICE void run_kernel(Rec& rec, const KernelArgs& args) {\n"
-      "  KernelArgs ts_args = args;\n  TS_PC_VALS(args);\n";
+      "  KernelArgs ts_args = args;\n  TS_PC_VALS(args);\n"
+      "#if !defined(__CUDACC__)\n  ::ts::pc::constant_args = &args;\n#endif\n";
   for (const SharedDecl* d : shared)
     if (d->is_extern)
       g.out += "  ts_args.count[" + std::to_string(d->slot) +
                "] = int(dynamic_bytes(ts_v) / sizeof(" + d->type + "));\n";
   g.at(l.args.empty() ? l.line : l.args.begin()->second.line, "  " + call);
   g.out += "}\nTS_KERNEL_BODY(Body, run_kernel(rec, args));\n";
+  if (!symbols.empty())  // what the GPU backend copies into the symbols before a launch
+    g.out += "static inline std::vector<ConstantSymbol> constant_symbols(Body) {\n  return {" +
+             symbols + "};\n}\n";
   // What the registry checks before a run: a launch of at least one thread.
   g.out +=
       "inline std::optional<std::string> check(const LessonInfo&, const Params& p, const "
@@ -539,7 +569,16 @@ PlainCudaPlugin translate_plain_cuda(const std::string& path, std::string_view t
       "  for (const ArrayInfo& a : arrays(p))\n    if (a.rows < 1 || a.cols < 1)\n"
       "      return \"the launch block gives array \" + a.name + \" \" + std::to_string(a.rows) + "
       "\" x \" + "
-      "std::to_string(a.cols) + \" elements for these parameters\";\n  return std::nullopt;\n}\n";
+      "std::to_string(a.cols) + \" elements for these parameters\";\n";
+  for (const auto& [name, c] : constant_of)
+    g.out += "  if (arrays(p)[" + std::to_string(slot_of[name] - 1) +
+             "].count() != sizeof(::" + name + ") / sizeof(" + c->type +
+             "))\n    return \"the launch block gives array " + name +
+             " \" + std::to_string(arrays(p)[" + std::to_string(slot_of[name] - 1) +
+             "].count()) + \" elements, but its __constant__ declaration (line " +
+             std::to_string(c->line) + ") holds \" + std::to_string(sizeof(::" + name +
+             ") / sizeof(" + c->type + "));\n";
+  g.out += "  return std::nullopt;\n}\n";
   // Counts: no closed form for a student's kernel; a bound per thread (the
   // simulator's buffer and its step limit), and which kinds of event occur.
   g.out +=
@@ -631,6 +670,7 @@ PlainCudaPlugin translate_plain_cuda(const std::string& path, std::string_view t
                     "][i]);\n";
       args += std::string(args.empty() ? "" : ", ") + v + ".data()";
     }
+    ref_body += host_copies;  // the host function reads the __constant__ arrays as main filled them
     ref_body += "#line " + std::to_string(l.reference.line) + " " + quoted(path) + "\n  ::" + ref +
                 "(" + args + ");\n" + g.reset() + "  return std::vector<float>(ts_a" +
                 std::to_string(out_slot) + ".begin(), ts_a" + std::to_string(out_slot) +

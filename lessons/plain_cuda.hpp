@@ -33,6 +33,7 @@
 #define __noinline__
 #define __restrict__ __restrict
 #define __launch_bounds__(...)
+#define __constant__
 inline constexpr int warpSize = 32;
 #endif
 
@@ -297,6 +298,26 @@ TS_HD Arr<A, Rec> shared(Rec& rec, A& storage, ArraySlot slot) {
   using Scalar = std::remove_all_extents_t<A>;
   return Arr<A, Rec>(&rec, &reinterpret_cast<Scalar&>(storage), 0, int(sizeof(A) / sizeof(Scalar)),
                      slot, Space::Shared);
+}
+// A file-scope `__constant__ float F[5][5];` that the launch block names
+// (`array F in 5, 5`): each use in a kernel or helper is rewritten
+// `::ts::pc::constant(ts_rec, F, slot)`. On the GPU it reads the symbol, which
+// the backend fills from the run's array before the launch, as main's
+// cudaMemcpyToSymbol did; the simulator reads the run's array, which the
+// generated kernel entry names for its OS thread (constant_args).
+#if !defined(__CUDACC__)
+inline thread_local const KernelArgs* constant_args = nullptr;
+#endif
+template <class A, class Rec>
+TS_HD Arr<const A, Rec> constant(Rec& rec, const A& symbol, ArraySlot slot) {
+  using Scalar = std::remove_all_extents_t<const A>;
+#if defined(__CUDACC__)
+  Scalar* base = &reinterpret_cast<Scalar&>(symbol);
+#else
+  (void)symbol;
+  Scalar* base = static_cast<Scalar*>(constant_args->data[slot]);
+#endif
+  return Arr<const A, Rec>(&rec, base, 0, int(sizeof(A) / sizeof(Scalar)), slot, Space::Constant);
 }
 // `extern __shared__ float s[];`: as many elements as the launch gave bytes
 // (the generated Body puts the count in ts_args.count[slot]).

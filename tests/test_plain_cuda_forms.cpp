@@ -1,11 +1,12 @@
-// Cooperative groups in plain CUDA (docs/plain_cuda.md): kernels written with
-// <cooperative_groups.h> as the CUDA samples and NVIDIA's introduction write
-// them run on the simulator with each group's barrier, shuffle and vote traced
-// as the intrinsic it stands for: block.sync() and cg::sync(block) a numbered
-// __syncthreads(), a tile's sync() a __syncwarp() of its lanes, a tile's
-// shfl_down a shuffle of the tile's width. What needs more than one block
-// (a grid's sync) is refused at its line. Also `static __shared__`, as the
-// reduction blogs write it.
+// Forms of plain CUDA beyond the tutorials' (docs/plain_cuda.md), run on the
+// simulator as a student writes them:
+// - cooperative groups, as the CUDA samples and NVIDIA's introduction write
+//   them: block.sync() and cg::sync(block) a numbered __syncthreads(), a
+//   tile's sync() a __syncwarp() of its lanes, a tile's shfl_down a shuffle of
+//   the tile's width; what needs more than one block is refused at its line;
+// - __constant__ arrays that main filled with cudaMemcpyToSymbol, given their
+//   values by the launch block and traced as constant memory;
+// - `static __shared__`, as the reduction blogs write it.
 #include <gtest/gtest.h>
 
 #include <stdlib.h>
@@ -28,19 +29,20 @@ namespace {
 
 // The kernels the GPU runs too (tests/gpu_lesson_files.cpp).
 const std::string kGroupsDir = std::string(TS_SOURCE_DIR) + "/tests/plain_cuda/groups/";
+const std::string kConstantDir = std::string(TS_SOURCE_DIR) + "/tests/plain_cuda/constant/";
 
-int line_of(const std::string& file, const std::string& text) {
-  std::istringstream in(test::read_all(kGroupsDir + file));
+int line_of(const std::string& path, const std::string& text) {
+  std::istringstream in(test::read_all(path));
   int n = 0;
   for (std::string l; std::getline(in, l);)
     if (++n, l.find(text) != std::string::npos) return n;
   return 0;
 }
 
-struct PlainCudaGroups : ::testing::Test {
+struct PlainCudaForms : ::testing::Test {
   static inline test::TempDir* dir = nullptr;
   static void SetUpTestSuite() {
-    dir = new test::TempDir("ts_plain_cuda_groups_", "files");
+    dir = new test::TempDir("ts_plain_cuda_forms_", "files");
     ::setenv("XDG_CACHE_HOME", (*dir / "cache").c_str(), 1);
   }
   static void TearDownTestSuite() {
@@ -67,6 +69,8 @@ struct PlainCudaGroups : ::testing::Test {
     return {};
   }
 };
+struct PlainCudaGroups : PlainCudaForms {};
+struct PlainCudaConstant : PlainCudaForms {};
 
 // The block's sum: a barrier per cg::sync(cta) and cta.sync() at their lines,
 // then 5 shuffles of the first warp's 32 lanes per block at the shfl_down line.
@@ -78,10 +82,10 @@ TEST_F(PlainCudaGroups, BlockAndTileOfTheSamplesReductionRunAsWritten) {
   EXPECT_TRUE(r.faults.empty()) << r.faults.front();
   const LessonInfo* v = find_lesson(id);
   ASSERT_EQ(v->barriers.size(), 2u);
-  EXPECT_EQ(v->barriers[0].line, line_of("block_reduce.cu", "cg::sync(cta);"));
-  EXPECT_EQ(v->barriers[1].line, line_of("block_reduce.cu", "cta.sync();"));
+  EXPECT_EQ(v->barriers[0].line, line_of(kGroupsDir + "block_reduce.cu", "cg::sync(cta);"));
+  EXPECT_EQ(v->barriers[1].line, line_of(kGroupsDir + "block_reduce.cu", "cta.sync();"));
   EXPECT_FALSE(v->barriers[0].warp_scope || v->barriers[1].warp_scope);
-  const int shfl_line = line_of("block_reduce.cu", "warp.shfl_down(sum, offset)");
+  const int shfl_line = line_of(kGroupsDir + "block_reduce.cu", "warp.shfl_down(sum, offset)");
   const uint32_t blocks = (1000 + 127) / 128;
   uint64_t shuffles = 0, block_arrivals = 0;
   for (const Event& e : r.trace.events) {
@@ -125,7 +129,7 @@ TEST_F(PlainCudaGroups, TilesOfSixteenSyncShuffleAndVoteAsTheirLanes) {
   }
   // g.sync() on the tile: every arrival a warp-scope one, 16 lanes meeting.
   uint64_t arrivals = 0, warp_arrivals = 0, shuffles = 0;
-  const int reduce_line = line_of("tile_sums.cu", "cooperative_groups::reduce(");
+  const int reduce_line = line_of(kGroupsDir + "tile_sums.cu", "cooperative_groups::reduce(");
   for (const Event& e : r.trace.events) {
     arrivals += e.kind == EventKind::BarrierArrive;
     warp_arrivals += e.kind == EventKind::BarrierArrive && (e.flags & kFlagWarpScope);
@@ -147,7 +151,7 @@ TEST_F(PlainCudaGroups, TilesOfSixteenSyncShuffleAndVoteAsTheirLanes) {
   const HazardReport h = analyze_hazards(without.trace);
   ASSERT_FALSE(h.groups.empty());
   EXPECT_EQ(h.groups[0].kind, HazardKind::ReadAfterWrite);
-  EXPECT_EQ(h.groups[0].first_line, line_of("tile_sums.cu", "scratch[lane] = v;"));
+  EXPECT_EQ(h.groups[0].first_line, line_of(kGroupsDir + "tile_sums.cu", "scratch[lane] = v;"));
 }
 
 // Which call is which barrier, from the group it is called on.
@@ -204,7 +208,7 @@ TEST(PlainCudaGroupsRewrite, WhatNeedsMoreThanABlockIsRefusedAtItsLine) {
 
 // `static __shared__`, as "Faster parallel reductions on Kepler" writes its
 // per-warp sums: one traced array, the block's sum right.
-TEST_F(PlainCudaGroups, StaticSharedIsTheSharedArray) {
+TEST_F(PlainCudaForms, StaticSharedIsTheSharedArray) {
   const std::string path = *dir / "warp_sums.cu";
   test::write_text(path,
                    "/* tilescope: kernel block_sum; params length=256; grid length / 64; block 64\n"
@@ -240,6 +244,88 @@ TEST_F(PlainCudaGroups, StaticSharedIsTheSharedArray) {
   for (const Event& e : r.trace.events)
     stores += e.kind == EventKind::SharedStore && e.array == partial;
   EXPECT_EQ(stores, 2u * 4u);  // lane 0 of each of the 2 warps, 4 blocks
+}
+
+// The tiled convolution with its mask in constant memory: right, the mask a
+// constant-memory array of 5 x 5 whose every read is traced at its line, 25
+// per output element.
+TEST_F(PlainCudaConstant, MaskInConstantMemoryIsReadTracedAndRight) {
+  const std::string id = load(kConstantDir + "tiled_conv2d.cu");
+  const RunResult r = run_on_sim(id);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(r.verdict.checked && r.verdict.correct) << r.verdict.summary();
+  const ArrayTable& a = r.trace.config.arrays;
+  const ArraySlot mask = slot_named(a, "mask");
+  ASSERT_NE(mask, kNoArray);
+  EXPECT_EQ(a[mask - 1].space, Space::Constant);
+  EXPECT_EQ(a[mask - 1].rows, 5);
+  EXPECT_EQ(a[mask - 1].cols, 5);
+  const int read_line = line_of(kConstantDir + "tiled_conv2d.cu", "sum += mask[i][j]");
+  uint64_t reads = 0;
+  std::map<uint32_t, uint64_t> per_element;
+  for (const Event& e : r.trace.events)
+    if (e.array == mask) {
+      EXPECT_EQ(e.kind, EventKind::GlobalLoad);
+      EXPECT_EQ(e.line, read_line);
+      ++reads, ++per_element[e.element];
+    }
+  const uint64_t outputs = 37u * 37u;
+  EXPECT_EQ(reads, outputs * 25u);
+  ASSERT_EQ(per_element.size(), 25u);
+  for (const auto& [element, n] : per_element)
+    EXPECT_EQ(n, outputs) << "mask element " << element;
+}
+
+// What main did with cudaMemcpyToSymbol the launch block must say, at the
+// size the declaration has; an array the file initialises itself is read
+// as it is (untraced), and a scalar `__device__ __constant__` is traced too.
+TEST_F(PlainCudaConstant, TheLaunchBlockGivesTheValuesAtTheDeclaredSize) {
+  auto file = [](const std::string& arrays) {
+    return "/* tilescope: kernel k; params length=32; grid 1; block 32\n" + arrays +
+           "   array out out length */\n"
+           "__constant__ float w[4];\n"
+           "__constant__ float fixed[2] = {10.0f, 20.0f};\n"
+           "__device__ __constant__ int scale;\n"
+           "__global__ void k(float* out) {\n"
+           "  out[threadIdx.x] = w[threadIdx.x % 4] * scale + fixed[1];\n"
+           "}\n";
+  };
+  const std::string none = translate_plain_cuda("/x/k.cu", file("")).error;
+  EXPECT_NE(none.find("/x/k.cu:3: __constant__ w has no values: add `array w in SIZE`"),
+            std::string::npos)
+      << none;
+  const std::string written =
+      translate_plain_cuda("/x/k.cu", file("   array w out 4; array scale in 1\n")).error;
+  EXPECT_NE(written.find("a __constant__ array is read-only in a kernel"), std::string::npos)
+      << written;
+
+  const std::string path = *dir / "constants.cu";
+  test::write_text(path, file("   array w in length / 8; array scale in 1\n"));
+  const std::string id = load(path);
+  RunResult r = run_on_sim(id);
+  ASSERT_TRUE(r.ok) << r.error;
+  const std::vector<float> w = values(r, "w"), scale = values(r, "scale"), out = values(r, "out");
+  ASSERT_EQ(w.size(), 4u);
+  ASSERT_EQ(scale.size(), 1u);
+  ASSERT_EQ(out.size(), 32u);
+  for (size_t t = 0; t < 32; ++t)
+    EXPECT_FLOAT_EQ(out[t], w[t % 4] * float(int(scale[0])) + 20.0f) << "thread " << t;
+  uint64_t constant_reads = 0;
+  for (const Event& e : r.trace.events)
+    constant_reads += e.kind == EventKind::GlobalLoad;
+  EXPECT_EQ(constant_reads, 2u * 32u);  // w and scale; `fixed` is the file's own, untraced
+
+  // At another length the block gives w 8 elements: refused before the run.
+  RunRequest req;
+  req.lesson_id = id;
+  req.params = find_lesson(id)->defaults;
+  req.params.length = 64;
+  req.backend = BackendChoice::Sim;
+  r = run(req);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("array w 8 elements, but its __constant__ declaration (line 4) holds 4"),
+            std::string::npos)
+      << r.error;
 }
 
 }  // namespace
