@@ -8,17 +8,10 @@
 
 #include "engine/plain_cuda.hpp"
 #include "engine/plain_cuda_detail.hpp"
+#include "engine/plain_cuda_editor.hpp"
 
 namespace ts::plain_cuda {
 namespace {
-
-// A replacement of [begin, end) (an insertion where they are equal). `rank`
-// orders insertions at one offset: the inner expression's closing first.
-struct Edit {
-  size_t begin, end;
-  std::string text;
-  int rank = 0;
-};
 
 // The includes nvcc adds by itself and g++ does not have.
 bool cuda_runtime_include(std::string_view line) {
@@ -29,12 +22,9 @@ bool cuda_runtime_include(std::string_view line) {
   return false;
 }
 
-class Rewriter {
+class Rewriter : GroupRules {
  public:
-  Rewriter(std::string_view text, std::string dir) : s_(text), dir_(std::move(dir)) {
-    tokenize(text, t_, out_.comments);
-    out_.barriers.resize(1);  // ids from 1, as barrier_statements gives them
-  }
+  Rewriter(std::string_view text, std::string dir) : GroupRules(text), dir_(std::move(dir)) {}
 
   Analysis run() {
     find_functions();
@@ -44,62 +34,6 @@ class Rewriter {
   }
 
  private:
-  std::string_view str(size_t i) const {
-    return i < t_.size() ? s_.substr(t_[i].begin, t_[i].end - t_[i].begin) : std::string_view();
-  }
-  bool is(size_t i, std::string_view w) const { return i < t_.size() && str(i) == w; }
-  bool ident(size_t i) const { return i < t_.size() && t_[i].kind == Tok::Ident; }
-  std::string text(size_t first, size_t last) const {  // tokens first..last, one space apart
-    std::string out;
-    for (size_t i = first; i <= last && i < t_.size(); ++i)
-      out += (out.empty() ? "" : " ") + std::string(str(i));
-    return out;
-  }
-  // The same, spaced as written by hand: "const float4*".
-  std::string compact(size_t first, size_t last) const {
-    std::string out;
-    for (size_t i = first; i <= last && i < t_.size(); ++i)
-      out += (i > first && ident(i) && ident(i - 1) ? " " : "") + std::string(str(i));
-    return out;
-  }
-  void fail(size_t i, const std::string& what) {
-    if (!out_.error.empty()) return;
-    out_.error = what;
-    out_.error_line = i < t_.size() ? t_[i].line : 0;
-  }
-  // The token after the group opened at `i` ("(", "[", "{" or "<").
-  size_t skip_group(size_t i) const {
-    const std::string_view open = str(i);
-    const std::string_view close = open == "(" ? ")" : open == "[" ? "]" : open == "{" ? "}" : ">";
-    int depth = 0;
-    for (; i < t_.size(); ++i) {
-      if (str(i) == open) ++depth;
-      if (str(i) == close && --depth == 0) return i + 1;
-      if (open == "<" && str(i) == ">>" && (depth -= 2) <= 0) return i + 1;
-    }
-    return t_.size();
-  }
-  // The token that ends the initializer starting at `i`: the `;` or `,` at
-  // its own depth, or the bracket that closes around it (t_.size(): none).
-  size_t initializer_end(size_t i) const {
-    int depth = 0;
-    for (; i < t_.size(); ++i) {
-      if (is(i, "(") || is(i, "[") || is(i, "{")) ++depth;
-      if (is(i, ")") || is(i, "]") || is(i, "}")) --depth;
-      if (depth < 0 || (depth == 0 && (is(i, ";") || is(i, ",")))) return i;
-    }
-    return t_.size();
-  }
-  void edit(size_t i, std::string text) {
-    edits_.push_back({t_[i].begin, t_[i].end, std::move(text)});
-  }
-  void insert_before(size_t i, std::string text, int rank = 0) {
-    edits_.push_back({t_[i].begin, t_[i].begin, std::move(text), rank});
-  }
-  void insert_after(size_t i, std::string text, int rank = 0) {
-    edits_.push_back({t_[i].end, t_[i].end, std::move(text), rank});
-  }
-
   // ---- Functions at namespace scope: __global__ and __device__ ones ----
   struct Found {
     Function f;
@@ -352,7 +286,7 @@ class Rewriter {
       const bool member = i > 0 && (is(i - 1, ".") || is(i - 1, "->") || is(i - 1, "::"));
       if (t_[i].kind != Tok::Preproc && escape(f, i)) return;  // std::memcpy too
       if (t_[i].kind == Tok::Preproc) continue;
-      if (groups_ && group_op(f, i)) {
+      if (groups_ && group_op(f.lparen, f.f.name, device_names_, i)) {
         if (!out_.error.empty()) return;
         continue;
       }
@@ -396,104 +330,6 @@ class Rewriter {
     }
   }
 
-  // ---- Cooperative groups (lessons/plain_cuda_groups.hpp) ----
-  // `#include <cooperative_groups.h>` (or its reduce.h): TileScope's groups,
-  // for the simulator and nvcc alike. Its other headers are not traced.
-  bool groups_include(size_t i) {
-    const std::string_view line = str(i);
-    if (line.find("include") == std::string_view::npos ||
-        line.find("cooperative_groups") == std::string_view::npos)
-      return false;
-    if (line.find("cooperative_groups.h") == std::string_view::npos &&
-        line.find("cooperative_groups/reduce.h") == std::string_view::npos) {
-      fail(i, std::string(line) +
-                  ": TileScope traces the cooperative groups of <cooperative_groups.h> (the "
-                  "block, tiles of up to 32 threads, their sync, shuffles and votes) and "
-                  "cg::reduce of <cooperative_groups/reduce.h>, not this header");
-      return true;
-    }
-    edit(i, "#include \"lessons/plain_cuda_groups.hpp\"");
-    groups_ = true;
-    return true;
-  }
-
-  // `g.sync()` -> `g.ts_sync(ts_rec, 3, __LINE__)` and `cg::sync(g)` ->
-  // `(g).ts_sync(ts_rec, 3, __LINE__)`: barrier 3, a __syncwarp where g is a
-  // tile; `g.shfl_down(` -> `g.ts_shfl_down(ts_rec, `; `cg::reduce(` ->
-  // `::ts::pc::group_reduce(ts_rec, `. What needs more than one block or
-  // copies around the trace is refused.
-  bool group_op(const Found& f, size_t& i) {
-    static const std::set<std::string_view> members = {"shfl",   "shfl_down", "shfl_up", "shfl_xor",
-                                                       "ballot", "any",       "all"};
-    static const std::set<std::string_view> refused = {
-        "this_grid",        "grid_group",        "this_multi_grid", "multi_grid_group",
-        "memcpy_async",     "coalesced_threads", "coalesced_group", "labeled_partition",
-        "binary_partition", "inclusive_scan",    "exclusive_scan",  "thread_block_tile_base"};
-    const std::string_view w = str(i);
-    if (refused.count(w)) {
-      fail(i, "cooperative_groups::" + std::string(w) + " in " + f.f.name +
-                  "(): TileScope runs one launch block by block and traces the block, tiles "
-                  "of up to 32 threads (tiled_partition), their sync, shuffles and votes, and "
-                  "cg::reduce; a grid-wide sync needs a cooperative launch: end the kernel "
-                  "there and launch a second one");
-      return true;
-    }
-    if (is(i, ".") && ident(i + 1) && is(i + 2, "(")) {
-      const std::string_view m = str(i + 1);
-      if (m == "sync" && is(i + 3, ")")) {
-        const int id = barrier(i + 1, is_tile(f, i - 1));
-        edits_.push_back({t_[i + 1].begin, t_[i + 3].end,
-                          "ts_sync(ts_rec, " + std::to_string(id) + ", __LINE__)"});
-        i += 3;
-        return true;
-      }
-      if (!members.count(m)) return false;
-      out_.shuffles = out_.shuffles || m.substr(0, 4) == "shfl";
-      edits_.push_back({t_[i + 1].begin, t_[i + 2].end, "ts_" + std::string(m) + "(ts_rec, "});
-      i += 2;
-      return true;
-    }
-    if ((w != "sync" && w != "reduce") || !is(i + 1, "(") || device_names_.count(std::string(w)) ||
-        (i > 0 && (is(i - 1, ".") || is(i - 1, "->"))))
-      return false;
-    const size_t start = i >= 2 && is(i - 1, "::") && ident(i - 2) ? i - 2 : i;
-    if (w == "reduce") {
-      edits_.push_back({t_[start].begin, t_[i + 1].end, "::ts::pc::group_reduce(ts_rec, "});
-    } else {
-      const int id = barrier(i, is_tile(f, i + 2));
-      edits_.push_back({t_[start].begin, t_[i + 1].end, "("});
-      insert_after(skip_group(i + 1) - 1, ".ts_sync(ts_rec, " + std::to_string(id) + ", __LINE__)");
-    }
-    i += 1;
-    return true;
-  }
-
-  // Whether the group named at `obj` is a tile: its declaration in the
-  // function (a parameter or a variable) names thread_block_tile or
-  // tiled_partition. The barrier is then a __syncwarp.
-  bool is_tile(const Found& f, size_t obj) const {
-    if (!ident(obj)) return false;  // this_thread_block().sync()
-    bool tile = false;
-    for (size_t j = f.lparen + 1; j < obj; ++j) {
-      if (!is(j, str(obj)) || !(is(j + 1, "=") || is(j + 1, ";") || is(j + 1, ",") ||
-                                is(j + 1, ")") || is(j + 1, "(") || is(j + 1, "{")))
-        continue;
-      size_t a = j, b = j;
-      while (a > f.lparen && !is(a - 1, ";") && !is(a - 1, "{") && !is(a - 1, "}") &&
-             !is(a - 1, ",") && !is(a - 1, "("))
-        --a;
-      while (b < obj && !is(b, ";") && !is(b, ",") && !is(b, ")"))
-        b = is(b, "(") || is(b, "{") ? skip_group(b) : b + 1;
-      bool block = false, partition = false;
-      for (size_t k = a; k < b; ++k) {
-        partition = partition || is(k, "thread_block_tile") || is(k, "tiled_partition");
-        block = block || is(k, "thread_block") || is(k, "this_thread_block");
-      }
-      if (partition || block) tile = partition;
-    }
-    return tile;
-  }
-
   // What would reach memory around the traced arrays is refused, with what
   // to write instead: a cast to a pointer type (`(float*)cache`,
   // `reinterpret_cast<float4*>(&a[i])`) or a raw copy (`memcpy`). Over a
@@ -501,6 +337,13 @@ class Rewriter {
   bool escape(const Found& f, size_t i) {
     const std::string_view w = str(i);
     const std::string in = " in " + f.f.name + "()";
+    if (w == "__activemask" && is(i + 1, "(")) {  // which lanes run here depends on the schedule
+      fail(i, "__activemask()" + in +
+                  " gives the lanes that happen to run together, which the simulator's "
+                  "schedules do not reproduce: name the lanes you mean (0xffffffff, or "
+                  "__ballot_sync(0xffffffff, condition) before the branch)");
+      return true;
+    }
     if (w == "memcpy" || w == "memset" || w == "memmove") {
       fail(i, std::string(w) + in +
                   " is not traced (TileScope sees memory only through the arrays as declared): "
@@ -532,11 +375,6 @@ class Rewriter {
                 "take a pointer to an element of the same type (`const float* p = &a[i];`); for "
                 "a float4, load its four elements one by one");
     return true;
-  }
-
-  int barrier(size_t i, bool warp) {
-    out_.barriers.push_back({t_[i].line, warp});
-    return int(out_.barriers.size()) - 1;
   }
 
   bool intrinsic(size_t i) {
@@ -733,36 +571,9 @@ class Rewriter {
     return end;
   }
 
-  std::string apply() {
-    // At one offset: insertions before a replacement that starts there.
-    std::stable_sort(edits_.begin(), edits_.end(), [](const Edit& a, const Edit& b) {
-      if (a.begin != b.begin) return a.begin < b.begin;
-      if ((a.begin == a.end) != (b.begin == b.end)) return a.begin == a.end;
-      return a.rank < b.rank;
-    });
-    std::string out;
-    size_t at = 0;
-    for (const Edit& e : edits_) {
-      if (e.begin < at) continue;  // inside a range already replaced (main)
-      out.append(s_.substr(at, e.begin - at));
-      out += e.text;
-      // The lines stay where they were: a replaced range's line breaks are kept.
-      out.append(size_t(std::count(s_.begin() + long(e.begin), s_.begin() + long(e.end), '\n')),
-                 '\n');
-      at = e.end;
-    }
-    out.append(s_.substr(at));
-    return out;
-  }
-
-  std::string_view s_;
   std::string dir_;
-  std::vector<Token> t_;
-  std::vector<Edit> edits_;
   std::vector<Found> found_;
   std::set<std::string> device_names_;
-  bool groups_ = false;  // the file includes <cooperative_groups.h>
-  Analysis out_;
 };
 
 }  // namespace

@@ -1,11 +1,13 @@
 // The tokens of a plain CUDA file (engine/plain_cuda_detail.hpp): what the
 // rewrite walks. Comments are kept apart, with their lines (the launch block
-// is one); a preprocessor line is one token.
+// is one); a preprocessor line is one token. And the edits made, applied
+// line for line (engine/plain_cuda_editor.hpp).
 #include <algorithm>
 #include <cctype>
 #include <cstring>
 
 #include "engine/plain_cuda_detail.hpp"
+#include "engine/plain_cuda_editor.hpp"
 
 namespace ts::plain_cuda {
 namespace {
@@ -81,6 +83,28 @@ void tokenize(std::string_view s, std::vector<Token>& tokens, std::vector<Commen
     line_start = false;
     tokens.push_back({kind, b, std::min(i, s.size()), l});
   }
+}
+
+std::string TokenEditor::apply() {
+  // At one offset: insertions before a replacement that starts there.
+  std::stable_sort(edits_.begin(), edits_.end(), [](const Edit& a, const Edit& b) {
+    if (a.begin != b.begin) return a.begin < b.begin;
+    if ((a.begin == a.end) != (b.begin == b.end)) return a.begin == a.end;
+    return a.rank < b.rank;
+  });
+  std::string out;
+  size_t at = 0;
+  for (const Edit& e : edits_) {
+    if (e.begin < at) continue;  // inside a range already replaced (main)
+    out.append(s_.substr(at, e.begin - at));
+    out += e.text;
+    // The lines stay where they were: a replaced range's line breaks are kept.
+    out.append(size_t(std::count(s_.begin() + long(e.begin), s_.begin() + long(e.end), '\n')),
+               '\n');
+    at = e.end;
+  }
+  out.append(s_.substr(at));
+  return out;
 }
 
 }  // namespace ts::plain_cuda

@@ -35,6 +35,37 @@
 #define __launch_bounds__(...)
 #define __constant__
 inline constexpr int warpSize = 32;
+// CUDA's small vector types, as values in a kernel (a float2 pair), laid out
+// and aligned as on the GPU; memory is still reached through the traced arrays.
+#define TS_PC_VECTOR_TYPES(T, N)           \
+  struct alignas(2 * sizeof(T)) N##2 {     \
+    T x, y;                                \
+  };                                       \
+  struct N##3 {                            \
+    T x, y, z;                             \
+  };                                       \
+  inline N##2 make_##N##2(T x, T y) {      \
+    return {x, y};                         \
+  }                                        \
+  inline N##3 make_##N##3(T x, T y, T z) { \
+    return {x, y, z};                      \
+  }
+TS_PC_VECTOR_TYPES(float, float)
+TS_PC_VECTOR_TYPES(int, int)
+TS_PC_VECTOR_TYPES(unsigned, uint)
+#undef TS_PC_VECTOR_TYPES
+struct alignas(16) int4 {
+  int x, y, z, w;
+};
+struct alignas(16) uint4 {
+  unsigned x, y, z, w;
+};
+inline int4 make_int4(int x, int y, int z, int w) {
+  return {x, y, z, w};
+}
+inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) {
+  return {x, y, z, w};
+}
 #endif
 
 namespace ts::pc {

@@ -328,5 +328,62 @@ TEST_F(PlainCudaConstant, TheLaunchBlockGivesTheValuesAtTheDeclaredSize) {
       << r.error;
 }
 
+// A float2 as a value, and one extern __shared__ array carved in two by
+// pointers, as the programming guide does for several dynamic arrays: the
+// second half traced as elements 32.. of the one array.
+TEST_F(PlainCudaForms, VectorValuesAndADynamicArrayCarvedInTwo) {
+  const std::string path = *dir / "carved.cu";
+  test::write_text(path,
+                   "/* tilescope:\n"
+                   "   kernel k\n"
+                   "   params length=64\n"
+                   "   grid 2\n"
+                   "   block 32\n"
+                   "   shared 64 * 4\n"
+                   "   array a in length\n"
+                   "   array b out length\n"
+                   "   arg n = length\n"
+                   "   reference copy\n"
+                   "*/\n"
+                   "__global__ void k(const float* a, float* b, int n) {\n"
+                   "  extern __shared__ float s[];\n"
+                   "  float* first = s;\n"
+                   "  float* second = &s[32];\n"
+                   "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                   "  first[threadIdx.x] = a[i];\n"
+                   "  second[threadIdx.x] = 0.0f;\n"
+                   "  __syncthreads();\n"
+                   "  unsigned active = 0xffffffff;\n"
+                   "  float v = first[threadIdx.x];\n"
+                   "  #pragma unroll\n"
+                   "  for (int o = 16; o > 0; o /= 2) v += 0.0f * __shfl_xor_sync(active, v, o);\n"
+                   "  float2 pair = make_float2(v, 1.0f);\n"
+                   "  b[i] = pair.x * pair.y + second[threadIdx.x];\n"
+                   "}\n");
+  const std::string id = load(path);
+  const RunResult r = run_on_sim(id);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(r.verdict.checked && r.verdict.correct) << r.verdict.summary();
+  const ArraySlot s_slot = slot_named(r.trace.config.arrays, "s");
+  ASSERT_NE(s_slot, kNoArray);
+  uint64_t second_half_stores = 0;
+  for (const Event& e : r.trace.events)
+    second_half_stores += e.kind == EventKind::SharedStore && e.array == s_slot && e.element >= 32;
+  EXPECT_EQ(second_half_stores, 64u);  // 32 threads x 2 blocks
+}
+
+// __activemask() names the lanes that happen to run together: refused, with
+// what to write instead.
+TEST(PlainCudaFormsRewrite, ActiveMaskIsRefusedWithWhatToWrite) {
+  const PlainCudaPlugin p = translate_plain_cuda(
+      "/x/k.cu",
+      "/* tilescope: grid 1; block 32; params length=32; array a out length */\n"
+      "__global__ void k(float* a) {\n"
+      "  a[threadIdx.x] = __shfl_sync(__activemask(), 1.0f, 0);\n"
+      "}\n");
+  EXPECT_NE(p.error.find("/x/k.cu:3: __activemask() in k()"), std::string::npos) << p.error;
+  EXPECT_NE(p.error.find("__ballot_sync(0xffffffff, condition)"), std::string::npos) << p.error;
+}
+
 }  // namespace
 }  // namespace ts
