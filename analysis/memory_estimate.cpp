@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "engine/plain_cuda.hpp"
+
 namespace ts {
 
 uint64_t window_bytes(uint64_t events, uint64_t cells) {
@@ -83,6 +85,7 @@ RunEstimate estimate_run(const LessonInfo& v, const Params& p, uint64_t capacity
   e.events_needed = expected_counts(v, p).total();
   e.events_recorded = std::min(e.events_needed, capacity);
   e.bytes = window_bytes(e.events_recorded, replay_cells(v, p));
+  e.bound_only = is_plain_cuda_path(v.source_file);
   return e;
 }
 

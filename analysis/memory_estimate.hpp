@@ -82,6 +82,9 @@ struct RunEstimate {
   uint64_t events_needed = 0;    // every event of the run (all barriers kept)
   uint64_t events_recorded = 0;  // what the trace capacity keeps of them
   uint64_t bytes = 0;            // the window's peak with the recorded events
+  // A plain CUDA file has no closed form: events_needed is its bound (the
+  // launch block's `events` per thread), and the run may well fit.
+  bool bound_only = false;
   bool truncated() const { return events_recorded < events_needed; }
 };
 RunEstimate estimate_run(const LessonInfo& v, const Params& p, uint64_t capacity);

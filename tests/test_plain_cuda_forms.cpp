@@ -17,11 +17,13 @@
 #include <vector>
 
 #include "analysis/hazards.hpp"
+#include "analysis/memory_estimate.hpp"
 #include "engine/backend.hpp"
 #include "engine/catalogue.hpp"
 #include "engine/lesson_file.hpp"
 #include "engine/plain_cuda.hpp"
 #include "tests/lesson_file_fixture.hpp"
+#include "tests/lesson_picks.hpp"
 #include "tests/temp_files.hpp"
 
 namespace ts {
@@ -281,6 +283,24 @@ TEST_F(PlainCudaConstant, MaskInConstantMemoryIsReadTracedAndRight) {
   ASSERT_EQ(per_element.size(), 25u);
   for (const auto& [element, n] : per_element)
     EXPECT_EQ(n, outputs) << "mask element " << element;
+}
+
+// The window sizes a run up before it starts: for a plain CUDA file the
+// launch block's events bound (4096 a thread) is no count, so the 16.8 M it
+// gives here must not read as a run the trace would cut (its ~100 K events fit).
+TEST_F(PlainCudaConstant, ABoundIsNotTakenForTheRunsSize) {
+  const std::string id = load(kConstantDir + "tiled_conv2d.cu");
+  const LessonInfo* v = find_lesson(id);
+  ASSERT_NE(v, nullptr);
+  const uint64_t capacity = RunRequest{}.trace_capacity;
+  const RunEstimate e = estimate_run(*v, v->defaults, capacity);
+  EXPECT_TRUE(e.bound_only);
+  EXPECT_GT(e.events_needed, capacity);
+  const RunResult r = run_on_sim(id);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_LT(r.trace.events.size(), capacity / 10);
+  EXPECT_FALSE(
+      estimate_run(picks::default_lesson(), picks::default_lesson().defaults, capacity).bound_only);
 }
 
 // What main did with cudaMemcpyToSymbol the launch block must say, at the

@@ -53,9 +53,10 @@ BudgetCheck check_run(const RunRequest& req, uint64_t held) {
   c.held = held;
   c.need.bytes += held;
   c.budget = memory_budget(&c.budget_origin);
-  c.verdict = c.need.bytes > c.budget ? BudgetCheck::OverBudget
-              : c.need.truncated()    ? BudgetCheck::Truncated
-                                      : BudgetCheck::Fits;
+  // A bound is no count: a plain CUDA file runs, and its trace says if it was cut.
+  c.verdict = c.need.bytes > c.budget                    ? BudgetCheck::OverBudget
+              : c.need.truncated() && !c.need.bound_only ? BudgetCheck::Truncated
+                                                         : BudgetCheck::Fits;
   if (c.verdict == BudgetCheck::Fits) return c;
   c.fitting = largest_size_that_fits(*v, req.params, c.capacity, c.budget, held);
   if (c.fitting) {
