@@ -129,9 +129,10 @@ TEST(GpuLessonFiles, PlainCudaKernelsRunOnTheGpuAsOnTheSimulator) {
   std::vector<fs::path> files;
   // The tutorials' kernels; warp/: shuffles of width 16 and partial masks
   // (tests/test_plain_cuda_warp.cpp has their values by hand); groups/ and
-  // constant/: cooperative groups and __constant__ arrays (test_plain_cuda_forms.cpp).
+  // constant/ and forms/: cooperative groups, __constant__ arrays, static
+  // __shared__, __ldg, vector values (test_plain_cuda_forms.cpp).
   for (const char* dir : {"tests/plain_cuda", "tests/plain_cuda/warp", "tests/plain_cuda/groups",
-                          "tests/plain_cuda/constant"})
+                          "tests/plain_cuda/constant", "tests/plain_cuda/forms"})
     for (const auto& e : fs::directory_iterator(kSource / dir))
       if (e.path().extension() == ".cu") files.push_back(e.path());
   test::compile_side_by_side(files);

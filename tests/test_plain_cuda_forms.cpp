@@ -32,6 +32,7 @@ namespace {
 // The kernels the GPU runs too (tests/gpu_lesson_files.cpp).
 const std::string kGroupsDir = std::string(TS_SOURCE_DIR) + "/tests/plain_cuda/groups/";
 const std::string kConstantDir = std::string(TS_SOURCE_DIR) + "/tests/plain_cuda/constant/";
+const std::string kFormsDir = std::string(TS_SOURCE_DIR) + "/tests/plain_cuda/forms/";
 
 int line_of(const std::string& path, const std::string& text) {
   std::istringstream in(test::read_all(path));
@@ -63,11 +64,6 @@ struct PlainCudaForms : ::testing::Test {
     req.backend = BackendChoice::Sim;
     req.barrier_mask = kept;
     return run(req);
-  }
-  // `text` as the file `name`, compiled and run on the simulator.
-  static RunResult run_text(const std::string& name, const std::string& text) {
-    test::write_text(*dir / name, text);
-    return run_on_sim(load(*dir / name));
   }
   // The shared stores to `array`'s elements from `first` on.
   static uint64_t shared_stores(const RunResult& r, const std::string& array, uint32_t first = 0) {
@@ -222,37 +218,21 @@ TEST(PlainCudaGroupsRewrite, WhatNeedsMoreThanABlockIsRefusedAtItsLine) {
   EXPECT_NE(copy.error.find("not this header"), std::string::npos) << copy.error;
 }
 
-// `static __shared__`, as "Faster parallel reductions on Kepler" writes its
-// per-warp sums: one traced array, the block's sum right.
+// `static __shared__`, as the reduction blogs write their per-warp sums: one
+// traced array, the block's sum right; __ldg's loads traced at their line.
 TEST_F(PlainCudaForms, StaticSharedIsTheSharedArray) {
-  const RunResult r =
-      run_text("warp_sums.cu",
-               "/* tilescope: kernel block_sum; params length=256; grid length / 64; block 64\n"
-               "   array in in length; array out out length / 64; reference sums */\n"
-               "__inline__ __device__ float warp_sum(float v) {\n"
-               "  for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffff, "
-               "v, o);\n"
-               "  return v;\n"
-               "}\n"
-               "__global__ void block_sum(const float* in, float* out) {\n"
-               "  static __shared__ float partial[32];\n"
-               "  int lane = threadIdx.x % warpSize, wid = threadIdx.x / warpSize;\n"
-               "  float v = warp_sum(in[blockIdx.x * blockDim.x + threadIdx.x]);\n"
-               "  if (lane == 0) partial[wid] = v;\n"
-               "  __syncthreads();\n"
-               "  v = threadIdx.x < blockDim.x / warpSize ? partial[lane] : 0;\n"
-               "  if (wid == 0) v = warp_sum(v);\n"
-               "  if (threadIdx.x == 0) out[blockIdx.x] = v;\n"
-               "}\n"
-               "void sums(const float* in, float* out) {\n"
-               "  for (int b = 0; b < 4; ++b) {\n"
-               "    out[b] = 0;\n"
-               "    for (int i = 0; i < 64; ++i) out[b] += in[b * 64 + i];\n"
-               "  }\n"
-               "}\n");
+  const RunResult r = run_on_sim(load(kFormsDir + "warp_sums.cu"));
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_TRUE(r.verdict.checked && r.verdict.correct) << r.verdict.summary();
   EXPECT_EQ(shared_stores(r, "partial"), 2u * 4u);  // lane 0 of each of the 2 warps, 4 blocks
+  const int ldg_line = line_of(kFormsDir + "warp_sums.cu", "__ldg(&in[");
+  uint64_t loads = 0;
+  for (const Event& e : r.trace.events)
+    if (e.kind == EventKind::GlobalLoad) {
+      ++loads;
+      EXPECT_EQ(e.line, ldg_line);
+    }
+  EXPECT_EQ(loads, 256u);
 }
 
 // The tiled convolution with its mask in constant memory: right, the mask a
@@ -359,34 +339,7 @@ TEST_F(PlainCudaConstant, TheLaunchBlockGivesTheValuesAtTheDeclaredSize) {
 // pointers, as the programming guide does for several dynamic arrays: the
 // second half traced as elements 32.. of the one array.
 TEST_F(PlainCudaForms, VectorValuesAndADynamicArrayCarvedInTwo) {
-  const RunResult r =
-      run_text("carved.cu",
-               "/* tilescope:\n"
-               "   kernel k\n"
-               "   params length=64\n"
-               "   grid 2\n"
-               "   block 32\n"
-               "   shared 64 * 4\n"
-               "   array a in length\n"
-               "   array b out length\n"
-               "   arg n = length\n"
-               "   reference copy\n"
-               "*/\n"
-               "__global__ void k(const float* a, float* b, int n) {\n"
-               "  extern __shared__ float s[];\n"
-               "  float* first = s;\n"
-               "  float* second = &s[32];\n"
-               "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-               "  first[threadIdx.x] = a[i];\n"
-               "  second[threadIdx.x] = 0.0f;\n"
-               "  __syncthreads();\n"
-               "  unsigned active = 0xffffffff;\n"
-               "  float v = first[threadIdx.x];\n"
-               "  #pragma unroll\n"
-               "  for (int o = 16; o > 0; o /= 2) v += 0.0f * __shfl_xor_sync(active, v, o);\n"
-               "  float2 pair = make_float2(v, 1.0f);\n"
-               "  b[i] = pair.x * pair.y + second[threadIdx.x];\n"
-               "}\n");
+  const RunResult r = run_on_sim(load(kFormsDir + "carved.cu"));
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_TRUE(r.verdict.checked && r.verdict.correct) << r.verdict.summary();
   EXPECT_EQ(shared_stores(r, "s", 32), 64u);  // the second half: 32 threads x 2 blocks
