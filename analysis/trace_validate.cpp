@@ -143,7 +143,8 @@ std::optional<std::string> check_event(uint64_t i, const Event& e, const Expecte
   const int width = access_bytes(e.flags);
   if (width != 4 && (width != 16 || a.elem_bytes != 4 || is_atomic(e.kind)))
     return at + ": access width is " + num(width) + " bytes; " + array_text(x, e.array) +
-           " is accessed 4 bytes (one element) at a time" +
+           (a.elem_bytes == 4 ? " is accessed 4 bytes (one element) at a time"
+                              : " is accessed one element at a time") +
            (a.elem_bytes == 4 && !is_atomic(e.kind) ? " or 16 bytes (four elements)" : "");
   const bool out = e.flags & kFlagOutOfRange;
   if (!out && e.element >= a.extent)
