@@ -140,7 +140,9 @@ TEST_F(PlainCudaBytes, ByExampleHistogramRunsAsTheBookPrintsIt) {
   EXPECT_EQ(s->totals.sectors, 128u);
   EXPECT_EQ(s->totals.ideal_sectors, 128u);
   EXPECT_EQ(s->totals.lines, 128u);
-  EXPECT_EQ(count_accesses(t).global_bytes_read, 4096u);
+  // Global bytes read: the 4096 bytes, and each block's 256 atomics on
+  // histo read (and write) 4 bytes apiece.
+  EXPECT_EQ(count_accesses(t).global_bytes_read, 4096u + 8u * 256u * 4u);
 }
 
 // A __shared__ uint8_t tile: a warp's 32 bytes are 8 bank words, on 8 banks:
@@ -209,13 +211,15 @@ TEST_F(PlainCudaBytes, TraceFileRoundTripsByteArrays) {
                            back->events.size() * sizeof(Event)));
   EXPECT_EQ(serialize_trace(*back), bytes);
 
-  // The array entry: its name (length, text), then space, role, type, element size.
+  // The array entry: its name (length, text), then space (shared), role
+  // (scratch), type, element size. (The parameter `tile` is named before it.)
   const std::string name = "tile";
   std::vector<uint8_t> damaged = bytes;
   size_t at = 0;
-  for (size_t i = 4; i + name.size() <= damaged.size() && !at; ++i)
+  for (size_t i = 4; i + name.size() + 4 <= damaged.size() && !at; ++i)
     if (std::memcmp(damaged.data() + i, name.data(), name.size()) == 0 && damaged[i - 4] == 4 &&
-        damaged[i - 3] == 0)
+        damaged[i - 3] == 0 && damaged[i + name.size()] == uint8_t(Space::Shared) &&
+        damaged[i + name.size() + 1] == uint8_t(ArrayRole::Scratch))
       at = i + name.size();
   ASSERT_GT(at, 0u);
   ASSERT_EQ(damaged[at + 2], uint8_t(ElemType::U8));
