@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -22,6 +23,8 @@
 #include "engine/catalogue.hpp"
 #include "engine/lesson_file.hpp"
 #include "engine/plain_cuda.hpp"
+#include "engine/prepare.hpp"
+#include "engine/run_wire.hpp"
 #include "io/trace_file.hpp"
 #include "tests/temp_files.hpp"
 
@@ -234,6 +237,34 @@ TEST_F(PlainCudaBytes, TraceFileRoundTripsByteArrays) {
   std::memcpy(damaged.data() + damaged.size() - 8, &h2, 8);
   EXPECT_FALSE(parse_trace(std::span<const uint8_t>(damaged.data(), damaged.size()), &err));
   EXPECT_NE(err.find("element type"), std::string::npos) << err;
+}
+
+// A run's result crosses from the lesson child to the program (engine/run_wire.hpp)
+// with its byte arrays.
+TEST_F(PlainCudaBytes, ResultWithByteArraysCrossesTheWire) {
+  const RunResult r = run_on_sim(load("byexample_histogram.cu"));
+  ASSERT_TRUE(r.ok) << r.error;
+  std::string why;
+  const std::optional<RunResult> back = decode_run_result(encode_run_result(r), &why);
+  ASSERT_TRUE(back) << why;
+  EXPECT_EQ(back->trace.config.arrays, r.trace.config.arrays);
+  EXPECT_EQ(back->trace.array(1)->type, ElemType::U8);
+  EXPECT_EQ(back->trace.array(1)->elem_bytes, 1);
+}
+
+// The kernel sees a byte array packed, one byte an element, clamped to 0..255
+// (as a cast to unsigned char would not: 300 is 255, not 44), and nothing
+// but zeros after it; read back, each byte is its value again.
+TEST(PlainCudaBytesBuffers, ByteArraysArePackedAndUnpacked) {
+  std::vector<float> v = {0.0f, 255.0f, 300.0f, -3.0f, 7.9f, NAN, 128.0f, 1.0f};
+  values_to_element_bits(ElemType::U8, v.data(), v.size());
+  const auto* bytes = reinterpret_cast<const unsigned char*>(v.data());
+  const std::vector<unsigned char> want = {0, 255, 255, 0, 7, 0, 128, 1};
+  EXPECT_EQ(std::vector<unsigned char>(bytes, bytes + 8), want);
+  for (size_t i = 8; i < v.size() * 4; ++i)
+    ASSERT_EQ(bytes[i], 0) << "byte " << i;
+  element_bits_to_values(ElemType::U8, v.data(), v.size());
+  EXPECT_EQ(v, (std::vector<float>{0, 255, 255, 0, 7, 0, 128, 1}));
 }
 
 // Types still not traced are refused with the element type and the ones that are.
