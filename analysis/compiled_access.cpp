@@ -120,7 +120,8 @@ std::map<uint32_t, SiteCode> site_codes(const Trace& t, const CompiledKernel& co
   std::map<uint32_t, SiteCode> sites;
   placer.for_each([&](const Place& p) {
     SiteCode& s = sites[p.site];
-    s.source_bytes = std::max(s.source_bytes, access_bytes(t.events[p.event].flags));
+    const Event& e = t.events[p.event];
+    s.source_bytes = std::max(s.source_bytes, lane_bytes(e, t.array(e.array)));
   });
   for (auto& [site, s] : sites) {
     const EventKind kind = site_kind(site);
@@ -183,7 +184,9 @@ void choose_merges(const grouping::Placer& placer, const Trace& t,
   placer.for_each([&](const Place& p) {
     const SiteCode& s = sites[p.site];
     const EventKind kind = site_kind(p.site);
-    if (is_atomic(kind) || s.widths.front() <= s.source_bytes) return;
+    // Byte accesses are never merged into a wider instruction here.
+    if (is_atomic(kind) || s.widths.front() <= s.source_bytes || s.source_bytes < kBankWordBytes)
+      return;
     const Event& e = t.events[p.event];
     const ArrayInfo* a = t.array(e.array);
     if (!a || a->space == Space::Constant) return;
@@ -303,7 +306,7 @@ WarpAccesses compiled_level(const Trace& t, const grouping::Placer& placer,
       b.add(key, p.event, a);
       return;
     }
-    a.opcode = runs_as.opcode(access_bytes(e.flags));
+    a.opcode = runs_as.opcode(lane_bytes(e, t.array(e.array)));
     b.add(key, p.event, a);
   });
   WarpAccesses w = b.finish();

@@ -61,7 +61,7 @@ Counters count_accesses(const Trace& t) {
   for (const Event& e : t.events) {
     const uint8_t k = uint8_t(e.kind), b = uint8_t(e.array);
     if (k >= kEventKindCount || b > kMaxArrays) continue;
-    const uint64_t bytes = uint64_t(event_bytes(e));
+    const uint64_t bytes = uint64_t(element_bytes(e, array_at(t.config.arrays, e.array)));
     ++c.per_kind[k];
     if (e.flags & kFlagOutOfRange) ++c.out_of_range;
     switch (e.kind) {

@@ -153,7 +153,7 @@ constexpr int bank_of(uint64_t byte_address) {
 struct LaneAccess {
   int lane = 0;  // 0..31
   uint64_t address = 0;
-  int bytes = 4;  // 4, 8 or 16
+  int bytes = 4;  // 4, 8 or 16; 1 for a byte array's element (model/array.hpp: lane_bytes)
 };
 
 // How a shared warp access is served.

@@ -39,8 +39,9 @@ struct Spread {
 LaneAccess lane_access(const Trace& t, const Event& e, const WarpAccess& a) {
   LaneAccess l;
   l.lane = int(e.thread % kWarpLanes);
-  l.bytes = access_bytes(e.flags);
-  if (const ArrayInfo* info = t.array(e.array)) l.address = byte_address(*info, e.element);
+  const ArrayInfo* info = t.array(e.array);
+  l.bytes = lane_bytes(e, info);
+  if (info) l.address = byte_address(*info, e.element);
   if (a.merged > 1) {
     l.bytes = a.bytes;
     l.address -= l.address % uint64_t(a.bytes);

@@ -395,8 +395,12 @@ std::optional<std::string> validate(const LessonInfo& v, const Params& p, const 
   if (auto e = check_shared(v, p, lim)) return e;
   uint64_t bytes = 0;
   const ArrayTable t = arrays(v, p);
+  // What the backends allocate: 4 bytes an element, a byte array's too (its
+  // bytes are packed at the front of a float buffer: engine/prepare.hpp).
   for (size_t i = 0; i < t.size(); ++i)
-    if (!t[i].shared()) bytes += allocation_elements(v, p, t, ArraySlot(i + 1)) * t[i].elem_bytes;
+    if (!t[i].shared())
+      bytes +=
+          allocation_elements(v, p, t, ArraySlot(i + 1)) * uint64_t(std::max(t[i].elem_bytes, 4));
   if (bytes > lim.global_memory_bytes)
     return "the arrays need " + bytes_text(bytes) + " of memory, more than the " +
            bytes_text(lim.global_memory_bytes) + " available; use smaller sizes";

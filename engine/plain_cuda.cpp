@@ -594,6 +594,7 @@ std::string elem_type_of(const std::string& type) {
   if (t == "float") return "F32";
   if (t == "int" || t == "int32_t" || t == "signed" || t == "signed int") return "I32";
   if (t == "unsigned" || t == "unsigned int" || t == "uint32_t" || t == "uint") return "U32";
+  if (t == "unsigned char" || t == "uint8_t") return "U8";
   return "";
 }
 

@@ -86,7 +86,8 @@ void tokenize(std::string_view text, std::vector<Token>& tokens, std::vector<Com
 // The rewrite of the whole file (engine/plain_cuda.cpp); `dir`: the file's
 // folder, for its own #include "..." lines.
 Analysis analyse(std::string_view text, const std::string& dir = "");
-// "const float" -> "F32", "int" -> "I32", "unsigned" -> "U32"; empty when none fits.
+// "const float" -> "F32", "int" -> "I32", "unsigned" -> "U32", "unsigned char" or
+// "uint8_t" -> "U8"; empty when none fits.
 std::string elem_type_of(const std::string& type);
 
 }  // namespace ts::plain_cuda

@@ -385,6 +385,8 @@ PlainCudaPlugin translate_plain_cuda(const std::string& path, std::string_view t
   }
   if (l.grid.empty() || l.block.empty())
     return fail(l.line, "the launch block needs `grid` and `block`");
+  const char* kTracedTypes =
+      "'; TileScope traces arrays of float, int, unsigned and unsigned char (uint8_t)";
   // Global arrays: slots in the order of the block's array lines.
   std::map<std::string, int> slot_of;
   std::map<std::string, std::string> type_of;
@@ -403,8 +405,8 @@ PlainCudaPlugin translate_plain_cuda(const std::string& path, std::string_view t
                                      ": a __constant__ array is read-only in a kernel: `array " +
                                      arr.name + " in SIZE`");
     if (elem_type_of(type_of[arr.name]).empty())
-      return fail(arr.rows.line, "array " + arr.name + ": its elements are '" + type_of[arr.name] +
-                                     "'; TileScope traces float, int and unsigned arrays");
+      return fail(arr.rows.line,
+                  "array " + arr.name + ": its elements are '" + type_of[arr.name] + kTracedTypes);
     const int slot = int(slot_of.size()) + 1;
     slot_of[arr.name] = slot;
   }
@@ -443,8 +445,7 @@ PlainCudaPlugin translate_plain_cuda(const std::string& path, std::string_view t
     for (const Function& f : a.functions)
       mine = mine || (!f.kernel && f.name == d.function);
     if (mine && elem_type_of(d.type).empty())
-      return fail(d.line, "__shared__ " + d.name + ": its elements are '" + d.type +
-                              "'; TileScope traces float, int and unsigned arrays");
+      return fail(d.line, "__shared__ " + d.name + ": its elements are '" + d.type + kTracedTypes);
     d.slot = mine ? next_slot++ : 0;
     if (mine) shared.push_back(&d);
     defines += "#define TS_PC_SLOT_" + std::to_string(i) + " " + std::to_string(d.slot) + "\n";
@@ -505,7 +506,8 @@ PlainCudaPlugin translate_plain_cuda(const std::string& path, std::string_view t
              ";\n    ts_a.role = ArrayRole::" + (arr.role == "in" ? "Input" : "Output") +
              (constant_of.count(arr.name) ? ";\n    ts_a.space = Space::Constant" : "") +
              ";\n    ts_a.type = ElemType::" + elem_type_of(type_of[arr.name]) +
-             ";\n    ts_a.fill_stream = " + std::to_string(slot_of[arr.name]) + ";\n";
+             ";\n    ts_a.elem_bytes = elem_size(ts_a.type);\n    ts_a.fill_stream = " +
+             std::to_string(slot_of[arr.name]) + ";\n";
     g.at(arr.rows.line,
          "    ts_a.rows = int(" + arr.rows.text + "); ts_a.cols = int(" + arr.cols.text + ");");
     g.out += "    ts_t.push_back(ts_a);\n  }\n";
@@ -524,11 +526,14 @@ PlainCudaPlugin translate_plain_cuda(const std::string& path, std::string_view t
     g.out += "  {\n    ArrayInfo ts_a;\n    ts_a.name = " + quoted(d->name) +
              ";\n    ts_a.space = Space::Shared;\n    ts_a.role = ArrayRole::Scratch;\n    "
              "ts_a.type = ElemType::" +
-             elem_type_of(type) + ";\n";
+             elem_type_of(type) + ";\n    ts_a.elem_bytes = elem_size(ts_a.type);\n";
     g.at(d->line, "    ts_a.rows = int(" + rows + "); ts_a.cols = int(" + cols + ");");
-    g.out +=
-        "    ts_a.shared_offset = uint32_t(ts_offset);\n    ts_offset += ts_a.count() * sizeof(" +
-        type + ");\n    ts_t.push_back(ts_a);\n  }\n";
+    // Each array at its type's alignment (a byte array may end off a 4-byte boundary).
+    const std::string align = "alignof(" + type + ")";
+    g.out += "    ts_offset = (ts_offset + " + align + " - 1) / " + align + " * " + align +
+             ";\n    ts_a.shared_offset = uint32_t(ts_offset);\n"
+             "    ts_offset += ts_a.count() * sizeof(" +
+             type + ");\n    ts_t.push_back(ts_a);\n  }\n";
   }
   g.out += "  return ts_t;\n}\n";
   // The kernel's arguments: its arrays by slot, its scalars from the block.
@@ -666,7 +671,7 @@ PlainCudaPlugin translate_plain_cuda(const std::string& path, std::string_view t
           "  std::vector<" + plain + "> " + v + "(ts_t[" + std::to_string(s - 1) + "].count());\n";
       if (l.arrays[size_t(s - 1)].role == "in")
         ref_body += "  for (size_t i = 0; i < " + v + ".size() && i < in[" + std::to_string(s) +
-                    "].size(); ++i) " + v + "[i] = " + plain + "(in[" + std::to_string(s) +
+                    "].size(); ++i) " + v + "[i] = (" + plain + ")(in[" + std::to_string(s) +
                     "][i]);\n";
       args += std::string(args.empty() ? "" : ", ") + v + ".data()";
     }

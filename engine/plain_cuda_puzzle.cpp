@@ -13,10 +13,13 @@ namespace ts::plain_cuda {
 namespace {
 
 const char* type_name(ElemType t) {
-  return t == ElemType::F32 ? "float" : t == ElemType::I32 ? "int" : "unsigned";
+  return t == ElemType::F32   ? "float"
+         : t == ElemType::I32 ? "int"
+         : t == ElemType::U8  ? "unsigned char"
+                              : "unsigned";
 }
 const char* type_tag(ElemType t) {
-  return t == ElemType::F32 ? "F32" : t == ElemType::I32 ? "I32" : "U32";
+  return t == ElemType::F32 ? "F32" : t == ElemType::I32 ? "I32" : t == ElemType::U8 ? "U8" : "U32";
 }
 
 // "64" -> 64; -1 when the size is not a literal (a macro: not checked here).

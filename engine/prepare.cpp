@@ -100,6 +100,16 @@ Verdict run_verdict(const PreparedRun& run) {
 
 void values_to_element_bits(ElemType type, float* values, size_t count) {
   if (type == ElemType::F32) return;
+  if (type == ElemType::U8) {
+    // Packed at the front: byte i lies in values[i / 4], read before (i >= 1) or as it is written.
+    auto* bytes = reinterpret_cast<unsigned char*>(values);
+    for (size_t i = 0; i < count; ++i) {
+      const float v = std::isfinite(values[i]) ? values[i] : 0.0f;
+      bytes[i] = v <= 0.0f ? 0 : v >= 255.0f ? 255 : static_cast<unsigned char>(v);
+    }
+    std::memset(bytes + count, 0, count * 3);  // what the kernel may read past them is 0
+    return;
+  }
   for (size_t i = 0; i < count; ++i) {
     const float v = std::isfinite(values[i]) ? values[i] : 0.0f;
     uint32_t bits = 0;
@@ -115,6 +125,13 @@ void values_to_element_bits(ElemType type, float* values, size_t count) {
 
 void element_bits_to_values(ElemType type, float* values, size_t count) {
   if (type == ElemType::F32) return;
+  if (type == ElemType::U8) {
+    // Backwards: values[i] covers bytes 4i .. 4i + 3, all past byte i when i >= 1.
+    const auto* bytes = reinterpret_cast<const unsigned char*>(values);
+    for (size_t i = count; i-- > 0;)
+      values[i] = float(bytes[i]);
+    return;
+  }
   for (size_t i = 0; i < count; ++i) {
     uint32_t bits;
     std::memcpy(&bits, &values[i], 4);

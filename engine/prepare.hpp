@@ -68,9 +68,10 @@ RunResult run_prepared_on_gpu(PreparedRun& run);
 Verdict run_verdict(const PreparedRun& run);
 
 // BufferData holds every array as floats; the kernel sees its elements in
-// their own type (a histogram's bins are unsigned). In place, 4-byte types:
-// the values as the element type's bits before they are copied in, and the
-// bits copied back as values.
+// their own type (a histogram's bins are unsigned). In place: the values as
+// the element type's bits before they are copied in, and the bits copied back
+// as values. A byte array (U8) is packed: its `count` bytes at the front of
+// the buffer, each value clamped to 0..255.
 void values_to_element_bits(ElemType type, float* values, size_t count);
 void element_bits_to_values(ElemType type, float* values, size_t count);
 

@@ -15,8 +15,10 @@ constexpr uint64_t mix(uint64_t x) {
   return splitmix64_hash(x);
 }
 
-float input_value(InputKind kind, uint64_t seed, uint32_t stream, uint64_t index) {
+float input_value(InputKind kind, ElemType type, uint64_t seed, uint32_t stream, uint64_t index) {
   const uint64_t r = mix(mix(seed ^ (uint64_t(stream) << 56)) + index);
+  // A byte array (a histogram's buffer) holds any byte, whatever the kind.
+  if (type == ElemType::U8) return float(r & 0xFFu);
   if (kind == InputKind::SmallIntegers) return float(int(r % 9) - 4);
   // 24 random bits: uniform in [-1, 1), exactly representable.
   return float(double(r >> 40) / double(1 << 23) - 1.0);
@@ -39,7 +41,7 @@ std::vector<BufferData> make_inputs(const LessonInfo& v, const Params& p, InputK
     const uint64_t count = a.count();
     b.values.resize(count);
     for (uint64_t j = 0; j < count; ++j)
-      b.values[j] = input_value(kind, seed, a.fill_stream, j);
+      b.values[j] = input_value(kind, a.type, seed, a.fill_stream, j);
     inputs.push_back(std::move(b));
   }
   return inputs;

@@ -16,6 +16,7 @@ enum class InputKind : uint8_t {
 };
 
 // The input arrays of a lesson (A and B, or In), deterministic in the seed.
+// A byte array (ElemType::U8) gets bytes 0..255 of the same stream, whatever the kind.
 std::vector<BufferData> make_inputs(const LessonInfo& v, const Params& p, InputKind kind,
                                     uint64_t seed);
 

@@ -137,8 +137,8 @@ bool get_config(Reader& r, RunConfig& c) {
   for (ArrayInfo& a : c.arrays) {
     int32_t bytes = 0, rows = 0, cols = 0;
     if (!r.text(a.name) || !get_enum(r, a.space, 2) || !get_enum(r, a.role, 2) ||
-        !get_enum(r, a.type, 2) || !r.pod(bytes) || !r.pod(rows) || !r.pod(cols) ||
-        !r.pod(a.fill_stream) || !r.pod(a.shared_offset))
+        !get_enum(r, a.type, uint8_t(ElemType::U8)) || !r.pod(bytes) || !r.pod(rows) ||
+        !r.pod(cols) || !r.pod(a.fill_stream) || !r.pod(a.shared_offset))
       return false;
     a.elem_bytes = bytes, a.rows = rows, a.cols = cols;
   }

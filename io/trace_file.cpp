@@ -297,19 +297,21 @@ bool parse_arrays(Reader& r, ArrayTable& out) {
       r.fail(at + ": " + range_msg("space", space, 0, int(Space::Constant)));
     else if (role > uint8_t(ArrayRole::Scratch))
       r.fail(at + ": " + range_msg("role", role, 0, int(ArrayRole::Scratch)));
-    else if (type > uint8_t(ElemType::U32))
-      r.fail(at + ": " + range_msg("element type", type, 0, int(ElemType::U32)));
-    else if (elem != 4)
-      r.fail(at + ": element size is " + std::to_string(elem) + " bytes; every type is 4");
+    else if (type > uint8_t(ElemType::U8))
+      r.fail(at + ": " + range_msg("element type", type, 0, int(ElemType::U8)));
+    else if (elem != elem_size(ElemType(type)))
+      r.fail(at + ": element size is " + std::to_string(elem) + " bytes; a " +
+             to_string(ElemType(type)) + " element is " +
+             std::to_string(elem_size(ElemType(type))));
     else if (rows > kMaxBufferSide || cols > kMaxBufferSide)
       r.fail(at + " is " + std::to_string(rows) + " x " + std::to_string(cols) +
              "; each side may be at most " + std::to_string(kMaxBufferSide));
     else if (space != uint8_t(Space::Shared) && offset != 0)
       r.fail(at + " is " + to_string(Space(space)) + " but has a shared offset of " +
              std::to_string(offset) + " bytes");
-    else if (offset % 4 != 0 || offset > kMaxSharedOffset)
-      r.fail(at + ": shared offset " + std::to_string(offset) +
-             " bytes is not a multiple of 4 up to " + std::to_string(kMaxSharedOffset));
+    else if (offset % elem != 0 || offset > kMaxSharedOffset)
+      r.fail(at + ": shared offset " + std::to_string(offset) + " bytes is not a multiple of " +
+             std::to_string(elem) + " up to " + std::to_string(kMaxSharedOffset));
     if (!r.ok()) return false;
     a.space = Space(space);
     a.role = ArrayRole(role);

@@ -12,9 +12,11 @@
 //             u64 input seed                          (str = u32 length + bytes)
 //   arrays    u32 count; per array (its slot is its position, from 1): str name,
 //             u8 space (0 global, 1 shared), u8 role (0 input, 1 output,
-//             2 scratch), u8 element type (0 f32, 1 i32, 2 u32), u8 element
-//             bytes, u32 rows, u32 cols, u32 input stream, u32 shared offset
-//             (bytes from the block's shared base; 0 for global arrays)
+//             2 scratch), u8 element type (0 f32, 1 i32, 2 u32, 3 u8), u8 element
+//             bytes (4; 1 for u8), u32 rows, u32 cols, u32 input stream, u32
+//             shared offset (bytes from the block's shared base, a multiple of
+//             the element bytes; 0 for global arrays). Type 3 came later in
+//             version 2: the files before it hold 0 to 2, and read as they did
 //   recording u64 capacity, u64 events dropped
 //   buffers   u32 count; per global array: u8 slot, u8 is_output, u32 rows,
 //             u32 cols, rows * cols f32

@@ -17,7 +17,13 @@ namespace ts {
 // when a warp reads one address), e.g. a convolution's mask.
 enum class Space : uint8_t { Global = 0, Shared = 1, Constant = 2 };
 enum class ArrayRole : uint8_t { Input = 0, Output = 1, Scratch = 2 };
-enum class ElemType : uint8_t { F32 = 0, I32 = 1, U32 = 2 };
+// U8: an unsigned char / uint8_t array, 1-byte elements (the file format's
+// type 3; older files hold 0 to 2 only).
+enum class ElemType : uint8_t { F32 = 0, I32 = 1, U32 = 2, U8 = 3 };
+// Bytes one element of `t` takes: 4, or 1 for U8.
+constexpr int elem_size(ElemType t) {
+  return t == ElemType::U8 ? 1 : 4;
+}
 
 // At most this many arrays per lesson (slots 1 .. kMaxArrays).
 inline constexpr int kMaxArrays = 16;
@@ -61,6 +67,17 @@ std::string array_name(const ArrayTable& t, ArraySlot slot);
 // One element under its source name: "tileB[3][7]" for a 2-D array,
 // "cache[12]" or "A[5]" for a 1-D one or a global matrix (indexed row * n + col).
 std::string element_name(const ArrayTable& t, ArraySlot slot, uint32_t element);
+
+// Bytes one lane's access of `e` moves: its width flag (4, 8 or 16), except
+// that a plain access (width code 0) of a byte array moves its one byte.
+inline int lane_bytes(const Event& e, const ArrayInfo* a) {
+  const int width = access_bytes(e.flags);
+  return a && width == 4 && a->elem_bytes > 0 && a->elem_bytes < 4 ? a->elem_bytes : width;
+}
+// Bytes of `e`'s own element: 4 for each element of a 16-byte access, else lane_bytes.
+inline int element_bytes(const Event& e, const ArrayInfo* a) {
+  return is_vector_element(e) ? 4 : lane_bytes(e, a);
+}
 
 const char* to_string(Space s);
 const char* to_string(ArrayRole r);

@@ -38,7 +38,8 @@ inline constexpr ArraySlot kNoArray = 0;
 enum EventFlags : uint8_t {
   kFlagOutOfRange = 1u << 0,  // the element index was outside the array's extent
   // Bits 1-2: the width of the instruction, 4 << code bytes (0 = 4 bytes, 1 = 8,
-  // 2 = 16); code 3 is reserved. A 16-byte access (float4) of 4-byte elements
+  // 2 = 16); code 3 is reserved. Code 0 on a byte array (ElemType::U8) is a
+  // 1-byte access (model/array.hpp: lane_bytes). A 16-byte access (float4) of 4-byte elements
   // is recorded as four events, elements i .. i + 3 with i % 4 == 0, in one
   // thread's consecutive instr numbers, each flagged 16: so the replay knows
   // every element's value, and the warp analysis counts one access from the

@@ -64,6 +64,8 @@ const char* to_string(ElemType t) {
       return "i32";
     case ElemType::U32:
       return "u32";
+    case ElemType::U8:
+      return "u8";
   }
   return "unknown type";
 }

@@ -668,9 +668,16 @@ struct Sweep {
       bool ok = true;
       for (size_t i = 0; i < run.globals.size() && ok; ++i) {
         const BufferData& b = run.globals[i];
+        // A byte array's inputs packed as the kernel reads them (engine/prepare.hpp).
+        std::vector<float> bytes;
+        if (!b.is_output && run.arrays[b.slot - 1].type == ElemType::U8) {
+          bytes = b.values;
+          values_to_element_bits(ElemType::U8, bytes.data(), bytes.size());
+        }
+        const std::vector<float>& in = bytes.empty() ? b.values : bytes;
         ok = dev[i].allocate(run.allocation[i] * 4) == cudaSuccess &&
              cudaMemset(dev[i].ptr, 0, dev[i].bytes) == cudaSuccess &&
-             (b.is_output || cudaMemcpy(dev[i].ptr, b.values.data(), b.values.size() * 4,
+             (b.is_output || cudaMemcpy(dev[i].ptr, in.data(), in.size() * 4,
                                         cudaMemcpyHostToDevice) == cudaSuccess);
         run.args.data[b.slot] = dev[i].ptr;
         if (b.is_output && !out_dev) out_dev = dev[i].f(), out_count = b.values.size();
