@@ -1,8 +1,11 @@
 // `tilescope-cli puzzles`: the puzzles (assets/puzzles/), their statements
 // and hints; `tilescope-cli check PUZZLE SOLUTION.hpp`: grades a solution
 // (analysis/puzzle.hpp), pass or fail per rule with the reason; exit 0 when
-// every rule passes, 3 when one fails: what a course's autograder runs.
+// every rule passes, 3 when one fails: what a course's autograder runs. With
+// several solutions (or folders of them) it grades a class: a line each.
 #include <algorithm>
+#include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -13,6 +16,7 @@
 #include "cli/command.hpp"
 #include "cli/report.hpp"
 #include "engine/backend.hpp"
+#include "engine/lesson_child.hpp"
 #include "engine/lesson_options.hpp"
 
 namespace ts::cli {
@@ -86,12 +90,83 @@ nlohmann::json grade_json(const Puzzle& pz, const PuzzleGrade& g) {
           {"seconds", g.seconds}};
 }
 
-int check(const std::string& puzzle, const std::string& solution, const std::string& backend,
-          bool json, bool record) {
+// The solutions named: each a file, or a folder of them (its .cu and .hpp
+// files, sorted), as a course's teaching assistant collects a class's.
+std::vector<std::string> solution_files(const std::vector<std::string>& given) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  for (const std::string& g : given) {
+    std::error_code ec;
+    if (!fs::is_directory(g, ec)) {
+      out.push_back(g);
+      continue;
+    }
+    std::vector<std::string> in_folder;
+    for (const fs::directory_entry& e : fs::directory_iterator(g, ec)) {
+      const std::string ext = e.path().extension().string();
+      if ((ext == ".cu" || ext == ".hpp") && e.is_regular_file(ec))
+        in_folder.push_back(e.path().string());
+    }
+    std::sort(in_folder.begin(), in_folder.end());
+    out.insert(out.end(), in_folder.begin(), in_folder.end());
+  }
+  return out;
+}
+
+// A class's solutions: compiled side by side (engine/lesson_child.hpp), then
+// graded one after another, a line each and the count that pass.
+int check_class(const Puzzle& pz, const std::vector<std::string>& files,
+                const GradeOptions& options, bool json, unsigned jobs) {
+  const auto start = std::chrono::steady_clock::now();
+  compile_side_by_side(files, jobs);
+  const double compiled =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<PuzzleGrade> grades;
+  size_t passed = 0;
+  for (const std::string& f : files) {
+    grades.push_back(grade_puzzle(pz, f, options));
+    passed += grades.back().passed;
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (json) {
+    nlohmann::json all = nlohmann::json::array();
+    for (const PuzzleGrade& g : grades)
+      all.push_back(grade_json(pz, g));
+    std::cout << nlohmann::json{{"ok", true},        {"puzzle", pz.id},   {"number", pz.number},
+                                {"title", pz.title}, {"passed", passed},  {"total", grades.size()},
+                                {"grades", all},     {"seconds", seconds}}
+                     .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
+  } else {
+    std::cout << "puzzle " << pz.number << " " << pz.id << " (" << pz.title << "): " << passed
+              << " of " << grades.size() << " solutions pass\n";
+    for (const PuzzleGrade& g : grades) {
+      const RuleResult* why = g.first_failure();
+      const std::string head = std::string(g.passed ? "  PASS  " : "  FAIL  ") + g.solution;
+      std::cout << head;
+      if (why) std::cout << "\n        " << hanging(why->rule + ": " + why->reason, 8);
+      std::cout << "\n";
+    }
+    char took[96];
+    std::snprintf(took, sizeof took, "graded in %.1f s (compiled side by side in %.1f s)\n",
+                  seconds, compiled);
+    std::cout << took;
+  }
+  return passed == grades.size() ? kExitOk : kExitWrongOutput;
+}
+
+int check(const std::string& puzzle, const std::vector<std::string>& solutions,
+          const std::string& backend, bool json, bool record, unsigned jobs) {
   const PuzzleList all = load_puzzles();
   int rc = kExitOk;
   const Puzzle* pz = find_or_say("check", all, puzzle, json, rc);
   if (!pz) return rc;
+  const std::vector<std::string> files = solution_files(solutions);
+  const bool one = solutions.size() == 1 && files.size() == 1 && files[0] == solutions[0];
+  if (files.empty()) return failure("check", "no .cu or .hpp solution in " + solutions[0], json);
+  if (!one && record)
+    return usage_error("check", "--record keeps one student's progress: name one solution", json);
   // The simulator always grades (its schedules prove the hazards); cuda adds
   // the GPU's runs, auto where there is a usable GPU.
   GradeOptions options;
@@ -104,7 +179,8 @@ int check(const std::string& puzzle, const std::string& solution, const std::str
                      json);
     options.gpu = gpu.usable;
   }
-  const PuzzleGrade g = grade_puzzle(*pz, solution, options);
+  if (!one) return check_class(*pz, files, options, json, jobs);
+  const PuzzleGrade g = grade_puzzle(*pz, files[0], options);
   // The window's Puzzles panel shows it; a grade not recorded is a failure.
   const std::optional<std::string> not_recorded =
       record ? record_puzzle_progress(g, puzzle_progress_path()) : std::nullopt;
@@ -252,14 +328,21 @@ int show(const std::string& name, int hints, bool skeleton, bool skeleton_hpp, b
 TS_CLI_COMMAND(
     kCheck, "check",
     "Grade a puzzle's solution: compiles, setup, output at hidden sizes, hazards, "
-    "budgets; exit 0 when it passes, 3 when a rule fails",
+    "budgets; exit 0 when it passes, 3 when a rule fails. Several solutions, or a folder of "
+    "them: a class's, compiled side by side and graded a line each",
     [](CLI::App& sub) -> std::function<int()> {
       auto puzzle = std::make_shared<std::string>();
-      auto solution = std::make_shared<std::string>();
+      auto solutions = std::make_shared<std::vector<std::string>>();
       auto json = std::make_shared<bool>(false);
       sub.add_option("puzzle", *puzzle, "The puzzle: id, folder name or number")->required();
-      sub.add_option("solution", *solution, "Your solution (plain CUDA .cu, or a lesson file .hpp)")
+      sub.add_option("solution", *solutions,
+                     "Your solution (plain CUDA .cu, or a lesson file .hpp); or several, or "
+                     "folders of them")
           ->required();
+      auto jobs = std::make_shared<unsigned>(0);
+      sub.add_option("--jobs", *jobs,
+                     "Solutions compiled at once when there are several (default: one per core)")
+          ->check(CLI::Range(1u, 256u));
       auto record = std::make_shared<bool>(false);
       sub.add_flag("--json", *json, "Print the grade as JSON");
       sub.add_flag("--record", *record,
@@ -272,7 +355,7 @@ TS_CLI_COMMAND(
                      "size too, and must give the simulator's output and accesses (rule gpu); "
                      "auto: cuda where there is a usable GPU")
           ->check(CLI::IsMember({"sim", "cuda", "auto"}));
-      return [=] { return check(*puzzle, *solution, *backend, *json, *record); };
+      return [=] { return check(*puzzle, *solutions, *backend, *json, *record, *jobs); };
     });
 
 TS_CLI_COMMAND(

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -519,6 +520,21 @@ LessonChildResult run_lesson_file_in_child(const std::string& path,
   for (size_t k = finished; k < requests.size(); ++k)
     c.runs[k].error = k == finished ? c.failure : "not run: an earlier run ended the process";
   return c;
+}
+
+void compile_side_by_side(const std::vector<std::string>& paths, unsigned jobs) {
+  if (paths.empty()) return;
+  if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+  const size_t workers = std::min<size_t>(jobs, paths.size());
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> pool;
+  for (size_t w = 0; w < workers; ++w)
+    pool.emplace_back([&] {
+      for (size_t i = next++; i < paths.size(); i = next++)
+        run_lesson_file_in_child(paths[i], {});
+    });
+  for (std::thread& t : pool)
+    t.join();
 }
 
 }  // namespace ts

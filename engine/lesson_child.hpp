@@ -59,6 +59,15 @@ LessonChildResult run_lesson_file_in_child(const std::string& path,
                                            const std::vector<RunRequest>& requests,
                                            const LessonChildOptions& options = {});
 
+// Compiles `paths` into the plug-in cache side by side, each in a lesson
+// child of its own, at most `jobs` at once (0: one per core). A plug-in with
+// its GPU half takes nvcc about 10 s: a course's grader with a class's files,
+// or a test with 32 of them, would wait for one core while the others idle.
+// The loads that follow find them in the cache (the same program, the same
+// key). Best effort: a file that fails here fails again, with its message,
+// where it is loaded.
+void compile_side_by_side(const std::vector<std::string>& paths, unsigned jobs = 0);
+
 // True in the child: its runs are its own, not sent to another child.
 bool in_lesson_child();
 

@@ -434,7 +434,7 @@ PlainCudaPlugin translate_plain_cuda(const std::string& path, std::string_view t
     symbols += "{" + slot + ", &::" + c.name + ", sizeof(::" + c.name + ")}, ";
     host_copies += "  for (size_t i = 0; i < sizeof(::" + c.name + ") / sizeof(" + c.type +
                    ") && i < in[" + slot + "].size(); ++i)\n    reinterpret_cast<" + c.type +
-                   "*>(&::" + c.name + ")[i] = " + c.type + "(in[" + slot + "][i]);\n";
+                   "*>(&::" + c.name + ")[i] = (" + c.type + ")(in[" + slot + "][i]);\n";
   }
   // Shared arrays of the kernel and of the helpers it may call.
   std::vector<const SharedDecl*> shared;

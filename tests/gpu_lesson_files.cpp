@@ -23,8 +23,8 @@
 #include "analysis/trace_compare.hpp"
 #include "engine/backend.hpp"
 #include "engine/catalogue.hpp"
+#include "engine/lesson_child.hpp"
 #include "engine/lesson_file.hpp"
-#include "tests/compile_side_by_side.hpp"
 #include "tests/gpu_require.hpp"
 #include "tests/lesson_picks.hpp"
 #include "tests/temp_files.hpp"
@@ -53,6 +53,15 @@ fs::path scratch_dir() {
       fs::temp_directory_path() / ("ts_gpu_lesson_files_" + std::to_string(::getpid()));
   fs::create_directories(d);
   return d;
+}
+
+// The files compiled side by side first (engine/lesson_child.hpp): one nvcc
+// per core, then the test's loads find them cached.
+void compile_first(const std::vector<fs::path>& files) {
+  std::vector<std::string> paths;
+  for (const fs::path& f : files)
+    paths.push_back(f.string());
+  compile_side_by_side(paths);
 }
 
 LessonFile loaded(const fs::path& path) {
@@ -107,7 +116,7 @@ TEST(GpuLessonFiles, ReferencePuzzleSolutionsRunOnTheGpuAsOnTheSimulator) {
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(kSource / "tests/puzzle_solutions"))
     if (e.path().extension() == ".hpp" || e.path().extension() == ".cu") files.push_back(e.path());
-  test::compile_side_by_side(files);
+  compile_first(files);
   int n = 0;
   for (const fs::path& path : files) {
     const LessonFile f = loaded(path);
@@ -135,7 +144,7 @@ TEST(GpuLessonFiles, PlainCudaKernelsRunOnTheGpuAsOnTheSimulator) {
                           "tests/plain_cuda/constant", "tests/plain_cuda/forms"})
     for (const auto& e : fs::directory_iterator(kSource / dir))
       if (e.path().extension() == ".cu") files.push_back(e.path());
-  test::compile_side_by_side(files);
+  compile_first(files);
   for (const fs::path& path : files) {
     SCOPED_TRACE(path.filename().string());
     const LessonFile f = loaded(path);
