@@ -192,8 +192,8 @@ struct Presentation {
   bool projector_text() const { return font_size >= 24.0f; }
   void* mono_font = nullptr;        // ImFont* for source code (nullptr: the default font)
   void* mono_small_font = nullptr;  // the same a little smaller: the source pane is narrow
-  void* mono_desk_font =
-      nullptr;               // smaller still: the narrow desk's code (app/views/view_source.cpp)
+  // Smaller still: the narrow desk's code (app/views/view_source.cpp).
+  void* mono_desk_font = nullptr;
   void* big_font = nullptr;  // ImFont* for headings
   bool font_pinned = false;  // set on the command line: imgui.ini does not override it
   bool theme_pinned = false;

@@ -287,8 +287,8 @@ class PuzzlesView final : public View {
       mark(s, "graded", "Grading...");
     }
     draw_buttons(s, p);
-    if (graded && !grade_->passed) draw_failure();
     news_h_ = ImGui::GetCursorPosY() - y0;
+    if (graded && !grade_->passed) draw_failure(y0);
     if (statement_open(s)) {
       ImGui::Separator();
       text_wrapped_at_spaces(p.statement);
@@ -343,10 +343,12 @@ class PuzzlesView final : public View {
   }
 
   // Why a grade failed, then the rules in a line that flows: "pass compiles  FAIL output ...".
-  void draw_failure() const {
+  // The news ends with the reason (the rules' words can scroll).
+  void draw_failure(float y0) {
     ImGui::PushStyleColor(ImGuiCol_Text, colour(okabe_ito::kVermillion));
     text_wrapped_at_spaces(grade_->first_failure()->reason);
     ImGui::PopStyleColor();
+    news_h_ = ImGui::GetCursorPosY() - y0;
     bool first = true;
     for (const RuleResult& r : grade_->rules) {
       const std::string word = std::string(r.status == RuleStatus::Pass   ? "pass "

@@ -104,8 +104,9 @@ void rebuild_fonts(Presentation& present) {
                                           mono.c_str(), std::round(px * 0.88f), nullptr, ranges);
   present.mono_font = mono_font;
   present.mono_small_font = mono_small;
-  // Three quarters of the text: at 1280 x 720 and a projector's text the
-  // desk's code column holds 35 characters a row, not 28.
+  // Three quarters of the text, for the narrow desk's code (1280 x 720 at a
+  // projector's text: app/shell/layout.cpp): a third more characters a row,
+  // and still 21 pixels or more.
   present.mono_desk_font =
       mono.empty()
           ? nullptr

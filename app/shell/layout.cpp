@@ -6,6 +6,7 @@
 #include <imgui_internal.h>  // MarkIniSettingsDirty
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -231,7 +232,9 @@ void SlotLayout::narrow_desk_split(const Views& views, Frame& f, float chrome) c
   const float word = std::round(ImGui::GetFontSize() * 1.25f) + st.ItemSpacing.y;
   f.verdict_h = std::ceil(bare + std::min(verdict > 0 ? verdict : word, word));
   const float least = chrome + 3 * line;
-  const float most = std::max(least, f.H - f.verdict_h - bare - 6 * line);
+  // At most 40 % of the column: a failed grade's reason may scroll.
+  const float most =
+      std::max(least, std::min(std::round(f.H * 0.4f), f.H - f.verdict_h - bare - 6 * line));
   if (panel > 0)
     f.right_split = std::round(std::clamp(panel + chrome, least, std::min(f.right_split, most)));
 }
@@ -287,8 +290,15 @@ SlotLayout::Frame SlotLayout::measure(AppState& s, const std::vector<std::unique
   s.present.lesson_dropped = f.verdict_right;
   if (f.verdict_right) f.L = 0;
   f.narrow_desk = f.verdict_right && s.present.projector_text();
-  // There code lines wrap: the panels' column takes half the width (the grid keeps 40 %).
-  if (f.narrow_desk) f.R = std::max(f.R, std::round(W * 0.5f));
+  // There code lines wrap: the panels' column holds 48 characters of the
+  // code's font (42 of code and the line numbers), up to half the width (the
+  // grid keeps 40 %).
+  if (f.narrow_desk)
+    if (const auto* mono = static_cast<const ImFont*>(s.present.mono_desk_font)) {
+      const float code_w = mono->CalcTextSizeA(mono->FontSize, FLT_MAX, 0, "M").x * 48 +
+                           2 * st.WindowPadding.x + st.ScrollbarSize;
+      f.R = std::max(f.R, std::round(std::min(W * 0.5f, code_w)));
+    }
   s.present.desk_narrow = f.narrow_desk;
   s.present.puzzle_desk = desk && !f.wide_center;  // the grid zooms to the moment there
   // The left column: the lesson gets the height its controls need (none

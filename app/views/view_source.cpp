@@ -104,8 +104,11 @@ class SourceView final : public View {
     // "[on]" is a mark one character wide, and the spaces that line trailing
     // comments up shrink to two: each row is worth its characters.
     const bool marks = s.present.show_barrier_lines && !v->barriers.empty();
-    const int room = int(ImGui::GetContentRegionAvail().x / cw) - 4;
-    const bool narrow = wrapped && room - (marks ? 6 : 0) < 40;
+    const int room_all = int(ImGui::GetContentRegionAvail().x / cw);
+    const bool narrow = wrapped && (s.present.desk_narrow || room_all - 4 - (marks ? 6 : 0) < 40);
+    // The line numbers: three digits and a space; narrow, as many digits as the last has.
+    const int digits = narrow ? std::max(2, int(std::to_string(last_ + 1).size())) : 3;
+    const int room = room_all - digits - 1;
     const int marker_w = !marks ? 0 : narrow ? 2 : 6;
     const int width_chars = wrapped ? std::max(narrow ? 16 : 24, room - marker_w) : 1 << 20;
     // The code's rows in view, whole, for the window's map.
@@ -143,7 +146,10 @@ class SourceView final : public View {
       const bool off = bar && s.present.show_barrier_lines && !mask.keeps(bar->id);
       for (size_t r = 0; r < rows.size(); ++r) {
         char num[16];
-        std::snprintf(num, sizeof num, r == 0 ? "%3d " : "    ", line);
+        if (r == 0)
+          std::snprintf(num, sizeof num, "%*d ", digits, line);
+        else
+          std::snprintf(num, sizeof num, "%*s ", digits, "");
         ImGui::TextColored(dim, "%s", num);
         ImGui::SameLine(0, 0);
         if (marks) {

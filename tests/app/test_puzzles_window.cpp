@@ -138,7 +138,7 @@ TEST_F(PuzzlesWindow, PuzzleSourceVerdictAndGradeFitTogether) {
       EXPECT_GE(a["cell_w"].get<double>(), 18.0) << name << ": " << a["buffer"];
     // Each pane with room for its text, and its news drawn inside it.
     const auto expect_in = [&](const char* slot, const std::string& plot, const std::string& kind,
-                               double min_h) {
+                               double min_h, double text = 0.8) {
       const Box pane = box(j["slots"][slot]);
       EXPECT_GE(pane.w, 0.2 * s.w) << name << ": " << slot;
       EXPECT_GE(pane.h, min_h) << name << ": " << slot;
@@ -149,7 +149,7 @@ TEST_F(PuzzlesWindow, PuzzleSourceVerdictAndGradeFitTogether) {
       }
       EXPECT_TRUE(inside(box(m), pane)) << name << ": " << plot << " " << kind << " " << m
                                         << " outside its pane " << j["slots"][slot];
-      EXPECT_GE(m["h"].get<double>(), 0.8 * font) << name << ": " << m;
+      EXPECT_GE(m["h"].get<double>(), text * font - 0.5) << name << ": " << m;
       return m;
     };
     const json grade = expect_in("right", "puzzles", "grade", 4 * font);
@@ -158,11 +158,12 @@ TEST_F(PuzzlesWindow, PuzzleSourceVerdictAndGradeFitTogether) {
     // Where the lesson column gave way at a projector's text (the narrow
     // desk), the verdict pane holds its word; the grade says why.
     const bool narrow = box(j["slots"]["left"]).w == 0 && font >= 24;
+    // There the code's font is three quarters of the text (a third more code a row).
     const json verdict = expect_in("left_lower", "verdict", "verdict", (narrow ? 1.25 : 3) * font);
     if (c.solution) {
       EXPECT_EQ(grade["label"], "Solved: every rule passes.") << name;
       EXPECT_EQ(verdict["label"], "Correct") << name;
-      expect_in("right_lower", "source", "current", 5 * font);
+      expect_in("right_lower", "source", "current", 5 * font, narrow ? 0.75 : 0.8);
     } else {
       EXPECT_EQ(grade["label"].get<std::string>().rfind("Not yet", 0), 0u) << name << grade;
       EXPECT_EQ(verdict["label"], "Wrong output") << name;
@@ -214,8 +215,10 @@ TEST_F(PuzzlesWindow, DeskAtProjectorTextShowsTheSource) {
     // Eight lines of code or more, each whole in the source pane, on screen.
     const Box source = box(j["slots"]["right_lower"]);
     EXPECT_GE(lines.size(), 8u) << name << ": lines of code in view";
-    for (const json& l : lines)
+    for (const json& l : lines) {
       EXPECT_TRUE(inside(box(l), source) && inside(box(l), window)) << name << ": " << l;
+      EXPECT_GE(l["h"].get<double>(), 0.75 * font - 0.5) << name << ": " << l;  // 21 px and up
+    }
     // The title whole, in its pane, clear of the statement's toggle.
     const Box right = box(j["slots"]["right"]);
     ASSERT_FALSE(title.is_null()) << name << ": no title drawn";
