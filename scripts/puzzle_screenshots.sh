@@ -23,7 +23,7 @@ shot() {  # name, file, size, font (18, the default: no _f in the name), then th
   local name=$1 file=$2 size=$3 font=$4 tag=_f$4
   shift 4
   [[ $font == 18 ]] && tag=""
-  xvfb-run -a -s "-screen 0 1920x1080x24" "$app" --theme dark --lesson-file "$work/$file" \
+  xvfb-run -a -s "-screen 0 1920x1080x24" "$app" --theme dark --lesson-file "$file" \
     --size "$size" --font-size "$font" --backend sim "$@" \
     --screenshot "$out/${name}_${size}${tag}.png" --force --exit
 }

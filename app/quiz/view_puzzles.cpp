@@ -78,7 +78,11 @@ class PuzzlesView final : public View {
     news_h_ = 0;
     if (!progress_problem_.empty()) text_wrapped_at_spaces(progress_problem_);
     draw_list(s);
-    if (selected_ < 0 || selected_ >= int(list_.puzzles.size())) return draw_count();
+    if (selected_ < 0 || selected_ >= int(list_.puzzles.size())) {
+      draw_count();
+      news_h_ = ImGui::GetCursorPosY() - y0;
+      return;
+    }
     draw_puzzle(s, list_.puzzles[size_t(selected_)], y0);
   }
 
