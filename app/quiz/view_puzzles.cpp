@@ -48,9 +48,10 @@ class PuzzlesView final : public View {
   const char* name() const override { return "Puzzles"; }
   Slot slot() const override { return Slot::Right; }
   int order() const override { return 90; }
-  // The news (the puzzle, the grade, the buttons and why a grade failed): the
-  // narrow desk (app/shell/layout.cpp) gives the panel no more, the source the rest.
-  float preferred_height() const override { return news_h_; }
+  // While the student's file is on screen, the news (the puzzle, the grade,
+  // the buttons and why a grade failed): the narrow desk (app/shell/layout.cpp)
+  // gives the panel no more, the source the rest. Else (choosing) no preference.
+  float preferred_height() const override { return solving() ? news_h_ : 0; }
 
   // Every frame, in front or not: a puzzle's file opened while another tab
   // is in front is graded all the same, and brings this panel forward.
@@ -78,11 +79,7 @@ class PuzzlesView final : public View {
     news_h_ = 0;
     if (!progress_problem_.empty()) text_wrapped_at_spaces(progress_problem_);
     draw_list(s);
-    if (selected_ < 0 || selected_ >= int(list_.puzzles.size())) {
-      draw_count();
-      news_h_ = ImGui::GetCursorPosY() - y0;
-      return;
-    }
+    if (selected_ < 0 || selected_ >= int(list_.puzzles.size())) return draw_count();
     draw_puzzle(s, list_.puzzles[size_t(selected_)], y0);
   }
 
@@ -188,11 +185,13 @@ class PuzzlesView final : public View {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Choose a puzzle");
     if (fits) {
       ImGui::PopItemWidth();
-      // Where the preview shows the title: its text's box, for the window's map.
-      const ImVec2 a = ImGui::GetItemRectMin();
+      // The title's text and the preview's room left of the arrow, for the window's map.
+      const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
       const ImVec2 size = ImGui::CalcTextSize(current.c_str());
       s.plot_marks.push_back({"puzzles", "title", current, a.x + st.FramePadding.x,
                               a.y + st.FramePadding.y, size.x, size.y, 0});
+      s.plot_marks.push_back({"puzzles", "title_room", current, a.x, a.y,
+                              b.x - a.x - ImGui::GetFrameHeight(), b.y - a.y, 0});
     } else {
       ImGui::SameLine();
       ImGui::PushTextWrapPos(ImGui::GetWindowContentRegionMax().x - right);
@@ -220,9 +219,15 @@ class PuzzlesView final : public View {
     mark(s, "statement", lit ? "statement shown" : "statement folded");
   }
   // The statement shows until the user folds it; the narrow desk folds it
-  // until the user shows it (the grade and the source want the lines).
+  // while the student's file is on screen, until the user shows it (the grade
+  // and the source want the lines).
   bool statement_open(const AppState& s) const {
-    return statement_choice_.value_or(!s.present.desk_narrow);
+    return statement_choice_.value_or(!(s.present.desk_narrow && solving()));
+  }
+  // The chosen puzzle's file (the student's copy, a solution) is on screen.
+  bool solving() const {
+    return selected_ >= 0 && selected_ < int(list_.puzzles.size()) &&
+           followed_id_ == list_.puzzles[size_t(selected_)].id;
   }
   // How far the student is, at the panel's foot (the grade comes first).
   void draw_count() const {

@@ -214,10 +214,9 @@ float SlotLayout::narrow_pad_y() {
 
 // The desk at 1280 x 720 and a projector's text: a text line is a twentieth
 // of the column, so the source gets what the others leave. The panel is as
-// high as its news (the puzzle, the grade, the buttons: its preferred
-// height; the splitter can make it shorter, the statement taller, up to the
-// right column's upper share), the verdict its word, both panes
-// below without tab bars.
+// high as its news (the puzzle, the grade, the buttons and why a grade
+// failed: its preferred height), within 40 % of the column (the splitter can
+// make it shorter); the verdict its word; both panes below without tab bars.
 void SlotLayout::narrow_desk_split(const Views& views, Frame& f, float chrome) const {
   const ImGuiStyle& st = ImGui::GetStyle();
   const float line = ImGui::GetTextLineHeightWithSpacing(), bare = 2 * narrow_pad_y();
@@ -391,8 +390,9 @@ bool SlotLayout::Frame::hides(Slot slot) const {
          (verdict_right && slot == Slot::Left) || (caption_right && slot == Slot::Right);
 }
 
-// The views [first, last) of one slot: a tab bar, or in presenter mode's centre
-// the view in front (or the one asked for) alone.
+// The views [first, last) of one slot: a tab bar, or where bare (presenter
+// mode's centre, the narrow desk's verdict and source) the view in front (or
+// the one asked for) alone.
 void SlotLayout::draw_slot(AppState& s, const std::vector<std::unique_ptr<View>>& views,
                            size_t first, size_t last, const SlotRect& r, bool bare,
                            LessonButton lesson) {

@@ -168,6 +168,12 @@ TEST_F(PuzzlesWindow, PuzzleSourceVerdictAndGradeFitTogether) {
       EXPECT_EQ(grade["label"].get<std::string>().rfind("Not yet", 0), 0u) << name << grade;
       EXPECT_EQ(verdict["label"], "Wrong output") << name;
     }
+    // The puzzle's title whole: in its combo's preview, clear of the arrow, or wrapped beside it.
+    const json title = mark(j, "puzzles", "title"), room = mark(j, "puzzles", "title_room");
+    EXPECT_FALSE(title.is_null()) << name << ": no title drawn";
+    if (!title.is_null())
+      EXPECT_TRUE(inside(box(title), box(j["slots"]["right"]))) << name << title;
+    if (!room.is_null()) EXPECT_TRUE(inside(box(title), box(room))) << name << title << room;
     // The panes apart.
     for (const char* a : {"center", "right", "right_lower", "left_lower"})
       for (const char* b : {"center", "right", "right_lower", "left_lower"}) {
@@ -204,11 +210,12 @@ TEST_F(PuzzlesWindow, DeskAtProjectorTextShowsTheSource) {
     const double font = j["layout"]["font"].get<double>();
     const Box window{0, 0, double(s.w), double(s.h)};
     std::vector<json> lines, buttons;
-    json title, grade, show_lesson;
+    json title, title_room, grade, show_lesson;
     for (const json& m : j["plot_marks"]) {
       if (m["plot"] == "source" && m["kind"] == "line") lines.push_back(m);
       if (m["plot"] == "timeline" && m["kind"] == "button") buttons.push_back(m);
       if (m["plot"] == "puzzles" && m["kind"] == "title") title = m;
+      if (m["plot"] == "puzzles" && m["kind"] == "title_room") title_room = m;
       if (m["plot"] == "puzzles" && m["kind"] == "grade") grade = m;
       if (m["plot"] == "layout" && m["kind"] == "show_lesson") show_lesson = m;
     }
@@ -224,6 +231,9 @@ TEST_F(PuzzlesWindow, DeskAtProjectorTextShowsTheSource) {
     ASSERT_FALSE(title.is_null()) << name << ": no title drawn";
     EXPECT_NE(title["label"].get<std::string>().find(". "), std::string::npos) << name << title;
     EXPECT_TRUE(inside(box(title), right)) << name << ": " << title << " outside " << right.w;
+    // Shown in the combo's preview: within it, clear of its arrow.
+    if (!title_room.is_null())
+      EXPECT_TRUE(inside(box(title), box(title_room))) << name << ": " << title << title_room;
     for (const json& m : j["plot_marks"])
       if (m["plot"] == "puzzles" && m["kind"] == "statement")
         EXPECT_FALSE(intersects(box(title), box(m))) << name << ": the title under " << m;
