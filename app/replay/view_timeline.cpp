@@ -24,12 +24,12 @@ class TimelineView final : public View {
   // The controls and at least two warp lanes (or every lane, up to four).
   float min_height() const override {
     const float lanes = float(std::clamp<size_t>(lanes_.size(), 2, 4));
-    return controls_height_ + lanes * ImGui::GetFontSize() * 1.4f + 8;
+    return controls_height_ + lanes * ImGui::GetFontSize() * lane_em_ + 8;
   }
   // Every lane at full height (up to eight; more share the room).
   float preferred_height() const override {
     const float lanes = float(std::clamp<size_t>(lanes_.size(), 2, 8));
-    return controls_height_ + lanes * ImGui::GetFontSize() * 1.4f + 8;
+    return controls_height_ + lanes * ImGui::GetFontSize() * lane_em_ + 8;
   }
 
   void draw(AppState& s) override {
@@ -39,6 +39,9 @@ class TimelineView final : public View {
     }
     Replay& r = *s.replay;
     const Palette& pal = palette(s.present.theme);
+    // The narrow desk (1280 x 720 at a projector's text) asks for lanes a
+    // line high, not 1.4: the grid above gets the difference.
+    lane_em_ = s.present.desk_narrow ? 1.0f : 1.4f;
     transport(s, r);
     refresh(s, r);
     lanes(s, r, pal);
@@ -456,6 +459,7 @@ class TimelineView final : public View {
   }
 
   float controls_height_ = 0;  // transport and status rows, as drawn last frame
+  float lane_em_ = 1.4f;       // a lane's height asked for, in text heights
   uint64_t gen_ = ~0ull;
   ReplayOrder order_ = ReplayOrder::AsRecorded;
   uint32_t block_ = ~0u;

@@ -299,6 +299,11 @@ SlotLayout::Frame SlotLayout::measure(AppState& s, const std::vector<std::unique
       f.R = std::max(f.R, std::round(std::min(W * 0.5f, code_w)));
     }
   s.present.desk_narrow = f.narrow_desk;
+  // Its timeline without a tab bar too (its buttons say what it is): the grid gets the line.
+  if (f.narrow_desk && f.B > 0)
+    if (View* v = front(views, Slot::Bottom))
+      f.B = std::min(
+          f.B, std::ceil(std::max(v->preferred_height(), v->min_height()) + 2 * narrow_pad_y()));
   s.present.puzzle_desk = desk && !f.wide_center;  // the grid zooms to the moment there
   // The left column: the lesson gets the height its controls need (none
   // half-hidden), the verdict the rest. When both need less than the room above
@@ -513,7 +518,8 @@ void SlotLayout::draw(AppState& s, const std::vector<std::unique_ptr<View>>& vie
     const Slot slot = views[i]->slot();
     // The verdict and the source on the narrow desk say what they are themselves.
     const bool bare = (f.presenter && slot == Slot::Center) ||
-                      (f.narrow_desk && (slot == Slot::LeftLower || slot == Slot::RightLower));
+                      (f.narrow_desk && (slot == Slot::LeftLower || slot == Slot::RightLower ||
+                                         slot == Slot::Bottom));
     const LessonButton lesson = slot == Slot::Center && f.verdict_right ? LessonButton::Show
                                 : slot == Slot::Left && f.lesson_back   ? LessonButton::Hide
                                                                         : LessonButton::None;
