@@ -244,6 +244,9 @@ TEST_F(PuzzlesWindow, DeskAtProjectorTextShowsTheSource) {
     EXPECT_GE(grid.w, 0.4 * s.w) << name;
     EXPECT_GE(grid.h, 2.5 * font) << name;
     EXPECT_TRUE(inside(grid, window)) << name;
+    EXPECT_TRUE(j["layout"]["values_readable"].get<bool>()) << name;
+    for (const json& a : j["arrays"])
+      EXPECT_GE(a["cell_w"].get<double>(), 18.0) << name << ": " << a["buffer"];
     // The transport on one row, in the timeline's pane: play and steps both ways.
     const Box bottom = box(j["slots"]["bottom"]);
     EXPECT_GE(buttons.size(), 5u) << name << ": transport buttons";
