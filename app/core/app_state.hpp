@@ -178,14 +178,24 @@ struct Presentation {
   // the grid zooms to the moment's subject as in presenter mode, since three
   // panels share the width with it; set by the layout every frame.
   bool puzzle_desk = false;
+  // Where the desk leaves the grid too little width, the lesson column gives
+  // way (lesson_dropped, set by the layout every frame); desk_lesson: the
+  // user brought it back (the centre's "Lesson" tab button), until hidden again.
+  bool lesson_dropped = false;
+  bool desk_lesson = false;
+  // The desk at a projector's text with the lesson column dropped (1280 x 720
+  // at 28 or 32): every line counts, so the panes there fold what can wait.
+  bool desk_narrow = false;
   // A projector's text (24 points and up): the window presents by itself where
   // the grid would be too small (app/shell/layout.cpp), and the grid focus
   // zooms to the moment's subject with a compact timeline (app/grid/grid_auto_zoom.hpp).
   bool projector_text() const { return font_size >= 24.0f; }
   void* mono_font = nullptr;        // ImFont* for source code (nullptr: the default font)
   void* mono_small_font = nullptr;  // the same a little smaller: the source pane is narrow
-  void* big_font = nullptr;         // ImFont* for headings
-  bool font_pinned = false;         // set on the command line: imgui.ini does not override it
+  // Smaller still: the narrow desk's code (app/views/view_source.cpp).
+  void* mono_desk_font = nullptr;
+  void* big_font = nullptr;  // ImFont* for headings
+  bool font_pinned = false;  // set on the command line: imgui.ini does not override it
   bool theme_pinned = false;
   bool have_symbols = false;  // the font has arrows and shapes (DejaVu)
   std::string font_note;      // "DejaVu Sans" or why the default font is used

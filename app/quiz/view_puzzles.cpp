@@ -10,6 +10,7 @@
 // with the user's data (analysis/puzzle.hpp's puzzle_progress_path()).
 #include <imgui.h>
 
+#include <cfloat>
 #include <chrono>
 #include <filesystem>
 #include <future>
@@ -47,6 +48,10 @@ class PuzzlesView final : public View {
   const char* name() const override { return "Puzzles"; }
   Slot slot() const override { return Slot::Right; }
   int order() const override { return 90; }
+  // While the student's file is on screen, the news (the puzzle, the grade,
+  // the buttons and why a grade failed): the narrow desk (app/shell/layout.cpp)
+  // gives the panel no more, the source the rest. Else (choosing) no preference.
+  float preferred_height() const override { return solving() ? news_h_ : 0; }
 
   // Every frame, in front or not: a puzzle's file opened while another tab
   // is in front is graded all the same, and brings this panel forward.
@@ -70,10 +75,12 @@ class PuzzlesView final : public View {
       text_wrapped_at_spaces(list_.problems.empty() ? "No puzzles found." : list_.problems[0]);
       return;
     }
+    const float y0 = ImGui::GetCursorPosY();
+    news_h_ = 0;
     if (!progress_problem_.empty()) text_wrapped_at_spaces(progress_problem_);
     draw_list(s);
     if (selected_ < 0 || selected_ >= int(list_.puzzles.size())) return draw_count();
-    draw_puzzle(s, list_.puzzles[size_t(selected_)]);
+    draw_puzzle(s, list_.puzzles[size_t(selected_)], y0);
   }
 
  private:
@@ -138,7 +145,10 @@ class PuzzlesView final : public View {
   }
 
   // The puzzles in a combo (the panel shares its column): the chosen one's
-  // title, each with its status; then how many are solved.
+  // title, each with its status; then how many are solved. Where the title
+  // and the statement's toggle do not fit on one line (1280 x 720 at a
+  // projector's text), the combo is its arrow alone and the title beside it
+  // wraps: never cut.
   void draw_list(AppState& s) {
     auto label_of = [&](const Puzzle& p) {
       const auto it = progress_.find(p.id);
@@ -147,12 +157,21 @@ class PuzzlesView final : public View {
     };
     const std::string current =
         selected_ >= 0 ? label_of(list_.puzzles[size_t(selected_)]) : "Choose a puzzle";
-    // Beside the title, the toggle that shows and hides the statement (lit while shown).
-    const bool toggle = selected_ >= 0;
+    // Beside the title, the toggle that shows and hides the statement (lit
+    // while shown); on the narrow desk it joins the buttons.
+    const bool toggle = selected_ >= 0 && !s.present.desk_narrow;
     const ImGuiStyle& st = ImGui::GetStyle();
     const float toggle_w = ImGui::CalcTextSize("Statement").x + 2 * st.FramePadding.x;
-    ImGui::PushItemWidth(toggle ? -(toggle_w + st.ItemSpacing.x) : -1);
-    if (ImGui::BeginCombo("##puzzle", current.c_str(), ImGuiComboFlags_HeightLarge)) {
+    const float right = toggle ? toggle_w + st.ItemSpacing.x : 0;
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const float preview_w =
+        avail - right - ImGui::GetFrameHeight() - 2 * st.FramePadding.x;  // less the arrow
+    const bool fits = ImGui::CalcTextSize(current.c_str()).x <= preview_w;
+    if (fits) ImGui::PushItemWidth(right > 0 ? -right : -FLT_MIN);
+    const ImGuiComboFlags flags =
+        ImGuiComboFlags_HeightLarge | (fits ? 0 : ImGuiComboFlags_NoPreview);
+    const float row_y = ImGui::GetCursorPosY();
+    if (ImGui::BeginCombo("##puzzle", current.c_str(), flags)) {
       for (size_t i = 0; i < list_.puzzles.size(); ++i) {
         const Puzzle& p = list_.puzzles[i];
         const auto it = progress_.find(p.id);
@@ -163,16 +182,52 @@ class PuzzlesView final : public View {
       }
       ImGui::EndCombo();
     }
-    ImGui::PopItemWidth();
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Choose a puzzle");
+    if (fits) {
+      ImGui::PopItemWidth();
+      // The title's text and the preview's room left of the arrow, for the window's map.
+      const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+      const ImVec2 size = ImGui::CalcTextSize(current.c_str());
+      s.plot_marks.push_back({"puzzles", "title", current, a.x + st.FramePadding.x,
+                              a.y + st.FramePadding.y, size.x, size.y, 0});
+      s.plot_marks.push_back({"puzzles", "title_room", current, a.x, a.y,
+                              b.x - a.x - ImGui::GetFrameHeight(), b.y - a.y, 0});
+    } else {
+      ImGui::SameLine();
+      ImGui::PushTextWrapPos(ImGui::GetWindowContentRegionMax().x - right);
+      ImGui::AlignTextToFramePadding();
+      ImGui::TextUnformatted(current.c_str());
+      ImGui::PopTextWrapPos();
+      mark(s, "title", current);
+    }
     if (!toggle) return;
+    const float after_y = ImGui::GetCursorPosY();
     ImGui::SameLine();
-    const bool lit = statement_open_;
-    if (lit) ImGui::PushStyleColor(ImGuiCol_Button, st.Colors[ImGuiCol_ButtonActive]);
-    if (ImGui::Button("Statement")) statement_open_ = !statement_open_;
+    ImGui::SetCursorPos(ImVec2(ImGui::GetWindowContentRegionMax().x - toggle_w, row_y));
+    statement_toggle(s);
+    // Below the taller of the two: the title may have wrapped.
+    ImGui::SetCursorPosY(std::max(after_y, ImGui::GetCursorPosY()));
+  }
+  void statement_toggle(AppState& s) {
+    const bool lit = statement_open(s);
+    if (lit)
+      ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyle().Colors[ImGuiCol_ButtonActive]);
+    if (ImGui::Button("Statement")) statement_choice_ = !lit;
     if (lit) ImGui::PopStyleColor();
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip(statement_open_ ? "Hide the statement" : "Show the statement");
-    mark(s, "statement", statement_open_ ? "statement shown" : "statement folded");
+      ImGui::SetTooltip(lit ? "Hide the statement" : "Show the statement");
+    mark(s, "statement", lit ? "statement shown" : "statement folded");
+  }
+  // The statement shows until the user folds it; the narrow desk folds it
+  // while the student's file is on screen, until the user shows it (the grade
+  // and the source want the lines).
+  bool statement_open(const AppState& s) const {
+    return statement_choice_.value_or(!(s.present.desk_narrow && solving()));
+  }
+  // The chosen puzzle's file (the student's copy, a solution) is on screen.
+  bool solving() const {
+    return selected_ >= 0 && selected_ < int(list_.puzzles.size()) &&
+           followed_id_ == list_.puzzles[size_t(selected_)].id;
   }
   // How far the student is, at the panel's foot (the grade comes first).
   void draw_count() const {
@@ -232,7 +287,7 @@ class PuzzlesView final : public View {
   // buttons, then why a grade failed and each
   // rule as a word (its reason on hover); then the statement, budgets,
   // hints and the rules with their reasons.
-  void draw_puzzle(AppState& s, const Puzzle& p) {
+  void draw_puzzle(AppState& s, const Puzzle& p, float y0) {
     const bool graded = grade_ && grade_->puzzle == p.id;
     if (graded) {
       draw_headline(s, p);
@@ -241,8 +296,9 @@ class PuzzlesView final : public View {
       mark(s, "graded", "Grading...");
     }
     draw_buttons(s, p);
-    if (graded && !grade_->passed) draw_failure();
-    if (statement_open_) {
+    news_h_ = ImGui::GetCursorPosY() - y0;
+    if (graded && !grade_->passed) draw_failure(y0);
+    if (statement_open(s)) {
       ImGui::Separator();
       text_wrapped_at_spaces(p.statement);
       for (const PuzzleBudget& b : p.budgets) {
@@ -254,6 +310,7 @@ class PuzzlesView final : public View {
     }
     for (int i = 0; i < hints_ && i < int(p.hints.size()); ++i)
       text_wrapped_at_spaces("Hint " + std::to_string(i + 1) + ": " + p.hints[size_t(i)]);
+    if (s.present.desk_narrow && statement_open(s)) hint_button(p);
     if (graded) {
       ImGui::Separator();
       for (const RuleResult& r : grade_->rules) {
@@ -280,19 +337,27 @@ class PuzzlesView final : public View {
     const bool stale = followed_id_ == p.id && s.lesson_watch.reloads != graded_reloads_;
     const int ago =
         int(std::chrono::duration<double>(std::chrono::steady_clock::now() - graded_at_).count());
-    const std::string fresh = stale              ? "stale: the file changed; grading again"
-                              : pending_.valid() ? "grading again..."
-                                                 : "graded " + std::to_string(ago) + " s ago";
-    same_line_if_fits(ImGui::CalcTextSize(fresh.c_str()).x);
+    std::string fresh = stale              ? "stale: the file changed; grading again"
+                        : pending_.valid() ? "grading again..."
+                                           : "graded " + std::to_string(ago) + " s ago";
+    // On the narrow desk a line saved: "(3 s ago)" beside the grade, where the whole does not fit.
+    if (!same_line_if_fits(ImGui::CalcTextSize(fresh.c_str()).x) && s.present.desk_narrow &&
+        !stale && !pending_.valid()) {
+      const std::string brief = "(" + std::to_string(ago) + " s ago)";
+      if (same_line_if_fits(ImGui::CalcTextSize(brief.c_str()).x)) fresh = brief;
+    }
     ImGui::TextDisabled("%s", fresh.c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("graded %d s ago", ago);
     mark(s, "graded", fresh);
   }
 
   // Why a grade failed, then the rules in a line that flows: "pass compiles  FAIL output ...".
-  void draw_failure() const {
+  // The news ends with the reason (the rules' words can scroll).
+  void draw_failure(float y0) {
     ImGui::PushStyleColor(ImGuiCol_Text, colour(okabe_ito::kVermillion));
     text_wrapped_at_spaces(grade_->first_failure()->reason);
     ImGui::PopStyleColor();
+    news_h_ = ImGui::GetCursorPosY() - y0;
     bool first = true;
     for (const RuleResult& r : grade_->rules) {
       const std::string word = std::string(r.status == RuleStatus::Pass   ? "pass "
@@ -311,13 +376,9 @@ class PuzzlesView final : public View {
   void draw_buttons(AppState& s, const Puzzle& p) {
     const ImGuiStyle& st = ImGui::GetStyle();
     auto button_w = [&](const char* l) { return ImGui::CalcTextSize(l).x + 2 * st.FramePadding.x; };
-    bool first = true;
-    if (hints_ < int(p.hints.size())) {
-      const std::string label =
-          "Hint " + std::to_string(hints_ + 1) + " of " + std::to_string(p.hints.size());
-      if (ImGui::Button(label.c_str())) ++hints_;
-      first = false;
-    }
+    // The narrow desk: the hints with the statement, its toggle here (one row).
+    const bool narrow = s.present.desk_narrow;
+    const bool first = narrow || !hint_button(p);
     if (!first) same_line_if_fits(button_w("Open my copy"));
     if (ImGui::Button("Open my copy")) open_copy(s, p);
     same_line_if_fits(button_w("Checking..."));
@@ -341,6 +402,18 @@ class PuzzlesView final : public View {
                             [copy, path, options] { return grade_puzzle(copy, path, options); });
     }
     if (busy || !have_copy) ImGui::EndDisabled();
+    if (!narrow) return;
+    same_line_if_fits(button_w("Statement"));
+    statement_toggle(s);
+  }
+
+  // "Hint 2 of 3": the next hint; none once all are shown.
+  bool hint_button(const Puzzle& p) {
+    if (hints_ >= int(p.hints.size())) return false;
+    const std::string label =
+        "Hint " + std::to_string(hints_ + 1) + " of " + std::to_string(p.hints.size());
+    if (ImGui::Button(label.c_str())) ++hints_;
+    return true;
   }
 
   static Rgb rule_colour(RuleStatus st) {
@@ -355,9 +428,10 @@ class PuzzlesView final : public View {
   std::string progress_problem_;  // why the progress file could not be read or written
   int selected_ = -1;
   int hints_ = 0;
-  bool statement_open_ = true;
-  std::string followed_;     // the source file of the lesson on screen
-  std::string followed_id_;  // its puzzle, when it is a puzzle's file
+  std::optional<bool> statement_choice_;  // the user's: the statement shown or folded
+  float news_h_ = 0;                      // the panel's height down to its news' end
+  std::string followed_;                  // the source file of the lesson on screen
+  std::string followed_id_;               // its puzzle, when it is a puzzle's file
   std::future<PuzzleGrade> pending_;
   int graded_reloads_ = -1;  // the window's reload count at the last grade of the file on screen
   std::chrono::steady_clock::time_point graded_at_;

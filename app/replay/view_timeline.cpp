@@ -24,12 +24,12 @@ class TimelineView final : public View {
   // The controls and at least two warp lanes (or every lane, up to four).
   float min_height() const override {
     const float lanes = float(std::clamp<size_t>(lanes_.size(), 2, 4));
-    return controls_height_ + lanes * ImGui::GetFontSize() * 1.4f + 8;
+    return controls_height_ + lanes * ImGui::GetFontSize() * lane_em_ + 8;
   }
   // Every lane at full height (up to eight; more share the room).
   float preferred_height() const override {
     const float lanes = float(std::clamp<size_t>(lanes_.size(), 2, 8));
-    return controls_height_ + lanes * ImGui::GetFontSize() * 1.4f + 8;
+    return controls_height_ + lanes * ImGui::GetFontSize() * lane_em_ + 8;
   }
 
   void draw(AppState& s) override {
@@ -39,6 +39,9 @@ class TimelineView final : public View {
     }
     Replay& r = *s.replay;
     const Palette& pal = palette(s.present.theme);
+    // The narrow desk (1280 x 720 at a projector's text) asks for lanes a
+    // line high, not 1.4: the grid above gets the difference.
+    lane_em_ = s.present.desk_narrow ? 1.0f : 1.4f;
     transport(s, r);
     refresh(s, r);
     lanes(s, r, pal);
@@ -122,14 +125,10 @@ class TimelineView final : public View {
       place(button_width(label));
       const bool b = ImGui::Button(label);
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tip);
+      mark_item(s, label);
       return b;
     };
     const bool sym = s.present.have_symbols;
-    if (button("Start", "back to the start (Home)")) go(0);
-    if (button(sym ? "\u25C0\u25C0 phase" : "<< phase", "previous barrier phase of the block (Up)"))
-      go(r.phase_step(pos, false, blk));
-    if (button(sym ? "\u25C0 barrier" : "< barrier", "previous barrier (Shift+B)"))
-      go(r.barrier_step(pos, false, blk));
     // One warp instruction: the next (previous) warp access with all its lanes
     // applied, whatever the order interleaves (app/core/warp_index.hpp); without the
     // index, the run of one warp's events.
@@ -137,28 +136,113 @@ class TimelineView final : public View {
       return s.result.warp ? s.access_stops.step(s.result.warp, r, pos, forward)
                            : r.warp_step(pos, forward);
     };
-    if (button(sym ? "\u25C0 warp" : "< warp",
-               "the previous warp instruction, all its lanes (Left): what the Banks view\n"
-               "and the grid's coalescing colours show"))
-      go(warp_step(false));
     // The grid focus (and the puzzle desk) at a projector's text keeps the
     // timeline to the transport (one row: a single event is Shift+Left /
     // Shift+Right), where we are and the lanes: the speed, the order and the
     // legend are in the panels' view (G), the keys still work.
     const bool compact =
         (s.present.focus_grid || s.present.puzzle_desk) && s.present.projector_text();
-    if (!compact && button(sym ? "\u25C1##ev" : "<##ev", "one event back (Shift+Left)"))
-      go(pos ? pos - 1 : 0);
+    // Where even that row would wrap (the desk at 1280 x 720: the grid's
+    // half), play and two pairs of arrows: "warp < >  barrier < >".
+    if (compact && !compact_row_fits(sym)) {
+      arrows_row(s, r, sym, blk, warp_step, go);
+    } else {
+      full_row(s, r, sym, blk, compact, warp_step, go, button, place);
+    }
+    if (!compact) speed_and_order(s, r, place);
+    status(s, r, place);
+    if (!compact) legend(s);
+    controls_height_ = ImGui::GetCursorScreenPos().y - ImGui::GetWindowPos().y;  // in its child
+  }
+
+  // For the window's map: where a transport button is (app/shell/scripted.cpp).
+  static void mark_item(AppState& s, const char* label) {
+    const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+    s.plot_marks.push_back({"timeline", "button", label, a.x, a.y, b.x - a.x, b.y - a.y, 0});
+  }
+
+  // The compact row's buttons on one line, measured.
+  static bool compact_row_fits(bool sym) {
+    const ImGuiStyle& st = ImGui::GetStyle();
+    const char* labels[] = {"Start",
+                            sym ? "\u25C0\u25C0 phase" : "<< phase",
+                            sym ? "\u25C0 barrier" : "< barrier",
+                            sym ? "\u25C0 warp" : "< warp",
+                            sym ? "warp \u25B6" : "warp >",
+                            sym ? "barrier \u25B6" : "barrier >",
+                            sym ? "phase \u25B6\u25B6" : "phase >>",
+                            "End"};
+    float w = ImGui::GetFontSize() * 5.5f;  // play
+    for (const char* l : labels)
+      w += ImGui::CalcTextSize(l).x + 2 * st.FramePadding.x + st.ItemSpacing.x;
+    return w <= ImGui::GetContentRegionAvail().x;
+  }
+
+  // The narrowest transport: play, then the warp instruction and the barrier
+  // each with a back and a forward arrow (Home, End and the phase keys still work).
+  template <class Step, class Go>
+  void arrows_row(AppState& s, Replay& r, bool sym, uint32_t blk, Step& warp_step, Go& go) {
+    const uint64_t pos = r.position();
+    play_button(s, r, ImGui::GetFontSize() * 4.5f);
+    const float inner = ImGui::GetStyle().ItemInnerSpacing.x;
+    auto pair = [&](const char* word, const char* id, const char* back_tip,
+                    const char* fwd_tip) -> int {
+      ImGui::SameLine();
+      ImGui::AlignTextToFramePadding();
+      ImGui::TextUnformatted(word);
+      int moved = 0;
+      for (int forward = 0; forward < 2; ++forward) {
+        ImGui::SameLine(0, inner);
+        char label[32];
+        std::snprintf(label, sizeof label, "%s##%s%d",
+                      forward ? (sym ? "\u25B6" : ">") : (sym ? "\u25C0" : "<"), id, forward);
+        if (ImGui::Button(label)) moved = forward ? 1 : -1;
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", forward ? fwd_tip : back_tip);
+        mark_item(s, label);
+      }
+      return moved;
+    };
+    if (const int m = pair("warp", "w", "the previous warp instruction, all its lanes (Left)",
+                           "the next warp instruction, all its lanes (Right)"))
+      go(warp_step(m > 0));
+    if (const int m = pair("barrier", "b", "previous barrier (Shift+B)",
+                           "next barrier: all threads of the block arrived (B)"))
+      go(r.barrier_step(pos, m > 0, blk));
+  }
+
+  // Play / pause, green.
+  void play_button(AppState& s, Replay& r, float width) {
+    const bool sym = s.present.have_symbols;
     const char* play = s.replay_ui.playing ? (sym ? "\u275A\u275A pause" : "pause")
                                            : (sym ? "\u25B6 play" : "play");
     ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.0f, 0.62f, 0.45f, 0.85f));
-    place(ImGui::GetFontSize() * 5.5f);
-    if (ImGui::Button(play, ImVec2(ImGui::GetFontSize() * 5.5f, 0))) {
-      if (!s.replay_ui.playing && pos >= r.size()) s.request_position(0);
+    if (ImGui::Button(play, ImVec2(width, 0))) {
+      if (!s.replay_ui.playing && r.position() >= r.size()) s.request_position(0);
       s.replay_ui.playing = !s.replay_ui.playing;
     }
     ImGui::PopStyleColor();
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("play / pause (Space)");
+    mark_item(s, play);
+  }
+
+  // Every step both ways, words on the buttons.
+  template <class Step, class Go, class Button, class Place>
+  void full_row(AppState& s, Replay& r, bool sym, uint32_t blk, bool compact, Step& warp_step,
+                Go& go, Button& button, Place& place) {
+    const uint64_t pos = r.position();
+    if (button("Start", "back to the start (Home)")) go(0);
+    if (button(sym ? "\u25C0\u25C0 phase" : "<< phase", "previous barrier phase of the block (Up)"))
+      go(r.phase_step(pos, false, blk));
+    if (button(sym ? "\u25C0 barrier" : "< barrier", "previous barrier (Shift+B)"))
+      go(r.barrier_step(pos, false, blk));
+    if (button(sym ? "\u25C0 warp" : "< warp",
+               "the previous warp instruction, all its lanes (Left): what the Banks view\n"
+               "and the grid's coalescing colours show"))
+      go(warp_step(false));
+    if (!compact && button(sym ? "\u25C1##ev" : "<##ev", "one event back (Shift+Left)"))
+      go(pos ? pos - 1 : 0);
+    place(ImGui::GetFontSize() * 5.5f);
+    play_button(s, r, ImGui::GetFontSize() * 5.5f);
     if (!compact && button(sym ? "\u25B7##ev" : ">##ev", "one event forward (Shift+Right)"))
       go(std::min(r.size(), pos + 1));
     if (button(sym ? "warp \u25B6" : "warp >",
@@ -171,11 +255,6 @@ class TimelineView final : public View {
     if (button(sym ? "phase \u25B6\u25B6" : "phase >>", "next barrier phase of the block (Down)"))
       go(r.phase_step(pos, true, blk));
     if (button("End", "to the end (End)")) go(r.size());
-
-    if (!compact) speed_and_order(s, r, place);
-    status(s, r, place);
-    if (!compact) legend(s);
-    controls_height_ = ImGui::GetCursorScreenPos().y - ImGui::GetWindowPos().y;  // in its child
   }
 
   // The speed: a knob with its number beside it, not under the knob; the replay's order.
@@ -380,6 +459,7 @@ class TimelineView final : public View {
   }
 
   float controls_height_ = 0;  // transport and status rows, as drawn last frame
+  float lane_em_ = 1.4f;       // a lane's height asked for, in text heights
   uint64_t gen_ = ~0ull;
   ReplayOrder order_ = ReplayOrder::AsRecorded;
   uint32_t block_ = ~0u;

@@ -104,6 +104,13 @@ void rebuild_fonts(Presentation& present) {
                                           mono.c_str(), std::round(px * 0.88f), nullptr, ranges);
   present.mono_font = mono_font;
   present.mono_small_font = mono_small;
+  // Three quarters of the text, for the narrow desk's code (1280 x 720 at a
+  // projector's text: app/shell/layout.cpp): a third more characters a row,
+  // and still 21 pixels or more.
+  present.mono_desk_font =
+      mono.empty()
+          ? nullptr
+          : io.Fonts->AddFontFromFileTTF(mono.c_str(), std::round(px * 0.75f), nullptr, ranges);
   present.big_font = big_font;
   io.FontDefault = main_font;
   io.Fonts->Build();

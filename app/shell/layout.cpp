@@ -6,6 +6,7 @@
 #include <imgui_internal.h>  // MarkIniSettingsDirty
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -74,7 +75,11 @@ struct SlotLayout::Frame {
   // column, between the puzzle and its source (verdict_h high).
   bool verdict_right = false;
   float verdict_h = 0;
-  SlotRect centre;  // less the caption strip where it sits there
+  // That at a projector's text (s.present.desk_narrow): the verdict and the
+  // source without tab bars (each says what it is), the panel as high as its news.
+  bool narrow_desk = false;
+  bool lesson_back = false;  // the lesson column shown by the user where it would give way
+  SlotRect centre;           // less the caption strip where it sits there
 
   SlotRect rect(Slot slot) const;
   bool hides(Slot slot) const;  // not drawn this frame (focus, presenter, a wide centre)
@@ -202,6 +207,37 @@ void SlotLayout::place_caption_strip(AppState& s, const std::vector<std::unique_
   s.strip_beside = beside;
 }
 
+// The narrow desk's panes without tab bars keep this little from their top and foot.
+float SlotLayout::narrow_pad_y() {
+  return std::round(ImGui::GetFontSize() * 0.15f);
+}
+
+// The desk at 1280 x 720 and a projector's text: a text line is a twentieth
+// of the column, so the source gets what the others leave. The panel is as
+// high as its news (the puzzle, the grade, the buttons and why a grade
+// failed: its preferred height), within 40 % of the column (the splitter can
+// make it shorter); the verdict its word; both panes below without tab bars.
+void SlotLayout::narrow_desk_split(const Views& views, Frame& f, float chrome) const {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float line = ImGui::GetTextLineHeightWithSpacing(), bare = 2 * narrow_pad_y();
+  float panel = 0, verdict = 0;
+  for (const auto& v : views) {
+    if (v->slot() == Slot::Right && front_[int(Slot::Right)] == v->name())
+      panel = v->preferred_height();
+    if (v->slot() == Slot::LeftLower && front_[int(Slot::LeftLower)] == v->name())
+      verdict = v->preferred_height();
+  }
+  // The verdict's word in the large font (the rest scrolls: the grade says why).
+  const float word = std::round(ImGui::GetFontSize() * 1.25f) + st.ItemSpacing.y;
+  f.verdict_h = std::ceil(bare + std::min(verdict > 0 ? verdict : word, word));
+  const float least = chrome + 3 * line;
+  // At most 40 % of the column: a failed grade's reason may scroll.
+  const float most =
+      std::max(least, std::min(std::round(f.H * 0.4f), f.H - f.verdict_h - bare - 6 * line));
+  if (panel > 0)
+    f.right_split = std::round(std::clamp(panel + chrome, least, std::min(f.right_split, most)));
+}
+
 SlotLayout::Frame SlotLayout::measure(AppState& s, const std::vector<std::unique_ptr<View>>& views,
                                       float top, float W, float H) {
   Layout& lay = s.layout;
@@ -246,8 +282,28 @@ SlotLayout::Frame SlotLayout::measure(AppState& s, const std::vector<std::unique
   // view together: where the lesson column would leave the grid under 40 % of
   // the width (1600 x 900 at text 22, 1280 x 720), it gives way (its title is
   // the Puzzles panel's) and the verdict moves to the right column.
-  f.verdict_right = desk && !f.wide_center && W - f.L - f.R < 0.4f * W;
+  // The centre's "Lesson" tab button brings it back (s.present.desk_lesson).
+  const bool squeezed = desk && !f.wide_center && W - f.L - f.R < 0.4f * W;
+  f.verdict_right = squeezed && !s.present.desk_lesson;
+  f.lesson_back = squeezed && s.present.desk_lesson;
+  s.present.lesson_dropped = f.verdict_right;
   if (f.verdict_right) f.L = 0;
+  f.narrow_desk = f.verdict_right && s.present.projector_text();
+  // There code lines wrap: the panels' column holds 48 characters of the
+  // code's font (42 of code and the line numbers), up to half the width (the
+  // grid keeps 40 %).
+  if (f.narrow_desk)
+    if (const auto* mono = static_cast<const ImFont*>(s.present.mono_desk_font)) {
+      const float code_w = mono->CalcTextSizeA(mono->FontSize, FLT_MAX, 0, "M").x * 48 +
+                           2 * st.WindowPadding.x + st.ScrollbarSize;
+      f.R = std::max(f.R, std::round(std::min(W * 0.5f, code_w)));
+    }
+  s.present.desk_narrow = f.narrow_desk;
+  // Its timeline without a tab bar too (its buttons say what it is): the grid gets the line.
+  if (f.narrow_desk && f.B > 0)
+    if (View* v = front(views, Slot::Bottom))
+      f.B = std::min(
+          f.B, std::ceil(std::max(v->preferred_height(), v->min_height()) + 2 * narrow_pad_y()));
   s.present.puzzle_desk = desk && !f.wide_center;  // the grid zooms to the moment there
   // The left column: the lesson gets the height its controls need (none
   // half-hidden), the verdict the rest. When both need less than the room above
@@ -299,6 +355,7 @@ SlotLayout::Frame SlotLayout::measure(AppState& s, const std::vector<std::unique
     const float least = std::max(chrome + 4 * line, std::round(H * 0.43f));
     f.right_split = std::round(
         std::clamp(H * lay.right_top, least, std::max(least, H - f.verdict_h - source_need)));
+    if (f.narrow_desk) narrow_desk_split(views, f, chrome);
   }
   if (f.caption_right)
     f.right_split =
@@ -338,10 +395,12 @@ bool SlotLayout::Frame::hides(Slot slot) const {
          (verdict_right && slot == Slot::Left) || (caption_right && slot == Slot::Right);
 }
 
-// The views [first, last) of one slot: a tab bar, or in presenter mode's centre
-// the view in front (or the one asked for) alone.
+// The views [first, last) of one slot: a tab bar, or where bare (presenter
+// mode's centre, the narrow desk's verdict and source) the view in front (or
+// the one asked for) alone.
 void SlotLayout::draw_slot(AppState& s, const std::vector<std::unique_ptr<View>>& views,
-                           size_t first, size_t last, const SlotRect& r, bool presenter) {
+                           size_t first, size_t last, const SlotRect& r, bool bare,
+                           LessonButton lesson) {
   const Slot slot = views[first]->slot();
   if (slot == Slot::Center) store_rect(s.center_rect, r);
   store_rect(s.slot_rects[int(slot)], r);
@@ -354,7 +413,7 @@ void SlotLayout::draw_slot(AppState& s, const std::vector<std::unique_ptr<View>>
                                  ImGuiWindowFlags_NoBringToFrontOnFocus |
                                  ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBackground;
   const bool open = ImGui::Begin(id, nullptr, flags);
-  if (open && presenter && slot == Slot::Center) {
+  if (open && bare) {
     size_t k = first;
     for (size_t m = first; m < last; ++m)
       if (views[m]->name() == (s.select_tab.empty() ? front_[int(slot)] : s.select_tab)) k = m;
@@ -364,6 +423,7 @@ void SlotLayout::draw_slot(AppState& s, const std::vector<std::unique_ptr<View>>
     views[k]->draw(s);
     ImGui::EndChild();
   } else if (open && ImGui::BeginTabBar(id)) {
+    lesson_button(s, lesson);
     for (size_t k = first; k < last; ++k) {
       const bool pick = !s.select_tab.empty() && s.select_tab == views[k]->name();
       if (pick) s.select_tab.clear();
@@ -379,6 +439,26 @@ void SlotLayout::draw_slot(AppState& s, const std::vector<std::unique_ptr<View>>
     ImGui::EndTabBar();
   }
   ImGui::End();
+}
+
+// Where the desk drops the lesson column (too little width for the grid), a
+// tab-like button at the head of the centre's tabs brings it back, on the
+// side where it appears; the lesson column so brought back has one that hides it.
+void SlotLayout::lesson_button(AppState& s, LessonButton b) {
+  if (b == LessonButton::None) return;
+  const bool show = b == LessonButton::Show;
+  const char* label = show ? (s.present.have_symbols ? "\u25B8 Lesson" : "> Lesson")
+                           : (s.present.have_symbols ? "\u25C2 Hide" : "< Hide");
+  if (ImGui::TabItemButton(label, show ? ImGuiTabItemFlags_Leading : ImGuiTabItemFlags_Trailing))
+    s.present.desk_lesson = show;
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(show ? "Show the lesson column (its parameters, barriers and Run):\n"
+                             "the grid gets less width"
+                           : "Hide the lesson column: the grid gets its width");
+  // For the window's map (app/shell/scripted.cpp).
+  const ImVec2 a = ImGui::GetItemRectMin(), z = ImGui::GetItemRectMax();
+  s.plot_marks.push_back(
+      {"layout", show ? "show_lesson" : "hide_lesson", label, a.x, a.y, z.x - a.x, z.y - a.y, 0});
 }
 
 // The borders between slots drag the layout's fractions (after the slots, so on top).
@@ -435,8 +515,25 @@ void SlotLayout::draw(AppState& s, const std::vector<std::unique_ptr<View>>& vie
     size_t j = i;
     while (j < views.size() && views[j]->slot() == views[i]->slot())
       ++j;
-    if (!f.hides(views[i]->slot()))
-      draw_slot(s, views, i, j, f.rect(views[i]->slot()), f.presenter);
+    const Slot slot = views[i]->slot();
+    // The verdict and the source on the narrow desk say what they are themselves.
+    const bool bare = (f.presenter && slot == Slot::Center) ||
+                      (f.narrow_desk && (slot == Slot::LeftLower || slot == Slot::RightLower ||
+                                         slot == Slot::Bottom));
+    const LessonButton lesson = slot == Slot::Center && f.verdict_right ? LessonButton::Show
+                                : slot == Slot::Left && f.lesson_back   ? LessonButton::Hide
+                                                                        : LessonButton::None;
+    if (f.hides(slot)) {
+      i = j;
+      continue;
+    }
+    // Close to their edges there: a line of code more.
+    const bool tight = bare && f.narrow_desk;
+    if (tight)
+      ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding,
+                          ImVec2(ImGui::GetStyle().WindowPadding.x, narrow_pad_y()));
+    draw_slot(s, views, i, j, f.rect(slot), bare, lesson);
+    if (tight) ImGui::PopStyleVar();
     i = j;
   }
   draw_splitters(s.layout, f);

@@ -36,8 +36,14 @@ class SlotLayout {
   Frame measure(AppState& s, const Views& views, float top, float W, float H);
   void choose_grid_focus(AppState& s, const Views& views, const Frame& f, float Lp, float Rp);
   void place_caption_strip(AppState& s, const Views& views, Frame& f) const;
+  void narrow_desk_split(const Views& views, Frame& f, float chrome) const;
+  static float narrow_pad_y();
+  // A tab-like button in a slot's tab bar: show the lesson column, or hide it.
+  enum class LessonButton { None, Show, Hide };
+  static void lesson_button(AppState& s, LessonButton b);
+  // bare: the view in front alone, without a tab bar.
   void draw_slot(AppState& s, const Views& views, size_t first, size_t last, const SlotRect& r,
-                 bool presenter);
+                 bool bare, LessonButton lesson);
   static void draw_splitters(Layout& lay, const Frame& f);
 
   std::string front_[6];  // per slot: the tab in front last frame

@@ -50,7 +50,30 @@ class SourceView final : public View {
     const Event* e = s.has_trace() ? s.replay->last_event() : nullptr;
     const int current = e ? int(e->line) : -1;
     // The file and function, then the wrap toggle at the right; a narrow pane
-    // shows the function alone (the file is in its tooltip).
+    // shows the function alone (the file is in its tooltip). The narrow desk
+    // (1280 x 720 at a projector's text) has no line to spare: the code
+    // alone, wrapped, closely set.
+    const bool desk = s.present.desk_narrow;
+    if (!desk) title_row(v);
+    const Palette& pal = palette(s.present.theme);
+    ImGui::BeginChild("##code", ImVec2(0, 0), false,
+                      wrap_ || desk ? 0 : ImGuiWindowFlags_HorizontalScrollbar);
+    ImFont* mono = static_cast<ImFont*>(desk && s.present.mono_desk_font ? s.present.mono_desk_font
+                                        : s.present.mono_small_font      ? s.present.mono_small_font
+                                                                         : s.present.mono_font);
+    if (mono) ImGui::PushFont(mono);
+    if (desk)
+      ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing,
+                          ImVec2(ImGui::GetStyle().ItemSpacing.x, ImGui::GetFontSize() * 0.1f));
+    const bool wrap = wrap_ || desk;
+    lines(s, v, mask, current, pal, wrap);
+    if (desk) ImGui::PopStyleVar();
+    if (mono) ImGui::PopFont();
+    ImGui::EndChild();
+  }
+
+ private:
+  void title_row(const LessonInfo* v) {
     const ImGuiStyle& st = ImGui::GetStyle();
     const float cb_w =
         ImGui::GetFrameHeight() + st.ItemInnerSpacing.x + ImGui::CalcTextSize("wrap").x;
@@ -65,34 +88,45 @@ class SourceView final : public View {
                              ImGui::GetWindowContentRegionMax().x - cb_w));
     ImGui::Checkbox("wrap", &wrap_);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Long lines continue on the next row");
-    const Palette& pal = palette(s.present.theme);
-    ImGui::BeginChild("##code", ImVec2(0, 0), false,
-                      wrap_ ? 0 : ImGuiWindowFlags_HorizontalScrollbar);
-    ImFont* mono = static_cast<ImFont*>(s.present.mono_small_font ? s.present.mono_small_font
-                                                                  : s.present.mono_font);
-    if (mono) ImGui::PushFont(mono);
+  }
+
+  // The function's lines, the current one lit and kept in view.
+  void lines(AppState& s, const LessonInfo* v, const BarrierSet& mask, int current,
+             const Palette& pal, bool wrapped) {
     // A pane resized (a splitter, another tab in front above) centres the current line again.
     const ImVec2 pane = ImGui::GetWindowSize();
     if (pane.x != pane_.x || pane.y != pane_.y) scrolled_to_ = -1;
     pane_ = pane;
     const float cw = ImGui::CalcTextSize("M").x;
     // Soft wrap: long lines (trailing comments) continue on the next row under
-    // their own indent, so that nothing is cut off in a narrow column.
-    const int gutter = 4 + (s.present.show_barrier_lines && !v->barriers.empty() ? 6 : 0);
-    const int width_chars =
-        wrap_ ? std::max(24, int(ImGui::GetContentRegionAvail().x / cw) - gutter) : 1 << 20;
+    // their own indent, so that nothing is cut off in a narrow column. There
+    // (under 40 characters of code a row: a projector's text) a barrier's
+    // "[on]" is a mark one character wide, and the spaces that line trailing
+    // comments up shrink to two: each row is worth its characters.
+    const bool marks = s.present.show_barrier_lines && !v->barriers.empty();
+    const int room_all = int(ImGui::GetContentRegionAvail().x / cw);
+    const bool narrow = wrapped && (s.present.desk_narrow || room_all - 4 - (marks ? 6 : 0) < 40);
+    // The line numbers: three digits and a space; narrow, as many digits as the last has.
+    const int digits = narrow ? std::max(2, int(std::to_string(last_ + 1).size())) : 3;
+    const int room = room_all - digits - 1;
+    const int marker_w = !marks ? 0 : narrow ? 2 : 6;
+    const int width_chars = wrapped ? std::max(narrow ? 16 : 24, room - marker_w) : 1 << 20;
+    // The code's rows in view, whole, for the window's map.
+    const ImVec2 clip_min = ImGui::GetWindowDrawList()->GetClipRectMin(),
+                 clip_max = ImGui::GetWindowDrawList()->GetClipRectMax();
     const ImVec4 dim(to_f(pal.text_dim.r), to_f(pal.text_dim.g), to_f(pal.text_dim.b), 1);
     for (int i = first_; i <= last_ && i < int(lines_.size()); ++i) {
       const int line = i + 1;
       const BarrierInfo* bar = nullptr;
       for (const BarrierInfo& b : v->barriers)
         if (b.line == line) bar = &b;
-      const std::vector<std::string> rows = wrap(lines_[size_t(i)], width_chars);
+      const std::vector<std::string> rows =
+          wrap(narrow ? squeeze(lines_[size_t(i)]) : lines_[size_t(i)], width_chars, narrow);
       const ImVec2 p = ImGui::GetCursorScreenPos();
       if (line == current) {
         ImGui::GetWindowDrawList()->AddRectFilled(
             p,
-            ImVec2(p.x + ImGui::GetContentRegionAvail().x + (wrap_ ? 0 : 2000),
+            ImVec2(p.x + ImGui::GetContentRegionAvail().x + (wrapped ? 0 : 2000),
                    p.y + ImGui::GetTextLineHeightWithSpacing() * float(rows.size()) -
                        ImGui::GetStyle().ItemSpacing.y),
             okabe_ito::kSkyBlue.abgr(90));
@@ -112,16 +146,24 @@ class SourceView final : public View {
       const bool off = bar && s.present.show_barrier_lines && !mask.keeps(bar->id);
       for (size_t r = 0; r < rows.size(); ++r) {
         char num[16];
-        std::snprintf(num, sizeof num, r == 0 ? "%3d " : "    ", line);
+        if (r == 0)
+          std::snprintf(num, sizeof num, "%*d ", digits, line);
+        else
+          std::snprintf(num, sizeof num, "%*s ", digits, "");
         ImGui::TextColored(dim, "%s", num);
         ImGui::SameLine(0, 0);
-        if (s.present.show_barrier_lines && !v->barriers.empty()) {
+        if (marks) {
           if (bar && r == 0) {
             const Rgb c = off ? okabe_ito::kVermillion : okabe_ito::kGreen;
-            ImGui::TextColored(ImVec4(to_f(c.r), to_f(c.g), to_f(c.b), 1), "%s",
-                               off ? "[OFF]" : "[on] ");
+            // Narrow: a filled square on, a hollow one off (its tooltip says which).
+            const char* sym = !narrow                  ? (off ? "[OFF]" : "[on] ")
+                              : s.present.have_symbols ? (off ? "\u25A1" : "\u25A0")
+                                                       : (off ? "-" : "+");
+            ImGui::TextColored(ImVec4(to_f(c.r), to_f(c.g), to_f(c.b), 1), "%s", sym);
+            if (narrow && ImGui::IsItemHovered())
+              ImGui::SetTooltip("barrier %d %s", bar->id, off ? "removed" : "on");
           } else {
-            ImGui::TextUnformatted("     ");
+            ImGui::TextUnformatted(narrow ? " " : "     ");
           }
           ImGui::SameLine(0, cw);
         }
@@ -135,12 +177,14 @@ class SourceView final : public View {
           ImGui::TextUnformatted(rows[r].c_str());
         }
       }
+      // Every row of the line inside the pane's view: a line the student can read.
+      const float bottom = ImGui::GetItemRectMax().y;
+      if (p.y >= clip_min.y - 1 && bottom <= clip_max.y + 1)
+        s.plot_marks.push_back(
+            {"source", "line", lines_[size_t(i)], p.x, p.y, clip_max.x - p.x, bottom - p.y, 0});
     }
-    if (mono) ImGui::PopFont();
-    ImGui::EndChild();
   }
 
- private:
   // A lesson file that did not compile: its text, each line with an error or
   // warning marked and the compiler's message under it, the first error in view.
   void draw_failure(AppState& s) {
@@ -251,13 +295,25 @@ class SourceView final : public View {
     return text.str();
   }
 
+  // The spaces before a trailing comment (which line comments up in a wide
+  // editor) down to two.
+  static std::string squeeze(const std::string& line) {
+    const size_t c = line.find("  //");
+    if (c == std::string::npos) return line;
+    const size_t code_end = line.find_last_not_of(' ', c);
+    if (code_end == std::string::npos) return line;
+    return line.substr(0, code_end + 1) + "  " + line.substr(line.find("//", c));
+  }
+
   // A line cut at spaces into rows of at most `width` characters; rows after
   // the first keep the line's indent plus four.
-  static std::vector<std::string> wrap(const std::string& text, int width) {
+  // tight: rows after the first two spaces in (a narrow pane).
+  static std::vector<std::string> wrap(const std::string& text, int width, bool tight = false) {
     std::vector<std::string> rows;
     if (int(text.size()) <= width) return {text};
     const size_t indent = std::min(text.find_first_not_of(' '), text.size());
-    const std::string pad(std::min<size_t>(indent + 4, size_t(width / 2)), ' ');
+    const std::string pad(
+        std::min<size_t>(indent + (tight ? 2 : 4), size_t(width / (tight ? 3 : 2))), ' ');
     std::string rest = text;
     bool first = true;
     while (true) {
