@@ -106,9 +106,10 @@ void rebuild_fonts(Presentation& present) {
   present.mono_small_font = mono_small;
   // Three quarters of the text, for the narrow desk's code (1280 x 720 at a
   // projector's text: app/shell/layout.cpp): a third more characters a row,
-  // and still 21 pixels or more.
+  // and still 21 pixels or more. Only at a projector's text, where the desk
+  // can be narrow: below it the atlas stays the size the memory budget counts.
   present.mono_desk_font =
-      mono.empty()
+      mono.empty() || !present.projector_text()
           ? nullptr
           : io.Fonts->AddFontFromFileTTF(mono.c_str(), std::round(px * 0.75f), nullptr, ranges);
   present.big_font = big_font;
