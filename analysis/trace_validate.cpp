@@ -8,6 +8,7 @@
 
 #include "analysis/warp_access.hpp"  // shared_access()
 #include "engine/catalogue.hpp"
+#include "engine/plain_cuda.hpp"
 
 namespace ts {
 namespace {
@@ -583,8 +584,8 @@ std::optional<std::string> check_trace_semantics(const Trace& t) {
   if (complete) {
     if (auto err = barrier_structure.finish(thread_count)) return err;
     // With every barrier kept, the closed form counts the arrivals exactly
-    // (a plain CUDA file's counts are bounds, with 0 arrivals: engine/plain_cuda_launch.cpp).
-    if (recorded > 0 && counts.barrier_arrivals > 0 &&
+    // (a plain CUDA file has bounds only: engine/plain_cuda_launch.cpp).
+    if (recorded > 0 && !is_plain_cuda_path(x.v->source_file) &&
         c.barrier_mask.keeps_all_of(int(x.barriers)) && arrivals != counts.barrier_arrivals)
       return "events: " + num(arrivals) + " barrier arrivals recorded; " + run +
              " with every barrier kept (barrier mask " + hex(c.barrier_mask.mask()) + ") records " +
