@@ -292,8 +292,14 @@ TEST(CliInputs, RefusedAtOnceWithoutReadingThem) {
     else
       EXPECT_TRUE(has(bench.out, c.message)) << c.name << ": " << bench.out;
   }
-  // Neither read what it refused: the largest child stayed small.
+  // Neither read what it refused: the largest child stayed small. A child
+  // counts this test program's pages from its fork until its exec: under
+  // AddressSanitizer that alone is about 260 MB (each CLI run peaks at 143).
+#if defined(__SANITIZE_ADDRESS__)
+  EXPECT_LT(children_peak_kib(), 512u << 10) << "KiB";
+#else
   EXPECT_LT(children_peak_kib(), 256u << 10) << "KiB";
+#endif
 }
 
 }  // namespace
