@@ -61,8 +61,8 @@ struct Analysis {
   std::string error;  // what is wrong, at error_line
   int error_line = 0;
   std::string rewritten;
-  std::vector<Function> functions;  // rewritten ones, in source order
-  std::vector<SharedDecl> shared;   // in source order
+  std::vector<Function> functions;    // rewritten ones, in source order
+  std::vector<SharedDecl> shared;     // in source order
   std::vector<SharedDecl> constants;  // __constant__ arrays at file scope, in source order
   std::vector<FileVariable> file_variables;
   std::vector<BarrierStatement> barriers;  // index = id, [0] unused
