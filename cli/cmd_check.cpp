@@ -115,8 +115,16 @@ std::vector<std::string> solution_files(const std::vector<std::string>& given) {
 
 // A class's solutions: compiled side by side (engine/lesson_child.hpp), then
 // graded one after another, a line each and the count that pass.
+// A field of a CSV row (RFC 4180): quoted, its quotes doubled.
+std::string csv_field(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text)
+    out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 int check_class(const Puzzle& pz, const std::vector<std::string>& files,
-                const GradeOptions& options, bool json, unsigned jobs) {
+                const GradeOptions& options, bool json, bool csv, unsigned jobs) {
   const auto start = std::chrono::steady_clock::now();
   compile_side_by_side(files, jobs);
   const double compiled =
@@ -129,7 +137,15 @@ int check_class(const Puzzle& pz, const std::vector<std::string>& files,
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (json) {
+  if (csv) {  // a gradebook's rows: one a solution
+    std::cout << "solution,passed,failed_rule,reason\n";
+    for (const PuzzleGrade& g : grades) {
+      const RuleResult* why = g.first_failure();
+      std::cout << csv_field(g.solution) << "," << (g.passed ? "1" : "0") << ","
+                << csv_field(why ? why->rule : "") << "," << csv_field(why ? why->reason : "")
+                << "\n";
+    }
+  } else if (json) {
     nlohmann::json all = nlohmann::json::array();
     for (const PuzzleGrade& g : grades)
       all.push_back(grade_json(pz, g));
@@ -157,7 +173,7 @@ int check_class(const Puzzle& pz, const std::vector<std::string>& files,
 }
 
 int check(const std::string& puzzle, const std::vector<std::string>& solutions,
-          const std::string& backend, bool json, bool record, unsigned jobs) {
+          const std::string& backend, bool json, bool csv, bool record, unsigned jobs) {
   const PuzzleList all = load_puzzles();
   int rc = kExitOk;
   const Puzzle* pz = find_or_say("check", all, puzzle, json, rc);
@@ -165,8 +181,9 @@ int check(const std::string& puzzle, const std::vector<std::string>& solutions,
   const std::vector<std::string> files = solution_files(solutions);
   const bool one = solutions.size() == 1 && files.size() == 1 && files[0] == solutions[0];
   if (files.empty()) return failure("check", "no .cu or .hpp solution in " + solutions[0], json);
-  if (!one && record)
-    return usage_error("check", "--record keeps one student's progress: name one solution", json);
+  if ((!one || csv) && record)
+    return usage_error(
+        "check", "--record keeps one student's progress: name one solution (without --csv)", json);
   // The simulator always grades (its schedules prove the hazards); cuda adds
   // the GPU's runs, auto where there is a usable GPU.
   GradeOptions options;
@@ -179,7 +196,7 @@ int check(const std::string& puzzle, const std::vector<std::string>& solutions,
                      json);
     options.gpu = gpu.usable;
   }
-  if (!one) return check_class(*pz, files, options, json, jobs);
+  if (!one || csv) return check_class(*pz, files, options, json, csv, jobs);
   const PuzzleGrade g = grade_puzzle(*pz, files[0], options);
   // The window's Puzzles panel shows it; a grade not recorded is a failure.
   const std::optional<std::string> not_recorded =
@@ -344,7 +361,12 @@ TS_CLI_COMMAND(
                      "Solutions compiled at once when there are several (default: one per core)")
           ->check(CLI::Range(1u, 256u));
       auto record = std::make_shared<bool>(false);
-      sub.add_flag("--json", *json, "Print the grade as JSON");
+      auto json_flag = sub.add_flag("--json", *json, "Print the grade as JSON");
+      auto csv = std::make_shared<bool>(false);
+      sub.add_flag("--csv", *csv,
+                   "Print a row per solution (solution, passed, failed_rule, reason), as a "
+                   "gradebook imports it")
+          ->excludes(json_flag);
       sub.add_flag("--record", *record,
                    "Record the progress (solved, attempted) as the window's Puzzles panel does: "
                    "in ~/.local/share/tilescope/puzzles.json ($TILESCOPE_PROGRESS names "
@@ -355,7 +377,7 @@ TS_CLI_COMMAND(
                      "size too, and must give the simulator's output and accesses (rule gpu); "
                      "auto: cuda where there is a usable GPU")
           ->check(CLI::IsMember({"sim", "cuda", "auto"}));
-      return [=] { return check(*puzzle, *solutions, *backend, *json, *record, *jobs); };
+      return [=] { return check(*puzzle, *solutions, *backend, *json, *csv, *record, *jobs); };
     });
 
 TS_CLI_COMMAND(

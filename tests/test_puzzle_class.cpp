@@ -6,7 +6,9 @@
 // line, and the others are graded all the same.
 #include <gtest/gtest.h>
 
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "tests/puzzle_check.hpp"
 
@@ -66,6 +68,23 @@ TEST_F(PuzzleClass, JsonHasOneGradeEachWithItsFailingRule) {
   }
   EXPECT_NE(j["grades"][3]["rules"].dump().find("exit(0)"), std::string::npos)
       << j["grades"][3].dump(2);
+}
+
+// A gradebook's rows: the header, then one row a solution, its fields quoted.
+TEST_F(PuzzleClass, CsvHasARowASolution) {
+  const std::string folder = hand_in();
+  const testing::CliRun r = testing::run_cli("check map '" + folder + "' --csv", false);
+  EXPECT_EQ(r.code, 3) << r.out;
+  std::istringstream rows(r.out);
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(rows, l);)
+    lines.push_back(l);
+  ASSERT_EQ(lines.size(), 5u) << r.out;
+  EXPECT_EQ(lines[0], "solution,passed,failed_rule,reason");
+  EXPECT_EQ(lines[1], "\"" + folder + "/alice.cu\",1,\"\",\"\"");
+  EXPECT_EQ(lines[2].rfind("\"" + folder + "/bob.cu\",0,\"output\",\"", 0), 0u) << lines[2];
+  EXPECT_EQ(lines[3].rfind("\"" + folder + "/carol.cu\",0,\"compiles\",\"", 0), 0u) << lines[3];
+  EXPECT_EQ(lines[4].rfind("\"" + folder + "/dave.cu\",0,\"output\",\"", 0), 0u) << lines[4];
 }
 
 TEST_F(PuzzleClass, EveryOnePassingExitsZeroAndRecordIsOneStudents) {
