@@ -344,6 +344,13 @@ class Rewriter : GroupRules {
                   "__ballot_sync(0xffffffff, condition) before the branch)");
       return true;
     }
+    if ((w == "__syncthreads_count" || w == "__syncthreads_and" || w == "__syncthreads_or") &&
+        is(i + 1, "(")) {  // a barrier with a block-wide vote: not traced yet
+      fail(i, std::string(w) + "()" + in +
+                  " is not traced yet: vote with a __shared__ counter, `if (p) atomicAdd(&count, "
+                  "1);` between two __syncthreads(), and read it after the second");
+      return true;
+    }
     if (w == "memcpy" || w == "memset" || w == "memmove") {
       fail(i, std::string(w) + in +
                   " is not traced (TileScope sees memory only through the arrays as declared): "

@@ -345,9 +345,9 @@ TEST_F(PlainCudaForms, VectorValuesAndADynamicArrayCarvedInTwo) {
   EXPECT_EQ(shared_stores(r, "s", 32), 64u);  // the second half: 32 threads x 2 blocks
 }
 
-// __activemask() names the lanes that happen to run together: refused, with
-// what to write instead.
-TEST(PlainCudaFormsRewrite, ActiveMaskIsRefusedWithWhatToWrite) {
+// __activemask() names the lanes that happen to run together, and
+// __syncthreads_count() votes at a barrier: refused, with what to write instead.
+TEST(PlainCudaFormsRewrite, ActiveMaskAndVotingBarriersAreRefusedWithWhatToWrite) {
   const PlainCudaPlugin p = translate_plain_cuda(
       "/x/k.cu",
       "/* tilescope: grid 1; block 32; params length=32; array a out length */\n"
@@ -356,6 +356,16 @@ TEST(PlainCudaFormsRewrite, ActiveMaskIsRefusedWithWhatToWrite) {
       "}\n");
   EXPECT_NE(p.error.find("/x/k.cu:3: __activemask() in k()"), std::string::npos) << p.error;
   EXPECT_NE(p.error.find("__ballot_sync(0xffffffff, condition)"), std::string::npos) << p.error;
+  // A barrier that votes is not traced yet: said at its line, with what to write.
+  const PlainCudaPlugin vote = translate_plain_cuda(
+      "/x/k.cu",
+      "/* tilescope: grid 1; block 32; params length=32; array a out length */\n"
+      "__global__ void k(float* a) {\n"
+      "  a[threadIdx.x] = __syncthreads_count(threadIdx.x % 2);\n"
+      "}\n");
+  EXPECT_NE(vote.error.find("/x/k.cu:3: __syncthreads_count() in k() is not traced yet"),
+            std::string::npos)
+      << vote.error;
 }
 
 }  // namespace
