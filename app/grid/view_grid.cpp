@@ -242,7 +242,7 @@ class GridView final : public View, public GridPane {
       dl->AddText(arr.heading_pos, pal.text_dim.abgr(), h);
     }
     for (Placed& p : arr.arrays)
-      draw_array(s, t, pal, dl, p);
+      draw_array(s, pal, dl, p);
     selection_overlay(s, pal, dl, arr.arrays);
     draw_stale_callout(s, dl, arr.arrays, dl->GetClipRectMin(), dl->GetClipRectMax());
     for (const Placed& p : arr.arrays)
@@ -501,8 +501,7 @@ class GridView final : public View, public GridPane {
     }
   }
 
-  void draw_array(AppState& s, const Trace& t, const Palette& pal, ImDrawList* dl,
-                  const Placed& p) {
+  void draw_array(AppState& s, const Palette& pal, ImDrawList* dl, const Placed& p) {
     const bool with_values = s.present.show_values && values_;
     const ArrayCells cells = array_cells(s, p, res_, with_values);
     fill_image(s, pal, p, cells);
