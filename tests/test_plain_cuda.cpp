@@ -24,13 +24,14 @@
 #include "tests/cli_process.hpp"
 #include "tests/lesson_file_fixture.hpp"
 #include "tests/lesson_picks.hpp"
+#include "tests/plain_cuda_suite.hpp"
 #include "tests/temp_files.hpp"
 
 namespace ts {
 namespace {
 
 namespace fs = std::filesystem;
-const fs::path kFiles = fs::path(TS_SOURCE_DIR) / "tests" / "plain_cuda";
+const fs::path& kFiles = test::kPlainCudaFiles;
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
@@ -98,36 +99,7 @@ TEST(PlainCudaRewrite, SaysWhatTheLaunchBlockLacks) {
 
 // ---- Compiled and run ----
 
-struct PlainCuda : ::testing::Test {
-  static inline test::TempDir* cache = nullptr;
-  static void SetUpTestSuite() {
-    cache = new test::TempDir("ts_plain_cuda_", "cache");
-    ::setenv("XDG_CACHE_HOME", cache->path.c_str(), 1);
-  }
-  static void TearDownTestSuite() {
-    ::unsetenv("XDG_CACHE_HOME");
-    delete cache;
-  }
-  // The file's lesson id, compiled once per process.
-  static std::string load(const std::string& name) {
-    static std::map<std::string, std::string> ids;
-    if (ids.count(name)) return ids[name];
-    const LessonFile f = load_lesson_file((kFiles / name).string());
-    EXPECT_TRUE(f.ok) << name << ": " << describe_failure(f);
-    return ids[name] = f.lesson_id;
-  }
-  static RunResult run_on_sim(const std::string& id, const Params* p = nullptr,
-                              BarrierSet kept = BarrierSet::all()) {
-    RunRequest req;
-    req.lesson_id = id;
-    const LessonInfo* v = find_lesson(id);
-    if (v) req.params = v->defaults;
-    if (p) req.params = *p;
-    req.backend = BackendChoice::Sim;
-    req.barrier_mask = kept;
-    return run(req);
-  }
-};
+struct PlainCuda : test::PlainCudaSuite {};
 
 // Events by kind: what the counters panel shows.
 struct Counts {
@@ -395,7 +367,7 @@ TEST_F(PlainCuda, AWholeProgramWithMainRuns) {
 // `__ldg(&a[i])`, the read-only cache's load courses use, is a traced global
 // load at its own line (it did not compile: "'__ldg' was not declared").
 TEST_F(PlainCuda, LdgIsATracedLoadAtItsLine) {
-  const std::string path = (cache->path / "ldg.cu").string();
+  const std::string path = (dir->path / "ldg.cu").string();
   test::write_text(path, R"(/* tilescope: kernel scale; params length=64
    grid 1; block 64; array a in length; array out out length; arg n = length
    reference copy */
@@ -446,7 +418,7 @@ TEST_F(PlainCuda, CommandLineRunsAndRacesAPlainCudaFile) {
 // shows it (it was swallowed with the lesson child's output); in --json as
 // "printed".
 TEST_F(PlainCuda, CommandLineShowsWhatTheKernelPrinted) {
-  const std::string path = (cache->path / "printing.cu").string();
+  const std::string path = (dir->path / "printing.cu").string();
   test::write_text(path, R"(/* tilescope: kernel hello; params length=64
    grid 2; block 32; array out out length; arg n = length */
 #include <cstdio>
@@ -472,7 +444,7 @@ __global__ void hello(float* out, int n) {
 // built with NDEBUG, which silenced the file's asserts): the first thread
 // that fails it is named, with the assertion and what was printed before it.
 TEST_F(PlainCuda, AFailedAssertNamesItsThread) {
-  const std::string path = (cache->path / "asserting.cu").string();
+  const std::string path = (dir->path / "asserting.cu").string();
   test::write_text(path, R"(/* tilescope: kernel checked; params length=64
    grid 1; block 64; array out out length; arg n = length */
 #include <cassert>

@@ -26,49 +26,21 @@
 #include "engine/prepare.hpp"
 #include "engine/run_wire.hpp"
 #include "io/trace_file.hpp"
+#include "tests/plain_cuda_suite.hpp"
 #include "tests/temp_files.hpp"
 
 namespace ts {
 namespace {
 
 namespace fs = std::filesystem;
-const fs::path kFiles = fs::path(TS_SOURCE_DIR) / "tests" / "plain_cuda";
+const fs::path& kFiles = test::kPlainCudaFiles;
 
-// The 1-based line of `file` that holds `text` (the first one).
+// The 1-based line of tests/plain_cuda/`file` that holds `text`.
 int line_with(const std::string& file, const std::string& text) {
-  std::istringstream in(test::read_all((kFiles / file).string()));
-  int n = 1;
-  for (std::string l; std::getline(in, l); ++n)
-    if (l.find(text) != std::string::npos) return n;
-  return 0;
+  return test::line_holding((kFiles / file).string(), text);
 }
 
-struct PlainCudaBytes : ::testing::Test {
-  static inline test::TempDir* cache = nullptr;
-  static void SetUpTestSuite() {
-    cache = new test::TempDir("ts_plain_cuda_bytes_", "cache");
-    ::setenv("XDG_CACHE_HOME", cache->path.c_str(), 1);
-  }
-  static void TearDownTestSuite() {
-    ::unsetenv("XDG_CACHE_HOME");
-    delete cache;
-  }
-  // The file's lesson id, compiled once per process.
-  static std::string load(const std::string& name) {
-    static std::map<std::string, std::string> ids;
-    if (ids.count(name)) return ids[name];
-    const LessonFile f = load_lesson_file((kFiles / name).string());
-    EXPECT_TRUE(f.ok) << name << ": " << describe_failure(f);
-    return ids[name] = f.lesson_id;
-  }
-  static RunResult run_on_sim(const std::string& id) {
-    RunRequest req;
-    req.lesson_id = id;
-    if (const LessonInfo* v = find_lesson(id)) req.params = v->defaults;
-    req.backend = BackendChoice::Sim;
-    return run(req);
-  }
-};
+struct PlainCudaBytes : test::PlainCudaSuite {};
 
 const BufferData* buffer_of(const Trace& t, const std::string& name) {
   const ArraySlot s = slot_named(t.config.arrays, name);
@@ -169,9 +141,11 @@ TEST_F(PlainCudaBytes, SharedByteArrayIsEightBankWordsAWarp) {
   for (size_t i = 0; i < 256; ++i)
     ASSERT_EQ(out->values[i], float(int(in->values[i / 64 * 64 + 63 - i % 64]) ^ 0x5a)) << i;
   // What each shared load saw is the byte its block stored there.
-  for (const Event& e : t.events)
-    if (e.kind == EventKind::SharedLoad)
+  for (const Event& e : t.events) {
+    if (e.kind == EventKind::SharedLoad) {
       ASSERT_EQ(e.value, in->values[e.block * 64 + e.element]) << "tile[" << e.element << "]";
+    }
+  }
 
   // 4 blocks x 2 warps: 8 warp accesses of each kind.
   const WarpAccesses w = warp_accesses(t);

@@ -24,47 +24,18 @@
 #include "engine/plain_cuda.hpp"
 #include "tests/lesson_file_fixture.hpp"
 #include "tests/lesson_picks.hpp"
+#include "tests/plain_cuda_suite.hpp"
 #include "tests/temp_files.hpp"
 
 namespace ts {
 namespace {
 
 // The kernels the GPU runs too (tests/gpu_lesson_files.cpp).
-const std::string kGroupsDir = std::string(TS_SOURCE_DIR) + "/tests/plain_cuda/groups/";
-const std::string kConstantDir = std::string(TS_SOURCE_DIR) + "/tests/plain_cuda/constant/";
-const std::string kFormsDir = std::string(TS_SOURCE_DIR) + "/tests/plain_cuda/forms/";
+const std::string kGroupsDir = (test::kPlainCudaFiles / "groups/").string();
+const std::string kConstantDir = (test::kPlainCudaFiles / "constant/").string();
+const std::string kFormsDir = (test::kPlainCudaFiles / "forms/").string();
 
-int line_of(const std::string& path, const std::string& text) {
-  std::istringstream in(test::read_all(path));
-  int n = 0;
-  for (std::string l; std::getline(in, l);)
-    if (++n, l.find(text) != std::string::npos) return n;
-  return 0;
-}
-
-struct PlainCudaForms : ::testing::Test {
-  static inline test::TempDir* dir = nullptr;
-  static void SetUpTestSuite() {
-    dir = new test::TempDir("ts_plain_cuda_forms_", "files");
-    ::setenv("XDG_CACHE_HOME", (*dir / "cache").c_str(), 1);
-  }
-  static void TearDownTestSuite() {
-    ::unsetenv("XDG_CACHE_HOME");
-    delete dir;
-  }
-  static std::string load(const std::string& path) {
-    const LessonFile f = load_lesson_file(path);
-    EXPECT_TRUE(f.ok) << path << ": " << describe_failure(f);
-    return f.lesson_id;
-  }
-  static RunResult run_on_sim(const std::string& id, BarrierSet kept = BarrierSet::all()) {
-    RunRequest req;
-    req.lesson_id = id;
-    if (const LessonInfo* v = find_lesson(id)) req.params = v->defaults;
-    req.backend = BackendChoice::Sim;
-    req.barrier_mask = kept;
-    return run(req);
-  }
+struct PlainCudaForms : test::PlainCudaSuite {
   // The shared stores to `array`'s elements from `first` on.
   static uint64_t shared_stores(const RunResult& r, const std::string& array, uint32_t first = 0) {
     const ArraySlot slot = slot_named(r.trace.config.arrays, array);
@@ -73,12 +44,6 @@ struct PlainCudaForms : ::testing::Test {
     for (const Event& e : r.trace.events)
       n += e.kind == EventKind::SharedStore && e.array == slot && e.element >= first;
     return n;
-  }
-  static std::vector<float> values(const RunResult& r, const std::string& name) {
-    const ArraySlot slot = slot_named(r.trace.config.arrays, name);
-    for (const BufferData& b : r.trace.buffers)
-      if (b.slot == slot) return b.values;
-    return {};
   }
 };
 struct PlainCudaGroups : PlainCudaForms {};
@@ -94,10 +59,12 @@ TEST_F(PlainCudaGroups, BlockAndTileOfTheSamplesReductionRunAsWritten) {
   EXPECT_TRUE(r.faults.empty()) << r.faults.front();
   const LessonInfo* v = find_lesson(id);
   ASSERT_EQ(v->barriers.size(), 2u);
-  EXPECT_EQ(v->barriers[0].line, line_of(kGroupsDir + "block_reduce.cu", "cg::sync(cta);"));
-  EXPECT_EQ(v->barriers[1].line, line_of(kGroupsDir + "block_reduce.cu", "cta.sync();"));
+  EXPECT_EQ(v->barriers[0].line,
+            test::line_holding(kGroupsDir + "block_reduce.cu", "cg::sync(cta);"));
+  EXPECT_EQ(v->barriers[1].line, test::line_holding(kGroupsDir + "block_reduce.cu", "cta.sync();"));
   EXPECT_FALSE(v->barriers[0].warp_scope || v->barriers[1].warp_scope);
-  const int shfl_line = line_of(kGroupsDir + "block_reduce.cu", "warp.shfl_down(sum, offset)");
+  const int shfl_line =
+      test::line_holding(kGroupsDir + "block_reduce.cu", "warp.shfl_down(sum, offset)");
   const uint32_t blocks = (1000 + 127) / 128;
   uint64_t shuffles = 0, block_arrivals = 0;
   for (const Event& e : r.trace.events) {
@@ -115,7 +82,7 @@ TEST_F(PlainCudaGroups, BlockAndTileOfTheSamplesReductionRunAsWritten) {
   // Without cta.sync() the first warp reads what the second wrote: errors, as racecheck's.
   BarrierSet kept = BarrierSet::all();
   kept.remove(2);
-  const RunResult without = run_on_sim(id, kept);
+  const RunResult without = run_on_sim(id, nullptr, kept);
   ASSERT_TRUE(without.ok) << without.error;
   EXPECT_GT(analyze_hazards(without.trace).errors, 0u);
 }
@@ -141,7 +108,8 @@ TEST_F(PlainCudaGroups, TilesOfSixteenSyncShuffleAndVoteAsTheirLanes) {
   }
   // g.sync() on the tile: every arrival a warp-scope one, 16 lanes meeting.
   uint64_t arrivals = 0, warp_arrivals = 0, shuffles = 0;
-  const int reduce_line = line_of(kGroupsDir + "tile_sums.cu", "cooperative_groups::reduce(");
+  const int reduce_line =
+      test::line_holding(kGroupsDir + "tile_sums.cu", "cooperative_groups::reduce(");
   for (const Event& e : r.trace.events) {
     arrivals += e.kind == EventKind::BarrierArrive;
     warp_arrivals += e.kind == EventKind::BarrierArrive && (e.flags & kFlagWarpScope);
@@ -158,12 +126,13 @@ TEST_F(PlainCudaGroups, TilesOfSixteenSyncShuffleAndVoteAsTheirLanes) {
   // written: read-after-write within a warp, a warning in racecheck's terms.
   BarrierSet kept = BarrierSet::all();
   kept.remove(1);
-  const RunResult without = run_on_sim(id, kept);
+  const RunResult without = run_on_sim(id, nullptr, kept);
   ASSERT_TRUE(without.ok) << without.error;
   const HazardReport h = analyze_hazards(without.trace);
   ASSERT_FALSE(h.groups.empty());
   EXPECT_EQ(h.groups[0].kind, HazardKind::ReadAfterWrite);
-  EXPECT_EQ(h.groups[0].first_line, line_of(kGroupsDir + "tile_sums.cu", "scratch[lane] = v;"));
+  EXPECT_EQ(h.groups[0].first_line,
+            test::line_holding(kGroupsDir + "tile_sums.cu", "scratch[lane] = v;"));
 }
 
 // Which call is which barrier, from the group it is called on.
@@ -225,7 +194,7 @@ TEST_F(PlainCudaForms, StaticSharedIsTheSharedArray) {
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_TRUE(r.verdict.checked && r.verdict.correct) << r.verdict.summary();
   EXPECT_EQ(shared_stores(r, "partial"), 2u * 4u);  // lane 0 of each of the 2 warps, 4 blocks
-  const int ldg_line = line_of(kFormsDir + "warp_sums.cu", "__ldg(&in[");
+  const int ldg_line = test::line_holding(kFormsDir + "warp_sums.cu", "__ldg(&in[");
   uint64_t loads = 0;
   for (const Event& e : r.trace.events)
     if (e.kind == EventKind::GlobalLoad) {
@@ -249,7 +218,7 @@ TEST_F(PlainCudaConstant, MaskInConstantMemoryIsReadTracedAndRight) {
   EXPECT_EQ(a[mask - 1].space, Space::Constant);
   EXPECT_EQ(a[mask - 1].rows, 5);
   EXPECT_EQ(a[mask - 1].cols, 5);
-  const int read_line = line_of(kConstantDir + "tiled_conv2d.cu", "sum += mask[i][j]");
+  const int read_line = test::line_holding(kConstantDir + "tiled_conv2d.cu", "sum += mask[i][j]");
   uint64_t reads = 0;
   std::map<uint32_t, uint64_t> per_element;
   for (const Event& e : r.trace.events)
@@ -306,9 +275,8 @@ TEST_F(PlainCudaConstant, TheLaunchBlockGivesTheValuesAtTheDeclaredSize) {
   EXPECT_NE(written.find("a __constant__ array is read-only in a kernel"), std::string::npos)
       << written;
 
-  const std::string path = *dir / "constants.cu";
-  test::write_text(path, file("   array w in length / 8; array scale in 1\n"));
-  const std::string id = load(path);
+  const std::string id =
+      load_text("constants.cu", file("   array w in length / 8; array scale in 1\n"));
   RunResult r = run_on_sim(id);
   ASSERT_TRUE(r.ok) << r.error;
   const std::vector<float> w = values(r, "w"), scale = values(r, "scale"), out = values(r, "out");

@@ -17,6 +17,7 @@
 #include "engine/lesson_file.hpp"
 #include "tests/cli_process.hpp"
 #include "tests/lesson_file_fixture.hpp"
+#include "tests/plain_cuda_suite.hpp"
 #include "tests/temp_files.hpp"
 
 namespace ts {
@@ -25,30 +26,12 @@ namespace {
 // The kernels the GPU runs too (tests/gpu_lesson_files.cpp): one file each.
 const std::string kWarpDir = std::string(TS_SOURCE_DIR) + "/tests/plain_cuda/warp/";
 
-struct PlainCudaWarp : ::testing::Test {
-  static inline test::TempDir* dir = nullptr;
-  static void SetUpTestSuite() {
-    dir = new test::TempDir("ts_plain_cuda_warp_", "files");
-    ::setenv("XDG_CACHE_HOME", (*dir / "cache").c_str(), 1);
-  }
-  static void TearDownTestSuite() {
-    ::unsetenv("XDG_CACHE_HOME");
-    delete dir;
-  }
-  // `text` as the file `name`, compiled: its lesson id.
-  static std::string load(const std::string& name, const std::string& text) {
-    test::write_text(*dir / name, text);
-    const LessonFile f = load_lesson_file(*dir / name);
-    EXPECT_TRUE(f.ok) << name << ": " << describe_failure(f);
-    return f.lesson_id;
-  }
-  static RunResult run_on_sim(const std::string& id, int n = 1) {
-    RunRequest req;
-    req.lesson_id = id;
-    if (const LessonInfo* v = find_lesson(id)) req.params = v->defaults;
-    req.params.n = n;
-    req.backend = BackendChoice::Sim;
-    return run(req);
+struct PlainCudaWarp : test::PlainCudaSuite {
+  // A run at n (the file's `n` selects what the kernel does).
+  static RunResult run_at(const std::string& id, int n = 1) {
+    Params p = find_lesson(id) ? find_lesson(id)->defaults : Params{};
+    p.n = n;
+    return run_on_sim(id, &p);
   }
   static std::vector<float> output(const RunResult& r) {
     for (const BufferData& b : r.trace.buffers)
@@ -63,7 +46,7 @@ struct PlainCudaWarp : ::testing::Test {
 const std::string kWidths = test::read_all(kWarpDir + "widths.cu");
 
 TEST_F(PlainCudaWarp, WidthSixteenShufflesStayInTheirHalfWarp) {
-  const RunResult r = run_on_sim(load("widths.cu", kWidths));
+  const RunResult r = run_at(load_text("widths.cu", kWidths));
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_TRUE(r.faults.empty()) << r.faults.front();
   const std::vector<float> out = output(r);
@@ -127,10 +110,10 @@ __global__ void misuse(float* out, int which) {
 )";
 
 TEST_F(PlainCudaWarp, PartialMaskMisuseIsNamedWithLanesAndLine) {
-  const std::string id = load("misuse.cu", kMisuse);
+  const std::string id = load_text("misuse.cu", kMisuse);
   auto stops = [&](int which, const std::string& want) {
     SCOPED_TRACE("n=" + std::to_string(which));
-    const RunResult r = run_on_sim(id, which);
+    const RunResult r = run_at(id, which);
     EXPECT_FALSE(r.ok);
     EXPECT_NE(r.error.find(want), std::string::npos) << "want \"" << want << "\" in\n" << r.error;
   };
@@ -153,7 +136,7 @@ TEST_F(PlainCudaWarp, PartialMaskMisuseIsNamedWithLanesAndLine) {
                " with mask 0xffffffff for lane 16, which waits at the __syncthreads() on line " +
                std::to_string(test::line_of(kMisuse, "@BLOCK")));
   // The same code with every mask right runs to the end.
-  const RunResult fine = run_on_sim(id, 0);
+  const RunResult fine = run_at(id, 0);
   EXPECT_TRUE(fine.ok) << fine.error;
 }
 
@@ -163,7 +146,7 @@ TEST_F(PlainCudaWarp, PartialMaskMisuseIsNamedWithLanesAndLine) {
 const std::string kHalves = test::read_all(kWarpDir + "halves.cu");
 
 TEST_F(PlainCudaWarp, MasksMeetApartAndVotesCountTheirLanes) {
-  const RunResult r = run_on_sim(load("halves.cu", kHalves));
+  const RunResult r = run_at(load_text("halves.cu", kHalves));
   ASSERT_TRUE(r.ok) << r.error;
   const std::vector<float> out = output(r);
   ASSERT_EQ(out.size(), 4u * 48u);
