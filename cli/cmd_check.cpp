@@ -113,9 +113,7 @@ std::vector<std::string> solution_files(const std::vector<std::string>& given) {
   return out;
 }
 
-// A class's solutions: compiled side by side (engine/lesson_child.hpp), then
-// graded one after another, a line each and the count that pass.
-// A field of a CSV row (RFC 4180): quoted, its quotes doubled.
+// A field of a CSV row (RFC 4180): always quoted, its quotes doubled.
 std::string csv_field(const std::string& text) {
   std::string out = "\"";
   for (char c : text)
@@ -123,6 +121,8 @@ std::string csv_field(const std::string& text) {
   return out + "\"";
 }
 
+// A class's solutions: compiled side by side (engine/lesson_child.hpp), then
+// graded one after another, a line each (or a row each) and the count that pass.
 int check_class(const Puzzle& pz, const std::vector<std::string>& files,
                 const GradeOptions& options, bool json, bool csv, unsigned jobs) {
   const auto start = std::chrono::steady_clock::now();
@@ -179,9 +179,11 @@ int check(const std::string& puzzle, const std::vector<std::string>& solutions,
   const Puzzle* pz = find_or_say("check", all, puzzle, json, rc);
   if (!pz) return rc;
   const std::vector<std::string> files = solution_files(solutions);
-  const bool one = solutions.size() == 1 && files.size() == 1 && files[0] == solutions[0];
   if (files.empty()) return failure("check", "no .cu or .hpp solution in " + solutions[0], json);
-  if ((!one || csv) && record)
+  // One file named as it is gets the rule-by-rule grade; a folder, several, or rows a class's.
+  const bool as_class =
+      solutions.size() != 1 || files.size() != 1 || files[0] != solutions[0] || csv;
+  if (as_class && record)
     return usage_error(
         "check", "--record keeps one student's progress: name one solution (without --csv)", json);
   // The simulator always grades (its schedules prove the hazards); cuda adds
@@ -196,7 +198,7 @@ int check(const std::string& puzzle, const std::vector<std::string>& solutions,
                      json);
     options.gpu = gpu.usable;
   }
-  if (!one || csv) return check_class(*pz, files, options, json, csv, jobs);
+  if (as_class) return check_class(*pz, files, options, json, csv, jobs);
   const PuzzleGrade g = grade_puzzle(*pz, files[0], options);
   // The window's Puzzles panel shows it; a grade not recorded is a failure.
   const std::optional<std::string> not_recorded =
