@@ -571,18 +571,19 @@ PlainCudaPlugin translate_plain_cuda(const std::string& path, std::string_view t
       "std::to_string(bl[0]) + \", \" + std::to_string(bl[1]) + \", \" + std::to_string(bl[2]) + "
       "\" for these "
       "parameters: every size must be at least 1\";\n"
-      "  for (const ArrayInfo& a : arrays(p))\n    if (a.rows < 1 || a.cols < 1)\n"
+      "  const ArrayTable ts_t = arrays(p);\n"
+      "  for (const ArrayInfo& a : ts_t)\n    if (a.rows < 1 || a.cols < 1)\n"
       "      return \"the launch block gives array \" + a.name + \" \" + std::to_string(a.rows) + "
       "\" x \" + "
       "std::to_string(a.cols) + \" elements for these parameters\";\n";
-  for (const auto& [name, c] : constant_of)
-    g.out += "  if (arrays(p)[" + std::to_string(slot_of[name] - 1) +
-             "].count() != sizeof(::" + name + ") / sizeof(" + c->type +
-             "))\n    return \"the launch block gives array " + name +
-             " \" + std::to_string(arrays(p)[" + std::to_string(slot_of[name] - 1) +
-             "].count()) + \" elements, but its __constant__ declaration (line " +
-             std::to_string(c->line) + ") holds \" + std::to_string(sizeof(::" + name +
-             ") / sizeof(" + c->type + "));\n";
+  for (const auto& [name, c] : constant_of) {  // the table's entry against the declaration
+    const std::string given = "ts_t[" + std::to_string(slot_of[name] - 1) + "].count()";
+    const std::string held = "sizeof(::" + name + ") / sizeof(" + c->type + ")";
+    g.out += "  if (" + given + " != " + held + ")\n    return \"the launch block gives array " +
+             name + " \" + std::to_string(" + given +
+             ") + \" elements, but its __constant__ declaration (line " + std::to_string(c->line) +
+             ") holds \" + std::to_string(" + held + ");\n";
+  }
   g.out += "  return std::nullopt;\n}\n";
   // Counts: no closed form for a student's kernel; a bound per thread (the
   // simulator's buffer and its step limit), and which kinds of event occur.
