@@ -5,6 +5,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <array>
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
@@ -161,19 +162,24 @@ class TimelineView final : public View {
     s.plot_marks.push_back({"timeline", "button", label, a.x, a.y, b.x - a.x, b.y - a.y, 0});
   }
 
+  // The stepping buttons' words, back then forward (play goes between the two
+  // halves): what the full row shows and what the compact row's fit measures.
+  static std::array<const char*, 8> step_labels(bool sym) {
+    return {"Start",
+            sym ? "\u25C0\u25C0 phase" : "<< phase",
+            sym ? "\u25C0 barrier" : "< barrier",
+            sym ? "\u25C0 warp" : "< warp",
+            sym ? "warp \u25B6" : "warp >",
+            sym ? "barrier \u25B6" : "barrier >",
+            sym ? "phase \u25B6\u25B6" : "phase >>",
+            "End"};
+  }
+
   // The compact row's buttons on one line, measured.
   static bool compact_row_fits(bool sym) {
     const ImGuiStyle& st = ImGui::GetStyle();
-    const char* labels[] = {"Start",
-                            sym ? "\u25C0\u25C0 phase" : "<< phase",
-                            sym ? "\u25C0 barrier" : "< barrier",
-                            sym ? "\u25C0 warp" : "< warp",
-                            sym ? "warp \u25B6" : "warp >",
-                            sym ? "barrier \u25B6" : "barrier >",
-                            sym ? "phase \u25B6\u25B6" : "phase >>",
-                            "End"};
     float w = ImGui::GetFontSize() * 5.5f;  // play
-    for (const char* l : labels)
+    for (const char* l : step_labels(sym))
       w += ImGui::CalcTextSize(l).x + 2 * st.FramePadding.x + st.ItemSpacing.x;
     return w <= ImGui::GetContentRegionAvail().x;
   }
@@ -230,12 +236,11 @@ class TimelineView final : public View {
   void full_row(AppState& s, Replay& r, bool sym, uint32_t blk, bool compact, Step& warp_step,
                 Go& go, Button& button, Place& place) {
     const uint64_t pos = r.position();
-    if (button("Start", "back to the start (Home)")) go(0);
-    if (button(sym ? "\u25C0\u25C0 phase" : "<< phase", "previous barrier phase of the block (Up)"))
-      go(r.phase_step(pos, false, blk));
-    if (button(sym ? "\u25C0 barrier" : "< barrier", "previous barrier (Shift+B)"))
-      go(r.barrier_step(pos, false, blk));
-    if (button(sym ? "\u25C0 warp" : "< warp",
+    const std::array<const char*, 8> l = step_labels(sym);
+    if (button(l[0], "back to the start (Home)")) go(0);
+    if (button(l[1], "previous barrier phase of the block (Up)")) go(r.phase_step(pos, false, blk));
+    if (button(l[2], "previous barrier (Shift+B)")) go(r.barrier_step(pos, false, blk));
+    if (button(l[3],
                "the previous warp instruction, all its lanes (Left): what the Banks view\n"
                "and the grid's coalescing colours show"))
       go(warp_step(false));
@@ -245,16 +250,14 @@ class TimelineView final : public View {
     play_button(s, r, ImGui::GetFontSize() * 5.5f);
     if (!compact && button(sym ? "\u25B7##ev" : ">##ev", "one event forward (Shift+Right)"))
       go(std::min(r.size(), pos + 1));
-    if (button(sym ? "warp \u25B6" : "warp >",
+    if (button(l[4],
                "the next warp instruction: the position where a warp access has all\n"
                "its lanes applied (Right)"))
       go(warp_step(true));
-    if (button(sym ? "barrier \u25B6" : "barrier >",
-               "next barrier: all threads of the block arrived (B)"))
+    if (button(l[5], "next barrier: all threads of the block arrived (B)"))
       go(r.barrier_step(pos, true, blk));
-    if (button(sym ? "phase \u25B6\u25B6" : "phase >>", "next barrier phase of the block (Down)"))
-      go(r.phase_step(pos, true, blk));
-    if (button("End", "to the end (End)")) go(r.size());
+    if (button(l[6], "next barrier phase of the block (Down)")) go(r.phase_step(pos, true, blk));
+    if (button(l[7], "to the end (End)")) go(r.size());
   }
 
   // The speed: a knob with its number beside it, not under the knob; the replay's order.
