@@ -21,8 +21,9 @@ __global__ void k(const float* a, float* b, int n) {
   __syncthreads();
   unsigned active = 0xffffffff;
   float v = first[threadIdx.x];
-  #pragma unroll
-  for (int o = 16; o > 0; o /= 2) v += 0.0f * __shfl_xor_sync(active, v, o);
+#pragma unroll
+  for (int o = 16; o > 0; o /= 2)
+    v += 0.0f * __shfl_xor_sync(active, v, o);
   float2 pair = make_float2(v, 1.0f);
   b[i] = pair.x * pair.y + second[threadIdx.x];
 }

@@ -11,7 +11,8 @@
 // with __shfl_xor_sync, lane 0 keeps the warp's sum in a `static __shared__`
 // array, and the first warp adds those. The input is read with __ldg.
 __inline__ __device__ float warp_sum(float v) {
-  for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffff, v, o);
+  for (int o = warpSize / 2; o > 0; o /= 2)
+    v += __shfl_xor_sync(0xffffffff, v, o);
   return v;
 }
 
@@ -29,6 +30,7 @@ __global__ void block_sum(const float* in, float* out) {
 void sums(const float* in, float* out) {
   for (int b = 0; b < 4; ++b) {
     out[b] = 0;
-    for (int i = 0; i < 64; ++i) out[b] += in[b * 64 + i];
+    for (int i = 0; i < 64; ++i)
+      out[b] += in[b * 64 + i];
   }
 }

@@ -41,7 +41,8 @@ __global__ void block_sum(const float* in, float* out, unsigned n) {
 void block_sums(const float* in, float* out, unsigned n) {
   for (unsigned b = 0; b * BLOCK < n; ++b) {
     float s = 0;
-    for (unsigned i = b * BLOCK; i < n && i < (b + 1) * BLOCK; ++i) s += in[i];
+    for (unsigned i = b * BLOCK; i < n && i < (b + 1) * BLOCK; ++i)
+      s += in[i];
     out[b] = s;
   }
 }

@@ -51,7 +51,8 @@ __global__ void tile_sums(const int* in, int* sums, int* reduced, int* votes, in
 void by_tile(const int* in, int* sums, int* reduced, int* votes, int n) {
   for (int t = 0; t < n / 16; ++t) {
     int s = 0, odd = 0;
-    for (int i = 0; i < 16; ++i) s += in[t * 16 + i], odd += in[t * 16 + i] % 2 != 0;
+    for (int i = 0; i < 16; ++i)
+      s += in[t * 16 + i], odd += in[t * 16 + i] % 2 != 0;
     sums[t] = s, reduced[t] = s, votes[t] = odd;
   }
 }
