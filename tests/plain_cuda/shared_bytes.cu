@@ -13,14 +13,14 @@
 #include <cstdint>
 
 __global__ void reverse_bytes(const uint8_t* in, uint8_t* out, int n) {
-    __shared__ uint8_t tile[64];
-    const int t = threadIdx.x, base = blockIdx.x * blockDim.x;
-    if (base + t < n) tile[t] = in[base + t];
-    __syncthreads();
-    if (base + t < n) out[base + t] = tile[63 - t] ^ 0x5a;
+  __shared__ uint8_t tile[64];
+  const int t = threadIdx.x, base = blockIdx.x * blockDim.x;
+  if (base + t < n) tile[t] = in[base + t];
+  __syncthreads();
+  if (base + t < n) out[base + t] = tile[63 - t] ^ 0x5a;
 }
 
 void reverse_cpu(const uint8_t* in, uint8_t* out, int n) {
-    for (int i = 0; i < n; ++i)
-        out[i] = uint8_t(in[i / 64 * 64 + 63 - i % 64] ^ 0x5a);
+  for (int i = 0; i < n; ++i)
+    out[i] = uint8_t(in[i / 64 * 64 + 63 - i % 64] ^ 0x5a);
 }
