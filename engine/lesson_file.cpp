@@ -40,8 +40,6 @@ namespace {
 // A plug-in's GPU side, kept for the life of the process (defined below).
 const LessonCudaOps* keep_cuda_ops(const LessonCudaOps& ops);
 
-constexpr uintmax_t kMaxLessonFileBytes = 1 << 20;
-
 // The lesson files loaded by this process: what each path was last loaded as.
 struct Loaded {
   std::string key;  // the cache key of the text that was loaded

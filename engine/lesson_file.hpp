@@ -19,6 +19,7 @@
 // descriptor the registry refuses) is a message.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,9 @@ struct LessonFile {
   bool gpu = false;             // nvcc compiled the GPU half: the CUDA backend runs it too
   double seconds = 0;           // from the call to the lesson registered (or the failure)
 };
+
+// The largest lesson file read (1 MiB): a larger one is no lesson header.
+inline constexpr uintmax_t kMaxLessonFileBytes = 1 << 20;
 
 // `cached_only`: never run the compiler; a file whose plug-in is not in the
 // cache (edited since it was compiled) fails with `not_cached` set. The window

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "engine/catalogue.hpp"
+#include "engine/lesson_file.hpp"
 #include "engine/lesson_file_config.hpp"
 #include "engine/plain_cuda.hpp"  // generated: the source tree of this build
 
@@ -497,7 +498,11 @@ LessonSpec setup(const char* id, const char* source_file) {
     throw std::invalid_argument(std::string("puzzles::setup: no puzzle called '") + (id ? id : "") +
                                 "' (`tilescope-cli puzzles` lists them)");
   std::string text;
-  if (source_file) {
+  // Only a regular file of a lesson file's size is read: a FIFO or /dev/zero
+  // given as a solution is refused by the load that follows, not read here.
+  std::error_code ec;
+  if (source_file && std::filesystem::is_regular_file(source_file, ec) &&
+      std::filesystem::file_size(source_file, ec) <= kMaxLessonFileBytes) {
     std::ifstream in(source_file, std::ios::binary);
     std::stringstream s;
     s << in.rdbuf();

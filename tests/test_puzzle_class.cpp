@@ -5,6 +5,7 @@
 // may not compile, may be wrong or may end the process: each is one failing
 // line, and the others are graded all the same.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <sstream>
 #include <string>
@@ -102,6 +103,32 @@ TEST_F(PuzzleClass, EveryOnePassingExitsZeroAndRecordIsOneStudents) {
   r = testing::run_cli("check map '" + empty + "'", true);
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("no .cu or .hpp solution in"), std::string::npos) << r.out;
+}
+
+// A device or a FIFO named as a solution is refused without being read (it
+// hung the grader, which read the whole file for its barriers first); in a
+// folder they are no solutions at all.
+TEST_F(PuzzleClass, ADeviceOrAFifoIsRefusedNotRead) {
+  const std::string fifo = dir / "fifo.cu";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& path : {std::string("/dev/zero"), fifo}) {
+    int code = 0;
+    const nlohmann::json g = check("map", path, &code);
+    EXPECT_EQ(code, 3) << g.dump(2);
+    const nlohmann::json* compiles = PuzzleCheck::rule(g, "compiles");
+    ASSERT_NE(compiles, nullptr) << g.dump(2);
+    EXPECT_NE(compiles->at("reason").get<std::string>().find("is not a regular file"),
+              std::string::npos)
+        << g.dump(2);
+  }
+  const std::string folder = dir / "odd";
+  std::filesystem::create_directories(folder);
+  test::write_text(folder + "/alice.cu", test::read_all(kSolutions + "map.cu"));
+  std::filesystem::create_symlink("/dev/zero", folder + "/zero.cu");
+  ASSERT_EQ(::mkfifo((folder + "/pipe.cu").c_str(), 0600), 0);
+  const testing::CliRun r = testing::run_cli("check map '" + folder + "'", false);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("1 of 1 solutions pass"), std::string::npos) << r.out;
 }
 
 #endif  // TS_CLI_PATH
